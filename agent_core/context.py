@@ -1,0 +1,149 @@
+"""The conversation: the session's history (as loaded) and what the model is sent of it.
+
+The full history stays in storage for the record and the UI; a step loads only its latest window.
+The model is sent the system prompt, the user's task, a compact progress note and that bounded
+window of the latest exchanges, cut so that a tool call is never separated from its return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from .copilot import Approve, Refined, Reject
+
+Verdict = Approve | Refined | Reject
+
+
+class Context:
+    """The session's loaded messages and verdicts, and the model's view of them."""
+
+    def __init__(
+        self,
+        window: Sequence[ModelMessage],
+        *,
+        complete: bool,
+        user_inputs: Sequence[str] = (),
+        copilot_responses: Sequence[Verdict] = (),
+    ) -> None:
+        self._loaded: list[ModelMessage] = list(window)
+        self._new: list[ModelMessage] = []
+        self._complete = complete
+        self._user_inputs = list(user_inputs)
+        self._responses: dict[str, Verdict] = {r.tool.call_id: r for r in copilot_responses}
+        self._deferred: list[UserPromptPart] = []
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The loaded window followed by this step's new messages."""
+        return self._loaded + self._new
+
+    @property
+    def new_messages(self) -> list[ModelMessage]:
+        """The messages this step added."""
+        return list(self._new)
+
+    @property
+    def user_inputs(self) -> list[str]:
+        """The user's framing inputs, including this step's."""
+        return list(self._user_inputs)
+
+    def add_messages(self, messages: Sequence[ModelMessage]) -> None:
+        """Append messages to the history (they are committed with the step)."""
+        self._new.extend(messages)
+
+    def add_user_input(self, text: str) -> None:
+        """Record the user's new input; it joins the next request sent to the model."""
+        self._user_inputs = _framing(self._user_inputs + [text])
+        if self.unprocessed_tool_calls():
+            # Joins the tool returns: every call must be answered in the very next request.
+            self._deferred.append(UserPromptPart(text))
+        else:
+            self._new.append(ModelRequest(parts=[UserPromptPart(text)]))
+
+    def take_deferred_input(self) -> list[UserPromptPart]:
+        """User input that waits to join the pending calls' returns."""
+        deferred, self._deferred = self._deferred, []
+        return deferred
+
+    def add_copilot_responses(self, responses: Sequence[Verdict]) -> None:
+        """Record the human's verdicts on pending calls."""
+        self._responses.update((r.tool.call_id, r) for r in responses)
+
+    def copilot_response(self, call_id: str) -> Verdict | None:
+        """The verdict on a call, if the human has given one."""
+        return self._responses.get(call_id)
+
+    def latest_response(self) -> ModelResponse | None:
+        """The latest model response, if the history ends with one (or with its returns)."""
+        for message in reversed(self.messages):
+            if isinstance(message, ModelResponse):
+                return message
+        return None
+
+    def unprocessed_tool_calls(self) -> list[ToolCallPart]:
+        """Tool calls of the latest model response that have no tool return yet."""
+        messages = self.messages
+        for index in range(len(messages) - 1, -1, -1):
+            message = messages[index]
+            if isinstance(message, ModelResponse):
+                answered = {
+                    part.tool_call_id
+                    for later in messages[index + 1 :]
+                    if isinstance(later, ModelRequest)
+                    for part in later.parts
+                    if isinstance(part, ToolReturnPart)
+                }
+                return [c for c in message.tool_calls if c.tool_call_id not in answered]
+        return []
+
+    def awaiting_user(self) -> bool:
+        """True when the model has answered and nothing new has come since."""
+        messages = self.messages
+        return bool(messages) and isinstance(messages[-1], ModelResponse) and not messages[-1].tool_calls
+
+    def to_model_messages(self, system: str, note: str, *, window: int) -> list[ModelMessage]:
+        """What the model is sent: system prompt, task and progress, then the latest exchanges."""
+        messages = self.messages
+        recent = messages[-window:] if window > 0 else []
+        whole = self._complete and len(recent) == len(messages)
+        if not whole:
+            # Never start on a tool return: begin at a model response, after the framing request.
+            while recent and not isinstance(recent[0], ModelResponse):
+                recent = recent[1:]
+        framing: list[SystemPromptPart | UserPromptPart] = [SystemPromptPart(system)]
+        if not whole:
+            shown = {p.content for m in recent if isinstance(m, ModelRequest) for p in m.parts
+                     if isinstance(p, UserPromptPart)}
+            framing += [UserPromptPart(t) for t in self._user_inputs if t not in shown]
+        if note:
+            framing.append(UserPromptPart(note))
+        return _merge_requests([ModelRequest(parts=framing), *recent])
+
+
+def _framing(inputs: list[str], keep_latest: int = 4) -> list[str]:
+    """The first input (the task) and the latest few; older ones fall out of the model's view."""
+    if len(inputs) <= keep_latest + 1:
+        return inputs
+    return [inputs[0], *inputs[-keep_latest:]]
+
+
+def _merge_requests(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """Consecutive requests merged into one, as providers expect alternating turns."""
+    merged: list[ModelMessage] = []
+    for message in messages:
+        previous = merged[-1] if merged else None
+        if isinstance(message, ModelRequest) and isinstance(previous, ModelRequest):
+            merged[-1] = ModelRequest(parts=[*previous.parts, *message.parts])
+        else:
+            merged.append(message)
+    return merged

@@ -1,0 +1,84 @@
+"""Copilot types: what the agent asks the human to review, and the human's verdicts.
+
+A copilot request is not an HTTP request: it is a proposal the model made that a person must
+approve, edit ("refined") or reject before the tool that made it can finish.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+MAX_TEXT = 5_000
+"""The longest translated text or reason a verdict may carry."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class ToolRef(_Strict):
+    """The tool call a copilot request or response belongs to."""
+
+    name: str = Field(min_length=1, max_length=64)
+    """The tool's name, e.g. `Translate`."""
+    call_id: str = Field(alias="callId", min_length=1, max_length=256)
+    """The model's id for the tool call."""
+
+
+class CopilotRequest(_Strict):
+    """A translation unit the model proposed, waiting for the human's verdict."""
+
+    tool: ToolRef
+    """The pending tool call."""
+    file_id: str
+    """The file the unit belongs to."""
+    src_string: str
+    """The source text of the unit, exactly as it stands in the file."""
+    translate_string: str
+    """The model's proposed translation."""
+    start: int = 0
+    """Where the unit begins in the source file (characters)."""
+    warnings: tuple[str, ...] = ()
+    """Quality checks the proposal failed; the reviewer still decides."""
+
+
+class Approve(_Strict):
+    """The proposal is right; it is written as proposed (or as `translated_string` if given)."""
+
+    tool: ToolRef
+    status: Literal["approve"]
+    translated_string: str | None = Field(default=None, max_length=MAX_TEXT)
+    """Optional; when absent the proposal is the final text."""
+    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    """Optional note."""
+
+
+class Refined(_Strict):
+    """The human edited the proposal; the edited text is written."""
+
+    tool: ToolRef
+    status: Literal["refined"]
+    translated_string: str = Field(min_length=1, max_length=MAX_TEXT)
+    """The human's final text (required)."""
+    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    """Optional note on what was wrong."""
+
+
+class Reject(_Strict):
+    """The proposal is wrong; nothing is written and the unit is translated again."""
+
+    tool: ToolRef
+    status: Literal["reject"]
+    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    """Why, in the reviewer's words; the model reads it."""
+    translated_string: str | None = Field(default=None, max_length=MAX_TEXT)
+    """Ignored; allowed so clients can send one shape."""
+
+
+CopilotResponse = Annotated[Approve | Refined | Reject, Field(discriminator="status")]
+"""The human's verdict on one copilot request, discriminated by `status`."""
+
+CopilotResponseAdapter: TypeAdapter[Approve | Refined | Reject] = TypeAdapter(CopilotResponse)
+"""Validates and serialises copilot responses (by alias: `callId`)."""

@@ -1,0 +1,69 @@
+"""Where a file's translation has got: the covered spans of the source, and what comes next.
+
+A file's progress is a sorted tuple of disjoint half-open spans `(start, end)` of source characters
+that are translated. A written unit covers its source text and the whitespace after it, and the
+file's leading whitespace is covered from the start, so the first uncovered character is always
+the first untranslated non-whitespace character, and a file is complete when one span covers it all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Spans = tuple[tuple[int, int], ...]
+
+
+def initial_coverage(content: str) -> Spans:
+    """The coverage of a new file: its leading whitespace (all of it, for a blank file)."""
+    lead = len(content) - len(content.lstrip())
+    return ((0, lead),) if lead else ()
+
+
+def add_span(spans: Spans, start: int, end: int) -> Spans:
+    """`spans` with `[start, end)` added, merging spans that touch or overlap."""
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted((*spans, (start, end))):
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return tuple(merged)
+
+
+def first_gap(spans: Spans, total: int) -> tuple[int, int] | None:
+    """The first uncovered span `(start, end)`, or None when everything is covered."""
+    position = 0
+    for s, e in spans:
+        if s > position:
+            return (position, s)
+        position = max(position, e)
+    return (position, total) if position < total else None
+
+
+def covered_chars(spans: Spans) -> int:
+    """How many source characters the spans cover."""
+    return sum(e - s for s, e in spans)
+
+
+@dataclass(frozen=True, slots=True)
+class FileState:
+    """A session's file as the agent sees it: identity, size and progress."""
+
+    file_id: str
+    name: str
+    chars: int
+    covered: Spans
+
+    @property
+    def translated_chars(self) -> int:
+        """Source characters translated so far (whitespace around written units included)."""
+        return covered_chars(self.covered)
+
+    @property
+    def complete(self) -> bool:
+        """True when every non-whitespace character lies in a written unit."""
+        return first_gap(self.covered, self.chars) is None
+
+    def next_gap(self) -> tuple[int, int] | None:
+        """The first untranslated span, or None when the file is complete."""
+        return first_gap(self.covered, self.chars)

@@ -1,0 +1,198 @@
+"""AgentLoop: exactly one step of the agent, on pydantic-ai's model layer.
+
+A step either executes the pending tool calls of the latest model response (answering copilot
+requests when a tool needs the human), or makes exactly one model request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic_ai.messages import (
+    FinishReason,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.settings import ModelSettings
+
+from .context import Context
+from .copilot import CopilotRequest
+from .document import FileState
+from .effects import Correction, UnitWrite
+from .errors import StepTimeoutError
+from .models import call_model
+from .ports import FileReader
+from .tools.base import BatchState, Tool, ToolCall, ToolResult
+
+MAX_CALLS_PER_RESPONSE = 20
+"""Calls beyond this in one response are answered with an error (bounds a step's writes)."""
+
+Actor = Literal["agent", "user"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentLoopOptions:
+    """How the loop runs: model, tools, prompts and the model's window."""
+
+    model: Model
+    tools: Mapping[str, Tool]
+    system_prompt: str
+    progress_note: str = ""
+    settings: ModelSettings | None = None
+    window: int = 12
+    """How many of the latest messages the model sees."""
+    time_left: Callable[[], float] | None = None
+    """Seconds left in the invocation; None when unbounded."""
+    min_model_seconds: float = 20.0
+    """The time a model request and the commit need at least."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepResult:
+    """What one step added and what the client must do next."""
+
+    actor: Actor
+    messages: Sequence[ModelMessage]
+    unprocessed_tool_calls: Sequence[ToolCallPart]
+    copilot_requests: Sequence[CopilotRequest]
+    finish_reason: FinishReason | None = None
+    units: Sequence[UnitWrite] = ()
+    corrections: Sequence[Correction] = ()
+    called_model: bool = False
+
+
+@dataclass(slots=True)
+class _Executed:
+    batch: BatchState
+    returns: list[ToolReturnPart] = field(default_factory=list)
+    requests: list[CopilotRequest] = field(default_factory=list)
+    units: list[UnitWrite] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)
+
+
+class AgentLoop:
+    """A single-step agent state machine over a Context and a pydantic-ai Model."""
+
+    def __init__(
+        self,
+        options: AgentLoopOptions,
+        context: Context,
+        *,
+        files: Sequence[FileState],
+        reader: FileReader,
+    ) -> None:
+        self.options = options
+        self.context = context
+        self._files = {f.file_id: f for f in files}
+        self._reader = reader
+
+    async def next(self) -> StepResult:
+        """Perform exactly one step: execute pending tool calls, or make one model request."""
+        if pending := self.context.unprocessed_tool_calls():
+            return await self._execute_pending(pending)
+        if self.context.awaiting_user() or not self.context.messages:
+            return self._result("user", messages=[])
+        response = await self._request_model()
+        self.context.add_messages([response])
+        actor: Actor = "agent" if response.tool_calls else "user"
+        return self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
+
+    async def pending_copilot_requests(self) -> list[CopilotRequest]:
+        """The reviews the pending calls need now, given the verdicts already recorded."""
+        pending = self.context.unprocessed_tool_calls()
+        return (await self._execute(pending)).requests if pending else []
+
+    async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
+        executed = await self._execute(pending)
+        if executed.requests:
+            # Returns are committed only when every pending call can finish without the human.
+            return self._result("user", messages=[], requests=executed.requests)
+        request = _returns_request(executed.returns, self.context)
+        self.context.add_messages([request])
+        return self._result(
+            "agent", messages=[request], units=executed.units, corrections=executed.corrections
+        )
+
+    async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
+        """Run each call in order; units of one response follow each other (shared batch)."""
+        executed = _Executed(batch=BatchState(files=self._files, reader=self._reader))
+        for index, call in enumerate(calls):
+            outcome = await self._execute_one(call, executed.batch, index)
+            if isinstance(outcome, CopilotRequest):
+                executed.requests.append(outcome)
+                continue
+            executed.returns.append(
+                ToolReturnPart(call.tool_name, outcome.content, tool_call_id=call.tool_call_id,
+                               outcome=outcome.outcome)
+            )
+            executed.units.extend(outcome.units)
+            executed.corrections.extend(outcome.corrections)
+        return executed
+
+    async def _execute_one(
+        self, call: ToolCallPart, batch: BatchState, index: int
+    ) -> CopilotRequest | ToolResult:
+        tool = self.options.tools.get(call.tool_name)
+        if tool is None:
+            known = ", ".join(self.options.tools)
+            return ToolResult(content={"error": f"Unknown tool {call.tool_name!r}. Tools: {known}."},
+                              outcome="failed")
+        if index >= MAX_CALLS_PER_RESPONSE:
+            message = f"At most {MAX_CALLS_PER_RESPONSE} tool calls per response; call this again."
+            return ToolResult(content={"error": message}, outcome="failed")
+        try:
+            args = call.args_as_dict()
+        except ValueError:
+            return ToolResult(content={"error": "The arguments are not valid JSON."}, outcome="failed")
+        invocation = ToolCall(name=call.tool_name, call_id=call.tool_call_id, args=args, batch=batch)
+        return await tool.execute(invocation, self.context.copilot_response(call.tool_call_id))
+
+    async def _request_model(self) -> ModelResponse:
+        options = self.options
+        time_left = options.time_left() if options.time_left else None
+        if time_left is not None and time_left < options.min_model_seconds:
+            raise StepTimeoutError(
+                f"Only {time_left:.0f}s left in this invocation; not enough to call the model "
+                "and commit. Nothing changed; send the same request again."
+            )
+        params = ModelRequestParameters(
+            function_tools=[tool.definition for tool in options.tools.values()],
+            allow_text_output=True,
+        )
+        messages = self.context.to_model_messages(
+            options.system_prompt, options.progress_note, window=options.window
+        )
+        return await call_model(options.model, messages, options.settings, params)
+
+    def _result(
+        self,
+        actor: Actor,
+        *,
+        messages: Sequence[ModelMessage],
+        requests: Sequence[CopilotRequest] = (),
+        finish_reason: FinishReason | None = None,
+        units: Sequence[UnitWrite] = (),
+        corrections: Sequence[Correction] = (),
+        called: bool = False,
+    ) -> StepResult:
+        return StepResult(
+            actor=actor,
+            messages=list(messages),
+            unprocessed_tool_calls=self.context.unprocessed_tool_calls(),
+            copilot_requests=list(requests),
+            finish_reason=finish_reason,
+            units=units,
+            corrections=corrections,
+            called_model=called,
+        )
+
+
+def _returns_request(returns: list[ToolReturnPart], context: Context) -> ModelRequest:
+    """All of a step's returns in ONE request, with user input that arrived meanwhile."""
+    return ModelRequest(parts=[*returns, *context.take_deferred_input()])

@@ -1,0 +1,190 @@
+"""The `pseudo` model: an offline, deterministic translator policy behind pydantic-ai's Model.
+
+It needs no key and no network, so a new user can run the whole product at once, and most tests
+drive it. Like a real model it learns everything from the messages it is sent (the system prompt's
+file list, the progress note, Read and Translate returns), never from storage: it reads a file,
+proposes one to three paragraph-sized units in order, pseudo-translates them (accented letters,
+brackets, about a third longer; code, inline code and URLs verbatim), proposes a rejected unit
+again differently, and ends with a short summary when every file is done.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
+
+from .pseudo_text import pseudo_translate, split_units
+
+_FILE_LINE = re.compile(r"^- (f_[0-9a-f]{32}): ", re.MULTILINE)
+_COMPLETE = re.compile(r"\((f_[0-9a-f]{32})\): complete\.")
+
+
+class PseudoModel(Model):
+    """A pydantic-ai Model that pseudo-translates, deterministically and offline."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property
+    def model_name(self) -> str:
+        """The model's name."""
+        return "pseudo"
+
+    @property
+    def system(self) -> str:
+        """The provider's name."""
+        return "pseudo"
+
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
+        """Decide the next move from the messages alone."""
+        parts = _decide(messages)
+        sent = sum(len(_text_of(m)) for m in messages)
+        produced = sum(len(json.dumps(p.args)) if isinstance(p, ToolCallPart) else len(p.content)
+                       for p in parts if isinstance(p, ToolCallPart | TextPart))
+        calls = any(isinstance(p, ToolCallPart) for p in parts)
+        return ModelResponse(
+            parts=parts,
+            model_name=self.model_name,
+            usage=RequestUsage(input_tokens=sent // 4 + 1, output_tokens=produced // 4 + 1),
+            finish_reason="tool_call" if calls else "stop",
+        )
+
+
+def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
+    files = _file_ids(messages)
+    if not files:
+        return [TextPart("There is no file in this session yet. Add a document, then ask me to translate it.")]
+    last = messages[-1]
+    returns = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
+    reads = [r for r in returns if r.tool_name == "Read" and isinstance(r.content, dict) and "text" in r.content]
+    if reads:
+        return _after_read(reads[-1].content, files, messages)
+    translated = [r for r in returns if r.tool_name == "Translate"]
+    if translated:
+        file_id = _translated_file(messages, translated[-1].tool_call_id) or files[0]
+        return [_call("Read", {"file_id": file_id})]
+    done = _complete_files(messages)
+    todo = [f for f in files if f not in done]
+    if not todo:
+        return [TextPart(_summary(messages))]
+    return [_call("Read", {"file_id": todo[0]})]
+
+
+def _after_read(result: dict[str, Any], files: list[str], messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
+    file_id = str(result["file_id"])
+    if result.get("complete") or not result.get("text"):
+        done = _complete_files(messages) | {file_id}
+        todo = [f for f in files if f not in done]
+        return [_call("Read", {"file_id": todo[0]})] if todo else [TextPart(_summary(messages))]
+    text: str = result["text"]
+    units = split_units(text)
+    cut_by_window = result.get("more") and "translated_from" not in result
+    if cut_by_window and len(units) > 1:
+        units = units[:-1]  # the window may have cut the last block short
+    start = int(result.get("start", 0))
+    count = 1 + (start // 97) % 3
+    attempts = _rejections(messages)
+    calls: list[TextPart | ToolCallPart] = []
+    for unit in units[:count]:
+        variant = attempts.get(unit, 0)
+        calls.append(_call("Translate", {
+            "file_id": file_id, "src_string": unit, "translate_string": pseudo_translate(unit, variant=variant % 2),
+        }))
+        if variant:
+            break  # a unit tried again is proposed alone
+    return calls
+
+
+def _call(name: str, args: dict[str, Any]) -> ToolCallPart:
+    return ToolCallPart(name, args, tool_call_id=f"pseudo_{uuid.uuid4().hex[:16]}")
+
+
+def _file_ids(messages: Sequence[ModelMessage]) -> list[str]:
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, SystemPromptPart):
+                    return _FILE_LINE.findall(part.content)
+    return []
+
+
+def _complete_files(messages: Sequence[ModelMessage]) -> set[str]:
+    done: set[str] = set()
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    done.update(_COMPLETE.findall(part.content))
+                if isinstance(part, ToolReturnPart) and part.tool_name == "Read" and isinstance(part.content, dict):
+                    if part.content.get("complete"):
+                        done.add(str(part.content.get("file_id")))
+    return done
+
+
+def _calls_by_id(messages: Sequence[ModelMessage]) -> dict[str, ToolCallPart]:
+    return {c.tool_call_id: c for m in messages if isinstance(m, ModelResponse) for c in m.tool_calls}
+
+
+def _translated_file(messages: Sequence[ModelMessage], call_id: str) -> str | None:
+    call = _calls_by_id(messages).get(call_id)
+    return str(call.args_as_dict().get("file_id")) if call else None
+
+
+def _rejections(messages: Sequence[ModelMessage]) -> dict[str, int]:
+    """How often each source unit was rejected, as far as the messages show."""
+    calls = _calls_by_id(messages)
+    counts: dict[str, int] = {}
+    for message in messages:
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if (isinstance(part, ToolReturnPart) and part.tool_name == "Translate"
+                    and isinstance(part.content, dict) and part.content.get("status") == "reject"):
+                call = calls.get(part.tool_call_id)
+                if call is not None:
+                    src = str(call.args_as_dict().get("src_string", "")).strip()
+                    counts[src] = counts.get(src, 0) + 1
+    return counts
+
+
+def _summary(messages: Sequence[ModelMessage]) -> str:
+    reviewed = sum(
+        1 for m in messages if isinstance(m, ModelRequest) for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
+        and isinstance(p.content, dict) and p.content.get("status") in ("approve", "refined")
+    )
+    tail = f" ({reviewed} units reviewed in the latest exchanges)" if reviewed else ""
+    return f"The translation is complete: every file has been translated and reviewed{tail}."
+
+
+def _text_of(message: ModelMessage) -> str:
+    out: list[str] = []
+    for part in message.parts:
+        content = getattr(part, "content", None)
+        args = getattr(part, "args", None)
+        out.append(content if isinstance(content, str) else json.dumps(content, default=str) if content else "")
+        if args is not None:
+            out.append(args if isinstance(args, str) else json.dumps(args))
+    return "".join(out)

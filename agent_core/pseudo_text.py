@@ -1,0 +1,270 @@
+"""Text helpers for offline translation: Markdown-aware unit splitting and pseudo-localisation.
+
+`split_units` cuts a document into paragraph-sized translation units located by position: every
+unit is a stripped substring of the text, units follow each other in order, and only whitespace
+lies between them, so they reassemble the text exactly. `first_unit` is its cheap head.
+`pseudo_translate` is the deterministic "translation" the offline fake model returns.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable, Iterator
+from typing import Final
+
+__all__ = ["first_unit", "pseudo_translate", "split_units"]
+
+_FENCE_RE: Final = re.compile(r"[ \t]*(`{3,}|~{3,})")
+_FENCE_LINE_RE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*", re.MULTILINE)
+_HEADING_RE: Final = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_ITEM_RE: Final = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_TABLE_SEP_RE: Final = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?")
+# `.!?` end a sentence only before whitespace; CJK full stops end one wherever they stand.
+_SENTENCE_RE: Final = re.compile(r"[。！？][”’」』）)\"']*|[.!?][”’」』）)\"'\]]*(?=\s)")
+_CLAUSE_RE: Final = re.compile(r"[，、；：]|[,;:](?=\s)")
+# "1." at the start of a line is a list marker, not the end of a sentence.
+_MARKER_DOT_RE: Final = re.compile(r"[\s>]*\d{1,9}[.)]")
+_CLOSING: Final = frozenset("。，、；：！？）」』”’.,;:!?)]}")
+
+
+def split_units(text: str, *, max_chars: int = 300) -> list[str]:
+    """Split `text` into consecutive stripped units of at most `max_chars`, one block or less each."""
+    return [text[a:b] for a, b in _iter_units(text, max_chars)]
+
+
+def first_unit(text: str, *, max_chars: int = 300) -> str | None:
+    """Return `split_units(text)[0]` (None for blank text), parsing only the first block."""
+    span = next(_iter_units(text, max_chars), None)
+    return None if span is None else text[span[0] : span[1]]
+
+
+def _iter_units(text: str, max_chars: int) -> Iterator[tuple[int, int]]:
+    if max_chars < 1:
+        raise ValueError("max_chars must be at least 1")
+    for start, end in _iter_blocks(text):
+        yield from _split_block(text, start, end, max_chars)
+
+
+def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _closes(line: str, fence: str) -> bool:
+    body = line.strip()
+    return len(body) >= len(fence) and body == fence[0] * len(body)
+
+
+def _leading_fence(text: str) -> str:
+    """The fence `text` starts inside of, or "": text is taken for the tail of a split code block
+    when its fences do not pair up and the first is a bare fence right under a non-blank line."""
+    fences = list(_FENCE_LINE_RE.finditer(text))
+    if len(fences) % 2 == 0 or not _closes(fences[0].group(), fences[0].group(1)):
+        return ""
+    head = text[: fences[0].start()]
+    previous_line = head[:-1].rpartition("\n")[2]
+    return fences[0].group(1) if previous_line.strip() else ""
+
+
+def _iter_blocks(text: str) -> Iterator[tuple[int, int]]:
+    """Stripped spans of the Markdown blocks of `text`, lazily, line by line."""
+    fence = _leading_fence(text)
+    open_at: int | None = 0 if fence else None  # offset of the first line of the open block
+    pos = 0
+    while pos < len(text):
+        newline = text.find("\n", pos)
+        eol = len(text) if newline < 0 else newline
+        line = text[pos:eol]
+        if fence:
+            if _closes(line, fence) and open_at is not None:
+                yield _strip_span(text, open_at, eol)
+                open_at, fence = None, ""
+        elif not line.strip():
+            if open_at is not None:
+                yield _strip_span(text, open_at, pos)
+                open_at = None
+        elif (match := _FENCE_RE.match(line)) or _HEADING_RE.match(line):
+            # A fence or a heading interrupts the block before it.
+            if open_at is not None:
+                yield _strip_span(text, open_at, pos)
+                open_at = None
+            if match:
+                open_at, fence = pos, match.group(1)
+            else:
+                yield _strip_span(text, pos, eol)
+        elif open_at is None:
+            open_at = pos
+        pos = eol + 1
+    if open_at is not None:
+        yield _strip_span(text, open_at, len(text))
+
+
+def _block_kind(text: str, start: int, end: int) -> str:
+    line_end = text.find("\n", start, end)
+    first = text[start : end if line_end < 0 else line_end]
+    if _FENCE_RE.match(first):
+        return "code"
+    if _ITEM_RE.match(first):
+        return "list"
+    if first.startswith("|"):
+        return "table"
+    if line_end >= 0 and "|" in first:
+        second_end = text.find("\n", line_end + 1, end)
+        second = text[line_end + 1 : end if second_end < 0 else second_end].strip()
+        if _TABLE_SEP_RE.fullmatch(second):
+            return "table"
+    return "para"
+
+
+def _split_block(text: str, start: int, end: int, max_chars: int) -> Iterator[tuple[int, int]]:
+    """Cut the block `[start, end)` into pieces of at most `max_chars`, best break first."""
+    kind = _block_kind(text, start, end)
+    indent = start - (text.rfind("\n", 0, start) + 1)
+    while end - start > max_chars:
+        cut = _cut(text, start, start + max_chars, kind, indent)
+        yield _strip_span(text, start, cut)
+        start, _ = _strip_span(text, cut, end)
+    yield start, end
+
+
+def _cut(text: str, start: int, limit: int, kind: str, indent: int) -> int:
+    """The best offset in `(start, limit]` to end a piece at; `limit` if nothing better."""
+    finders: list[Callable[[], int | None]] = []
+    if kind == "list":
+        finders.append(lambda: _last_newline(text, start, limit, item_indent=indent))
+        finders.append(lambda: _last_newline(text, start, limit, item_indent=-1))
+    prose = kind not in ("code", "table")
+    if prose:
+        finders.append(lambda: _last_match(_SENTENCE_RE, text, start, limit))
+    finders.append(lambda: _last_newline(text, start, limit))
+    if prose:
+        finders.append(lambda: _last_match(_CLAUSE_RE, text, start, limit))
+    finders.append(lambda: _last_space(text, start, limit))
+    for finder in finders:
+        cut = finder()
+        if cut is not None:
+            return cut
+    # A hard cut should not leave closing punctuation to open the next piece.
+    cut = limit
+    while cut - 1 > start and text[cut] in _CLOSING:
+        cut -= 1
+    return cut
+
+
+def _last_match(pattern: re.Pattern[str], text: str, start: int, limit: int) -> int | None:
+    cut: int | None = None
+    # endpos = limit + 1 lets a lookahead see the character just after the window.
+    for match in pattern.finditer(text, start, limit + 1):
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        if match.end() <= limit and not _MARKER_DOT_RE.fullmatch(text, line_start, match.end()):
+            cut = match.end()
+    return cut
+
+
+def _last_newline(text: str, start: int, limit: int, *, item_indent: int | None = None) -> int | None:
+    """Last line break in the window; with `item_indent`, only before a list item indented at
+    most that much (-1: any list item)."""
+    pos = text.rfind("\n", start + 1, limit + 1)
+    while pos > start:
+        if item_indent is None:
+            return pos
+        item = _ITEM_RE.match(text, pos + 1)
+        if item and (item_indent < 0 or _indent_at(text, pos + 1) <= item_indent):
+            return pos
+        pos = text.rfind("\n", start + 1, pos)
+    return None
+
+
+def _indent_at(text: str, pos: int) -> int:
+    end = pos
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    return end - pos
+
+
+def _last_space(text: str, start: int, limit: int) -> int | None:
+    for pos in range(limit, start, -1):
+        if text[pos].isspace():
+            return pos
+    return None
+
+
+# --- pseudo-localisation -------------------------------------------------------------------------
+
+_MAPS: Final = (
+    str.maketrans(string.ascii_letters, "áƀçďéƒĝĥíĵķĺḿñóṕʠŕšţúṽŵẋýžÁƁÇĎÉƑĜĤÍĴĶĹḾÑÓṔꝖŔŠŢÚṼŴẊÝŽ"),
+    str.maketrans(string.ascii_letters, "àḃĉḋèḟğḣìǰḱļṁńöṗɋřśťüṿẁẍÿźÀḂĈḊÈḞĞḢÌɈḰĻṀŃÖṖɊŘŚŤÜṾẀẌŸŹ"),
+)
+_FILLERS: Final = ("~", "·")
+_PROTECTED_RE: Final = re.compile(
+    r"(?P<tick>`+).*?(?P=tick)"  # inline code span
+    r"|<!--.*?-->|</?[A-Za-z][^<>]*>"  # HTML comment or tag
+    r"|(?:https?|ftp)://[^\s)]+"  # URL
+    r"|\]\([^)]*\)|\]\[[^\]]*\]|\[\^[^\]]+\]"  # link target, reference, footnote
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail address
+    r"|\{\{.*?\}\}|\$?\{[^{}\s]*\}"  # {{x}}, {name}, ${var}
+    r"|%(?:\(\w+\))?[-+#0]*\d*(?:\.\d+)?[sdifgeExXocr]"  # printf placeholder
+    r"|&#?\w+;"  # HTML entity
+    r"|\b0[xX][0-9A-Fa-f]+\b|\b[vV]?\d+(?:[.,]\d+)*(?:[eE][+-]?\d+)?"  # number
+)
+_PREFIX_RE: Final = re.compile(r"[ \t]*(?:>[ \t]*)*(?:(?:#{1,6}|[-*+]|\d{1,9}[.)])(?:[ \t]+|$))?(?:\[[ xX]\][ \t]+)?")
+_REF_DEF_RE: Final = re.compile(r"\[[^\]]+\]:\s")
+_CELL_SEP_RE: Final = re.compile(r"(?<!\\)\|")
+
+
+def pseudo_translate(text: str, *, variant: int = 0) -> str:
+    """Pseudo-localise `text` line by line, keeping Markdown structure, code and placeholders."""
+    table = _MAPS[variant % len(_MAPS)]
+    fill = _FILLERS[(variant // len(_MAPS)) % len(_FILLERS)]
+    fence = _leading_fence(text)
+    out: list[str] = []
+    for line in text.split("\n"):
+        if fence:
+            out.append(line)
+            if _closes(line, fence):
+                fence = ""
+        elif match := _FENCE_RE.match(line):
+            fence = match.group(1)
+            out.append(line)
+        else:
+            out.append(_translate_line(line, table, fill))
+    return "\n".join(out)
+
+
+def _translate_line(line: str, table: dict[int, int], fill: str) -> str:
+    prefix_match = _PREFIX_RE.match(line)
+    prefix = prefix_match.group() if prefix_match else ""
+    body = line[len(prefix) :]
+    if _REF_DEF_RE.match(body):
+        return line
+    if body.lstrip().startswith("|"):
+        cells = _CELL_SEP_RE.split(body)
+        return prefix + "|".join(_wrap(cell, table, fill) for cell in cells)
+    return prefix + _wrap(body, table, fill)
+
+
+def _wrap(chunk: str, table: dict[int, int], fill: str) -> str:
+    """`chunk` with its letters mapped, bracketed and padded about a third, if it has letters."""
+    core = chunk.strip()
+    parts: list[str] = []
+    has_letters = False
+    pos = 0
+    for match in _PROTECTED_RE.finditer(core):
+        free = core[pos : match.start()]
+        has_letters = has_letters or any(ch.isalpha() for ch in free)
+        parts += [free.translate(table), match.group()]
+        pos = match.end()
+    has_letters = has_letters or any(ch.isalpha() for ch in core[pos:])
+    if not has_letters:
+        return chunk
+    parts.append(core[pos:].translate(table))
+    lead = chunk[: len(chunk) - len(chunk.lstrip())]
+    trail = chunk[len(chunk.rstrip()) :]
+    # The brackets and a space make up the rest of the added third.
+    pad = round(len(core) / 3) - 3
+    filler = " " + fill * pad if pad > 0 else ""
+    return f"{lead}[{''.join(parts)}{filler}]{trail}"

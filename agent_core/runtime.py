@@ -1,0 +1,187 @@
+"""One step against the ports: load, apply the request, `AgentLoop.next()`, commit.
+
+This is the seeds' AgentRuntime written against `SessionStore`, so the HTTP API, a command-line
+client or a test reuse it unchanged. It owns the per-session rules of what may run when.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic_ai.messages import ModelResponse
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from .context import Context, Verdict
+from .copilot import CopilotRequest
+from .document import FileState, add_span
+from .errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
+from .ids import new_id
+from .loop import AgentLoop, AgentLoopOptions, StepResult
+from .ports import SessionSnapshot, SessionStore, StepCommit
+from .prompts import progress_note, system_prompt
+from .tools.base import Tool
+from .tools.read import ReadTool
+from .tools.translate import TranslateTool
+
+
+def default_tools() -> dict[str, Tool]:
+    """The translator's tools: Read and Translate."""
+    return {"Read": ReadTool(), "Translate": TranslateTool()}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepInput:
+    """What the client sent with this step (at most one of the two)."""
+
+    user_input: str | None = None
+    copilot_responses: Sequence[Verdict] = ()
+    time_left: Callable[[], float] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepOutcome:
+    """The step's result, with the session's id and its files after the step."""
+
+    session_id: str
+    result: StepResult
+    files: Sequence[FileState]
+
+
+class AgentRuntime:
+    """Runs one step of a session against a SessionStore."""
+
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        model: Model,
+        tools: Mapping[str, Tool] | None = None,
+        settings: ModelSettings | None = None,
+        window: int = 12,
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.tools = dict(tools) if tools is not None else default_tools()
+        self.settings = settings
+        self.window = window
+
+    async def step(self, owner: str, session_id: str | None, request: StepInput) -> StepOutcome:
+        """Load, apply, next, commit: exactly one step; a failure commits nothing."""
+        if session_id is None:
+            snapshot = await self.store.new_step(owner, new_id("s"))
+        else:
+            snapshot = await self.store.load_step(owner, session_id)
+        loop = await self._loop(snapshot, request)
+        reviews = await loop.pending_copilot_requests()
+        if request.user_input is not None and reviews:
+            raise ReviewPendingError(
+                f"{len(reviews)} proposed unit(s) await your review; answer them before sending new input."
+            )
+        verdicts = _accept_verdicts(loop.context, reviews, snapshot, request.copilot_responses)
+        if request.user_input is not None:
+            loop.context.add_user_input(request.user_input)
+        result = await loop.next()
+        nothing_new = snapshot.version > 0 and not result.messages and not verdicts
+        if not nothing_new:
+            await self.store.commit_step(_commit(snapshot, loop.context, result, verdicts))
+        return StepOutcome(
+            session_id=snapshot.session_id, result=result, files=_files_after(snapshot.files, result)
+        )
+
+    async def pending_reviews(self, owner: str, session_id: str) -> list[CopilotRequest]:
+        """The copilot requests the human must answer now (for restoring a client's view)."""
+        snapshot = await self.store.load_step(owner, session_id)
+        loop = await self._loop(snapshot, StepInput())
+        return await loop.pending_copilot_requests()
+
+    async def _loop(self, snapshot: SessionSnapshot, request: StepInput) -> AgentLoop:
+        heads = {
+            f.file_id: await snapshot.reader.read_text(f.file_id, gap[0], gap[0] + 80)
+            for f in snapshot.files
+            if (gap := f.next_gap()) is not None
+        }
+        options = AgentLoopOptions(
+            model=self.model,
+            tools=self.tools,
+            system_prompt=system_prompt(snapshot.files, memory=snapshot.memory),
+            progress_note=progress_note(snapshot.files, heads),
+            settings=self.settings,
+            window=self.window,
+            time_left=request.time_left,
+        )
+        context = Context(
+            snapshot.window,
+            complete=snapshot.window_complete,
+            user_inputs=snapshot.user_inputs,
+            copilot_responses=snapshot.copilot_responses,
+        )
+        return AgentLoop(options, context, files=snapshot.files, reader=snapshot.reader)
+
+
+def _accept_verdicts(
+    context: Context,
+    reviews: Sequence[CopilotRequest],
+    snapshot: SessionSnapshot,
+    responses: Sequence[Verdict],
+) -> list[Verdict]:
+    """The verdicts to store: each must answer a pending review; an identical repeat is harmless."""
+    ids = [r.tool.call_id for r in responses]
+    if len(ids) != len(set(ids)):
+        raise InvalidRequestError("copilotResponses names the same callId more than once.")
+    stored = {r.tool.call_id: r for r in snapshot.copilot_responses}
+    unprocessed = {c.tool_call_id: c.tool_name for c in context.unprocessed_tool_calls()}
+    reviewable = {r.tool.call_id: r.tool.name for r in reviews}
+    reviewable.update((cid, unprocessed[cid]) for cid in stored if cid in unprocessed)
+    accepted: list[Verdict] = []
+    for response in responses:
+        call_id = response.tool.call_id
+        if stored.get(call_id) == response:
+            continue
+        if call_id not in reviewable:
+            raise CopilotMismatchError(f"No pending review has callId {call_id!r}; reload the session.")
+        if reviewable[call_id] != response.tool.name:
+            raise CopilotMismatchError(
+                f"Call {call_id!r} is a {reviewable[call_id]} call, not {response.tool.name}."
+            )
+        accepted.append(response)
+    context.add_copilot_responses(accepted)
+    return accepted
+
+
+def _commit(
+    snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict]
+) -> StepCommit:
+    latest = None
+    for index in range(len(snapshot.window) - 1, -1, -1):
+        if isinstance(snapshot.window[index], ModelResponse):
+            latest = snapshot.message_count - len(snapshot.window) + index
+            break
+    coverage = {f.file_id: f.covered for f in _files_after(snapshot.files, result)}
+    touched = {u.file_id for u in result.units}
+    return StepCommit(
+        session_id=snapshot.session_id,
+        owner=snapshot.owner,
+        expected_version=snapshot.version,
+        created_at=snapshot.created_at or datetime.now(UTC).isoformat(),
+        messages=context.new_messages,
+        message_count=snapshot.message_count,
+        copilot_responses=verdicts,
+        response_index=-1 if latest is None else latest,
+        units=result.units,
+        corrections=result.corrections,
+        coverage={fid: coverage[fid] for fid in touched},
+        user_inputs=context.user_inputs,
+    )
+
+
+def _files_after(files: Sequence[FileState], result: StepResult) -> list[FileState]:
+    updated = {f.file_id: f for f in files}
+    for unit in result.units:
+        f = updated[unit.file_id]
+        updated[unit.file_id] = FileState(
+            file_id=f.file_id, name=f.name, chars=f.chars, covered=add_span(f.covered, unit.start, unit.cover_end)
+        )
+    return [updated[f.file_id] for f in files]

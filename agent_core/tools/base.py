@@ -1,0 +1,91 @@
+"""What a tool is: a definition the model sees and a two-phase executor.
+
+A tool's execution may span two requests: without the human's verdict it answers a copilot request;
+given the verdict (a later request) it answers its result. Executors are pure with respect to
+storage: what they want written comes back as effects that the step commits with its messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic_ai.tools import ToolDefinition
+
+from ..copilot import Approve, CopilotRequest, Refined, Reject
+from ..document import FileState, Spans
+from ..effects import Correction, UnitWrite
+from ..ports import FileReader
+
+MAX_UNIT_CHARS = 300
+"""The longest source text one translation unit may have."""
+
+
+@dataclass(slots=True)
+class BatchState:
+    """State shared by the calls of one model response: each unit follows the previous one."""
+
+    files: Mapping[str, FileState]
+    reader: FileReader
+    coverage: dict[str, Spans] = field(default_factory=dict)
+    """Coverage including the units proposed earlier in this response."""
+
+    def covered(self, file_id: str) -> Spans:
+        """The coverage the next unit of `file_id` must follow."""
+        if file_id in self.coverage:
+            return self.coverage[file_id]
+        return self.files[file_id].covered
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCall:
+    """One tool call to execute, with the context it runs in."""
+
+    name: str
+    call_id: str
+    args: Mapping[str, Any]
+    batch: BatchState
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResult:
+    """A finished execution: what the model is told, and what the step must write."""
+
+    content: Any
+    """JSON-able content of the tool return."""
+    outcome: Literal["success", "failed"] = "success"
+    units: Sequence[UnitWrite] = ()
+    corrections: Sequence[Correction] = ()
+
+
+ToolOutcome = CopilotRequest | ToolResult
+"""An execution answers either a copilot request (first phase) or a result."""
+
+
+class Tool(Protocol):
+    """A tool the model may call."""
+
+    @property
+    def definition(self) -> ToolDefinition:
+        """The name, description and JSON schema the model sees."""
+        ...
+
+    async def execute(
+        self, call: ToolCall, response: Approve | Refined | Reject | None
+    ) -> ToolOutcome:
+        """Run the call; `response` is the human's verdict once there is one."""
+        ...
+
+
+def snippet(text: str, limit: int = 80) -> str:
+    """`text` shortened for a message to the model, newlines shown as ⏎."""
+    flat = text.replace("\n", "⏎")
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def file_list(files: Mapping[str, FileState]) -> str:
+    """The session's files, for an error message to the model."""
+    if not files:
+        return "The session has no files."
+    return "Files: " + ", ".join(f"{f.file_id} ({f.name})" for f in files.values()) + "."

@@ -1,0 +1,83 @@
+"""Read: a bounded window of a file, from its first untranslated character."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_ai.tools import ToolDefinition
+
+from ..copilot import Approve, Refined, Reject
+from ..document import add_span, first_gap
+from .base import ToolCall, ToolOutcome, ToolResult, file_list
+
+DEFAULT_WINDOW = 3_000
+MAX_WINDOW = 8_000
+
+DESCRIPTION = """\
+Read the untranslated text of a file, starting at its first untranslated character.
+
+Returns the file's name and size, how many characters are translated, whether it is complete,
+`start` (the position of the first untranslated character) and `text`: up to `max_chars`
+characters from there. `text` stops early where already translated text begins (for example after
+a rejected unit that lies before approved ones); `more` tells whether untranslated text follows.
+Your next Translate unit must begin exactly with the first characters of `text`.
+Read again after your units have been reviewed: the window moves on with the translation."""
+
+
+class ReadArgs(BaseModel):
+    """Arguments of Read."""
+
+    model_config = ConfigDict(extra="ignore")
+    file_id: str = Field(description="The id of the file to read (see the session's files).")
+    max_chars: int = Field(
+        default=DEFAULT_WINDOW, ge=200, le=MAX_WINDOW, description="How much text to return."
+    )
+
+
+class ReadTool:
+    """Answers a bounded window of a file's untranslated text and the file's progress."""
+
+    @property
+    def definition(self) -> ToolDefinition:
+        """Read's definition for the model."""
+        return ToolDefinition(
+            name="Read", description=DESCRIPTION, parameters_json_schema=ReadArgs.model_json_schema()
+        )
+
+    async def execute(
+        self, call: ToolCall, response: Approve | Refined | Reject | None
+    ) -> ToolOutcome:
+        """Read never needs the human; it answers at once."""
+        try:
+            args = ReadArgs.model_validate(call.args)
+        except ValidationError as exc:
+            return ToolResult(content={"error": _errors(exc)}, outcome="failed")
+        batch = call.batch
+        state = batch.files.get(args.file_id)
+        if state is None:
+            message = f"Unknown file id {args.file_id!r}. {file_list(batch.files)}"
+            return ToolResult(content={"error": message}, outcome="failed")
+        result: dict[str, Any] = {
+            "file_id": state.file_id,
+            "name": state.name,
+            "total_chars": state.chars,
+            "translated_chars": state.translated_chars,
+            "complete": state.complete,
+        }
+        gap = state.next_gap()
+        if gap is None:
+            result.update(start=state.chars, text="", more=False)
+            return ToolResult(content=result)
+        start, gap_end = gap
+        end = min(gap_end, start + args.max_chars)
+        text = await batch.reader.read_text(state.file_id, start, end)
+        later = first_gap(add_span(state.covered, start, gap_end), state.chars)
+        result.update(start=start, text=text, more=end < gap_end or later is not None)
+        if end == gap_end and gap_end < state.chars:
+            result["translated_from"] = gap_end
+        return ToolResult(content=result)
+
+
+def _errors(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())

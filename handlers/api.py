@@ -1,0 +1,196 @@
+"""The HTTP API (API.md): FastAPI routes, the ASGI `app`, and the Lambda entry `handler` (Mangum)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from fastapi import FastAPI, Query, Request, Response
+from fastapi.responses import JSONResponse
+from mangum import Mangum
+
+from agent_core.errors import NotFoundError
+from agent_core.ids import is_id
+from agent_core.runtime import StepInput
+from storage.manager import load_messages
+
+from . import errors
+from .identity import caller
+from .limits import BodyLimitMiddleware
+from .logging import logger
+from .schemas import (
+    FileUpload,
+    NextRequest,
+    copilot_requests_json,
+    file_json,
+    messages_json,
+    progress_json,
+    session_item_json,
+    state_of,
+    tool_calls_json,
+)
+from .services import LazyServices, Services
+from .web import mount_web
+
+SESSION_VIEW_MESSAGES = 200
+"""A session view carries at most this many of the latest messages; the messages route pages all."""
+
+
+def _session_id(value: str) -> str:
+    if not is_id(value, "s"):
+        raise NotFoundError(f"No session {value[:80]}.")
+    return value
+
+
+def _file_id(value: str) -> str:
+    if not is_id(value, "f"):
+        raise NotFoundError(f"No file {value[:80]}.")
+    return value
+
+
+def create_app(services: Services | None = None) -> FastAPI:
+    """The API app; services are built from the environment on first use unless given."""
+    app = FastAPI(title="Translation agent", version="1.0.0", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    lazy = LazyServices(services)
+    app.state.services = lazy
+    errors.install(app)
+    app.add_middleware(BodyLimitMiddleware)
+
+    @app.post("/api/next")
+    async def next_step(body: NextRequest, request: Request) -> dict[str, Any]:
+        """Perform exactly one AgentLoop step and return what it added."""
+        owner = caller(request)
+        session_id = _session_id(body.sessionId) if body.sessionId is not None else None
+        step = StepInput(user_input=body.userInput, copilot_responses=body.copilotResponses or (),
+                         time_left=_time_left(request))
+        outcome = await lazy.get().runtime.step(owner, session_id, step)
+        result = outcome.result
+        logger.info("step", extra={"session_id": outcome.session_id, "actor": result.actor,
+                                   "messages": len(result.messages), "copilot_requests": len(result.copilot_requests)})
+        return {
+            "sessionId": outcome.session_id,
+            "agentResponse": {
+                "actor": result.actor,
+                "messages": messages_json(result.messages),
+                "unprocessedToolCalls": tool_calls_json(result.unprocessed_tool_calls),
+                "copilotRequests": copilot_requests_json(result.copilot_requests),
+                "finishReason": result.finish_reason,
+            },
+            "progress": [file_json(f) for f in outcome.files],
+        }
+
+    @app.post("/api/sessions", status_code=201)
+    async def create_session(request: Request) -> dict[str, Any]:
+        """Create an empty session for the caller."""
+        record = lazy.get().manager.create_session(caller(request))
+        return {"id": record.session_id, "createdAt": record.created_at, "updatedAt": record.updated_at}
+
+    @app.get("/api/sessions")
+    async def list_sessions(
+        request: Request, cursor: str | None = Query(default=None, max_length=2048),
+        limit: int = Query(default=20, ge=1, le=100),
+    ) -> dict[str, Any]:
+        """The caller's sessions, newest first."""
+        page = lazy.get().manager.list_sessions(caller(request), cursor=cursor, limit=limit)
+        return {"sessions": [session_item_json(r) for r in page.items], "nextCursor": page.next_cursor}
+
+    @app.get("/api/sessions/{session_id}")
+    async def get_session(session_id: str, request: Request) -> dict[str, Any]:
+        """Everything a client needs to restore its view."""
+        owner, sid = caller(request), _session_id(session_id)
+        services = lazy.get()
+        record = services.manager.session(owner, sid)
+        latest = services.manager.latest_messages(sid, limit=SESSION_VIEW_MESSAGES)
+        responses = services.manager.copilot_responses(sid, limit=1000)
+        pending = await services.runtime.pending_reviews(owner, sid)
+        return {
+            "id": sid,
+            "messages": messages_json(load_messages(latest)),
+            "messagesComplete": record.message_count <= len(latest),
+            "messageCount": record.message_count,
+            "copilotResponses": [_json(r.data) for r in responses.items],
+            "copilotResponsesComplete": responses.next_cursor is None,
+            "createdAt": record.created_at,
+            "updatedAt": record.updated_at,
+            "pendingCopilotRequests": copilot_requests_json(pending),
+            "files": [file_json(f) for f in services.manager.file_states(sid)],
+        }
+
+    @app.get("/api/sessions/{session_id}/messages")
+    async def get_messages(
+        session_id: str, request: Request, cursor: str | None = Query(default=None, max_length=2048),
+        limit: int = Query(default=100, ge=1, le=500),
+    ) -> dict[str, Any]:
+        """The whole history, oldest first, a page at a time."""
+        page = lazy.get().manager.messages(caller(request), _session_id(session_id), cursor=cursor, limit=limit)
+        return {"messages": messages_json(load_messages(page.items)), "nextCursor": page.next_cursor}
+
+    @app.delete("/api/sessions/{session_id}", status_code=204)
+    async def delete_session(session_id: str, request: Request) -> Response:
+        """Delete the session and everything stored with it."""
+        lazy.get().manager.delete_session(caller(request), _session_id(session_id))
+        return Response(status_code=204)
+
+    @app.post("/api/sessions/{session_id}/files", status_code=201)
+    async def upload_file(session_id: str, body: FileUpload, request: Request) -> dict[str, Any]:
+        """Add a document to translate."""
+        record = lazy.get().manager.add_file(caller(request), _session_id(session_id),
+                                             name=body.name, content=body.content)
+        return {"fileId": record.file_id, "name": record.name, "chars": record.chars}
+
+    @app.get("/api/sessions/{session_id}/files/{file_id}")
+    async def get_file(session_id: str, file_id: str, request: Request) -> dict[str, Any]:
+        """A file, its progress and its translation so far."""
+        sid = _session_id(session_id)
+        manager = lazy.get().manager
+        record = manager.file(caller(request), sid, _file_id(file_id))
+        state = state_of(record)
+        return {"fileId": record.file_id, "name": record.name, "chars": record.chars,
+                "progress": progress_json(state), "translation": manager.translation(sid, record)}
+
+    @app.get("/api/sessions/{session_id}/files/{file_id}/translation")
+    async def download_translation(session_id: str, file_id: str, request: Request) -> Response:
+        """The assembled translation as a download."""
+        sid = _session_id(session_id)
+        manager = lazy.get().manager
+        record = manager.file(caller(request), sid, _file_id(file_id))
+        markdown = record.name.lower().endswith((".md", ".markdown"))
+        stem, dot, ext = record.name.rpartition(".")
+        filename = f"{stem}.translated.{ext}" if dot and stem else f"{record.name}.translated"
+        safe = "".join(ch if ch.isalnum() or ch in "._- " else "_" for ch in filename)
+        return Response(
+            manager.translation(sid, record),
+            media_type="text/markdown; charset=utf-8" if markdown else "text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{safe}"'},
+        )
+
+    @app.get("/api/health")
+    async def health() -> dict[str, str]:
+        """Liveness: the process answers (touches no storage)."""
+        return {"status": "ok"}
+
+    mount_web(app)
+    return app
+
+
+def _json(data: str) -> Any:
+    import json
+
+    return json.loads(data)
+
+
+def _time_left(request: Request) -> Any:
+    context = request.scope.get("aws.context")
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return (lambda: remaining() / 1000.0) if callable(remaining) else None
+
+
+app = create_app()
+_mangum = Mangum(app, lifespan="off")
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
+    """The Lambda entry: API Gateway HTTP API events through Mangum to the app."""
+    return _mangum(event, context)  # type: ignore[arg-type]

@@ -1,0 +1,92 @@
+"""Errors become HTTP answers here, and only here, following API.md's table."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agent_core.errors import (
+    AgentError,
+    ConflictError,
+    InvalidRequestError,
+    ModelUnavailableError,
+    NotFoundError,
+    StepTimeoutError,
+    StorageUnavailableError,
+)
+from agent_core.models import ModelConfigError
+from storage.errors import InvalidCursorError
+
+from .identity import UnauthenticatedError
+from .logging import logger
+
+_STATUS: list[tuple[type[Exception], int]] = [
+    (NotFoundError, 404),
+    (ConflictError, 409),
+    (InvalidRequestError, 422),
+    (InvalidCursorError, 422),
+    (ModelUnavailableError, 503),
+    (StorageUnavailableError, 503),
+    (StepTimeoutError, 504),
+    (UnauthenticatedError, 401),
+    (AgentError, 500),
+]
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The API's one error body: `{"error": "…"}`."""
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def _known(request: Request, exc: Exception) -> JSONResponse:
+    status = next(code for kind, code in _STATUS if isinstance(exc, kind))
+    headers: dict[str, str] = {}
+    retry_after = getattr(exc, "retry_after", None)
+    if status == 503:
+        headers["Retry-After"] = str(max(1, math.ceil(retry_after))) if retry_after else "2"
+    logger.info("request failed", extra={"status": status, "error_type": type(exc).__name__})
+    return error(status, str(exc), headers)
+
+
+def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return error(400, "The body is not valid JSON.")
+    return error(422, describe_errors(errors))
+
+
+def describe_errors(errors: Any) -> str:
+    """Pydantic errors in plain words: `field: problem; …`."""
+    parts = []
+    for e in errors:
+        loc = [str(p) for p in e.get("loc", ()) if p not in ("body",)]
+        where = ".".join(loc) or "body"
+        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+    return "Invalid request: " + "; ".join(parts[:10])
+
+
+def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    messages = {404: "No such route.", 405: "Method not allowed on this route."}
+    return error(exc.status_code, messages.get(exc.status_code, str(exc.detail)), dict(exc.headers or {}))
+
+
+def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, ModelConfigError):
+        logger.error("model configuration", extra={"error": str(exc)})
+        return error(503, f"The model is not configured correctly: {exc}")
+    logger.exception("unexpected error")
+    return error(500, "Internal error; nothing was changed. Try again, or report it with the time of the request.")
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers on the app."""
+    app.add_exception_handler(RequestValidationError, _validation)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, _http)  # type: ignore[arg-type]
+    for kind in (AgentError, InvalidCursorError, UnauthenticatedError):
+        app.add_exception_handler(kind, _known)
+    app.add_exception_handler(Exception, _unexpected)

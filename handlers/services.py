@@ -1,0 +1,42 @@
+"""What the app needs, built once per process from the environment (or injected by tests)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+
+from agent_core.models import resolve_model
+from agent_core.runtime import AgentRuntime
+from storage import SessionManager, backend_from_env
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """The session manager and the agent runtime wired to it."""
+
+    manager: SessionManager
+    runtime: AgentRuntime
+
+
+def services_from_env() -> Services:
+    """Storage from `STORAGE_BACKEND`, the model from `AGENT_MODEL`."""
+    manager = SessionManager(backend_from_env())
+    runtime = AgentRuntime(manager, model=resolve_model(os.environ.get("AGENT_MODEL")))
+    return Services(manager=manager, runtime=runtime)
+
+
+class LazyServices:
+    """Builds the services on first use and reuses them across warm invocations."""
+
+    def __init__(self, services: Services | None = None) -> None:
+        self._services = services
+        self._lock = threading.Lock()
+
+    def get(self) -> Services:
+        """The services, built from the environment the first time."""
+        if self._services is None:
+            with self._lock:
+                if self._services is None:
+                    self._services = services_from_env()
+        return self._services

@@ -1,0 +1,14 @@
+"""The storage errors every backend raises; they are the agent's own errors (see agent_core.errors).
+
+Backends translate their driver's errors (botocore ClientError, sqlite3.Error) into these, with
+`raise … from exc`, so nothing of a driver reaches handlers.
+"""
+
+from agent_core.errors import ConflictError, NotFoundError, StorageUnavailableError
+
+
+class InvalidCursorError(ValueError):
+    """A paging cursor that this backend did not issue."""
+
+
+__all__ = ["ConflictError", "InvalidCursorError", "NotFoundError", "StorageUnavailableError"]

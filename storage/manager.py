@@ -1,0 +1,222 @@
+"""SessionManager: speaks the agent's language on top of a SessionStorageInterface.
+
+It implements agent_core's `SessionStore` port (load a step's state, commit a step) and the
+read-side operations the API needs (views, files, assembled translations). Messages are stored and
+loaded only through pydantic-ai's ModelMessagesTypeAdapter.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic import TypeAdapter
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
+
+from agent_core.context import Verdict
+from agent_core.copilot import CopilotResponseAdapter
+from agent_core.document import FileState, initial_coverage
+from agent_core.errors import InvalidRequestError, NotFoundError
+from agent_core.ids import new_id
+from agent_core.memory import RememberedCorrection, render_memory
+from agent_core.ports import SessionSnapshot, StepCommit
+
+from .interface import SessionStorageInterface
+from .records import (
+    SCHEMA_VERSION,
+    CopilotResponseRecord,
+    CorrectionRecord,
+    FileRecord,
+    MessageRecord,
+    Page,
+    SessionRecord,
+    StepWrite,
+    UnitRecord,
+)
+
+_MESSAGE = TypeAdapter(ModelMessage)
+MAX_FILES = 20
+MAX_FILE_CHARS = 2_000_000
+MEMORY_CORRECTIONS = 8
+
+
+def now_iso() -> str:
+    """The current time, ISO 8601 with a zone."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def dump_message(message: ModelMessage) -> str:
+    """One message as stored JSON (None fields dropped; they round-trip)."""
+    return _MESSAGE.dump_json(message, exclude_none=True).decode()
+
+
+def load_messages(records: Sequence[MessageRecord]) -> list[ModelMessage]:
+    """Stored messages back as pydantic-ai messages."""
+    if not records:
+        return []
+    return ModelMessagesTypeAdapter.validate_json("[" + ",".join(r.data for r in records) + "]")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    storage: SessionStorageInterface
+    session_id: str
+
+    async def read_text(self, file_id: str, start: int, end: int) -> str:
+        return self.storage.read_file(self.session_id, file_id, start, end)
+
+
+class SessionManager:
+    """Sessions for the agent and the API, over any SessionStorageInterface."""
+
+    def __init__(self, storage: SessionStorageInterface, *, window: int = 16) -> None:
+        self.storage = storage
+        self.window = window
+
+    # -- the SessionStore port -------------------------------------------------------------
+
+    async def new_step(self, owner: str, session_id: str) -> SessionSnapshot:
+        """The state of a session that does not exist yet."""
+        return SessionSnapshot(
+            session_id=session_id, owner=owner, version=0, created_at=now_iso(), message_count=0,
+            window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[],
+            reader=_Reader(self.storage, session_id), memory=self._memory(owner),
+        )
+
+    async def load_step(self, owner: str, session_id: str) -> SessionSnapshot:
+        """The session's record, latest messages, pending verdicts, files and the owner's memory."""
+        record = self.session(owner, session_id)
+        records = self.storage.latest_messages(session_id, limit=self.window)
+        window = load_messages(records)
+        verdicts: list[Verdict] = []
+        for offset in range(len(window) - 1, -1, -1):
+            if isinstance(window[offset], ModelResponse):
+                index = records[offset].index
+                stored = self.storage.copilot_responses(session_id, response_index=index)
+                verdicts = [CopilotResponseAdapter.validate_json(r.data) for r in stored]
+                break
+        return SessionSnapshot(
+            session_id=session_id, owner=owner, version=record.version, created_at=record.created_at,
+            message_count=record.message_count, window=window,
+            window_complete=record.message_count <= len(window), user_inputs=record.user_inputs,
+            copilot_responses=verdicts, files=self.file_states(session_id),
+            reader=_Reader(self.storage, session_id), memory=self._memory(owner),
+        )
+
+    async def commit_step(self, commit: StepCommit) -> None:
+        """Write the step in one conditional transaction."""
+        stamp = now_iso()
+        messages = [
+            MessageRecord(index=commit.message_count + i, data=dump_message(m))
+            for i, m in enumerate(commit.messages)
+        ]
+        responses = [
+            CopilotResponseRecord(
+                response_index=commit.response_index, call_id=r.tool.call_id,
+                data=CopilotResponseAdapter.dump_json(r, by_alias=True, exclude_none=True).decode(),
+                created_at=stamp,
+            )
+            for r in commit.copilot_responses
+        ]
+        previous = self.storage.get_session(commit.session_id) if commit.expected_version else None
+        record = SessionRecord(
+            session_id=commit.session_id, owner=commit.owner, created_at=commit.created_at,
+            updated_at=stamp, version=commit.expected_version + 1,
+            message_count=commit.message_count + len(messages),
+            copilot_response_count=(previous.copilot_response_count if previous else 0) + len(responses),
+            user_inputs=tuple(commit.user_inputs), schema_version=SCHEMA_VERSION,
+        )
+        self.storage.commit(StepWrite(
+            session=record, expected_version=commit.expected_version, messages=messages,
+            copilot_responses=responses,
+            units=[UnitRecord(file_id=u.file_id, start=u.start, end=u.end, cover_end=u.cover_end,
+                              text=u.text, call_id=u.call_id, status=u.status) for u in commit.units],
+            coverage=dict(commit.coverage),
+            corrections=[CorrectionRecord(
+                correction_id=uuid.uuid4().hex, owner=commit.owner, session_id=commit.session_id,
+                file_id=c.file_id, status=c.status, source=c.source, proposal=c.proposal,
+                final=c.final, reason=c.reason, created_at=stamp) for c in commit.corrections],
+        ))
+
+    # -- API operations --------------------------------------------------------------------
+
+    def session(self, owner: str, session_id: str) -> SessionRecord:
+        """The caller's session; another caller's session is NotFound, like a missing one."""
+        record = self.storage.get_session(session_id)
+        if record.owner != owner:
+            raise NotFoundError(f"No session {session_id}.")
+        return record
+
+    def create_session(self, owner: str) -> SessionRecord:
+        """A new, empty session."""
+        stamp = now_iso()
+        record = SessionRecord(session_id=new_id("s"), owner=owner, created_at=stamp, updated_at=stamp, version=1)
+        self.storage.commit(StepWrite(session=record, expected_version=0))
+        return record
+
+    def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
+        """The caller's sessions, newest first."""
+        return self.storage.list_sessions(owner, cursor=cursor, limit=limit)
+
+    def delete_session(self, owner: str, session_id: str) -> None:
+        """Delete the caller's session and all stored with it."""
+        self.session(owner, session_id)
+        self.storage.delete_session(session_id)
+
+    def messages(self, owner: str, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
+        """A page of the whole history, oldest first."""
+        self.session(owner, session_id)
+        return self.storage.list_messages(session_id, cursor=cursor, limit=limit)
+
+    def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
+        """The latest messages, oldest first."""
+        return self.storage.latest_messages(session_id, limit=limit)
+
+    def copilot_responses(self, session_id: str, *, limit: int) -> Page[CopilotResponseRecord]:
+        """The session's verdicts, oldest first (the first page)."""
+        return self.storage.list_copilot_responses(session_id, cursor=None, limit=limit)
+
+    def add_file(self, owner: str, session_id: str, *, name: str, content: str) -> FileRecord:
+        """Add a document to the caller's session."""
+        self.session(owner, session_id)
+        if len(content) > MAX_FILE_CHARS:
+            raise InvalidRequestError(f"The file has {len(content)} characters; the limit is {MAX_FILE_CHARS}.")
+        if len(self.storage.list_files(session_id)) >= MAX_FILES:
+            raise InvalidRequestError(f"A session holds at most {MAX_FILES} files.")
+        record = FileRecord(file_id=new_id("f"), name=name, chars=len(content),
+                            covered=initial_coverage(content), created_at=now_iso())
+        self.storage.add_file(session_id, record, content)
+        return record
+
+    def file_states(self, session_id: str) -> list[FileState]:
+        """The session's files as the agent sees them."""
+        return [FileState(file_id=f.file_id, name=f.name, chars=f.chars, covered=f.covered)
+                for f in self.storage.list_files(session_id)]
+
+    def file(self, owner: str, session_id: str, file_id: str) -> FileRecord:
+        """One of the caller's files."""
+        self.session(owner, session_id)
+        return self.storage.get_file(session_id, file_id)
+
+    def translation(self, session_id: str, record: FileRecord) -> str:
+        """The assembled translation: written units in source order, the source's whitespace between."""
+        units = self.storage.list_units(session_id, record.file_id)
+        content = self.storage.read_file(session_id, record.file_id, 0, record.chars)
+        return assemble(content, units)
+
+    def _memory(self, owner: str) -> str:
+        corrections = self.storage.recent_corrections(owner, limit=MEMORY_CORRECTIONS)
+        return render_memory([RememberedCorrection(status=c.status, source=c.source, proposal=c.proposal,
+                                                   final=c.final, reason=c.reason) for c in corrections])
+
+
+def assemble(content: str, units: Sequence[UnitRecord]) -> str:
+    """Units in order; the source's leading whitespace and each unit's trailing whitespace copied."""
+    lead = len(content) - len(content.lstrip())
+    out = [content[:lead]] if units and units[0].start == lead else []
+    for unit in units:
+        out.append(unit.text)
+        out.append(content[unit.end : unit.cover_end])
+    return "".join(out)

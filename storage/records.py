@@ -1,0 +1,111 @@
+"""What the storage backends store: plain, frozen records that speak storage, not the agent."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+SCHEMA_VERSION = 1
+"""The layout version written with every session record."""
+
+Spans = tuple[tuple[int, int], ...]
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionRecord:
+    """A session's state record: owner, timestamps, counters and the concurrency version."""
+
+    session_id: str
+    owner: str
+    created_at: str
+    updated_at: str
+    version: int
+    """Incremented by every commit; a commit is conditional on the version it loaded."""
+    message_count: int = 0
+    copilot_response_count: int = 0
+    user_inputs: tuple[str, ...] = ()
+    """The user's framing inputs (the first and the latest few)."""
+    schema_version: int = SCHEMA_VERSION
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MessageRecord:
+    """One pydantic-ai message, as JSON, at its index in the session's history."""
+
+    index: int
+    data: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CopilotResponseRecord:
+    """A human verdict (JSON) on one call of the model response at `response_index`."""
+
+    response_index: int
+    call_id: str
+    data: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileRecord:
+    """A file of a session: its identity, size and translation coverage (content is chunked)."""
+
+    file_id: str
+    name: str
+    chars: int
+    covered: Spans
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnitRecord:
+    """A written unit: the reviewed translation of the source span `[start, end)`."""
+
+    file_id: str
+    start: int
+    end: int
+    cover_end: int
+    text: str
+    call_id: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrectionRecord:
+    """A reviewer's edit or rejection, kept for the owner's memory."""
+
+    correction_id: str
+    owner: str
+    session_id: str
+    file_id: str
+    status: str
+    source: str
+    proposal: str
+    final: str | None
+    reason: str | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepWrite:
+    """All a step writes, committed in one conditional transaction."""
+
+    session: SessionRecord
+    """The session record after the step (its version is `expected_version + 1`)."""
+    expected_version: int
+    """The version the step loaded; 0 means the session must not exist yet."""
+    messages: Sequence[MessageRecord] = ()
+    copilot_responses: Sequence[CopilotResponseRecord] = ()
+    units: Sequence[UnitRecord] = ()
+    coverage: Mapping[str, Spans] = field(default_factory=dict)
+    corrections: Sequence[CorrectionRecord] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Page(Generic[T]):
+    """One page of a listing and the cursor of the next (None on the last page)."""
+
+    items: list[T]
+    next_cursor: str | None

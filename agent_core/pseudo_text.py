@@ -19,6 +19,7 @@ _FENCE_RE: Final = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _FENCE_LINE_RE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*", re.MULTILINE)
 _HEADING_RE: Final = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _ITEM_RE: Final = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_ITEM_LINE_RE: Final = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)", re.MULTILINE)
 _TABLE_SEP_RE: Final = re.compile(r"\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?")
 # `.!?` end a sentence only before whitespace; CJK full stops end one wherever they stand.
 _SENTENCE_RE: Final = re.compile(r"[。！？][”’」』）)\"']*|[.!?][”’」』）)\"'\]]*(?=\s)")
@@ -60,14 +61,18 @@ def _closes(line: str, fence: str) -> bool:
 
 
 def _leading_fence(text: str) -> str:
-    """The fence `text` starts inside of, or "": text is taken for the tail of a split code block
-    when its fences do not pair up and the first is a bare fence right under a non-blank line."""
+    """The fence `text` starts inside of (it is the tail of a split code block), or ""."""
     fences = list(_FENCE_LINE_RE.finditer(text))
-    if len(fences) % 2 == 0 or not _closes(fences[0].group(), fences[0].group(1)):
+    if not fences or not _closes(fences[0].group(), fences[0].group(1)):
         return ""
-    head = text[: fences[0].start()]
-    previous_line = head[:-1].rpartition("\n")[2]
-    return fences[0].group(1) if previous_line.strip() else ""
+    # A closing fence never carries an info string (```js): count the fences that each reading,
+    # starting outside or inside a block, would have to take for labelled closing fences.
+    labelled = [not _closes(fence.group(), fence.group(1)) for fence in fences]
+    if sum(labelled[1::2]) != sum(labelled[0::2]):
+        return fences[0].group(1) if sum(labelled[1::2]) > sum(labelled[0::2]) else ""
+    # Undecided: the fences do not pair up and the first sits right under a non-blank line.
+    previous_line = text[: fences[0].start()][:-1].rpartition("\n")[2]
+    return fences[0].group(1) if len(fences) % 2 and previous_line.strip() else ""
 
 
 def _iter_blocks(text: str) -> Iterator[tuple[int, int]]:
@@ -106,9 +111,10 @@ def _iter_blocks(text: str) -> Iterator[tuple[int, int]]:
 def _block_kind(text: str, start: int, end: int) -> str:
     line_end = text.find("\n", start, end)
     first = text[start : end if line_end < 0 else line_end]
-    if _FENCE_RE.match(first):
+    last = text[text.rfind("\n", start, end) + 1 : end]
+    if _FENCE_RE.match(first) or _FENCE_RE.match(last):  # a code block, or the tail of one
         return "code"
-    if _ITEM_RE.match(first):
+    if _ITEM_RE.match(first) or _ITEM_LINE_RE.search(text, start, end):
         return "list"
     if first.startswith("|"):
         return "table"
@@ -123,12 +129,20 @@ def _block_kind(text: str, start: int, end: int) -> str:
 def _split_block(text: str, start: int, end: int, max_chars: int) -> Iterator[tuple[int, int]]:
     """Cut the block `[start, end)` into pieces of at most `max_chars`, best break first."""
     kind = _block_kind(text, start, end)
-    indent = start - (text.rfind("\n", 0, start) + 1)
+    indent = _top_item_indent(text, start, end) if kind == "list" else 0
     while end - start > max_chars:
         cut = _cut(text, start, start + max_chars, kind, indent)
         yield _strip_span(text, start, cut)
         start, _ = _strip_span(text, cut, end)
     yield start, end
+
+
+def _top_item_indent(text: str, start: int, end: int) -> int:
+    """The smallest indentation of a list item in the block `[start, end)`."""
+    indents = [len(item.group(1)) for item in _ITEM_LINE_RE.finditer(text, start, end)]
+    if _ITEM_RE.match(text, start):
+        indents.append(start - (text.rfind("\n", 0, start) + 1))
+    return min(indents, default=0)
 
 
 def _cut(text: str, start: int, limit: int, kind: str, indent: int) -> int:
@@ -205,7 +219,7 @@ _PROTECTED_RE: Final = re.compile(
     r"|<!--.*?-->|</?[A-Za-z][^<>]*>"  # HTML comment or tag
     r"|(?:https?|ftp)://[^\s)]+"  # URL
     r"|\]\([^)]*\)|\]\[[^\]]*\]|\[\^[^\]]+\]"  # link target, reference, footnote
-    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail address
+    r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail address (from a word start: linear)
     r"|\{\{.*?\}\}|\$?\{[^{}\s]*\}"  # {{x}}, {name}, ${var}
     r"|%(?:\(\w+\))?[-+#0]*\d*(?:\.\d+)?[sdifgeExXocr]"  # printf placeholder
     r"|&#?\w+;"  # HTML entity

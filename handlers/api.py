@@ -49,11 +49,15 @@ def _file_id(value: str) -> str:
     return value
 
 
+def _services(request: Request) -> Services:
+    lazy: LazyServices = request.app.state.services
+    return lazy.get()
+
+
 def create_app(services: Services | None = None) -> FastAPI:
     """The API app; services are built from the environment on first use unless given."""
     app = FastAPI(title="Translation agent", version="1.0.0", docs_url="/api/docs", openapi_url="/api/openapi.json")
-    lazy = LazyServices(services)
-    app.state.services = lazy
+    app.state.services = LazyServices(services)
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware)
 
@@ -64,7 +68,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         session_id = _session_id(body.sessionId) if body.sessionId is not None else None
         step = StepInput(user_input=body.userInput, copilot_responses=body.copilotResponses or (),
                          time_left=_time_left(request))
-        outcome = await lazy.get().runtime.step(owner, session_id, step)
+        outcome = await _services(request).runtime.step(owner, session_id, step)
         result = outcome.result
         logger.info("step", extra={"session_id": outcome.session_id, "actor": result.actor,
                                    "messages": len(result.messages), "copilot_requests": len(result.copilot_requests)})
@@ -83,7 +87,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     @app.post("/api/sessions", status_code=201)
     async def create_session(request: Request) -> dict[str, Any]:
         """Create an empty session for the caller."""
-        record = lazy.get().manager.create_session(caller(request))
+        record = _services(request).manager.create_session(caller(request))
         return {"id": record.session_id, "createdAt": record.created_at, "updatedAt": record.updated_at}
 
     @app.get("/api/sessions")
@@ -92,14 +96,14 @@ def create_app(services: Services | None = None) -> FastAPI:
         limit: int = Query(default=20, ge=1, le=100),
     ) -> dict[str, Any]:
         """The caller's sessions, newest first."""
-        page = lazy.get().manager.list_sessions(caller(request), cursor=cursor, limit=limit)
+        page = _services(request).manager.list_sessions(caller(request), cursor=cursor, limit=limit)
         return {"sessions": [session_item_json(r) for r in page.items], "nextCursor": page.next_cursor}
 
     @app.get("/api/sessions/{session_id}")
     async def get_session(session_id: str, request: Request) -> dict[str, Any]:
         """Everything a client needs to restore its view."""
         owner, sid = caller(request), _session_id(session_id)
-        services = lazy.get()
+        services = _services(request)
         record = services.manager.session(owner, sid)
         latest = services.manager.latest_messages(sid, limit=SESSION_VIEW_MESSAGES)
         responses = services.manager.copilot_responses(sid, limit=1000)
@@ -123,19 +127,19 @@ def create_app(services: Services | None = None) -> FastAPI:
         limit: int = Query(default=100, ge=1, le=500),
     ) -> dict[str, Any]:
         """The whole history, oldest first, a page at a time."""
-        page = lazy.get().manager.messages(caller(request), _session_id(session_id), cursor=cursor, limit=limit)
+        page = _services(request).manager.messages(caller(request), _session_id(session_id), cursor=cursor, limit=limit)
         return {"messages": messages_json(load_messages(page.items)), "nextCursor": page.next_cursor}
 
     @app.delete("/api/sessions/{session_id}", status_code=204)
     async def delete_session(session_id: str, request: Request) -> Response:
         """Delete the session and everything stored with it."""
-        lazy.get().manager.delete_session(caller(request), _session_id(session_id))
+        _services(request).manager.delete_session(caller(request), _session_id(session_id))
         return Response(status_code=204)
 
     @app.post("/api/sessions/{session_id}/files", status_code=201)
     async def upload_file(session_id: str, body: FileUpload, request: Request) -> dict[str, Any]:
         """Add a document to translate."""
-        record = lazy.get().manager.add_file(caller(request), _session_id(session_id),
+        record = _services(request).manager.add_file(caller(request), _session_id(session_id),
                                              name=body.name, content=body.content)
         return {"fileId": record.file_id, "name": record.name, "chars": record.chars}
 
@@ -143,7 +147,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     async def get_file(session_id: str, file_id: str, request: Request) -> dict[str, Any]:
         """A file, its progress and its translation so far."""
         sid = _session_id(session_id)
-        manager = lazy.get().manager
+        manager = _services(request).manager
         record = manager.file(caller(request), sid, _file_id(file_id))
         state = state_of(record)
         return {"fileId": record.file_id, "name": record.name, "chars": record.chars,
@@ -153,7 +157,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     async def download_translation(session_id: str, file_id: str, request: Request) -> Response:
         """The assembled translation as a download."""
         sid = _session_id(session_id)
-        manager = lazy.get().manager
+        manager = _services(request).manager
         record = manager.file(caller(request), sid, _file_id(file_id))
         markdown = record.name.lower().endswith((".md", ".markdown"))
         stem, dot, ext = record.name.rpartition(".")

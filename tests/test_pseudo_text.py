@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
@@ -187,6 +188,17 @@ def test_first_unit_of_a_window_matches_the_full_text() -> None:
     assert first_unit("") is None
 
 
+def test_a_remainder_that_starts_inside_a_code_block() -> None:
+    # What is left of a file after the first piece of a long code block was translated.
+    rest = "    y = 2\n" * 40 + "```\n\nProse after.\n\n```\ncode\n```\n"
+    units = split_units(rest)
+    assert_reassembles(rest, units)
+    assert units[-3].endswith("y = 2\n```")
+    assert units[-2:] == ["Prose after.", "```\ncode\n```"]
+    assert all(unit.endswith("y = 2") for unit in units[:-3])  # code tails split at lines
+    assert first_unit(rest) == units[0]
+
+
 def test_max_chars_must_be_positive() -> None:
     with pytest.raises(ValueError):
         split_units("text", max_chars=0)
@@ -201,6 +213,19 @@ def _shared_documents() -> list[Path]:
     ]
 
 
+def _walk_by_windows(text: str, window: int = 4096) -> list[str]:
+    """Units as a caller finds them: `first_unit` of a window on what is still untranslated."""
+    units: list[str] = []
+    pos = 0
+    while (unit := first_unit(text[pos : pos + window])) is not None:
+        while text[pos].isspace():  # the unit starts at the first non-whitespace character
+            pos += 1
+        assert text.startswith(unit, pos)
+        units.append(unit)
+        pos += len(unit)
+    return units
+
+
 def test_real_documents_reassemble() -> None:
     for path in _shared_documents():
         text = path.read_text(encoding="utf-8")
@@ -208,6 +233,20 @@ def test_real_documents_reassemble() -> None:
             units = split_units(text, max_chars=max_chars)
             assert_reassembles(text, units, max_chars)
             assert first_unit(text[:4096], max_chars=max_chars) == units[0]
+        assert _walk_by_windows(text) == split_units(text)
+
+
+def test_random_markdown_reassembles() -> None:
+    fragments = ["# H", "## H", "Text. More!", "- a", "  - b", "1. one", "```", "~~~py", "code  x", "| a | b |"]
+    fragments += ["|---|---|", "> q.", "", " ", "\t", "中文。句子，", "x" * 50, "word " * 20, "    indented", "1."]
+    rng = random.Random(7)
+    for _ in range(300):
+        text = rng.choice(["\n", "\r\n"]).join(rng.choice(fragments) for _ in range(rng.randint(0, 30)))
+        for max_chars in (1, 5, 40, 300):
+            units = split_units(text, max_chars=max_chars)
+            assert_reassembles(text, units, max_chars)
+            assert first_unit(text, max_chars=max_chars) == (units[0] if units else None)
+        assert pseudo_translate(text).count("\n") == text.count("\n")
 
 
 def test_real_documents_have_repeated_units() -> None:
@@ -259,9 +298,12 @@ def test_pseudo_translate_keeps_code_urls_numbers_and_placeholders() -> None:
         "3.14159",
         "0x1F",
         "#3699",
+        "dev.team+x@example.com",
     ]
     text = "Call `client.get(url)` at https://example.com/path?q=1 see [SSL](docs/advanced/ssl.md)"
-    text += " or <a href='x'>link</a> for {name} with {{count}} and %s, pi 3.14159, 0x1F, #3699."
+    text += (
+        " or <a href='x'>link</a> for {name} with {{count}} and %s, pi 3.14159, 0x1F, #3699, dev.team+x@example.com."
+    )
     out = pseudo_translate(text)
     for token in protected:
         assert token in out, token

@@ -1,0 +1,403 @@
+"""DynamoDBSessionStorage: one table, one item per message, verdict, unit and file chunk.
+
+Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
+
+    S#<session>  META                      the session record: owner, times, counters, version
+    S#<session>  M#<index:010>             one pydantic-ai message (JSON)
+    S#<session>  R#<response:010>#<call>   a human verdict on a call of the response at <response>
+    S#<session>  F#<file>                  a file: name, size, coverage
+    S#<session>  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
+    S#<session>  U#<file>#<start:010>      a written unit
+    O#<owner>    K#<time>#<id>             a correction for the owner's memory
+
+No item grows with the session. A step commits in one TransactWriteItems whose conditions are
+named below; the `by-owner` index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>) lists an
+owner's sessions newest first.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+from .errors import ConflictError, InvalidCursorError, NotFoundError, StorageUnavailableError
+from .interface import CHUNK_CHARS, SessionStorageInterface, chunks
+from .records import (
+    CopilotResponseRecord,
+    CorrectionRecord,
+    FileRecord,
+    MessageRecord,
+    Page,
+    SessionRecord,
+    StepWrite,
+    UnitRecord,
+)
+
+Item = dict[str, Any]
+INDEX = "by-owner"
+MAX_TRANSACTION_ITEMS = 100
+
+# Conditions, each named for why it is there:
+# A new session must not overwrite an existing one (two "create" steps racing on one id).
+IS_NEW = "attribute_not_exists(pk)"
+# Optimistic concurrency: a step commits only over the version it loaded.
+SAME_VERSION = "version = :expected"
+# History is append-only: a message or unit is never overwritten (a replayed step fails whole).
+NOT_WRITTEN = "attribute_not_exists(sk)"
+# A file's coverage is updated only while the file (and so its session) still exists.
+FILE_EXISTS = "attribute_exists(sk)"
+# A file is added only to a session that exists.
+SESSION_EXISTS = "attribute_exists(pk)"
+
+
+@lru_cache(maxsize=4)
+def dynamodb_client(endpoint_url: str | None = None) -> Any:
+    """A boto3 DynamoDB client, reused across warm invocations."""
+    import boto3
+
+    return boto3.client("dynamodb", endpoint_url=endpoint_url)
+
+
+def _s(value: str) -> Item:
+    return {"S": value}
+
+
+def _n(value: int) -> Item:
+    return {"N": str(value)}
+
+
+def _opt(value: str | None) -> Item:
+    return {"NULL": True} if value is None else {"S": value}
+
+
+def _get_opt(item: Item, key: str) -> str | None:
+    value = item.get(key)
+    return None if value is None or "NULL" in value else str(value["S"])
+
+
+def _pk(session_id: str) -> str:
+    return f"S#{session_id}"
+
+
+class DynamoDBSessionStorage(SessionStorageInterface):
+    """Sessions in one DynamoDB table, through an injected boto3 client."""
+
+    def __init__(self, boto3_client: Any, *, table_name: str) -> None:
+        self.client = boto3_client
+        self.table = table_name
+
+    @classmethod
+    def from_env(cls) -> DynamoDBSessionStorage:
+        """The table `SESSIONS_TABLE`, through a cached client (`AWS_ENDPOINT_URL_DYNAMODB` works)."""
+        table = os.environ.get("SESSIONS_TABLE")
+        if not table:
+            raise ValueError("STORAGE_BACKEND=dynamodb needs SESSIONS_TABLE, the table's name.")
+        return cls(dynamodb_client(), table_name=table)
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def get_session(self, session_id: str) -> SessionRecord:
+        """The session's record."""
+        with _errors():
+            item = self.client.get_item(
+                TableName=self.table, Key={"pk": _s(_pk(session_id)), "sk": _s("META")}, ConsistentRead=True
+            ).get("Item")
+        if item is None:
+            raise NotFoundError(f"No session {session_id}.")
+        return _session(item)
+
+    def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
+        """The owner's sessions, newest first (the by-owner index)."""
+        args: dict[str, Any] = {
+            "TableName": self.table, "IndexName": INDEX, "KeyConditionExpression": "gsi1pk = :o",
+            "ExpressionAttributeValues": {":o": _s(f"O#{owner}")}, "ScanIndexForward": False, "Limit": limit,
+        }
+        return self._page(args, cursor, "gsi1pk", f"O#{owner}", _session)
+
+    def delete_session(self, session_id: str) -> None:
+        """Delete every item of the session."""
+        keys: list[Item] = []
+        args: dict[str, Any] = {
+            "TableName": self.table, "KeyConditionExpression": "pk = :p",
+            "ExpressionAttributeValues": {":p": _s(_pk(session_id))}, "ProjectionExpression": "pk, sk",
+        }
+        for item in self._query_all(args):
+            keys.append({"pk": item["pk"], "sk": item["sk"]})
+        self._batch_write([{"DeleteRequest": {"Key": key}} for key in keys])
+
+    def commit(self, write: StepWrite) -> None:
+        """One TransactWriteItems, conditional on the session's version."""
+        pk = _s(_pk(write.session.session_id))
+        record = _session_item(write.session)
+        if write.expected_version == 0:
+            meta: Item = {"Put": {"TableName": self.table, "Item": record, "ConditionExpression": IS_NEW}}
+        else:
+            meta = {"Put": {"TableName": self.table, "Item": record, "ConditionExpression": SAME_VERSION,
+                            "ExpressionAttributeValues": {":expected": _n(write.expected_version)}}}
+        items: list[Item] = [meta]
+        for m in write.messages:
+            items.append(self._put({"pk": pk, "sk": _s(f"M#{m.index:010d}"), "data": _s(m.data)}, NOT_WRITTEN))
+        for r in write.copilot_responses:
+            items.append(self._put({"pk": pk, "sk": _s(f"R#{r.response_index:010d}#{r.call_id}"),
+                                    "data": _s(r.data), "createdAt": _s(r.created_at)}))
+        for u in write.units:
+            items.append(self._put(_unit_item(pk, u), NOT_WRITTEN))
+        for file_id, covered in write.coverage.items():
+            items.append({"Update": {
+                "TableName": self.table, "Key": {"pk": pk, "sk": _s(f"F#{file_id}")},
+                "UpdateExpression": "SET covered = :c", "ConditionExpression": FILE_EXISTS,
+                "ExpressionAttributeValues": {":c": _s(json.dumps(covered))}}})
+        for c in write.corrections:
+            items.append(self._put(_correction_item(c)))
+        if len(items) > MAX_TRANSACTION_ITEMS:
+            raise StorageUnavailableError(f"A step may write at most {MAX_TRANSACTION_ITEMS} items.")
+        with _errors():
+            self.client.transact_write_items(TransactItems=items)
+
+    def _put(self, item: Item, condition: str | None = None) -> Item:
+        put: Item = {"TableName": self.table, "Item": item}
+        if condition:
+            put["ConditionExpression"] = condition
+        return {"Put": put}
+
+    # -- messages and verdicts ---------------------------------------------------------------
+
+    def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
+        """The last messages, oldest first (one query, newest first, reversed)."""
+        if limit <= 0:
+            return []
+        with _errors():
+            items = self.client.query(**self._prefix(session_id, "M#"), ScanIndexForward=False, Limit=limit,
+                                      ConsistentRead=True)["Items"]
+        return [_message(i) for i in reversed(items)]
+
+    def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
+        """The messages, oldest first."""
+        args = {**self._prefix(session_id, "M#"), "Limit": limit, "ConsistentRead": True}
+        return self._page(args, cursor, "pk", _pk(session_id), _message)
+
+    def copilot_responses(self, session_id: str, *, response_index: int) -> list[CopilotResponseRecord]:
+        """The verdicts on one response's calls."""
+        args = {**self._prefix(session_id, f"R#{response_index:010d}#"), "ConsistentRead": True}
+        return [_response(i) for i in self._query_all(args)]
+
+    def list_copilot_responses(
+        self, session_id: str, *, cursor: str | None, limit: int
+    ) -> Page[CopilotResponseRecord]:
+        """All verdicts, oldest first."""
+        args = {**self._prefix(session_id, "R#"), "Limit": limit, "ConsistentRead": True}
+        return self._page(args, cursor, "pk", _pk(session_id), _response)
+
+    # -- files and units ---------------------------------------------------------------------
+
+    def add_file(self, session_id: str, record: FileRecord, content: str) -> None:
+        """Chunks first, then the file item (conditional on the session): a crash leaves no half file."""
+        self.get_session(session_id)
+        pk = _s(_pk(session_id))
+        parts = chunks(content)
+        self._batch_write([{"PutRequest": {"Item": {"pk": pk, "sk": _s(f"C#{record.file_id}#{n:05d}"),
+                                                    "text": _s(text)}}} for n, text in enumerate(parts)])
+        item = {"pk": pk, "sk": _s(f"F#{record.file_id}"), "name": _s(record.name), "chars": _n(record.chars),
+                "covered": _s(json.dumps(record.covered)), "createdAt": _s(record.created_at),
+                "chunks": _n(len(parts))}
+        with _errors():
+            self.client.transact_write_items(TransactItems=[
+                {"ConditionCheck": {"TableName": self.table, "Key": {"pk": pk, "sk": _s("META")},
+                                    "ConditionExpression": SESSION_EXISTS}},
+                self._put(item),
+            ])
+
+    def list_files(self, session_id: str) -> list[FileRecord]:
+        """The files in upload order."""
+        args = {**self._prefix(session_id, "F#"), "ConsistentRead": True}
+        files = [_file(i) for i in self._query_all(args)]
+        return sorted(files, key=lambda f: (f.created_at, f.file_id))
+
+    def get_file(self, session_id: str, file_id: str) -> FileRecord:
+        """One file."""
+        with _errors():
+            item = self.client.get_item(TableName=self.table, ConsistentRead=True,
+                                        Key={"pk": _s(_pk(session_id)), "sk": _s(f"F#{file_id}")}).get("Item")
+        if item is None:
+            raise NotFoundError(f"No file {file_id} in this session.")
+        return _file(item)
+
+    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
+        """Only the chunks that hold `[start, end)`."""
+        start, end = max(0, start), max(0, end)
+        if end <= start:
+            self.get_file(session_id, file_id)
+            return ""
+        first, last = start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS
+        texts: list[str] = []
+        for n in range(first, last + 1):
+            with _errors():
+                item = self.client.get_item(TableName=self.table, ConsistentRead=True, Key={
+                    "pk": _s(_pk(session_id)), "sk": _s(f"C#{file_id}#{n:05d}")}).get("Item")
+            if item is None:
+                if n == first:
+                    self.get_file(session_id, file_id)  # NotFound for an unknown file
+                break
+            texts.append(item["text"]["S"])
+        offset = first * CHUNK_CHARS
+        return "".join(texts)[start - offset : end - offset]
+
+    def list_units(self, session_id: str, file_id: str) -> list[UnitRecord]:
+        """The file's units by position."""
+        args = {**self._prefix(session_id, f"U#{file_id}#"), "ConsistentRead": True}
+        return [_unit(i) for i in self._query_all(args)]
+
+    def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
+        """Newest first."""
+        with _errors():
+            items = self.client.query(
+                TableName=self.table, KeyConditionExpression="pk = :p AND begins_with(sk, :k)",
+                ExpressionAttributeValues={":p": _s(f"O#{owner}"), ":k": _s("K#")},
+                ScanIndexForward=False, Limit=limit)["Items"]
+        return [_correction(i) for i in items]
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _prefix(self, session_id: str, prefix: str) -> dict[str, Any]:
+        return {"TableName": self.table, "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+                "ExpressionAttributeValues": {":p": _s(_pk(session_id)), ":s": _s(prefix)}}
+
+    def _query_all(self, args: dict[str, Any]) -> Iterator[Item]:
+        key = None
+        while True:
+            with _errors():
+                page = self.client.query(**args, **({"ExclusiveStartKey": key} if key else {}))
+            yield from page["Items"]
+            key = page.get("LastEvaluatedKey")
+            if not key:
+                return
+
+    def _page(self, args: dict[str, Any], cursor: str | None, key_name: str, key_value: str, convert: Any) -> Page[Any]:
+        if cursor:
+            start = _decode_cursor(cursor)
+            if start.get(key_name) != {"S": key_value}:
+                raise InvalidCursorError("This cursor belongs to another listing.")
+            args = {**args, "ExclusiveStartKey": start}
+        with _errors():
+            page = self.client.query(**args)
+        last = page.get("LastEvaluatedKey")
+        items = [convert(i) for i in page["Items"]]
+        if last and len(items) == args["Limit"]:
+            # DynamoDB may report a next key on an exactly full last page; look ahead once.
+            with _errors():
+                more = self.client.query(**{**args, "ExclusiveStartKey": last, "Limit": 1})["Items"]
+            last = last if more else None
+        return Page(items, _encode_cursor(last) if last else None)
+
+    def _batch_write(self, requests: list[Item]) -> None:
+        for i in range(0, len(requests), 25):
+            pending: Mapping[str, Any] = {self.table: requests[i : i + 25]}
+            for _ in range(8):
+                with _errors():
+                    pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not pending:
+                    break
+            else:
+                raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """botocore's errors become the project's own; nothing of botocore leaves this module."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        if code == "ConditionalCheckFailedException":
+            raise ConflictError("The session changed concurrently; reload it and try again.") from exc
+        if code == "TransactionCanceledException":
+            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
+            if "ConditionalCheckFailed" in reasons or "TransactionConflict" in reasons:
+                raise ConflictError("The session changed concurrently; reload it and try again.") from exc
+        if code in ("ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"):
+            raise StorageUnavailableError("The session store is busy; try again shortly.", retry_after=1) from exc
+        raise StorageUnavailableError(f"The session store failed ({code or 'error'}); try again.") from exc
+    except BotoCoreError as exc:
+        raise StorageUnavailableError(f"The session store is unreachable ({type(exc).__name__}).") from exc
+
+
+def _encode_cursor(key: Item) -> str:
+    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode()
+
+
+def _decode_cursor(cursor: str) -> Item:
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+        raise InvalidCursorError("Invalid cursor.") from exc
+    if not isinstance(value, dict):
+        raise InvalidCursorError("Invalid cursor.")
+    return value
+
+
+def _session_item(r: SessionRecord) -> Item:
+    return {
+        "pk": _s(_pk(r.session_id)), "sk": _s("META"), "owner": _s(r.owner), "createdAt": _s(r.created_at),
+        "updatedAt": _s(r.updated_at), "version": _n(r.version), "messageCount": _n(r.message_count),
+        "copilotResponseCount": _n(r.copilot_response_count), "userInputs": _s(json.dumps(list(r.user_inputs))),
+        "schemaVersion": _n(r.schema_version), "gsi1pk": _s(f"O#{r.owner}"),
+        "gsi1sk": _s(f"{r.updated_at}#{r.session_id}"),
+    }
+
+
+def _session(i: Item) -> SessionRecord:
+    return SessionRecord(
+        session_id=i["pk"]["S"].removeprefix("S#"), owner=i["owner"]["S"], created_at=i["createdAt"]["S"],
+        updated_at=i["updatedAt"]["S"], version=int(i["version"]["N"]), message_count=int(i["messageCount"]["N"]),
+        copilot_response_count=int(i["copilotResponseCount"]["N"]),
+        user_inputs=tuple(json.loads(i["userInputs"]["S"])), schema_version=int(i["schemaVersion"]["N"]),
+    )
+
+
+def _message(i: Item) -> MessageRecord:
+    return MessageRecord(index=int(i["sk"]["S"][2:]), data=i["data"]["S"])
+
+
+def _response(i: Item) -> CopilotResponseRecord:
+    _, index, call_id = i["sk"]["S"].split("#", 2)
+    return CopilotResponseRecord(response_index=int(index), call_id=call_id, data=i["data"]["S"],
+                                 created_at=i["createdAt"]["S"])
+
+
+def _file(i: Item) -> FileRecord:
+    return FileRecord(file_id=i["sk"]["S"][2:], name=i["name"]["S"], chars=int(i["chars"]["N"]),
+                      covered=tuple((int(s), int(e)) for s, e in json.loads(i["covered"]["S"])),
+                      created_at=i["createdAt"]["S"])
+
+
+def _unit_item(pk: Item, u: UnitRecord) -> Item:
+    return {"pk": pk, "sk": _s(f"U#{u.file_id}#{u.start:010d}"), "end": _n(u.end), "coverEnd": _n(u.cover_end),
+            "text": _s(u.text), "callId": _s(u.call_id), "status": _s(u.status)}
+
+
+def _unit(i: Item) -> UnitRecord:
+    _, file_id, start = i["sk"]["S"].split("#", 2)
+    return UnitRecord(file_id=file_id, start=int(start), end=int(i["end"]["N"]), cover_end=int(i["coverEnd"]["N"]),
+                      text=i["text"]["S"], call_id=i["callId"]["S"], status=i["status"]["S"])
+
+
+def _correction_item(c: CorrectionRecord) -> Item:
+    return {"pk": _s(f"O#{c.owner}"), "sk": _s(f"K#{c.created_at}#{c.correction_id}"), "sessionId": _s(c.session_id),
+            "fileId": _s(c.file_id), "status": _s(c.status), "source": _s(c.source), "proposal": _s(c.proposal),
+            "final": _opt(c.final), "reason": _opt(c.reason)}
+
+
+def _correction(i: Item) -> CorrectionRecord:
+    _, created_at, correction_id = i["sk"]["S"].split("#", 2)
+    return CorrectionRecord(correction_id=correction_id, owner=i["pk"]["S"][2:], session_id=i["sessionId"]["S"],
+                            file_id=i["fileId"]["S"], status=i["status"]["S"], source=i["source"]["S"],
+                            proposal=i["proposal"]["S"], final=_get_opt(i, "final"), reason=_get_opt(i, "reason"),
+                            created_at=created_at)

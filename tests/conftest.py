@@ -1,0 +1,63 @@
+"""Shared fixtures: AWS faked by moto, real model requests forbidden, backends by name."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+
+from pydantic_ai import models  # noqa: E402
+
+from tests.aws import create_sessions_table  # noqa: E402
+
+# A guard: no test may reach a real model provider.
+models.ALLOW_MODEL_REQUESTS = False
+
+BACKENDS = ["memory", "sqlite", "dynamodb"]
+
+
+@pytest.fixture
+def moto_table() -> Iterator[str]:
+    """A moto DynamoDB table built from template.yaml; yields its name."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="us-east-1")
+        create_sessions_table(client, "sessions-test")
+        yield "sessions-test"
+
+
+def make_backend(name: str, tmp_path: object) -> object:
+    """A fresh backend of the given kind (dynamodb needs an active moto mock)."""
+    if name == "memory":
+        from storage.memory import MemorySessionStorage
+
+        return MemorySessionStorage()
+    if name == "sqlite":
+        from storage.sqlite import SQLiteSessionStorage
+
+        return SQLiteSessionStorage(f"{tmp_path}/sessions.sqlite3")
+    from storage.dynamodb import DynamoDBSessionStorage
+
+    import boto3
+
+    return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name="sessions-test")
+
+
+@pytest.fixture(params=BACKENDS)
+def storage(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[object]:
+    """Each backend in turn, fresh."""
+    name = request.param
+    if name == "dynamodb":
+        request.getfixturevalue("moto_table")
+    elif name == "sqlite":
+        pytest.importorskip("storage.sqlite")
+    yield make_backend(name, tmp_path)

@@ -63,7 +63,7 @@ class Context:
 
     def add_user_input(self, text: str) -> None:
         """Record the user's new input; it joins the next request sent to the model."""
-        self._user_inputs = _framing(self._user_inputs + [text])
+        self._user_inputs = _framing([*self._user_inputs, text])
         if self.unprocessed_tool_calls():
             # Joins the tool returns: every call must be answered in the very next request.
             self._deferred.append(UserPromptPart(text))
@@ -122,8 +122,13 @@ class Context:
                 recent = recent[1:]
         framing: list[SystemPromptPart | UserPromptPart] = [SystemPromptPart(system)]
         if not whole:
-            shown = {p.content for m in recent if isinstance(m, ModelRequest) for p in m.parts
-                     if isinstance(p, UserPromptPart)}
+            shown = {
+                p.content
+                for m in recent
+                if isinstance(m, ModelRequest)
+                for p in m.parts
+                if isinstance(p, UserPromptPart)
+            }
             framing += [UserPromptPart(t) for t in self._user_inputs if t not in shown]
         if note:
             framing.append(UserPromptPart(note))

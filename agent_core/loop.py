@@ -115,9 +115,7 @@ class AgentLoop:
             return self._result("user", messages=[], requests=executed.requests)
         request = _returns_request(executed.returns, self.context)
         self.context.add_messages([request])
-        return self._result(
-            "agent", messages=[request], units=executed.units, corrections=executed.corrections
-        )
+        return self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
 
     async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
         """Run each call in order; units of one response follow each other (shared batch)."""
@@ -128,21 +126,17 @@ class AgentLoop:
                 executed.requests.append(outcome)
                 continue
             executed.returns.append(
-                ToolReturnPart(call.tool_name, outcome.content, tool_call_id=call.tool_call_id,
-                               outcome=outcome.outcome)
+                ToolReturnPart(call.tool_name, outcome.content, tool_call_id=call.tool_call_id, outcome=outcome.outcome)
             )
             executed.units.extend(outcome.units)
             executed.corrections.extend(outcome.corrections)
         return executed
 
-    async def _execute_one(
-        self, call: ToolCallPart, batch: BatchState, index: int
-    ) -> CopilotRequest | ToolResult:
+    async def _execute_one(self, call: ToolCallPart, batch: BatchState, index: int) -> CopilotRequest | ToolResult:
         tool = self.options.tools.get(call.tool_name)
         if tool is None:
             known = ", ".join(self.options.tools)
-            return ToolResult(content={"error": f"Unknown tool {call.tool_name!r}. Tools: {known}."},
-                              outcome="failed")
+            return ToolResult(content={"error": f"Unknown tool {call.tool_name!r}. Tools: {known}."}, outcome="failed")
         if index >= MAX_CALLS_PER_RESPONSE:
             message = f"At most {MAX_CALLS_PER_RESPONSE} tool calls per response; call this again."
             return ToolResult(content={"error": message}, outcome="failed")
@@ -165,9 +159,7 @@ class AgentLoop:
             function_tools=[tool.definition for tool in options.tools.values()],
             allow_text_output=True,
         )
-        messages = self.context.to_model_messages(
-            options.system_prompt, options.progress_note, window=options.window
-        )
+        messages = self.context.to_model_messages(options.system_prompt, options.progress_note, window=options.window)
         return await call_model(options.model, messages, options.settings, params)
 
     def _result(

@@ -14,7 +14,7 @@ import json
 import re
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -61,8 +61,11 @@ class PseudoModel(Model):
         """Decide the next move from the messages alone."""
         parts = _decide(messages)
         sent = sum(len(_text_of(m)) for m in messages)
-        produced = sum(len(json.dumps(p.args)) if isinstance(p, ToolCallPart) else len(p.content)
-                       for p in parts if isinstance(p, ToolCallPart | TextPart))
+        produced = sum(
+            len(json.dumps(p.args)) if isinstance(p, ToolCallPart) else len(p.content)
+            for p in parts
+            if isinstance(p, ToolCallPart | TextPart)
+        )
         calls = any(isinstance(p, ToolCallPart) for p in parts)
         return ModelResponse(
             parts=parts,
@@ -80,7 +83,7 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     returns = [p for p in last.parts if isinstance(p, ToolReturnPart)] if isinstance(last, ModelRequest) else []
     reads = [r for r in returns if r.tool_name == "Read" and isinstance(r.content, dict) and "text" in r.content]
     if reads:
-        return _after_read(reads[-1].content, files, messages)
+        return _after_read(cast(dict[str, Any], reads[-1].content), files, messages)
     translated = [r for r in returns if r.tool_name == "Translate"]
     if translated:
         file_id = _translated_file(messages, translated[-1].tool_call_id) or files[0]
@@ -92,7 +95,9 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     return [_call("Read", {"file_id": todo[0]})]
 
 
-def _after_read(result: dict[str, Any], files: list[str], messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
+def _after_read(
+    result: dict[str, Any], files: list[str], messages: Sequence[ModelMessage]
+) -> list[TextPart | ToolCallPart]:
     file_id = str(result["file_id"])
     if result.get("complete") or not result.get("text"):
         done = _complete_files(messages) | {file_id}
@@ -109,9 +114,16 @@ def _after_read(result: dict[str, Any], files: list[str], messages: Sequence[Mod
     calls: list[TextPart | ToolCallPart] = []
     for unit in units[:count]:
         variant = attempts.get(unit, 0)
-        calls.append(_call("Translate", {
-            "file_id": file_id, "src_string": unit, "translate_string": pseudo_translate(unit, variant=variant % 2),
-        }))
+        calls.append(
+            _call(
+                "Translate",
+                {
+                    "file_id": file_id,
+                    "src_string": unit,
+                    "translate_string": pseudo_translate(unit, variant=variant % 2),
+                },
+            )
+        )
         if variant:
             break  # a unit tried again is proposed alone
     return calls
@@ -137,9 +149,10 @@ def _complete_files(messages: Sequence[ModelMessage]) -> set[str]:
             for part in message.parts:
                 if isinstance(part, UserPromptPart) and isinstance(part.content, str):
                     done.update(_COMPLETE.findall(part.content))
-                if isinstance(part, ToolReturnPart) and part.tool_name == "Read" and isinstance(part.content, dict):
-                    if part.content.get("complete"):
-                        done.add(str(part.content.get("file_id")))
+                if isinstance(part, ToolReturnPart) and part.tool_name == "Read":
+                    content = part.content
+                    if isinstance(content, dict) and content.get("complete"):
+                        done.add(str(content.get("file_id")))
     return done
 
 
@@ -160,8 +173,12 @@ def _rejections(messages: Sequence[ModelMessage]) -> dict[str, int]:
         if not isinstance(message, ModelRequest):
             continue
         for part in message.parts:
-            if (isinstance(part, ToolReturnPart) and part.tool_name == "Translate"
-                    and isinstance(part.content, dict) and part.content.get("status") == "reject"):
+            if (
+                isinstance(part, ToolReturnPart)
+                and part.tool_name == "Translate"
+                and isinstance(part.content, dict)
+                and part.content.get("status") == "reject"
+            ):
                 call = calls.get(part.tool_call_id)
                 if call is not None:
                     src = str(call.args_as_dict().get("src_string", "")).strip()
@@ -171,9 +188,14 @@ def _rejections(messages: Sequence[ModelMessage]) -> dict[str, int]:
 
 def _summary(messages: Sequence[ModelMessage]) -> str:
     reviewed = sum(
-        1 for m in messages if isinstance(m, ModelRequest) for p in m.parts
-        if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
-        and isinstance(p.content, dict) and p.content.get("status") in ("approve", "refined")
+        1
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+        and p.tool_name == "Translate"
+        and isinstance(p.content, dict)
+        and p.content.get("status") in ("approve", "refined")
     )
     tail = f" ({reviewed} units reviewed in the latest exchanges)" if reviewed else ""
     return f"The translation is complete: every file has been translated and reviewed{tail}."

@@ -7,7 +7,7 @@ client or a test reuse it unchanged. It owns the per-session rules of what may r
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from pydantic_ai.messages import ModelResponse
@@ -19,7 +19,7 @@ from .copilot import CopilotRequest
 from .document import FileState, add_span
 from .errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
 from .ids import new_id
-from .loop import AgentLoop, AgentLoopOptions, StepResult
+from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
 from .ports import SessionSnapshot, SessionStore, StepCommit
 from .prompts import progress_note, system_prompt
 from .tools.base import Tool
@@ -83,19 +83,21 @@ class AgentRuntime:
         verdicts = _accept_verdicts(loop.context, reviews, snapshot, request.copilot_responses)
         if request.user_input is not None:
             loop.context.add_user_input(request.user_input)
-        result = await loop.next()
+        # The step's messages include the user's input it committed, not only the model's answer.
+        result = replace(await loop.next(), messages=loop.context.new_messages)
         nothing_new = snapshot.version > 0 and not result.messages and not verdicts
         if not nothing_new:
             await self.store.commit_step(_commit(snapshot, loop.context, result, verdicts))
-        return StepOutcome(
-            session_id=snapshot.session_id, result=result, files=_files_after(snapshot.files, result)
-        )
+        return StepOutcome(session_id=snapshot.session_id, result=result, files=_files_after(snapshot.files, result))
 
-    async def pending_reviews(self, owner: str, session_id: str) -> list[CopilotRequest]:
-        """The copilot requests the human must answer now (for restoring a client's view)."""
+    async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
+        """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""
         snapshot = await self.store.load_step(owner, session_id)
         loop = await self._loop(snapshot, StepInput())
-        return await loop.pending_copilot_requests()
+        requests = await loop.pending_copilot_requests()
+        context = loop.context
+        waiting = requests or context.awaiting_user() or not context.messages
+        return ("user" if waiting else "agent"), requests
 
     async def _loop(self, snapshot: SessionSnapshot, request: StepInput) -> AgentLoop:
         heads = {
@@ -143,17 +145,13 @@ def _accept_verdicts(
         if call_id not in reviewable:
             raise CopilotMismatchError(f"No pending review has callId {call_id!r}; reload the session.")
         if reviewable[call_id] != response.tool.name:
-            raise CopilotMismatchError(
-                f"Call {call_id!r} is a {reviewable[call_id]} call, not {response.tool.name}."
-            )
+            raise CopilotMismatchError(f"Call {call_id!r} is a {reviewable[call_id]} call, not {response.tool.name}.")
         accepted.append(response)
     context.add_copilot_responses(accepted)
     return accepted
 
 
-def _commit(
-    snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict]
-) -> StepCommit:
+def _commit(snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict]) -> StepCommit:
     latest = None
     for index in range(len(snapshot.window) - 1, -1, -1):
         if isinstance(snapshot.window[index], ModelResponse):

@@ -7,7 +7,6 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from fastapi import FastAPI, Query, Request, Response
-from fastapi.responses import JSONResponse
 from mangum import Mangum
 
 from agent_core.errors import NotFoundError
@@ -66,12 +65,20 @@ def create_app(services: Services | None = None) -> FastAPI:
         """Perform exactly one AgentLoop step and return what it added."""
         owner = caller(request)
         session_id = _session_id(body.sessionId) if body.sessionId is not None else None
-        step = StepInput(user_input=body.userInput, copilot_responses=body.copilotResponses or (),
-                         time_left=_time_left(request))
+        step = StepInput(
+            user_input=body.userInput, copilot_responses=body.copilotResponses or (), time_left=_time_left(request)
+        )
         outcome = await _services(request).runtime.step(owner, session_id, step)
         result = outcome.result
-        logger.info("step", extra={"session_id": outcome.session_id, "actor": result.actor,
-                                   "messages": len(result.messages), "copilot_requests": len(result.copilot_requests)})
+        logger.info(
+            "step",
+            extra={
+                "session_id": outcome.session_id,
+                "actor": result.actor,
+                "messages": len(result.messages),
+                "copilot_requests": len(result.copilot_requests),
+            },
+        )
         return {
             "sessionId": outcome.session_id,
             "agentResponse": {
@@ -92,7 +99,8 @@ def create_app(services: Services | None = None) -> FastAPI:
 
     @app.get("/api/sessions")
     async def list_sessions(
-        request: Request, cursor: str | None = Query(default=None, max_length=2048),
+        request: Request,
+        cursor: str | None = Query(default=None, max_length=2048),
         limit: int = Query(default=20, ge=1, le=100),
     ) -> dict[str, Any]:
         """The caller's sessions, newest first."""
@@ -107,7 +115,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         record = services.manager.session(owner, sid)
         latest = services.manager.latest_messages(sid, limit=SESSION_VIEW_MESSAGES)
         responses = services.manager.copilot_responses(sid, limit=1000)
-        pending = await services.runtime.pending_reviews(owner, sid)
+        actor, pending = await services.runtime.pending_reviews(owner, sid)
         return {
             "id": sid,
             "messages": messages_json(load_messages(latest)),
@@ -118,12 +126,15 @@ def create_app(services: Services | None = None) -> FastAPI:
             "createdAt": record.created_at,
             "updatedAt": record.updated_at,
             "pendingCopilotRequests": copilot_requests_json(pending),
+            "actor": actor,
             "files": [file_json(f) for f in services.manager.file_states(sid)],
         }
 
     @app.get("/api/sessions/{session_id}/messages")
     async def get_messages(
-        session_id: str, request: Request, cursor: str | None = Query(default=None, max_length=2048),
+        session_id: str,
+        request: Request,
+        cursor: str | None = Query(default=None, max_length=2048),
         limit: int = Query(default=100, ge=1, le=500),
     ) -> dict[str, Any]:
         """The whole history, oldest first, a page at a time."""
@@ -139,8 +150,9 @@ def create_app(services: Services | None = None) -> FastAPI:
     @app.post("/api/sessions/{session_id}/files", status_code=201)
     async def upload_file(session_id: str, body: FileUpload, request: Request) -> dict[str, Any]:
         """Add a document to translate."""
-        record = _services(request).manager.add_file(caller(request), _session_id(session_id),
-                                             name=body.name, content=body.content)
+        record = _services(request).manager.add_file(
+            caller(request), _session_id(session_id), name=body.name, content=body.content
+        )
         return {"fileId": record.file_id, "name": record.name, "chars": record.chars}
 
     @app.get("/api/sessions/{session_id}/files/{file_id}")
@@ -150,8 +162,13 @@ def create_app(services: Services | None = None) -> FastAPI:
         manager = _services(request).manager
         record = manager.file(caller(request), sid, _file_id(file_id))
         state = state_of(record)
-        return {"fileId": record.file_id, "name": record.name, "chars": record.chars,
-                "progress": progress_json(state), "translation": manager.translation(sid, record)}
+        return {
+            "fileId": record.file_id,
+            "name": record.name,
+            "chars": record.chars,
+            "progress": progress_json(state),
+            "translation": manager.translation(sid, record),
+        }
 
     @app.get("/api/sessions/{session_id}/files/{file_id}/translation")
     async def download_translation(session_id: str, file_id: str, request: Request) -> Response:
@@ -159,15 +176,35 @@ def create_app(services: Services | None = None) -> FastAPI:
         sid = _session_id(session_id)
         manager = _services(request).manager
         record = manager.file(caller(request), sid, _file_id(file_id))
-        markdown = record.name.lower().endswith((".md", ".markdown"))
         stem, dot, ext = record.name.rpartition(".")
         filename = f"{stem}.translated.{ext}" if dot and stem else f"{record.name}.translated"
         safe = "".join(ch if ch.isalnum() or ch in "._- " else "_" for ch in filename)
         return Response(
             manager.translation(sid, record),
-            media_type="text/markdown; charset=utf-8" if markdown else "text/plain; charset=utf-8",
+            media_type=_media_type(record.name),
             headers={"Content-Disposition": f'attachment; filename="{safe}"'},
         )
+
+    @app.get("/api/sessions/{session_id}/files/{file_id}/source")
+    async def download_source(session_id: str, file_id: str, request: Request) -> Response:
+        """The file's source text as it was uploaded."""
+        sid = _session_id(session_id)
+        manager = _services(request).manager
+        record = manager.file(caller(request), sid, _file_id(file_id))
+        return Response(manager.source(sid, record), media_type=_media_type(record.name))
+
+    @app.get("/api/sessions/{session_id}/files/{file_id}/units")
+    async def list_units(session_id: str, file_id: str, request: Request) -> dict[str, Any]:
+        """The written units in source order: where each lies in the source, and its final text."""
+        sid = _session_id(session_id)
+        manager = _services(request).manager
+        record = manager.file(caller(request), sid, _file_id(file_id))
+        return {
+            "units": [
+                {"start": u.start, "end": u.end, "text": u.text, "status": u.status, "callId": u.call_id}
+                for u in manager.units(sid, record)
+            ]
+        }
 
     @app.get("/api/health")
     async def health() -> dict[str, str]:
@@ -176,6 +213,11 @@ def create_app(services: Services | None = None) -> FastAPI:
 
     mount_web(app)
     return app
+
+
+def _media_type(name: str) -> str:
+    markdown = name.lower().endswith((".md", ".markdown"))
+    return "text/markdown; charset=utf-8" if markdown else "text/plain; charset=utf-8"
 
 
 def _json(data: str) -> Any:

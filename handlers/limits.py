@@ -60,6 +60,11 @@ class BodyLimitMiddleware:
 async def _too_large(send: Send, limit: int) -> None:
     payload: dict[str, Any] = {"error": f"The body is larger than this route accepts ({limit} bytes)."}
     data = json.dumps(payload).encode()
-    await send({"type": "http.response.start", "status": 413,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": data})

@@ -115,8 +115,12 @@ class DynamoDBSessionStorage(SessionStorageInterface):
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""
         args: dict[str, Any] = {
-            "TableName": self.table, "IndexName": INDEX, "KeyConditionExpression": "gsi1pk = :o",
-            "ExpressionAttributeValues": {":o": _s(f"O#{owner}")}, "ScanIndexForward": False, "Limit": limit,
+            "TableName": self.table,
+            "IndexName": INDEX,
+            "KeyConditionExpression": "gsi1pk = :o",
+            "ExpressionAttributeValues": {":o": _s(f"O#{owner}")},
+            "ScanIndexForward": False,
+            "Limit": limit,
         }
         return self._page(args, cursor, "gsi1pk", f"O#{owner}", _session)
 
@@ -124,8 +128,10 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         """Delete every item of the session."""
         keys: list[Item] = []
         args: dict[str, Any] = {
-            "TableName": self.table, "KeyConditionExpression": "pk = :p",
-            "ExpressionAttributeValues": {":p": _s(_pk(session_id))}, "ProjectionExpression": "pk, sk",
+            "TableName": self.table,
+            "KeyConditionExpression": "pk = :p",
+            "ExpressionAttributeValues": {":p": _s(_pk(session_id))},
+            "ProjectionExpression": "pk, sk",
         }
         for item in self._query_all(args):
             keys.append({"pk": item["pk"], "sk": item["sk"]})
@@ -138,21 +144,42 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         if write.expected_version == 0:
             meta: Item = {"Put": {"TableName": self.table, "Item": record, "ConditionExpression": IS_NEW}}
         else:
-            meta = {"Put": {"TableName": self.table, "Item": record, "ConditionExpression": SAME_VERSION,
-                            "ExpressionAttributeValues": {":expected": _n(write.expected_version)}}}
+            meta = {
+                "Put": {
+                    "TableName": self.table,
+                    "Item": record,
+                    "ConditionExpression": SAME_VERSION,
+                    "ExpressionAttributeValues": {":expected": _n(write.expected_version)},
+                }
+            }
         items: list[Item] = [meta]
         for m in write.messages:
             items.append(self._put({"pk": pk, "sk": _s(f"M#{m.index:010d}"), "data": _s(m.data)}, NOT_WRITTEN))
         for r in write.copilot_responses:
-            items.append(self._put({"pk": pk, "sk": _s(f"R#{r.response_index:010d}#{r.call_id}"),
-                                    "data": _s(r.data), "createdAt": _s(r.created_at)}))
+            items.append(
+                self._put(
+                    {
+                        "pk": pk,
+                        "sk": _s(f"R#{r.response_index:010d}#{r.call_id}"),
+                        "data": _s(r.data),
+                        "createdAt": _s(r.created_at),
+                    }
+                )
+            )
         for u in write.units:
             items.append(self._put(_unit_item(pk, u), NOT_WRITTEN))
         for file_id, covered in write.coverage.items():
-            items.append({"Update": {
-                "TableName": self.table, "Key": {"pk": pk, "sk": _s(f"F#{file_id}")},
-                "UpdateExpression": "SET covered = :c", "ConditionExpression": FILE_EXISTS,
-                "ExpressionAttributeValues": {":c": _s(json.dumps(covered))}}})
+            items.append(
+                {
+                    "Update": {
+                        "TableName": self.table,
+                        "Key": {"pk": pk, "sk": _s(f"F#{file_id}")},
+                        "UpdateExpression": "SET covered = :c",
+                        "ConditionExpression": FILE_EXISTS,
+                        "ExpressionAttributeValues": {":c": _s(json.dumps(covered))},
+                    }
+                }
+            )
         for c in write.corrections:
             items.append(self._put(_correction_item(c)))
         if len(items) > MAX_TRANSACTION_ITEMS:
@@ -173,8 +200,9 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         if limit <= 0:
             return []
         with _errors():
-            items = self.client.query(**self._prefix(session_id, "M#"), ScanIndexForward=False, Limit=limit,
-                                      ConsistentRead=True)["Items"]
+            items = self.client.query(
+                **self._prefix(session_id, "M#"), ScanIndexForward=False, Limit=limit, ConsistentRead=True
+            )["Items"]
         return [_message(i) for i in reversed(items)]
 
     def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
@@ -187,9 +215,7 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         args = {**self._prefix(session_id, f"R#{response_index:010d}#"), "ConsistentRead": True}
         return [_response(i) for i in self._query_all(args)]
 
-    def list_copilot_responses(
-        self, session_id: str, *, cursor: str | None, limit: int
-    ) -> Page[CopilotResponseRecord]:
+    def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
         """All verdicts, oldest first."""
         args = {**self._prefix(session_id, "R#"), "Limit": limit, "ConsistentRead": True}
         return self._page(args, cursor, "pk", _pk(session_id), _response)
@@ -201,17 +227,34 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         self.get_session(session_id)
         pk = _s(_pk(session_id))
         parts = chunks(content)
-        self._batch_write([{"PutRequest": {"Item": {"pk": pk, "sk": _s(f"C#{record.file_id}#{n:05d}"),
-                                                    "text": _s(text)}}} for n, text in enumerate(parts)])
-        item = {"pk": pk, "sk": _s(f"F#{record.file_id}"), "name": _s(record.name), "chars": _n(record.chars),
-                "covered": _s(json.dumps(record.covered)), "createdAt": _s(record.created_at),
-                "chunks": _n(len(parts))}
+        self._batch_write(
+            [
+                {"PutRequest": {"Item": {"pk": pk, "sk": _s(f"C#{record.file_id}#{n:05d}"), "text": _s(text)}}}
+                for n, text in enumerate(parts)
+            ]
+        )
+        item = {
+            "pk": pk,
+            "sk": _s(f"F#{record.file_id}"),
+            "name": _s(record.name),
+            "chars": _n(record.chars),
+            "covered": _s(json.dumps(record.covered)),
+            "createdAt": _s(record.created_at),
+            "chunks": _n(len(parts)),
+        }
         with _errors():
-            self.client.transact_write_items(TransactItems=[
-                {"ConditionCheck": {"TableName": self.table, "Key": {"pk": pk, "sk": _s("META")},
-                                    "ConditionExpression": SESSION_EXISTS}},
-                self._put(item),
-            ])
+            self.client.transact_write_items(
+                TransactItems=[
+                    {
+                        "ConditionCheck": {
+                            "TableName": self.table,
+                            "Key": {"pk": pk, "sk": _s("META")},
+                            "ConditionExpression": SESSION_EXISTS,
+                        }
+                    },
+                    self._put(item),
+                ]
+            )
 
     def list_files(self, session_id: str) -> list[FileRecord]:
         """The files in upload order."""
@@ -222,8 +265,9 @@ class DynamoDBSessionStorage(SessionStorageInterface):
     def get_file(self, session_id: str, file_id: str) -> FileRecord:
         """One file."""
         with _errors():
-            item = self.client.get_item(TableName=self.table, ConsistentRead=True,
-                                        Key={"pk": _s(_pk(session_id)), "sk": _s(f"F#{file_id}")}).get("Item")
+            item = self.client.get_item(
+                TableName=self.table, ConsistentRead=True, Key={"pk": _s(_pk(session_id)), "sk": _s(f"F#{file_id}")}
+            ).get("Item")
         if item is None:
             raise NotFoundError(f"No file {file_id} in this session.")
         return _file(item)
@@ -238,8 +282,11 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         texts: list[str] = []
         for n in range(first, last + 1):
             with _errors():
-                item = self.client.get_item(TableName=self.table, ConsistentRead=True, Key={
-                    "pk": _s(_pk(session_id)), "sk": _s(f"C#{file_id}#{n:05d}")}).get("Item")
+                item = self.client.get_item(
+                    TableName=self.table,
+                    ConsistentRead=True,
+                    Key={"pk": _s(_pk(session_id)), "sk": _s(f"C#{file_id}#{n:05d}")},
+                ).get("Item")
             if item is None:
                 if n == first:
                     self.get_file(session_id, file_id)  # NotFound for an unknown file
@@ -257,16 +304,22 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         """Newest first."""
         with _errors():
             items = self.client.query(
-                TableName=self.table, KeyConditionExpression="pk = :p AND begins_with(sk, :k)",
+                TableName=self.table,
+                KeyConditionExpression="pk = :p AND begins_with(sk, :k)",
                 ExpressionAttributeValues={":p": _s(f"O#{owner}"), ":k": _s("K#")},
-                ScanIndexForward=False, Limit=limit)["Items"]
+                ScanIndexForward=False,
+                Limit=limit,
+            )["Items"]
         return [_correction(i) for i in items]
 
     # -- helpers -----------------------------------------------------------------------------
 
     def _prefix(self, session_id: str, prefix: str) -> dict[str, Any]:
-        return {"TableName": self.table, "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
-                "ExpressionAttributeValues": {":p": _s(_pk(session_id)), ":s": _s(prefix)}}
+        return {
+            "TableName": self.table,
+            "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+            "ExpressionAttributeValues": {":p": _s(_pk(session_id)), ":s": _s(prefix)},
+        }
 
     def _query_all(self, args: dict[str, Any]) -> Iterator[Item]:
         key = None
@@ -345,20 +398,32 @@ def _decode_cursor(cursor: str) -> Item:
 
 def _session_item(r: SessionRecord) -> Item:
     return {
-        "pk": _s(_pk(r.session_id)), "sk": _s("META"), "owner": _s(r.owner), "createdAt": _s(r.created_at),
-        "updatedAt": _s(r.updated_at), "version": _n(r.version), "messageCount": _n(r.message_count),
-        "copilotResponseCount": _n(r.copilot_response_count), "userInputs": _s(json.dumps(list(r.user_inputs))),
-        "schemaVersion": _n(r.schema_version), "gsi1pk": _s(f"O#{r.owner}"),
+        "pk": _s(_pk(r.session_id)),
+        "sk": _s("META"),
+        "owner": _s(r.owner),
+        "createdAt": _s(r.created_at),
+        "updatedAt": _s(r.updated_at),
+        "version": _n(r.version),
+        "messageCount": _n(r.message_count),
+        "copilotResponseCount": _n(r.copilot_response_count),
+        "userInputs": _s(json.dumps(list(r.user_inputs))),
+        "schemaVersion": _n(r.schema_version),
+        "gsi1pk": _s(f"O#{r.owner}"),
         "gsi1sk": _s(f"{r.updated_at}#{r.session_id}"),
     }
 
 
 def _session(i: Item) -> SessionRecord:
     return SessionRecord(
-        session_id=i["pk"]["S"].removeprefix("S#"), owner=i["owner"]["S"], created_at=i["createdAt"]["S"],
-        updated_at=i["updatedAt"]["S"], version=int(i["version"]["N"]), message_count=int(i["messageCount"]["N"]),
+        session_id=i["pk"]["S"].removeprefix("S#"),
+        owner=i["owner"]["S"],
+        created_at=i["createdAt"]["S"],
+        updated_at=i["updatedAt"]["S"],
+        version=int(i["version"]["N"]),
+        message_count=int(i["messageCount"]["N"]),
         copilot_response_count=int(i["copilotResponseCount"]["N"]),
-        user_inputs=tuple(json.loads(i["userInputs"]["S"])), schema_version=int(i["schemaVersion"]["N"]),
+        user_inputs=tuple(json.loads(i["userInputs"]["S"])),
+        schema_version=int(i["schemaVersion"]["N"]),
     )
 
 
@@ -368,36 +433,71 @@ def _message(i: Item) -> MessageRecord:
 
 def _response(i: Item) -> CopilotResponseRecord:
     _, index, call_id = i["sk"]["S"].split("#", 2)
-    return CopilotResponseRecord(response_index=int(index), call_id=call_id, data=i["data"]["S"],
-                                 created_at=i["createdAt"]["S"])
+    return CopilotResponseRecord(
+        response_index=int(index), call_id=call_id, data=i["data"]["S"], created_at=i["createdAt"]["S"]
+    )
 
 
 def _file(i: Item) -> FileRecord:
-    return FileRecord(file_id=i["sk"]["S"][2:], name=i["name"]["S"], chars=int(i["chars"]["N"]),
-                      covered=tuple((int(s), int(e)) for s, e in json.loads(i["covered"]["S"])),
-                      created_at=i["createdAt"]["S"])
+    return FileRecord(
+        file_id=i["sk"]["S"][2:],
+        name=i["name"]["S"],
+        chars=int(i["chars"]["N"]),
+        covered=tuple((int(s), int(e)) for s, e in json.loads(i["covered"]["S"])),
+        created_at=i["createdAt"]["S"],
+    )
 
 
 def _unit_item(pk: Item, u: UnitRecord) -> Item:
-    return {"pk": pk, "sk": _s(f"U#{u.file_id}#{u.start:010d}"), "end": _n(u.end), "coverEnd": _n(u.cover_end),
-            "text": _s(u.text), "callId": _s(u.call_id), "status": _s(u.status)}
+    return {
+        "pk": pk,
+        "sk": _s(f"U#{u.file_id}#{u.start:010d}"),
+        "end": _n(u.end),
+        "coverEnd": _n(u.cover_end),
+        "text": _s(u.text),
+        "callId": _s(u.call_id),
+        "status": _s(u.status),
+    }
 
 
 def _unit(i: Item) -> UnitRecord:
     _, file_id, start = i["sk"]["S"].split("#", 2)
-    return UnitRecord(file_id=file_id, start=int(start), end=int(i["end"]["N"]), cover_end=int(i["coverEnd"]["N"]),
-                      text=i["text"]["S"], call_id=i["callId"]["S"], status=i["status"]["S"])
+    return UnitRecord(
+        file_id=file_id,
+        start=int(start),
+        end=int(i["end"]["N"]),
+        cover_end=int(i["coverEnd"]["N"]),
+        text=i["text"]["S"],
+        call_id=i["callId"]["S"],
+        status=i["status"]["S"],
+    )
 
 
 def _correction_item(c: CorrectionRecord) -> Item:
-    return {"pk": _s(f"O#{c.owner}"), "sk": _s(f"K#{c.created_at}#{c.correction_id}"), "sessionId": _s(c.session_id),
-            "fileId": _s(c.file_id), "status": _s(c.status), "source": _s(c.source), "proposal": _s(c.proposal),
-            "final": _opt(c.final), "reason": _opt(c.reason)}
+    return {
+        "pk": _s(f"O#{c.owner}"),
+        "sk": _s(f"K#{c.created_at}#{c.correction_id}"),
+        "sessionId": _s(c.session_id),
+        "fileId": _s(c.file_id),
+        "status": _s(c.status),
+        "source": _s(c.source),
+        "proposal": _s(c.proposal),
+        "final": _opt(c.final),
+        "reason": _opt(c.reason),
+    }
 
 
 def _correction(i: Item) -> CorrectionRecord:
     _, created_at, correction_id = i["sk"]["S"].split("#", 2)
-    return CorrectionRecord(correction_id=correction_id, owner=i["pk"]["S"][2:], session_id=i["sessionId"]["S"],
-                            file_id=i["fileId"]["S"], status=i["status"]["S"], source=i["source"]["S"],
-                            proposal=i["proposal"]["S"], final=_get_opt(i, "final"), reason=_get_opt(i, "reason"),
-                            created_at=created_at)
+    return CorrectionRecord(
+        correction_id=correction_id,
+        owner=i["pk"]["S"][2:],
+        session_id=i["sessionId"]["S"],
+        file_id=i["fileId"]["S"],
+        status=i["status"]["S"],
+        source=i["source"]["S"],
+        proposal=i["proposal"]["S"],
+        final=_get_opt(i, "final"),
+        reason=_get_opt(i, "reason"),
+        created_at=created_at,
+    )

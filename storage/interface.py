@@ -56,9 +56,7 @@ class SessionStorageInterface(ABC):
         """The verdicts on the calls of the model response at `response_index`."""
 
     @abstractmethod
-    def list_copilot_responses(
-        self, session_id: str, *, cursor: str | None, limit: int
-    ) -> Page[CopilotResponseRecord]:
+    def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
         """All the session's verdicts, oldest first, a page at a time."""
 
     @abstractmethod

@@ -80,9 +80,18 @@ class SessionManager:
     async def new_step(self, owner: str, session_id: str) -> SessionSnapshot:
         """The state of a session that does not exist yet."""
         return SessionSnapshot(
-            session_id=session_id, owner=owner, version=0, created_at=now_iso(), message_count=0,
-            window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[],
-            reader=_Reader(self.storage, session_id), memory=self._memory(owner),
+            session_id=session_id,
+            owner=owner,
+            version=0,
+            created_at=now_iso(),
+            message_count=0,
+            window=[],
+            window_complete=True,
+            user_inputs=[],
+            copilot_responses=[],
+            files=[],
+            reader=_Reader(self.storage, session_id),
+            memory=self._memory(owner),
         )
 
     async def load_step(self, owner: str, session_id: str) -> SessionSnapshot:
@@ -98,23 +107,30 @@ class SessionManager:
                 verdicts = [CopilotResponseAdapter.validate_json(r.data) for r in stored]
                 break
         return SessionSnapshot(
-            session_id=session_id, owner=owner, version=record.version, created_at=record.created_at,
-            message_count=record.message_count, window=window,
-            window_complete=record.message_count <= len(window), user_inputs=record.user_inputs,
-            copilot_responses=verdicts, files=self.file_states(session_id),
-            reader=_Reader(self.storage, session_id), memory=self._memory(owner),
+            session_id=session_id,
+            owner=owner,
+            version=record.version,
+            created_at=record.created_at,
+            message_count=record.message_count,
+            window=window,
+            window_complete=record.message_count <= len(window),
+            user_inputs=record.user_inputs,
+            copilot_responses=verdicts,
+            files=self.file_states(session_id),
+            reader=_Reader(self.storage, session_id),
+            memory=self._memory(owner),
         )
 
     async def commit_step(self, commit: StepCommit) -> None:
         """Write the step in one conditional transaction."""
         stamp = now_iso()
         messages = [
-            MessageRecord(index=commit.message_count + i, data=dump_message(m))
-            for i, m in enumerate(commit.messages)
+            MessageRecord(index=commit.message_count + i, data=dump_message(m)) for i, m in enumerate(commit.messages)
         ]
         responses = [
             CopilotResponseRecord(
-                response_index=commit.response_index, call_id=r.tool.call_id,
+                response_index=commit.response_index,
+                call_id=r.tool.call_id,
                 data=CopilotResponseAdapter.dump_json(r, by_alias=True, exclude_none=True).decode(),
                 created_at=stamp,
             )
@@ -122,23 +138,52 @@ class SessionManager:
         ]
         previous = self.storage.get_session(commit.session_id) if commit.expected_version else None
         record = SessionRecord(
-            session_id=commit.session_id, owner=commit.owner, created_at=commit.created_at,
-            updated_at=stamp, version=commit.expected_version + 1,
+            session_id=commit.session_id,
+            owner=commit.owner,
+            created_at=commit.created_at,
+            updated_at=stamp,
+            version=commit.expected_version + 1,
             message_count=commit.message_count + len(messages),
             copilot_response_count=(previous.copilot_response_count if previous else 0) + len(responses),
-            user_inputs=tuple(commit.user_inputs), schema_version=SCHEMA_VERSION,
+            user_inputs=tuple(commit.user_inputs),
+            schema_version=SCHEMA_VERSION,
         )
-        self.storage.commit(StepWrite(
-            session=record, expected_version=commit.expected_version, messages=messages,
-            copilot_responses=responses,
-            units=[UnitRecord(file_id=u.file_id, start=u.start, end=u.end, cover_end=u.cover_end,
-                              text=u.text, call_id=u.call_id, status=u.status) for u in commit.units],
-            coverage=dict(commit.coverage),
-            corrections=[CorrectionRecord(
-                correction_id=uuid.uuid4().hex, owner=commit.owner, session_id=commit.session_id,
-                file_id=c.file_id, status=c.status, source=c.source, proposal=c.proposal,
-                final=c.final, reason=c.reason, created_at=stamp) for c in commit.corrections],
-        ))
+        self.storage.commit(
+            StepWrite(
+                session=record,
+                expected_version=commit.expected_version,
+                messages=messages,
+                copilot_responses=responses,
+                units=[
+                    UnitRecord(
+                        file_id=u.file_id,
+                        start=u.start,
+                        end=u.end,
+                        cover_end=u.cover_end,
+                        text=u.text,
+                        call_id=u.call_id,
+                        status=u.status,
+                    )
+                    for u in commit.units
+                ],
+                coverage=dict(commit.coverage),
+                corrections=[
+                    CorrectionRecord(
+                        correction_id=uuid.uuid4().hex,
+                        owner=commit.owner,
+                        session_id=commit.session_id,
+                        file_id=c.file_id,
+                        status=c.status,
+                        source=c.source,
+                        proposal=c.proposal,
+                        final=c.final,
+                        reason=c.reason,
+                        created_at=stamp,
+                    )
+                    for c in commit.corrections
+                ],
+            )
+        )
 
     # -- API operations --------------------------------------------------------------------
 
@@ -185,15 +230,18 @@ class SessionManager:
             raise InvalidRequestError(f"The file has {len(content)} characters; the limit is {MAX_FILE_CHARS}.")
         if len(self.storage.list_files(session_id)) >= MAX_FILES:
             raise InvalidRequestError(f"A session holds at most {MAX_FILES} files.")
-        record = FileRecord(file_id=new_id("f"), name=name, chars=len(content),
-                            covered=initial_coverage(content), created_at=now_iso())
+        record = FileRecord(
+            file_id=new_id("f"), name=name, chars=len(content), covered=initial_coverage(content), created_at=now_iso()
+        )
         self.storage.add_file(session_id, record, content)
         return record
 
     def file_states(self, session_id: str) -> list[FileState]:
         """The session's files as the agent sees them."""
-        return [FileState(file_id=f.file_id, name=f.name, chars=f.chars, covered=f.covered)
-                for f in self.storage.list_files(session_id)]
+        return [
+            FileState(file_id=f.file_id, name=f.name, chars=f.chars, covered=f.covered)
+            for f in self.storage.list_files(session_id)
+        ]
 
     def file(self, owner: str, session_id: str, file_id: str) -> FileRecord:
         """One of the caller's files."""
@@ -202,14 +250,26 @@ class SessionManager:
 
     def translation(self, session_id: str, record: FileRecord) -> str:
         """The assembled translation: written units in source order, the source's whitespace between."""
-        units = self.storage.list_units(session_id, record.file_id)
-        content = self.storage.read_file(session_id, record.file_id, 0, record.chars)
-        return assemble(content, units)
+        return assemble(self.source(session_id, record), self.units(session_id, record))
+
+    def source(self, session_id: str, record: FileRecord) -> str:
+        """The file's whole source text."""
+        return self.storage.read_file(session_id, record.file_id, 0, record.chars)
+
+    def units(self, session_id: str, record: FileRecord) -> list[UnitRecord]:
+        """The file's written units in source order."""
+        return self.storage.list_units(session_id, record.file_id)
 
     def _memory(self, owner: str) -> str:
         corrections = self.storage.recent_corrections(owner, limit=MEMORY_CORRECTIONS)
-        return render_memory([RememberedCorrection(status=c.status, source=c.source, proposal=c.proposal,
-                                                   final=c.final, reason=c.reason) for c in corrections])
+        return render_memory(
+            [
+                RememberedCorrection(
+                    status=c.status, source=c.source, proposal=c.proposal, final=c.final, reason=c.reason
+                )
+                for c in corrections
+            ]
+        )
 
 
 def assemble(content: str, units: Sequence[UnitRecord]) -> str:

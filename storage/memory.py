@@ -107,9 +107,7 @@ class MemorySessionStorage(SessionStorageInterface):
             responses = self._session(session_id).responses
             return [r for (index, _), r in sorted(responses.items()) if index == response_index]
 
-    def list_copilot_responses(
-        self, session_id: str, *, cursor: str | None, limit: int
-    ) -> Page[CopilotResponseRecord]:
+    def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
         """All verdicts, oldest first."""
         with self._lock:
             responses = [r for _, r in sorted(self._session(session_id).responses.items())]

@@ -86,8 +86,9 @@ def _upsert(table: str, record: type[Any], key: str, *extra: str) -> str:
 _RECORDS = (SessionRecord, FileRecord, UnitRecord, CopilotResponseRecord, CorrectionRecord)
 _S, _F, _U, _R, _C = (", ".join(_columns(record)) for record in _RECORDS)
 _UPSERT_SESSION = _upsert("sessions", SessionRecord, "session_id")
-_UPSERT_RESPONSE = _upsert("copilot_responses", CopilotResponseRecord, "session_id, response_index, call_id",
-                           "session_id")
+_UPSERT_RESPONSE = _upsert(
+    "copilot_responses", CopilotResponseRecord, "session_id, response_index, call_id", "session_id"
+)
 _UPSERT_FILE = _upsert("files", FileRecord, "session_id, file_id", "session_id")
 _INSERT_MESSAGE = _insert("messages", _columns(MessageRecord, "session_id"))
 _INSERT_UNIT = _insert("units", _columns(UnitRecord, "session_id"))
@@ -135,15 +136,15 @@ class SQLiteSessionStorage(SessionStorageInterface):
 
     def _use_wal(self, path: str) -> None:
         """Switch the file to WAL once; the switch ignores busy_timeout, so retry while others open it."""
-        for attempt in range(50):
+        error: sqlite3.Error | None = None
+        for _ in range(50):
             try:
                 if self._conn.execute("PRAGMA journal_mode = WAL").fetchone()["journal_mode"] in ("wal", "memory"):
                     return
             except sqlite3.OperationalError as exc:
-                if attempt == 49:
-                    raise StorageUnavailableError(f"Cannot switch {path} to WAL: {exc}") from exc
+                error = exc
             time.sleep(0.1)
-        raise StorageUnavailableError(f"Cannot switch {path} to WAL.")
+        raise StorageUnavailableError(f"Cannot switch {path} to WAL journal mode: {error}") from error
 
     @classmethod
     def from_env(cls) -> SQLiteSessionStorage:
@@ -234,9 +235,7 @@ class SQLiteSessionStorage(SessionStorageInterface):
             rows = db.execute(sql, (session_id, response_index)).fetchall()
         return [CopilotResponseRecord(**r) for r in rows]
 
-    def list_copilot_responses(
-        self, session_id: str, *, cursor: str | None, limit: int
-    ) -> Page[CopilotResponseRecord]:
+    def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
         """All the session's verdicts by response index, then call id, a page at a time."""
         after = _decode(cursor, "r", (int, str))
         sql = f"SELECT {_R} FROM copilot_responses WHERE session_id = ?"
@@ -268,14 +267,14 @@ class SQLiteSessionStorage(SessionStorageInterface):
     def get_file(self, session_id: str, file_id: str) -> FileRecord:
         """One file's record; NotFoundError if there is none."""
         with self._transaction(write=False) as db:
-            return _file(_require_file(db, session_id, file_id))
+            return _file(_require(db, session_id, file_id))
 
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
         """The file's characters `[start, end)`, reading only the chunks that hold them."""
         start, end = max(0, start), max(0, end)
         first, last = start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS
         with self._transaction(write=False) as db:
-            _require_file(db, session_id, file_id)
+            _require(db, session_id, file_id)
             if end <= start:
                 return ""
             sql = "SELECT text FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ? ORDER BY n"
@@ -308,19 +307,16 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitR
             raise ConflictError(f"A unit at {unit.start} of {unit.file_id} is already written.") from exc
 
 
-def _require(db: sqlite3.Connection, session_id: str) -> dict[str, Any]:
+def _require(db: sqlite3.Connection, session_id: str, file_id: str | None = None) -> dict[str, Any]:
+    """The session's row (or, given `file_id`, the file's); NotFoundError if either is missing."""
     row: dict[str, Any] | None = db.execute(f"SELECT {_S} FROM sessions WHERE session_id = ?", (session_id,)).fetchone()
     if row is None:
         raise NotFoundError(f"No session {session_id}.")
-    return row
-
-
-def _require_file(db: sqlite3.Connection, session_id: str, file_id: str) -> dict[str, Any]:
-    _require(db, session_id)
-    sql = f"SELECT {_F} FROM files WHERE session_id = ? AND file_id = ?"
-    row: dict[str, Any] | None = db.execute(sql, (session_id, file_id)).fetchone()
-    if row is None:
-        raise NotFoundError(f"No file {file_id} in this session.")
+    if file_id is not None:
+        sql = f"SELECT {_F} FROM files WHERE session_id = ? AND file_id = ?"
+        row = db.execute(sql, (session_id, file_id)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No file {file_id} in this session.")
     return row
 
 
@@ -334,8 +330,7 @@ def _file(row: dict[str, Any]) -> FileRecord:
 
 def _fetch(db: sqlite3.Connection, sql: str, args: list[Any], limit: int) -> list[dict[str, Any]]:
     """Up to `limit + 1` rows: the extra one only says whether another page follows."""
-    rows: list[dict[str, Any]] = db.execute(sql + " LIMIT ?", (*args, max(limit, 0) + 1)).fetchall()
-    return rows
+    return db.execute(sql + " LIMIT ?", (*args, max(limit, 0) + 1)).fetchall()
 
 
 def _page(items: list[T], limit: int, kind: str, key: Callable[[T], list[Any]]) -> Page[T]:
@@ -354,8 +349,6 @@ def _decode(cursor: str | None, kind: str, shape: tuple[type, ...]) -> list[Any]
         value = json.loads(base64.b64decode(cursor.encode("ascii"), altchars=b"-_", validate=True))
     except ValueError as exc:
         raise InvalidCursorError("Invalid cursor.") from exc
-    if not (isinstance(value, list) and len(value) == len(shape) + 1 and value[0] == kind) or any(
-        type(v) is not t for v, t in zip(value[1:], shape, strict=True)
-    ):
+    if not isinstance(value, list) or value[:1] + [type(v) for v in value[1:]] != [kind, *shape]:
         raise InvalidCursorError("Invalid cursor.")
     return value[1:]

@@ -13,9 +13,9 @@ os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
 os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
-from pydantic_ai import models  # noqa: E402
+from pydantic_ai import models
 
-from tests.aws import create_sessions_table  # noqa: E402
+from tests.aws import create_sessions_table
 
 # A guard: no test may reach a real model provider.
 models.ALLOW_MODEL_REQUESTS = False
@@ -45,9 +45,9 @@ def make_backend(name: str, tmp_path: object) -> object:
         from storage.sqlite import SQLiteSessionStorage
 
         return SQLiteSessionStorage(f"{tmp_path}/sessions.sqlite3")
-    from storage.dynamodb import DynamoDBSessionStorage
-
     import boto3
+
+    from storage.dynamodb import DynamoDBSessionStorage
 
     return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name="sessions-test")
 

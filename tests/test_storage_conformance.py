@@ -22,9 +22,18 @@ SID = "s_" + "1" * 32
 FID = "f_" + "2" * 32
 
 
-def session(version: int = 1, *, owner: str = "alice", sid: str = SID, count: int = 0, at: str = "2026-01-01T00:00:00.000+00:00") -> SessionRecord:
-    return SessionRecord(session_id=sid, owner=owner, created_at="2026-01-01T00:00:00.000+00:00", updated_at=at,
-                         version=version, message_count=count, user_inputs=("translate",))
+def session(
+    version: int = 1, *, owner: str = "alice", sid: str = SID, count: int = 0, at: str = "2026-01-01T00:00:00.000+00:00"
+) -> SessionRecord:
+    return SessionRecord(
+        session_id=sid,
+        owner=owner,
+        created_at="2026-01-01T00:00:00.000+00:00",
+        updated_at=at,
+        version=version,
+        message_count=count,
+        user_inputs=("translate",),
+    )
 
 
 def create(storage: Any, **kw: Any) -> SessionRecord:
@@ -38,11 +47,15 @@ def messages(start: int, n: int) -> list[MessageRecord]:
 
 
 def unit(start: int, end: int, call: str = "c1") -> UnitRecord:
-    return UnitRecord(file_id=FID, start=start, end=end, cover_end=end + 1, text=f"t{start}", call_id=call, status="approve")
+    return UnitRecord(
+        file_id=FID, start=start, end=end, cover_end=end + 1, text=f"t{start}", call_id=call, status="approve"
+    )
 
 
 def add_file(storage: Any, content: str = "Hello world.\n") -> FileRecord:
-    record = FileRecord(file_id=FID, name="doc.md", chars=len(content), covered=(), created_at="2026-01-01T00:00:00+00:00")
+    record = FileRecord(
+        file_id=FID, name="doc.md", chars=len(content), covered=(), created_at="2026-01-01T00:00:00+00:00"
+    )
     storage.add_file(SID, record, content)
     return record
 
@@ -96,11 +109,24 @@ def test_invalid_cursor(storage: Any) -> None:
 
 def test_copilot_responses_by_response_and_replaced(storage: Any) -> None:
     create(storage)
+
     def cr(index: int, call: str, data: str) -> CopilotResponseRecord:
-        return CopilotResponseRecord(response_index=index, call_id=call, data=data, created_at="2026-01-01T00:00:00+00:00")
-    storage.commit(StepWrite(session=session(2), expected_version=1, copilot_responses=[cr(3, "a", "1"), cr(3, "b", "2"), cr(1, "a", "0")]))
+        return CopilotResponseRecord(
+            response_index=index, call_id=call, data=data, created_at="2026-01-01T00:00:00+00:00"
+        )
+
+    storage.commit(
+        StepWrite(
+            session=session(2),
+            expected_version=1,
+            copilot_responses=[cr(3, "a", "1"), cr(3, "b", "2"), cr(1, "a", "0")],
+        )
+    )
     storage.commit(StepWrite(session=session(3), expected_version=2, copilot_responses=[cr(3, "a", "9")]))
-    assert sorted((r.call_id, r.data) for r in storage.copilot_responses(SID, response_index=3)) == [("a", "9"), ("b", "2")]
+    assert sorted((r.call_id, r.data) for r in storage.copilot_responses(SID, response_index=3)) == [
+        ("a", "9"),
+        ("b", "2"),
+    ]
     assert [r.data for r in storage.copilot_responses(SID, response_index=1)] == ["0"]
     everything = storage.list_copilot_responses(SID, cursor=None, limit=10)
     assert len(everything.items) == 3 and everything.next_cursor is None
@@ -112,7 +138,12 @@ def test_files_chunks_and_ranges(storage: Any) -> None:
     record = add_file(storage, content)
     assert storage.get_file(SID, FID) == record
     assert storage.list_files(SID) == [record]
-    for start, end in [(0, 10), (CHUNK_CHARS - 5, CHUNK_CHARS + 5), (0, len(content)), (len(content) - 3, len(content) + 50)]:
+    for start, end in [
+        (0, 10),
+        (CHUNK_CHARS - 5, CHUNK_CHARS + 5),
+        (0, len(content)),
+        (len(content) - 3, len(content) + 50),
+    ]:
         assert storage.read_file(SID, FID, start, end) == content[start:end]
     with pytest.raises(NotFoundError):
         storage.get_file(SID, "f_" + "9" * 32)
@@ -126,24 +157,48 @@ def test_file_needs_a_session(storage: Any) -> None:
 def test_units_coverage_and_idempotency(storage: Any) -> None:
     create(storage)
     add_file(storage, "One. Two. Three.")
-    storage.commit(StepWrite(session=session(2, count=1), expected_version=1, messages=messages(0, 1),
-                             units=[unit(5, 9, "b"), unit(0, 4, "a")], coverage={FID: ((0, 10),)}))
+    storage.commit(
+        StepWrite(
+            session=session(2, count=1),
+            expected_version=1,
+            messages=messages(0, 1),
+            units=[unit(5, 9, "b"), unit(0, 4, "a")],
+            coverage={FID: ((0, 10),)},
+        )
+    )
     assert [u.start for u in storage.list_units(SID, FID)] == [0, 5]
     assert storage.get_file(SID, FID).covered == ((0, 10),)
     # The same unit written again (a replayed step) fails whole: no message, no version change.
     with pytest.raises(ConflictError):
-        storage.commit(StepWrite(session=session(3, count=2), expected_version=2, messages=messages(1, 1),
-                                 units=[unit(0, 4, "a")]))
+        storage.commit(
+            StepWrite(session=session(3, count=2), expected_version=2, messages=messages(1, 1), units=[unit(0, 4, "a")])
+        )
     assert storage.get_session(SID).version == 2
     assert len(storage.latest_messages(SID, limit=10)) == 1
 
 
 def test_corrections_per_owner_newest_first(storage: Any) -> None:
     create(storage)
+
     def corr(i: int, owner: str) -> CorrectionRecord:
-        return CorrectionRecord(correction_id=f"c{i}", owner=owner, session_id=SID, file_id=FID, status="refined",
-                                source="s", proposal="p", final="f", reason=None, created_at=f"2026-01-01T00:00:0{i}.000+00:00")
-    storage.commit(StepWrite(session=session(2), expected_version=1, corrections=[corr(1, "alice"), corr(2, "alice"), corr(3, "bob")]))
+        return CorrectionRecord(
+            correction_id=f"c{i}",
+            owner=owner,
+            session_id=SID,
+            file_id=FID,
+            status="refined",
+            source="s",
+            proposal="p",
+            final="f",
+            reason=None,
+            created_at=f"2026-01-01T00:00:0{i}.000+00:00",
+        )
+
+    storage.commit(
+        StepWrite(
+            session=session(2), expected_version=1, corrections=[corr(1, "alice"), corr(2, "alice"), corr(3, "bob")]
+        )
+    )
     assert [c.correction_id for c in storage.recent_corrections("alice", limit=5)] == ["c2", "c1"]
     assert [c.correction_id for c in storage.recent_corrections("bob", limit=5)] == ["c3"]
     assert storage.recent_corrections("carol", limit=5) == []
@@ -163,7 +218,9 @@ def test_list_sessions_per_owner_newest_first(storage: Any) -> None:
 def test_delete_removes_everything(storage: Any) -> None:
     create(storage)
     add_file(storage)
-    storage.commit(StepWrite(session=session(2, count=3), expected_version=1, messages=messages(0, 3), units=[unit(0, 4)]))
+    storage.commit(
+        StepWrite(session=session(2, count=3), expected_version=1, messages=messages(0, 3), units=[unit(0, 4)])
+    )
     storage.delete_session(SID)
     with pytest.raises(NotFoundError):
         storage.get_session(SID)

@@ -71,9 +71,7 @@ class Tool(Protocol):
         """The name, description and JSON schema the model sees."""
         ...
 
-    async def execute(
-        self, call: ToolCall, response: Approve | Refined | Reject | None
-    ) -> ToolOutcome:
+    async def execute(self, call: ToolCall, response: Approve | Refined | Reject | None) -> ToolOutcome:
         """Run the call; `response` is the human's verdict once there is one."""
         ...
 

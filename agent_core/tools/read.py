@@ -30,9 +30,7 @@ class ReadArgs(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     file_id: str = Field(description="The id of the file to read (see the session's files).")
-    max_chars: int = Field(
-        default=DEFAULT_WINDOW, ge=200, le=MAX_WINDOW, description="How much text to return."
-    )
+    max_chars: int = Field(default=DEFAULT_WINDOW, ge=200, le=MAX_WINDOW, description="How much text to return.")
 
 
 class ReadTool:
@@ -41,13 +39,9 @@ class ReadTool:
     @property
     def definition(self) -> ToolDefinition:
         """Read's definition for the model."""
-        return ToolDefinition(
-            name="Read", description=DESCRIPTION, parameters_json_schema=ReadArgs.model_json_schema()
-        )
+        return ToolDefinition(name="Read", description=DESCRIPTION, parameters_json_schema=ReadArgs.model_json_schema())
 
-    async def execute(
-        self, call: ToolCall, response: Approve | Refined | Reject | None
-    ) -> ToolOutcome:
+    async def execute(self, call: ToolCall, response: Approve | Refined | Reject | None) -> ToolOutcome:
         """Read never needs the human; it answers at once."""
         try:
             args = ReadArgs.model_validate(call.args)

@@ -63,9 +63,7 @@ class TranslateTool:
             parameters_json_schema=TranslateArgs.model_json_schema(),
         )
 
-    async def execute(
-        self, call: ToolCall, response: Approve | Refined | Reject | None
-    ) -> ToolOutcome:
+    async def execute(self, call: ToolCall, response: Approve | Refined | Reject | None) -> ToolOutcome:
         """Validate the unit; answer a copilot request, or the result once reviewed."""
         try:
             args = TranslateArgs.model_validate(call.args)
@@ -152,8 +150,8 @@ def _mismatch_hint(actual: str, src: str, common: int) -> str:
     if common == 0:
         return "Its first characters differ from the source there. "
     return (
-        f"The first {common} characters match, then the source has «{snippet(actual[common:common + 20], 30)}» "
-        f"where src_string has «{snippet(src[common:common + 20], 30)}» (check spaces and line breaks). "
+        f"The first {common} characters match, then the source has «{snippet(actual[common : common + 20], 30)}» "
+        f"where src_string has «{snippet(src[common : common + 20], 30)}» (check spaces and line breaks). "
     )
 
 
@@ -169,8 +167,13 @@ def _result(
 
     def write(text: str, status: Literal["approve", "refined"]) -> UnitWrite:
         return UnitWrite(
-            file_id=request.file_id, start=request.start, end=end, cover_end=cover_end,
-            text=text, call_id=call_id, status=status,
+            file_id=request.file_id,
+            start=request.start,
+            end=end,
+            cover_end=cover_end,
+            text=text,
+            call_id=call_id,
+            status=status,
         )
 
     match response:
@@ -183,8 +186,12 @@ def _result(
         case Refined():
             final = response.translated_string
             correction = Correction(
-                file_id=request.file_id, status="refined", source=request.src_string,
-                proposal=request.translate_string, final=final, reason=response.reason,
+                file_id=request.file_id,
+                status="refined",
+                source=request.src_string,
+                proposal=request.translate_string,
+                final=final,
+                reason=response.reason,
             )
             return ToolResult(
                 content={"translated_string": final, "status": "refined", "reason": response.reason},
@@ -193,8 +200,12 @@ def _result(
             )
         case Reject():
             correction = Correction(
-                file_id=request.file_id, status="reject", source=request.src_string,
-                proposal=request.translate_string, final=None, reason=response.reason,
+                file_id=request.file_id,
+                status="reject",
+                source=request.src_string,
+                proposal=request.translate_string,
+                final=None,
+                reason=response.reason,
             )
             reason = response.reason or "The reviewer rejected this translation."
             return ToolResult(

@@ -1,0 +1,398 @@
+"""The reviewer's web UI in a real browser (Playwright, sync API) against the real service.
+
+The service runs in a subprocess (uvicorn, SQLite storage, the offline `pseudo` model). The test
+uploads tests/data/guide.md, reviews every proposal with the keyboard only (approve, edit, reject,
+approve all, next/previous), reloads half-way and resumes, downloads the translation and checks it
+against what was approved. Screenshots go to test-artifacts/screenshots/.
+
+Needs the `playwright` package and a Chromium at /usr/bin/chromium (or $CHROMIUM_PATH); skipped
+when either is missing. `playwright install` is never needed: the system browser is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+
+ROOT = Path(__file__).resolve().parents[2]
+GUIDE = ROOT / "tests" / "data" / "guide.md"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+WAIT_MS = 20_000
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None,
+                       reason="the playwright package is not installed (pip install playwright)"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
+]
+
+EDITED = "Ce guide explique comment installer l’outil et le lancer pour la première fois. Comptez cinq minutes."
+REASON = "Too literal: rephrase it naturally."
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real service on a free port; yields its base URL (with a trailing slash)."""
+    tmp = tmp_path_factory.mktemp("ui")
+    port = _free_port()
+    env = {
+        **os.environ,
+        "STORAGE_BACKEND": "sqlite",
+        "SQLITE_PATH": str(tmp / "s.sqlite3"),
+        "AGENT_MODEL": "pseudo",
+    }
+    log_path = tmp / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "handlers.api:app", "--host", "127.0.0.1", "--port", str(port),
+             "--no-access-log"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the service exited early:\n{log_path.read_text(errors='replace')}")
+            try:
+                _get_json(base + "api/health")
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the service did not answer /api/health:\n{log_path.read_text(errors='replace')}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[Page]:
+    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
+    assert sync_playwright is not None
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text)
+                if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
+        yield page
+        context.close()
+        browser.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+READ_CARDS = """() => [...document.querySelectorAll('#cards .card')].map(c => ({
+  callId: c.dataset.callId,
+  start: Number(c.dataset.start),
+  src: c.querySelector('.card-source').textContent,
+  proposal: c.querySelector('.card-proposal').textContent,
+  verdict: c.dataset.verdict || '',
+}))"""
+
+NEW_BATCH_OR_DONE = """(seen) => {
+  const phase = document.body.dataset.phase;
+  if (phase === 'done') return true;
+  if (phase !== 'review') return false;
+  const ids = [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId);
+  return ids.length > 0 && ids.some(id => !seen.includes(id));
+}"""
+
+
+def _cards(page: Page) -> list[dict[str, Any]]:
+    cards: list[dict[str, Any]] = page.evaluate(READ_CARDS)
+    return cards
+
+
+def _focused_call_id(page: Page) -> str | None:
+    value: str | None = page.evaluate("() => document.activeElement?.closest('.card')?.dataset.callId ?? null")
+    return value
+
+
+def _splice(source: str, finals: dict[int, tuple[str, str]]) -> str:
+    """The source with each approved or edited unit replaced by its final text, by position."""
+    out: list[str] = []
+    pos = 0
+    for start in sorted(finals):
+        src, final = finals[start]
+        assert source[start:start + len(src)] == src, f"card at {start} does not match the source"
+        assert start >= pos, "units overlap"
+        out.append(source[pos:start])
+        out.append(final)
+        pos = start + len(src)
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def test_review_a_whole_document_with_the_keyboard(server: str, page: Page) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    source = GUIDE.read_text(encoding="utf-8")
+    keys = page.keyboard
+
+    # Start: upload, language, instructions; Ctrl+Enter submits the form.
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.set_input_files("#doc-file", str(GUIDE))
+    page.wait_for_function("() => document.querySelector('#doc-name').value === 'guide.md'")
+    page.fill("#target-lang", "French")
+    page.fill("#instructions", "Formal tone. Keep code and URLs unchanged.")
+    page.screenshot(path=str(SHOTS / "start.png"))
+    page.focus("#instructions")
+    keys.press("Control+Enter")
+
+    finals: dict[int, tuple[str, str]] = {}
+    rejected: list[str] = []
+    seen: list[str] = []
+    decided = 0
+    batches = 0
+    reloaded = False
+    approved_all = False
+    review_shot = False
+
+    while True:
+        page.wait_for_function(NEW_BATCH_OR_DONE, arg=seen, timeout=WAIT_MS)
+        if page.evaluate("() => document.body.dataset.phase") == "done":
+            break
+        batches += 1
+        cards = _cards(page)
+        seen.extend(c["callId"] for c in cards)
+        assert all(source[c["start"]:c["start"] + len(c["src"])] == c["src"] for c in cards)
+        assert _focused_call_id(page) == cards[0]["callId"], "the first card takes focus"
+
+        if not reloaded and len(cards) >= 2 and decided >= 3:
+            # Half-way: decide the first card, reload, and find the same cards (and that verdict) again.
+            keys.press("a")
+            finals[cards[0]["start"]] = (cards[0]["src"], cards[0]["proposal"])
+            decided += 1
+            assert _focused_call_id(page) == cards[1]["callId"]
+            page.reload()
+            page.wait_for_selector("body[data-phase=review] #cards .card")
+            again = _cards(page)
+            assert [c["callId"] for c in again] == [c["callId"] for c in cards], "pending cards come back"
+            assert [c["src"] for c in again] == [c["src"] for c in cards]
+            assert again[0]["verdict"] == "approve", "a verdict given before the reload is kept"
+            assert _focused_call_id(page) == cards[1]["callId"], "focus returns to the first undecided card"
+            reloaded = True
+            cards = cards[1:]
+
+        elif reloaded and not approved_all and len(cards) >= 2:
+            # Next / previous, then approve the whole batch at once.
+            keys.press("j")
+            assert _focused_call_id(page) == cards[1]["callId"]
+            keys.press("k")
+            assert _focused_call_id(page) == cards[0]["callId"]
+            keys.press("Shift+A")
+            for c in cards:
+                finals[c["start"]] = (c["src"], c["proposal"])
+            decided += len(cards)
+            approved_all = True
+            continue
+
+        for index, card in enumerate(cards):
+            assert _focused_call_id(page) == card["callId"], f"card {index + 1} has focus"
+            decided += 1
+            if decided == 1:
+                # Esc leaves the editor without a verdict.
+                keys.press("e")
+                page.wait_for_selector(".card.current .edit-text:focus")
+                keys.press("Escape")
+                page.wait_for_selector(".card.current .card-editor", state="hidden")
+                keys.press("a")
+                finals[card["start"]] = (card["src"], card["proposal"])
+            elif decided == 2:
+                keys.press("r")
+                page.wait_for_selector(".card.current .reason-text:focus")
+                keys.type(REASON)
+                keys.press("Control+Enter")
+                rejected.append(card["proposal"])
+            elif decided == 3:
+                keys.press("e")
+                page.wait_for_selector(".card.current .edit-text:focus")
+                keys.press("Control+a")
+                keys.type(EDITED)
+                page.wait_for_selector(".card.current .card-live-diff ins")
+                if not review_shot:
+                    page.screenshot(path=str(SHOTS / "review.png"))
+                    review_shot = True
+                keys.press("Control+Enter")
+                finals[card["start"]] = (card["src"], EDITED)
+            else:
+                keys.press("a")
+                finals[card["start"]] = (card["src"], card["proposal"])
+
+    assert reloaded, "the document was long enough to reload half-way"
+    assert approved_all, "a batch of several cards was approved at once"
+    assert rejected and EDITED
+
+    # Finished: the agent's closing message, full progress, the download.
+    page.wait_for_selector(".bubble-agent")
+    assert "100%" in page.inner_text("#progress-label")
+    page.screenshot(path=str(SHOTS / "finished.png"))
+
+    session_id = page.evaluate("() => location.hash.slice(1)")
+    view = _get_json(f"{server}api/sessions/{session_id}")
+    assert view["pendingCopilotRequests"] == []
+    [file] = view["files"]
+    assert file["progress"]["complete"] is True
+    served = _get_json(f"{server}api/sessions/{session_id}/files/{file['fileId']}")["translation"]
+    units = _get_json(f"{server}api/sessions/{session_id}/files/{file['fileId']}/units")["units"]
+
+    with page.expect_download() as info:
+        page.click("#download")
+    download = info.value
+    assert download.suggested_filename == "guide.translated.md"
+    downloaded = Path(download.path()).read_text(encoding="utf-8")
+
+    assert downloaded == served, "the download is the server's assembled translation"
+    assert downloaded == _splice(source, finals), "the download is exactly what was approved and edited"
+    assert EDITED in downloaded
+    unit_texts = [u["text"] for u in units]
+    assert EDITED in unit_texts
+    for text in rejected:
+        assert text not in unit_texts, "a rejected proposal was written"
+        assert text not in downloaded
+
+    # The same finished screen in a narrow window.
+    page.set_viewport_size({"width": 420, "height": 860})
+    page.screenshot(path=str(SHOTS / "finished-narrow.png"), full_page=False)
+
+    # The session is listed on the home screen for resuming.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.click("#home-link")
+    page.wait_for_selector(f"[data-session-id='{session_id}']")
+    page.screenshot(path=str(SHOTS / "sessions.png"))
+
+
+def _approve_batch(page: Page) -> None:
+    """Approve every card of the visible batch: Shift+A for several, A for one."""
+    page.keyboard.press("Shift+A" if page.locator("#cards .card").count() > 1 else "a")
+
+
+def test_stop_retry_and_delete(server: str, page: Page) -> None:
+    """Stop aborts the step in flight; 503 and 409 show plain words and a Retry that recovers."""
+    from playwright.sync_api import Route
+
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", "# Notes\n\nShort text.\n\nThe end.\n")
+    page.fill("#doc-name", "notes.md")
+    page.fill("#target-lang", "German")
+
+    # A step that never answers: the Stop button aborts it.
+    hung: list[Route] = []
+    page.route("**/api/next", lambda route: hung.append(route))
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=working] #stop:visible")
+    page.click("#stop")
+    page.wait_for_selector("body[data-phase=stopped] #continue:visible")
+    assert "Stopped" in page.inner_text("#status")
+    page.unroute("**/api/next")
+
+    # The model is throttled once: the error is in plain words, and Retry carries on.
+    calls: list[str] = []
+
+    def throttled_once(route: Route) -> None:
+        calls.append(route.request.post_data or "")
+        if len(calls) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "3"}, content_type="application/json",
+                          body=json.dumps({"error": "The model provider is throttled."}))
+        else:
+            route.continue_()
+
+    page.route("**/api/next", throttled_once)
+    page.click("#continue")
+    page.wait_for_selector("#error:visible")
+    message = page.inner_text("#error-text")
+    assert "busy or unavailable" in message and "throttled" in message and "3 s" in message
+    assert json.loads(calls[0])["userInput"].startswith("Translate notes.md into German.")
+    page.click("#error-retry")
+    page.wait_for_selector("body[data-phase=review] #cards .card")
+    assert page.is_hidden("#error")
+    page.unroute("**/api/next")
+
+    # The verdicts meet a conflict once: Retry re-reads the session and sends them again.
+    conflicts: list[str] = []
+
+    def conflict_once(route: Route) -> None:
+        body = json.loads(route.request.post_data or "{}")
+        if "copilotResponses" in body and not conflicts:
+            conflicts.append(route.request.post_data or "")
+            route.fulfill(status=409, content_type="application/json",
+                          body=json.dumps({"error": "The session advanced concurrently."}))
+        else:
+            route.continue_()
+
+    page.route("**/api/next", conflict_once)
+    first = page.evaluate("() => document.querySelector('#cards .card').dataset.callId")
+    _approve_batch(page)
+    page.wait_for_selector("#error:visible")
+    assert "changed in the meantime" in page.inner_text("#error-text")
+    page.click("#error-retry")
+    page.wait_for_function(
+        """(first) => document.body.dataset.phase === 'done' || (document.body.dataset.phase === 'review'
+            && ![...document.querySelectorAll('#cards .card')].some(c => c.dataset.callId === first))""",
+        arg=first,
+    )
+    page.unroute("**/api/next")
+
+    # Finish with the keyboard, then delete the session through the confirmation dialog.
+    while page.evaluate("() => document.body.dataset.phase") != "done":
+        page.wait_for_selector("body[data-phase=review] #cards .card.current, body[data-phase=done]")
+        if page.evaluate("() => document.body.dataset.phase") == "review":
+            _approve_batch(page)
+            page.wait_for_selector("body:not([data-phase=review])")
+    session_id = page.evaluate("() => location.hash.slice(1)")
+    page.click(".delete-session summary")
+    page.click("#delete-current")
+    page.wait_for_selector("dialog#confirm[open]")
+    page.click("#confirm-ok")
+    page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    assert page.locator(f"[data-session-id='{session_id}']").count() == 0
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        _get_json(f"{server}api/sessions/{session_id}")
+    assert gone.value.code == 404

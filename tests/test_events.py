@@ -1,0 +1,70 @@
+"""Every file in events/ through the Lambda handler, against a moto table built from template.yaml."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import boto3
+import pytest
+
+import handlers.api as api
+from agent_core.models import resolve_model
+from agent_core.runtime import AgentRuntime
+from handlers.services import LazyServices, Services
+from storage import SessionManager
+from storage.dynamodb import DynamoDBSessionStorage
+from storage.records import FileRecord, SessionRecord, StepWrite
+from tests.events import EVENTS, FakeLambdaContext, load_event
+
+SESSION = "s_0123456789abcdef0123456789abcdef"
+FILE = "f_0123456789abcdef0123456789abcdef"
+ROW = re.compile(r"^\| (?P<file>[\w.-]+\.json) \| (?P<route>[^|]+) \| (?P<status>\d{3}) \|$")
+
+
+def expected_statuses() -> dict[str, int]:
+    """The table in events/README.md: file → expected status."""
+    rows = (ROW.match(line) for line in (EVENTS / "README.md").read_text(encoding="utf-8").splitlines())
+    return {m["file"]: int(m["status"]) for m in rows if m}
+
+
+def test_every_event_file_is_listed() -> None:
+    assert sorted(expected_statuses()) == sorted(p.name for p in EVENTS.glob("*.json"))
+
+
+@pytest.fixture
+def seeded(moto_table: str) -> Iterator[DynamoDBSessionStorage]:
+    """Alice's session with one file, under the fixed ids the events use."""
+    storage = DynamoDBSessionStorage(boto3.client("dynamodb"), table_name=moto_table)
+    stamp = "2026-11-30T12:00:00.000+00:00"
+    storage.commit(
+        StepWrite(
+            expected_version=0,
+            session=SessionRecord(
+                session_id=SESSION, owner="user-alice", created_at=stamp, updated_at=stamp, version=1
+            ),
+        )
+    )
+    content = "# Guide\n\nHello world.\n"
+    storage.add_file(
+        SESSION, FileRecord(file_id=FILE, name="guide.md", chars=len(content), covered=(), created_at=stamp), content
+    )
+    manager = SessionManager(storage)
+    services = Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
+    previous = api.app.state.services
+    api.app.state.services = LazyServices(services)
+    yield storage
+    api.app.state.services = previous
+
+
+@pytest.mark.parametrize("name", sorted(expected_statuses()))
+def test_event(seeded: DynamoDBSessionStorage, name: str) -> None:
+    before = seeded.get_session(SESSION)
+    result = api.handler(load_event(name), FakeLambdaContext())
+    assert result["statusCode"] == expected_statuses()[name], result.get("body")
+    body = result.get("body") or ""
+    if result["statusCode"] >= 400:
+        error = json.loads(body)
+        assert set(error) == {"error"} and error["error"] and "Traceback" not in body
+        assert seeded.get_session(SESSION) == before, "a failed request changes nothing stored"

@@ -1,0 +1,201 @@
+"""Translate's rules and the two-phase copilot flow, through AgentRuntime with a scripted model."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolReturnPart
+
+from agent_core.copilot import Approve, Refined, Reject, ToolRef
+from agent_core.errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
+from agent_core.runtime import StepInput
+from tests.helpers import Harness, calls, harness, translate
+
+DOC = "# Title\n\nFirst paragraph.\n\n# Title\n\nSecond paragraph.\n"
+
+
+def ref(call_id: str) -> ToolRef:
+    return ToolRef(name="Translate", call_id=call_id)
+
+
+async def step(h: Harness, **kw: object) -> object:
+    outcome = await h.runtime.step(h.owner, h.session_id, StepInput(**kw))  # type: ignore[arg-type]
+    return outcome.result
+
+
+async def propose(h: Harness, *parts: object) -> object:
+    """The user asks; the scripted model answers with these calls; the tools run."""
+    h.script.replies.append(calls(*parts))  # type: ignore[arg-type]
+    first = await step(h, user_input="Translate into French")
+    assert first.actor == "agent"  # type: ignore[attr-defined]
+    return await step(h)
+
+
+def tool_returns(h: Harness) -> dict[str, ToolReturnPart]:
+    return {
+        p.tool_call_id: p
+        for m in h.history()
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    }
+
+
+async def test_valid_unit_asks_the_human_then_writes_the_verdict() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    result = await propose(h, translate(fid, "# Title", "# Titre", call_id="c1"))
+    assert [r.src_string for r in result.copilot_requests] == ["# Title"]
+    assert result.actor == "user" and not result.messages
+    assert h.translation() == "", "nothing is written before the verdict"
+    done = await step(h, copilot_responses=[Approve(tool=ref("c1"), status="approve")])
+    assert done.actor == "agent" and len(done.messages) == 1
+    assert h.translation() == "# Titre\n\n"
+    assert tool_returns(h)["c1"].content["status"] == "approve"
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        ("First paragraph.", "does not begin at the next untranslated text"),
+        ("# Titel", "The first 5 characters match"),
+        ("x" * 301, "at most 300"),
+        ("   ", "src_string is empty"),
+    ],
+)
+async def test_faulty_units_never_reach_the_human(src: str, expected: str) -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    result = await propose(h, translate(fid, src, call_id="bad"))
+    assert not result.copilot_requests
+    returned = tool_returns(h)["bad"].content
+    assert returned["status"] == "reject" and expected in returned["reason"]
+    assert "begins at character 0 with «# Title⏎⏎First paragraph.⏎⏎# Title" in returned["reason"] or "empty" in expected
+
+
+async def test_unknown_file_names_the_files() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    await propose(h, translate("f_" + "0" * 32, "# Title", call_id="c1"))
+    reason = tool_returns(h)["c1"].content["reason"]
+    assert "Unknown file id" in reason and fid in reason and "doc.md" in reason
+
+
+async def test_surrounding_whitespace_in_src_is_forgiven() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    result = await propose(h, translate(fid, "\n# Title\n\n", call_id="c1"))
+    assert result.copilot_requests[0].src_string == "# Title"
+
+
+async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    result = await propose(
+        h,
+        translate(fid, "# Title", "# Titre", call_id="a"),
+        translate(fid, "First paragraph.", "Premier.", call_id="b"),
+        translate(fid, "# Title", "# Titre", call_id="c"),  # the repeated heading: position locates it
+        translate(fid, "First paragraph.", call_id="d"),  # not what follows: rejected by the tool
+    )
+    assert [r.tool.call_id for r in result.copilot_requests] == ["a", "b", "c"]
+    assert [r.start for r in result.copilot_requests] == [0, 9, 27]
+    partly = await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
+    assert [r.tool.call_id for r in partly.copilot_requests] == ["a", "c"] and not partly.messages
+    assert h.translation() == ""
+    rest = await step(
+        h,
+        copilot_responses=[
+            Refined(tool=ref("a"), status="refined", translated_string="# Le titre"),
+            Reject(tool=ref("c"), status="reject", reason="wrong"),
+        ],
+    )
+    assert rest.actor == "agent" and not rest.copilot_requests
+    returns = tool_returns(h)
+    assert {k: v.content["status"] for k, v in returns.items()} == {
+        "a": "refined",
+        "b": "approve",
+        "c": "reject",
+        "d": "reject",
+    }
+    assert h.translation() == "# Le titre\n\nPremier.\n\n"
+    # The rejected heading is next: the hole is translated again, from its start.
+    h.script.replies.append(calls(translate(fid, "# Title\n\nSecond", call_id="e")))
+    await step(h)
+    again = await step(h)
+    assert [(r.tool.call_id, r.start) for r in again.copilot_requests] == [("e", 27)]
+    await step(h, copilot_responses=[Reject(tool=ref("e"), status="reject", reason="one block per unit")])
+    h.script.replies.append(
+        calls(
+            translate(fid, "# Title", "# Titre", call_id="f"),
+            translate(fid, "Second paragraph.", "Second.", call_id="g"),
+        )
+    )
+    await step(h)
+    batch = await step(h)
+    assert [r.start for r in batch.copilot_requests] == [27, 36]
+    await step(
+        h, copilot_responses=[Approve(tool=ref("f"), status="approve"), Approve(tool=ref("g"), status="approve")]
+    )
+    assert h.translation() == "# Le titre\n\nPremier.\n\n# Titre\n\nSecond.\n"
+    assert h.manager.file_states(h.session_id)[0].complete
+
+
+async def test_a_unit_may_not_run_into_written_text() -> None:
+    h = harness()
+    fid = h.add_file("One.\n\nTwo.\n\nThree.\n")
+    await propose(h, translate(fid, "One.", call_id="a"), translate(fid, "Two.", call_id="b"))
+    await step(h, copilot_responses=[Reject(tool=ref("a"), status="reject"), Approve(tool=ref("b"), status="approve")])
+    h.script.replies.append(calls(translate(fid, "One.\n\nTwo.", call_id="c")))
+    await step(h)
+    await step(h)
+    reason = tool_returns(h)["c"].content["reason"]
+    assert "runs into text that is already translated, from character 6 («Two.⏎⏎Three.⏎»)" in reason
+    assert "begins at character 0 with «One.⏎⏎»" in reason
+
+
+async def test_verdicts_must_match_a_pending_review() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    await propose(h, translate(fid, "# Title", call_id="a"))
+    version = h.storage.get_session(h.session_id).version
+    with pytest.raises(CopilotMismatchError):
+        await step(h, copilot_responses=[Approve(tool=ref("zzz"), status="approve")])
+    with pytest.raises(CopilotMismatchError):
+        await step(h, copilot_responses=[Approve(tool=ToolRef(name="Read", call_id="a"), status="approve")])
+    with pytest.raises(InvalidRequestError):
+        await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")] * 2)
+    with pytest.raises(ReviewPendingError):
+        await step(h, user_input="something else")
+    assert h.storage.get_session(h.session_id).version == version, "refused requests change nothing"
+
+
+async def test_sending_the_same_verdict_again_is_harmless() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    await propose(h, translate(fid, "# Title", "# Titre", call_id="a"))
+    verdict = [Approve(tool=ref("a"), status="approve")]
+    await step(h, copilot_responses=verdict)
+    again = await step(h, copilot_responses=verdict)  # a retry after a lost response: acts as "continue"
+    assert again.messages and isinstance(again.messages[0], ModelResponse)
+    assert h.translation() == "# Titre\n\n"
+    assert len(h.storage.list_units(h.session_id, fid)) == 1
+
+
+async def test_the_model_is_told_the_files_and_rules() -> None:
+    h = harness([ModelResponse(parts=[TextPart("Which language?")])])
+    fid = h.add_file(DOC, name="guide.md")
+    await step(h, user_input="translate my document")
+    first = h.script.seen[0][0]
+    assert isinstance(first, ModelRequest) and isinstance(first.parts[0], SystemPromptPart)
+    system = first.parts[0].content
+    assert f"{fid}: 'guide.md', {len(DOC)} characters" in system
+    assert "at most 300 characters" in system and "Read" in system
+    assert [t.name for t in h.script.infos[0].function_tools] == ["Read", "Translate"]
+
+
+async def test_continue_while_waiting_for_the_user_calls_no_model() -> None:
+    h = harness([ModelResponse(parts=[TextPart("Hello")])])
+    h.add_file(DOC)
+    await step(h, user_input="hi")
+    result = await step(h)
+    assert result.actor == "user" and not result.messages and len(h.script.seen) == 1

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import lru_cache
@@ -32,6 +34,7 @@ from .records import (
     CopilotResponseRecord,
     CorrectionRecord,
     FileRecord,
+    IdempotencyRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -54,6 +57,8 @@ NOT_WRITTEN = "attribute_not_exists(sk)"
 FILE_EXISTS = "attribute_exists(sk)"
 # A file is added only to a session that exists.
 SESSION_EXISTS = "attribute_exists(pk)"
+# An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
+KEY_FREE = "attribute_not_exists(pk) OR expiresAt < :now"
 
 
 @lru_cache(maxsize=4)
@@ -83,6 +88,12 @@ def _get_opt(item: Item, key: str) -> str | None:
 
 def _pk(session_id: str) -> str:
     return f"S#{session_id}"
+
+
+def _idem_pk(owner: str, key: str) -> str:
+    """Keys are scoped to the caller; hashed so any string up to 255 characters fits a key."""
+    digest = hashlib.sha256(f"{owner}\x00{key}".encode()).hexdigest()
+    return f"I#{digest}"
 
 
 class DynamoDBSessionStorage(SessionStorageInterface):
@@ -182,10 +193,49 @@ class DynamoDBSessionStorage(SessionStorageInterface):
             )
         for c in write.corrections:
             items.append(self._put(_correction_item(c)))
+        if write.idempotency is not None:
+            items.append(self._idempotency_put(write.idempotency, int(time.time())))
         if len(items) > MAX_TRANSACTION_ITEMS:
             raise StorageUnavailableError(f"A step may write at most {MAX_TRANSACTION_ITEMS} items.")
         with _errors():
             self.client.transact_write_items(TransactItems=items)
+
+    def get_idempotency(self, owner: str, key: str, *, now: int) -> IdempotencyRecord | None:
+        """The unexpired answer for the owner's key, if any."""
+        with _errors():
+            item = self.client.get_item(
+                TableName=self.table, ConsistentRead=True, Key={"pk": _s(_idem_pk(owner, key)), "sk": _s("IDEMPOTENCY")}
+            ).get("Item")
+        if item is None or int(item["expiresAt"]["N"]) <= now:
+            return None
+        return IdempotencyRecord(
+            owner=owner,
+            key=key,
+            request_hash=item["requestHash"]["S"],
+            status=int(item["status"]["N"]),
+            body=item["body"]["S"],
+            created_at=item["createdAt"]["S"],
+            expires_at=int(item["expiresAt"]["N"]),
+        )
+
+    def put_idempotency(self, record: IdempotencyRecord, *, now: int) -> None:
+        """Remember an answer unless an unexpired one exists (ConflictError)."""
+        with _errors():
+            self.client.put_item(**self._idempotency_put(record, now)["Put"])
+
+    def _idempotency_put(self, r: IdempotencyRecord, now: int) -> Item:
+        item = {
+            "pk": _s(_idem_pk(r.owner, r.key)),
+            "sk": _s("IDEMPOTENCY"),
+            "requestHash": _s(r.request_hash),
+            "status": _n(r.status),
+            "body": _s(r.body),
+            "createdAt": _s(r.created_at),
+            "expiresAt": _n(r.expires_at),
+        }
+        put = self._put(item, KEY_FREE)
+        put["Put"]["ExpressionAttributeValues"] = {":now": _n(now)}
+        return put
 
     def _put(self, item: Item, condition: str | None = None) -> Item:
         put: Item = {"TableName": self.table, "Item": item}

@@ -13,6 +13,7 @@ from .records import (
     CopilotResponseRecord,
     CorrectionRecord,
     FileRecord,
+    IdempotencyRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -78,6 +79,14 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def list_units(self, session_id: str, file_id: str) -> list[UnitRecord]:
         """The file's written units, in source order."""
+
+    @abstractmethod
+    def get_idempotency(self, owner: str, key: str, *, now: int) -> IdempotencyRecord | None:
+        """The remembered answer for the owner's key, unless it expired before `now` (epoch seconds)."""
+
+    @abstractmethod
+    def put_idempotency(self, record: IdempotencyRecord, *, now: int) -> None:
+        """Remember an answer; ConflictError if an unexpired one exists for that owner and key."""
 
     @abstractmethod
     def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:

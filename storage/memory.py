@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import replace
 
 from .errors import ConflictError, InvalidCursorError, NotFoundError
@@ -11,6 +12,7 @@ from .records import (
     CopilotResponseRecord,
     CorrectionRecord,
     FileRecord,
+    IdempotencyRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -37,6 +39,7 @@ class MemorySessionStorage(SessionStorageInterface):
         self._lock = threading.Lock()
         self._sessions: dict[str, _Session] = {}
         self._corrections: dict[str, list[CorrectionRecord]] = {}
+        self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}
 
     @classmethod
     def from_env(cls) -> MemorySessionStorage:
@@ -75,9 +78,9 @@ class MemorySessionStorage(SessionStorageInterface):
             if version != write.expected_version:
                 raise ConflictError("The session advanced concurrently; reload it and try again.")
             session = current or _Session(write.session)
-            for unit in write.units:
-                if unit.start in session.units.get(unit.file_id, {}):
-                    raise ConflictError(f"A unit at {unit.start} of {unit.file_id} is already written.")
+            _check(session, write)
+            if write.idempotency is not None:
+                self._check_idempotency(write.idempotency)
             session.record = write.session
             session.messages.extend(write.messages)
             for response in write.copilot_responses:
@@ -89,6 +92,9 @@ class MemorySessionStorage(SessionStorageInterface):
             for correction in write.corrections:
                 self._corrections.setdefault(correction.owner, []).append(correction)
             self._sessions[sid] = session
+            if write.idempotency is not None:
+                record = write.idempotency
+                self._idempotency[(record.owner, record.key)] = record
 
     def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
         """The last messages, oldest first."""
@@ -147,10 +153,45 @@ class MemorySessionStorage(SessionStorageInterface):
             units = self._session(session_id).units.get(file_id, {})
             return [units[k] for k in sorted(units)]
 
+    def get_idempotency(self, owner: str, key: str, *, now: int) -> IdempotencyRecord | None:
+        """The unexpired answer, if any."""
+        with self._lock:
+            record = self._idempotency.get((owner, key))
+        return record if record is not None and record.expires_at > now else None
+
+    def put_idempotency(self, record: IdempotencyRecord, *, now: int) -> None:
+        """Remember an answer unless an unexpired one exists."""
+        with self._lock:
+            existing = self._idempotency.get((record.owner, record.key))
+            if existing is not None and existing.expires_at > now:
+                raise ConflictError("A request with this Idempotency-Key is already recorded.")
+            self._idempotency[(record.owner, record.key)] = record
+
+    def _check_idempotency(self, record: IdempotencyRecord) -> None:
+        existing = self._idempotency.get((record.owner, record.key))
+        if existing is not None and existing.expires_at > int(time.time()):
+            raise ConflictError("A request with this Idempotency-Key is already recorded.")
+
     def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
         """Newest first."""
         with self._lock:
             return list(reversed(self._corrections.get(owner, [])))[:limit]
+
+
+def _check(session: _Session, write: StepWrite) -> None:
+    """Refuse the whole write before changing anything, as a transaction would."""
+    indexes = [m.index for m in write.messages]
+    if len(set(indexes)) != len(indexes) or any(m.index < len(session.messages) for m in write.messages):
+        raise ConflictError("A message at that index is already written.")
+    starts = [(u.file_id, u.start) for u in write.units]
+    if len(set(starts)) != len(starts):
+        raise ConflictError("Two units at the same position in one step.")
+    for unit in write.units:
+        if unit.start in session.units.get(unit.file_id, {}):
+            raise ConflictError(f"A unit at {unit.start} of {unit.file_id} is already written.")
+    for file_id in write.coverage:
+        if file_id not in session.files:
+            raise NotFoundError(f"No file {file_id} in this session.")
 
 
 def _page(items: list[T], cursor: str | None, limit: int) -> Page[T]:
@@ -160,6 +201,8 @@ def _page(items: list[T], cursor: str | None, limit: int) -> Page[T]:
         raise InvalidCursorError("Invalid cursor.") from exc
     if offset < 0:
         raise InvalidCursorError("Invalid cursor.")
+    if limit <= 0:
+        return Page([], None)
     chunk = items[offset : offset + limit]
     following = offset + limit
     return Page(chunk, str(following) if following < len(items) else None)

@@ -28,6 +28,12 @@ class SessionRecord:
     user_inputs: tuple[str, ...] = ()
     """The user's framing inputs (the first and the latest few)."""
     schema_version: int = SCHEMA_VERSION
+    steps: int = 0
+    """Telemetry: steps committed, model requests, tokens and milliseconds spent in the model."""
+    model_requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +95,21 @@ class CorrectionRecord:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class IdempotencyRecord:
+    """The first answer to a request sent with an `Idempotency-Key`, kept to answer its retries."""
+
+    owner: str
+    key: str
+    request_hash: str
+    """A digest of the request body: the same key with another body is refused."""
+    status: int
+    body: str
+    created_at: str
+    expires_at: int
+    """Epoch seconds after which the record is ignored (and DynamoDB's TTL removes it)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StepWrite:
     """All a step writes, committed in one conditional transaction."""
 
@@ -101,6 +122,8 @@ class StepWrite:
     units: Sequence[UnitRecord] = ()
     coverage: Mapping[str, Spans] = field(default_factory=dict)
     corrections: Sequence[CorrectionRecord] = ()
+    idempotency: IdempotencyRecord | None = None
+    """The answer to remember for the request's Idempotency-Key, written in the same transaction."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from .records import (
     CopilotResponseRecord,
     CorrectionRecord,
     FileRecord,
+    IdempotencyRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -33,14 +34,17 @@ from .records import (
     UnitRecord,
 )
 
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 """The table layout this module writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
 _SCHEMA = (
     """CREATE TABLE sessions (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL, version INTEGER NOT NULL, message_count INTEGER NOT NULL,
-    copilot_response_count INTEGER NOT NULL, user_inputs TEXT NOT NULL, schema_version INTEGER NOT NULL)""",
+    copilot_response_count INTEGER NOT NULL, user_inputs TEXT NOT NULL, schema_version INTEGER NOT NULL,
+    steps INTEGER NOT NULL DEFAULT 0, model_requests INTEGER NOT NULL DEFAULT 0,
+    input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
+    model_ms INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",
@@ -63,6 +67,21 @@ _SCHEMA = (
     session_id TEXT NOT NULL, file_id TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
     proposal TEXT NOT NULL, final TEXT, reason TEXT, created_at TEXT NOT NULL)""",
     "CREATE INDEX corrections_by_owner ON corrections (owner, created_at, seq)",
+    *(
+        _IDEMPOTENCY := (
+            """CREATE TABLE idempotency (owner TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
+        status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL,
+        PRIMARY KEY (owner, key))""",
+        )
+    ),
+)
+# Layout 1 → 2: telemetry counters on sessions, and the idempotency table.
+_MIGRATE_1_TO_2 = (
+    *(
+        f"ALTER TABLE sessions ADD COLUMN {c} INTEGER NOT NULL DEFAULT 0"
+        for c in ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms")
+    ),
+    *_IDEMPOTENCY,
 )
 
 
@@ -130,7 +149,7 @@ class SQLiteSessionStorage(SessionStorageInterface):
                     f"{path} was written by a newer storage layout ({layout} > {LAYOUT_VERSION}); upgrade the app."
                 )
             if layout < LAYOUT_VERSION:
-                for statement in _SCHEMA:
+                for statement in _SCHEMA if layout == 0 else _MIGRATE_1_TO_2:
                     db.execute(statement)
                 db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
 
@@ -209,6 +228,8 @@ class SQLiteSessionStorage(SessionStorageInterface):
                 if db.execute(update, (json.dumps(covered), sid, file_id)).rowcount == 0:
                     raise NotFoundError(f"No file {file_id} in this session.")
             db.executemany(_INSERT_CORRECTION, [asdict(c) for c in write.corrections])
+            if write.idempotency is not None:
+                _put_idempotency(db, write.idempotency, int(time.time()))
 
     def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
         """The session's last `limit` messages, oldest first."""
@@ -290,12 +311,35 @@ class SQLiteSessionStorage(SessionStorageInterface):
             rows = db.execute(sql, (session_id, file_id)).fetchall()
         return [UnitRecord(**r) for r in rows]
 
+    def get_idempotency(self, owner: str, key: str, *, now: int) -> IdempotencyRecord | None:
+        """The unexpired answer for the owner's key, if any."""
+        sql = "SELECT * FROM idempotency WHERE owner = ? AND key = ? AND expires_at > ?"
+        with self._transaction(write=False) as db:
+            row = db.execute(sql, (owner, key, now)).fetchone()
+        return IdempotencyRecord(**row) if row else None
+
+    def put_idempotency(self, record: IdempotencyRecord, *, now: int) -> None:
+        """Remember an answer unless an unexpired one exists (ConflictError)."""
+        with self._transaction(write=True) as db:
+            _put_idempotency(db, record, now)
+
     def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
         """The owner's latest corrections, newest first (equal times: the later written first)."""
         sql = f"SELECT {_C} FROM corrections WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
         with self._transaction(write=False) as db:
             rows = db.execute(sql, (owner, max(limit, 0))).fetchall()
         return [CorrectionRecord(**r) for r in rows]
+
+
+def _put_idempotency(db: sqlite3.Connection, record: IdempotencyRecord, now: int) -> None:
+    """Insert the answer; an unexpired one for the same owner and key is a conflict."""
+    db.execute(
+        "DELETE FROM idempotency WHERE owner = ? AND key = ? AND expires_at <= ?", (record.owner, record.key, now)
+    )
+    try:
+        db.execute(_insert("idempotency", _columns(IdempotencyRecord)), asdict(record))
+    except sqlite3.IntegrityError as exc:
+        raise ConflictError("A request with this Idempotency-Key is already recorded.") from exc
 
 
 def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitRecord]) -> None:

@@ -229,3 +229,56 @@ def test_delete_removes_everything(storage: Any) -> None:
     create(storage)  # and the id is free again, with nothing left behind
     assert storage.latest_messages(SID, limit=10) == []
     assert storage.list_files(SID) == []
+
+
+def idem(key: str = "k1", *, owner: str = "alice", expires: int = 2_000, body: str = "{}") -> Any:
+    from storage.records import IdempotencyRecord
+
+    return IdempotencyRecord(
+        owner=owner,
+        key=key,
+        request_hash="h",
+        status=200,
+        body=body,
+        created_at="2026-01-01T00:00:00+00:00",
+        expires_at=expires,
+    )
+
+
+def test_idempotency_records_are_per_owner_and_expire(storage: Any) -> None:
+    storage.put_idempotency(idem(), now=1_000)
+    assert storage.get_idempotency("alice", "k1", now=1_000) == idem()
+    assert storage.get_idempotency("bob", "k1", now=1_000) is None
+    with pytest.raises(ConflictError):
+        storage.put_idempotency(idem(body='{"x": 1}'), now=1_000)
+    assert storage.get_idempotency("alice", "k1", now=2_000) is None, "expired"
+    storage.put_idempotency(idem(expires=3_000, body="new"), now=2_500)
+    assert storage.get_idempotency("alice", "k1", now=2_500).body == "new"
+
+
+def test_idempotency_commits_with_the_step(storage: Any) -> None:
+    import time
+
+    create(storage)
+    far = int(time.time()) + 3_600
+    storage.commit(
+        StepWrite(
+            session=session(2, count=1), expected_version=1, messages=messages(0, 1), idempotency=idem(expires=far)
+        )
+    )
+    assert storage.get_idempotency("alice", "k1", now=int(time.time())) is not None
+    with pytest.raises(ConflictError):  # the same key again fails the whole step
+        storage.commit(
+            StepWrite(
+                session=session(3, count=2), expected_version=2, messages=messages(1, 1), idempotency=idem(expires=far)
+            )
+        )
+    assert storage.get_session(SID).version == 2
+
+
+def test_telemetry_round_trips(storage: Any) -> None:
+    from dataclasses import replace
+
+    record = replace(session(), steps=3, model_requests=2, input_tokens=1_000, output_tokens=50, model_ms=420)
+    storage.commit(StepWrite(session=record, expected_version=0))
+    assert storage.get_session(SID) == record

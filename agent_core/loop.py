@@ -6,8 +6,9 @@ requests when a tool needs the human), or makes exactly one model request.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from pydantic_ai.messages import (
@@ -20,6 +21,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
 
 from .context import Context
 from .copilot import CopilotRequest
@@ -65,6 +67,10 @@ class StepResult:
     units: Sequence[UnitWrite] = ()
     corrections: Sequence[Correction] = ()
     called_model: bool = False
+    usage: RequestUsage | None = None
+    """The model request's usage, when the step called the model."""
+    model_ms: int = 0
+    """How long the model request took."""
 
 
 @dataclass(slots=True)
@@ -98,10 +104,13 @@ class AgentLoop:
             return await self._execute_pending(pending)
         if self.context.awaiting_user() or not self.context.messages:
             return self._result("user", messages=[])
+        started = time.perf_counter()
         response = await self._request_model()
+        elapsed = int((time.perf_counter() - started) * 1000)
         self.context.add_messages([response])
         actor: Actor = "agent" if response.tool_calls else "user"
-        return self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
+        result = self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
+        return replace(result, usage=response.usage, model_ms=elapsed)
 
     async def pending_copilot_requests(self) -> list[CopilotRequest]:
         """The reviews the pending calls need now, given the verdicts already recorded."""

@@ -50,6 +50,27 @@ class SessionSnapshot:
     """The owner's memory, rendered for the system prompt."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Telemetry:
+    """What a step cost: counted into the session's totals at commit."""
+
+    steps: int = 1
+    model_requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Remembered:
+    """The answer to a request that carried an idempotency key, kept to answer its retries."""
+
+    key: str
+    request_hash: str
+    body: str
+    """The serialised answer (opaque to the agent)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class StepCommit:
     """Everything one step adds to a session, committed at once or not at all."""
@@ -73,6 +94,9 @@ class StepCommit:
     """The new coverage of each file a unit was written to."""
     user_inputs: Sequence[str] = ()
     """The session's framing user inputs after this step."""
+    telemetry: Telemetry = field(default_factory=Telemetry)
+    remembered: Remembered | None = None
+    """The answer to remember with the step, in the same transaction."""
 
 
 class SessionStore(Protocol):
@@ -88,4 +112,8 @@ class SessionStore(Protocol):
 
     async def commit_step(self, commit: StepCommit) -> None:
         """Commit atomically if the version is unchanged, else raise ConflictError."""
+        ...
+
+    async def remember(self, owner: str, remembered: Remembered) -> None:
+        """Keep the answer to a request that committed nothing (ConflictError if one is kept)."""
         ...

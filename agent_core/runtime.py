@@ -20,7 +20,7 @@ from .document import FileState, add_span
 from .errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
 from .ids import new_id
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
-from .ports import SessionSnapshot, SessionStore, StepCommit
+from .ports import Remembered, SessionSnapshot, SessionStore, StepCommit, Telemetry
 from .prompts import progress_note, system_prompt
 from .tools.base import Tool
 from .tools.read import ReadTool
@@ -33,12 +33,23 @@ def default_tools() -> dict[str, Tool]:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Idempotency:
+    """A request's idempotency key: its answer is rendered and committed with the step."""
+
+    key: str
+    request_hash: str
+    render: Callable[[StepOutcome], str]
+    """Serialises the step's outcome as the client will receive it."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class StepInput:
     """What the client sent with this step (at most one of the two)."""
 
     user_input: str | None = None
     copilot_responses: Sequence[Verdict] = ()
     time_left: Callable[[], float] | None = None
+    idempotency: Idempotency | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,10 +96,16 @@ class AgentRuntime:
             loop.context.add_user_input(request.user_input)
         # The step's messages include the user's input it committed, not only the model's answer.
         result = replace(await loop.next(), messages=loop.context.new_messages)
+        outcome = StepOutcome(session_id=snapshot.session_id, result=result, files=_files_after(snapshot.files, result))
+        key = request.idempotency
+        remembered = Remembered(key=key.key, request_hash=key.request_hash, body=key.render(outcome)) if key else None
         nothing_new = snapshot.version > 0 and not result.messages and not verdicts
         if not nothing_new:
-            await self.store.commit_step(_commit(snapshot, loop.context, result, verdicts))
-        return StepOutcome(session_id=snapshot.session_id, result=result, files=_files_after(snapshot.files, result))
+            commit = _commit(snapshot, loop.context, result, verdicts)
+            await self.store.commit_step(replace(commit, remembered=remembered))
+        elif remembered is not None:
+            await self.store.remember(snapshot.owner, remembered)
+        return outcome
 
     async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
         """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""
@@ -172,6 +189,13 @@ def _commit(snapshot: SessionSnapshot, context: Context, result: StepResult, ver
         corrections=result.corrections,
         coverage={fid: coverage[fid] for fid in touched},
         user_inputs=context.user_inputs,
+        telemetry=Telemetry(
+            steps=1,
+            model_requests=int(result.called_model),
+            input_tokens=result.usage.input_tokens if result.usage else 0,
+            output_tokens=result.usage.output_tokens if result.usage else 0,
+            model_ms=result.model_ms,
+        ),
     )
 
 

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from fastapi import FastAPI, Query, Request, Response
+from fastapi import FastAPI, Header, Query, Request, Response
 from mangum import Mangum
 
-from agent_core.errors import NotFoundError
+from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError
 from agent_core.ids import is_id
-from agent_core.runtime import StepInput
+from agent_core.runtime import Idempotency, StepInput
 from storage.manager import load_messages
 
 from . import errors
@@ -27,8 +29,9 @@ from .schemas import (
     progress_json,
     session_item_json,
     state_of,
-    tool_calls_json,
+    step_json,
 )
+from .security import install_security
 from .services import LazyServices, Services
 from .web import mount_web
 
@@ -58,38 +61,52 @@ def create_app(services: Services | None = None) -> FastAPI:
     app = FastAPI(title="Translation agent", version="1.0.0", docs_url="/api/docs", openapi_url="/api/openapi.json")
     app.state.services = LazyServices(services)
     errors.install(app)
+    install_security(app)
     app.add_middleware(BodyLimitMiddleware)
 
-    @app.post("/api/next")
-    async def next_step(body: NextRequest, request: Request) -> dict[str, Any]:
+    @app.post("/api/next", response_model=None)
+    async def next_step(
+        body: NextRequest,
+        request: Request,
+        idempotency_key: str | None = Header(default=None, alias="Idempotency-Key"),
+    ) -> dict[str, Any] | Response:
         """Perform exactly one AgentLoop step and return what it added."""
         owner = caller(request)
         session_id = _session_id(body.sessionId) if body.sessionId is not None else None
+        services = _services(request)
+        key = None
+        if idempotency_key is not None:
+            key = Idempotency(
+                key=_idempotency_key(idempotency_key),
+                request_hash=_digest(body),
+                render=lambda outcome: json.dumps(step_json(outcome)),
+            )
+            if (replay := _replay(services, owner, key)) is not None:
+                return replay
         step = StepInput(
-            user_input=body.userInput, copilot_responses=body.copilotResponses or (), time_left=_time_left(request)
+            user_input=body.userInput,
+            copilot_responses=body.copilotResponses or (),
+            time_left=_time_left(request),
+            idempotency=key,
         )
-        outcome = await _services(request).runtime.step(owner, session_id, step)
+        try:
+            outcome = await services.runtime.step(owner, session_id, step)
+        except ConflictError:
+            # A concurrent retry of the same request may have committed first: answer as it did.
+            if key is not None and (replay := _replay(services, owner, key)) is not None:
+                return replay
+            raise
         result = outcome.result
+        logger.append_keys(session_id=outcome.session_id)
         logger.info(
             "step",
             extra={
-                "session_id": outcome.session_id,
                 "actor": result.actor,
                 "messages": len(result.messages),
                 "copilot_requests": len(result.copilot_requests),
             },
         )
-        return {
-            "sessionId": outcome.session_id,
-            "agentResponse": {
-                "actor": result.actor,
-                "messages": messages_json(result.messages),
-                "unprocessedToolCalls": tool_calls_json(result.unprocessed_tool_calls),
-                "copilotRequests": copilot_requests_json(result.copilot_requests),
-                "finishReason": result.finish_reason,
-            },
-            "progress": [file_json(f) for f in outcome.files],
-        }
+        return step_json(outcome)
 
     @app.post("/api/sessions", status_code=201)
     async def create_session(request: Request) -> dict[str, Any]:
@@ -215,14 +232,35 @@ def create_app(services: Services | None = None) -> FastAPI:
     return app
 
 
+def _idempotency_key(value: str) -> str:
+    if not 1 <= len(value) <= 255:
+        raise InvalidRequestError("Idempotency-Key must be 1 to 255 characters.")
+    return value
+
+
+def _digest(body: NextRequest) -> str:
+    canonical = json.dumps(body.model_dump(mode="json", exclude_none=True), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _replay(services: Services, owner: str, key: Idempotency) -> Response | None:
+    """The kept answer to this key; the same key with another body is refused."""
+    kept = services.manager.recall(owner, key.key)
+    if kept is None:
+        return None
+    if kept.request_hash != key.request_hash:
+        raise InvalidRequestError("This Idempotency-Key was already used with a different body; use a new key.")
+    return Response(
+        kept.body, status_code=kept.status, media_type="application/json", headers={"Idempotent-Replayed": "true"}
+    )
+
+
 def _media_type(name: str) -> str:
     markdown = name.lower().endswith((".md", ".markdown"))
     return "text/markdown; charset=utf-8" if markdown else "text/plain; charset=utf-8"
 
 
 def _json(data: str) -> Any:
-    import json
-
     return json.loads(data)
 
 

@@ -11,6 +11,7 @@ from pydantic_core import to_jsonable_python
 
 from agent_core.copilot import CopilotRequest, CopilotResponse
 from agent_core.document import FileState
+from agent_core.runtime import StepOutcome
 from storage.records import FileRecord, SessionRecord
 
 MAX_USER_INPUT = 20_000
@@ -81,4 +82,20 @@ def session_item_json(record: SessionRecord) -> dict[str, Any]:
         "createdAt": record.created_at,
         "updatedAt": record.updated_at,
         "title": (record.user_inputs[0][:80] if record.user_inputs else None),
+    }
+
+
+def step_json(outcome: StepOutcome) -> dict[str, Any]:
+    """The answer to `POST /api/next` (API.md), with the files' progress."""
+    result = outcome.result
+    return {
+        "sessionId": outcome.session_id,
+        "agentResponse": {
+            "actor": result.actor,
+            "messages": messages_json(result.messages),
+            "unprocessedToolCalls": tool_calls_json(result.unprocessed_tool_calls),
+            "copilotRequests": copilot_requests_json(result.copilot_requests),
+            "finishReason": result.finish_reason,
+        },
+        "progress": [file_json(f) for f in outcome.files],
     }

@@ -458,6 +458,7 @@ def _session_item(r: SessionRecord) -> Item:
         "copilotResponseCount": _n(r.copilot_response_count),
         "userInputs": _s(json.dumps(list(r.user_inputs))),
         "schemaVersion": _n(r.schema_version),
+        "telemetry": _s(json.dumps([r.steps, r.model_requests, r.input_tokens, r.output_tokens, r.model_ms])),
         "gsi1pk": _s(f"O#{r.owner}"),
         "gsi1sk": _s(f"{r.updated_at}#{r.session_id}"),
     }
@@ -474,7 +475,15 @@ def _session(i: Item) -> SessionRecord:
         copilot_response_count=int(i["copilotResponseCount"]["N"]),
         user_inputs=tuple(json.loads(i["userInputs"]["S"])),
         schema_version=int(i["schemaVersion"]["N"]),
+        **_telemetry(i),
     )
+
+
+def _telemetry(i: Item) -> dict[str, int]:
+    """Telemetry counters; a record written before they existed (schema 1) reads as zeros."""
+    names = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms")
+    values = json.loads(i["telemetry"]["S"]) if "telemetry" in i else [0] * len(names)
+    return dict(zip(names, (int(v) for v in values), strict=True))
 
 
 def _message(i: Item) -> MessageRecord:

@@ -7,9 +7,10 @@ loaded only through pydantic-ai's ModelMessagesTypeAdapter.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from pydantic import TypeAdapter
@@ -18,10 +19,10 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRe
 from agent_core.context import Verdict
 from agent_core.copilot import CopilotResponseAdapter
 from agent_core.document import FileState, initial_coverage
-from agent_core.errors import InvalidRequestError, NotFoundError
+from agent_core.errors import InvalidRequestError, NotFoundError, StorageUnavailableError
 from agent_core.ids import new_id
 from agent_core.memory import RememberedCorrection, render_memory
-from agent_core.ports import SessionSnapshot, StepCommit
+from agent_core.ports import Remembered, SessionSnapshot, StepCommit
 
 from .interface import SessionStorageInterface
 from .records import (
@@ -29,6 +30,7 @@ from .records import (
     CopilotResponseRecord,
     CorrectionRecord,
     FileRecord,
+    IdempotencyRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -40,6 +42,8 @@ _MESSAGE = TypeAdapter(ModelMessage)
 MAX_FILES = 20
 MAX_FILE_CHARS = 2_000_000
 MEMORY_CORRECTIONS = 8
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+"""How long the answer to a request with an Idempotency-Key is kept for its retries."""
 
 
 def now_iso() -> str:
@@ -74,6 +78,7 @@ class SessionManager:
     def __init__(self, storage: SessionStorageInterface, *, window: int = 16) -> None:
         self.storage = storage
         self.window = window
+        self._loaded: dict[tuple[str, int], SessionRecord] = {}
 
     # -- the SessionStore port -------------------------------------------------------------
 
@@ -97,6 +102,9 @@ class SessionManager:
     async def load_step(self, owner: str, session_id: str) -> SessionSnapshot:
         """The session's record, latest messages, pending verdicts, files and the owner's memory."""
         record = self.session(owner, session_id)
+        self._loaded[(session_id, record.version)] = record
+        while len(self._loaded) > 256:  # forget records of steps that never committed
+            self._loaded.pop(next(iter(self._loaded)))
         records = self.storage.latest_messages(session_id, limit=self.window)
         window = load_messages(records)
         verdicts: list[Verdict] = []
@@ -136,54 +144,96 @@ class SessionManager:
             )
             for r in commit.copilot_responses
         ]
-        previous = self.storage.get_session(commit.session_id) if commit.expected_version else None
-        record = SessionRecord(
-            session_id=commit.session_id,
-            owner=commit.owner,
+        previous = self._previous(commit)
+        spent = commit.telemetry
+        record = replace(
+            previous,
             created_at=commit.created_at,
             updated_at=stamp,
             version=commit.expected_version + 1,
             message_count=commit.message_count + len(messages),
-            copilot_response_count=(previous.copilot_response_count if previous else 0) + len(responses),
+            copilot_response_count=previous.copilot_response_count + len(responses),
             user_inputs=tuple(commit.user_inputs),
             schema_version=SCHEMA_VERSION,
+            steps=previous.steps + spent.steps,
+            model_requests=previous.model_requests + spent.model_requests,
+            input_tokens=previous.input_tokens + spent.input_tokens,
+            output_tokens=previous.output_tokens + spent.output_tokens,
+            model_ms=previous.model_ms + spent.model_ms,
         )
+        units = [
+            UnitRecord(
+                file_id=u.file_id,
+                start=u.start,
+                end=u.end,
+                cover_end=u.cover_end,
+                text=u.text,
+                call_id=u.call_id,
+                status=u.status,
+            )
+            for u in commit.units
+        ]
+        corrections = [
+            CorrectionRecord(
+                correction_id=uuid.uuid4().hex,
+                owner=commit.owner,
+                session_id=commit.session_id,
+                file_id=c.file_id,
+                status=c.status,
+                source=c.source,
+                proposal=c.proposal,
+                final=c.final,
+                reason=c.reason,
+                created_at=stamp,
+            )
+            for c in commit.corrections
+        ]
+        kept = self._idempotency(commit.owner, commit.remembered, stamp) if commit.remembered else None
         self.storage.commit(
             StepWrite(
                 session=record,
                 expected_version=commit.expected_version,
                 messages=messages,
                 copilot_responses=responses,
-                units=[
-                    UnitRecord(
-                        file_id=u.file_id,
-                        start=u.start,
-                        end=u.end,
-                        cover_end=u.cover_end,
-                        text=u.text,
-                        call_id=u.call_id,
-                        status=u.status,
-                    )
-                    for u in commit.units
-                ],
+                units=units,
                 coverage=dict(commit.coverage),
-                corrections=[
-                    CorrectionRecord(
-                        correction_id=uuid.uuid4().hex,
-                        owner=commit.owner,
-                        session_id=commit.session_id,
-                        file_id=c.file_id,
-                        status=c.status,
-                        source=c.source,
-                        proposal=c.proposal,
-                        final=c.final,
-                        reason=c.reason,
-                        created_at=stamp,
-                    )
-                    for c in commit.corrections
-                ],
+                corrections=corrections,
+                idempotency=kept,
             )
         )
+
+    async def remember(self, owner: str, remembered: Remembered) -> None:
+        """Keep the answer to a request that committed nothing."""
+        record = self._idempotency(owner, remembered, now_iso())
+        self.storage.put_idempotency(record, now=int(time.time()))
+
+    def recall(self, owner: str, key: str) -> IdempotencyRecord | None:
+        """The kept answer for the caller's idempotency key, unless it expired."""
+        return self.storage.get_idempotency(owner, key, now=int(time.time()))
+
+    def _idempotency(self, owner: str, remembered: Remembered, stamp: str) -> IdempotencyRecord:
+        return IdempotencyRecord(
+            owner=owner,
+            key=remembered.key,
+            request_hash=remembered.request_hash,
+            status=200,
+            body=remembered.body,
+            created_at=stamp,
+            expires_at=int(time.time()) + IDEMPOTENCY_TTL_SECONDS,
+        )
+
+    def _previous(self, commit: StepCommit) -> SessionRecord:
+        """The record the step loaded (cached by load_step, so a commit costs no extra read)."""
+        if commit.expected_version == 0:
+            return SessionRecord(
+                session_id=commit.session_id,
+                owner=commit.owner,
+                created_at=commit.created_at,
+                updated_at=commit.created_at,
+                version=0,
+            )
+        loaded = self._loaded.pop((commit.session_id, commit.expected_version), None)
+        return loaded or self.storage.get_session(commit.session_id)
 
     # -- API operations --------------------------------------------------------------------
 
@@ -192,6 +242,11 @@ class SessionManager:
         record = self.storage.get_session(session_id)
         if record.owner != owner:
             raise NotFoundError(f"No session {session_id}.")
+        if record.schema_version > SCHEMA_VERSION:
+            raise StorageUnavailableError(
+                f"Session {session_id} was written by a newer version of this app (schema "
+                f"{record.schema_version} > {SCHEMA_VERSION}); upgrade the app to open it."
+            )
         return record
 
     def create_session(self, owner: str) -> SessionRecord:

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-SCHEMA_VERSION = 1
-"""The layout version written with every session record."""
+SCHEMA_VERSION = 2
+"""The layout version written with every session record (2 added the telemetry counters)."""
 
 Spans = tuple[tuple[int, int], ...]
 T = TypeVar("T")

@@ -7,6 +7,7 @@ import os
 
 from .interface import SessionStorageInterface
 from .manager import SessionManager
+from .owner_memory import OwnerMemory
 
 BACKENDS = {
     "memory": ("storage.memory", "MemorySessionStorage"),
@@ -29,4 +30,4 @@ def backend_from_env(name: str | None = None) -> SessionStorageInterface:
     return storage
 
 
-__all__ = ["BACKENDS", "SessionManager", "SessionStorageInterface", "backend_from_env"]
+__all__ = ["BACKENDS", "OwnerMemory", "SessionManager", "SessionStorageInterface", "backend_from_env"]

@@ -2,15 +2,19 @@
 
 Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
 
-    S#<session>  META                      the session record: owner, times, counters, version
-    S#<session>  M#<index:010>             one pydantic-ai message (JSON)
-    S#<session>  R#<response:010>#<call>   a human verdict on a call of the response at <response>
-    S#<session>  F#<file>                  a file: name, size, coverage
-    S#<session>  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
-    S#<session>  U#<file>#<start:010>      a written unit
-    O#<owner>    K#<time>#<id>             a correction for the owner's memory
+    S#<session>                  META                      the session: owner, times, counters, version
+    S#<session>                  F#<file>                  a file: name, size, coverage
+    S#<session>                  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
+    S#<session>#B#<bucket:06>    M#<index:010>             one pydantic-ai message (JSON)
+    S#<session>#B#<bucket:06>    R#<response:010>#<call>   a verdict on a call of the response at <response>
+    S#<session>#U#<file>#<n:05>  <start:010>               a written unit (n = start // UNIT_SPAN)
+    O#<owner>                    K#<time>#<id>             a correction for the owner's memory
+    O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
 
-No item grows with the session. A step commits in one TransactWriteItems whose conditions are
+No item grows with the session, and no partition either: messages and verdicts live in buckets of
+BUCKET messages (bucket = index // BUCKET), units in spans of the source, so every query a step
+makes reads a bounded partition however long the session (and DynamoDB spreads a long session's
+items across partitions). A step commits in one TransactWriteItems whose conditions are
 named below; the `by-owner` index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>) lists an
 owner's sessions newest first.
 """
@@ -35,6 +39,7 @@ from .records import (
     CorrectionRecord,
     FileRecord,
     IdempotencyRecord,
+    MemoryEntryRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -44,6 +49,10 @@ from .records import (
 
 Item = dict[str, Any]
 INDEX = "by-owner"
+BUCKET = 100
+"""Messages (and the verdicts on them) per partition."""
+UNIT_SPAN = 32_000
+"""Source characters whose units share a partition."""
 MAX_TRANSACTION_ITEMS = 100
 
 # Conditions, each named for why it is there:
@@ -88,6 +97,14 @@ def _get_opt(item: Item, key: str) -> str | None:
 
 def _pk(session_id: str) -> str:
     return f"S#{session_id}"
+
+
+def _bucket_pk(session_id: str, index: int) -> str:
+    return f"S#{session_id}#B#{index // BUCKET:06d}"
+
+
+def _unit_pk(session_id: str, file_id: str, start: int) -> str:
+    return f"S#{session_id}#U#{file_id}#{start // UNIT_SPAN:05d}"
 
 
 def _idem_pk(owner: str, key: str) -> str:
@@ -136,21 +153,30 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         return self._page(args, cursor, "gsi1pk", f"O#{owner}", _session)
 
     def delete_session(self, session_id: str) -> None:
-        """Delete every item of the session."""
-        keys: list[Item] = []
-        args: dict[str, Any] = {
-            "TableName": self.table,
-            "KeyConditionExpression": "pk = :p",
-            "ExpressionAttributeValues": {":p": _s(_pk(session_id))},
-            "ProjectionExpression": "pk, sk",
-        }
-        for item in self._query_all(args):
-            keys.append({"pk": item["pk"], "sk": item["sk"]})
-        self._batch_write([{"DeleteRequest": {"Key": key}} for key in keys])
+        """Delete every item of the session: buckets and units first, the record last."""
+        try:
+            record = self.get_session(session_id)
+        except NotFoundError:
+            return
+        partitions = [_bucket_pk(session_id, i * BUCKET) for i in range(record.message_count // BUCKET + 1)]
+        for f in self.list_files(session_id):
+            partitions += [_unit_pk(session_id, f.file_id, n * UNIT_SPAN) for n in range(f.chars // UNIT_SPAN + 1)]
+        partitions.append(_pk(session_id))
+        for pk in partitions:
+            args: dict[str, Any] = {
+                "TableName": self.table,
+                "KeyConditionExpression": "pk = :p",
+                "ExpressionAttributeValues": {":p": _s(pk)},
+                "ProjectionExpression": "pk, sk",
+            }
+            keys = [{"pk": item["pk"], "sk": item["sk"]} for item in self._query_all(args)]
+            keys.sort(key=lambda k: k["sk"]["S"] == "META")  # the record goes last
+            self._batch_write([{"DeleteRequest": {"Key": key}} for key in keys])
 
     def commit(self, write: StepWrite) -> None:
         """One TransactWriteItems, conditional on the session's version."""
-        pk = _s(_pk(write.session.session_id))
+        sid = write.session.session_id
+        pk = _s(_pk(sid))
         record = _session_item(write.session)
         if write.expected_version == 0:
             meta: Item = {"Put": {"TableName": self.table, "Item": record, "ConditionExpression": IS_NEW}}
@@ -165,12 +191,13 @@ class DynamoDBSessionStorage(SessionStorageInterface):
             }
         items: list[Item] = [meta]
         for m in write.messages:
-            items.append(self._put({"pk": pk, "sk": _s(f"M#{m.index:010d}"), "data": _s(m.data)}, NOT_WRITTEN))
+            item = {"pk": _s(_bucket_pk(sid, m.index)), "sk": _s(f"M#{m.index:010d}"), "data": _s(m.data)}
+            items.append(self._put(item, NOT_WRITTEN))
         for r in write.copilot_responses:
             items.append(
                 self._put(
                     {
-                        "pk": pk,
+                        "pk": _s(_bucket_pk(sid, r.response_index)),
                         "sk": _s(f"R#{r.response_index:010d}#{r.call_id}"),
                         "data": _s(r.data),
                         "createdAt": _s(r.created_at),
@@ -178,7 +205,7 @@ class DynamoDBSessionStorage(SessionStorageInterface):
                 )
             )
         for u in write.units:
-            items.append(self._put(_unit_item(pk, u), NOT_WRITTEN))
+            items.append(self._put(_unit_item(sid, u), NOT_WRITTEN))
         for file_id, covered in write.coverage.items():
             items.append(
                 {
@@ -245,30 +272,91 @@ class DynamoDBSessionStorage(SessionStorageInterface):
 
     # -- messages and verdicts ---------------------------------------------------------------
 
-    def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
-        """The last messages, oldest first (one query, newest first, reversed)."""
-        if limit <= 0:
-            return []
-        with _errors():
-            items = self.client.query(
-                **self._prefix(session_id, "M#"), ScanIndexForward=False, Limit=limit, ConsistentRead=True
-            )["Items"]
-        return [_message(i) for i in reversed(items)]
+    def latest_messages(self, session_id: str, *, limit: int, count: int | None = None) -> list[MessageRecord]:
+        """The last messages, oldest first: the record's count says which buckets hold them."""
+        if count is None:
+            count = self.get_session(session_id).message_count
+        return self._messages(session_id, max(0, count - max(limit, 0)), count)
 
     def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
-        """The messages, oldest first."""
-        args = {**self._prefix(session_id, "M#"), "Limit": limit, "ConsistentRead": True}
-        return self._page(args, cursor, "pk", _pk(session_id), _message)
+        """The messages, oldest first; the cursor is the index of the next one."""
+        start = _decode_index(cursor)
+        count = self.get_session(session_id).message_count
+        end = min(count, start + max(limit, 0))
+        return Page(self._messages(session_id, start, end), _encode_cursor({"i": end}) if end < count else None)
+
+    def _messages(self, session_id: str, start: int, end: int) -> list[MessageRecord]:
+        """Messages `[start, end)`, one query per bucket they span."""
+        found: list[MessageRecord] = []
+        for bucket in range(start // BUCKET, (end - 1) // BUCKET + 1 if end > start else start // BUCKET):
+            first, last = max(start, bucket * BUCKET), min(end, (bucket + 1) * BUCKET) - 1
+            args = {
+                "TableName": self.table,
+                "ConsistentRead": True,
+                "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
+                "ExpressionAttributeValues": {
+                    ":p": _s(_bucket_pk(session_id, first)),
+                    ":a": _s(f"M#{first:010d}"),
+                    ":b": _s(f"M#{last:010d}"),
+                },
+            }
+            found += [_message(i) for i in self._query_all(args)]
+        return found
 
     def copilot_responses(self, session_id: str, *, response_index: int) -> list[CopilotResponseRecord]:
-        """The verdicts on one response's calls."""
-        args = {**self._prefix(session_id, f"R#{response_index:010d}#"), "ConsistentRead": True}
+        """The verdicts on one response's calls (one bucket)."""
+        args = {
+            "TableName": self.table,
+            "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+            "ExpressionAttributeValues": {
+                ":p": _s(_bucket_pk(session_id, response_index)),
+                ":s": _s(f"R#{response_index:010d}#"),
+            },
+        }
         return [_response(i) for i in self._query_all(args)]
 
     def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
-        """All verdicts, oldest first."""
-        args = {**self._prefix(session_id, "R#"), "Limit": limit, "ConsistentRead": True}
-        return self._page(args, cursor, "pk", _pk(session_id), _response)
+        """All verdicts, oldest first, bucket by bucket; the cursor names the bucket and the last key."""
+        position = _decode_cursor(cursor) if cursor else {"b": 0}
+        bucket, after = position.get("b"), position.get("k")
+        if not isinstance(bucket, int) or not (after is None or isinstance(after, str)):
+            raise InvalidCursorError("Invalid cursor.")
+        last_bucket = self.get_session(session_id).message_count // BUCKET
+        found: list[CopilotResponseRecord] = []
+        while bucket <= last_bucket and len(found) < limit:
+            args: dict[str, Any] = {
+                "TableName": self.table,
+                "ConsistentRead": True,
+                "Limit": limit - len(found),
+                "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+                "ExpressionAttributeValues": {":p": _s(_bucket_pk(session_id, bucket * BUCKET)), ":s": _s("R#")},
+            }
+            if after:
+                args["ExclusiveStartKey"] = {"pk": _s(_bucket_pk(session_id, bucket * BUCKET)), "sk": _s(after)}
+            with _errors():
+                page = self.client.query(**args)
+            found += [_response(i) for i in page["Items"]]
+            if page.get("LastEvaluatedKey") and len(found) >= limit:
+                after = page["LastEvaluatedKey"]["sk"]["S"]
+                break
+            bucket, after = bucket + 1, None
+        more = bucket <= last_bucket and (after is not None or self._responses_from(session_id, bucket, last_bucket))
+        return Page(found, _encode_cursor({"b": bucket, "k": after}) if more else None)
+
+    def _responses_from(self, session_id: str, bucket: int, last_bucket: int) -> bool:
+        """Whether any verdict is stored in buckets `bucket..last_bucket`."""
+        for b in range(bucket, last_bucket + 1):
+            args = {
+                "TableName": self.table,
+                "Limit": 1,
+                "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
+                "ExpressionAttributeValues": {":p": _s(_bucket_pk(session_id, b * BUCKET)), ":s": _s("R#")},
+            }
+            with _errors():
+                if self.client.query(**args)["Items"]:
+                    return True
+        return False
 
     # -- files and units ---------------------------------------------------------------------
 
@@ -346,9 +434,18 @@ class DynamoDBSessionStorage(SessionStorageInterface):
         return "".join(texts)[start - offset : end - offset]
 
     def list_units(self, session_id: str, file_id: str) -> list[UnitRecord]:
-        """The file's units by position."""
-        args = {**self._prefix(session_id, f"U#{file_id}#"), "ConsistentRead": True}
-        return [_unit(i) for i in self._query_all(args)]
+        """The file's units by position, span by span."""
+        chars = self.get_file(session_id, file_id).chars
+        units: list[UnitRecord] = []
+        for n in range(chars // UNIT_SPAN + 1):
+            args = {
+                "TableName": self.table,
+                "ConsistentRead": True,
+                "KeyConditionExpression": "pk = :p",
+                "ExpressionAttributeValues": {":p": _s(_unit_pk(session_id, file_id, n * UNIT_SPAN))},
+            }
+            units += [_unit(i) for i in self._query_all(args)]
+        return units
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
         """Newest first."""
@@ -361,6 +458,37 @@ class DynamoDBSessionStorage(SessionStorageInterface):
                 Limit=limit,
             )["Items"]
         return [_correction(i) for i in items]
+
+    # -- the owner's memory --------------------------------------------------------------------
+
+    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
+        """The owner's glossary entries and style notes (one partition, bounded), oldest first."""
+        args = {
+            "TableName": self.table,
+            "ConsistentRead": True,
+            "KeyConditionExpression": "pk = :p AND begins_with(sk, :m)",
+            "ExpressionAttributeValues": {":p": _s(f"O#{owner}"), ":m": _s("P#")},
+        }
+        entries = [_memory_entry(i) for i in self._query_all(args)]
+        return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
+
+    def put_memory_entry(self, record: MemoryEntryRecord) -> None:
+        """Add the entry, or replace the one with the same key (owner and id)."""
+        with _errors():
+            self.client.put_item(TableName=self.table, Item=_memory_item(record))
+
+    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
+        """Delete the owner's entry; NotFoundError when there is none.
+
+        A read, then a batch delete: the function's role (template.yaml) deletes items only through
+        BatchWriteItem. Two deletes racing both succeed, which is what either caller asked for.
+        """
+        key = {"pk": _s(f"O#{owner}"), "sk": _s(f"P#{entry_id}")}
+        with _errors():
+            found = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
+        if found is None:
+            raise NotFoundError(f"No memory entry {entry_id}.")
+        self._batch_write([{"DeleteRequest": {"Key": key}}])
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -436,6 +564,15 @@ def _encode_cursor(key: Item) -> str:
     return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode()
 
 
+def _decode_index(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    index = _decode_cursor(cursor).get("i")
+    if not isinstance(index, int) or index < 0:
+        raise InvalidCursorError("Invalid cursor.")
+    return index
+
+
 def _decode_cursor(cursor: str) -> Item:
     try:
         value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
@@ -507,10 +644,11 @@ def _file(i: Item) -> FileRecord:
     )
 
 
-def _unit_item(pk: Item, u: UnitRecord) -> Item:
+def _unit_item(session_id: str, u: UnitRecord) -> Item:
     return {
-        "pk": pk,
-        "sk": _s(f"U#{u.file_id}#{u.start:010d}"),
+        "pk": _s(_unit_pk(session_id, u.file_id, u.start)),
+        "sk": _s(f"{u.start:010d}"),
+        "fileId": _s(u.file_id),
         "end": _n(u.end),
         "coverEnd": _n(u.cover_end),
         "text": _s(u.text),
@@ -520,10 +658,9 @@ def _unit_item(pk: Item, u: UnitRecord) -> Item:
 
 
 def _unit(i: Item) -> UnitRecord:
-    _, file_id, start = i["sk"]["S"].split("#", 2)
     return UnitRecord(
-        file_id=file_id,
-        start=int(start),
+        file_id=i["fileId"]["S"],
+        start=int(i["sk"]["S"]),
         end=int(i["end"]["N"]),
         cover_end=int(i["coverEnd"]["N"]),
         text=i["text"]["S"],
@@ -559,4 +696,33 @@ def _correction(i: Item) -> CorrectionRecord:
         final=_get_opt(i, "final"),
         reason=_get_opt(i, "reason"),
         created_at=created_at,
+    )
+
+
+def _memory_item(r: MemoryEntryRecord) -> Item:
+    # No gsi1pk: the by-owner index lists sessions only.
+    return {
+        "pk": _s(f"O#{r.owner}"),
+        "sk": _s(f"P#{r.entry_id}"),
+        "kind": _s(r.kind),
+        "source": _s(r.source),
+        "text": _s(r.text),
+        "languages": _s(r.languages),
+        "origin": _s(r.origin),
+        "createdAt": _s(r.created_at),
+        "updatedAt": _s(r.updated_at),
+    }
+
+
+def _memory_entry(i: Item) -> MemoryEntryRecord:
+    return MemoryEntryRecord(
+        entry_id=i["sk"]["S"][2:],
+        owner=i["pk"]["S"][2:],
+        kind=i["kind"]["S"],
+        source=i["source"]["S"],
+        text=i["text"]["S"],
+        languages=i["languages"]["S"],
+        origin=i["origin"]["S"],
+        created_at=i["createdAt"]["S"],
+        updated_at=i["updatedAt"]["S"],
     )

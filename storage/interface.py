@@ -14,6 +14,7 @@ from .records import (
     CorrectionRecord,
     FileRecord,
     IdempotencyRecord,
+    MemoryEntryRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -26,7 +27,7 @@ CHUNK_CHARS = 32_000
 
 
 class SessionStorageInterface(ABC):
-    """Sessions, their messages, verdicts, files and units, and owners' corrections."""
+    """Sessions, their messages, verdicts, files and units, and owners' corrections and memory."""
 
     @abstractmethod
     def get_session(self, session_id: str) -> SessionRecord:
@@ -45,8 +46,8 @@ class SessionStorageInterface(ABC):
         """Write a step atomically if the session's version is `write.expected_version`, else ConflictError."""
 
     @abstractmethod
-    def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
-        """The session's last `limit` messages, oldest first."""
+    def latest_messages(self, session_id: str, *, limit: int, count: int | None = None) -> list[MessageRecord]:
+        """The session's last `limit` messages, oldest first (`count`: the message count, if known)."""
 
     @abstractmethod
     def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
@@ -91,6 +92,21 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
         """The owner's latest corrections, newest first."""
+
+    @abstractmethod
+    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
+        """The owner's glossary entries and style notes, oldest first (by `created_at`, then id).
+
+        All of them: `storage.owner_memory.OwnerMemory` keeps their number bounded.
+        """
+
+    @abstractmethod
+    def put_memory_entry(self, record: MemoryEntryRecord) -> None:
+        """Add the entry, or replace the owner's entry that has the same id."""
+
+    @abstractmethod
+    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
+        """Delete the owner's entry; NotFoundError if the owner has no entry with that id."""
 
 
 def chunks(content: str) -> list[str]:

@@ -21,10 +21,10 @@ from agent_core.copilot import CopilotResponseAdapter
 from agent_core.document import FileState, initial_coverage
 from agent_core.errors import InvalidRequestError, NotFoundError, StorageUnavailableError
 from agent_core.ids import new_id
-from agent_core.memory import RememberedCorrection, render_memory
 from agent_core.ports import Remembered, SessionSnapshot, StepCommit
 
 from .interface import SessionStorageInterface
+from .owner_memory import OwnerMemory
 from .records import (
     SCHEMA_VERSION,
     CopilotResponseRecord,
@@ -41,7 +41,6 @@ from .records import (
 _MESSAGE = TypeAdapter(ModelMessage)
 MAX_FILES = 20
 MAX_FILE_CHARS = 2_000_000
-MEMORY_CORRECTIONS = 8
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 """How long the answer to a request with an Idempotency-Key is kept for its retries."""
 
@@ -63,13 +62,26 @@ def load_messages(records: Sequence[MessageRecord]) -> list[ModelMessage]:
     return ModelMessagesTypeAdapter.validate_json("[" + ",".join(r.data for r in records) + "]")
 
 
-@dataclass(frozen=True, slots=True)
 class _Reader:
-    storage: SessionStorageInterface
-    session_id: str
+    """A file reader for one step: reads a window ahead once and serves the tools' small reads from it."""
+
+    AHEAD = 4_096
+
+    def __init__(self, storage: SessionStorageInterface, session_id: str) -> None:
+        self.storage = storage
+        self.session_id = session_id
+        self._cache: dict[str, tuple[int, str, bool]] = {}
 
     async def read_text(self, file_id: str, start: int, end: int) -> str:
-        return self.storage.read_file(self.session_id, file_id, start, end)
+        cached = self._cache.get(file_id)
+        if cached is not None:
+            first, text, at_eof = cached
+            if first <= start and (end <= first + len(text) or at_eof):
+                return text[start - first : end - first]
+        wanted = max(end, start + self.AHEAD)
+        text = self.storage.read_file(self.session_id, file_id, start, wanted)
+        self._cache[file_id] = (start, text, len(text) < wanted - start)
+        return text[: max(0, end - start)]
 
 
 class SessionManager:
@@ -78,6 +90,8 @@ class SessionManager:
     def __init__(self, storage: SessionStorageInterface, *, window: int = 16) -> None:
         self.storage = storage
         self.window = window
+        self.memory = OwnerMemory(storage)
+        """Owners' glossary entries and style notes; agent_core's MemoryStore port."""
         self._loaded: dict[tuple[str, int], SessionRecord] = {}
 
     # -- the SessionStore port -------------------------------------------------------------
@@ -96,7 +110,7 @@ class SessionManager:
             copilot_responses=[],
             files=[],
             reader=_Reader(self.storage, session_id),
-            memory=self._memory(owner),
+            memory=self.memory.snapshot(owner),
         )
 
     async def load_step(self, owner: str, session_id: str) -> SessionSnapshot:
@@ -105,7 +119,7 @@ class SessionManager:
         self._loaded[(session_id, record.version)] = record
         while len(self._loaded) > 256:  # forget records of steps that never committed
             self._loaded.pop(next(iter(self._loaded)))
-        records = self.storage.latest_messages(session_id, limit=self.window)
+        records = self.storage.latest_messages(session_id, limit=self.window, count=record.message_count)
         window = load_messages(records)
         verdicts: list[Verdict] = []
         for offset in range(len(window) - 1, -1, -1):
@@ -126,7 +140,7 @@ class SessionManager:
             copilot_responses=verdicts,
             files=self.file_states(session_id),
             reader=_Reader(self.storage, session_id),
-            memory=self._memory(owner),
+            memory=self.memory.snapshot(owner),
         )
 
     async def commit_step(self, commit: StepCommit) -> None:
@@ -314,17 +328,6 @@ class SessionManager:
     def units(self, session_id: str, record: FileRecord) -> list[UnitRecord]:
         """The file's written units in source order."""
         return self.storage.list_units(session_id, record.file_id)
-
-    def _memory(self, owner: str) -> str:
-        corrections = self.storage.recent_corrections(owner, limit=MEMORY_CORRECTIONS)
-        return render_memory(
-            [
-                RememberedCorrection(
-                    status=c.status, source=c.source, proposal=c.proposal, final=c.final, reason=c.reason
-                )
-                for c in corrections
-            ]
-        )
 
 
 def assemble(content: str, units: Sequence[UnitRecord]) -> str:

@@ -13,6 +13,7 @@ from .records import (
     CorrectionRecord,
     FileRecord,
     IdempotencyRecord,
+    MemoryEntryRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -40,6 +41,7 @@ class MemorySessionStorage(SessionStorageInterface):
         self._sessions: dict[str, _Session] = {}
         self._corrections: dict[str, list[CorrectionRecord]] = {}
         self._idempotency: dict[tuple[str, str], IdempotencyRecord] = {}
+        self._memory: dict[str, dict[str, MemoryEntryRecord]] = {}
 
     @classmethod
     def from_env(cls) -> MemorySessionStorage:
@@ -96,7 +98,7 @@ class MemorySessionStorage(SessionStorageInterface):
                 record = write.idempotency
                 self._idempotency[(record.owner, record.key)] = record
 
-    def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
+    def latest_messages(self, session_id: str, *, limit: int, count: int | None = None) -> list[MessageRecord]:
         """The last messages, oldest first."""
         with self._lock:
             return self._session(session_id).messages[-limit:] if limit > 0 else []
@@ -176,6 +178,23 @@ class MemorySessionStorage(SessionStorageInterface):
         """Newest first."""
         with self._lock:
             return list(reversed(self._corrections.get(owner, [])))[:limit]
+
+    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
+        """Oldest first."""
+        with self._lock:
+            entries = list(self._memory.get(owner, {}).values())
+        return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
+
+    def put_memory_entry(self, record: MemoryEntryRecord) -> None:
+        """Add or replace by id."""
+        with self._lock:
+            self._memory.setdefault(record.owner, {})[record.entry_id] = record
+
+    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
+        """Forget the entry; NotFoundError if the owner has none with that id."""
+        with self._lock:
+            if self._memory.get(owner, {}).pop(entry_id, None) is None:
+                raise NotFoundError(f"No memory entry {entry_id}.")
 
 
 def _check(session: _Session, write: StepWrite) -> None:

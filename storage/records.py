@@ -95,6 +95,26 @@ class CorrectionRecord:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryEntryRecord:
+    """A glossary entry or a style note in an owner's memory (it outlives every session)."""
+
+    entry_id: str
+    owner: str
+    kind: str
+    """`glossary` or `style`."""
+    source: str
+    """The source term (glossary); empty for a style note."""
+    text: str
+    """The preferred translation (glossary) or the note (style)."""
+    languages: str
+    """The language pair, `"<source>><target>"` (see agent_core.languages)."""
+    origin: str
+    """`user` (added by hand) or `learned` (distilled from corrections)."""
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IdempotencyRecord:
     """The first answer to a request sent with an `Idempotency-Key`, kept to answer its retries."""
 

@@ -26,6 +26,7 @@ from .records import (
     CorrectionRecord,
     FileRecord,
     IdempotencyRecord,
+    MemoryEntryRecord,
     MessageRecord,
     Page,
     SessionRecord,
@@ -34,7 +35,7 @@ from .records import (
     UnitRecord,
 )
 
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = 3
 """The table layout this module writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -74,6 +75,14 @@ _SCHEMA = (
         PRIMARY KEY (owner, key))""",
         )
     ),
+    # No foreign key either: an owner's glossary entries and style notes outlive every session.
+    *(
+        _MEMORY := (
+            """CREATE TABLE memory_entries (owner TEXT NOT NULL, entry_id TEXT NOT NULL, kind TEXT NOT NULL,
+        source TEXT NOT NULL, text TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (owner, entry_id))""",
+        )
+    ),
 )
 # Layout 1 → 2: telemetry counters on sessions, and the idempotency table.
 _MIGRATE_1_TO_2 = (
@@ -83,6 +92,10 @@ _MIGRATE_1_TO_2 = (
     ),
     *_IDEMPOTENCY,
 )
+# Layout 2 → 3: owners' glossary entries and style notes.
+_MIGRATE_2_TO_3 = _MEMORY
+_MIGRATIONS = {1: _MIGRATE_1_TO_2, 2: _MIGRATE_2_TO_3}
+"""The statements that take a file from layout `n` to `n + 1`."""
 
 
 def _columns(record: type[Any], *extra: str) -> list[str]:
@@ -112,6 +125,8 @@ _UPSERT_FILE = _upsert("files", FileRecord, "session_id, file_id", "session_id")
 _INSERT_MESSAGE = _insert("messages", _columns(MessageRecord, "session_id"))
 _INSERT_UNIT = _insert("units", _columns(UnitRecord, "session_id"))
 _INSERT_CORRECTION = _insert("corrections", _columns(CorrectionRecord))
+_UPSERT_MEMORY = _upsert("memory_entries", MemoryEntryRecord, "owner, entry_id")
+_M = ", ".join(_columns(MemoryEntryRecord))
 
 
 def _row_dict(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
@@ -149,8 +164,10 @@ class SQLiteSessionStorage(SessionStorageInterface):
                     f"{path} was written by a newer storage layout ({layout} > {LAYOUT_VERSION}); upgrade the app."
                 )
             if layout < LAYOUT_VERSION:
-                for statement in _SCHEMA if layout == 0 else _MIGRATE_1_TO_2:
-                    db.execute(statement)
+                steps = [_SCHEMA] if layout == 0 else [_MIGRATIONS[n] for n in range(layout, LAYOUT_VERSION)]
+                for step in steps:
+                    for statement in step:
+                        db.execute(statement)
                 db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
 
     def _use_wal(self, path: str) -> None:
@@ -231,7 +248,7 @@ class SQLiteSessionStorage(SessionStorageInterface):
             if write.idempotency is not None:
                 _put_idempotency(db, write.idempotency, int(time.time()))
 
-    def latest_messages(self, session_id: str, *, limit: int) -> list[MessageRecord]:
+    def latest_messages(self, session_id: str, *, limit: int, count: int | None = None) -> list[MessageRecord]:
         """The session's last `limit` messages, oldest first."""
         with self._transaction(write=False) as db:
             _require(db, session_id)
@@ -329,6 +346,25 @@ class SQLiteSessionStorage(SessionStorageInterface):
         with self._transaction(write=False) as db:
             rows = db.execute(sql, (owner, max(limit, 0))).fetchall()
         return [CorrectionRecord(**r) for r in rows]
+
+    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
+        """The owner's glossary entries and style notes, oldest first."""
+        sql = f"SELECT {_M} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
+        with self._transaction(write=False) as db:
+            rows = db.execute(sql, (owner,)).fetchall()
+        return [MemoryEntryRecord(**r) for r in rows]
+
+    def put_memory_entry(self, record: MemoryEntryRecord) -> None:
+        """Add the entry or replace the owner's entry with the same id."""
+        with self._transaction(write=True) as db:
+            db.execute(_UPSERT_MEMORY, asdict(record))
+
+    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
+        """Delete the owner's entry; NotFoundError if there is none."""
+        with self._transaction(write=True) as db:
+            sql = "DELETE FROM memory_entries WHERE owner = ? AND entry_id = ?"
+            if db.execute(sql, (owner, entry_id)).rowcount == 0:
+                raise NotFoundError(f"No memory entry {entry_id}.")
 
 
 def _put_idempotency(db: sqlite3.Connection, record: IdempotencyRecord, now: int) -> None:

@@ -282,3 +282,96 @@ def test_telemetry_round_trips(storage: Any) -> None:
     record = replace(session(), steps=3, model_requests=2, input_tokens=1_000, output_tokens=50, model_ms=420)
     storage.commit(StepWrite(session=record, expected_version=0))
     assert storage.get_session(SID) == record
+
+
+def test_long_histories_page_across_partitions(storage: Any) -> None:
+    create(storage)
+    for version, start in enumerate(range(0, 250, 50), start=1):  # a transaction writes at most 100 items
+        storage.commit(
+            StepWrite(
+                session=session(version + 1, count=start + 50), expected_version=version, messages=messages(start, 50)
+            )
+        )
+
+    def cr(index: int) -> CopilotResponseRecord:
+        return CopilotResponseRecord(response_index=index, call_id="c", data=str(index), created_at="2026-01-01")
+
+    storage.commit(
+        StepWrite(
+            session=session(7, count=250), expected_version=6, copilot_responses=[cr(5), cr(150), cr(240), cr(241)]
+        )
+    )
+    assert [m.index for m in storage.latest_messages(SID, limit=30)] == list(range(220, 250))
+    assert [m.index for m in storage.latest_messages(SID, limit=30, count=250)] == list(range(220, 250))
+    seen: list[int] = []
+    cursor = None
+    while True:
+        page = storage.list_messages(SID, cursor=cursor, limit=70)
+        seen += [m.index for m in page.items]
+        if (cursor := page.next_cursor) is None:
+            break
+    assert seen == list(range(250))
+    assert [r.data for r in storage.copilot_responses(SID, response_index=150)] == ["150"]
+    found: list[str] = []
+    cursor = None
+    while True:
+        responses = storage.list_copilot_responses(SID, cursor=cursor, limit=1)
+        found += [r.data for r in responses.items]
+        if (cursor := responses.next_cursor) is None:
+            break
+    assert found == ["5", "150", "240", "241"]
+
+
+def entry(
+    entry_id: str, *, owner: str = "alice", kind: str = "glossary", at: str = "2026-01-01T00:00:01.000+00:00"
+) -> Any:
+    from storage.records import MemoryEntryRecord
+
+    return MemoryEntryRecord(
+        entry_id=entry_id,
+        owner=owner,
+        kind=kind,
+        source="tool" if kind == "glossary" else "",
+        text="outil" if kind == "glossary" else "Use vous.",
+        languages="auto>french",
+        origin="learned",
+        created_at=at,
+        updated_at=at,
+    )
+
+
+def test_memory_entries_per_owner_oldest_first(storage: Any) -> None:
+    from dataclasses import replace
+
+    storage.put_memory_entry(entry("m_b", at="2026-01-01T00:00:02.000+00:00"))
+    storage.put_memory_entry(entry("m_a", kind="style", at="2026-01-01T00:00:03.000+00:00"))
+    storage.put_memory_entry(entry("m_c", at="2026-01-01T00:00:01.000+00:00"))
+    storage.put_memory_entry(entry("m_d", owner="bob"))
+    assert [e.entry_id for e in storage.list_memory("alice")] == ["m_c", "m_b", "m_a"]
+    assert storage.list_memory("alice")[2] == entry("m_a", kind="style", at="2026-01-01T00:00:03.000+00:00")
+    assert [e.entry_id for e in storage.list_memory("bob")] == ["m_d"]
+    assert storage.list_memory("carol") == []
+    updated = replace(entry("m_b", at="2026-01-01T00:00:02.000+00:00"), text="instrument", origin="user")
+    storage.put_memory_entry(updated)  # the same id replaces the entry in place
+    assert storage.list_memory("alice")[1] == updated and len(storage.list_memory("alice")) == 3
+
+
+def test_memory_entries_are_deleted_only_by_their_owner(storage: Any) -> None:
+    storage.put_memory_entry(entry("m_a"))
+    storage.put_memory_entry(entry("m_b", owner="bob"))
+    with pytest.raises(NotFoundError):
+        storage.delete_memory_entry("alice", "m_b")
+    storage.delete_memory_entry("alice", "m_a")
+    with pytest.raises(NotFoundError):
+        storage.delete_memory_entry("alice", "m_a")
+    assert storage.list_memory("alice") == []
+    assert [e.entry_id for e in storage.list_memory("bob")] == ["m_b"]
+
+
+def test_memory_outlives_sessions_and_is_not_a_session(storage: Any) -> None:
+    create(storage)
+    storage.put_memory_entry(entry("m_a"))
+    assert [s.session_id for s in storage.list_sessions("alice", cursor=None, limit=10).items] == [SID]
+    storage.delete_session(SID)
+    assert storage.list_sessions("alice", cursor=None, limit=10).items == []
+    assert [e.entry_id for e in storage.list_memory("alice")] == ["m_a"]

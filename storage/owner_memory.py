@@ -1,0 +1,174 @@
+"""OwnerMemory: an owner's glossary entries and style notes, over any SessionStorageInterface.
+
+It implements agent_core's `MemoryStore` port (distilled lessons, written after a step's commit)
+and the operations of the memory routes (view, add by hand, delete), and it loads the memory a
+step shows the model. The rules live here, not in a backend:
+
+- one glossary entry per (source term, ignoring case; language pair): a new translation for a term
+  replaces the old one (newest wins), except that a learned lesson never replaces an entry the owner
+  added by hand; one style note per text (ignoring case and spacing) and language pair;
+- at most MAX_GLOSSARY entries and MAX_STYLE_NOTES notes an owner, so what a step reads is bounded:
+  a new lesson replaces the least recently updated learned entry when the memory is full, and the
+  owner adding by hand to a full memory is told to delete some first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from agent_core.errors import InvalidRequestError, NotFoundError
+from agent_core.ids import new_id
+from agent_core.memory import GlossaryEntry, Lessons, Memory, Origin, RememberedCorrection, StyleNote
+
+from .interface import SessionStorageInterface
+from .records import CorrectionRecord, MemoryEntryRecord
+
+MAX_GLOSSARY = 200
+MAX_STYLE_NOTES = 30
+PROMPT_CORRECTIONS = 8
+"""How many of the latest corrections a step shows the model."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _key(record: MemoryEntryRecord) -> tuple[str, str, str]:
+    """What makes two entries the same: kind, term (or note text) ignoring case and spacing, pair."""
+    subject = record.source if record.kind == "glossary" else record.text
+    return record.kind, " ".join(subject.split()).casefold(), record.languages
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Wanted:
+    kind: str
+    source: str
+    text: str
+    languages: str
+    origin: Origin
+
+
+class OwnerMemory:
+    """Owners' memory: what a step shows the model, what it learns, what the owner edits."""
+
+    def __init__(self, storage: SessionStorageInterface) -> None:
+        self.storage = storage
+
+    # -- for a step ----------------------------------------------------------------------------
+
+    def snapshot(self, owner: str) -> Memory:
+        """The owner's glossary, style notes and latest corrections, as the agent sees them."""
+        glossary: list[GlossaryEntry] = []
+        notes: list[StyleNote] = []
+        for e in self.entries(owner):
+            origin: Origin = "user" if e.origin == "user" else "learned"
+            if e.kind == "glossary":
+                glossary.append(GlossaryEntry(source=e.source, target=e.text, languages=e.languages, origin=origin))
+            else:
+                notes.append(StyleNote(text=e.text, languages=e.languages, origin=origin))
+        corrections = [
+            RememberedCorrection(status=c.status, source=c.source, proposal=c.proposal, final=c.final, reason=c.reason)
+            for c in self.storage.recent_corrections(owner, limit=PROMPT_CORRECTIONS)
+        ]
+        return Memory(glossary=tuple(glossary), style_notes=tuple(notes), corrections=tuple(corrections))
+
+    async def learn(self, owner: str, lessons: Lessons) -> None:
+        """Store distilled lessons (deduplicated; an entry the owner wrote is never overwritten)."""
+        wanted = [
+            *(
+                _Wanted(kind="glossary", source=g.source, text=g.target, languages=g.languages, origin="learned")
+                for g in lessons.glossary
+            ),
+            *(
+                _Wanted(kind="style", source="", text=n.text, languages=n.languages, origin="learned")
+                for n in lessons.style_notes
+            ),
+        ]
+        entries = self.entries(owner)
+        for item in wanted:
+            written = self._write(owner, item, entries)
+            if written is not None:
+                entries = [e for e in entries if e.entry_id != written.entry_id] + [written]
+
+    # -- for the owner -------------------------------------------------------------------------
+
+    def entries(self, owner: str) -> list[MemoryEntryRecord]:
+        """The owner's entries, oldest first; of two with the same key (a race), the newer only."""
+        newest: dict[tuple[str, str, str], MemoryEntryRecord] = {}
+        for e in self.storage.list_memory(owner):
+            kept = newest.get(_key(e))
+            if kept is None or (e.updated_at, e.entry_id) > (kept.updated_at, kept.entry_id):
+                newest[_key(e)] = e
+        return sorted(newest.values(), key=lambda e: (e.created_at, e.entry_id))
+
+    def corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
+        """The owner's latest corrections, newest first."""
+        return self.storage.recent_corrections(owner, limit=limit)
+
+    def add_glossary(self, owner: str, *, source: str, target: str, languages: str) -> MemoryEntryRecord:
+        """Add (or update) a glossary entry by hand."""
+        item = _Wanted(kind="glossary", source=source, text=target, languages=languages, origin="user")
+        return self._add(owner, item)
+
+    def add_style_note(self, owner: str, *, text: str, languages: str) -> MemoryEntryRecord:
+        """Add a style note by hand (the same note again returns the one stored)."""
+        return self._add(owner, _Wanted(kind="style", source="", text=text, languages=languages, origin="user"))
+
+    def delete(self, owner: str, entry_id: str) -> None:
+        """Delete one of the owner's entries; NotFoundError for another owner's or an unknown one."""
+        self.storage.delete_memory_entry(owner, entry_id)
+
+    # -- rules ---------------------------------------------------------------------------------
+
+    def _add(self, owner: str, item: _Wanted) -> MemoryEntryRecord:
+        written = self._write(owner, item, self.entries(owner))
+        if written is None:
+            limit = MAX_GLOSSARY if item.kind == "glossary" else MAX_STYLE_NOTES
+            noun = "glossary entries" if item.kind == "glossary" else "style notes"
+            raise InvalidRequestError(f"Your memory holds at most {limit} {noun}; delete some first.")
+        return written
+
+    def _write(self, owner: str, item: _Wanted, entries: Sequence[MemoryEntryRecord]) -> MemoryEntryRecord | None:
+        """Write `item` under the rules; the record written (or kept), None when the memory is full."""
+        stamp = _now()
+        new = MemoryEntryRecord(
+            entry_id=new_id("m"),
+            owner=owner,
+            kind=item.kind,
+            source=item.source,
+            text=item.text,
+            languages=item.languages,
+            origin=item.origin,
+            created_at=stamp,
+            updated_at=stamp,
+        )
+        same = next((e for e in entries if _key(e) == _key(new)), None)
+        record: MemoryEntryRecord | None
+        if same is not None:
+            if item.origin == "learned" and same.origin == "user":
+                return same  # the owner's own entry wins over anything learned
+            text = new.text if new.kind == "glossary" else same.text  # a note's text is its key
+            if same.text == text and same.origin == new.origin:
+                return same
+            record = replace(same, text=text, origin=new.origin, updated_at=stamp)
+        else:
+            record = self._room_for(new, entries)
+        if record is not None:
+            self.storage.put_memory_entry(record)
+        return record
+
+    def _room_for(self, new: MemoryEntryRecord, entries: Sequence[MemoryEntryRecord]) -> MemoryEntryRecord | None:
+        """`new` when the memory has room (evicting the stalest learned entry for a lesson), else None."""
+        same_kind = [e for e in entries if e.kind == new.kind]
+        if len(same_kind) < (MAX_GLOSSARY if new.kind == "glossary" else MAX_STYLE_NOTES):
+            return new
+        learned = [e for e in same_kind if e.origin == "learned"]
+        if new.origin == "user" or not learned:
+            return None
+        stale = min(learned, key=lambda e: (e.updated_at, e.entry_id))
+        with suppress(NotFoundError):  # already gone: a concurrent step evicted it
+            self.storage.delete_memory_entry(new.owner, stale.entry_id)
+        return new

@@ -8,6 +8,7 @@ window of the latest exchanges, cut so that a tool call is never separated from 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -132,7 +133,35 @@ class Context:
             framing += [UserPromptPart(t) for t in self._user_inputs if t not in shown]
         if note:
             framing.append(UserPromptPart(note))
-        return _merge_requests([ModelRequest(parts=framing), *recent])
+        return _merge_requests([ModelRequest(parts=framing), *_elide_old_reads(recent)])
+
+
+def _elide_old_reads(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """Every Read return but the latest shortened: a later Read shows the same text, further on."""
+    latest = None
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelRequest) and any(
+            isinstance(p, ToolReturnPart) and p.tool_name == "Read" for p in message.parts
+        ):
+            latest = index
+    out: list[ModelMessage] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelRequest) and index != latest:
+            parts = [
+                _elided(p) if isinstance(p, ToolReturnPart) and p.tool_name == "Read" else p for p in message.parts
+            ]
+            message = replace(message, parts=parts)
+        out.append(message)
+    return out
+
+
+def _elided(part: ToolReturnPart) -> ToolReturnPart:
+    content = part.content
+    if not isinstance(content, dict) or "text" not in content:
+        return part
+    kept = {k: v for k, v in content.items() if k != "text"}
+    kept["text"] = "(omitted: a later Read shows the current text)"
+    return replace(part, content=kept)
 
 
 def _framing(inputs: list[str], keep_latest: int = 4) -> list[str]:

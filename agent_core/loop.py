@@ -28,6 +28,7 @@ from .copilot import CopilotRequest
 from .document import FileState
 from .effects import Correction, UnitWrite
 from .errors import StepTimeoutError
+from .memory import GlossaryEntry
 from .models import call_model
 from .ports import FileReader
 from .tools.base import BatchState, Tool, ToolCall, ToolResult
@@ -92,11 +93,13 @@ class AgentLoop:
         *,
         files: Sequence[FileState],
         reader: FileReader,
+        glossary: Sequence[GlossaryEntry] = (),
     ) -> None:
         self.options = options
         self.context = context
         self._files = {f.file_id: f for f in files}
         self._reader = reader
+        self._glossary = tuple(glossary)
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, or make one model request."""
@@ -128,7 +131,7 @@ class AgentLoop:
 
     async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
         """Run each call in order; units of one response follow each other (shared batch)."""
-        executed = _Executed(batch=BatchState(files=self._files, reader=self._reader))
+        executed = _Executed(batch=BatchState(files=self._files, reader=self._reader, glossary=self._glossary))
         for index, call in enumerate(calls):
             outcome = await self._execute_one(call, executed.batch, index)
             if isinstance(outcome, CopilotRequest):

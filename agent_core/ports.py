@@ -1,8 +1,8 @@
 """The ports agent_core needs from the outside world; `storage` implements them.
 
 agent_core imports neither storage nor handlers: it states here what it needs (a session's state
-for one step, a way to commit that step, a file's text, the owner's memory), and handlers wire a
-backend to it when the app is built.
+for one step, a way to commit that step, a file's text, the owner's memory and a place for what
+it learns), and handlers wire a backend to it when the app is built.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelMessage
 from .copilot import Approve, Refined, Reject
 from .document import FileState, Spans
 from .effects import Correction, UnitWrite
+from .memory import Lessons, Memory
 
 
 class FileReader(Protocol):
@@ -46,8 +47,8 @@ class SessionSnapshot:
     """Stored verdicts on the calls of the latest model response."""
     files: Sequence[FileState]
     reader: FileReader
-    memory: str = ""
-    """The owner's memory, rendered for the system prompt."""
+    memory: Memory = field(default_factory=Memory)
+    """The owner's memory (glossary, style notes, latest corrections), every language pair."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,4 +117,12 @@ class SessionStore(Protocol):
 
     async def remember(self, owner: str, remembered: Remembered) -> None:
         """Keep the answer to a request that committed nothing (ConflictError if one is kept)."""
+        ...
+
+
+class MemoryStore(Protocol):
+    """Where distilled lessons go: the owner's memory; implemented by `storage.OwnerMemory`."""
+
+    async def learn(self, owner: str, lessons: Lessons) -> None:
+        """Add the lessons to the owner's memory (deduplicated; entries the owner wrote win)."""
         ...

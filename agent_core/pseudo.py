@@ -86,6 +86,8 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
         return _after_read(cast(dict[str, Any], reads[-1].content), files, messages)
     translated = [r for r in returns if r.tool_name == "Translate"]
     if translated:
+        if (more := _continue_reading(messages)) is not None:
+            return more
         file_id = _translated_file(messages, translated[-1].tool_call_id) or files[0]
         return [_call("Read", {"file_id": file_id})]
     done = _complete_files(messages)
@@ -95,21 +97,61 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     return [_call("Read", {"file_id": todo[0]})]
 
 
+def _continue_reading(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart] | None:
+    """Units that follow the reviewed ones in the latest Read's text, when all of them were accepted.
+
+    Like a careful model, it reads again instead when anything was rejected or the text ran out.
+    """
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, ModelRequest):
+            continue
+        read = next((p for p in message.parts if isinstance(p, ToolReturnPart) and p.tool_name == "Read"), None)
+        content = read.content if read is not None else None
+        if not isinstance(content, dict) or not content.get("text"):
+            continue
+        result = cast(dict[str, Any], content)
+        text: str = result["text"]
+        calls = _calls_by_id(messages[index:])
+        position = 0
+        for later in messages[index + 1 :]:
+            if not isinstance(later, ModelRequest):
+                continue
+            for part in later.parts:
+                if not (isinstance(part, ToolReturnPart) and part.tool_name == "Translate"):
+                    continue
+                status = part.content.get("status") if isinstance(part.content, dict) else None
+                call = calls.get(part.tool_call_id)
+                src = str(call.args_as_dict().get("src_string", "")).strip() if call else ""
+                found = text.find(src, position) if src else -1
+                if status not in ("approve", "refined") or found < 0:
+                    return None
+                position = found + len(src)
+        rest = text[position:]
+        if not rest.strip():
+            return None
+        proposals = _after_read(result, [], messages, offset=position)
+        return proposals if any(isinstance(p, ToolCallPart) for p in proposals) else None
+    return None
+
+
 def _after_read(
-    result: dict[str, Any], files: list[str], messages: Sequence[ModelMessage]
+    result: dict[str, Any], files: list[str], messages: Sequence[ModelMessage], *, offset: int = 0
 ) -> list[TextPart | ToolCallPart]:
     file_id = str(result["file_id"])
     if result.get("complete") or not result.get("text"):
         done = _complete_files(messages) | {file_id}
         todo = [f for f in files if f not in done]
         return [_call("Read", {"file_id": todo[0]})] if todo else [TextPart(_summary(messages))]
-    text: str = result["text"]
+    text: str = result["text"][offset:]
     units = split_units(text)
     cut_by_window = result.get("more") and "translated_from" not in result
-    if cut_by_window and len(units) > 1:
+    if cut_by_window:
         units = units[:-1]  # the window may have cut the last block short
-    start = int(result.get("start", 0))
-    count = 1 + (start // 97) % 3
+        if not units and offset == 0:
+            units = split_units(text)[:1]
+    start = int(result.get("start", 0)) + offset
+    count = 1 + (start // 97) % 4
     attempts = _rejections(messages)
     calls: list[TextPart | ToolCallPart] = []
     for unit in units[:count]:

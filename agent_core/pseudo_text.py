@@ -13,7 +13,7 @@ import string
 from collections.abc import Callable, Iterator
 from typing import Final
 
-__all__ = ["first_unit", "pseudo_translate", "split_units"]
+__all__ = ["first_unit", "pseudo_translate", "split_units", "unpseudo"]
 
 _FENCE_RE: Final = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _FENCE_LINE_RE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*", re.MULTILINE)
@@ -213,6 +213,7 @@ _MAPS: Final = (
     str.maketrans(string.ascii_letters, "áƀçďéƒĝĥíĵķĺḿñóṕʠŕšţúṽŵẋýžÁƁÇĎÉƑĜĤÍĴĶĹḾÑÓṔꝖŔŠŢÚṼŴẊÝŽ"),
     str.maketrans(string.ascii_letters, "àḃĉḋèḟğḣìǰḱļṁńöṗɋřśťüṿẁẍÿźÀḂĈḊÈḞĞḢÌɈḰĻṀŃÖṖɊŘŚŤÜṾẀẌŸŹ"),
 )
+_UNMAP: Final = {pseudo: plain for table in _MAPS for plain, pseudo in table.items()}
 _FILLERS: Final = ("~", "·")
 _PROTECTED_RE: Final = re.compile(
     r"(?P<tick>`+).*?(?P=tick)"  # inline code span
@@ -247,6 +248,11 @@ def pseudo_translate(text: str, *, variant: int = 0) -> str:
         else:
             out.append(_translate_line(line, table, fill))
     return "\n".join(out)
+
+
+def unpseudo(text: str) -> str:
+    """`text` with pseudo-localised letters mapped back to ASCII ("ţóóĺ" → "tool"); others unchanged."""
+    return text.translate(_UNMAP)
 
 
 def _translate_line(line: str, table: dict[int, int], fill: str) -> str:

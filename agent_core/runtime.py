@@ -16,15 +16,24 @@ from pydantic_ai.settings import ModelSettings
 
 from .context import Context, Verdict
 from .copilot import CopilotRequest
+from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span
 from .errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
 from .ids import new_id
+from .languages import task_languages
+from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
-from .ports import Remembered, SessionSnapshot, SessionStore, StepCommit, Telemetry
+from .memory import render_memory
+from .ports import MemoryStore, Remembered, SessionSnapshot, SessionStore, StepCommit, Telemetry
 from .prompts import progress_note, system_prompt
 from .tools.base import Tool
 from .tools.read import ReadTool
 from .tools.translate import TranslateTool
+
+HEAD_CHARS = 80
+"""How much of each file's next untranslated text the progress note quotes."""
+RELEVANCE_CHARS = 2_000
+"""How much of each file's next untranslated text decides which glossary entries the prompt shows."""
 
 
 def default_tools() -> dict[str, Tool]:
@@ -62,7 +71,12 @@ class StepOutcome:
 
 
 class AgentRuntime:
-    """Runs one step of a session against a SessionStore."""
+    """Runs one step of a session against a SessionStore; learns from its corrections after the commit.
+
+    With a `memory` port, the corrections a step commits are distilled (by `distiller`, the
+    deterministic rules unless another is given) into the owner's memory right after the commit;
+    without one, nothing is learned beyond the corrections themselves.
+    """
 
     def __init__(
         self,
@@ -72,12 +86,15 @@ class AgentRuntime:
         tools: Mapping[str, Tool] | None = None,
         settings: ModelSettings | None = None,
         window: int = 12,
+        memory: MemoryStore | None = None,
+        distiller: Distiller | None = None,
     ) -> None:
         self.store = store
         self.model = model
         self.tools = dict(tools) if tools is not None else default_tools()
         self.settings = settings
         self.window = window
+        self.learner = Learner(memory=memory, distiller=distiller or RuleDistiller()) if memory is not None else None
 
     async def step(self, owner: str, session_id: str | None, request: StepInput) -> StepOutcome:
         """Load, apply, next, commit: exactly one step; a failure commits nothing."""
@@ -103,6 +120,11 @@ class AgentRuntime:
         if not nothing_new:
             commit = _commit(snapshot, loop.context, result, verdicts)
             await self.store.commit_step(replace(commit, remembered=remembered))
+            if self.learner is not None and result.corrections:
+                languages = _languages(snapshot, request)
+                await self.learner.after_commit(
+                    snapshot.owner, result.corrections, languages=languages, time_left=request.time_left
+                )
         elif remembered is not None:
             await self.store.remember(snapshot.owner, remembered)
         return outcome
@@ -117,15 +139,18 @@ class AgentRuntime:
         return ("user" if waiting else "agent"), requests
 
     async def _loop(self, snapshot: SessionSnapshot, request: StepInput) -> AgentLoop:
-        heads = {
-            f.file_id: await snapshot.reader.read_text(f.file_id, gap[0], gap[0] + 80)
+        ahead = {
+            f.file_id: await snapshot.reader.read_text(f.file_id, gap[0], gap[0] + RELEVANCE_CHARS)
             for f in snapshot.files
             if (gap := f.next_gap()) is not None
         }
+        heads = {file_id: text[:HEAD_CHARS] for file_id, text in ahead.items()}
+        memory = snapshot.memory.for_languages(_languages(snapshot, request))
+        rendered = render_memory(memory, text="\n".join(ahead.values()))
         options = AgentLoopOptions(
             model=self.model,
             tools=self.tools,
-            system_prompt=system_prompt(snapshot.files, memory=snapshot.memory),
+            system_prompt=system_prompt(snapshot.files, memory=rendered),
             progress_note=progress_note(snapshot.files, heads),
             settings=self.settings,
             window=self.window,
@@ -137,7 +162,13 @@ class AgentRuntime:
             user_inputs=snapshot.user_inputs,
             copilot_responses=snapshot.copilot_responses,
         )
-        return AgentLoop(options, context, files=snapshot.files, reader=snapshot.reader)
+        return AgentLoop(options, context, files=snapshot.files, reader=snapshot.reader, glossary=memory.glossary)
+
+
+def _languages(snapshot: SessionSnapshot, request: StepInput) -> str:
+    """The session's language pair, from its first user input (this step's, for a new session)."""
+    first = snapshot.user_inputs[0] if snapshot.user_inputs else request.user_input or ""
+    return task_languages(first)
 
 
 def _accept_verdicts(

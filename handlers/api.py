@@ -20,6 +20,7 @@ from . import errors
 from .identity import caller
 from .limits import BodyLimitMiddleware
 from .logging import logger
+from .memory_routes import router as memory_router
 from .schemas import (
     FileUpload,
     NextRequest,
@@ -58,7 +59,13 @@ def _services(request: Request) -> Services:
 
 def create_app(services: Services | None = None) -> FastAPI:
     """The API app; services are built from the environment on first use unless given."""
-    app = FastAPI(title="Translation agent", version="1.0.0", docs_url="/api/docs", openapi_url="/api/openapi.json")
+    app = FastAPI(
+        title="Translation agent",
+        version="1.0.0",
+        docs_url="/api/docs",
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+    )
     app.state.services = LazyServices(services)
     errors.install(app)
     install_security(app)
@@ -228,6 +235,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         """Liveness: the process answers (touches no storage)."""
         return {"status": "ok"}
 
+    app.include_router(memory_router)
     mount_web(app)
     return app
 
@@ -274,7 +282,10 @@ app = create_app()
 _mangum = Mangum(app, lifespan="off")
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP)
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """The Lambda entry: API Gateway HTTP API events through Mangum to the app."""
     return _mangum(event, context)  # type: ignore[arg-type]
+
+
+from . import snapstart  # noqa: E402, F401  (registers the SnapStart runtime hooks)

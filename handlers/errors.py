@@ -79,7 +79,8 @@ def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, ModelConfigError):
         logger.error("model configuration", extra={"error": str(exc)})
         return error(503, f"The model is not configured correctly: {exc}")
-    logger.exception("unexpected error")
+    # Starlette runs this handler outside the failing frame: pass the exception explicitly.
+    logger.error("unexpected error", exc_info=exc)
     return error(500, "Internal error; nothing was changed. Try again, or report it with the time of the request.")
 
 

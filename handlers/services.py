@@ -6,6 +6,7 @@ import os
 import threading
 from dataclasses import dataclass
 
+from agent_core.distill_model import distiller_for
 from agent_core.models import resolve_model
 from agent_core.runtime import AgentRuntime
 from storage import SessionManager, backend_from_env
@@ -20,9 +21,10 @@ class Services:
 
 
 def services_from_env() -> Services:
-    """Storage from `STORAGE_BACKEND`, the model from `AGENT_MODEL`."""
+    """Storage from `STORAGE_BACKEND`, the model from `AGENT_MODEL`; corrections distilled into memory."""
     manager = SessionManager(backend_from_env())
-    runtime = AgentRuntime(manager, model=resolve_model(os.environ.get("AGENT_MODEL")))
+    model = resolve_model(os.environ.get("AGENT_MODEL"))
+    runtime = AgentRuntime(manager, model=model, memory=manager.memory, distiller=distiller_for(model))
     return Services(manager=manager, runtime=runtime)
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 
 from agent_core.context import Verdict
@@ -38,7 +38,7 @@ from .records import (
     UnitRecord,
 )
 
-_MESSAGE = TypeAdapter(ModelMessage)
+_MESSAGE: TypeAdapter[ModelMessage] = TypeAdapter(ModelMessage, config=ConfigDict(defer_build=True))
 MAX_FILES = 20
 MAX_FILE_CHARS = 2_000_000
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600

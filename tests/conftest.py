@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 from collections.abc import Iterator
 
@@ -21,6 +23,28 @@ from tests.aws import create_sessions_table
 models.ALLOW_MODEL_REQUESTS = False
 
 BACKENDS = ["memory", "sqlite", "dynamodb"]
+
+
+@pytest.fixture(autouse=True)
+def current_event_loop(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A sync test gets a current event loop, whatever async test ran before it.
+
+    Mangum's (sync) Lambda handler runs the app on `asyncio.get_event_loop()`; pytest-asyncio leaves
+    none behind after an async test, so a handler call in a later sync test would fail.
+    """
+    if inspect.iscoroutinefunction(getattr(request, "function", None)):
+        yield
+        return
+    try:
+        asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        yield
+        asyncio.set_event_loop(None)
+        loop.close()
+        return
+    yield
 
 
 @pytest.fixture

@@ -74,8 +74,12 @@ class Harness:
         return load_messages(self.manager.messages(self.owner, self.session_id, cursor=None, limit=1000).items)
 
 
-def harness(replies: Sequence[Any] = (), *, storage: MemorySessionStorage | None = None) -> Harness:
+def harness(
+    replies: Sequence[Any] = (), *, storage: MemorySessionStorage | None = None, owner: str = "alice"
+) -> Harness:
+    """A scripted runtime that learns from corrections with the deterministic rules (no model call)."""
     script = Script(list(replies))
     storage = storage or MemorySessionStorage()
     manager = SessionManager(storage)
-    return Harness(script, storage, manager, AgentRuntime(manager, model=script.model))
+    runtime = AgentRuntime(manager, model=script.model, memory=manager.memory)
+    return Harness(script, storage, manager, runtime, owner=owner)

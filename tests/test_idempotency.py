@@ -60,7 +60,7 @@ def test_a_retried_creation_creates_one_session(api: Any) -> None:
 
 
 def test_a_step_that_commits_nothing_is_remembered_too(api: Any) -> None:
-    client, storage = api
+    client, _storage = api
     sid = post(client, {"userInput": "hello"}, None).json()["sessionId"]  # no files: the model answers
     quiet = post(client, {"sessionId": sid}, "k-4")  # the model waits for the user: nothing to commit
     assert quiet.status_code == 200 and quiet.json()["agentResponse"]["actor"] == "user"

@@ -16,6 +16,7 @@ from pydantic_ai.tools import ToolDefinition
 from ..copilot import Approve, CopilotRequest, Refined, Reject
 from ..document import FileState, Spans
 from ..effects import Correction, UnitWrite
+from ..memory import GlossaryEntry
 from ..ports import FileReader
 
 MAX_UNIT_CHARS = 300
@@ -30,6 +31,8 @@ class BatchState:
     reader: FileReader
     coverage: dict[str, Spans] = field(default_factory=dict)
     """Coverage including the units proposed earlier in this response."""
+    glossary: Sequence[GlossaryEntry] = ()
+    """The owner's glossary entries for the session's language pair (quality checks)."""
 
     def covered(self, file_id: str) -> Spans:
         """The coverage the next unit of `file_id` must follow."""

@@ -5,7 +5,8 @@ that says what the next untranslated text begins with), so a faulty unit never r
 the file exists; `src_string` is 1 to 300 characters; it begins at the first untranslated
 non-whitespace character (in one response, right after the previous unit); it matches the source
 exactly there; it does not run into text already translated. A valid unit answers a copilot
-request first, and its result once the human's verdict is given.
+request first (with the warnings of `agent_core.qa`, which the reviewer weighs), and its result
+once the human's verdict is given.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pydantic_ai.tools import ToolDefinition
 from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef
 from ..document import add_span, first_gap
 from ..effects import Correction, UnitWrite
+from ..qa import proposal_warnings
 from .base import MAX_UNIT_CHARS, ToolCall, ToolOutcome, ToolResult, file_list, snippet
 
 DESCRIPTION = f"""\
@@ -74,15 +76,17 @@ class TranslateTool:
         if isinstance(located, ToolResult):
             return located
         start, end, cover_end = located
+        src = args.src_string.strip()
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
             file_id=args.file_id,
-            src_string=args.src_string.strip(),
+            src_string=src,
             translate_string=args.translate_string,
             start=start,
         )
         if response is None:
-            return request
+            warnings = proposal_warnings(src, args.translate_string, glossary=call.batch.glossary)
+            return request.model_copy(update={"warnings": warnings}) if warnings else request
         return _result(request, response, end=end, cover_end=cover_end)
 
 

@@ -396,3 +396,60 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
     with pytest.raises(urllib.error.HTTPError) as gone:
         _get_json(f"{server}api/sessions/{session_id}")
     assert gone.value.code == 404
+
+
+def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> None:
+    """An edited term is learned at once, listed in the memory panel, and checked on the next card."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    keys = page.keyboard
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", "Install the tool, then run the exporter.\n\nThe tool writes 3 files.\n")
+    page.fill("#doc-name", "tool.md")
+    page.fill("#target-lang", "French")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    [card] = _cards(page)
+    assert card["src"] == "Install the tool, then run the exporter."
+    assert "ţóóĺ" in card["proposal"], "the pseudo model accents the source's words"
+
+    # Typing in the memory panel's fields never triggers a shortcut.
+    page.focus("#memory-source")
+    keys.type("aer")
+    assert page.input_value("#memory-source") == "aer"
+    assert _cards(page)[0]["verdict"] == "" and page.is_hidden(".card.current .card-editor")
+    page.fill("#memory-source", "")
+
+    # Edit one word of the proposal: "ţóóĺ" (the source's "tool") becomes "outil".
+    page.focus(".card.current")
+    keys.press("e")
+    page.wait_for_selector(".card.current .edit-text:focus")
+    page.fill(".card.current .edit-text", card["proposal"].replace("ţóóĺ", "outil"))
+    keys.press("Control+Enter")
+
+    # The verdict's answer comes after the server learned: the panel lists the entry.
+    learned = page.wait_for_selector("#memory-glossary .memory-item[data-origin=learned]")
+    assert learned.inner_text().split("\n")[0].replace(" ", "") == "tool→outil"
+    assert "French" in learned.inner_text()
+    # The next card has "tool" again, proposed as "ţóóĺ": it warns.
+    page.wait_for_function("() => document.querySelector('#cards .card .card-warnings')")
+    assert "«tool» should be translated as «outil»" in page.inner_text("#cards .card .card-warnings")
+    page.locator("#memory").scroll_into_view_if_needed()
+    page.screenshot(path=str(SHOTS / "memory.png"))
+
+    # Add a term by hand with the form (Enter submits), then delete both entries.
+    page.fill("#memory-source", "exporter")
+    page.fill("#memory-target", "exportateur")
+    page.press("#memory-target", "Enter")
+    page.wait_for_selector("#memory-glossary .memory-item[data-origin=user]")
+    assert _cards(page)[0]["verdict"] == "", "Enter in the form gave no verdict"
+    memory = _get_json(f"{server}api/memory")
+    assert {(g["source"], g["target"], g["languages"]) for g in memory["glossary"]} >= {
+        ("tool", "outil", "auto>french"),
+        ("exporter", "exportateur", "auto>french"),
+    }
+    for target in ("outil", "exportateur"):
+        item = f"#memory-glossary .memory-item:has(.memory-target:text-is('{target}'))"
+        page.click(f"{item} .memory-delete")
+        page.wait_for_selector(item, state="detached")
+    assert not [g for g in _get_json(f"{server}api/memory")["glossary"] if g["source"] in ("tool", "exporter")]

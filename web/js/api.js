@@ -89,6 +89,9 @@ export const api = {
   source: (id, fileId) =>
     request("GET", `sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/source`, { accept: "text/*" }),
   units: (id, fileId) => request("GET", `sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/units`),
+  memory: () => request("GET", "memory"),
+  addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
+  deleteMemory: (entryId) => request("DELETE", `memory/${encodeURIComponent(entryId)}`),
   translationUrl: (id, fileId) =>
     apiUrl(`sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/translation`),
 };

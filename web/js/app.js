@@ -442,6 +442,7 @@ function enterSession(id, { title, files, messages, messageCount, messagesComple
   renderProgress();
   renderTimeline();
   renderDocument();
+  refreshMemory();
 }
 
 function renderTitle() {
@@ -659,6 +660,8 @@ function applyStep(res, body) {
     $("approve-all").hidden = true;
     showWaiting();
     for (const f of files.size ? files : [state.activeFileId]) refreshDocument(f);
+    // The server learned from edits and rejections after committing them: show what it learned.
+    refreshMemory();
   }
 }
 
@@ -1367,6 +1370,120 @@ function setupDocument() {
   adapt();
 }
 
+/* ---------- memory: what the agent learned about this reviewer ---------- */
+
+function languagesLabel(pair) {
+  const target = (pair || "").split(">")[1] || "";
+  if (!target || target === "*") return "all languages";
+  if (target === "unknown") return "any language";
+  return target.replace(/(^|[\s(-])\p{L}/gu, (m) => m.toUpperCase());
+}
+
+let memoryToken = 0;
+
+async function refreshMemory() {
+  if (state.view !== "session") return;
+  const token = ++memoryToken;
+  try {
+    const data = await api.memory();
+    if (token !== memoryToken) return;
+    $("memory-error").hidden = true;
+    renderMemory(data);
+  } catch (err) {
+    if (token !== memoryToken) return;
+    $("memory-error").textContent = `Your memory could not be loaded: ${err.message}`;
+    $("memory-error").hidden = false;
+  }
+}
+
+function memoryItem(entry, label, text) {
+  const origin = entry.origin === "learned" ? "learned from your edits" : "added by you";
+  return h(
+    "li",
+    { class: "memory-item", "data-entry-id": entry.id, "data-origin": entry.origin },
+    h("span", { class: "memory-text" }, text),
+    h("span", { class: "memory-meta", text: `${languagesLabel(entry.languages)} · ${origin}` }),
+    h("button", {
+      type: "button",
+      class: "button button-quiet button-small memory-delete",
+      "aria-label": `Delete ${label}`,
+      text: "Delete",
+      onclick: () => deleteMemoryEntry(entry.id),
+    }),
+  );
+}
+
+function renderMemory(data) {
+  const glossary = data.glossary || [];
+  const notes = data.styleNotes || [];
+  $("memory-glossary").replaceChildren(
+    ...glossary.map((e) =>
+      memoryItem(e, `the term “${e.source}”`, [
+        h("span", { class: "memory-source", text: e.source }),
+        h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
+        h("span", { class: "memory-target", lang: state.lang, text: e.target }),
+      ]),
+    ),
+  );
+  $("memory-notes").replaceChildren(...notes.map((n) => memoryItem(n, `the note “${n.text}”`, n.text)));
+  $("memory-glossary-empty").hidden = glossary.length > 0;
+  $("memory-notes-empty").hidden = notes.length > 0;
+  const terms = `${num.format(glossary.length)} ${glossary.length === 1 ? "term" : "terms"}`;
+  const noted = `${num.format(notes.length)} ${notes.length === 1 ? "note" : "notes"}`;
+  $("memory-count").textContent = `(${terms}, ${noted})`;
+}
+
+async function deleteMemoryEntry(entryId) {
+  const item = document.querySelector(`.memory-item[data-entry-id="${entryId}"]`);
+  const next = item?.nextElementSibling?.querySelector(".memory-delete") || $("memory-source");
+  try {
+    await api.deleteMemory(entryId);
+  } catch (err) {
+    if (err.status !== 404) {
+      $("memory-error").textContent = `The entry could not be deleted: ${err.message}`;
+      $("memory-error").hidden = false;
+      return;
+    }
+  }
+  item?.remove();
+  next.focus({ preventScroll: true });
+  refreshMemory();
+}
+
+function setupMemory() {
+  const panel = $("memory");
+  panel.open = store.get("memoryOpen", true) !== false;
+  panel.addEventListener("toggle", () => store.set("memoryOpen", panel.open));
+  $("memory-add").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const source = $("memory-source").value.trim();
+    const target = $("memory-target").value.trim();
+    if (!source || !target) {
+      $("memory-error").textContent = "Give the term and its translation.";
+      $("memory-error").hidden = false;
+      $(source ? "memory-target" : "memory-source").focus();
+      return;
+    }
+    const entry = { source, target };
+    const language = languageFromTitle(state.title);
+    if (language) entry.languages = `auto>${language}`;
+    $("memory-add-button").disabled = true;
+    try {
+      await api.addGlossary(entry);
+      $("memory-source").value = "";
+      $("memory-target").value = "";
+      $("memory-error").hidden = true;
+      $("memory-source").focus();
+      await refreshMemory();
+    } catch (err) {
+      $("memory-error").textContent = `The term could not be added: ${err.message}`;
+      $("memory-error").hidden = false;
+    } finally {
+      $("memory-add-button").disabled = false;
+    }
+  });
+}
+
 /* ---------- keyboard ---------- */
 
 function onKeydown(e) {
@@ -1398,6 +1515,7 @@ function init() {
   setupStartForm();
   setupComposer();
   setupDocument();
+  setupMemory();
   document.addEventListener("keydown", onKeydown);
   $("stop").addEventListener("click", stopLoop);
   $("continue").addEventListener("click", () => {

@@ -1,0 +1,125 @@
+"""Distillation: short preferences learned from a reviewer's corrections, deterministically.
+
+`RuleDistiller` (used with the offline `pseudo` model, and wherever no model distiller is wired)
+learns two things:
+
+- Glossary entries, from an edit (`refined`). The proposal and the human's text are split into words
+  and diffed (difflib, on lower-cased words). A replaced run of at most 3 proposal words, by at most
+  4 new words, is a term substitution when the proposal's words can be found in the source: a pseudo
+  translation keeps the source's words in order, only with accented letters, so a proposal word maps
+  back to its source word by de-accenting (`unpseudo`, then Unicode accents stripped); a word the
+  proposal kept verbatim maps to itself. Runs of equal length are paired word by word. The entry's
+  source term is copied from the source and its target from the human's text, never from the
+  proposal: a target word that also occurs in the proposal (words merely moved) is not learned, and
+  neither is a source term made only of function words ("the", "of", …). At most 3 per correction.
+- Style notes, from a reason (a rejection's, or an edit's) that reads like a rule: a clause that
+  begins with an instruction ("use …", "never …", "keep …", "don't …") or that says "should",
+  "must", "instead of" or "rather than". The note is the reason as the reviewer wrote it.
+
+A real model distils with one request instead (`agent_core.distill_model.ModelDistiller`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import Protocol
+
+from .effects import Correction
+from .memory import GlossaryEntry, Lessons, StyleNote
+from .pseudo_text import unpseudo
+
+MAX_TERMS = 3
+"""Glossary entries learned from one correction at most."""
+MAX_PROPOSAL_WORDS = 3
+MAX_TARGET_WORDS = 4
+MAX_NOTE_CHARS = 300
+
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_STOPWORDS = frozenset(
+    {"a", "an", "the", "of", "to", "and", "or", "in", "on", "at", "for", "by", "with", "from", "is", "are", "was"}
+    | {"be", "it", "its", "this", "that", "these", "those", "as", "not", "no"}
+)
+_CLAUSES = re.compile(r"[.;:!?\n]+")
+_INSTRUCTION = re.compile(
+    r"^(?:please\s+)?(?:always|never|use|don['’]?t|do\s+not|avoid|keep|prefer|write|translate|say|call|spell|"
+    r"address|capitali[sz]e|leave|put|rephrase|stick\s+to|no\s+more)\b",
+    re.I,
+)
+_RULE_WORDS = re.compile(r"\b(?:should|must|instead\s+of|rather\s+than)\b", re.I)
+
+
+class Distiller(Protocol):
+    """Turns a step's corrections into preferences for the owner's memory."""
+
+    async def distill(self, corrections: Sequence[Correction], *, languages: str) -> Lessons:
+        """The lessons of `corrections`, for the language pair `languages` (empty when none)."""
+        ...
+
+
+class RuleDistiller:
+    """Deterministic distillation: term pairs from word diffs, style notes from rule-like reasons."""
+
+    async def distill(self, corrections: Sequence[Correction], *, languages: str) -> Lessons:
+        """Glossary entries from edits and style notes from reasons; nothing from proposals."""
+        glossary: list[GlossaryEntry] = []
+        notes: list[StyleNote] = []
+        for c in corrections:
+            if c.status == "refined" and c.final:
+                for source, target in term_pairs(c.source, c.proposal, c.final):
+                    glossary.append(GlossaryEntry(source=source, target=target, languages=languages, origin="learned"))
+            if c.reason and reads_like_rule(c.reason):
+                text = " ".join(c.reason.split())[:MAX_NOTE_CHARS]
+                notes.append(StyleNote(text=text, languages=languages, origin="learned"))
+        return Lessons(glossary=tuple(glossary), style_notes=tuple(notes))
+
+
+def term_pairs(source: str, proposal: str, final: str) -> list[tuple[str, str]]:
+    """`(source term, human's translation)` pairs for the words the human replaced in the proposal."""
+    src = list(_WORD.finditer(source))
+    pro = list(_WORD.finditer(proposal))
+    fin = list(_WORD.finditer(final))
+    src_keys = [word_key(m.group()) for m in src]
+    pro_words = [m.group().casefold() for m in pro]
+    proposed = set(pro_words)
+    matcher = SequenceMatcher(a=pro_words, b=[m.group().casefold() for m in fin], autojunk=False)
+    pairs: list[tuple[str, str]] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace" or i2 - i1 > MAX_PROPOSAL_WORDS or j2 - j1 > MAX_TARGET_WORDS:
+            continue
+        runs = [(i, i + 1, j1 + i - i1, j1 + i - i1 + 1) for i in range(i1, i2)] if i2 - i1 == j2 - j1 else []
+        for a1, a2, b1, b2 in runs or [(i1, i2, j1, j2)]:
+            at = _find_run(src_keys, [word_key(m.group()) for m in pro[a1:a2]])
+            if at is None or all(k in _STOPWORDS for k in src_keys[at : at + a2 - a1]):
+                continue
+            if any(m.group().casefold() in proposed for m in fin[b1:b2]):
+                continue  # the "new" words are the proposal's, moved: nothing the human wrote
+            term = source[src[at].start() : src[at + a2 - a1 - 1].end()]
+            target = final[fin[b1].start() : fin[b2 - 1].end()]
+            if len(term) >= 2 and (term, target) not in pairs:
+                pairs.append((term, target))
+    return pairs[:MAX_TERMS]
+
+
+def word_key(word: str) -> str:
+    """A word compared across languages' spellings: pseudo letters and accents removed, lower case."""
+    plain = unicodedata.normalize("NFKD", unpseudo(word))
+    return "".join(ch for ch in plain if not unicodedata.combining(ch)).casefold()
+
+
+def reads_like_rule(reason: str) -> bool:
+    """True when a reason states a rule for later units, not only what was wrong with this one."""
+    if _RULE_WORDS.search(reason):
+        return True
+    return any(_INSTRUCTION.match(clause.strip()) for clause in _CLAUSES.split(reason))
+
+
+def _find_run(keys: list[str], run: list[str]) -> int | None:
+    """Where `run` first occurs in `keys` as consecutive items."""
+    n = len(run)
+    for i in range(len(keys) - n + 1):
+        if keys[i : i + n] == run:
+            return i
+    return None

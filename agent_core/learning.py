@@ -1,0 +1,70 @@
+"""Learning after the commit: a step's corrections distilled into the owner's memory, best effort.
+
+The corrections themselves are committed with the step (they are never lost). Afterwards, in the
+same request, the distiller turns them into glossary entries and style notes and the memory port
+stores them. This is bounded in time (at most `timeout` seconds, and skipped when the invocation has
+less than `reserve + min_seconds` left) and can never fail the step: the step is already committed,
+so any error here is logged and the answer goes out as if nothing happened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .distill import Distiller
+from .effects import Correction
+from .memory import Lessons
+from .ports import MemoryStore
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Learner:
+    """Distils a committed step's corrections and writes the lessons to the owner's memory."""
+
+    memory: MemoryStore
+    distiller: Distiller
+    timeout: float = 8.0
+    """The most seconds a step spends distilling after its commit."""
+    reserve: float = 3.0
+    """Seconds of the invocation kept for answering the request."""
+    min_seconds: float = 1.0
+    """Distillation is skipped when less than this would be left for it."""
+
+    async def after_commit(
+        self,
+        owner: str,
+        corrections: Sequence[Correction],
+        *,
+        languages: str,
+        time_left: Callable[[], float] | None = None,
+    ) -> Lessons:
+        """Learn from `corrections`; the lessons stored (empty when skipped or failed)."""
+        if not corrections:
+            return Lessons()
+        budget = self.timeout if time_left is None else min(self.timeout, time_left() - self.reserve)
+        if budget < self.min_seconds:
+            logger.info("distillation skipped: too little invocation time left", extra={"seconds": budget})
+            return Lessons()
+        started = time.perf_counter()
+        try:
+            lessons = await asyncio.wait_for(self.distiller.distill(corrections, languages=languages), budget)
+            if lessons:
+                await self.memory.learn(owner, lessons)
+        except Exception as exc:  # the step is committed: learning must never fail it
+            logger.warning("distillation failed; corrections kept", extra={"error": f"{type(exc).__name__}: {exc}"})
+            return Lessons()
+        logger.info(
+            "distilled",
+            extra={
+                "glossary": len(lessons.glossary),
+                "style_notes": len(lessons.style_notes),
+                "ms": int((time.perf_counter() - started) * 1000),
+            },
+        )
+        return lessons

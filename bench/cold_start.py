@@ -1,0 +1,160 @@
+"""Cold start: what importing the Lambda entry costs, next to pydantic-ai alone, and the first request.
+
+    .venv/bin/python bench/cold_start.py [--runs 7] [--no-pyc] [--top 15]
+
+Every measurement runs in a fresh interpreter (round-robin over the cases, so drift in machine load
+hits them alike) and reports the median and the minimum:
+
+- `import pydantic_ai`: the floor any pydantic-ai agent pays;
+- `import handlers.api`: the Lambda entry (the app built, no services yet); the ratio to the line
+  above is the overhead this project adds (target: at most 1.3);
+- the first request after import: `POST /api/sessions` then `POST /api/next` through
+  `handlers.api.handler`, with `STORAGE_BACKEND=memory` and `AGENT_MODEL=pseudo`;
+- the same first request after the SnapStart before-snapshot hook (`handlers.snapstart`), which is
+  what a restored environment pays.
+
+`--no-pyc` gives each run an empty bytecode cache, as in a Lambda package built without compiled
+files (sam build ships none, and /var/task is read-only). Then `python -X importtime` lists the
+heaviest top-level packages `handlers.api` imports. Numbers depend on the machine: compare ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_IMPORT = """
+import json, time
+t = time.perf_counter()
+import {module}
+print(json.dumps({{"import": time.perf_counter() - t}}))
+"""
+
+_REQUEST = """
+import json, time
+t = time.perf_counter()
+import handlers.api as api
+imported = time.perf_counter() - t
+warm = 0.0
+if {snapstart}:
+    import handlers.snapstart
+    t = time.perf_counter()
+    handlers.snapstart.before_snapshot()
+    warm = time.perf_counter() - t
+from tests.events import FakeLambdaContext, http_event
+t = time.perf_counter()
+created = api.handler(http_event("POST", "/api/sessions"), FakeLambdaContext())
+session = json.loads(created["body"])["id"]
+first = time.perf_counter() - t
+t = time.perf_counter()
+step = api.handler(http_event("POST", "/api/next", {{"sessionId": session, "userInput": "Hello"}}), FakeLambdaContext())
+second = time.perf_counter() - t
+assert created["statusCode"] == 201 and step["statusCode"] == 200, (created, step)
+print(json.dumps({{"import": imported, "warm": warm, "sessions": first, "next": second}}))
+"""
+
+CASES = {
+    "import pydantic_ai": _IMPORT.format(module="pydantic_ai"),
+    "import handlers.api": _IMPORT.format(module="handlers.api"),
+    "first request": _REQUEST.format(snapstart=False),
+    "first request after snapshot hook": _REQUEST.format(snapstart=True),
+}
+
+
+def environment(no_pyc: bool) -> dict[str, str]:
+    """The Lambda-like settings, in-memory storage and the offline model."""
+    env = dict(os.environ)
+    env.update(
+        STORAGE_BACKEND="memory",
+        AGENT_MODEL="pseudo",
+        POWERTOOLS_LOG_LEVEL="WARNING",
+        AWS_DEFAULT_REGION=env.get("AWS_DEFAULT_REGION", "us-east-1"),
+        PYTHONPATH=str(ROOT),
+    )
+    if no_pyc:
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="cold-start-pyc-")
+    return env
+
+
+def run(python: str, code: str, *, no_pyc: bool) -> dict[str, float]:
+    """One fresh interpreter; the timings it printed."""
+    out = subprocess.run(
+        [python, "-c", code], cwd=ROOT, env=environment(no_pyc), capture_output=True, text=True, check=True
+    )
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def heaviest_imports(python: str, top: int) -> list[tuple[str, float]]:
+    """Top-level packages `handlers.api` pulls in, by cumulative import time (seconds)."""
+    out = subprocess.run(
+        [python, "-X", "importtime", "-c", "import handlers.api"],
+        cwd=ROOT,
+        env=environment(no_pyc=False),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    totals: dict[str, float] = {}
+    for line in out.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line or "cumulative" in line:
+            continue
+        _, cumulative, name = (part.strip() for part in line.removeprefix("import time:").split("|"))
+        if "." not in name:  # a top-level package: its cumulative time includes its submodules
+            totals[name] = totals.get(name, 0.0) + int(cumulative) / 1e6
+    return sorted(totals.items(), key=lambda item: item[1], reverse=True)[:top]
+
+
+def main() -> None:
+    """Measure and print."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="fresh interpreters per case (at least 5)")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter to measure")
+    parser.add_argument("--no-pyc", action="store_true", help="an empty bytecode cache for every run")
+    parser.add_argument("--top", type=int, default=15, help="how many packages to list")
+    args = parser.parse_args()
+    runs = max(5, args.runs)
+
+    samples: dict[str, list[dict[str, float]]] = {name: [] for name in CASES}
+    run(args.python, CASES["import handlers.api"], no_pyc=False)  # compile once, unless --no-pyc
+    for _ in range(runs):
+        for name, code in CASES.items():
+            samples[name].append(run(args.python, code, no_pyc=args.no_pyc))
+
+    def stat(name: str, key: str) -> tuple[float, float]:
+        values = [s[key] for s in samples[name]]
+        return statistics.median(values), min(values)
+
+    pyc = "empty bytecode cache" if args.no_pyc else "bytecode cached"
+    print(f"{runs} runs per case, round-robin, fresh interpreters ({pyc}); median / min, ms\n")
+    base, api = stat("import pydantic_ai", "import"), stat("import handlers.api", "import")
+    print(f"{'import pydantic_ai':<44}{base[0] * 1e3:9.0f}{base[1] * 1e3:9.0f}")
+    print(f"{'import handlers.api':<44}{api[0] * 1e3:9.0f}{api[1] * 1e3:9.0f}")
+    print(f"{'ratio handlers.api / pydantic_ai':<44}{api[0] / base[0]:9.2f}{api[1] / base[1]:9.2f}   (target <= 1.3)")
+    for name in ("first request", "first request after snapshot hook"):
+        print(f"\n{name}:")
+        keys = ["import", "warm", "sessions", "next"] if "hook" in name else ["import", "sessions", "next"]
+        for key in keys:
+            label = {"warm": "before_snapshot()", "sessions": "POST /api/sessions", "next": "POST /api/next"}.get(
+                key, "import handlers.api"
+            )
+            median, low = stat(name, key)
+            print(f"  {label:<42}{median * 1e3:9.0f}{low * 1e3:9.0f}")
+        requests = [s["sessions"] + s["next"] for s in samples[name]]
+        print(f"  {'both requests':<42}{statistics.median(requests) * 1e3:9.0f}{min(requests) * 1e3:9.0f}")
+
+    print("\nheaviest top-level imports of handlers.api (python -X importtime, cumulative ms, one run):")
+    for package, seconds in heaviest_imports(args.python, args.top):
+        print(f"  {package:<42}{seconds * 1e3:9.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,393 @@
+"""Memory that learns from the reviewer: distillation, the prompt, dedup, QA warnings, time bounds."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from agent_core.copilot import Refined, Reject, ToolRef
+from agent_core.distill import RuleDistiller, reads_like_rule, term_pairs
+from agent_core.distill_model import ModelDistiller, distiller_for, parse_lessons
+from agent_core.effects import Correction
+from agent_core.languages import languages_match, normalize_languages, task_languages, task_target
+from agent_core.learning import Learner
+from agent_core.memory import GlossaryEntry, Lessons, Memory, RememberedCorrection, StyleNote, render_memory
+from agent_core.models import resolve_model
+from agent_core.pseudo_text import pseudo_translate
+from agent_core.qa import proposal_warnings
+from agent_core.runtime import StepInput
+from storage import owner_memory
+from storage.memory import MemorySessionStorage
+from tests.helpers import Harness, calls, harness, translate
+
+FRENCH = "Translate doc.md into French."
+SOURCE = "Install the tool, then run the exporter."
+
+
+def ref(call_id: str) -> ToolRef:
+    return ToolRef(name="Translate", call_id=call_id)
+
+
+async def step(h: Harness, **kw: Any) -> Any:
+    outcome = await h.runtime.step(h.owner, h.session_id, StepInput(**kw))
+    return outcome.result
+
+
+def system_prompt(messages: list[ModelMessage]) -> str:
+    first = messages[0]
+    assert isinstance(first, ModelRequest) and isinstance(first.parts[0], SystemPromptPart)
+    return first.parts[0].content
+
+
+def new_session(h: Harness, owner: str, content: str) -> Harness:
+    """Another session on the same runtime and storage, for `owner`."""
+    other = Harness(h.script, h.storage, h.manager, h.runtime, owner=owner)
+    other.add_file(content)
+    return other
+
+
+async def told(h: Harness, task: str = FRENCH) -> str:
+    """The system prompt the model gets when the user starts the session with `task`."""
+    h.script.replies.append(ModelResponse(parts=[TextPart("Ready.")]))
+    await step(h, user_input=task)
+    return system_prompt(h.script.seen[-1])
+
+
+def correction(final: str | None, *, reason: str | None = None, source: str = SOURCE) -> Correction:
+    return Correction(
+        file_id="f",
+        status="refined" if final else "reject",
+        source=source,
+        proposal=pseudo_translate(source),
+        final=final,
+        reason=reason,
+    )
+
+
+# -- the issue's scenario: a refinement in one session changes what the model is told in the next ------------
+
+
+async def test_a_refinement_teaches_later_sessions_of_the_same_owner_only() -> None:
+    h = harness()
+    fid = h.add_file(SOURCE + "\n")
+    proposal = pseudo_translate(SOURCE)
+    h.script.replies.append(calls(translate(fid, SOURCE, proposal, call_id="a")))
+    await step(h, user_input=FRENCH)
+    await step(h)
+    assert "outil" not in system_prompt(h.script.seen[0])
+    edited = proposal.replace("ţóóĺ", "outil")
+    await step(h, copilot_responses=[Refined(tool=ref("a"), status="refined", translated_string=edited)])
+
+    [entry] = [e for e in h.manager.memory.entries("alice") if e.kind == "glossary"]
+    assert (entry.source, entry.text, entry.languages, entry.origin) == ("tool", "outil", "auto>french", "learned")
+
+    same_owner = await told(new_session(h, "alice", "Open the tool settings.\n"))
+    assert "«tool» → «outil»" in same_owner
+    assert same_owner.index("Glossary") < same_owner.index("Recent corrections")
+    other_owner = await told(new_session(h, "bob", "Open the tool settings.\n"))
+    assert "outil" not in other_owner
+    other_language = await told(new_session(h, "alice", "Open the tool settings.\n"), "Translate doc.md into German.")
+    assert "«tool» → «outil»" not in other_language, "a French entry is not shown for German"
+    unrelated = await told(new_session(h, "alice", "Nothing relevant here.\n"))
+    assert "«tool» → «outil»" not in unrelated, "only entries whose term comes next are shown"
+
+
+async def test_a_proposal_breaking_the_glossary_carries_a_warning_and_the_human_still_decides() -> None:
+    h = harness()
+    h.manager.memory.add_glossary("alice", source="tool", target="outil", languages="auto>french")
+    fid = h.add_file("Install the tool.\n\nSee https://example.com/x for {name}.\n")
+    h.script.replies.append(
+        calls(
+            translate(fid, "Install the tool.", "Installez l'instrument.", call_id="a"),
+            translate(fid, "See https://example.com/x for {name}.", "Voir pour {nom}.", call_id="b"),
+        )
+    )
+    await step(h, user_input=FRENCH)
+    result = await step(h)
+    warnings = {r.tool.call_id: r.warnings for r in result.copilot_requests}
+    assert warnings["a"] == ("Glossary: «tool» should be translated as «outil».",)
+    assert any("https://example.com/x" in w for w in warnings["b"]) and any("{name}" in w for w in warnings["b"])
+    # The reviewer approves anyway: the warning informs, it does not decide.
+    done = await step(h, copilot_responses=[Refined(tool=ref("a"), status="refined", translated_string="Installez.")])
+    assert done.copilot_requests == [] or all(r.tool.call_id == "b" for r in done.copilot_requests)
+
+
+async def test_corrections_are_kept_when_distillation_fails() -> None:
+    class Broken:
+        async def distill(self, corrections: Sequence[Correction], *, languages: str) -> Lessons:
+            raise RuntimeError("boom")
+
+    h = harness()
+    h.runtime.learner = Learner(memory=h.manager.memory, distiller=Broken())
+    fid = h.add_file(SOURCE + "\n")
+    h.script.replies.append(calls(translate(fid, SOURCE, "x", call_id="a")))
+    await step(h, user_input=FRENCH)
+    await step(h)
+    result = await step(h, copilot_responses=[Reject(tool=ref("a"), status="reject", reason="Use vous.")])
+    assert result.actor == "agent", "the step answers normally"
+    [kept] = h.storage.recent_corrections("alice", limit=5)
+    assert (kept.status, kept.reason) == ("reject", "Use vous.")
+    assert h.manager.memory.entries("alice") == []
+
+
+# -- the deterministic distiller -------------------------------------------------------------------------------
+
+
+async def test_pseudo_distillation_learns_the_replaced_terms_from_the_human_text() -> None:
+    edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil").replace("éẋṕóŕţéŕ", "exportateur")
+    lessons = await RuleDistiller().distill([correction(edited)], languages="auto>french")
+    assert lessons.glossary == (
+        GlossaryEntry(source="tool", target="outil", languages="auto>french", origin="learned"),
+        GlossaryEntry(source="exporter", target="exportateur", languages="auto>french", origin="learned"),
+    )
+    assert distiller_for(resolve_model("pseudo")).__class__ is RuleDistiller
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda p: p.replace("ţóóĺ", "tool"), [("tool", "tool")]),  # keep the term untranslated
+        (lambda p: p.replace("Íñšţáĺĺ ţĥé ţóóĺ", "Installez l'outil"), [("Install the tool", "Installez l'outil")]),
+        (lambda p: p.replace("ţĥé ţóóĺ", "le outil"), [("tool", "outil")]),  # "the" → "le" is not a term
+        (lambda p: p.replace("Íñšţáĺĺ ţĥé", "ţĥé Íñšţáĺĺ"), []),  # words moved, nothing new written
+        (lambda p: "Installez l’outil, puis lancez l’exportateur.", []),  # a rewrite aligns nothing
+        (lambda p: p, []),
+    ],
+)
+def test_term_pairs_come_from_the_human_text_only(edit: Any, expected: list[tuple[str, str]]) -> None:
+    proposal = pseudo_translate(SOURCE)
+    assert term_pairs(SOURCE, proposal, edit(proposal)) == expected
+
+
+@pytest.mark.parametrize(
+    ("reason", "rule"),
+    [
+        ("Use vous, not tu.", True),
+        ("Too literal: rephrase it naturally.", True),
+        ("Product names should stay in English", True),
+        ("Mistranslation", False),
+        ("Wrong terminology", False),
+        ("bad", False),
+    ],
+)
+async def test_a_reason_that_reads_like_a_rule_becomes_a_style_note(reason: str, rule: bool) -> None:
+    assert reads_like_rule(reason) is rule
+    lessons = await RuleDistiller().distill([correction(None, reason=reason)], languages="auto>french")
+    assert [n.text for n in lessons.style_notes] == ([reason] if rule else [])
+    assert lessons.glossary == ()
+
+
+# -- the model distiller ---------------------------------------------------------------------------------------
+
+
+def answering(*answers: str) -> tuple[FunctionModel, list[list[ModelMessage]]]:
+    seen: list[list[ModelMessage]] = []
+    queue = list(answers)
+
+    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(messages)
+        answer = queue.pop(0)
+        if answer == "raise":
+            raise TimeoutError("slow provider")
+        return ModelResponse(parts=[TextPart(answer)])
+
+    return FunctionModel(reply), seen
+
+
+async def test_the_model_distiller_makes_one_request_and_keeps_only_what_the_human_wrote() -> None:
+    answer = json.dumps(
+        {
+            "glossary": [
+                {"source": "tool", "target": "outil"},
+                {"source": "exporter", "target": "éẋṕóŕţéŕ"},  # from the proposal: dropped
+                {"source": "widget", "target": "outil"},  # not in the source: dropped
+                "nonsense",
+            ],
+            "style_notes": ["Keep sentences short.", 42],
+        }
+    )
+    model, seen = answering(f"Here you go:\n```json\n{answer}\n```")
+    edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil")
+    lessons = await ModelDistiller(model).distill([correction(edited)], languages="auto>french")
+    assert len(seen) == 1 and "Reviewer's text" in str(seen[0])
+    assert [(g.source, g.target) for g in lessons.glossary] == [("tool", "outil")]
+    assert [n.text for n in lessons.style_notes] == ["Keep sentences short."]
+
+
+@pytest.mark.parametrize("answer", ["not json at all", "[1, 2]", '{"glossary": "x"}', "raise"])
+async def test_an_unusable_model_answer_yields_nothing(answer: str) -> None:
+    model, _ = answering(answer)
+    edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil")
+    assert not await ModelDistiller(model).distill([correction(edited)], languages="auto>french")
+
+
+def test_parse_lessons_reads_a_bare_object() -> None:
+    lessons = parse_lessons('{"style_notes": ["Use vous."]}', [correction(None, reason="x")], languages="auto>fr")
+    assert lessons.style_notes == (StyleNote(text="Use vous.", languages="auto>fr", origin="learned"),)
+
+
+# -- learning after the commit: bounded in time --------------------------------------------------------------
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.learned: list[Lessons] = []
+
+    async def learn(self, owner: str, lessons: Lessons) -> None:
+        self.learned.append(lessons)
+
+
+class _Slow:
+    async def distill(self, corrections: Sequence[Correction], *, languages: str) -> Lessons:
+        await asyncio.sleep(5)
+        return Lessons(style_notes=(StyleNote(text="late"),))
+
+
+async def test_learning_is_skipped_when_little_invocation_time_remains() -> None:
+    memory = _Recorder()
+    learner = Learner(memory=memory, distiller=RuleDistiller())
+    edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil")
+    assert not await learner.after_commit("alice", [correction(edited)], languages="auto>fr", time_left=lambda: 3.5)
+    assert memory.learned == []
+    assert await learner.after_commit("alice", [correction(edited)], languages="auto>fr", time_left=lambda: 60.0)
+    assert len(memory.learned) == 1
+
+
+async def test_learning_gives_up_after_its_timeout() -> None:
+    memory = _Recorder()
+    learner = Learner(memory=memory, distiller=_Slow(), timeout=0.05, min_seconds=0.01)
+    assert not await learner.after_commit("alice", [correction("x")], languages="auto>fr")
+    assert memory.learned == []
+
+
+# -- dedup and bounds in the owner's memory ------------------------------------------------------------------
+
+
+def lesson(source: str, target: str, languages: str = "auto>french") -> Lessons:
+    return Lessons(glossary=(GlossaryEntry(source=source, target=target, languages=languages, origin="learned"),))
+
+
+async def test_the_newest_lesson_wins_but_never_over_the_owners_own_entry() -> None:
+    memory = owner_memory.OwnerMemory(MemorySessionStorage())
+    await memory.learn("alice", lesson("tool", "outil"))
+    await memory.learn("alice", lesson("Tool", "instrument"))
+    await memory.learn("alice", lesson("tool", "Werkzeug", "auto>german"))
+    pairs = sorted((e.source, e.text, e.languages) for e in memory.entries("alice"))
+    assert pairs == [("tool", "Werkzeug", "auto>german"), ("tool", "instrument", "auto>french")]
+
+    mine = memory.add_glossary("alice", source="exporter", target="exportateur", languages="auto>french")
+    await memory.learn("alice", lesson("exporter", "exporteur"))
+    assert next(e for e in memory.entries("alice") if e.source == "exporter") == mine
+    updated = memory.add_glossary("alice", source="tool", target="outil", languages="auto>french")
+    assert (updated.text, updated.origin) == ("outil", "user"), "adding by hand takes over a learned entry"
+    assert len(memory.entries("alice")) == 3
+
+    await memory.learn("alice", Lessons(style_notes=(StyleNote(text="Use vous."), StyleNote(text="use  VOUS."))))
+    assert [e.text for e in memory.entries("alice") if e.kind == "style"] == ["Use vous."]
+
+
+async def test_a_full_memory_evicts_the_stalest_learned_entry_and_refuses_hand_additions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agent_core.errors import InvalidRequestError
+
+    monkeypatch.setattr(owner_memory, "MAX_GLOSSARY", 2)
+    memory = owner_memory.OwnerMemory(MemorySessionStorage())
+    memory.add_glossary("alice", source="mine", target="à moi", languages="auto>french")
+    await memory.learn("alice", lesson("one", "un"))
+    await memory.learn("alice", lesson("two", "deux"))
+    assert sorted(e.source for e in memory.entries("alice")) == ["mine", "two"]
+    with pytest.raises(InvalidRequestError, match="at most 2 glossary entries"):
+        memory.add_glossary("alice", source="three", target="trois", languages="auto>french")
+
+
+# -- what the prompt shows -------------------------------------------------------------------------------------
+
+
+def test_the_prompt_shows_relevant_terms_then_notes_then_corrections_within_the_budget() -> None:
+    memory = Memory(
+        glossary=(
+            GlossaryEntry(source="exporter", target="exportateur"),
+            GlossaryEntry(source="tool", target="outil"),
+            GlossaryEntry(source="tool box", target="boîte à outils"),
+        ),
+        style_notes=(StyleNote(text="Use vous."),),
+        corrections=tuple(
+            RememberedCorrection(status="refined", source="s", proposal=f"p{i}", final=f"f{i}", reason=None)
+            for i in range(50)
+        ),
+    )
+    text = render_memory(memory, text="Open the Tool\nbox now; the toolkit is elsewhere.")
+    assert len(text) <= 2_000
+    lines = text.splitlines()
+    assert lines[:5] == [
+        "Glossary (translate these terms this way):",
+        "- «tool» → «outil»",
+        "- «tool box» → «boîte à outils»",
+        "Style:",
+        "- Use vous.",
+    ]
+    assert lines[5] == "Recent corrections:" and "p0" in lines[6] and "p49" not in text
+    assert "exporter" not in text
+    assert render_memory(Memory(), text="anything") == ""
+
+
+@pytest.mark.parametrize(
+    ("task", "target"),
+    [
+        ("Translate guide.md into French.", "french"),
+        ("Translate guide.md into Portuguese (Brazil). Instructions: formal", "portuguese (brazil)"),
+        ("please translate this into german and keep the code", "german"),
+        ("Translate it to Japanese", "japanese"),
+        ("hello", "unknown"),
+    ],
+)
+def test_the_target_language_comes_from_the_task(task: str, target: str) -> None:
+    assert task_target(task) == target
+    assert task_languages(task) == f"auto>{target}"
+
+
+def test_language_pairs() -> None:
+    assert normalize_languages("en>French") == "en>french"
+    assert normalize_languages(" German ") == "auto>german"
+    for bad in ("a>b>c", ">fr", "x" * 41):
+        with pytest.raises(ValueError):
+            normalize_languages(bad)
+    assert languages_match("auto>french", "auto>french")
+    assert languages_match("auto>*", "auto>german") and languages_match("auto>french", "auto>unknown")
+    assert not languages_match("auto>french", "auto>german")
+    assert not languages_match("de>french", "en>french") and languages_match("de>french", "auto>french")
+
+
+# -- quality checks ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "proposal", "expected"),
+    [
+        ("Run `make` now.", "Lancez make.", ["Missing inline code: «`make`»."]),
+        ("See https://example.com/a.", "Voir le site.", ["Missing URL: «https://example.com/a»."]),
+        ("Hi {name}, %s and {{count}}", "Salut {name}", ["Missing placeholder: «%s», «{{count}}»."]),
+        ("It costs 1,000.50 dollars.", "Il coûte 1 000,50 dollars.", []),
+        ("Wait 5 minutes, then 10.", "Attendez 5 minutes.", ["Missing number: «10»."]),
+        ("Use v2 and utf8.", "Utilisez la version.", []),
+        ("Install the tool.", "Installez l'outil.", []),
+        ("Install the tool.", "Installez l'instrument.", ["Glossary: «tool» should be translated as «outil»."]),
+        ("Install the toolkit.", "Installez le kit.", []),
+    ],
+)
+def test_quality_checks(source: str, proposal: str, expected: list[str]) -> None:
+    glossary = [GlossaryEntry(source="tool", target="outil")]
+    assert list(proposal_warnings(source, proposal, glossary=glossary)) == expected
+
+
+def test_pseudo_proposals_pass_the_format_checks() -> None:
+    source = "Run `make` with {name} and %s, see https://example.com/x, wait 5 minutes."
+    assert proposal_warnings(source, pseudo_translate(source)) == ()
+

@@ -1,0 +1,141 @@
+"""The memory routes and learning through the Lambda handler, with the pseudo model (as deployed)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import handlers.api as api
+from agent_core.distill_model import distiller_for
+from agent_core.models import resolve_model
+from agent_core.runtime import AgentRuntime
+from handlers.services import LazyServices, Services
+from storage import SessionManager
+from tests.client import ScriptedClient, Transport, lambda_transport
+from tests.conftest import make_backend
+
+ALICE, BOB = "user-alice", "user-bob"
+DOC = "Install the tool, then run the exporter.\n\nThe tool writes 3 files to {dir}.\n"
+
+
+@pytest.fixture(params=["memory", "dynamodb"])
+def services(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Services]:
+    """The module-level Lambda app on a fresh backend, with the pseudo model and its distiller."""
+    if request.param == "dynamodb":
+        request.getfixturevalue("moto_table")
+    manager = SessionManager(make_backend(request.param, tmp_path))  # type: ignore[arg-type]
+    model = resolve_model("pseudo")
+    runtime = AgentRuntime(manager, model=model, memory=manager.memory, distiller=distiller_for(model))
+    previous = api.app.state.services
+    api.app.state.services = LazyServices(Services(manager=manager, runtime=runtime))
+    yield api.app.state.services.get()
+    api.app.state.services = previous
+
+
+def start(call: Transport, content: str = DOC) -> ScriptedClient:
+    status, created = call("POST", "/api/sessions", None)
+    assert status == 201
+    status, _ = call("POST", f"/api/sessions/{created['id']}/files", {"name": "doc.md", "content": content})
+    assert status == 201
+    return ScriptedClient(call, session_id=created["id"])
+
+
+def test_an_edit_teaches_the_glossary_and_the_next_proposal_is_checked_against_it(services: Services) -> None:
+    alice, bob = lambda_transport(api.handler, sub=ALICE), lambda_transport(api.handler, sub=BOB)
+    client = start(alice)
+    agent = client.do_next({"userInput": "Translate doc.md into French."})
+    first = agent["copilotRequests"][0]
+    assert first["src_string"] == "Install the tool, then run the exporter." and first["warnings"] == []
+    edited = first["translate_string"].replace("ţóóĺ", "outil")
+    verdict = {"tool": first["tool"], "status": "refined", "translated_string": edited}
+    rest = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"][1:]]
+    agent = client.do_next({"copilotResponses": [verdict, *rest]})
+
+    status, memory = alice("GET", "/api/memory", None)
+    assert status == 200
+    [entry] = memory["glossary"]
+    assert {k: entry[k] for k in ("source", "target", "languages", "origin")} == {
+        "source": "tool",
+        "target": "outil",
+        "languages": "auto>french",
+        "origin": "learned",
+    }
+    assert entry["id"].startswith("m_") and entry["createdAt"]
+    assert memory["styleNotes"] == []
+    assert [(c["status"], c["final"]) for c in memory["corrections"]] == [("refined", edited)]
+    assert bob("GET", "/api/memory", None) == (200, {"glossary": [], "styleNotes": [], "corrections": []})
+
+    # The next unit has the term again; the pseudo proposal keeps "ţóóĺ": the card warns.
+    later = next(r for r in agent["copilotRequests"] if "tool" in r["src_string"])
+    assert "Glossary: «tool» should be translated as «outil»." in later["warnings"]
+    assert "{dir}" in later["translate_string"] and not any("placeholder" in w for w in later["warnings"])
+    # The same warnings come back with the session view (a reload).
+    status, view = alice("GET", f"/api/sessions/{client.session_id}", None)
+    assert [r["warnings"] for r in view["pendingCopilotRequests"]] == [r["warnings"] for r in agent["copilotRequests"]]
+
+    # A new session of another owner gets no warning for the same text.
+    other = start(bob).do_next({"userInput": "Translate doc.md into French."})
+    assert all(not any("Glossary" in w for w in r["warnings"]) for r in other["copilotRequests"])
+
+
+def test_a_rejection_with_a_rule_becomes_a_style_note(services: Services) -> None:
+    alice = lambda_transport(api.handler, sub=ALICE)
+    client = start(alice, "Hello there.\n")
+    agent = client.do_next({"userInput": "Translate doc.md into French."})
+    reason = "Always use the formal vous."
+    tool = agent["copilotRequests"][0]["tool"]
+    client.do_next({"copilotResponses": [{"tool": tool, "status": "reject", "reason": reason}]})
+    status, memory = alice("GET", "/api/memory", None)
+    assert status == 200 and [(n["text"], n["origin"]) for n in memory["styleNotes"]] == [(reason, "learned")]
+    assert memory["corrections"][0]["reason"] == reason and memory["corrections"][0]["final"] is None
+
+
+def test_the_memory_routes(services: Services) -> None:
+    alice, bob = lambda_transport(api.handler, sub=ALICE), lambda_transport(api.handler, sub=BOB)
+    body = {"source": " tool ", "target": "outil", "languages": "French"}
+    status, entry = alice("POST", "/api/memory/glossary", body)
+    assert status == 201
+    shown = (entry["source"], entry["target"], entry["languages"], entry["origin"])
+    assert shown == ("tool", "outil", "auto>french", "user")
+    status, anywhere = alice("POST", "/api/memory/glossary", {"source": "exporter", "target": "exportateur"})
+    assert status == 201 and anywhere["languages"] == "auto>*"
+    status, note = alice("POST", "/api/memory/style-notes", {"text": "Use vous."})
+    assert status == 201 and set(note) >= {"id", "text", "createdAt", "origin"} and note["origin"] == "user"
+
+    status, memory = alice("GET", "/api/memory", None)
+    assert status == 200
+    assert [g["source"] for g in memory["glossary"]] == ["exporter", "tool"], "most recently changed first"
+    assert [n["text"] for n in memory["styleNotes"]] == ["Use vous."]
+
+    # Another caller neither sees nor deletes it: 404, like an unknown or malformed id.
+    assert bob("GET", "/api/memory", None)[1]["glossary"] == []
+    for path in (f"/api/memory/{entry['id']}", "/api/memory/m_" + "0" * 32, "/api/memory/not-an-id"):
+        status, body = bob("DELETE", path, None)
+        assert status == 404 and set(body) == {"error"}
+    assert alice("DELETE", f"/api/memory/{entry['id']}", None)[0] == 204
+    assert alice("DELETE", f"/api/memory/{entry['id']}", None)[0] == 404
+    assert alice("DELETE", f"/api/memory/{note['id']}", None)[0] == 204
+    status, memory = alice("GET", "/api/memory", None)
+    assert [g["source"] for g in memory["glossary"]] == ["exporter"] and memory["styleNotes"] == []
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        ("/api/memory/glossary", {"source": "tool"}, "target"),
+        ("/api/memory/glossary", {"source": "   ", "target": "outil"}, "source"),
+        ("/api/memory/glossary", {"source": "tool", "target": "x" * 201}, "target"),
+        ("/api/memory/glossary", {"source": "tool", "target": "outil", "languages": "a>b>c"}, "languages"),
+        ("/api/memory/glossary", {"source": "tool", "target": "outil", "extra": 1}, "extra"),
+        ("/api/memory/glossary", ["tool", "outil"], "body"),
+        ("/api/memory/style-notes", {}, "text"),
+        ("/api/memory/style-notes", {"text": ""}, "text"),
+        ("/api/memory/style-notes", {"text": "x" * 501}, "text"),
+    ],
+)
+def test_bad_memory_bodies_are_422(services: Services, path: str, body: Any, words: str) -> None:
+    status, answer = lambda_transport(api.handler, sub=ALICE)("POST", path, body)
+    assert status == 422 and set(answer) == {"error"} and words in answer["error"], answer
+    assert lambda_transport(api.handler, sub=ALICE)("GET", "/api/memory", None)[1]["glossary"] == []

@@ -1,0 +1,295 @@
+"""template.yaml: the function, the table, least privilege, CORS and the conditional JWT authorizer.
+
+Conditions are evaluated here for given parameters (a tiny resolver for !If, !Equals, !Not and
+parameter !Ref), so a test states what a deployment with or without an issuer actually gets.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.aws import ROOT, template
+
+NO_VALUE = object()
+TEMPLATE = template()
+RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
+FUNCTION = RESOURCES["AgentFunction"]["Properties"]
+TABLE = RESOURCES["SessionsTable"]
+
+EXPECTED_TABLE_ACTIONS = [
+    "dynamodb:BatchWriteItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:UpdateItem",
+]
+
+
+def parameters(**overrides: str) -> dict[str, str]:
+    """The parameters' defaults, with overrides."""
+    values = {name: str(p.get("Default", "")) for name, p in TEMPLATE["Parameters"].items()}
+    values.update(overrides)
+    return values
+
+
+def resolve(node: Any, params: dict[str, str]) -> Any:
+    """Evaluate conditions and parameter references; other intrinsics stay as they are."""
+    return _resolve(node, params, {})
+
+
+def _resolve(node: Any, params: dict[str, str], conditions: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        items = [_resolve(n, params, conditions) for n in node]
+        return [i for i in items if i is not NO_VALUE]
+    if not isinstance(node, dict):
+        return node
+    if len(node) == 1:
+        ((key, value),) = node.items()
+        if key == "Ref":
+            return NO_VALUE if value == "AWS::NoValue" else params.get(value, node)
+        if key == "If":
+            name, yes, no = value
+            chosen = yes if _truth(name, params, conditions) else no
+            return _resolve(chosen, params, conditions)
+        if key == "Equals":
+            left, right = (_resolve(v, params, conditions) for v in value)
+            return left == right
+        if key == "Not":
+            return not _resolve(value[0], params, conditions)
+        if key == "Condition":
+            return _truth(value, params, conditions)
+    items = {k: _resolve(v, params, conditions) for k, v in node.items()}
+    return {k: v for k, v in items.items() if v is not NO_VALUE}
+
+
+def _truth(name: str, params: dict[str, str], conditions: dict[str, Any]) -> bool:
+    if name not in conditions:
+        conditions[name] = _resolve(TEMPLATE["Conditions"][name], params, conditions)
+    return bool(conditions[name])
+
+
+def deployed(params: dict[str, str]) -> dict[str, Any]:
+    """The resources a deployment with these parameters creates, conditions applied."""
+    kept = {}
+    for name, resource in RESOURCES.items():
+        condition = resource.get("Condition")
+        if condition is None or resolve({"Condition": condition}, params):
+            kept[name] = resolve(resource, params)
+    return kept
+
+
+WITH_ISSUER = parameters(JwtIssuer="https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example", JwtAudience="abc")
+
+
+# -- the function ----------------------------------------------------------------------------------
+
+
+def test_the_function_runs_python_3_13_on_arm64_from_the_lambda_entry() -> None:
+    assert FUNCTION["Runtime"] == "python3.13"
+    assert FUNCTION["Architectures"] == ["arm64"]
+    assert FUNCTION["Handler"] == "handlers.api.handler"
+    assert FUNCTION["MemorySize"] == 1024
+
+
+def test_the_function_stops_before_api_gateway_gives_up() -> None:
+    integration = RESOURCES["AgentIntegration"]["Properties"]
+    assert integration["TimeoutInMillis"] <= 30_000, "HTTP APIs allow at most 30 s"
+    assert FUNCTION["Timeout"] * 1000 < integration["TimeoutInMillis"]
+    assert FUNCTION["Timeout"] > 20, "room for a model request (agent_core min_model_seconds is 20)"
+
+
+def test_snapstart_on_published_versions_and_the_api_invokes_the_alias() -> None:
+    assert FUNCTION["SnapStart"] == {"ApplyOn": "PublishedVersions"}
+    assert FUNCTION["AutoPublishAlias"] == "live"
+    alias = {"Ref": "AgentFunction.Alias"}
+    assert RESOURCES["AgentIntegration"]["Properties"]["IntegrationUri"] == alias
+    assert RESOURCES["AgentIntegration"]["Properties"]["PayloadFormatVersion"] == "2.0"
+    assert RESOURCES["AgentApiInvokePermission"]["Properties"]["FunctionName"] == alias
+    # SnapStart refuses ephemeral storage above 512 MB and provisioned concurrency.
+    assert FUNCTION.get("EphemeralStorage", {"Size": 512})["Size"] <= 512
+    assert "ProvisionedConcurrencyConfig" not in FUNCTION
+
+
+def test_the_function_environment() -> None:
+    env = resolve(FUNCTION["Environment"]["Variables"], parameters())
+    assert env == {
+        "STORAGE_BACKEND": "dynamodb",
+        "SESSIONS_TABLE": {"Ref": "SessionsTable"},
+        "AGENT_MODEL": "pseudo",
+        "REQUIRE_AUTH": "false",
+        "POWERTOOLS_SERVICE_NAME": "translation-agent",
+        "POWERTOOLS_LOG_LEVEL": "INFO",
+        "POWERTOOLS_METRICS_NAMESPACE": "TranslationAgent",
+        "POWERTOOLS_LOGGER_LOG_EVENT": "false",
+    }, "no API key variable unless a key is given"
+    keyed = resolve(FUNCTION["Environment"]["Variables"], parameters(OpenAIApiKey="sk-x", AnthropicApiKey="a-x"))
+    assert keyed["OPENAI_API_KEY"] == "sk-x" and keyed["ANTHROPIC_API_KEY"] == "a-x"
+    for name in ("OpenAIApiKey", "AnthropicApiKey"):
+        assert TEMPLATE["Parameters"][name]["NoEcho"] is True
+
+
+def test_function_logs_expire() -> None:
+    assert FUNCTION["LoggingConfig"]["LogGroup"] == {"Ref": "AgentFunctionLogs"}
+    assert RESOURCES["AgentFunctionLogs"]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+
+def test_the_table_is_retained_encrypted_recoverable_and_expires_items() -> None:
+    props = TABLE["Properties"]
+    assert TABLE["DeletionPolicy"] == "Retain" and TABLE["UpdateReplacePolicy"] == "Retain"
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["SSESpecification"] == {"SSEEnabled": True}
+    assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+
+
+# -- least privilege -------------------------------------------------------------------------------
+
+
+def statements(params: dict[str, str]) -> list[dict[str, Any]]:
+    """The function's inline policy statements for these parameters."""
+    policies = resolve(FUNCTION["Policies"], params)
+    assert len(policies) == 1, "one inline policy; no SAM policy templates or managed policies"
+    result: list[dict[str, Any]] = policies[0]["Statement"]
+    return result
+
+
+def test_table_actions_are_exactly_the_ones_the_code_uses_on_the_table_and_its_index() -> None:
+    table = next(s for s in statements(parameters()) if s["Sid"] == "SessionsTable")
+    assert table["Effect"] == "Allow"
+    assert sorted(table["Action"]) == EXPECTED_TABLE_ACTIONS
+    indexes = [i["IndexName"] for i in TABLE["Properties"]["GlobalSecondaryIndexes"]]
+    assert table["Resource"] == [
+        {"GetAtt": "SessionsTable.Arn"},
+        *[{"Sub": f"${{SessionsTable.Arn}}/index/{name}"} for name in indexes],
+    ]
+
+
+def test_the_table_actions_match_the_dynamodb_calls_in_storage() -> None:
+    sources = [p for p in sorted((ROOT / "storage").glob("*.py")) if "dynamodb" in p.read_text(encoding="utf-8")]
+    assert ROOT / "storage" / "dynamodb.py" in sources
+    used = sorted({action for source in sources for action in dynamodb_actions_used(source)})
+    assert used == EXPECTED_TABLE_ACTIONS
+
+
+def dynamodb_actions_used(source_file: Path) -> list[str]:
+    """The IAM actions behind every boto3 DynamoDB call in the file (transaction items included)."""
+    source = source_file.read_text(encoding="utf-8")
+    per_call = {
+        "get_item": ["GetItem"],
+        "put_item": ["PutItem"],
+        "update_item": ["UpdateItem"],
+        "delete_item": ["DeleteItem"],
+        "query": ["Query"],
+        "scan": ["Scan"],
+        "batch_get_item": ["BatchGetItem"],
+        "batch_write_item": ["BatchWriteItem"],
+        "transact_get_items": ["GetItem"],
+    }
+    per_transact_item = {
+        "Put": "PutItem",
+        "Update": "UpdateItem",
+        "Delete": "DeleteItem",
+        "ConditionCheck": "ConditionCheckItem",
+    }
+    actions: set[str] = set()
+    for method in re.findall(r"\bclient\.(\w+)\(", source):
+        if method == "transact_write_items":
+            actions.update(
+                per_transact_item[k] for k in re.findall(r'"(Put|Update|Delete|ConditionCheck)"\s*:', source)
+            )
+        else:
+            assert method in per_call, (
+                f"storage/dynamodb.py calls {method}: map it to its IAM action here and in the template"
+            )
+            actions.update(per_call[method])
+    return sorted(f"dynamodb:{a}" for a in actions)
+
+
+def test_bedrock_is_granted_only_with_a_bedrock_model_id() -> None:
+    assert [s["Sid"] for s in statements(parameters())] == ["SessionsTable"]
+    granted = statements(parameters(BedrockModelId="us.anthropic.claude-sonnet-4-5-20250929-v1:0"))
+    bedrock = next(s for s in granted if s["Sid"] == "BedrockInvoke")
+    assert sorted(bedrock["Action"]) == ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"]
+
+
+def test_no_statement_grants_a_wildcard_action() -> None:
+    for statement in statements(parameters(BedrockModelId="x")):
+        assert all("*" not in action for action in statement["Action"])
+
+
+# -- the API: CORS and the JWT authorizer ----------------------------------------------------------
+
+
+def test_no_cors_configuration_by_default_and_never_a_wildcard_origin() -> None:
+    origins = TEMPLATE["Parameters"]["CorsAllowedOrigins"]
+    assert origins["Default"] == ""
+    assert "CorsConfiguration" not in deployed(parameters())["AgentApi"]["Properties"]
+    pattern = re.compile(origins["AllowedPattern"])
+    assert pattern.fullmatch("https://app.example.com,http://localhost:8000")
+    for bad in ("*", "https://*.example.com", "https://a.example.com,*", "https://a.com, https://b.com"):
+        assert not pattern.fullmatch(bad), bad
+    cors = deployed(parameters(CorsAllowedOrigins="https://app.example.com"))["AgentApi"]["Properties"]
+    config = cors["CorsConfiguration"]
+    assert config["AllowOrigins"] == {"Split": [",", "https://app.example.com"]}
+    assert config["AllowCredentials"] is False
+
+
+def test_without_an_issuer_there_is_no_authorizer_and_require_auth_follows_its_parameter() -> None:
+    stack = deployed(parameters())
+    assert "JwtAuthorizer" not in stack
+    assert stack["ApiRoute"]["Properties"]["AuthorizationType"] == "NONE"
+    assert "AuthorizerId" not in stack["ApiRoute"]["Properties"]
+    locked = deployed(parameters(RequireAuth="true"))["AgentFunction"]["Properties"]
+    assert locked["Environment"]["Variables"]["REQUIRE_AUTH"] == "true"
+
+
+def test_with_an_issuer_every_api_route_needs_the_jwt_and_the_function_requires_auth() -> None:
+    stack = deployed(WITH_ISSUER)
+    authorizer = stack["JwtAuthorizer"]["Properties"]
+    assert authorizer["AuthorizerType"] == "JWT"
+    assert authorizer["JwtConfiguration"]["Issuer"] == WITH_ISSUER["JwtIssuer"]
+    assert authorizer["IdentitySource"] == ["$request.header.Authorization"]
+    env = stack["AgentFunction"]["Properties"]["Environment"]["Variables"]
+    assert env["REQUIRE_AUTH"] == "true"
+    routes = {r["Properties"]["RouteKey"]: r["Properties"] for r in stack.values() if r["Type"].endswith("::Route")}
+    for key, route in routes.items():
+        method, path = key.split(" ", 1)
+        if path.startswith("/api"):
+            assert route["AuthorizationType"] == "JWT" and route["AuthorizerId"] == {"Ref": "JwtAuthorizer"}, key
+        else:
+            # The static UI: a browser loading a page sends no token; it reads nothing but files.
+            assert method == "GET" and route["AuthorizationType"] == "NONE", key
+    assert "ANY /api/{proxy+}" in routes
+
+
+def test_an_issuer_needs_an_audience() -> None:
+    rule = TEMPLATE["Rules"]["AudienceWithIssuer"]
+    assert rule["RuleCondition"] == {"Not": [{"Equals": [{"Ref": "JwtIssuer"}, ""]}]}
+    assert rule["Assertions"][0]["Assert"] == {"Not": [{"Equals": [{"Ref": "JwtAudience"}, ""]}]}
+
+
+# -- linting ---------------------------------------------------------------------------------------
+
+
+def cfn_lint() -> list[str]:
+    """cfn-lint from this interpreter's environment."""
+    script = Path(sys.executable).with_name("cfn-lint")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cfnlint"]
+
+
+def test_cfn_lint_finds_nothing() -> None:
+    pytest.importorskip("cfnlint")
+    result = subprocess.run(
+        [*cfn_lint(), str(ROOT / "template.yaml")], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -42,6 +42,7 @@ from agent_core.runtime import AgentRuntime  # noqa: E402
 from handlers.services import LazyServices, Services  # noqa: E402
 from storage import SessionManager  # noqa: E402
 from storage.dynamodb import DynamoDBSessionStorage  # noqa: E402
+from storage.memory import MemorySessionStorage  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
 from tests.client import ScriptedClient, lambda_transport  # noqa: E402
 
@@ -125,14 +126,17 @@ def full_history_bytes(manager: SessionManager, owner: str, session_id: str, sys
     return total
 
 
-def run(size: int) -> dict[str, Any]:
+def run(size: int, backend: str = "dynamodb") -> dict[str, Any]:
     source = document(size)
     with mock_aws():
         client = boto3.client("dynamodb", region_name="us-east-1")
         create_sessions_table(client, "bench")
         counter = DynamoCounter()
         counter.attach(client)
-        manager = SessionManager(DynamoDBSessionStorage(client, table_name="bench"))
+        storage = (
+            DynamoDBSessionStorage(client, table_name="bench") if backend == "dynamodb" else MemorySessionStorage()
+        )
+        manager = SessionManager(storage)
         model = MeasuredModel(resolve_model("pseudo"))
         api.app.state.services = LazyServices(Services(manager=manager, runtime=AgentRuntime(manager, model=model)))
         call = lambda_transport(api.handler, sub="bench")
@@ -162,8 +166,8 @@ def run(size: int) -> dict[str, Any]:
         assert view["progress"]["complete"], "the document did not complete"
         full = full_history_bytes(manager, "bench", created["id"], model.system_bytes)
     first_model, last_model = quarters([float(s) for s in model.sent])
-    requests = [float(r) for r, _ in counter.per_step]
-    dbytes = [float(b) for _, b in counter.per_step]
+    requests = [float(r) for r, _ in counter.per_step] or [0.0]
+    dbytes = [float(b) for _, b in counter.per_step] or [0.0]
     first_req, last_req = quarters(requests)
     first_bytes, last_bytes = quarters(dbytes)
     return {
@@ -194,6 +198,12 @@ def _file_id(call: Any, session_id: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument(
+        "--backend",
+        choices=["dynamodb", "memory"],
+        default="dynamodb",
+        help="dynamodb: moto (the default); memory: the in-process backend (no DynamoDB figures)",
+    )
     parser.add_argument("--exact-moto", action="store_true", help="do not patch moto's whole-table transaction copy")
     args = parser.parse_args()
     if not args.exact_moto:
@@ -201,7 +211,7 @@ def main() -> None:
 
         moto_fast.install()
     for size in args.sizes:
-        r = run(size)
+        r = run(size, args.backend)
         print(
             f"\n== document of {r['chars']:,} characters: {r['steps']:,} steps, "
             f"{r['model_requests']:,} model requests, {r['seconds']:.0f} s"
@@ -214,14 +224,16 @@ def main() -> None:
             f"model bytes in total: {r['model_total']:,} vs full-history loop {r['full_history']:,} "
             f"= {100 * r['model_total'] / r['full_history']:.1f}%"
         )
-        print(
-            f"DynamoDB requests per step: first quarter median {r['ddb_req_first']:.0f}, last {r['ddb_req_last']:.0f}, "
-            f"max {r['ddb_req_max']:.0f}; ratio {r['ddb_req_last'] / r['ddb_req_first']:.2f}"
-        )
-        print(
-            f"DynamoDB bytes per step: first quarter median {r['ddb_bytes_first']:,.0f}, last "
-            f"{r['ddb_bytes_last']:,.0f}, ratio {r['ddb_bytes_last'] / r['ddb_bytes_first']:.2f}"
-        )
+        if args.backend == "dynamodb":
+            print(
+                f"DynamoDB requests per step: first quarter median {r['ddb_req_first']:.0f}, "
+                f"last {r['ddb_req_last']:.0f}, max {r['ddb_req_max']:.0f}; "
+                f"ratio {r['ddb_req_last'] / r['ddb_req_first']:.2f}"
+            )
+            print(
+                f"DynamoDB bytes per step: first quarter median {r['ddb_bytes_first']:,.0f}, last "
+                f"{r['ddb_bytes_last']:,.0f}, ratio {r['ddb_bytes_last'] / r['ddb_bytes_first']:.2f}"
+            )
         print(
             f"in-process ms per step: median {r['ms_median']:.1f}, p95 {r['ms_p95']:.1f}; "
             f"peak RSS of the process {r['peak_mb']:.1f} MB"

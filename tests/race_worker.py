@@ -1,0 +1,58 @@
+"""A Lambda-like worker for tests/test_races.py: advances one session for a number of rounds.
+
+Usage: python -m tests.race_worker <session_id> <rounds> <deadline_seconds>
+
+Storage and model come from the environment (STORAGE_BACKEND, SESSIONS_TABLE or SQLITE_PATH,
+AGENT_MODEL), exactly as the deployed function builds them. Each round reads the session view and
+either approves its pending copilot requests or sends a "continue". Prints one JSON object:
+`{"statuses": [...], "conflicts": [<409 bodies>], "unexpected": [<other bodies>]}`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from handlers.api import handler
+from tests.events import FakeLambdaContext, http_event
+
+
+def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    result = handler(http_event(method, path, body), FakeLambdaContext())
+    text = result.get("body") or ""
+    try:
+        return result["statusCode"], json.loads(text) if text else None
+    except ValueError:
+        return result["statusCode"], text
+
+
+def main() -> None:
+    session_id, rounds, deadline = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    stop = time.monotonic() + deadline
+    statuses: list[int] = []
+    conflicts: list[Any] = []
+    unexpected: list[Any] = []
+    for _ in range(rounds):
+        if time.monotonic() > stop:
+            break
+        status, view = call("GET", f"/api/sessions/{session_id}")
+        if status != 200:
+            unexpected.append({"route": "view", "status": status, "body": view})
+            continue
+        pending = view["pendingCopilotRequests"]
+        body: dict[str, Any] = {"sessionId": session_id}
+        if pending:
+            body["copilotResponses"] = [{"tool": r["tool"], "status": "approve"} for r in pending]
+        status, answer = call("POST", "/api/next", body)
+        statuses.append(status)
+        if status == 409:
+            conflicts.append(answer)
+        elif status != 200:
+            unexpected.append({"route": "next", "status": status, "body": answer})
+    print(json.dumps({"statuses": statuses, "conflicts": conflicts, "unexpected": unexpected}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,240 @@
+"""Several Lambda-like processes advance ONE session at once; optimistic concurrency keeps it valid.
+
+Workers (tests/race_worker.py, separate processes built from the environment like the deployed
+function) share one store: DynamoDB (moto in server mode, the table from template.yaml) or one SQLite
+file. Each races the others with "continue"s and approvals. Every answer must be 200 or 409 (a
+conflict, `{"error"}`), conflicts must really occur, and the history must stay valid: contiguous
+message indexes, one return per tool call, no unit written twice, the translation exactly the units.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+import handlers.api as api
+from agent_core.models import resolve_model
+from agent_core.runtime import AgentRuntime
+from handlers.services import LazyServices, Services
+from storage import SessionManager
+from storage.interface import SessionStorageInterface
+from tests.aws import create_sessions_table
+from tests.events import FakeLambdaContext, http_event
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = (ROOT / "tests" / "data" / "guide.md").read_text(encoding="utf-8")
+WORKERS = 4
+ROUNDS = {"dynamodb": 15, "sqlite": 40}
+"""Rounds per worker: moto's server is slow, and 15 rounds of 4 workers already collide dozens of times."""
+WORKER_SECONDS = 60
+TABLE = "sessions-race"
+
+
+def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    path, _, query = path.partition("?")
+    params = dict(p.split("=", 1) for p in query.split("&") if p) if query else None
+    result = api.handler(http_event(method, path, body, query=params), FakeLambdaContext())
+    text = result.get("body") or ""
+    return result["statusCode"], json.loads(text) if text else None
+
+
+@pytest.fixture
+def moto_server() -> Iterator[str]:
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{server._server.server_port}"  # type: ignore[union-attr]
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["dynamodb", "sqlite"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SessionStorageInterface, dict[str, str]]]:
+    """The shared store, in this process, and the environment that points a worker at it."""
+    env = {"AGENT_MODEL": "pseudo", "STORAGE_BACKEND": request.param}
+    storage: SessionStorageInterface
+    if request.param == "dynamodb":
+        from storage.dynamodb import DynamoDBSessionStorage
+
+        url = request.getfixturevalue("moto_server")
+        client = boto3.client("dynamodb", endpoint_url=url, region_name="us-east-1")
+        create_sessions_table(client, TABLE)
+        storage = DynamoDBSessionStorage(client, table_name=TABLE)
+        env |= {"SESSIONS_TABLE": TABLE, "AWS_ENDPOINT_URL_DYNAMODB": url}
+    else:
+        from storage.sqlite import SQLiteSessionStorage
+
+        path = str(tmp_path / "shared.sqlite3")
+        storage = SQLiteSessionStorage(path)
+        env |= {"SQLITE_PATH": path}
+    manager = SessionManager(storage)
+    previous = api.app.state.services
+    api.app.state.services = LazyServices(
+        Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
+    )
+    yield storage, env
+    api.app.state.services = previous
+
+
+def worker_env(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "STORAGE_", "SQLITE_", "SESSIONS_"))}
+    env.pop("REQUIRE_AUTH", None)
+    env |= {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+        **extra,
+    }
+    return env
+
+
+def run_workers(session_id: str, env: dict[str, str]) -> list[dict[str, Any]]:
+    rounds = ROUNDS[env["STORAGE_BACKEND"]]
+    args = [sys.executable, "-m", "tests.race_worker", session_id, str(rounds), str(WORKER_SECONDS - 20)]
+    procs = [
+        subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(WORKERS)
+    ]
+    reports = []
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=WORKER_SECONDS)
+            assert proc.returncode == 0, err[-3000:]
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    return reports
+
+
+def test_workers_racing_on_one_session_keep_it_valid(backend: tuple[SessionStorageInterface, dict[str, str]]) -> None:
+    storage, env = backend
+    status, created = call("POST", "/api/sessions")
+    assert status == 201
+    sid = created["id"]
+    status, uploaded = call("POST", f"/api/sessions/{sid}/files", {"name": "guide.md", "content": SOURCE})
+    assert status == 201
+    fid = uploaded["fileId"]
+    status, first = call("POST", "/api/next", {"sessionId": sid, "userInput": "Translate guide.md into French."})
+    assert status == 200, first
+
+    reports = run_workers(sid, worker_env(env))
+
+    statuses = [s for r in reports for s in r["statuses"]]
+    unexpected = [u for r in reports for u in r["unexpected"]]
+    conflicts = [c for r in reports for c in r["conflicts"]]
+    assert not unexpected, unexpected[:5]
+    assert set(statuses) <= {200, 409}, sorted(set(statuses))
+    assert statuses.count(409) >= 1, "no race happened: raise WORKERS or ROUNDS"
+    assert statuses.count(200) >= len(reports), "every worker advanced the session at least once"
+    assert all(isinstance(c, dict) and set(c) == {"error"} and c["error"] for c in conflicts), conflicts[:5]
+
+    # What the racers left is a valid session: check it, then finish it here and check again.
+    assert_valid(storage, sid, fid, finished=False)
+    finish(sid)
+    assert_valid(storage, sid, fid, finished=True)
+
+
+def finish(sid: str) -> None:
+    """Drive the session to its end, approving everything."""
+    body: dict[str, Any] = {"sessionId": sid}
+    for _ in range(500):
+        status, data = call("POST", "/api/next", body)
+        assert status == 200, data
+        agent = data["agentResponse"]
+        if agent["copilotRequests"]:
+            body = {
+                "sessionId": sid,
+                "copilotResponses": [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]],
+            }
+        elif agent["actor"] == "user":
+            return
+        else:
+            body = {"sessionId": sid}
+    raise AssertionError("the translation did not finish")
+
+
+def assert_valid(storage: SessionStorageInterface, sid: str, fid: str, *, finished: bool) -> None:
+    record = storage.get_session(sid)
+    messages = storage.list_messages(sid, cursor=None, limit=100_000)
+    assert messages.next_cursor is None
+    assert [m.index for m in messages.items] == list(range(record.message_count)), "message indexes not contiguous"
+
+    calls: list[str] = []
+    returns: list[str] = []
+    cursor = None
+    while True:
+        status, page = call("GET", f"/api/sessions/{sid}/messages?limit=500" + (f"&cursor={cursor}" if cursor else ""))
+        assert status == 200
+        for message in page["messages"]:
+            for part in message["parts"]:
+                if part["part_kind"] == "tool-call":
+                    calls.append(part["tool_call_id"])
+                elif part["part_kind"] == "tool-return":
+                    returns.append(part["tool_call_id"])
+        cursor = page["nextCursor"]
+        if cursor is None:
+            break
+    assert len(set(calls)) == len(calls), "a tool call was committed twice"
+    assert len(set(returns)) == len(returns), "a tool call got two returns"
+    assert set(returns) <= set(calls), "a return without its call"
+    status, view = call("GET", f"/api/sessions/{sid}")
+    assert status == 200
+    if finished:
+        assert sorted(calls) == sorted(returns), "every tool call has exactly one return"
+    else:
+        # Only the latest model response may still wait for its returns.
+        last = next(m for m in reversed(view["messages"]) if m["kind"] == "response")
+        open_calls = set(calls) - set(returns)
+        assert open_calls <= {p["tool_call_id"] for p in last["parts"] if p["part_kind"] == "tool-call"}
+
+    status, units = call("GET", f"/api/sessions/{sid}/files/{fid}/units")
+    assert status == 200
+    units = units["units"]
+    starts = [u["start"] for u in units]
+    assert starts == sorted(set(starts)), "a unit was written twice"
+    assert all(a["end"] <= b["start"] for a, b in pairwise(units)), "units overlap"
+    assert len({u["callId"] for u in units}) == len(units), "one call wrote two units"
+    assert {u["callId"] for u in units} <= set(returns), "a unit without its tool return"
+
+    status, file = call("GET", f"/api/sessions/{sid}/files/{fid}")
+    assert status == 200
+    assert file["translation"] == spliced(units), "the translation is not the units in order"
+    if finished:
+        assert file["progress"]["complete"] is True
+        assert file["translation"] == splice_whole(units)
+
+
+def spliced(units: list[dict[str, Any]]) -> str:
+    """The source up to the end of the last unit (and the whitespace after it), units spliced in."""
+    if not units:
+        return ""
+    end = units[-1]["end"]
+    end += len(SOURCE[end:]) - len(SOURCE[end:].lstrip())
+    out = SOURCE[:end]
+    for u in reversed(units):
+        out = out[: u["start"]] + u["text"] + out[u["end"] :]
+    return out
+
+
+def splice_whole(units: list[dict[str, Any]]) -> str:
+    out = SOURCE
+    for u in reversed(units):
+        out = out[: u["start"]] + u["text"] + out[u["end"] :]
+    return out

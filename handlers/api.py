@@ -21,6 +21,7 @@ from .identity import caller
 from .limits import BodyLimitMiddleware
 from .logging import logger
 from .memory_routes import router as memory_router
+from .metrics import metrics, record_step
 from .schemas import (
     FileUpload,
     NextRequest,
@@ -104,6 +105,7 @@ def create_app(services: Services | None = None) -> FastAPI:
                 return replay
             raise
         result = outcome.result
+        record_step(outcome, body.copilotResponses or ())
         logger.append_keys(session_id=outcome.session_id)
         logger.info(
             "step",
@@ -152,6 +154,13 @@ def create_app(services: Services | None = None) -> FastAPI:
             "pendingCopilotRequests": copilot_requests_json(pending),
             "actor": actor,
             "files": [file_json(f) for f in services.manager.file_states(sid)],
+            "telemetry": {
+                "steps": record.steps,
+                "modelRequests": record.model_requests,
+                "inputTokens": record.input_tokens,
+                "outputTokens": record.output_tokens,
+                "modelMs": record.model_ms,
+            },
         }
 
     @app.get("/api/sessions/{session_id}/messages")
@@ -283,6 +292,7 @@ _mangum = Mangum(app, lifespan="off")
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
+@metrics.log_metrics
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """The Lambda entry: API Gateway HTTP API events through Mangum to the app."""
     return _mangum(event, context)  # type: ignore[arg-type]

@@ -24,6 +24,7 @@ from storage.errors import InvalidCursorError
 
 from .identity import UnauthenticatedError
 from .logging import logger
+from .metrics import record_failure
 
 _STATUS: list[tuple[type[Exception], int]] = [
     (NotFoundError, 404),
@@ -50,6 +51,7 @@ def _known(request: Request, exc: Exception) -> JSONResponse:
     if status == 503:
         headers["Retry-After"] = str(max(1, math.ceil(retry_after))) if retry_after else "2"
     logger.info("request failed", extra={"status": status, "error_type": type(exc).__name__})
+    record_failure(status, type(exc).__name__)
     return error(status, str(exc), headers)
 
 

@@ -1,0 +1,43 @@
+"""CloudWatch metrics (EMF, Powertools): steps, model latency and tokens, decisions, conflicts, errors.
+
+Metrics are flushed once per Lambda invocation by `handlers.api.handler`; under uvicorn they are
+written when Powertools' buffer fills (every 100 values), as EMF lines on stdout.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from aws_lambda_powertools import Metrics
+from aws_lambda_powertools.metrics import MetricUnit
+
+from agent_core.context import Verdict
+from agent_core.runtime import StepOutcome
+
+metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "TranslationAgent"))
+
+
+def record_step(outcome: StepOutcome, verdicts: Sequence[Verdict]) -> None:
+    """A committed step: its count, the model's latency and tokens, and the reviewer's decisions."""
+    result = outcome.result
+    metrics.add_metric(name="Steps", unit=MetricUnit.Count, value=1)
+    if result.called_model:
+        metrics.add_metric(name="ModelLatency", unit=MetricUnit.Milliseconds, value=result.model_ms)
+        if result.usage is not None:
+            metrics.add_metric(name="InputTokens", unit=MetricUnit.Count, value=result.usage.input_tokens)
+            metrics.add_metric(name="OutputTokens", unit=MetricUnit.Count, value=result.usage.output_tokens)
+    if result.copilot_requests:
+        metrics.add_metric(name="CopilotRequests", unit=MetricUnit.Count, value=len(result.copilot_requests))
+    for verdict in verdicts:
+        metrics.add_metric(name=f"Decision{verdict.status.title()}", unit=MetricUnit.Count, value=1)
+
+
+def record_failure(status: int, kind: str) -> None:
+    """A refused or failed request: conflicts (409) and provider errors (503) are counted."""
+    if status == 409:
+        metrics.add_metric(name="Conflicts", unit=MetricUnit.Count, value=1)
+    elif status == 503 and kind == "ModelUnavailableError":
+        metrics.add_metric(name="ProviderErrors", unit=MetricUnit.Count, value=1)
+    elif status == 503:
+        metrics.add_metric(name="StorageErrors", unit=MetricUnit.Count, value=1)

@@ -1,23 +1,52 @@
-"""A benchmark-only speed-up of moto's DynamoDB transactions (never used by tests).
+"""A benchmark-only speed-up of moto's DynamoDB (never used by tests).
 
-moto makes TransactWriteItems roll back by deep-copying the whole table before every transaction,
-so a mocked step costs time proportional to everything stored so far; DynamoDB itself does nothing
-of the kind. To let the benchmark measure the handler rather than the mock's table size, this patch
-snapshots only the items a transaction touches and restores just those when it is cancelled.
-Conditions, cancellation reasons and results are moto's own. `bench/step_cost.py --exact-moto`
-runs without it.
+Two things in moto cost time proportional to everything stored so far, where DynamoDB itself does
+nothing of the kind:
+
+- TransactWriteItems rolls back by deep-copying the whole table before every transaction. The patch
+  snapshots only the items a transaction touches and restores just those when it is cancelled.
+- Query on the table (not an index) sorts every item of the table and then keeps one partition.
+  The patch hands moto's query only the queried partition's items; moto still filters, sorts,
+  pages and projects them itself.
+
+Conditions, cancellation reasons, results and pagination are moto's own, so the benchmark measures
+the handler rather than the mock's table size. `bench/step_cost.py --exact-moto` runs without it.
 """
 
 from __future__ import annotations
 
 import copy
+import inspect
 from typing import Any
 
 import moto.dynamodb.models as models
 
 
 def install() -> None:
-    """Patch moto's DynamoDBBackend.transact_write_items for this process."""
+    """Patch moto's transactions and table queries for this process."""
+    _install_transactions()
+    _install_partition_query()
+
+
+def _install_partition_query() -> None:
+    original = models.Table.query
+    signature = inspect.signature(original)
+
+    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = signature.bind(self, hash_key, *args, **kwargs).arguments.get("index_name")
+        if index_name or hash_key is None or not self.range_key_attr:
+            return original(self, hash_key, *args, **kwargs)
+        partition = self.items.get(hash_key, {})
+        self.all_items = lambda: list(partition.values())
+        try:
+            return original(self, hash_key, *args, **kwargs)
+        finally:
+            del self.all_items
+
+    models.Table.query = query  # type: ignore[method-assign]
+
+
+def _install_transactions() -> None:
     original = models.DynamoDBBackend.transact_write_items
 
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:

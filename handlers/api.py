@@ -1,6 +1,15 @@
 """The HTTP API (API.md): FastAPI routes, the ASGI `app`, and the Lambda entry `handler` (Mangum)."""
 
+# ruff: noqa: E402  (the imports follow the collector pause below on purpose)
 from __future__ import annotations
+
+import gc
+
+# Cold start: importing the app builds a large heap of long-lived objects (pydantic-ai, FastAPI,
+# validators). Collecting while it grows only rescans those objects again and again, so collection
+# pauses until the app is built; then `gc.freeze()` moves them out of the collector's sight, which
+# also keeps full collections during requests short. See docs/benchmarks.md (cold start).
+gc.disable()
 
 import hashlib
 import json
@@ -298,4 +307,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return _mangum(event, context)  # type: ignore[arg-type]
 
 
-from . import snapstart  # noqa: E402, F401  (registers the SnapStart runtime hooks)
+from . import snapstart  # noqa: F401  (registers the SnapStart runtime hooks)
+
+gc.freeze()
+gc.enable()

@@ -6,6 +6,7 @@ requests when a tool needs the human), or makes exactly one model request.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -54,6 +55,8 @@ class AgentLoopOptions:
     """Seconds left in the invocation; None when unbounded."""
     min_model_seconds: float = 20.0
     """The time a model request and the commit need at least."""
+    commit_seconds: float = 3.0
+    """Kept back from the model for the commit: a model still answering then is abandoned (504)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,7 +175,18 @@ class AgentLoop:
             allow_text_output=True,
         )
         messages = self.context.to_model_messages(options.system_prompt, options.progress_note, window=options.window)
-        return await call_model(options.model, messages, options.settings, params)
+        # A model still answering when only the commit's time is left is abandoned: the step then
+        # fails cleanly (nothing committed, 504) instead of being cut off by the invocation's end.
+        budget = None if time_left is None else max(0.0, time_left - options.commit_seconds)
+        try:
+            return await asyncio.wait_for(call_model(options.model, messages, options.settings, params), budget)
+        except TimeoutError as error:
+            if budget is None:
+                raise
+            raise StepTimeoutError(
+                f"The model did not answer within the {budget:.0f}s this invocation had left. "
+                "Nothing changed; send the same request again."
+            ) from error
 
     def _result(
         self,

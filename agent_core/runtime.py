@@ -88,12 +88,14 @@ class AgentRuntime:
         window: int = 12,
         memory: MemoryStore | None = None,
         distiller: Distiller | None = None,
+        min_model_seconds: float = 20.0,
     ) -> None:
         self.store = store
         self.model = model
         self.tools = dict(tools) if tools is not None else default_tools()
         self.settings = settings
         self.window = window
+        self.min_model_seconds = min_model_seconds
         self.learner = Learner(memory=memory, distiller=distiller or RuleDistiller()) if memory is not None else None
 
     async def step(self, owner: str, session_id: str | None, request: StepInput) -> StepOutcome:
@@ -155,6 +157,7 @@ class AgentRuntime:
             settings=self.settings,
             window=self.window,
             time_left=request.time_left,
+            min_model_seconds=self.min_model_seconds,
         )
         context = Context(
             snapshot.window,

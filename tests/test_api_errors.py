@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -13,7 +14,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import handlers.api as api_module
-from agent_core.runtime import AgentRuntime
+from agent_core.errors import StepTimeoutError
+from agent_core.runtime import AgentRuntime, StepInput
 from handlers.api import create_app
 from handlers.services import Services
 from storage import SessionManager
@@ -176,3 +178,23 @@ def test_504_not_enough_time_left(api: Any) -> None:
         api_module.app.state.services = previous
     assert result["statusCode"] == 504 and "left in this invocation" in result["body"]
     assert storage.get_session(sid).message_count == 0
+
+
+def test_504_model_slower_than_the_time_left(api: Any) -> None:
+    """A model still answering when only the commit's time is left is abandoned: 504, nothing stored."""
+    client, storage = api
+    sid, _ = session_with_file(client)
+    services = client.app.state.services.get()
+    stalled = asyncio.Event()
+
+    async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        stalled.set()
+        await asyncio.sleep(30)
+        return ModelResponse(parts=[TextPart("too late")])
+
+    runtime = AgentRuntime(services.manager, model=FunctionModel(slow), min_model_seconds=0.0)
+    with pytest.raises(StepTimeoutError, match="did not answer within"):
+        asyncio.run(runtime.step("local", sid, StepInput(user_input="go", time_left=lambda: 3.5)))
+    assert stalled.is_set(), "the model was called, then abandoned (it would have answered after 30 s)"
+    assert storage.get_session(sid).message_count == 0
+    assert client.post("/api/next", json={"sessionId": sid, "userInput": "go"}).status_code == 200

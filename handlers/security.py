@@ -1,6 +1,9 @@
 """Security headers on every response: the API's, the web UI's, and the errors' (413 and 500 included).
 
-The UI gets a Content-Security-Policy that allows no third-party origin. Its one inline script (the
+The UI gets a Content-Security-Policy that allows no third-party origin, with one exception: when the UI
+signs in with OIDC (`OIDC_*` variables, handlers/web.py), `connect-src` also allows the token endpoint's
+origin, where the page exchanges the authorization code and refreshes the token. The authorize and logout
+endpoints need nothing: the page navigates to them, it never fetches them. Its one inline script (the
 trailing-slash fix in web/index.html) is allowed by its SHA-256, computed from the file when the
 middleware is installed, so editing the script never silently breaks the page or weakens the policy.
 The OpenAPI page (`/api/docs`, FastAPI's Swagger UI, loaded from jsDelivr) gets a relaxed policy on
@@ -18,7 +21,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .web import WEB_ROOT
+from .web import WEB_ROOT, sign_in_config
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -52,19 +55,21 @@ def inline_script_hashes(html: str) -> list[str]:
     ]
 
 
-def ui_csp(script_hashes: Sequence[str] = ()) -> str:
-    """The web UI's policy: same origin only, plus the page's own inline scripts by hash."""
+def ui_csp(script_hashes: Sequence[str] = (), connect_sources: Sequence[str] = ()) -> str:
+    """The web UI's policy: same origin only, plus the page's own inline scripts by hash, and the
+    origins it may fetch besides its own (the sign-in's token endpoint)."""
     scripts = " ".join(["'self'", *script_hashes])
+    connect = " ".join(["'self'", *connect_sources])
     return (
         f"default-src 'self'; script-src {scripts}; style-src 'self'; img-src 'self' data:; "
-        "connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        f"connect-src {connect}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     )
 
 
-def ui_csp_from(index: Path) -> str:
+def ui_csp_from(index: Path, connect_sources: Sequence[str] = ()) -> str:
     """The UI policy for the page at `index` (no hashes when there is no page)."""
     html = index.read_text(encoding="utf-8") if index.is_file() else ""
-    return ui_csp(inline_script_hashes(html))
+    return ui_csp(inline_script_hashes(html), connect_sources)
 
 
 def _is_api(path: str) -> bool:
@@ -114,8 +119,9 @@ def install_security(app: FastAPI, *, index: Path | None = None) -> None:
 
     `add_middleware` would sit inside ServerErrorMiddleware (which answers unhandled exceptions) and,
     depending on call order, inside the body-limit middleware; wrapping the built stack does not.
+    The sign-in config is read here too (so a bad one stops the app from being built; see handlers/web.py).
     """
-    policy = ui_csp_from(index or WEB_ROOT / "index.html")
+    policy = ui_csp_from(index or WEB_ROOT / "index.html", sign_in_config().connect_sources)
     build: Callable[[], ASGIApp] = app.build_middleware_stack
 
     def build_with_security() -> ASGIApp:

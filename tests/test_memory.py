@@ -390,4 +390,3 @@ def test_quality_checks(source: str, proposal: str, expected: list[str]) -> None
 def test_pseudo_proposals_pass_the_format_checks() -> None:
     source = "Run `make` with {name} and %s, see https://example.com/x, wait 5 minutes."
     assert proposal_warnings(source, pseudo_translate(source)) == ()
-

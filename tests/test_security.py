@@ -410,6 +410,34 @@ def test_the_ui_policy_allows_only_this_origin_and_the_pages_own_inline_script(
         assert "http" not in headers["content-security-policy"], "no third-party origin"
 
 
+def test_with_an_oidc_sign_in_the_ui_may_fetch_the_token_endpoint_and_nothing_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The page exchanges the code and refreshes at the token endpoint (connect-src); it only navigates to the
+    authorize and logout endpoints, which need no source. Through the Lambda handler of an app built with it."""
+    from mangum import Mangum
+
+    from handlers.security import ui_csp
+
+    assert "connect-src 'self';" in ui_csp()
+    assert "connect-src 'self' https://idp.example.com;" in ui_csp(connect_sources=["https://idp.example.com"])
+    monkeypatch.setenv("OIDC_CLIENT_ID", "ui-client")
+    monkeypatch.setenv("OIDC_AUTHORIZE_URL", "https://signin.example.com/oauth2/authorize")
+    monkeypatch.setenv("OIDC_TOKEN_URL", "https://idp.example.com/oauth2/token")
+    monkeypatch.setenv("OIDC_LOGOUT_URL", "https://signin.example.com/logout")
+    handler = Mangum(api.create_app(), lifespan="off")
+    for path in ("/", "/js/auth.js", "/auth.json"):
+        headers = handler(http_event("GET", path), FakeLambdaContext())["headers"]
+        csp = dict(d.strip().split(" ", 1) for d in headers["content-security-policy"].split(";"))
+        assert csp["connect-src"].split() == ["'self'", "https://idp.example.com"], path
+        assert csp["default-src"] == "'self'" and csp["form-action"] == "'self'"
+        assert "signin.example.com" not in headers["content-security-policy"]
+        assert "unsafe" not in headers["content-security-policy"]
+    api_headers = handler(http_event("GET", "/api/health"), FakeLambdaContext())["headers"]
+    assert api_headers["content-security-policy"] == call("GET", "/api/health")["headers"]["content-security-policy"]
+    assert "idp.example.com" not in api_headers["content-security-policy"]
+
+
 def test_only_the_openapi_page_gets_the_relaxed_policy(dynamo: DynamoDBSessionStorage) -> None:
     docs = call("GET", "/api/docs")["headers"]["content-security-policy"]
     assert "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5/" in docs and "frame-ancestors 'none'" in docs

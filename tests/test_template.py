@@ -135,6 +135,52 @@ def test_the_function_environment() -> None:
         assert TEMPLATE["Parameters"][name]["NoEcho"] is True
 
 
+SIGN_IN = {
+    "OidcClientId": "1example23456789abcdefghij",
+    "OidcAuthorizeUrl": "https://login.auth.eu-west-1.amazoncognito.com/oauth2/authorize",
+    "OidcTokenUrl": "https://login.auth.eu-west-1.amazoncognito.com/oauth2/token",
+}
+
+
+def test_the_ui_sign_in_reaches_the_function_only_when_configured() -> None:
+    default = resolve(FUNCTION["Environment"]["Variables"], parameters())
+    assert not [name for name in default if name.startswith("OIDC_")]
+    env = resolve(FUNCTION["Environment"]["Variables"], {**WITH_ISSUER, **SIGN_IN})
+    assert {k: v for k, v in env.items() if k.startswith("OIDC_")} == {
+        "OIDC_CLIENT_ID": SIGN_IN["OidcClientId"],
+        "OIDC_AUTHORIZE_URL": SIGN_IN["OidcAuthorizeUrl"],
+        "OIDC_TOKEN_URL": SIGN_IN["OidcTokenUrl"],
+        "OIDC_SCOPES": "openid",
+    }, "the scopes' default; no logout URL unless given"
+    logout = "https://login.auth.eu-west-1.amazoncognito.com/logout"
+    env = resolve(
+        FUNCTION["Environment"]["Variables"],
+        {**WITH_ISSUER, **SIGN_IN, "OidcScopes": "openid email", "OidcLogoutUrl": logout},
+    )
+    assert env["OIDC_SCOPES"] == "openid email" and env["OIDC_LOGOUT_URL"] == logout
+
+
+def test_the_sign_in_parameters_take_https_urls_only() -> None:
+    for name in ("OidcAuthorizeUrl", "OidcTokenUrl", "OidcLogoutUrl"):
+        param = TEMPLATE["Parameters"][name]
+        assert param["Default"] == ""
+        pattern = re.compile(param["AllowedPattern"])
+        assert pattern.fullmatch("") and pattern.fullmatch("https://x.auth.us-east-1.amazoncognito.com/oauth2/token")
+        for bad in ("http://x.example.com/token", "x.example.com", "https://a b"):
+            assert not pattern.fullmatch(bad), (name, bad)
+    assert TEMPLATE["Parameters"]["OidcScopes"]["Default"] == "openid"
+    assert not re.compile(TEMPLATE["Parameters"]["OidcClientId"]["AllowedPattern"]).fullmatch("a b")
+
+
+def test_the_sign_in_is_all_or_nothing_and_needs_an_issuer() -> None:
+    rule = TEMPLATE["Rules"]["SignInWithIssuer"]
+    names = ("OidcClientId", "OidcAuthorizeUrl", "OidcTokenUrl", "OidcLogoutUrl")
+    assert rule["RuleCondition"] == {"Or": [{"Not": [{"Equals": [{"Ref": n}, ""]}]} for n in names]}
+    together, issuer = (a["Assert"] for a in rule["Assertions"])
+    assert together == {"And": [{"Not": [{"Equals": [{"Ref": n}, ""]}]} for n in names[:3]]}
+    assert issuer == {"Not": [{"Equals": [{"Ref": "JwtIssuer"}, ""]}]}
+
+
 def test_function_logs_expire() -> None:
     assert FUNCTION["LoggingConfig"]["LogGroup"] == {"Ref": "AgentFunctionLogs"}
     assert RESOURCES["AgentFunctionLogs"]["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}

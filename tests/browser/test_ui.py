@@ -46,8 +46,9 @@ CHROMIUM_ARGS = [
 WAIT_MS = 20_000
 
 pytestmark = [
-    pytest.mark.skipif(sync_playwright is None,
-                       reason="the playwright package is not installed (pip install playwright)"),
+    pytest.mark.skipif(
+        sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"
+    ),
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
 ]
 
@@ -81,9 +82,21 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = tmp / "server.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "handlers.api:app", "--host", "127.0.0.1", "--port", str(port),
-             "--no-access-log"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "handlers.api:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-access-log",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     base = f"http://127.0.0.1:{port}/"
     try:
@@ -119,8 +132,14 @@ def page(server: str) -> Iterator[Page]:
         page = context.new_page()
         page.set_default_timeout(WAIT_MS)
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: errors.append(m.text)
-                if m.type == "error" and not m.text.startswith("Failed to load resource") else None)
+        page.on(
+            "console",
+            lambda m: (
+                errors.append(m.text)
+                if m.type == "error" and not m.text.startswith("Failed to load resource")
+                else None
+            ),
+        )
         yield page
         context.close()
         browser.close()
@@ -160,7 +179,7 @@ def _splice(source: str, finals: dict[int, tuple[str, str]]) -> str:
     pos = 0
     for start in sorted(finals):
         src, final = finals[start]
-        assert source[start:start + len(src)] == src, f"card at {start} does not match the source"
+        assert source[start : start + len(src)] == src, f"card at {start} does not match the source"
         assert start >= pos, "units overlap"
         out.append(source[pos:start])
         out.append(final)
@@ -201,7 +220,7 @@ def test_review_a_whole_document_with_the_keyboard(server: str, page: Page) -> N
         batches += 1
         cards = _cards(page)
         seen.extend(c["callId"] for c in cards)
-        assert all(source[c["start"]:c["start"] + len(c["src"])] == c["src"] for c in cards)
+        assert all(source[c["start"] : c["start"] + len(c["src"])] == c["src"] for c in cards)
         assert _focused_call_id(page) == cards[0]["callId"], "the first card takes focus"
 
         if not reloaded and len(cards) >= 2 and decided >= 3:
@@ -339,8 +358,12 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
     def throttled_once(route: Route) -> None:
         calls.append(route.request.post_data or "")
         if len(calls) == 1:
-            route.fulfill(status=503, headers={"Retry-After": "3"}, content_type="application/json",
-                          body=json.dumps({"error": "The model provider is throttled."}))
+            route.fulfill(
+                status=503,
+                headers={"Retry-After": "3"},
+                content_type="application/json",
+                body=json.dumps({"error": "The model provider is throttled."}),
+            )
         else:
             route.continue_()
 
@@ -362,8 +385,11 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
         body = json.loads(route.request.post_data or "{}")
         if "copilotResponses" in body and not conflicts:
             conflicts.append(route.request.post_data or "")
-            route.fulfill(status=409, content_type="application/json",
-                          body=json.dumps({"error": "The session advanced concurrently."}))
+            route.fulfill(
+                status=409,
+                content_type="application/json",
+                body=json.dumps({"error": "The session advanced concurrently."}),
+            )
         else:
             route.continue_()
 

@@ -1,5 +1,7 @@
 // The HTTP API (API.md), with every path relative to the page so the UI works under a stage prefix.
 
+import { bearer, signedOut, signInRequired } from "./auth.js";
+
 const BASE = new URL("api/", document.baseURI);
 
 /** An API or network failure, in words a person can act on. */
@@ -40,10 +42,15 @@ const PLAIN = {
   504: "The step took too long and was cancelled; nothing was changed.",
 };
 
-async function request(method, path, { body, signal, key, accept = "application/json" } = {}) {
+async function request(method, path, { body, signal, key, accept = "application/json", raw = false } = {}) {
   const headers = { Accept: accept };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (key) headers["Idempotency-Key"] = key;
+  if (signInRequired()) {
+    const token = await bearer();
+    if (!token) throw new ApiError(PLAIN[401], { status: 401 });
+    headers.Authorization = `Bearer ${token}`;
+  }
   let response;
   try {
     response = await fetch(apiUrl(path), {
@@ -59,6 +66,7 @@ async function request(method, path, { body, signal, key, accept = "application/
     throw new ApiError("Could not reach the server. Check the connection, then retry.");
   }
   if (response.ok) {
+    if (raw) return response;
     if (response.status === 204) return null;
     const type = response.headers.get("Content-Type") || "";
     return type.includes("json") ? response.json() : response.text();
@@ -70,6 +78,7 @@ async function request(method, path, { body, signal, key, accept = "application/
   } catch {
     /* not JSON: keep the generic words */
   }
+  if (response.status === 401) signedOut();
   const retryAfter = Number(response.headers.get("Retry-After")) || null;
   const general = PLAIN[response.status] || `The server answered with an error (HTTP ${response.status}).`;
   const message = detail && detail !== general ? `${general} ${detail}` : general;
@@ -92,6 +101,13 @@ export const api = {
   memory: () => request("GET", "memory"),
   addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
   deleteMemory: (entryId) => request("DELETE", `memory/${encodeURIComponent(entryId)}`),
+  /** The translation as a file, fetched with the token (a plain link cannot send one). */
+  download: async (id, fileId) => {
+    const path = `sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/translation`;
+    const response = await request("GET", path, { accept: "*/*", raw: true });
+    const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "")?.[1];
+    return { blob: await response.blob(), name: name || "translation.txt" };
+  },
   translationUrl: (id, fileId) =>
     apiUrl(`sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/translation`),
 };

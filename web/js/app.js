@@ -1,6 +1,7 @@
 // The reviewer's UI: start a translation, drive the agent loop, review proposals card by card.
 
 import { api, ApiError, newKey } from "./api.js";
+import { signInRequired, startAuth } from "./auth.js";
 import { diffStats, diffWords, renderDiff } from "./diff.js";
 import { firstUserInput, nextActor, timelineEntries } from "./messages.js";
 
@@ -1190,6 +1191,23 @@ function renderFiles() {
   }
 }
 
+/** With a sign-in the download goes through fetch: a plain link would carry no token. */
+async function downloadWithToken() {
+  const file = state.files.find((f) => f.fileId === state.activeFileId);
+  if (!file || !state.sessionId) return;
+  try {
+    const { blob, name } = await api.download(state.sessionId, file.fileId);
+    const url = URL.createObjectURL(blob);
+    const link = h("a", { href: url, download: name, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (err) {
+    showError(err, err.retryable ? () => downloadWithToken() : null);
+  }
+}
+
 function renderProgress() {
   let done = 0;
   let total = 0;
@@ -1509,9 +1527,29 @@ function onKeydown(e) {
   if (handled) e.preventDefault();
 }
 
+/* ---------- signing in ---------- */
+
+/** Signed in without leaving the page (a pasted token): pick up where the user was. */
+function afterSignIn() {
+  clearError();
+  if (state.view === "session" && state.sessionId) openSession(state.sessionId);
+  else if (state.view === "home") loadSessions(false);
+  else route();
+}
+
+/** Signing out forgets what this browser kept about the user's sessions: titles and unsent verdicts. */
+function forgetSessions() {
+  try {
+    const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i));
+    for (const key of keys) if (/^(title|verdicts):/.test(key)) localStorage.removeItem(key);
+  } catch {
+    /* storage disabled: nothing was kept */
+  }
+}
+
 /* ---------- wiring ---------- */
 
-function init() {
+async function init() {
   setupStartForm();
   setupComposer();
   setupDocument();
@@ -1535,9 +1573,20 @@ function init() {
   $("sessions-refresh").addEventListener("click", () => loadSessions(false));
   $("history-more").addEventListener("click", loadFullHistory);
   $("delete-current").addEventListener("click", () => deleteSession(state.sessionId, $("session-title").textContent));
+  $("download").addEventListener("click", (e) => {
+    if (!signInRequired()) return; // the link downloads by itself
+    e.preventDefault();
+    downloadWithToken();
+  });
   window.addEventListener("hashchange", route);
   window.addEventListener("popstate", route);
-  route();
+  if (await startAuth({ onSignedIn: afterSignIn, onSignOut: forgetSessions })) {
+    route();
+  } else {
+    setPhase("signed-out");
+    $("shortcuts").hidden = true;
+    setStatus("Sign in to see and continue your translations.");
+  }
 }
 
 init();

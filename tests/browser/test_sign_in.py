@@ -1,0 +1,616 @@
+"""Signing in to the web UI in a real browser (Playwright, sync API) against the real service.
+
+- OIDC: a tiny fake provider runs in the test (stdlib http.server on 127.0.0.1): `/authorize` records the
+  request and redirects back with a code; `/token` checks the code, the client, the redirect URI and the PKCE
+  verifier against the challenge, and answers (with CORS headers) an unsigned but well-formed JWT access token,
+  an ID token and a refresh token; `/logout` redirects back. The service runs with OIDC_* pointing at it. The
+  service does not verify tokens (API Gateway does, on AWS), so here it acts as the local user: what is checked
+  is what the browser sends.
+- A pasted token: the service runs with REQUIRE_AUTH=true and no OIDC client, so every /api request is
+  answered 401 locally (there is no authorizer to vouch for a caller): the UI must send the token, and on the
+  401 drop it and ask again.
+- No sign-in (local mode): nothing of it shows, and no Authorization header is sent.
+
+Needs the `playwright` package and a Chromium at /usr/bin/chromium (or $CHROMIUM_PATH); skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+
+try:
+    from playwright.sync_api import Page, Request, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+WAIT_MS = 20_000
+CLIENT_ID = "ui-client-7c1f"
+SCOPES = "openid email"
+DOCUMENT = "# Notes\n\nShort text.\n\nThe end.\n"
+
+pytestmark = [
+    pytest.mark.skipif(
+        sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"
+    ),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
+]
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def make_jwt(claims: dict[str, Any]) -> str:
+    """A well-formed JWT with a dummy signature (nothing in this test verifies signatures)."""
+    header = _b64url(json.dumps({"alg": "RS256", "typ": "JWT", "kid": "test"}).encode())
+    return f"{header}.{_b64url(json.dumps(claims).encode())}.{_b64url(b'not-a-real-signature')}"
+
+
+def claims(token: str) -> dict[str, Any]:
+    """The payload of a JWT."""
+    payload = token.split(".")[1]
+    result: dict[str, Any] = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    return result
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+# -- the fake OpenID provider -----------------------------------------------------------------------
+
+
+@dataclass
+class FakeProvider:
+    """An authorization server for one public client; records every request it gets."""
+
+    app_origin: str
+    authorizations: list[dict[str, str]] = field(default_factory=list)
+    token_requests: list[dict[str, str]] = field(default_factory=list)
+    logouts: list[dict[str, str]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    issued: list[str] = field(default_factory=list)  # access tokens, in order
+    preflights: int = 0
+    codes: dict[str, dict[str, str]] = field(default_factory=dict)
+    refresh_tokens: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def issue(self) -> dict[str, Any]:
+        """A token answer as Cognito gives it: a JWT access token (with client_id, no aud), an ID token."""
+        now = int(time.time())
+        access = make_jwt(
+            {
+                "sub": "user-7f3a",
+                "username": "alice",
+                "client_id": CLIENT_ID,
+                "token_use": "access",
+                "scope": SCOPES,
+                "iat": now,
+                "exp": now + 3600,
+                "jti": secrets.token_hex(8),
+            }
+        )
+        id_token = make_jwt({"sub": "user-7f3a", "email": "alice@example.com", "aud": CLIENT_ID, "exp": now + 3600})
+        refresh = secrets.token_urlsafe(24)
+        self.issued.append(access)
+        self.refresh_tokens.add(refresh)
+        return {
+            "access_token": access,
+            "id_token": id_token,
+            "refresh_token": refresh,
+            "token_type": "Bearer",
+            "expires_in": 3600,
+        }
+
+    def authorize(self, query: dict[str, str]) -> str:
+        """Records the request; the redirect back with a code (the user is signed in at once)."""
+        self.authorizations.append(query)
+        code = secrets.token_urlsafe(16)
+        self.codes[code] = query
+        return f"{query['redirect_uri']}?{urlencode({'code': code, 'state': query['state']})}"
+
+    def token(self, form: dict[str, str], origin: str) -> tuple[int, dict[str, Any]]:
+        self.token_requests.append(form)
+
+        def refuse(why: str) -> tuple[int, dict[str, Any]]:
+            self.refused.append(why)
+            return 400, {"error": "invalid_grant", "error_description": why}
+
+        if origin != self.app_origin:
+            return refuse(f"unexpected Origin {origin!r}")
+        if form.get("client_id") != CLIENT_ID:
+            return refuse("wrong client_id")
+        if form.get("grant_type") == "refresh_token":
+            if form.get("refresh_token") not in self.refresh_tokens:
+                return refuse("unknown refresh token")
+            return 200, self.issue()
+        if form.get("grant_type") != "authorization_code":
+            return refuse("unsupported grant_type")
+        asked = self.codes.pop(form.get("code", ""), None)  # a code is good once
+        if asked is None:
+            return refuse("unknown or used code")
+        if form.get("redirect_uri") != asked["redirect_uri"]:
+            return refuse("redirect_uri differs from the authorization request's")
+        if asked.get("code_challenge_method") != "S256":
+            return refuse("PKCE method is not S256")
+        verifier = form.get("code_verifier", "")
+        if not 43 <= len(verifier) <= 128:
+            return refuse("code_verifier length")
+        if _b64url(hashlib.sha256(verifier.encode("ascii")).digest()) != asked.get("code_challenge"):
+            return refuse("code_verifier does not match code_challenge")
+        return 200, self.issue()
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        provider = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:
+                """Quiet."""
+
+            def _cors(self) -> None:
+                self.send_header("Access-Control-Allow-Origin", provider.app_origin)
+                self.send_header("Vary", "Origin")
+
+            def do_GET(self) -> None:
+                url = urlsplit(self.path)
+                query = {k: v[0] for k, v in parse_qs(url.query).items()}
+                with provider.lock:
+                    if url.path == "/authorize":
+                        location = provider.authorize(query)
+                    elif url.path == "/logout":
+                        provider.logouts.append(query)
+                        location = query.get("logout_uri", provider.app_origin)
+                    else:
+                        self.send_error(404)
+                        return
+                self.send_response(302)
+                self.send_header("Location", location)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_OPTIONS(self) -> None:
+                with provider.lock:
+                    provider.preflights += 1
+                self.send_response(204)
+                self._cors()
+                self.send_header("Access-Control-Allow-Methods", "POST")
+                self.send_header("Access-Control-Allow-Headers", "content-type, accept")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def do_POST(self) -> None:
+                if urlsplit(self.path).path != "/token":
+                    self.send_error(404)
+                    return
+                length = int(self.headers.get("Content-Length") or 0)
+                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode("utf-8")).items()}
+                with provider.lock:
+                    status, answer = provider.token(form, self.headers.get("Origin", ""))
+                body = json.dumps(answer).encode()
+                self.send_response(status)
+                self._cors()
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Cache-Control", "no-store")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        return Handler
+
+
+@contextlib.contextmanager
+def running_provider(app_origin: str) -> Iterator[tuple[FakeProvider, str]]:
+    provider = FakeProvider(app_origin)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), provider.handler())
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield provider, f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=10)
+
+
+# -- the service ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def running_service(tmp: Path, port: int, env: dict[str, str]) -> Iterator[str]:
+    """The real service (uvicorn, SQLite, pseudo model) on `port` with `env`; yields its base URL."""
+    full_env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("OIDC_") and k != "REQUIRE_AUTH"},
+        "STORAGE_BACKEND": "sqlite",
+        "SQLITE_PATH": str(tmp / "s.sqlite3"),
+        "AGENT_MODEL": "pseudo",
+        **env,
+    }
+    log_path = tmp / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "handlers.api:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--no-access-log",
+            ],
+            cwd=ROOT,
+            env=full_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the service exited early:\n{log_path.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(base + "auth.json", timeout=10):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the service did not answer:\n{log_path.read_text(errors='replace')}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+@pytest.fixture(scope="module")
+def oidc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeProvider]]:
+    """The service with an OIDC sign-in at the fake provider; yields (base URL, provider)."""
+    port = _free_port()
+    with running_provider(f"http://127.0.0.1:{port}") as (provider, issuer):
+        env = {
+            "OIDC_CLIENT_ID": CLIENT_ID,
+            "OIDC_AUTHORIZE_URL": f"{issuer}/authorize",
+            "OIDC_TOKEN_URL": f"{issuer}/token",
+            "OIDC_SCOPES": SCOPES,
+            "OIDC_LOGOUT_URL": f"{issuer}/logout",
+        }
+        with running_service(tmp_path_factory.mktemp("oidc"), port, env) as base:
+            yield base, provider
+
+
+@dataclass
+class Browser:
+    page: Page
+    api_requests: list[tuple[str, str, str | None]]  # (method, url, Authorization header)
+
+    def authorizations(self) -> set[str | None]:
+        return {auth for _, _, auth in self.api_requests}
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """A fresh 1280×800 page (fresh storage) in the system Chromium; fails the test on any page error."""
+    assert sync_playwright is not None
+    errors: list[str] = []
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        context = chromium.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        seen = Browser(page, [])
+
+        def on_request(request: Request) -> None:
+            if "/api/" in urlsplit(request.url).path:
+                seen.api_requests.append((request.method, request.url, request.headers.get("authorization")))
+
+        page.on("request", on_request)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on(
+            "console",
+            lambda m: (
+                errors.append(m.text)
+                if m.type == "error" and not m.text.startswith("Failed to load resource")
+                else None
+            ),
+        )
+        yield seen
+        context.close()
+        chromium.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def _stored_tokens(page: Page) -> Any:
+    return page.evaluate("() => JSON.parse(sessionStorage.getItem('auth:tokens'))")
+
+
+def _sign_in_with_the_provider(page: Page, provider: FakeProvider) -> str:
+    """From the open prompt, through the provider and back; returns the access token issued."""
+    page.wait_for_selector("dialog#sign-in[open] #sign-in-go:focus")
+    assert page.inner_text("#sign-in-go") == "Sign in"
+    assert page.is_hidden("#sign-in-token"), "no token field with OIDC"
+    before = len(provider.issued)
+    page.click("#sign-in-go")
+    page.wait_for_selector("#account-name:visible, #sign-in-error:visible")
+    assert page.is_hidden("#sign-in-error"), (page.inner_text("#sign-in-error"), provider.refused)
+    assert page.inner_text("#account-user") == "alice@example.com", "the ID token's email names the user"
+    assert len(provider.issued) == before + 1, provider.refused
+    query = parse_qs(urlsplit(page.url).query)
+    assert not {"code", "state"} & set(query), f"the code is left in the address: {page.url}"
+    assert page.evaluate("() => sessionStorage.getItem('auth:pending')") is None
+    return provider.issued[-1]
+
+
+CARD_IDS = "() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)"
+NEXT_BATCH_OR_DONE = """(seen) => document.body.dataset.phase === 'done' || (document.body.dataset.phase === 'review'
+  && [...document.querySelectorAll('#cards .card')].some(c => !seen.includes(c.dataset.callId)))"""
+
+
+def _review_to_the_end(page: Page) -> None:
+    """Approve every batch (Shift+A, or A for a single card) until the document is done."""
+    page.wait_for_selector("body[data-phase=review] #cards .card.current, body[data-phase=done]")
+    while page.evaluate("() => document.body.dataset.phase") != "done":
+        seen = page.evaluate(CARD_IDS)
+        page.keyboard.press("Shift+A" if len(seen) > 1 else "a")
+        page.wait_for_function(NEXT_BATCH_OR_DONE, arg=seen)
+
+
+# -- OIDC -------------------------------------------------------------------------------------------
+
+
+def test_oidc_sign_in_then_every_api_request_carries_the_access_token(
+    oidc: tuple[str, FakeProvider], browser: Browser
+) -> None:
+    base, provider = oidc
+    page = browser.page
+    page.goto(base)
+
+    # Signed out: a prompt with a Sign in button, nothing asked of the API yet.
+    page.wait_for_selector("dialog#sign-in[open]")
+    assert page.get_attribute("body", "data-phase") == "signed-out"
+    assert page.is_visible("#account") and page.is_hidden("#account-name")
+    assert browser.api_requests == [], "no API request before signing in"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "sign-in.png"))
+    page.click("#sign-in-cancel")
+    page.wait_for_selector("dialog#sign-in:not([open])", state="attached")
+    assert "Sign in" in page.inner_text("#status")
+    page.click("#sign-in-open")  # the header's button opens the prompt again
+
+    token = _sign_in_with_the_provider(page, provider)
+    asked = provider.authorizations[-1]
+    assert asked["response_type"] == "code" and asked["client_id"] == CLIENT_ID
+    assert asked["redirect_uri"] == base, "redirect_uri is the page's origin and path"
+    assert asked["scope"] == SCOPES and asked["code_challenge_method"] == "S256"
+    assert len(asked["state"]) >= 16 and len(asked["code_challenge"]) == 43
+    exchange = provider.token_requests[-1]
+    assert exchange["grant_type"] == "authorization_code" and exchange["redirect_uri"] == base
+    assert not provider.refused
+    assert "Signed in as" in page.inner_text("#account-name") and page.is_visible("#sign-out")
+    assert claims(token)["sub"] == "user-7f3a"
+    stored = _stored_tokens(page)
+    assert stored["bearer"] == token, "the access token is sent (its client_id is the audience API Gateway checks)"
+    assert token not in json.dumps(page.evaluate("() => ({...localStorage})")), "tokens stay out of localStorage"
+
+    # A translation, step by step, with the token on every request.
+    page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    page.screenshot(path=str(SHOTS / "signed-in.png"))
+    page.fill("#doc-text", DOCUMENT)
+    page.fill("#doc-name", "notes.md")
+    page.fill("#target-lang", "French")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    _review_to_the_end(page)
+    session_id = page.evaluate("() => location.hash.slice(1)")
+    assert session_id.startswith("s_")
+
+    # The download goes through fetch with the token too, and is the server's translation.
+    with page.expect_download() as info:
+        page.click("#download")
+    assert info.value.suggested_filename == "notes.translated.md"
+    [file] = _get_json(f"{base}api/sessions/{session_id}")["files"]
+    served = _get_json(f"{base}api/sessions/{session_id}/files/{file['fileId']}")["translation"]
+    assert Path(info.value.path()).read_text(encoding="utf-8") == served
+
+    methods = {method for method, _, _ in browser.api_requests}
+    paths = {urlsplit(url).path for _, url, _ in browser.api_requests}
+    assert {"GET", "POST"} <= methods and "/api/next" in paths and "/api/memory" in paths
+    assert any(p.endswith("/translation") for p in paths)
+    assert browser.authorizations() == {f"Bearer {token}"}, "every /api request carried the token"
+    assert provider.preflights == 0, "the token request is a simple CORS request"
+
+
+def test_a_token_near_expiry_is_refreshed_and_a_new_sign_in_returns_to_the_session(
+    oidc: tuple[str, FakeProvider], browser: Browser
+) -> None:
+    base, provider = oidc
+    page = browser.page
+    page.goto(base)
+    first = _sign_in_with_the_provider(page, provider)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", DOCUMENT)
+    page.fill("#doc-name", "kept.md")
+    page.fill("#target-lang", "German")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    session_id = page.evaluate("() => location.hash.slice(1)")
+
+    # Within 60 s of its expiry the token is refreshed before the next request (here: after a reload).
+    page.evaluate(
+        "() => { const t = JSON.parse(sessionStorage.getItem('auth:tokens'));"
+        " t.expiresAt = Date.now() + 30000; sessionStorage.setItem('auth:tokens', JSON.stringify(t)); }"
+    )
+    grants = len(provider.token_requests)
+    browser.api_requests.clear()
+    page.reload()
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    refreshed = provider.token_requests[grants:]
+    assert [r["grant_type"] for r in refreshed] == ["refresh_token"], provider.refused
+    second = provider.issued[-1]
+    assert second != first and _stored_tokens(page)["bearer"] == second
+    assert browser.authorizations() == {f"Bearer {second}"}, "no request went out with the old token"
+
+    # Signed out of this tab (the tokens gone), a reload of the session's address asks to sign in; the provider's
+    # round trip comes back to the same session, with the code gone from the address.
+    page.evaluate("() => sessionStorage.removeItem('auth:tokens')")
+    browser.api_requests.clear()
+    page.reload()
+    page.wait_for_selector("dialog#sign-in[open]")
+    assert browser.api_requests == []
+    third = _sign_in_with_the_provider(page, provider)
+    assert urlsplit(page.url).fragment == session_id, f"the session's place is kept: {page.url}"
+    assert urlsplit(page.url).query == ""
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    assert browser.authorizations() == {f"Bearer {third}"}
+    _review_to_the_end(page)
+
+
+def test_a_401_asks_to_sign_in_again_and_sign_out_forgets_everything(
+    oidc: tuple[str, FakeProvider], browser: Browser
+) -> None:
+    base, provider = oidc
+    page = browser.page
+    page.goto(base)
+    _sign_in_with_the_provider(page, provider)
+    page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+
+    # API Gateway refuses the token (expired, revoked): the token is dropped and the prompt comes back.
+    page.route(
+        "**/api/sessions?*",
+        lambda route: route.fulfill(
+            status=401, content_type="application/json", body=json.dumps({"message": "Unauthorized"})
+        ),
+    )
+    page.click("#sessions-refresh")
+    page.wait_for_selector("dialog#sign-in[open]")
+    assert "did not accept your sign-in" in page.inner_text("#sign-in-text")
+    assert _stored_tokens(page) is None
+    assert page.is_visible("#sign-in-open") and page.is_hidden("#sign-out")
+    page.unroute("**/api/sessions?*")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#error:visible")
+    assert "signed out" in page.inner_text("#error-text")
+
+    # Signed in again: the session list loads; a started session leaves its title in localStorage.
+    page.click("#sign-in-open")
+    _sign_in_with_the_provider(page, provider)
+    page.fill("#doc-text", DOCUMENT)
+    page.fill("#doc-name", "private.md")
+    page.fill("#target-lang", "Italian")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    session_id = page.evaluate("() => location.hash.slice(1)")
+    assert page.evaluate(f"() => localStorage.getItem('title:{session_id}')")
+
+    # Sign out: the provider's logout with client_id and logout_uri, back to a signed-out page.
+    page.click("#sign-out")
+    page.wait_for_selector("dialog#sign-in[open]")
+    assert provider.logouts[-1] == {"client_id": CLIENT_ID, "logout_uri": base}
+    assert urlsplit(page.url).fragment == ""
+    assert page.evaluate("() => sessionStorage.length") == 0
+    assert page.evaluate(f"() => localStorage.getItem('title:{session_id}')") is None
+    assert page.is_hidden("#account-name")
+
+
+# -- a pasted token -----------------------------------------------------------------------------------
+
+
+def test_a_pasted_token_is_checked_sent_and_dropped_on_401(tmp_path: Path, browser: Browser) -> None:
+    page = browser.page
+    with running_service(tmp_path, _free_port(), {"REQUIRE_AUTH": "true"}) as base:
+        page.goto(base)
+        page.wait_for_selector("dialog#sign-in[open] #sign-in-token:focus")
+        assert page.inner_text("#sign-in-go") == "Use this token"
+        assert browser.api_requests == []
+
+        # Only a JWT that has not expired is taken.
+        page.fill("#sign-in-token", "not-a-token")
+        page.click("#sign-in-go")
+        assert "not a JWT" in page.inner_text("#sign-in-error")
+        expired = make_jwt({"sub": "token-user-42", "exp": int(time.time()) - 60})
+        page.fill("#sign-in-token", expired)
+        page.press("#sign-in-token", "Enter")  # Enter submits: a token has no line breaks
+        assert "expired" in page.inner_text("#sign-in-error")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "sign-in-token.png"))
+        assert page.is_visible("dialog#sign-in") and browser.api_requests == []
+
+        # A good token: the UI goes on and sends it. (A stub answers the list: locally nothing can vouch for it.)
+        token = make_jwt({"sub": "token-user-42", "exp": int(time.time()) + 3600})
+        page.route(
+            "**/api/sessions?*",
+            lambda route: route.fulfill(
+                status=200, content_type="application/json", body=json.dumps({"sessions": [], "nextCursor": None})
+            ),
+        )
+        page.fill("#sign-in-token", f"Bearer {token}")
+        page.click("#sign-in-go")
+        page.wait_for_selector("body[data-phase=home] #sessions-empty:visible")
+        assert page.inner_text("#account-user") == "token-user-42"
+        assert page.is_hidden("dialog#sign-in")
+        page.unroute("**/api/sessions?*")
+
+        # The real service answers 401 (REQUIRE_AUTH without an authorizer): token dropped, prompt back.
+        page.click("#sessions-refresh")
+        page.wait_for_selector("dialog#sign-in[open] #sign-in-token:focus")
+        assert _stored_tokens(page) is None and page.is_visible("#sign-in-open")
+        assert "did not accept your sign-in" in page.inner_text("#sign-in-text")
+        assert len(browser.api_requests) == 2
+        assert browser.authorizations() == {f"Bearer {token}"}
+
+
+# -- no sign-in -----------------------------------------------------------------------------------------
+
+
+def test_without_a_sign_in_nothing_shows_and_no_header_is_sent(tmp_path: Path, browser: Browser) -> None:
+    page = browser.page
+    with running_service(tmp_path, _free_port(), {}) as base:
+        assert _get_json(base + "auth.json") == {"signIn": "none"}
+        page.goto(base)
+        page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+        assert page.is_hidden("#account") and page.is_hidden("dialog#sign-in")
+        assert browser.api_requests and browser.authorizations() == {None}
+        assert page.evaluate("() => sessionStorage.length") == 0

@@ -44,6 +44,7 @@ from .schemas import (
 )
 from .security import install_security
 from .services import LazyServices, Services
+from .tracing import annotate, traced
 from .web import mount_web
 
 SESSION_VIEW_MESSAGES = 200
@@ -116,6 +117,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         result = outcome.result
         record_step(outcome, body.copilotResponses or ())
         logger.append_keys(session_id=outcome.session_id)
+        annotate(session_id=outcome.session_id, actor=result.actor)
         logger.info(
             "step",
             extra={
@@ -302,9 +304,12 @@ _mangum = Mangum(app, lifespan="off")
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
 @metrics.log_metrics
+@traced
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     """The Lambda entry: API Gateway HTTP API events through Mangum to the app."""
-    return _mangum(event, context)  # type: ignore[arg-type]
+    response: dict[str, Any] = _mangum(event, context)  # type: ignore[arg-type]
+    annotate(status=int(response.get("statusCode", 0)))
+    return response
 
 
 from . import snapstart  # noqa: F401  (registers the SnapStart runtime hooks)

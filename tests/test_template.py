@@ -128,11 +128,21 @@ def test_the_function_environment() -> None:
         "POWERTOOLS_LOG_LEVEL": "INFO",
         "POWERTOOLS_METRICS_NAMESPACE": "TranslationAgent",
         "POWERTOOLS_LOGGER_LOG_EVENT": "false",
+        "POWERTOOLS_TRACE_DISABLED": "true",
     }, "no API key variable unless a key is given"
     keyed = resolve(FUNCTION["Environment"]["Variables"], parameters(OpenAIApiKey="sk-x", AnthropicApiKey="a-x"))
     assert keyed["OPENAI_API_KEY"] == "sk-x" and keyed["ANTHROPIC_API_KEY"] == "a-x"
     for name in ("OpenAIApiKey", "AnthropicApiKey"):
         assert TEMPLATE["Parameters"][name]["NoEcho"] is True
+
+
+def test_tracing_is_off_by_default_and_on_with_the_parameter() -> None:
+    """`Tracing: Disabled` makes SAM add no tracing config and no X-Ray policy; Active turns on both and the Tracer."""
+    assert TEMPLATE["Parameters"]["Tracing"]["Default"] == "Disabled"
+    assert set(TEMPLATE["Parameters"]["Tracing"]["AllowedValues"]) == {"Active", "Disabled"}
+    assert FUNCTION["Tracing"] == {"Ref": "Tracing"}
+    on = resolve(FUNCTION["Environment"]["Variables"], parameters(Tracing="Active"))
+    assert on["POWERTOOLS_TRACE_DISABLED"] == "false"
 
 
 SIGN_IN = {

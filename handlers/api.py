@@ -13,7 +13,7 @@ gc.disable()
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
@@ -22,8 +22,6 @@ from mangum import Mangum
 
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError
 from agent_core.ids import is_id
-from agent_core.runtime import Idempotency, StepInput
-from storage.manager import load_messages
 
 from . import errors
 from .identity import caller
@@ -46,6 +44,14 @@ from .security import install_security
 from .services import LazyServices, Services
 from .tracing import annotate, traced
 from .web import mount_web
+
+if TYPE_CHECKING:  # the agent loop and storage are imported with the services, on first use
+    from collections.abc import Sequence
+
+    from pydantic_ai.messages import ModelMessage
+
+    from agent_core.runtime import Idempotency
+    from storage.records import MessageRecord
 
 SESSION_VIEW_MESSAGES = 200
 """A session view carries at most this many of the latest messages; the messages route pages all."""
@@ -89,6 +95,8 @@ def create_app(services: Services | None = None) -> FastAPI:
         idempotency_key: str | None = Header(default=None, alias="Idempotency-Key"),
     ) -> dict[str, Any] | Response:
         """Perform exactly one AgentLoop step and return what it added."""
+        from agent_core.runtime import Idempotency, StepInput  # with the services, on first use
+
         owner = caller(request)
         session_id = _session_id(body.sessionId) if body.sessionId is not None else None
         services = _services(request)
@@ -155,7 +163,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         actor, pending = await services.runtime.pending_reviews(owner, sid)
         return {
             "id": sid,
-            "messages": messages_json(load_messages(latest)),
+            "messages": messages_json(_load_messages(latest)),
             "messagesComplete": record.message_count <= len(latest),
             "messageCount": record.message_count,
             "copilotResponses": [_json(r.data) for r in responses.items],
@@ -183,7 +191,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     ) -> dict[str, Any]:
         """The whole history, oldest first, a page at a time."""
         page = _services(request).manager.messages(caller(request), _session_id(session_id), cursor=cursor, limit=limit)
-        return {"messages": messages_json(load_messages(page.items)), "nextCursor": page.next_cursor}
+        return {"messages": messages_json(_load_messages(page.items)), "nextCursor": page.next_cursor}
 
     @app.delete("/api/sessions/{session_id}", status_code=204)
     async def delete_session(session_id: str, request: Request) -> Response:
@@ -281,6 +289,12 @@ def _replay(services: Services, owner: str, key: Idempotency) -> Response | None
     return Response(
         kept.body, status_code=kept.status, media_type="application/json", headers={"Idempotent-Replayed": "true"}
     )
+
+
+def _load_messages(records: Sequence[MessageRecord]) -> list[ModelMessage]:
+    from storage.manager import load_messages  # with the services, on first use
+
+    return load_messages(records)
 
 
 def _media_type(name: str) -> str:

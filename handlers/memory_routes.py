@@ -10,7 +10,7 @@ Everything is the caller's own: another caller's entry is 404, like a missing on
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
@@ -18,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
-from storage.owner_memory import OwnerMemory
-from storage.records import CorrectionRecord, MemoryEntryRecord
+
+if TYPE_CHECKING:  # storage is imported with the services, on first use
+    from storage.owner_memory import OwnerMemory
+    from storage.records import CorrectionRecord, MemoryEntryRecord
 
 from .identity import caller
 from .services import LazyServices

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from agent_core.context import Verdict
-from agent_core.runtime import StepOutcome
+if TYPE_CHECKING:  # the agent loop is imported with the services, on first use
+    from agent_core.context import Verdict
+    from agent_core.runtime import StepOutcome
 
 metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "TranslationAgent"))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolCallPart
@@ -11,8 +11,10 @@ from pydantic_core import to_jsonable_python
 
 from agent_core.copilot import CopilotRequest, CopilotResponse
 from agent_core.document import FileState
-from agent_core.runtime import StepOutcome
-from storage.records import FileRecord, SessionRecord
+
+if TYPE_CHECKING:  # the agent loop and storage are imported with the services, on first use
+    from agent_core.runtime import StepOutcome
+    from storage.records import FileRecord, SessionRecord
 
 MAX_USER_INPUT = 20_000
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from agent_core.distill_model import distiller_for
-from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
-from storage import SessionManager, backend_from_env
+if TYPE_CHECKING:  # imported when the services are built: the first request that needs them
+    from agent_core.runtime import AgentRuntime
+    from storage import SessionManager
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,11 @@ class Services:
 
 def services_from_env() -> Services:
     """Storage from `STORAGE_BACKEND`, the model from `AGENT_MODEL`; corrections distilled into memory."""
+    from agent_core.distill_model import distiller_for
+    from agent_core.models import resolve_model
+    from agent_core.runtime import AgentRuntime
+    from storage import SessionManager, backend_from_env
+
     manager = SessionManager(backend_from_env())
     model = resolve_model(os.environ.get("AGENT_MODEL"))
     runtime = AgentRuntime(manager, model=model, memory=manager.memory, distiller=distiller_for(model))

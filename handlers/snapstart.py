@@ -5,8 +5,9 @@ published, runs the before-snapshot hooks, and resumes every later cold start fr
 image. So the work done here is paid once per deployment instead of once per cold start.
 
 Safe to snapshot: imported modules, the built FastAPI app and its OpenAPI schema, pydantic's
-compiled validators and serializers, the pseudo model, the tools' JSON schemas, one request through
-the ASGI stack (the health route, which touches no storage). Never snapshotted: credentials, API
+compiled validators and serializers, the pseudo model, the tools' JSON schemas, the storage modules
+(the configured backend's too, boto3 included, but no client), one request through the ASGI stack
+(the health route, which touches no storage). Never snapshotted: credentials, API
 keys, boto3 clients or any open connection; those are created on first use after the restore.
 
 `snapshot_restore_py` is provided by the Lambda Python runtime (3.12 and later); elsewhere (tests,
@@ -109,11 +110,23 @@ def _warm_model() -> None:
             importlib.import_module(module)
 
 
+def _warm_storage() -> None:
+    # The modules only (the handlers import them on first use): a backend's client is created after
+    # the restore, when the services are built, so no credential or connection is snapshotted.
+    from storage import BACKENDS
+
+    importlib.import_module("storage.manager")
+    backend = (os.environ.get("STORAGE_BACKEND") or "sqlite").strip().lower()
+    if backend in BACKENDS:
+        importlib.import_module(BACKENDS[backend][0])
+
+
 def before_snapshot() -> None:
     """Import and warm everything that holds no secret and no connection."""
     _warm_app()
     _warm_messages()
     _warm_model()
+    _warm_storage()
 
 
 def after_restore() -> None:

@@ -1,13 +1,25 @@
-"""Session storage: the interface, its backends (chosen by name, imported lazily) and the manager."""
+"""Session storage: the interface, its backends (chosen by name, imported lazily) and the manager.
+
+The package's names are imported on first use too (PEP 562), so `storage.errors` costs the handlers
+nothing at import time: the rest comes with the services, on the first request that needs them.
+"""
 
 from __future__ import annotations
 
 import importlib
 import os
+from typing import TYPE_CHECKING, Any
 
-from .interface import SessionStorageInterface
-from .manager import SessionManager
-from .owner_memory import OwnerMemory
+if TYPE_CHECKING:
+    from .interface import SessionStorageInterface
+    from .manager import SessionManager
+    from .owner_memory import OwnerMemory
+
+_LAZY = {
+    "SessionStorageInterface": "storage.interface",
+    "SessionManager": "storage.manager",
+    "OwnerMemory": "storage.owner_memory",
+}
 
 BACKENDS = {
     "memory": ("storage.memory", "MemorySessionStorage"),
@@ -28,6 +40,12 @@ def backend_from_env(name: str | None = None) -> SessionStorageInterface:
     cls = getattr(importlib.import_module(module_name), cls_name)
     storage: SessionStorageInterface = cls.from_env()
     return storage
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'storage' has no attribute {name!r}")
 
 
 __all__ = ["BACKENDS", "OwnerMemory", "SessionManager", "SessionStorageInterface", "backend_from_env"]

@@ -478,14 +478,22 @@ def test_the_before_snapshot_hook_creates_no_client_and_reads_no_key(monkeypatch
 
     monkeypatch.setenv("AGENT_MODEL", "openai:gpt-4.1")
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_OPENAI_KEY)
+    monkeypatch.setenv("STORAGE_BACKEND", "dynamodb")
     monkeypatch.setattr(boto3, "client", forbidden)
     monkeypatch.setattr(boto3, "Session", forbidden)
     monkeypatch.setattr(handlers.services, "services_from_env", forbidden)
-    monkeypatch.setattr(api.app.state, "services", LazyServices())
+    # Not monkeypatch.setattr: Starlette's State keeps attributes in `_state`, which pytest's undo
+    # does not see, so it would delete `services` instead of restoring it.
+    previous = api.app.state.services
+    api.app.state.services = LazyServices()
     resolve_model.cache_clear()
-    snapstart.before_snapshot()
+    try:
+        snapstart.before_snapshot()
+    finally:
+        api.app.state.services = previous
     assert resolve_model.cache_info().currsize == 1, "only the pseudo model was built, no provider with its key"
     assert "pydantic_ai.models.openai" in sys.modules, "the configured provider's SDK is imported"
+    assert "storage.dynamodb" in sys.modules, "the configured backend's module is imported (its client is not)"
 
 
 def test_the_hooks_register_with_the_runtime_and_reseed_random(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,14 +20,9 @@ import base64
 import contextlib
 import hashlib
 import json
-import os
 import secrets
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -42,18 +37,9 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.service import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, get_json, running_service
+
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 WAIT_MS = 20_000
 CLIENT_ID = "ui-client-7c1f"
 SCOPES = "openid email"
@@ -82,13 +68,6 @@ def claims(token: str) -> dict[str, Any]:
     payload = token.split(".")[1]
     result: dict[str, Any] = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     return result
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 # -- the fake OpenID provider -----------------------------------------------------------------------
@@ -249,67 +228,10 @@ def running_provider(app_origin: str) -> Iterator[tuple[FakeProvider, str]]:
 # -- the service ------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def running_service(tmp: Path, port: int, env: dict[str, str]) -> Iterator[str]:
-    """The real service (uvicorn, SQLite, pseudo model) on `port` with `env`; yields its base URL."""
-    full_env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("OIDC_") and k != "REQUIRE_AUTH"},
-        "STORAGE_BACKEND": "sqlite",
-        "SQLITE_PATH": str(tmp / "s.sqlite3"),
-        "AGENT_MODEL": "pseudo",
-        **env,
-    }
-    log_path = tmp / "server.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "handlers.api:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-access-log",
-            ],
-            cwd=ROOT,
-            env=full_env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the service exited early:\n{log_path.read_text(errors='replace')}")
-            try:
-                with urllib.request.urlopen(base + "auth.json", timeout=10):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"the service did not answer:\n{log_path.read_text(errors='replace')}")
-                time.sleep(0.2)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.load(response)
-
-
 @pytest.fixture(scope="module")
 def oidc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, FakeProvider]]:
     """The service with an OIDC sign-in at the fake provider; yields (base URL, provider)."""
-    port = _free_port()
+    port = free_port()
     with running_provider(f"http://127.0.0.1:{port}") as (provider, issuer):
         env = {
             "OIDC_CLIENT_ID": CLIENT_ID,
@@ -451,8 +373,8 @@ def test_oidc_sign_in_then_every_api_request_carries_the_access_token(
     with page.expect_download() as info:
         page.click("#download")
     assert info.value.suggested_filename == "notes.translated.md"
-    [file] = _get_json(f"{base}api/sessions/{session_id}")["files"]
-    served = _get_json(f"{base}api/sessions/{session_id}/files/{file['fileId']}")["translation"]
+    [file] = get_json(f"{base}api/sessions/{session_id}")["files"]
+    served = get_json(f"{base}api/sessions/{session_id}/files/{file['fileId']}")["translation"]
     assert Path(info.value.path()).read_text(encoding="utf-8") == served
 
     methods = {method for method, _, _ in browser.api_requests}
@@ -560,7 +482,7 @@ def test_a_401_asks_to_sign_in_again_and_sign_out_forgets_everything(
 
 def test_a_pasted_token_is_checked_sent_and_dropped_on_401(tmp_path: Path, browser: Browser) -> None:
     page = browser.page
-    with running_service(tmp_path, _free_port(), {"REQUIRE_AUTH": "true"}) as base:
+    with running_service(tmp_path, free_port(), {"REQUIRE_AUTH": "true"}) as base:
         page.goto(base)
         page.wait_for_selector("dialog#sign-in[open] #sign-in-token:focus")
         assert page.inner_text("#sign-in-go") == "Use this token"
@@ -607,8 +529,8 @@ def test_a_pasted_token_is_checked_sent_and_dropped_on_401(tmp_path: Path, brows
 
 def test_without_a_sign_in_nothing_shows_and_no_header_is_sent(tmp_path: Path, browser: Browser) -> None:
     page = browser.page
-    with running_service(tmp_path, _free_port(), {}) as base:
-        assert _get_json(base + "auth.json") == {"signIn": "none"}
+    with running_service(tmp_path, free_port(), {}) as base:
+        assert get_json(base + "auth.json") == {"signIn": "none"}
         page.goto(base)
         page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
         assert page.is_hidden("#account") and page.is_hidden("dialog#sign-in")

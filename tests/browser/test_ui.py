@@ -12,11 +12,6 @@ when either is missing. `playwright install` is never needed: the system browser
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -30,19 +25,10 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.service import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, get_json, running_service
+
 GUIDE = ROOT / "tests" / "data" / "guide.md"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 WAIT_MS = 20_000
 
 pytestmark = [
@@ -56,69 +42,11 @@ EDITED = "Ce guide explique comment installer l’outil et le lancer pour la pre
 REASON = "Too literal: rephrase it naturally."
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _get_json(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.load(response)
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real service on a free port; yields its base URL (with a trailing slash)."""
-    tmp = tmp_path_factory.mktemp("ui")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "STORAGE_BACKEND": "sqlite",
-        "SQLITE_PATH": str(tmp / "s.sqlite3"),
-        "AGENT_MODEL": "pseudo",
-    }
-    log_path = tmp / "server.log"
-    with open(log_path, "wb") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "handlers.api:app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--no-access-log",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"the service exited early:\n{log_path.read_text(errors='replace')}")
-            try:
-                _get_json(base + "api/health")
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"the service did not answer /api/health:\n{log_path.read_text(errors='replace')}")
-                time.sleep(0.2)
+    with running_service(tmp_path_factory.mktemp("ui"), free_port()) as base:
         yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture
@@ -294,12 +222,12 @@ def test_review_a_whole_document_with_the_keyboard(server: str, page: Page) -> N
     page.screenshot(path=str(SHOTS / "finished.png"))
 
     session_id = page.evaluate("() => location.hash.slice(1)")
-    view = _get_json(f"{server}api/sessions/{session_id}")
+    view = get_json(f"{server}api/sessions/{session_id}")
     assert view["pendingCopilotRequests"] == []
     [file] = view["files"]
     assert file["progress"]["complete"] is True
-    served = _get_json(f"{server}api/sessions/{session_id}/files/{file['fileId']}")["translation"]
-    units = _get_json(f"{server}api/sessions/{session_id}/files/{file['fileId']}/units")["units"]
+    served = get_json(f"{server}api/sessions/{session_id}/files/{file['fileId']}")["translation"]
+    units = get_json(f"{server}api/sessions/{session_id}/files/{file['fileId']}/units")["units"]
 
     with page.expect_download() as info:
         page.click("#download")
@@ -420,7 +348,7 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
     page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
     assert page.locator(f"[data-session-id='{session_id}']").count() == 0
     with pytest.raises(urllib.error.HTTPError) as gone:
-        _get_json(f"{server}api/sessions/{session_id}")
+        get_json(f"{server}api/sessions/{session_id}")
     assert gone.value.code == 404
 
 
@@ -469,7 +397,7 @@ def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> 
     page.press("#memory-target", "Enter")
     page.wait_for_selector("#memory-glossary .memory-item[data-origin=user]")
     assert _cards(page)[0]["verdict"] == "", "Enter in the form gave no verdict"
-    memory = _get_json(f"{server}api/memory")
+    memory = get_json(f"{server}api/memory")
     assert {(g["source"], g["target"], g["languages"]) for g in memory["glossary"]} >= {
         ("tool", "outil", "auto>french"),
         ("exporter", "exportateur", "auto>french"),
@@ -478,4 +406,4 @@ def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> 
         item = f"#memory-glossary .memory-item:has(.memory-target:text-is('{target}'))"
         page.click(f"{item} .memory-delete")
         page.wait_for_selector(item, state="detached")
-    assert not [g for g in _get_json(f"{server}api/memory")["glossary"] if g["source"] in ("tool", "exporter")]
+    assert not [g for g in get_json(f"{server}api/memory")["glossary"] if g["source"] in ("tool", "exporter")]

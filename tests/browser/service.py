@@ -1,0 +1,85 @@
+"""What the browser tests share: the system Chromium's settings and the real service on a free port."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def running_service(tmp: Path, port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """The real service (uvicorn, SQLite in `tmp`, pseudo model) on `port`; yields its base URL.
+
+    The environment is this process's without any sign-in setting (`OIDC_*`, `REQUIRE_AUTH`), plus `env`.
+    """
+    full_env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("OIDC_") and k != "REQUIRE_AUTH"},
+        "STORAGE_BACKEND": "sqlite",
+        "SQLITE_PATH": str(tmp / "s.sqlite3"),
+        "AGENT_MODEL": "pseudo",
+        **(env or {}),
+    }
+    command = [sys.executable, "-m", "uvicorn", "handlers.api:app", "--host", "127.0.0.1", "--port", str(port)]
+    log_path = tmp / "server.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [*command, "--no-access-log"], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT
+        )
+    base = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"the service exited early:\n{log_path.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(base + "auth.json", timeout=10):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"the service did not answer:\n{log_path.read_text(errors='replace')}")
+                time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def get_json(url: str) -> Any:
+    """GET `url` and decode its JSON body."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)

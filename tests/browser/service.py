@@ -16,6 +16,11 @@ from typing import Any
 
 import pytest
 
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -27,6 +32,43 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+
+
+REQUIRES_BROWSER = [
+    pytest.mark.skipif(
+        sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"
+    ),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
+]
+"""The browser tests' `pytestmark`: they skip, saying why, without Playwright or Chromium."""
+
+WAIT_MS = 20_000
+"""How long a page waits for a selector."""
+
+
+@contextlib.contextmanager
+def chromium_page() -> Iterator[Page]:
+    """A fresh 1280×800 page (fresh storage) in the system Chromium; fails the test on any page error."""
+    assert sync_playwright is not None
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on(
+            "console",
+            lambda m: (
+                errors.append(m.text)
+                if m.type == "error" and not m.text.startswith("Failed to load resource")
+                else None
+            ),
+        )
+        yield page
+        context.close()
+        browser.close()
+    assert not errors, f"errors in the page: {errors}"
 
 
 def free_port() -> int:

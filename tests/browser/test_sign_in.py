@@ -37,20 +37,14 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
-from tests.browser.service import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, get_json, running_service
+from tests.browser.service import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-WAIT_MS = 20_000
 CLIENT_ID = "ui-client-7c1f"
 SCOPES = "openid email"
 DOCUMENT = "# Notes\n\nShort text.\n\nThe end.\n"
 
-pytestmark = [
-    pytest.mark.skipif(
-        sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"
-    ),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
-]
+pytestmark = REQUIRES_BROWSER
 
 
 def _b64url(data: bytes) -> str:
@@ -256,13 +250,7 @@ class Browser:
 @pytest.fixture
 def browser() -> Iterator[Browser]:
     """A fresh 1280×800 page (fresh storage) in the system Chromium; fails the test on any page error."""
-    assert sync_playwright is not None
-    errors: list[str] = []
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        context = chromium.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
+    with chromium_page() as page:
         seen = Browser(page, [])
 
         def on_request(request: Request) -> None:
@@ -270,19 +258,7 @@ def browser() -> Iterator[Browser]:
                 seen.api_requests.append((request.method, request.url, request.headers.get("authorization")))
 
         page.on("request", on_request)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on(
-            "console",
-            lambda m: (
-                errors.append(m.text)
-                if m.type == "error" and not m.text.startswith("Failed to load resource")
-                else None
-            ),
-        )
         yield seen
-        context.close()
-        chromium.close()
-    assert not errors, f"errors in the page: {errors}"
 
 
 def _stored_tokens(page: Page) -> Any:

@@ -25,18 +25,12 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
-from tests.browser.service import CHROMIUM, CHROMIUM_ARGS, ROOT, free_port, get_json, running_service
+from tests.browser.service import REQUIRES_BROWSER, ROOT, WAIT_MS, chromium_page, free_port, get_json, running_service
 
 GUIDE = ROOT / "tests" / "data" / "guide.md"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
-WAIT_MS = 20_000
 
-pytestmark = [
-    pytest.mark.skipif(
-        sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"
-    ),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)"),
-]
+pytestmark = REQUIRES_BROWSER
 
 EDITED = "Ce guide explique comment installer l’outil et le lancer pour la première fois. Comptez cinq minutes."
 REASON = "Too literal: rephrase it naturally."
@@ -52,26 +46,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def page(server: str) -> Iterator[Page]:
     """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
-    assert sync_playwright is not None
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-        page = context.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on(
-            "console",
-            lambda m: (
-                errors.append(m.text)
-                if m.type == "error" and not m.text.startswith("Failed to load resource")
-                else None
-            ),
-        )
+    with chromium_page() as page:
         yield page
-        context.close()
-        browser.close()
-    assert not errors, f"errors in the page: {errors}"
 
 
 READ_CARDS = """() => [...document.querySelectorAll('#cards .card')].map(c => ({

@@ -43,7 +43,7 @@ from .schemas import (
 from .security import install_security
 from .services import LazyServices, Services
 from .tracing import annotate, traced
-from .web import mount_web
+from .web import mount_web, sign_in_config
 
 if TYPE_CHECKING:  # the agent loop and storage are imported with the services, on first use
     from collections.abc import Sequence
@@ -84,8 +84,9 @@ def create_app(services: Services | None = None) -> FastAPI:
         openapi_url="/api/openapi.json",
     )
     app.state.services = LazyServices(services)
+    sign_in = sign_in_config()  # read once; a partial or unsafe one stops the app here
     errors.install(app)
-    install_security(app)
+    install_security(app, connect_sources=sign_in.connect_sources)
     app.add_middleware(BodyLimitMiddleware)
 
     @app.post("/api/next", response_model=None)
@@ -264,7 +265,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         return {"status": "ok"}
 
     app.include_router(memory_router)
-    mount_web(app)
+    mount_web(app, sign_in)
     return app
 
 

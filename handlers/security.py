@@ -21,7 +21,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .web import WEB_ROOT, sign_in_config
+from .web import WEB_ROOT
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -114,14 +114,14 @@ class SecurityHeadersMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
-def install_security(app: FastAPI, *, index: Path | None = None) -> None:
+def install_security(app: FastAPI, *, index: Path | None = None, connect_sources: Sequence[str] = ()) -> None:
     """Wrap the whole app, outside Starlette's ServerErrorMiddleware, so even 500s and 413s carry the headers.
 
     `add_middleware` would sit inside ServerErrorMiddleware (which answers unhandled exceptions) and,
     depending on call order, inside the body-limit middleware; wrapping the built stack does not.
-    The sign-in config is read here too (so a bad one stops the app from being built; see handlers/web.py).
+    `connect_sources`: origins the UI may fetch besides its own (the sign-in's token endpoint).
     """
-    policy = ui_csp_from(index or WEB_ROOT / "index.html", sign_in_config().connect_sources)
+    policy = ui_csp_from(index or WEB_ROOT / "index.html", connect_sources)
     build: Callable[[], ASGIApp] = app.build_middleware_stack
 
     def build_with_security() -> ASGIApp:

@@ -113,12 +113,12 @@ def _warm_model() -> None:
 def _warm_storage() -> None:
     # The modules only (the handlers import them on first use): a backend's client is created after
     # the restore, when the services are built, so no credential or connection is snapshotted.
-    from storage import BACKENDS
+    from storage import backend_class
 
     importlib.import_module("storage.manager")
-    backend = (os.environ.get("STORAGE_BACKEND") or "sqlite").strip().lower()
-    if backend in BACKENDS:
-        importlib.import_module(BACKENDS[backend][0])
+    # An unknown STORAGE_BACKEND is reported when the services are built, with its message.
+    with contextlib.suppress(ValueError):
+        backend_class()
 
 
 def before_snapshot() -> None:

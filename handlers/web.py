@@ -126,9 +126,9 @@ def sign_in_config() -> SignInConfig:
     )
 
 
-def mount_web(app: FastAPI) -> None:
+def mount_web(app: FastAPI, sign_in: SignInConfig) -> None:
     """Serve `GET /auth.json`, and `web/` at `/` when it is there (after the API routes, which take precedence)."""
-    body = json.dumps(sign_in_config().as_json()).encode("utf-8")
+    body = json.dumps(sign_in.as_json()).encode("utf-8")
 
     @app.get("/auth.json", include_in_schema=False)
     async def auth_json() -> Response:

@@ -28,16 +28,22 @@ BACKENDS = {
 }
 
 
+def backend_class(name: str | None = None) -> type[SessionStorageInterface]:
+    """The class of the backend `STORAGE_BACKEND` names (default sqlite); only its module is imported."""
+    name = (name or os.environ.get("STORAGE_BACKEND") or "sqlite").strip().lower()
+    if name not in BACKENDS:
+        raise ValueError(f"STORAGE_BACKEND={name!r}: choose one of {', '.join(BACKENDS)}")
+    module_name, cls_name = BACKENDS[name]
+    cls: type[SessionStorageInterface] = getattr(importlib.import_module(module_name), cls_name)
+    return cls
+
+
 def backend_from_env(name: str | None = None) -> SessionStorageInterface:
     """The backend `STORAGE_BACKEND` names (default sqlite), configured from the environment.
 
     Only the chosen backend's module is imported, so the embedded one never imports boto3.
     """
-    name = (name or os.environ.get("STORAGE_BACKEND") or "sqlite").strip().lower()
-    if name not in BACKENDS:
-        raise ValueError(f"STORAGE_BACKEND={name!r}: choose one of {', '.join(BACKENDS)}")
-    module_name, cls_name = BACKENDS[name]
-    cls = getattr(importlib.import_module(module_name), cls_name)
+    cls: Any = backend_class(name)
     storage: SessionStorageInterface = cls.from_env()
     return storage
 
@@ -48,4 +54,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'storage' has no attribute {name!r}")
 
 
-__all__ = ["BACKENDS", "OwnerMemory", "SessionManager", "SessionStorageInterface", "backend_from_env"]
+__all__ = ["BACKENDS", "OwnerMemory", "SessionManager", "SessionStorageInterface", "backend_class", "backend_from_env"]

@@ -85,6 +85,9 @@ async function request(method, path, { body, signal, key, accept = "application/
   throw new ApiError(message, { status: response.status, retryAfter });
 }
 
+const translationPath = (id, fileId) =>
+  `sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/translation`;
+
 export const api = {
   next: (body, { signal, key } = {}) => request("POST", "next", { body, signal, key }),
   createSession: () => request("POST", "sessions", { body: {} }),
@@ -103,11 +106,9 @@ export const api = {
   deleteMemory: (entryId) => request("DELETE", `memory/${encodeURIComponent(entryId)}`),
   /** The translation as a file, fetched with the token (a plain link cannot send one). */
   download: async (id, fileId) => {
-    const path = `sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/translation`;
-    const response = await request("GET", path, { accept: "*/*", raw: true });
+    const response = await request("GET", translationPath(id, fileId), { accept: "*/*", raw: true });
     const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "")?.[1];
     return { blob: await response.blob(), name: name || "translation.txt" };
   },
-  translationUrl: (id, fileId) =>
-    apiUrl(`sessions/${encodeURIComponent(id)}/files/${encodeURIComponent(fileId)}/translation`),
+  translationUrl: (id, fileId) => apiUrl(translationPath(id, fileId)),
 };

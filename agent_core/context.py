@@ -20,9 +20,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from .copilot import Approve, Refined, Reject
-
-Verdict = Approve | Refined | Reject
+from .copilot import Verdict
 
 
 class Context:

@@ -77,8 +77,11 @@ class Reject(_Strict):
     """Ignored; allowed so clients can send one shape."""
 
 
-CopilotResponse = Annotated[Approve | Refined | Reject, Field(discriminator="status")]
-"""The human's verdict on one copilot request, discriminated by `status`."""
+Verdict = Approve | Refined | Reject
+"""The human's verdict on one copilot request."""
 
-CopilotResponseAdapter: TypeAdapter[Approve | Refined | Reject] = TypeAdapter(CopilotResponse)
+CopilotResponse = Annotated[Verdict, Field(discriminator="status")]
+"""A verdict as the API receives it, discriminated by `status`."""
+
+CopilotResponseAdapter: TypeAdapter[Verdict] = TypeAdapter(CopilotResponse)
 """Validates and serialises copilot responses (by alias: `callId`)."""

@@ -8,7 +8,9 @@ the first untranslated non-whitespace character, and a file is complete when one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 Spans = tuple[tuple[int, int], ...]
 
@@ -53,6 +55,8 @@ class FileState:
     name: str
     chars: int
     covered: Spans
+    created_at: str = ""
+    """When the file was added (storage sets it)."""
 
     @property
     def translated_chars(self) -> int:
@@ -67,3 +71,24 @@ class FileState:
     def next_gap(self) -> tuple[int, int] | None:
         """The first untranslated span, or None when the file is complete."""
         return first_gap(self.covered, self.chars)
+
+
+class _Unit(Protocol):
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def cover_end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+
+
+def assemble(content: str, units: Sequence[_Unit]) -> str:
+    """Units in source order; the source's leading whitespace and each unit's trailing whitespace copied."""
+    lead = len(content) - len(content.lstrip())
+    out = [content[:lead]] if units and units[0].start == lead else []
+    for unit in units:
+        out.append(unit.text)
+        out.append(content[unit.end : unit.cover_end])
+    return "".join(out)

@@ -1,14 +1,28 @@
-"""Side effects a tool asks for; the step commits them with its messages, atomically."""
+"""What one step writes, in one shape: storage persists these values as they are.
+
+A step loads a `SessionSnapshot` whose `StepToken` names the state it saw (version, message count,
+the response its verdicts belong to); it ends with `StepEffects`, committed against that token in
+one conditional transaction, or not at all. Indexes, the version and the counters are the
+backend's arithmetic, not the agent's.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal
+
+from pydantic_ai.messages import ModelMessage
+
+from .copilot import Verdict
+from .document import FileState, Spans
+
+UnitStatus = Literal["approve", "refined", "revised"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UnitWrite:
-    """A reviewed unit to write into the translated document."""
+    """A reviewed unit of the translated document, as written and as read back."""
 
     file_id: str
     start: int
@@ -20,7 +34,7 @@ class UnitWrite:
     text: str
     """The final, human-validated translation."""
     call_id: str
-    status: Literal["approve", "refined"]
+    status: UnitStatus
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,9 +42,105 @@ class Correction:
     """A reviewer's edit or rejection, recorded for the owner's memory."""
 
     file_id: str
-    status: Literal["refined", "reject"]
+    status: Literal["refined", "reject", "revised"]
     source: str
     proposal: str
     final: str | None
-    """The edited text (refined), or None (reject)."""
+    """The edited text (refined, revised), or None (reject)."""
     reason: str | None
+    session_id: str = ""
+    """Set by storage when the correction is read back: the session it came from."""
+    created_at: str = ""
+    """Set by storage when the correction is recorded."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Telemetry:
+    """What steps cost: one step's share at commit, a session's totals when read."""
+
+    steps: int = 0
+    model_requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model_ms: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredAnswer:
+    """The answer to a request sent with an idempotency key, kept to answer its retries."""
+
+    owner: str
+    key: str
+    request_hash: str
+    """A digest of the request body: the same key with another body is refused."""
+    body: str
+    """The serialised answer (opaque to the agent and to storage)."""
+    expires_at: int
+    """Epoch seconds after which the answer is ignored (and DynamoDB's TTL removes it)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StepToken:
+    """The state a step loaded; its commit is conditional on it (optimistic concurrency)."""
+
+    session_id: str
+    owner: str
+    version: int
+    """0 for a session that does not exist yet."""
+    created_at: str
+    message_count: int
+    response_index: int = -1
+    """The history index of the latest model response (its calls' verdicts), -1 if none."""
+    verdict_ids: frozenset[str] = frozenset()
+    """The call ids that already have a stored verdict (a replaced one is not counted again)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionSnapshot:
+    """What one step needs of a session: the token, a window of messages, verdicts and files."""
+
+    token: StepToken
+    window: Sequence[ModelMessage]
+    """The latest messages (all of them while the session is short), oldest first."""
+    window_complete: bool
+    """True when `window` starts with the session's first message."""
+    user_inputs: Sequence[str]
+    """The user's inputs that frame the task (the first and the latest few)."""
+    copilot_responses: Sequence[Verdict]
+    """Stored verdicts on the calls of the latest model response."""
+    files: Sequence[FileState]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepEffects:
+    """Everything one step adds to a session, committed at once or not at all."""
+
+    messages: Sequence[ModelMessage] = ()
+    """New messages, appended after the token's `message_count`."""
+    verdicts: Sequence[Verdict] = ()
+    """New or replaced verdicts on the calls of the token's latest response."""
+    units: Sequence[UnitWrite] = ()
+    corrections: Sequence[Correction] = ()
+    coverage: Mapping[str, Spans] = field(default_factory=dict)
+    """The new coverage of each file a unit was written to."""
+    user_inputs: Sequence[str] | None = None
+    """The session's framing user inputs after this step (None: unchanged)."""
+    telemetry: Telemetry = field(default_factory=Telemetry)
+
+    @property
+    def empty(self) -> bool:
+        """True when the step adds nothing to the session."""
+        return not (self.messages or self.verdicts or self.units or self.corrections)
+
+
+__all__ = [
+    "Correction",
+    "SessionSnapshot",
+    "StepEffects",
+    "StepToken",
+    "StoredAnswer",
+    "Telemetry",
+    "UnitStatus",
+    "UnitWrite",
+    "Verdict",
+]

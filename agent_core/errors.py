@@ -1,16 +1,21 @@
-"""The errors the agent and its ports raise; `handlers/errors.py` maps them to HTTP in one place.
+"""The project's errors, grouped by what they mean; `handlers/errors.py` maps them to HTTP in one place.
 
     AgentError
-    ├── NotFoundError              no such session or file for this caller      → 404
-    ├── ConflictError              the session advanced concurrently            → 409
-    │   ├── CopilotMismatchError   a verdict that matches no pending review     → 409
-    │   └── ReviewPendingError     user input while reviews are pending         → 409
-    ├── InvalidRequestError        well-formed, but breaks a rule of the API    → 422
-    ├── ModelUnavailableError      the model provider failed or throttled       → 503
-    ├── StorageUnavailableError    the session store failed or throttled        → 503
-    └── StepTimeoutError           not enough time left to finish the step      → 504
+    ├── NotFoundError              no such session, file or entry for this caller          → 404
+    ├── ConflictError              the session advanced concurrently (another step won)    → 409
+    ├── ReviewMismatchError        a verdict that answers no pending review                → 409
+    │   └── ReviewPendingError     user input while reviews are pending                    → 409
+    ├── InvalidRequestError        well-formed, but breaks a rule of the API               → 422
+    │   └── TooLargeError          its stored form would exceed a storage limit            → 422
+    ├── UnavailableError           failed or throttled for now; the same call may be retried
+    │   ├── ModelUnavailableError  the model provider                                     → 503
+    │   └── StorageUnavailableError  the session store                                    → 503
+    ├── ModelRefusedError          the provider refused for good (key, model, request)     → 502
+    └── StepTimeoutError           not enough time left to finish the step                 → 504
 
-Storage backends and the model adapter translate foreign errors into these with `raise … from exc`.
+Only ConflictError means "somebody else committed first": it alone triggers an idempotency replay
+lookup and counts as a concurrency conflict. Storage backends and the model adapter translate
+foreign errors into these with `raise … from exc`.
 """
 
 from __future__ import annotations
@@ -28,11 +33,11 @@ class ConflictError(AgentError):
     """The session changed since it was loaded; nothing of this step was committed."""
 
 
-class CopilotMismatchError(ConflictError):
+class ReviewMismatchError(AgentError):
     """A copilot response names a call that is not pending review, or the wrong tool."""
 
 
-class ReviewPendingError(ConflictError):
+class ReviewPendingError(ReviewMismatchError):
     """User input arrived while the human still has copilot requests to answer."""
 
 
@@ -40,21 +45,37 @@ class InvalidRequestError(AgentError):
     """The request is well-formed but breaks a rule of the API (too many files, too large)."""
 
 
-class ModelUnavailableError(AgentError):
+class TooLargeError(InvalidRequestError):
+    """What the request would store exceeds a storage limit (an item's size, a transaction's items)."""
+
+
+class UnavailableError(AgentError):
+    """A dependency failed or throttled for now; the same call may be retried after `retry_after`."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ModelUnavailableError(UnavailableError):
     """The model provider failed, timed out or throttled; the same call may be retried."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
-
-class StorageUnavailableError(AgentError):
+class StorageUnavailableError(UnavailableError):
     """The session store failed or throttled; the same call may be retried."""
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+
+class ModelRefusedError(AgentError):
+    """The model provider refused the request for good: retrying the same request will not help."""
+
+    def __init__(self, message: str, *, provider_status: int | None = None) -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.provider_status = provider_status
 
 
 class StepTimeoutError(AgentError):
     """The invocation has too little time left to call the model and commit safely."""
+
+    def __init__(self, message: str, *, retry_after: float | None = 1.0) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

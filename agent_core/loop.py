@@ -75,6 +75,8 @@ class StepResult:
     """The model request's usage, when the step called the model."""
     model_ms: int = 0
     """How long the model request took."""
+    reviewed: frozenset[str] = frozenset()
+    """The calls whose result applied the human's verdict this step."""
 
 
 @dataclass(slots=True)
@@ -84,6 +86,7 @@ class _Executed:
     requests: list[CopilotRequest] = field(default_factory=list)
     units: list[UnitWrite] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
+    reviewed: set[str] = field(default_factory=set)
 
 
 class AgentLoop:
@@ -119,18 +122,20 @@ class AgentLoop:
         return replace(result, usage=response.usage, model_ms=elapsed)
 
     async def pending_copilot_requests(self) -> list[CopilotRequest]:
-        """The reviews the pending calls need now, given the verdicts already recorded."""
+        """The reviews the pending calls need now, given the verdicts already recorded (no model request)."""
         pending = self.context.unprocessed_tool_calls()
         return (await self._execute(pending)).requests if pending else []
 
     async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
         executed = await self._execute(pending)
+        reviewed = frozenset(executed.reviewed)
         if executed.requests:
             # Returns are committed only when every pending call can finish without the human.
-            return self._result("user", messages=[], requests=executed.requests)
+            return replace(self._result("user", messages=[], requests=executed.requests), reviewed=reviewed)
         request = _returns_request(executed.returns, self.context)
         self.context.add_messages([request])
-        return self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
+        result = self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
+        return replace(result, reviewed=reviewed)
 
     async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
         """Run each call in order; units of one response follow each other (shared batch)."""
@@ -145,6 +150,8 @@ class AgentLoop:
             )
             executed.units.extend(outcome.units)
             executed.corrections.extend(outcome.corrections)
+            if outcome.reviewed:
+                executed.reviewed.add(call.tool_call_id)
         return executed
 
     async def _execute_one(self, call: ToolCallPart, batch: BatchState, index: int) -> CopilotRequest | ToolResult:

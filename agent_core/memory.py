@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .effects import Correction
 from .languages import ANY, languages_match
 
 MEMORY_BUDGET = 2_000
@@ -20,17 +21,6 @@ MEMORY_BUDGET = 2_000
 
 Origin = Literal["user", "learned"]
 """Who made an entry: the owner by hand, or distillation from the owner's corrections."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RememberedCorrection:
-    """One recorded correction, as the memory shows it."""
-
-    status: str
-    source: str
-    proposal: str
-    final: str | None
-    reason: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,7 +50,7 @@ class Memory:
 
     glossary: tuple[GlossaryEntry, ...] = ()
     style_notes: tuple[StyleNote, ...] = ()
-    corrections: tuple[RememberedCorrection, ...] = ()
+    corrections: tuple[Correction, ...] = ()
     """The latest corrections, newest first."""
 
     def for_languages(self, languages: str) -> Memory:
@@ -135,7 +125,7 @@ def render_memory(memory: Memory, *, text: str = "", budget: int = MEMORY_BUDGET
     return "\n".join(out.lines)
 
 
-def _correction_line(c: RememberedCorrection) -> str:
+def _correction_line(c: Correction) -> str:
     if c.status == "refined":
         line = f"- You proposed «{_cut(c.proposal)}»; the reviewer changed it to «{_cut(c.final or '')}»"
     else:

@@ -1,7 +1,10 @@
-"""One step against the ports: load, apply the request, `AgentLoop.next()`, commit.
+"""One step against the ports, as named stages: load → accept → advance → commit → learn.
 
-This is the seeds' AgentRuntime written against `SessionStore`, so the HTTP API, a command-line
-client or a test reuse it unchanged. It owns the per-session rules of what may run when.
+This is the seeds' AgentRuntime written against `SessionStore` and `MemoryStore`, so the HTTP API,
+the terminal client or a test reuse it unchanged. It owns the per-session rules of what may run
+when. A caller that must keep the answer with the step (an idempotency key) splits the step in two:
+`prepare` (load, accept, advance: nothing is written) and `finish` (commit, learn), rendering the
+answer in between; `step` does both.
 """
 
 from __future__ import annotations
@@ -10,21 +13,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from .context import Context, Verdict
+from .context import Context
 from .copilot import CopilotRequest
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span
-from .errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
+from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
+from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError, ReviewPendingError
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
-from .memory import render_memory
-from .ports import MemoryStore, Remembered, SessionSnapshot, SessionStore, StepCommit, Telemetry
+from .memory import Memory, render_memory
+from .ports import FileReader, MemoryStore, SessionStore
 from .prompts import progress_note, system_prompt
 from .tools.base import Tool
 from .tools.read import ReadTool
@@ -42,23 +45,13 @@ def default_tools() -> dict[str, Tool]:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Idempotency:
-    """A request's idempotency key: its answer is rendered and committed with the step."""
-
-    key: str
-    request_hash: str
-    render: Callable[[StepOutcome], str]
-    """Serialises the step's outcome as the client will receive it."""
-
-
-@dataclass(frozen=True, kw_only=True)
 class StepInput:
     """What the client sent with this step (at most one of the two)."""
 
     user_input: str | None = None
     copilot_responses: Sequence[Verdict] = ()
     time_left: Callable[[], float] | None = None
-    idempotency: Idempotency | None = None
+    """Seconds left in the invocation; None when unbounded."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,12 +63,29 @@ class StepOutcome:
     files: Sequence[FileState]
 
 
+@dataclass(frozen=True, kw_only=True)
+class PreparedStep:
+    """A step that has run but not committed: what it will write and what it will answer."""
+
+    outcome: StepOutcome
+    token: StepToken
+    effects: StepEffects
+    languages: str
+    time_left: Callable[[], float] | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Loaded:
+    snapshot: SessionSnapshot
+    memory: Memory
+    reader: FileReader
+
+
 class AgentRuntime:
-    """Runs one step of a session against a SessionStore; learns from its corrections after the commit.
+    """Runs one step of a session against the ports; learns from its corrections after the commit.
 
     With a `memory` port, the corrections a step commits are distilled (by `distiller`, the
-    deterministic rules unless another is given) into the owner's memory right after the commit;
-    without one, nothing is learned beyond the corrections themselves.
+    deterministic rules unless another is given) into the owner's memory right after the commit.
     """
 
     def __init__(
@@ -83,71 +93,109 @@ class AgentRuntime:
         store: SessionStore,
         *,
         model: Model,
+        memory: MemoryStore,
         tools: Mapping[str, Tool] | None = None,
         settings: ModelSettings | None = None,
         window: int = 12,
-        memory: MemoryStore | None = None,
         distiller: Distiller | None = None,
         min_model_seconds: float = 20.0,
     ) -> None:
         self.store = store
+        self.memory = memory
         self.model = model
         self.tools = dict(tools) if tools is not None else default_tools()
         self.settings = settings
         self.window = window
         self.min_model_seconds = min_model_seconds
-        self.learner = Learner(memory=memory, distiller=distiller or RuleDistiller()) if memory is not None else None
+        self.learner = Learner(memory=memory, distiller=distiller or RuleDistiller())
 
     async def step(self, owner: str, session_id: str | None, request: StepInput) -> StepOutcome:
-        """Load, apply, next, commit: exactly one step; a failure commits nothing."""
-        if session_id is None:
-            snapshot = await self.store.new_step(owner, new_id("s"))
-        else:
-            snapshot = await self.store.load_step(owner, session_id)
-        loop = await self._loop(snapshot, request)
-        reviews = await loop.pending_copilot_requests()
-        if request.user_input is not None and reviews:
-            raise ReviewPendingError(
-                f"{len(reviews)} proposed unit(s) await your review; answer them before sending new input."
+        """Exactly one step; a failure commits nothing."""
+        prepared = await self.prepare(owner, session_id, request)
+        await self.finish(prepared)
+        return prepared.outcome
+
+    async def prepare(self, owner: str, session_id: str | None, request: StepInput) -> PreparedStep:
+        """Load, accept the request, advance the loop: the step's effects and answer, nothing written."""
+        loaded = await self._load(owner, session_id)
+        languages = _languages(loaded.snapshot, request)
+        loop = await self._loop(loaded, languages, request.time_left)
+        verdicts = _accept(loop.context, loaded.snapshot, request)
+        result = await self._advance(loop, verdicts, request)
+        return PreparedStep(
+            outcome=StepOutcome(
+                session_id=loaded.snapshot.token.session_id,
+                result=result,
+                files=_files_after(loaded.snapshot.files, result),
+            ),
+            token=loaded.snapshot.token,
+            effects=_effects(loaded.snapshot, loop.context, result, verdicts),
+            languages=languages,
+            time_left=request.time_left,
+        )
+
+    async def finish(self, prepared: PreparedStep, *, answer: StoredAnswer | None = None) -> None:
+        """Commit the prepared step (with `answer`, in the same transaction), then learn from it."""
+        token, effects = prepared.token, prepared.effects
+        if token.version > 0 and effects.empty:
+            if answer is not None:  # nothing to commit, but the retry must still find its answer
+                await self.store.keep_answer(token.session_id, answer)
+            return
+        await self.store.commit(token, effects, answer=answer)
+        if effects.corrections:
+            await self.learner.after_commit(
+                token.owner, effects.corrections, languages=prepared.languages, time_left=prepared.time_left
             )
-        verdicts = _accept_verdicts(loop.context, reviews, snapshot, request.copilot_responses)
-        if request.user_input is not None:
-            loop.context.add_user_input(request.user_input)
-        # The step's messages include the user's input it committed, not only the model's answer.
-        result = replace(await loop.next(), messages=loop.context.new_messages)
-        outcome = StepOutcome(session_id=snapshot.session_id, result=result, files=_files_after(snapshot.files, result))
-        key = request.idempotency
-        remembered = Remembered(key=key.key, request_hash=key.request_hash, body=key.render(outcome)) if key else None
-        nothing_new = snapshot.version > 0 and not result.messages and not verdicts
-        if not nothing_new:
-            commit = _commit(snapshot, loop.context, result, verdicts)
-            await self.store.commit_step(replace(commit, remembered=remembered))
-            if self.learner is not None and result.corrections:
-                languages = _languages(snapshot, request)
-                await self.learner.after_commit(
-                    snapshot.owner, result.corrections, languages=languages, time_left=request.time_left
-                )
-        elif remembered is not None:
-            await self.store.remember(snapshot.owner, remembered)
-        return outcome
 
     async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
         """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""
-        snapshot = await self.store.load_step(owner, session_id)
-        loop = await self._loop(snapshot, StepInput())
+        loaded = await self._load(owner, session_id)
+        loop = await self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
         requests = await loop.pending_copilot_requests()
         context = loop.context
         waiting = requests or context.awaiting_user() or not context.messages
         return ("user" if waiting else "agent"), requests
 
-    async def _loop(self, snapshot: SessionSnapshot, request: StepInput) -> AgentLoop:
+    # -- stages ------------------------------------------------------------------------------
+
+    async def _load(self, owner: str, session_id: str | None) -> _Loaded:
+        """The session (a new one when no id is given), the owner's memory, a reader of its files."""
+        if session_id is None:
+            session_id = new_id("s")
+            token = StepToken(session_id=session_id, owner=owner, version=0, created_at=_now(), message_count=0)
+            snapshot = SessionSnapshot(
+                token=token, window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[]
+            )
+        else:
+            snapshot = await self.store.load(session_id, window=self.window + 4)
+            if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
+                raise NotFoundError(f"No session {session_id}.")
+        memory = await self.memory.recall(owner)
+        return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
+
+    async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:
+        """One `AgentLoop.next()`; the verdicts must each have answered a review it executed."""
+        result = await loop.next()
+        if request.user_input is not None and result.copilot_requests:
+            raise ReviewPendingError(
+                f"{len(result.copilot_requests)} proposed unit(s) await your review; "
+                "answer them before sending new input."
+            )
+        for verdict in verdicts:
+            if verdict.tool.call_id not in result.reviewed:
+                raise ReviewMismatchError(f"No pending review has callId {verdict.tool.call_id!r}; reload the session.")
+        # The step's messages include the user's input it committed, not only the model's answer.
+        return replace(result, messages=loop.context.new_messages)
+
+    async def _loop(self, loaded: _Loaded, languages: str, time_left: Callable[[], float] | None) -> AgentLoop:
+        snapshot = loaded.snapshot
         ahead = {
-            f.file_id: await snapshot.reader.read_text(f.file_id, gap[0], gap[0] + RELEVANCE_CHARS)
+            f.file_id: await loaded.reader.read_text(f.file_id, gap[0], gap[0] + RELEVANCE_CHARS)
             for f in snapshot.files
             if (gap := f.next_gap()) is not None
         }
         heads = {file_id: text[:HEAD_CHARS] for file_id, text in ahead.items()}
-        memory = snapshot.memory.for_languages(_languages(snapshot, request))
+        memory = loaded.memory.for_languages(languages)
         rendered = render_memory(memory, text="\n".join(ahead.values()))
         options = AgentLoopOptions(
             model=self.model,
@@ -156,7 +204,7 @@ class AgentRuntime:
             progress_note=progress_note(snapshot.files, heads),
             settings=self.settings,
             window=self.window,
-            time_left=request.time_left,
+            time_left=time_left,
             min_model_seconds=self.min_model_seconds,
         )
         context = Context(
@@ -165,7 +213,11 @@ class AgentRuntime:
             user_inputs=snapshot.user_inputs,
             copilot_responses=snapshot.copilot_responses,
         )
-        return AgentLoop(options, context, files=snapshot.files, reader=snapshot.reader, glossary=memory.glossary)
+        return AgentLoop(options, context, files=snapshot.files, reader=loaded.reader, glossary=memory.glossary)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _languages(snapshot: SessionSnapshot, request: StepInput) -> str:
@@ -174,60 +226,48 @@ def _languages(snapshot: SessionSnapshot, request: StepInput) -> str:
     return task_languages(first)
 
 
-def _accept_verdicts(
-    context: Context,
-    reviews: Sequence[CopilotRequest],
-    snapshot: SessionSnapshot,
-    responses: Sequence[Verdict],
-) -> list[Verdict]:
-    """The verdicts to store: each must answer a pending review; an identical repeat is harmless."""
+def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput) -> list[Verdict]:
+    """The request applied to the context: the new verdicts (checked by call and tool), or the input."""
+    if request.user_input is not None:
+        context.add_user_input(request.user_input)
+        return []
+    responses = request.copilot_responses
     ids = [r.tool.call_id for r in responses]
     if len(ids) != len(set(ids)):
         raise InvalidRequestError("copilotResponses names the same callId more than once.")
     stored = {r.tool.call_id: r for r in snapshot.copilot_responses}
     unprocessed = {c.tool_call_id: c.tool_name for c in context.unprocessed_tool_calls()}
-    reviewable = {r.tool.call_id: r.tool.name for r in reviews}
-    reviewable.update((cid, unprocessed[cid]) for cid in stored if cid in unprocessed)
     accepted: list[Verdict] = []
     for response in responses:
         call_id = response.tool.call_id
         if stored.get(call_id) == response:
-            continue
-        if call_id not in reviewable:
-            raise CopilotMismatchError(f"No pending review has callId {call_id!r}; reload the session.")
-        if reviewable[call_id] != response.tool.name:
-            raise CopilotMismatchError(f"Call {call_id!r} is a {reviewable[call_id]} call, not {response.tool.name}.")
+            continue  # sending the identical verdict again is harmless
+        if call_id not in unprocessed:
+            raise ReviewMismatchError(f"No pending review has callId {call_id!r}; reload the session.")
+        if unprocessed[call_id] != response.tool.name:
+            raise ReviewMismatchError(f"Call {call_id!r} is a {unprocessed[call_id]} call, not {response.tool.name}.")
         accepted.append(response)
     context.add_copilot_responses(accepted)
     return accepted
 
 
-def _commit(snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict]) -> StepCommit:
-    latest = None
-    for index in range(len(snapshot.window) - 1, -1, -1):
-        if isinstance(snapshot.window[index], ModelResponse):
-            latest = snapshot.message_count - len(snapshot.window) + index
-            break
+def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict]) -> StepEffects:
     coverage = {f.file_id: f.covered for f in _files_after(snapshot.files, result)}
     touched = {u.file_id for u in result.units}
-    return StepCommit(
-        session_id=snapshot.session_id,
-        owner=snapshot.owner,
-        expected_version=snapshot.version,
-        created_at=snapshot.created_at or datetime.now(UTC).isoformat(),
+    usage = result.usage
+    inputs = context.user_inputs
+    return StepEffects(
         messages=context.new_messages,
-        message_count=snapshot.message_count,
-        copilot_responses=verdicts,
-        response_index=-1 if latest is None else latest,
+        verdicts=verdicts,
         units=result.units,
         corrections=result.corrections,
         coverage={fid: coverage[fid] for fid in touched},
-        user_inputs=context.user_inputs,
+        user_inputs=inputs if list(inputs) != list(snapshot.user_inputs) else None,
         telemetry=Telemetry(
             steps=1,
             model_requests=int(result.called_model),
-            input_tokens=result.usage.input_tokens if result.usage else 0,
-            output_tokens=result.usage.output_tokens if result.usage else 0,
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
             model_ms=result.model_ms,
         ),
     )
@@ -237,7 +277,5 @@ def _files_after(files: Sequence[FileState], result: StepResult) -> list[FileSta
     updated = {f.file_id: f for f in files}
     for unit in result.units:
         f = updated[unit.file_id]
-        updated[unit.file_id] = FileState(
-            file_id=f.file_id, name=f.name, chars=f.chars, covered=add_span(f.covered, unit.start, unit.cover_end)
-        )
+        updated[unit.file_id] = replace(f, covered=add_span(f.covered, unit.start, unit.cover_end))
     return [updated[f.file_id] for f in files]

@@ -14,29 +14,30 @@ from agent_core.errors import (
     AgentError,
     ConflictError,
     InvalidRequestError,
-    ModelUnavailableError,
+    ModelRefusedError,
     NotFoundError,
+    ReviewMismatchError,
     StepTimeoutError,
-    StorageUnavailableError,
+    UnavailableError,
 )
 from agent_core.models import ModelConfigError
-from storage.errors import InvalidCursorError
 
 from .identity import UnauthenticatedError
 from .logging import logger
 from .metrics import record_failure
 
 _STATUS: list[tuple[type[Exception], int]] = [
+    (UnauthenticatedError, 401),
     (NotFoundError, 404),
     (ConflictError, 409),
+    (ReviewMismatchError, 409),
     (InvalidRequestError, 422),
-    (InvalidCursorError, 422),
-    (ModelUnavailableError, 503),
-    (StorageUnavailableError, 503),
+    (ModelRefusedError, 502),
+    (UnavailableError, 503),
     (StepTimeoutError, 504),
-    (UnauthenticatedError, 401),
     (AgentError, 500),
 ]
+"""Each error kind's status (API.md "Errors"); the first kind that matches decides."""
 
 
 def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -48,10 +49,13 @@ def _known(request: Request, exc: Exception) -> JSONResponse:
     status = next(code for kind, code in _STATUS if isinstance(exc, kind))
     headers: dict[str, str] = {}
     retry_after = getattr(exc, "retry_after", None)
-    if status == 503:
+    if status in (503, 504):
         headers["Retry-After"] = str(max(1, math.ceil(retry_after))) if retry_after else "2"
-    logger.info("request failed", extra={"status": status, "error_type": type(exc).__name__})
-    record_failure(status, type(exc).__name__)
+    extra: dict[str, Any] = {"status": status, "error_type": type(exc).__name__}
+    if isinstance(exc, ModelRefusedError):
+        extra.update(provider_status=exc.provider_status, provider_message=str(exc))
+    logger.info("request failed", extra=extra)
+    record_failure(exc)
     return error(status, str(exc), headers)
 
 
@@ -90,6 +94,6 @@ def install(app: FastAPI) -> None:
     """Register the handlers on the app."""
     app.add_exception_handler(RequestValidationError, _validation)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, _http)  # type: ignore[arg-type]
-    for kind in (AgentError, InvalidCursorError, UnauthenticatedError):
+    for kind in (AgentError, UnauthenticatedError):
         app.add_exception_handler(kind, _known)
     app.add_exception_handler(Exception, _unexpected)

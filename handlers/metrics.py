@@ -14,7 +14,7 @@ from aws_lambda_powertools import Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
 if TYPE_CHECKING:  # the agent loop is imported with the services, on first use
-    from agent_core.context import Verdict
+    from agent_core.effects import Verdict
     from agent_core.runtime import StepOutcome
 
 metrics = Metrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE", "TranslationAgent"))
@@ -35,11 +35,13 @@ def record_step(outcome: StepOutcome, verdicts: Sequence[Verdict]) -> None:
         metrics.add_metric(name=f"Decision{verdict.status.title()}", unit=MetricUnit.Count, value=1)
 
 
-def record_failure(status: int, kind: str) -> None:
-    """A refused or failed request: conflicts (409) and provider errors (503) are counted."""
-    if status == 409:
+def record_failure(exc: Exception) -> None:
+    """A refused or failed request, counted by what it means: conflicts, provider and storage errors."""
+    from agent_core.errors import ConflictError, ModelRefusedError, ModelUnavailableError, StorageUnavailableError
+
+    if isinstance(exc, ConflictError):
         metrics.add_metric(name="Conflicts", unit=MetricUnit.Count, value=1)
-    elif status == 503 and kind == "ModelUnavailableError":
+    elif isinstance(exc, ModelUnavailableError | ModelRefusedError):
         metrics.add_metric(name="ProviderErrors", unit=MetricUnit.Count, value=1)
-    elif status == 503:
+    elif isinstance(exc, StorageUnavailableError):
         metrics.add_metric(name="StorageErrors", unit=MetricUnit.Count, value=1)

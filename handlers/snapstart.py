@@ -80,8 +80,7 @@ def _warm_messages() -> None:
     )
 
     from agent_core.copilot import CopilotResponseAdapter
-
-    from .schemas import NextRequest
+    from service.schemas import NextRequest
 
     messages: list[ModelMessage] = [
         ModelRequest(parts=[UserPromptPart(content="Bonjour")]),
@@ -115,7 +114,7 @@ def _warm_storage() -> None:
     # the restore, when the services are built, so no credential or connection is snapshotted.
     from storage import backend_class
 
-    importlib.import_module("storage.manager")
+    importlib.import_module("service.container")
     # An unknown STORAGE_BACKEND is reported when the services are built, with its message.
     with contextlib.suppress(ValueError):
         backend_class()

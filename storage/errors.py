@@ -4,11 +4,18 @@ Backends translate their driver's errors (botocore ClientError, sqlite3.Error) i
 `raise … from exc`, so nothing of a driver reaches handlers.
 """
 
-from agent_core.errors import ConflictError, NotFoundError, StorageUnavailableError
+from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, StorageUnavailableError, TooLargeError
 
 
-class InvalidCursorError(ValueError):
+class InvalidCursorError(InvalidRequestError):
     """A paging cursor that this backend did not issue."""
 
 
-__all__ = ["ConflictError", "InvalidCursorError", "NotFoundError", "StorageUnavailableError"]
+__all__ = [
+    "ConflictError",
+    "InvalidCursorError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "StorageUnavailableError",
+    "TooLargeError",
+]

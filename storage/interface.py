@@ -1,37 +1,43 @@
-"""SessionStorageInterface: the small, storage-speaking contract every backend implements.
+"""The storage contracts every backend implements: sessions (with their steps) and owners' memory.
 
-It knows records, versions and pages, never copilot or translation rules (those live in
-`storage.manager.SessionManager` and `agent_core`). Every backend passes one conformance suite
-(`tests/storage_conformance.py`) and raises only the errors of `storage.errors`.
+They speak storage, never copilot or translation rules (those live in `agent_core` and `service`):
+a step is loaded as agent_core's `SessionSnapshot` and committed as its `StepEffects`, conditional
+on the `StepToken` it loaded; versions, message indexes and counters are the backend's arithmetic.
+Every backend passes one conformance suite (`tests/storage_conformance.py`), raises only the errors
+of `storage.errors`, and is called from worker threads (never on the event loop), so it must be
+safe to share between threads.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from .records import (
-    CopilotResponseRecord,
-    CorrectionRecord,
-    FileRecord,
-    IdempotencyRecord,
-    MemoryEntryRecord,
-    MessageRecord,
-    Page,
-    SessionRecord,
-    StepWrite,
-    UnitRecord,
-)
+from pydantic_ai.messages import ModelMessage
+
+from agent_core.document import FileState
+from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
+
+from .records import MemoryEntryRecord, Page, SessionRecord
 
 CHUNK_CHARS = 32_000
 """File content is stored in chunks of this many characters (under DynamoDB's 400 KB item limit)."""
 
 
 class SessionStorageInterface(ABC):
-    """Sessions, their messages, verdicts, files and units, and owners' corrections and memory."""
+    """Sessions: their steps, history, verdicts, files, units and idempotent answers."""
 
     @abstractmethod
     def get_session(self, session_id: str) -> SessionRecord:
         """The session's record; NotFoundError if there is none."""
+
+    @abstractmethod
+    def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
+        """What a step needs: the token, the latest `window` messages, their verdicts, the files."""
+
+    @abstractmethod
+    def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
+        """Write the effects atomically if the session is still at `token.version` (0 creates it),
+        else ConflictError; `answer` is written in the same transaction."""
 
     @abstractmethod
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
@@ -39,74 +45,61 @@ class SessionStorageInterface(ABC):
 
     @abstractmethod
     def delete_session(self, session_id: str) -> None:
-        """Delete the session and everything stored with it (no error if absent)."""
+        """Delete the session and everything stored with it, its answers included (no error if absent)."""
 
     @abstractmethod
-    def commit(self, write: StepWrite) -> None:
-        """Write a step atomically if the session's version is `write.expected_version`, else ConflictError."""
-
-    @abstractmethod
-    def latest_messages(self, session_id: str, *, limit: int, count: int | None = None) -> list[MessageRecord]:
-        """The session's last `limit` messages, oldest first (`count`: the message count, if known)."""
-
-    @abstractmethod
-    def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
+    def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[ModelMessage]:
         """The session's messages, oldest first, a page at a time."""
 
     @abstractmethod
-    def copilot_responses(self, session_id: str, *, response_index: int) -> list[CopilotResponseRecord]:
-        """The verdicts on the calls of the model response at `response_index`."""
-
-    @abstractmethod
-    def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
+    def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:
         """All the session's verdicts, oldest first, a page at a time."""
 
     @abstractmethod
-    def add_file(self, session_id: str, record: FileRecord, content: str) -> None:
-        """Store a new file of an existing session (NotFoundError if the session is gone)."""
-
-    @abstractmethod
-    def list_files(self, session_id: str) -> list[FileRecord]:
-        """The session's files, in the order they were added."""
-
-    @abstractmethod
-    def get_file(self, session_id: str, file_id: str) -> FileRecord:
-        """One file's record; NotFoundError if there is none."""
+    def add_file(self, session_id: str, file: FileState, content: str, *, max_files: int) -> None:
+        """Store a new file of an existing session (NotFoundError if the session is gone); the
+        session's file count is checked in the same transaction (InvalidRequestError past `max_files`)."""
 
     @abstractmethod
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
         """The file's characters `[start, end)`, reading only the chunks that hold them."""
 
     @abstractmethod
-    def list_units(self, session_id: str, file_id: str) -> list[UnitRecord]:
+    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's written units, in source order."""
 
     @abstractmethod
-    def get_idempotency(self, owner: str, key: str, *, now: int) -> IdempotencyRecord | None:
-        """The remembered answer for the owner's key, unless it expired before `now` (epoch seconds)."""
+    def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:
+        """The kept answer for the owner's key, unless it expired before `now` (epoch seconds)."""
 
     @abstractmethod
-    def put_idempotency(self, record: IdempotencyRecord, *, now: int) -> None:
-        """Remember an answer; ConflictError if an unexpired one exists for that owner and key."""
+    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """Keep the answer of a request that committed nothing (ConflictError if an unexpired one exists)."""
+
+
+class MemoryStorageInterface(ABC):
+    """Owners' memory: their corrections, glossary entries and style notes (they outlive sessions)."""
 
     @abstractmethod
-    def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
+    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """The owner's latest corrections, newest first."""
 
     @abstractmethod
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes, oldest first (by `created_at`, then id).
-
-        All of them: `storage.owner_memory.OwnerMemory` keeps their number bounded.
-        """
+        """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
 
     @abstractmethod
-    def put_memory_entry(self, record: MemoryEntryRecord) -> None:
-        """Add the entry, or replace the owner's entry that has the same id."""
+    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
+        """Add the entry, or replace the owner's entry that has the same id; adding one more than
+        `max_entries` of its kind is refused atomically (InvalidRequestError)."""
 
     @abstractmethod
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:
         """Delete the owner's entry; NotFoundError if the owner has no entry with that id."""
+
+
+class Storage(SessionStorageInterface, MemoryStorageInterface, ABC):
+    """A backend: both contracts over one store."""
 
 
 def chunks(content: str) -> list[str]:

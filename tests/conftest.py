@@ -22,7 +22,7 @@ from tests.aws import create_sessions_table
 # A guard: no test may reach a real model provider.
 models.ALLOW_MODEL_REQUESTS = False
 
-BACKENDS = ["memory", "sqlite", "dynamodb"]
+BACKENDS = ["sqlite", "dynamodb"]
 
 
 @pytest.fixture(autouse=True)
@@ -60,15 +60,15 @@ def moto_table() -> Iterator[str]:
 
 
 def make_backend(name: str, tmp_path: object) -> object:
-    """A fresh backend of the given kind (dynamodb needs an active moto mock)."""
+    """A fresh backend of the given kind (dynamodb needs an active moto mock; memory is SQLite in memory)."""
     if name == "memory":
-        from storage.memory import MemorySessionStorage
+        from storage.sqlite import SQLiteStorage
 
-        return MemorySessionStorage()
+        return SQLiteStorage(":memory:")
     if name == "sqlite":
-        from storage.sqlite import SQLiteSessionStorage
+        from storage.sqlite import SQLiteStorage
 
-        return SQLiteSessionStorage(f"{tmp_path}/sessions.sqlite3")
+        return SQLiteStorage(f"{tmp_path}/sessions.sqlite3")
     import boto3
 
     from storage.dynamodb import DynamoDBSessionStorage
@@ -82,6 +82,4 @@ def storage(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[object
     name = request.param
     if name == "dynamodb":
         request.getfixturevalue("moto_table")
-    elif name == "sqlite":
-        pytest.importorskip("storage.sqlite")
     yield make_backend(name, tmp_path)

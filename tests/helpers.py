@@ -1,4 +1,4 @@
-"""Test doubles: a scripted model, and a runtime over the in-memory backend."""
+"""Test doubles: a scripted model, and the production services over a fast in-memory SQLite store."""
 
 from __future__ import annotations
 
@@ -7,11 +7,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from agent_core.distill import RuleDistiller
 from agent_core.runtime import AgentRuntime
-from storage import SessionManager
-from storage.memory import MemorySessionStorage
+from service.container import Services, build_services
+from service.schemas import FileUpload
+from storage.interface import Storage
+from storage.sqlite import SQLiteStorage
+
+
+def services_for(storage: Storage | None = None, *, model: Model | None = None, **options: Any) -> Services:
+    """`build_services` as production wires it, over `storage` (SQLite in memory by default); the
+    deterministic rules distil unless a distiller is given, so a scripted model is never asked to."""
+    options.setdefault("distiller", RuleDistiller())
+    return build_services(storage=storage or SQLiteStorage(":memory:"), model=model, **options)
 
 
 @dataclass
@@ -47,39 +58,40 @@ def calls(*parts: ToolCallPart) -> ModelResponse:
 
 @dataclass
 class Harness:
-    """A runtime over an in-memory store, with a session holding one file."""
+    """The services with a scripted model, and a session holding one file."""
 
     script: Script
-    storage: MemorySessionStorage
-    manager: SessionManager
-    runtime: AgentRuntime
+    services: Services
     owner: str = "alice"
     session_id: str = ""
     file_id: str = ""
 
+    @property
+    def storage(self) -> Storage:
+        return self.services.storage
+
+    @property
+    def runtime(self) -> AgentRuntime:
+        return self.services.runtime
+
     def add_file(self, content: str, name: str = "doc.md") -> str:
+        sessions = self.services.sessions
         if not self.session_id:
-            self.session_id = self.manager.create_session(self.owner).session_id
-        record = self.manager.add_file(self.owner, self.session_id, name=name, content=content)
-        self.file_id = self.file_id or record.file_id
-        return record.file_id
+            self.session_id = sessions.create(self.owner).session_id
+        state = sessions.add_file(self.owner, self.session_id, FileUpload(name=name, content=content))
+        self.file_id = self.file_id or state.file_id
+        return state.file_id
 
     def translation(self, file_id: str | None = None) -> str:
-        record = self.manager.file(self.owner, self.session_id, file_id or self.file_id)
-        return self.manager.translation(self.session_id, record)
+        sessions = self.services.sessions
+        state = sessions.file(self.owner, self.session_id, file_id or self.file_id)
+        return sessions.translation(self.session_id, state)
 
     def history(self) -> list[Any]:
-        from storage.manager import load_messages
-
-        return load_messages(self.manager.messages(self.owner, self.session_id, cursor=None, limit=1000).items)
+        return self.storage.list_messages(self.session_id, cursor=None, limit=1000).items
 
 
-def harness(
-    replies: Sequence[Any] = (), *, storage: MemorySessionStorage | None = None, owner: str = "alice"
-) -> Harness:
+def harness(replies: Sequence[Any] = (), *, storage: Storage | None = None, owner: str = "alice") -> Harness:
     """A scripted runtime that learns from corrections with the deterministic rules (no model call)."""
     script = Script(list(replies))
-    storage = storage or MemorySessionStorage()
-    manager = SessionManager(storage)
-    runtime = AgentRuntime(manager, model=script.model, memory=manager.memory)
-    return Harness(script, storage, manager, runtime, owner=owner)
+    return Harness(script, services_for(storage, model=script.model), owner=owner)

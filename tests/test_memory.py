@@ -17,13 +17,13 @@ from agent_core.distill_model import ModelDistiller, distiller_for, parse_lesson
 from agent_core.effects import Correction
 from agent_core.languages import languages_match, normalize_languages, task_languages, task_target
 from agent_core.learning import Learner
-from agent_core.memory import GlossaryEntry, Lessons, Memory, RememberedCorrection, StyleNote, render_memory
+from agent_core.memory import GlossaryEntry, Lessons, Memory, StyleNote, render_memory
 from agent_core.models import resolve_model
 from agent_core.pseudo_text import pseudo_translate
 from agent_core.qa import proposal_warnings
 from agent_core.runtime import StepInput
-from storage import owner_memory
-from storage.memory import MemorySessionStorage
+from service import memory as owner_memory
+from storage.sqlite import SQLiteStorage
 from tests.helpers import Harness, calls, harness, translate
 
 FRENCH = "Translate doc.md into French."
@@ -47,7 +47,7 @@ def system_prompt(messages: list[ModelMessage]) -> str:
 
 def new_session(h: Harness, owner: str, content: str) -> Harness:
     """Another session on the same runtime and storage, for `owner`."""
-    other = Harness(h.script, h.storage, h.manager, h.runtime, owner=owner)
+    other = Harness(h.script, h.services, owner=owner)
     other.add_file(content)
     return other
 
@@ -84,7 +84,7 @@ async def test_a_refinement_teaches_later_sessions_of_the_same_owner_only() -> N
     edited = proposal.replace("ţóóĺ", "outil")
     await step(h, copilot_responses=[Refined(tool=ref("a"), status="refined", translated_string=edited)])
 
-    [entry] = [e for e in h.manager.memory.entries("alice") if e.kind == "glossary"]
+    [entry] = [e for e in h.services.memory.entries("alice") if e.kind == "glossary"]
     assert (entry.source, entry.text, entry.languages, entry.origin) == ("tool", "outil", "auto>french", "learned")
 
     same_owner = await told(new_session(h, "alice", "Open the tool settings.\n"))
@@ -100,7 +100,7 @@ async def test_a_refinement_teaches_later_sessions_of_the_same_owner_only() -> N
 
 async def test_a_proposal_breaking_the_glossary_carries_a_warning_and_the_human_still_decides() -> None:
     h = harness()
-    h.manager.memory.add_glossary("alice", source="tool", target="outil", languages="auto>french")
+    h.services.memory.add_glossary("alice", source="tool", target="outil", languages="auto>french")
     fid = h.add_file("Install the tool.\n\nSee https://example.com/x for {name}.\n")
     h.script.replies.append(
         calls(
@@ -124,7 +124,7 @@ async def test_corrections_are_kept_when_distillation_fails() -> None:
             raise RuntimeError("boom")
 
     h = harness()
-    h.runtime.learner = Learner(memory=h.manager.memory, distiller=Broken())
+    h.runtime.learner = Learner(memory=h.services.memory, distiller=Broken())
     fid = h.add_file(SOURCE + "\n")
     h.script.replies.append(calls(translate(fid, SOURCE, "x", call_id="a")))
     await step(h, user_input=FRENCH)
@@ -133,7 +133,7 @@ async def test_corrections_are_kept_when_distillation_fails() -> None:
     assert result.actor == "agent", "the step answers normally"
     [kept] = h.storage.recent_corrections("alice", limit=5)
     assert (kept.status, kept.reason) == ("reject", "Use vous.")
-    assert h.manager.memory.entries("alice") == []
+    assert h.services.memory.entries("alice") == []
 
 
 # -- the deterministic distiller -------------------------------------------------------------------------------
@@ -274,7 +274,7 @@ def lesson(source: str, target: str, languages: str = "auto>french") -> Lessons:
 
 
 async def test_the_newest_lesson_wins_but_never_over_the_owners_own_entry() -> None:
-    memory = owner_memory.OwnerMemory(MemorySessionStorage())
+    memory = owner_memory.OwnerMemory(SQLiteStorage(":memory:"))
     await memory.learn("alice", lesson("tool", "outil"))
     await memory.learn("alice", lesson("Tool", "instrument"))
     await memory.learn("alice", lesson("tool", "Werkzeug", "auto>german"))
@@ -298,7 +298,7 @@ async def test_a_full_memory_evicts_the_stalest_learned_entry_and_refuses_hand_a
     from agent_core.errors import InvalidRequestError
 
     monkeypatch.setattr(owner_memory, "MAX_GLOSSARY", 2)
-    memory = owner_memory.OwnerMemory(MemorySessionStorage())
+    memory = owner_memory.OwnerMemory(SQLiteStorage(":memory:"))
     memory.add_glossary("alice", source="mine", target="à moi", languages="auto>french")
     await memory.learn("alice", lesson("one", "un"))
     await memory.learn("alice", lesson("two", "deux"))
@@ -319,7 +319,7 @@ def test_the_prompt_shows_relevant_terms_then_notes_then_corrections_within_the_
         ),
         style_notes=(StyleNote(text="Use vous."),),
         corrections=tuple(
-            RememberedCorrection(status="refined", source="s", proposal=f"p{i}", final=f"f{i}", reason=None)
+            Correction(file_id="f", status="refined", source="s", proposal=f"p{i}", final=f"f{i}", reason=None)
             for i in range(50)
         ),
     )

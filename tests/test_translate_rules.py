@@ -6,7 +6,7 @@ import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolReturnPart
 
 from agent_core.copilot import Approve, Refined, Reject, ToolRef
-from agent_core.errors import CopilotMismatchError, InvalidRequestError, ReviewPendingError
+from agent_core.errors import InvalidRequestError, ReviewMismatchError, ReviewPendingError
 from agent_core.runtime import StepInput
 from tests.helpers import Harness, calls, harness, translate
 
@@ -137,7 +137,7 @@ async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
         h, copilot_responses=[Approve(tool=ref("f"), status="approve"), Approve(tool=ref("g"), status="approve")]
     )
     assert h.translation() == "# Le titre\n\nPremier.\n\n# Titre\n\nSecond.\n"
-    assert h.manager.file_states(h.session_id)[0].complete
+    assert h.services.sessions.files(h.owner, h.session_id)[0].complete
 
 
 async def test_a_unit_may_not_run_into_written_text() -> None:
@@ -158,9 +158,9 @@ async def test_verdicts_must_match_a_pending_review() -> None:
     fid = h.add_file(DOC)
     await propose(h, translate(fid, "# Title", call_id="a"))
     version = h.storage.get_session(h.session_id).version
-    with pytest.raises(CopilotMismatchError):
+    with pytest.raises(ReviewMismatchError):
         await step(h, copilot_responses=[Approve(tool=ref("zzz"), status="approve")])
-    with pytest.raises(CopilotMismatchError):
+    with pytest.raises(ReviewMismatchError):
         await step(h, copilot_responses=[Approve(tool=ToolRef(name="Read", call_id="a"), status="approve")])
     with pytest.raises(InvalidRequestError):
         await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")] * 2)

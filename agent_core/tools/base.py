@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic_ai.tools import ToolDefinition
 
-from ..copilot import Approve, CopilotRequest, Refined, Reject
+from ..copilot import CopilotRequest, Verdict
 from ..document import FileState, Spans
 from ..effects import Correction, UnitWrite
 from ..memory import GlossaryEntry
@@ -60,6 +60,8 @@ class ToolResult:
     outcome: Literal["success", "failed"] = "success"
     units: Sequence[UnitWrite] = ()
     corrections: Sequence[Correction] = ()
+    reviewed: bool = False
+    """True when the result applies the human's verdict (the call was one the human had to review)."""
 
 
 ToolOutcome = CopilotRequest | ToolResult
@@ -74,7 +76,7 @@ class Tool(Protocol):
         """The name, description and JSON schema the model sees."""
         ...
 
-    async def execute(self, call: ToolCall, response: Approve | Refined | Reject | None) -> ToolOutcome:
+    async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Run the call; `response` is the human's verdict once there is one."""
         ...
 

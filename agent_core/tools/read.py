@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai.tools import ToolDefinition
 
-from ..copilot import Approve, Refined, Reject
+from ..copilot import Verdict
 from ..document import add_span, first_gap
 from .base import ToolCall, ToolOutcome, ToolResult, file_list
 
@@ -41,7 +41,7 @@ class ReadTool:
         """Read's definition for the model."""
         return ToolDefinition(name="Read", description=DESCRIPTION, parameters_json_schema=ReadArgs.model_json_schema())
 
-    async def execute(self, call: ToolCall, response: Approve | Refined | Reject | None) -> ToolOutcome:
+    async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Read never needs the human; it answers at once."""
         try:
             args = ReadArgs.model_validate(call.args)

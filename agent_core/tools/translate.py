@@ -16,7 +16,7 @@ from typing import Literal, assert_never
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai.tools import ToolDefinition
 
-from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef
+from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef, Verdict
 from ..document import add_span, first_gap
 from ..effects import Correction, UnitWrite
 from ..qa import proposal_warnings
@@ -65,7 +65,7 @@ class TranslateTool:
             parameters_json_schema=TranslateArgs.model_json_schema(),
         )
 
-    async def execute(self, call: ToolCall, response: Approve | Refined | Reject | None) -> ToolOutcome:
+    async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Validate the unit; answer a copilot request, or the result once reviewed."""
         try:
             args = TranslateArgs.model_validate(call.args)
@@ -161,7 +161,7 @@ def _mismatch_hint(actual: str, src: str, common: int) -> str:
 
 def _result(
     request: CopilotRequest,
-    response: Approve | Refined | Reject,
+    response: Verdict,
     *,
     end: int,
     cover_end: int,
@@ -186,6 +186,7 @@ def _result(
             return ToolResult(
                 content={"translated_string": final, "status": "approve", "reason": response.reason},
                 units=[write(final, "approve")],
+                reviewed=True,
             )
         case Refined():
             final = response.translated_string
@@ -201,6 +202,7 @@ def _result(
                 content={"translated_string": final, "status": "refined", "reason": response.reason},
                 units=[write(final, "refined")],
                 corrections=[correction],
+                reviewed=True,
             )
         case Reject():
             correction = Correction(
@@ -215,6 +217,7 @@ def _result(
             return ToolResult(
                 content={"translated_string": "", "status": "reject", "reason": reason},
                 corrections=[correction],
+                reviewed=True,
             )
         case _:
             assert_never(response)

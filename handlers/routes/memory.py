@@ -10,21 +10,21 @@ Everything is the caller's own: another caller's entry is 404, like a missing on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
+from service.schemas import CorrectionView, GlossaryEntryView, MemoryView, StyleNoteView
 
-if TYPE_CHECKING:  # storage is imported with the services, on first use
-    from storage.owner_memory import OwnerMemory
-    from storage.records import CorrectionRecord, MemoryEntryRecord
+from ..deps import OwnerDep, ServicesDep
 
-from .identity import caller
-from .services import LazyServices
+if TYPE_CHECKING:
+    from agent_core.effects import Correction
+    from storage.records import MemoryEntryRecord
 
 MEMORY_VIEW_CORRECTIONS = 20
 """How many of the latest corrections `GET /api/memory` lists."""
@@ -60,85 +60,77 @@ class StyleNoteBody(_Body):
     text: Note
 
 
-def _memory(request: Request) -> OwnerMemory:
-    lazy: LazyServices = request.app.state.services
-    return lazy.get().manager.memory
-
-
 @router.get("/api/memory")
-async def get_memory(request: Request) -> dict[str, Any]:
+def get_memory(owner: OwnerDep, services: ServicesDep) -> MemoryView:
     """The caller's glossary and style notes (most recently changed first) and latest corrections."""
-    memory = _memory(request)
-    owner = caller(request)
+    memory = services.memory
     entries = sorted(memory.entries(owner), key=lambda e: (e.updated_at, e.entry_id), reverse=True)
-    return {
-        "glossary": [glossary_json(e) for e in entries if e.kind == "glossary"],
-        "styleNotes": [style_note_json(e) for e in entries if e.kind == "style"],
-        "corrections": [correction_json(c) for c in memory.corrections(owner, limit=MEMORY_VIEW_CORRECTIONS)],
-    }
+    return MemoryView(
+        glossary=[glossary_view(e) for e in entries if e.kind == "glossary"],
+        styleNotes=[style_note_view(e) for e in entries if e.kind == "style"],
+        corrections=[correction_view(c) for c in memory.corrections(owner, limit=MEMORY_VIEW_CORRECTIONS)],
+    )
 
 
 @router.post("/api/memory/glossary", status_code=201)
-async def add_glossary_entry(body: GlossaryBody, request: Request) -> dict[str, Any]:
+def add_glossary_entry(body: GlossaryBody, owner: OwnerDep, services: ServicesDep) -> GlossaryEntryView:
     """Add a glossary entry (an entry for the same term and pair is updated instead)."""
-    record = _memory(request).add_glossary(
-        caller(request), source=body.source, target=body.target, languages=body.languages or ANY
+    record = services.memory.add_glossary(
+        owner, source=body.source, target=body.target, languages=body.languages or ANY
     )
-    return glossary_json(record)
+    return glossary_view(record)
 
 
 @router.post("/api/memory/style-notes", status_code=201)
-async def add_style_note(body: StyleNoteBody, request: Request) -> dict[str, Any]:
+def add_style_note(body: StyleNoteBody, owner: OwnerDep, services: ServicesDep) -> StyleNoteView:
     """Add a style note."""
-    record = _memory(request).add_style_note(caller(request), text=body.text, languages=body.languages or ANY)
-    return style_note_json(record)
+    record = services.memory.add_style_note(owner, text=body.text, languages=body.languages or ANY)
+    return style_note_view(record)
 
 
-@router.delete("/api/memory/{entry_id}", status_code=204)
-async def delete_memory_entry(entry_id: str, request: Request) -> Response:
+@router.delete("/api/memory/{entry_id}", status_code=204, response_class=Response)
+def delete_memory_entry(entry_id: str, owner: OwnerDep, services: ServicesDep) -> Response:
     """Delete one of the caller's glossary entries or style notes."""
-    owner = caller(request)
     if not is_id(entry_id, "m"):
         raise NotFoundError(f"No memory entry {entry_id[:80]}.")
-    _memory(request).delete(owner, entry_id)
+    services.memory.delete(owner, entry_id)
     return Response(status_code=204)
 
 
-def glossary_json(r: MemoryEntryRecord) -> dict[str, Any]:
+def glossary_view(r: MemoryEntryRecord) -> GlossaryEntryView:
     """A glossary entry as the API shows it."""
-    return {
-        "id": r.entry_id,
-        "source": r.source,
-        "target": r.text,
-        "languages": r.languages,
-        "createdAt": r.created_at,
-        "updatedAt": r.updated_at,
-        "origin": r.origin,
-    }
+    return GlossaryEntryView(
+        id=r.entry_id,
+        source=r.source,
+        target=r.text,
+        languages=r.languages,
+        createdAt=r.created_at,
+        updatedAt=r.updated_at,
+        origin=r.origin,
+    )
 
 
-def style_note_json(r: MemoryEntryRecord) -> dict[str, Any]:
+def style_note_view(r: MemoryEntryRecord) -> StyleNoteView:
     """A style note as the API shows it."""
-    return {
-        "id": r.entry_id,
-        "text": r.text,
-        "languages": r.languages,
-        "createdAt": r.created_at,
-        "updatedAt": r.updated_at,
-        "origin": r.origin,
-    }
+    return StyleNoteView(
+        id=r.entry_id,
+        text=r.text,
+        languages=r.languages,
+        createdAt=r.created_at,
+        updatedAt=r.updated_at,
+        origin=r.origin,
+    )
 
 
-def correction_json(c: CorrectionRecord) -> dict[str, Any]:
+def correction_view(c: Correction) -> CorrectionView:
     """A recorded edit or rejection."""
-    return {
-        "id": c.correction_id,
-        "sessionId": c.session_id,
-        "fileId": c.file_id,
-        "status": c.status,
-        "source": c.source,
-        "proposal": c.proposal,
-        "final": c.final,
-        "reason": c.reason,
-        "createdAt": c.created_at,
-    }
+    return CorrectionView(
+        sessionId=c.session_id,
+        fileId=c.file_id,
+        status=c.status,
+        source=c.source,
+        proposal=c.proposal,
+        final=c.final,
+        reason=c.reason,
+        createdAt=c.created_at,
+    )

@@ -1,4 +1,4 @@
-"""OwnerMemory: an owner's glossary entries and style notes, over any SessionStorageInterface.
+"""OwnerMemory: an owner's glossary entries and style notes, over any MemoryStorageInterface.
 
 It implements agent_core's `MemoryStore` port (distilled lessons, written after a step's commit)
 and the operations of the memory routes (view, add by hand, delete), and it loads the memory a
@@ -14,17 +14,18 @@ step shows the model. The rules live here, not in a backend:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from agent_core.effects import Correction
 from agent_core.errors import InvalidRequestError, NotFoundError
 from agent_core.ids import new_id
-from agent_core.memory import GlossaryEntry, Lessons, Memory, Origin, RememberedCorrection, StyleNote
-
-from .interface import SessionStorageInterface
-from .records import CorrectionRecord, MemoryEntryRecord
+from agent_core.memory import GlossaryEntry, Lessons, Memory, Origin, StyleNote
+from storage.interface import MemoryStorageInterface
+from storage.records import MemoryEntryRecord
 
 MAX_GLOSSARY = 200
 MAX_STYLE_NOTES = 30
@@ -54,10 +55,18 @@ class _Wanted:
 class OwnerMemory:
     """Owners' memory: what a step shows the model, what it learns, what the owner edits."""
 
-    def __init__(self, storage: SessionStorageInterface) -> None:
+    def __init__(self, storage: MemoryStorageInterface) -> None:
         self.storage = storage
 
-    # -- for a step ----------------------------------------------------------------------------
+    # -- for a step (agent_core's MemoryStore port; blocking work runs in a worker thread) ----------
+
+    async def recall(self, owner: str) -> Memory:
+        """The owner's memory as a step shows it to the model."""
+        return await asyncio.to_thread(self.snapshot, owner)
+
+    async def learn(self, owner: str, lessons: Lessons) -> None:
+        """Store distilled lessons (deduplicated; an entry the owner wrote is never overwritten)."""
+        await asyncio.to_thread(self.learn_now, owner, lessons)
 
     def snapshot(self, owner: str) -> Memory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""
@@ -69,14 +78,11 @@ class OwnerMemory:
                 glossary.append(GlossaryEntry(source=e.source, target=e.text, languages=e.languages, origin=origin))
             else:
                 notes.append(StyleNote(text=e.text, languages=e.languages, origin=origin))
-        corrections = [
-            RememberedCorrection(status=c.status, source=c.source, proposal=c.proposal, final=c.final, reason=c.reason)
-            for c in self.storage.recent_corrections(owner, limit=PROMPT_CORRECTIONS)
-        ]
+        corrections = self.storage.recent_corrections(owner, limit=PROMPT_CORRECTIONS)
         return Memory(glossary=tuple(glossary), style_notes=tuple(notes), corrections=tuple(corrections))
 
-    async def learn(self, owner: str, lessons: Lessons) -> None:
-        """Store distilled lessons (deduplicated; an entry the owner wrote is never overwritten)."""
+    def learn_now(self, owner: str, lessons: Lessons) -> None:
+        """`learn`, in the calling thread."""
         wanted = [
             *(
                 _Wanted(kind="glossary", source=g.source, text=g.target, languages=g.languages, origin="learned")
@@ -104,7 +110,7 @@ class OwnerMemory:
                 newest[_key(e)] = e
         return sorted(newest.values(), key=lambda e: (e.created_at, e.entry_id))
 
-    def corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
+    def corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """The owner's latest corrections, newest first."""
         return self.storage.recent_corrections(owner, limit=limit)
 
@@ -157,7 +163,11 @@ class OwnerMemory:
         else:
             record = self._room_for(new, entries)
         if record is not None:
-            self.storage.put_memory_entry(record)
+            limit = MAX_GLOSSARY if record.kind == "glossary" else MAX_STYLE_NOTES
+            try:
+                self.storage.put_memory_entry(record, max_entries=limit)
+            except InvalidRequestError:
+                return None  # full: a concurrent writer took the last place
         return record
 
     def _room_for(self, new: MemoryEntryRecord, entries: Sequence[MemoryEntryRecord]) -> MemoryEntryRecord | None:

@@ -1,0 +1,57 @@
+"""What every route depends on: the services (built on first use, once per process) and the caller."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import Depends, Request
+
+from .identity import caller
+
+if TYPE_CHECKING:  # the agent loop and storage are imported with the services, on first use
+    from service.container import Services
+
+
+class LazyServices:
+    """Builds the services on first use and reuses them across warm invocations."""
+
+    def __init__(self, services: Services | None = None) -> None:
+        self._services = services
+        self._lock = threading.Lock()
+
+    def get(self) -> Services:
+        """The services, built from the environment the first time."""
+        if self._services is None:
+            with self._lock:
+                if self._services is None:
+                    from service.container import build_services
+
+                    self._services = build_services()
+        return self._services
+
+
+def get_services(request: Request) -> Services:
+    """The app's services (tests swap them through `app.dependency_overrides[get_services]`)."""
+    lazy: LazyServices = request.app.state.services
+    return lazy.get()
+
+
+def get_owner(request: Request) -> str:
+    """The caller (the JWT `sub`), or 401 when authentication is required and missing."""
+    return caller(request)
+
+
+def get_time_left(request: Request) -> Callable[[], float] | None:
+    """Seconds left in the Lambda invocation, when there is one."""
+    context = request.scope.get("aws.context")
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if not callable(remaining):
+        return None
+    return lambda: float(remaining()) / 1000.0
+
+
+ServicesDep = Annotated["Services", Depends(get_services)]
+OwnerDep = Annotated[str, Depends(get_owner)]
+TimeLeftDep = Annotated["Callable[[], float] | None", Depends(get_time_left)]

@@ -1,0 +1,61 @@
+"""Sessions (API.md "Sessions"): create, list, view, history, delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Response
+
+from service.schemas import CreatedSession, MessagesPage, SessionList, SessionView
+
+from ..deps import OwnerDep, ServicesDep
+
+router = APIRouter()
+
+
+@router.post("/api/sessions", status_code=201)
+def create_session(owner: OwnerDep, services: ServicesDep) -> CreatedSession:
+    """Create an empty session for the caller."""
+    record = services.sessions.create(owner)
+    return CreatedSession(id=record.session_id, createdAt=record.created_at, updatedAt=record.updated_at)
+
+
+@router.get("/api/sessions")
+def list_sessions(
+    owner: OwnerDep,
+    services: ServicesDep,
+    cursor: str | None = Query(default=None, max_length=2048),
+    limit: int = Query(default=20, ge=1, le=100),
+) -> SessionList:
+    """The caller's sessions, newest first."""
+    from service.views import session_item
+
+    page = services.sessions.page(owner, cursor=cursor, limit=limit)
+    return SessionList(sessions=[session_item(r) for r in page.items], nextCursor=page.next_cursor)
+
+
+@router.get("/api/sessions/{session_id}")
+async def get_session(session_id: str, owner: OwnerDep, services: ServicesDep) -> SessionView:
+    """Everything a client needs to restore its view."""
+    return await services.steps.view(owner, session_id)
+
+
+@router.get("/api/sessions/{session_id}/messages")
+def get_messages(
+    session_id: str,
+    owner: OwnerDep,
+    services: ServicesDep,
+    cursor: str | None = Query(default=None, max_length=2048),
+    limit: int = Query(default=100, ge=1, le=500),
+) -> MessagesPage:
+    """The whole history, oldest first, a page at a time."""
+    from service.views import messages_json
+
+    services.sessions.owned(owner, session_id)
+    page = services.storage.list_messages(session_id, cursor=cursor, limit=limit)
+    return MessagesPage(messages=messages_json(page.items), nextCursor=page.next_cursor)
+
+
+@router.delete("/api/sessions/{session_id}", status_code=204, response_class=Response)
+def delete_session(session_id: str, owner: OwnerDep, services: ServicesDep) -> Response:
+    """Delete the session and everything stored with it, its idempotency answers included."""
+    services.sessions.delete(owner, session_id)
+    return Response(status_code=204)

@@ -1,0 +1,67 @@
+"""The app's services, wired once per process: `build_services()` serves production, tests and bench/.
+
+Everything is injectable (the storage backend, the model, its settings, the distiller); what is not
+given comes from the environment (`STORAGE_BACKEND`, `AGENT_MODEL`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from agent_core.distill import Distiller
+from agent_core.runtime import AgentRuntime
+from storage.interface import Storage
+
+from .memory import OwnerMemory
+from .sessions import SessionService
+from .steps import StepService
+from .store import StorageSessionStore, TextCache
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Services:
+    """What the routes (and the terminal client) use."""
+
+    storage: Storage
+    runtime: AgentRuntime
+    sessions: SessionService
+    steps: StepService
+    memory: OwnerMemory
+
+
+def build_services(
+    *,
+    storage: Storage | None = None,
+    model: Model | None = None,
+    settings: ModelSettings | None = None,
+    distiller: Distiller | None = None,
+    min_model_seconds: float = 20.0,
+) -> Services:
+    """The services over `storage` and `model` (from the environment when not given)."""
+    from agent_core.distill_model import distiller_for
+    from agent_core.models import resolve_model
+    from storage import backend_from_env
+
+    storage = storage if storage is not None else backend_from_env()
+    model = model if model is not None else resolve_model(os.environ.get("AGENT_MODEL"))
+    cache = TextCache()
+    memory = OwnerMemory(storage)
+    runtime = AgentRuntime(
+        StorageSessionStore(storage, cache=cache),
+        model=model,
+        memory=memory,
+        settings=settings,
+        distiller=distiller or distiller_for(model),
+        min_model_seconds=min_model_seconds,
+    )
+    return Services(
+        storage=storage,
+        runtime=runtime,
+        sessions=SessionService(storage, cache),
+        steps=StepService(runtime, storage),
+        memory=memory,
+    )

@@ -1,0 +1,240 @@
+"""The API's bodies (API.md): requests (unknown fields rejected) and responses, as pydantic models.
+
+They are the one shape of each body: the routes declare them (so `/api/openapi.json` describes
+every body), the step's idempotent answer is a `StepResponse` serialised once, and clients (the
+terminal client) can read them back.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agent_core.copilot import CopilotRequest, CopilotResponse
+
+MAX_USER_INPUT = 20_000
+
+
+def _storable(value: str) -> str:
+    """Text that UTF-8 can carry: a lone surrogate cannot be stored anywhere."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("text contains a lone surrogate (invalid Unicode); it cannot be stored") from exc
+    return value
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NextRequest(_Body):
+    """`POST /api/next`: advance a session by one step."""
+
+    sessionId: str | None = Field(default=None, max_length=64)
+    """The session to advance; absent: a new session is created for the caller."""
+    userInput: str | None = Field(default=None, min_length=1, max_length=MAX_USER_INPUT)
+    """A new user message, appended before the step."""
+    copilotResponses: list[CopilotResponse] | None = Field(default=None, max_length=50)
+    """The human's verdicts on pending copilot requests."""
+
+    @model_validator(mode="after")
+    def _one_input(self) -> NextRequest:
+        if self.userInput is not None and self.copilotResponses is not None:
+            raise ValueError("send either userInput or copilotResponses, not both")
+        if self.userInput is not None:
+            _storable(self.userInput)
+        return self
+
+
+class FileUpload(_Body):
+    """`POST /api/sessions/{id}/files`: a document to translate."""
+
+    name: str = Field(min_length=1, max_length=255)
+    """The file's name (its extension decides the download's media type)."""
+    content: str
+    """The whole text."""
+
+    _check_name = field_validator("name")(_storable)
+    _check_content = field_validator("content")(_storable)
+
+
+class Progress(BaseModel):
+    """How far a file's translation has got."""
+
+    translatedChars: int
+    totalChars: int
+    complete: bool
+    """True when every non-whitespace character of the source lies in a written unit."""
+
+
+class FileSummary(BaseModel):
+    """A file with its progress, as the session view and the step list it."""
+
+    fileId: str
+    name: str
+    chars: int
+    progress: Progress
+
+
+class FileDetail(FileSummary):
+    """`GET …/files/{fileId}`: a file, its progress and its translation so far."""
+
+    translation: str
+
+
+class UploadedFile(BaseModel):
+    """`POST …/files`: the new file."""
+
+    fileId: str
+    name: str
+    chars: int
+
+
+class AgentResponse(BaseModel):
+    """What one step added and what the client must do next."""
+
+    actor: Literal["agent", "user"]
+    """`agent`: call again with no input; `user`: the loop waits for input or for verdicts."""
+    messages: list[dict[str, Any]]
+    """Only the messages this step committed, as pydantic-ai `ModelMessage` JSON."""
+    unprocessedToolCalls: list[dict[str, Any]]
+    """Tool calls of the latest model response without a return yet (pydantic-ai `ToolCallPart` JSON)."""
+    copilotRequests: list[CopilotRequest]
+    """What the human must review before the loop can go on."""
+    finishReason: str | None
+    """The model's finish reason for a step that called the model, else null."""
+
+
+class StepResponse(BaseModel):
+    """`POST /api/next`: the answer to one step."""
+
+    sessionId: str
+    agentResponse: AgentResponse
+    progress: list[FileSummary]
+    """Every file of the session with its progress after the step."""
+
+
+class CreatedSession(BaseModel):
+    """`POST /api/sessions`: the new, empty session."""
+
+    id: str
+    createdAt: str
+    updatedAt: str
+
+
+class SessionItem(BaseModel):
+    """A session in the list."""
+
+    id: str
+    messageCount: int
+    copilotResponseCount: int
+    createdAt: str
+    updatedAt: str
+    title: str | None
+    """The first 80 characters of the session's first user input."""
+
+
+class SessionList(BaseModel):
+    """`GET /api/sessions`: a page of the caller's sessions, newest first."""
+
+    sessions: list[SessionItem]
+    nextCursor: str | None
+
+
+class Telemetry(BaseModel):
+    """What the session's steps cost so far."""
+
+    steps: int
+    modelRequests: int
+    inputTokens: int
+    outputTokens: int
+    modelMs: int
+
+
+class SessionView(BaseModel):
+    """`GET /api/sessions/{id}`: everything a client needs to restore its view."""
+
+    id: str
+    messages: list[dict[str, Any]]
+    """The history as pydantic-ai JSON: all of it while short, else its latest part."""
+    messagesComplete: bool
+    messageCount: int
+    copilotResponses: list[dict[str, Any]]
+    copilotResponsesComplete: bool
+    createdAt: str
+    updatedAt: str
+    pendingCopilotRequests: list[CopilotRequest]
+    """What the UI must show for review right now."""
+    actor: Literal["agent", "user"]
+    files: list[FileSummary]
+    telemetry: Telemetry
+
+
+class MessagesPage(BaseModel):
+    """`GET /api/sessions/{id}/messages`: a page of the whole history, oldest first."""
+
+    messages: list[dict[str, Any]]
+    nextCursor: str | None
+
+
+class Unit(BaseModel):
+    """A written unit: where it lies in the source, and its final text."""
+
+    start: int
+    end: int
+    text: str
+    status: str
+    callId: str
+
+
+class UnitList(BaseModel):
+    """`GET …/files/{fileId}/units`: the written units in source order."""
+
+    units: list[Unit]
+
+
+class GlossaryEntryView(BaseModel):
+    """A glossary entry of the caller's memory."""
+
+    id: str
+    source: str
+    target: str
+    languages: str
+    createdAt: str
+    updatedAt: str
+    origin: str
+    """`user` (added by hand) or `learned` (distilled from corrections)."""
+
+
+class StyleNoteView(BaseModel):
+    """A style note of the caller's memory."""
+
+    id: str
+    text: str
+    languages: str
+    createdAt: str
+    updatedAt: str
+    origin: str
+
+
+class CorrectionView(BaseModel):
+    """A recorded edit or rejection."""
+
+    sessionId: str
+    fileId: str
+    status: str
+    source: str
+    proposal: str
+    final: str | None
+    reason: str | None
+    createdAt: str
+
+
+class MemoryView(BaseModel):
+    """`GET /api/memory`: the caller's glossary, style notes and latest corrections."""
+
+    glossary: list[GlossaryEntryView]
+    styleNotes: list[StyleNoteView]
+    corrections: list[CorrectionView]

@@ -1,0 +1,101 @@
+"""The step as the API runs it: an idempotency key's replay, one AgentRuntime step, its answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent_core.effects import Verdict
+from agent_core.errors import ConflictError, NotFoundError
+from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
+from storage.interface import SessionStorageInterface
+from storage.records import Page, SessionRecord
+
+from .idempotency import IdempotencyKey, replay
+from .schemas import NextRequest, SessionView, StepResponse, Telemetry
+from .sessions import session_id
+from .views import file_summary, messages_json, step_response
+
+SESSION_VIEW_MESSAGES = 200
+"""A session view carries at most this many of the latest messages; the messages route pages all."""
+VIEW_VERDICTS = 1000
+"""A session view carries at most this many verdicts."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepAnswer:
+    """A step's answer: a fresh step (with its outcome) or the kept answer to a retried key."""
+
+    body: StepResponse | None = None
+    outcome: StepOutcome | None = None
+    replayed: str | None = None
+    """The kept answer's JSON, when the request repeats an idempotency key."""
+
+
+class StepService:
+    """Runs `POST /api/next` against the agent runtime, keeping answers for idempotency keys."""
+
+    def __init__(self, runtime: AgentRuntime, storage: SessionStorageInterface) -> None:
+        self.runtime = runtime
+        self.storage = storage
+
+    async def next(
+        self,
+        owner: str,
+        body: NextRequest,
+        *,
+        idempotency_key: str | None = None,
+        time_left: Callable[[], float] | None = None,
+    ) -> StepAnswer:
+        """Exactly one step (or the first answer again, for a retried key)."""
+        key = IdempotencyKey(owner, idempotency_key, body) if idempotency_key is not None else None
+        if key is not None and (kept := await replay(self.storage, key)) is not None:
+            return StepAnswer(replayed=kept)
+        request = StepInput(
+            user_input=body.userInput, copilot_responses=body.copilotResponses or (), time_left=time_left
+        )
+        sid = session_id(body.sessionId) if body.sessionId is not None else None
+        prepared = await self.runtime.prepare(owner, sid, request)
+        response = step_response(prepared.outcome)
+        answer = key.answer(response.model_dump_json()) if key is not None else None
+        try:
+            await self.runtime.finish(prepared, answer=answer)
+        except ConflictError:
+            # A concurrent retry of the same request may have committed first: answer as it did.
+            if key is not None and (kept := await replay(self.storage, key)) is not None:
+                return StepAnswer(replayed=kept)
+            raise
+        return StepAnswer(body=response, outcome=prepared.outcome)
+
+    async def view(self, owner: str, sid: str) -> SessionView:
+        """Everything a client needs to restore its view after a lost response or a reload."""
+        snapshot = await asyncio.to_thread(self.storage.load_step, session_id(sid), window=SESSION_VIEW_MESSAGES)
+        if snapshot.token.owner != owner:
+            raise NotFoundError(f"No session {sid}.")
+        record, verdicts = await asyncio.to_thread(self._record_and_verdicts, sid)
+        actor, pending = await self.runtime.pending_reviews(owner, sid)
+        spent = record.telemetry
+        return SessionView(
+            id=sid,
+            messages=messages_json(snapshot.window),
+            messagesComplete=snapshot.window_complete,
+            messageCount=record.message_count,
+            copilotResponses=[v.model_dump(mode="json", by_alias=True, exclude_none=True) for v in verdicts.items],
+            copilotResponsesComplete=verdicts.next_cursor is None,
+            createdAt=record.created_at,
+            updatedAt=record.updated_at,
+            pendingCopilotRequests=pending,
+            actor=actor,
+            files=[file_summary(f) for f in snapshot.files],
+            telemetry=Telemetry(
+                steps=spent.steps,
+                modelRequests=spent.model_requests,
+                inputTokens=spent.input_tokens,
+                outputTokens=spent.output_tokens,
+                modelMs=spent.model_ms,
+            ),
+        )
+
+    def _record_and_verdicts(self, sid: str) -> tuple[SessionRecord, Page[Verdict]]:
+        return self.storage.get_session(sid), self.storage.list_verdicts(sid, cursor=None, limit=VIEW_VERDICTS)

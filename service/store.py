@@ -1,0 +1,105 @@
+"""agent_core's ports over a storage backend, with the backend's blocking calls run off the event loop.
+
+Every backend is synchronous (sqlite3, boto3); the agent's ports are async. Each call here runs the
+backend in a worker thread (`asyncio.to_thread`), so a slow store never stalls other requests on
+the same event loop. File text never changes once uploaded, so the reader keeps what it read in a
+small per-process cache: a warm process reads a file's chunk once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import OrderedDict
+
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer
+from agent_core.ports import FileReader
+from storage.interface import CHUNK_CHARS, SessionStorageInterface
+
+TEXT_CACHE_CHUNKS = 256
+"""How many file chunks a process keeps (at most 256 × CHUNK_CHARS characters)."""
+
+
+class TextCache:
+    """File chunks by (session, file, chunk number), least recently used out first; thread-safe."""
+
+    def __init__(self, capacity: int = TEXT_CACHE_CHUNKS) -> None:
+        self._chunks: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._capacity = capacity
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[str, str, int]) -> str | None:
+        """The chunk, if cached."""
+        with self._lock:
+            text = self._chunks.get(key)
+            if text is not None:
+                self._chunks.move_to_end(key)
+            return text
+
+    def put(self, key: tuple[str, str, int], text: str) -> None:
+        """Keep a chunk."""
+        with self._lock:
+            self._chunks[key] = text
+            self._chunks.move_to_end(key)
+            while len(self._chunks) > self._capacity:
+                self._chunks.popitem(last=False)
+
+    def forget(self, session_id: str) -> None:
+        """Drop a deleted session's chunks."""
+        with self._lock:
+            for key in [k for k in self._chunks if k[0] == session_id]:
+                del self._chunks[key]
+
+
+class _Reader:
+    """A session's files, chunk by chunk through the process cache."""
+
+    def __init__(self, storage: SessionStorageInterface, cache: TextCache, session_id: str) -> None:
+        self._storage = storage
+        self._cache = cache
+        self._session_id = session_id
+
+    async def read_text(self, file_id: str, start: int, end: int) -> str:
+        start, end = max(0, start), max(0, end)
+        if end <= start:
+            return ""
+        parts = [await self._chunk(file_id, n) for n in range(start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS + 1)]
+        offset = (start // CHUNK_CHARS) * CHUNK_CHARS
+        return "".join(parts)[start - offset : end - offset]
+
+    async def _chunk(self, file_id: str, n: int) -> str:
+        key = (self._session_id, file_id, n)
+        text = self._cache.get(key)
+        if text is None:
+            first = n * CHUNK_CHARS
+            text = await asyncio.to_thread(
+                self._storage.read_file, self._session_id, file_id, first, first + CHUNK_CHARS
+            )
+            if len(text) == CHUNK_CHARS:  # a file's last chunk may be short; a full one never changes
+                self._cache.put(key, text)
+        return text
+
+
+class StorageSessionStore:
+    """agent_core's SessionStore over a storage backend."""
+
+    def __init__(self, storage: SessionStorageInterface, *, cache: TextCache | None = None) -> None:
+        self.storage = storage
+        self.cache = cache or TextCache()
+
+    async def load(self, session_id: str, *, window: int) -> SessionSnapshot:
+        """The session's state for a step."""
+        return await asyncio.to_thread(self.storage.load_step, session_id, window=window)
+
+    async def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None) -> None:
+        """The step's effects, in one conditional transaction."""
+        await asyncio.to_thread(self.storage.commit, token, effects, answer=answer)
+
+    async def keep_answer(self, session_id: str, answer: StoredAnswer) -> None:
+        """The answer to a request that committed nothing."""
+        await asyncio.to_thread(self.storage.keep_answer, session_id, answer, now=int(time.time()))
+
+    def reader(self, session_id: str) -> FileReader:
+        """A reader of the session's files."""
+        return _Reader(self.storage, self.cache, session_id)

@@ -90,7 +90,8 @@ def _fill_segmented(items: list[Located], located: list[Located], targets: Mappi
             _, codes = inline.extract(item.source, "1.2", preserve=item.preserve)
             inline.rebuild(mark, targets[item.key], codes, "1.2")
         else:
-            _copy_content(mark, old.get(node.get("mid")) or node)
+            previous = old.get(node.get("mid"))
+            _copy_content(mark, previous if previous is not None else node)
     statuses = [states.get(i.key, "pending") for i in unit_items if i.key in targets]
     if len(statuses) == len(unit_items):
         _set_state12(first.unit, target, "pending" if "pending" in statuses else statuses[0])

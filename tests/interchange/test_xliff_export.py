@@ -6,7 +6,6 @@ import pytest
 from lxml import etree
 
 from interchange import BilingualExport, BilingualSegment, Note, export_xliff2, export_xliff12, parse_xliff
-
 from tests.interchange.xliff_schema import assert_valid_xliff2
 
 translate_xliff = pytest.importorskip("translate.storage.xliff")

@@ -87,8 +87,8 @@ def test_segmented_units_are_one_segment_per_mark_and_partial_fill_keeps_the_res
     document = parse_xliff(original)
     tu9 = [s for s in document.segments if s.unit_id == "tu9"]
     assert [s.key for s in tu9] == ["2/tu9/1", "2/tu9/2", "2/tu9/3"]
-    assert [s.source for s in tu9] == ["This is a test in DOCX format.", "This is the second sentence in this paragraph.",
-                                       "This one is the third."]
+    assert [s.source for s in tu9] == [
+        "This is a test in DOCX format.", "This is the second sentence in this paragraph.", "This one is the third."]
     filled = fill_xliff(original, {"2/tu9/2": "Voici la deuxième phrase."}, {"2/tu9/2": "approved"})
     again = {s.key: s for s in parse_xliff(filled).segments}
     assert again["2/tu9/2"].target == "Voici la deuxième phrase."
@@ -127,4 +127,5 @@ def test_layout_maps_position_units_onto_segments() -> None:
     assert result.targets == {"2/tu9/1": "Ceci est un test au format DOCX."}
     assert result.states == {"2/tu9/1": "revised"}
     filled = fill_xliff(original, result.targets, result.states)
-    assert next(s for s in parse_xliff(filled).segments if s.key == "2/tu9/1").target == "Ceci est un test au format DOCX."
+    segment = next(s for s in parse_xliff(filled).segments if s.key == "2/tu9/1")
+    assert segment.target == "Ceci est un test au format DOCX."

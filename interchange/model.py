@@ -5,6 +5,7 @@ A `Status` is a segment's state in this project (API.md "Segment"); `states.py` 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -12,6 +13,7 @@ from typing import Literal
 Status = Literal["untranslated", "pending", "approved", "refined", "revised", "verbatim"]
 """A segment's status: written units are approved, refined, revised or verbatim (text kept as is)."""
 STATUSES: tuple[Status, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
+_PLACEHOLDER = re.compile(r"\{/?\d{1,4}\}")
 WRITTEN: frozenset[Status] = frozenset({"approved", "refined", "revised", "verbatim"})
 """The statuses whose target is in the assembled translation."""
 
@@ -117,5 +119,5 @@ class XliffDocument:
     segments: tuple[XliffSegment, ...] = field(default=())
 
     def translatable_segments(self) -> tuple[XliffSegment, ...]:
-        """The segments to translate: translatable, with some non-whitespace source."""
-        return tuple(s for s in self.segments if s.translatable and s.source.strip())
+        """The segments to translate: translatable, with some text besides whitespace and placeholders."""
+        return tuple(s for s in self.segments if s.translatable and _PLACEHOLDER.sub("", s.source).strip())

@@ -1,0 +1,68 @@
+"""Interchange with CAT tools: XLIFF 2.0/1.2 exports and sources, TMX, glossary CSV/TBX, BCP 47 names.
+
+Pure functions over frozen dataclasses (`model.py`): no HTTP, storage or agent. XML goes through
+lxml with entities, DTDs and the network off (`_xml.py`). Placeholders for inline codes: `codes.py`;
+states: `states.py`; how an XLIFF source becomes the file's text and comes back: `layout.py`.
+"""
+
+from .codes import problems as placeholder_problems
+from .errors import InterchangeError, NotWellFormed, PlaceholderError, UnsupportedFormat
+from .export_xliff import export_xliff2, export_xliff12
+from .fill import fill_xliff
+from .glossary import export_glossary_csv, export_tbx, parse_glossary_csv, parse_tbx
+from .languages import bcp47, primary_subtag, same_language
+from .layout import SegmentSpan, SegmentTargets, WrittenUnit, XliffText, segment_targets, span_of, translatable_text
+from .model import (
+    STATUSES,
+    WRITTEN,
+    BilingualExport,
+    BilingualSegment,
+    GlossaryTerm,
+    InlineCode,
+    Note,
+    Status,
+    TmPair,
+    XliffDocument,
+    XliffSegment,
+)
+from .tmx import export_tmx, parse_tmx
+from .xliff_source import parse_xliff
+
+__all__ = [
+    "STATUSES",
+    "WRITTEN",
+    "BilingualExport",
+    "BilingualSegment",
+    "GlossaryTerm",
+    "InlineCode",
+    "InterchangeError",
+    "NotWellFormed",
+    "Note",
+    "PlaceholderError",
+    "SegmentSpan",
+    "SegmentTargets",
+    "Status",
+    "TmPair",
+    "UnsupportedFormat",
+    "WrittenUnit",
+    "XliffDocument",
+    "XliffSegment",
+    "XliffText",
+    "bcp47",
+    "export_glossary_csv",
+    "export_tbx",
+    "export_tmx",
+    "export_xliff2",
+    "export_xliff12",
+    "fill_xliff",
+    "parse_glossary_csv",
+    "parse_tbx",
+    "parse_tmx",
+    "parse_xliff",
+    "placeholder_problems",
+    "primary_subtag",
+    "same_language",
+    "segment_targets",
+    "span_of",
+    "translatable_text",
+]

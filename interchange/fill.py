@@ -1,0 +1,143 @@
+"""Filling an XLIFF document's targets: the original document, nothing changed but targets and states.
+
+`fill_xliff(original, targets, states)` parses the original again, finds each segment by its key
+(`XliffSegment.key`), replaces its target's content with the translation (placeholders turned back
+into the source's codes, see `codes.py`) and sets its state (see `states.py`). Everything else —
+namespaces and prefixes, comments, processing instructions, other elements and attributes, the
+doctype — is kept; the XML declaration is rewritten to say UTF-8, the text's real encoding.
+
+Where a target is created: 1.2 right after `<source>` (or `<seg-source>`), with the file's
+`target-language` as `xml:lang`; 2.0 right after the segment's `<source>`. A 1.2 unit segmented with
+`<seg-source>` gets a target shaped like its seg-source: every `<mrk mtype="seg">` of it, filled with
+the translation, or else the existing target's text for that segment, or else a copy of the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lxml import etree
+
+from . import codes as inline
+from ._xml import XML_LANG, local, parse, serialize, sibling_tag
+from .errors import InterchangeError
+from .model import WRITTEN, Status
+from .states import xliff2_state, xliff12_state
+from .xliff_source import Located, locate
+
+
+def fill_xliff(original_text: str, targets: Mapping[str, str], states: Mapping[str, Status]) -> str:
+    """The original document with `targets` (by segment key) filled and their `states` set.
+
+    A key without a state is taken as `pending`. Keys of untranslatable segments are ignored; a key
+    the document does not have raises InterchangeError; bad placeholders raise PlaceholderError.
+    """
+    tree, _ = parse(original_text)
+    version, located = locate(tree)
+    by_key = {item.key: item for item in located}
+    unknown = [key for key in targets if key not in by_key]
+    if unknown:
+        raise InterchangeError(f"The document has no segment {unknown[0]!r}.")
+    segmented: dict[int, list[Located]] = {}
+    for item in located:
+        if item.key not in targets or not item.translatable:
+            continue
+        if version == "1.2" and local(item.source.tag) == "mrk":
+            segmented.setdefault(id(item.unit), []).append(item)
+            continue
+        _fill_plain(item, targets[item.key], states.get(item.key, "pending"))
+    for items in segmented.values():
+        _fill_segmented(items, located, targets, states)
+    return serialize(tree, declaration=True)
+
+
+def _fill_plain(item: Located, text: str, status: Status) -> None:
+    target = item.target if item.target is not None else _new_target(item)
+    _clear(target)
+    _, codes = inline.extract(item.source, item.version, preserve=item.preserve)
+    inline.rebuild(target, text, codes, item.version)
+    if item.version == "2.0":
+        assert item.state_holder is not None
+        state, sub_state = xliff2_state(status)
+        item.state_holder.set("state", state)
+        item.state_holder.set("subState", sub_state)
+    else:
+        _set_state12(item.unit, target, status)
+
+
+def _fill_segmented(items: list[Located], located: list[Located], targets: Mapping[str, str],
+                    states: Mapping[str, Status]) -> None:
+    """Rebuild a seg-source unit's target: every segment mark, translated where a translation is given."""
+    first = items[0]
+    unit_items = [i for i in located if i.unit is first.unit]
+    seg_source = first.source.getparent()
+    while seg_source is not None and local(seg_source.tag) != "seg-source":
+        seg_source = seg_source.getparent()
+    if seg_source is None:
+        raise InterchangeError(f"Segment {first.key!r} has no <seg-source>.")
+    old = {i.source.get("mid"): i.target for i in unit_items}
+    target = first.state_holder if first.state_holder is not None else _new_target(first)
+    _clear(target)
+    target.text = seg_source.text
+    by_mid = {i.source.get("mid"): i for i in unit_items}
+    for node in seg_source:
+        if not isinstance(node.tag, str):
+            continue
+        mark = etree.SubElement(target, node.tag, attrib=dict(node.attrib))
+        mark.tail = node.tail
+        item = by_mid.get(node.get("mid")) if local(node.tag) == "mrk" else None
+        if item is not None and item.key in targets:
+            _, codes = inline.extract(item.source, "1.2", preserve=item.preserve)
+            inline.rebuild(mark, targets[item.key], codes, "1.2")
+        else:
+            previous = old.get(node.get("mid"))
+            _copy_content(mark, previous if previous is not None else node)
+    statuses = [states.get(i.key, "pending") for i in unit_items if i.key in targets]
+    if len(statuses) == len(unit_items):
+        _set_state12(first.unit, target, "pending" if "pending" in statuses else statuses[0])
+
+
+def _copy_content(destination: etree._Element, source: etree._Element) -> None:
+    destination.text = source.text
+    for child in source:
+        if isinstance(child.tag, str):
+            inline._clone(destination, child)
+            destination[-1].tail = child.tail
+
+
+def _set_state12(unit: etree._Element, target: etree._Element, status: Status) -> None:
+    target.set("state", xliff12_state(status))
+    if status == "pending":
+        target.set("state-qualifier", "mt-suggestion")
+    elif target.get("state-qualifier") == "mt-suggestion":
+        del target.attrib["state-qualifier"]
+    unit.set("approved", "yes" if status in WRITTEN else "no")
+
+
+def _new_target(item: Located) -> etree._Element:
+    """A new empty `<target>` placed where the schema wants it."""
+    parent = item.unit if item.version == "1.2" else item.state_holder
+    assert parent is not None
+    anchor = item.source
+    while anchor.getparent() is not parent:
+        parent_of = anchor.getparent()
+        assert parent_of is not None
+        anchor = parent_of
+    if item.version == "1.2":
+        following = anchor.getnext()
+        if following is not None and local(following.tag) == "seg-source":
+            anchor = following
+    target = parent.makeelement(sibling_tag(anchor, "target"), {})
+    if item.version == "1.2" and item.file.get("target-language"):
+        target.set(XML_LANG, item.file.get("target-language", ""))
+    target.tail = anchor.tail
+    anchor.addnext(target)
+    return target
+
+
+def _clear(element: etree._Element) -> None:
+    tail = element.tail
+    for child in list(element):
+        element.remove(child)
+    element.text = None
+    element.tail = tail

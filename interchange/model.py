@@ -1,0 +1,123 @@
+"""The values the interchange functions take and give: frozen dataclasses, no XML.
+
+A `Status` is a segment's state in this project (API.md "Segment"); `states.py` maps it to XLIFF.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+Status = Literal["untranslated", "pending", "approved", "refined", "revised", "verbatim"]
+"""A segment's status: written units are approved, refined, revised or verbatim (text kept as is)."""
+STATUSES: tuple[Status, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
+_PLACEHOLDER = re.compile(r"\{/?\d{1,4}\}")
+WRITTEN: frozenset[Status] = frozenset({"approved", "refined", "revised", "verbatim"})
+"""The statuses whose target is in the assembled translation."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Note:
+    """A remark attached to a segment: the reviewer's reason, a correction, a tool's comment."""
+
+    text: str
+    category: str | None = None
+    """What the note is (`reason`, `correction`, `description`, …); XLIFF 2.0 `category`, 1.2 `from`."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BilingualSegment:
+    """One segment of a file as the export sees it: a written unit or an untranslated span."""
+
+    id: str
+    start: int
+    end: int
+    source: str
+    target: str | None
+    status: Status
+    notes: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BilingualExport:
+    """A file's segments in source order, with its name and languages (BCP 47)."""
+
+    file_name: str
+    source_language: str
+    target_language: str | None
+    segments: tuple[BilingualSegment, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TmPair:
+    """One translation memory entry: a source text, its translation and their languages."""
+
+    source: str
+    target: str
+    srclang: str
+    tgtlang: str
+    created: datetime | None = None
+    changed: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GlossaryTerm:
+    """A source term and its translation; languages are BCP 47 tags when known."""
+
+    source: str
+    target: str
+    srclang: str | None = None
+    tgtlang: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InlineCode:
+    """An inline code of an XLIFF segment, as the placeholder the translatable text shows for it."""
+
+    token: int
+    """The number in the placeholder: `{3}` (and `{/3}` for the end of a pair)."""
+    kind: Literal["single", "paired"]
+    """`single`: one placeholder `{n}`; `paired`: `{n}` … `{/n}` around text (or a start and an end code)."""
+    element: str
+    """The XML element(s) it stands for, e.g. `g`, `pc`, `x`, `bpt/ept`, `sc/ec`."""
+    code_id: str | None
+    """The code's own `id` attribute in the document."""
+    display: str = ""
+    """The original data when the document has it (`&lt;b&gt;`, `equiv-text`, `disp`), for reviewers."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class XliffSegment:
+    """A segment of an XLIFF document: its key, its source as translatable text, its existing target."""
+
+    key: str
+    """Stable within the document: `"<file number>/<unit id>/<segment number>"`, numbers from 1."""
+    unit_id: str
+    source: str
+    """The source as plain text; inline codes are placeholders `{n}` / `{/n}` (see `codes.py`)."""
+    target: str | None
+    """The existing target in the same form, or None."""
+    state: str | None
+    """The state as the document writes it (2.0 `state`, 1.2 target `state`), or None."""
+    status: Status | None
+    """The project status the state means (exact for documents this package wrote), or None."""
+    translatable: bool
+    """False under `translate="no"` (such segments are kept as they are)."""
+    codes: tuple[InlineCode, ...] = ()
+    notes: tuple[Note, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class XliffDocument:
+    """An XLIFF 1.2 or 2.0 document read for translation."""
+
+    version: Literal["1.2", "2.0"]
+    source_language: str | None
+    target_language: str | None
+    segments: tuple[XliffSegment, ...] = field(default=())
+
+    def translatable_segments(self) -> tuple[XliffSegment, ...]:
+        """The segments to translate: translatable, with some text besides whitespace and placeholders."""
+        return tuple(s for s in self.segments if s.translatable and _PLACEHOLDER.sub("", s.source).strip())

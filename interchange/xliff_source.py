@@ -1,0 +1,182 @@
+"""Reading XLIFF 1.2 and 2.0 as real tools write them, down to each segment's live elements.
+
+Segments: a 1.2 `<trans-unit>` is one segment, or one per `<mrk mtype="seg">` of its `<seg-source>`
+(Okapi, Trados); a 2.0 `<unit>` has one per `<segment>` (`<ignorable>` is kept, not translated).
+Units inside `<group>`s and several `<file>`s are read in document order. `translate="no"` on a
+unit, or inherited from a group or (2.0) a file, makes its segments untranslatable. XLIFF 1.0/1.1
+documents and 1.2 documents without a namespace are read as 1.2; 2.1 and 2.2 as 2.0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+
+from . import codes as inline
+from ._xml import local, namespace, parse, preserves_space
+from .errors import UnsupportedFormat
+from .model import Note, XliffDocument, XliffSegment
+from .states import status_from_xliff2, status_from_xliff12
+
+NS12 = "urn:oasis:names:tc:xliff:document:1.2"
+NS20 = "urn:oasis:names:tc:xliff:document:2.0"
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A segment with the elements that hold it (internal: `fill.py` writes through these)."""
+
+    key: str
+    version: inline.Version
+    unit: etree._Element
+    source: etree._Element
+    target: etree._Element | None
+    state_holder: etree._Element | None
+    translatable: bool
+    preserve: bool
+    file: etree._Element
+
+
+def parse_xliff(text: str) -> XliffDocument:
+    """The segments of an XLIFF 1.2 or 2.0 document; raises NotWellFormed or UnsupportedFormat."""
+    tree, _ = parse(text)
+    version, located = locate(tree)
+    root = tree.getroot()
+    segments = tuple(_segment(item) for item in located)
+    if version == "2.0":
+        return XliffDocument(version=version, source_language=root.get("srcLang"),
+                             target_language=root.get("trgLang"), segments=segments)
+    first = next(iter(_children(root, "file")), None)
+    source = first.get("source-language") if first is not None else None
+    target = first.get("target-language") if first is not None else None
+    return XliffDocument(version=version, source_language=source, target_language=target, segments=segments)
+
+
+def version_of(root: etree._Element) -> inline.Version:
+    """`1.2` or `2.0` for an `<xliff>` root; raises UnsupportedFormat for anything else."""
+    if local(root.tag) != "xliff":
+        raise UnsupportedFormat("This is not an XLIFF document (its root element is not <xliff>).")
+    ns, version = namespace(root), root.get("version", "")
+    if ns.startswith("urn:oasis:names:tc:xliff:document:2") or version.startswith("2."):
+        return "2.0"
+    if ns.startswith("urn:oasis:names:tc:xliff:document:1") or version.startswith("1.") or not ns:
+        return "1.2"
+    raise UnsupportedFormat(f"Unsupported XLIFF version {version!r} (namespace {ns!r}).")
+
+
+def locate(tree: etree._ElementTree) -> tuple[inline.Version, list[Located]]:
+    """The version and the located segments of a parsed document, in document order."""
+    root = tree.getroot()
+    version = version_of(root)
+    found: list[Located] = []
+    seen: set[str] = set()
+    for number, file in enumerate(_children(root, "file"), start=1):
+        units = _units12(file) if version == "1.2" else _units20(file)
+        for unit, segments in units:
+            for index, (source, target, holder) in enumerate(segments, start=1):
+                key = _unique(f"{number}/{unit.get('id', '')}/{index}", seen)
+                found.append(Located(key, version, unit, source, target, holder, _translatable(unit),
+                                     preserves_space(source), file))
+    return version, found
+
+
+Triple = tuple[etree._Element, etree._Element | None, etree._Element | None]
+
+
+def _units12(file: etree._Element) -> Iterator[tuple[etree._Element, list[Triple]]]:
+    for unit in file.iter():
+        if local(unit.tag) != "trans-unit":
+            continue
+        source, seg_source, target = (_child(unit, n) for n in ("source", "seg-source", "target"))
+        if source is None:
+            continue
+        marks = _seg_marks(seg_source) if seg_source is not None else []
+        if not marks:
+            yield unit, [(source, target, target)]
+            continue
+        by_mid = {m.get("mid"): m for m in _seg_marks(target)} if target is not None else {}
+        yield unit, [(m, by_mid.get(m.get("mid")), target) for m in marks]
+
+
+def _units20(file: etree._Element) -> Iterator[tuple[etree._Element, list[Triple]]]:
+    for unit in file.iter():
+        if local(unit.tag) != "unit":
+            continue
+        triples: list[Triple] = []
+        for segment in _children(unit, "segment"):
+            source = _child(segment, "source")
+            if source is not None:
+                triples.append((source, _child(segment, "target"), segment))
+        yield unit, triples
+
+
+def _segment(item: Located) -> XliffSegment:
+    data = _original_data(item.unit) if item.version == "2.0" else {}
+    source, codes = inline.extract(item.source, item.version, preserve=item.preserve)
+    target = None
+    if item.target is not None:
+        target, _ = inline.extract(item.target, item.version, preserve=item.preserve, like=codes)
+    holder = item.state_holder
+    if item.version == "2.0":
+        state = holder.get("state") if holder is not None else None
+        sub = holder.get("subState") if holder is not None else None
+        status = status_from_xliff2(state, sub, has_target=bool(target))
+    else:
+        state = holder.get("state") if holder is not None else None
+        phase = holder.get("phase-name") if holder is not None else None
+        status = status_from_xliff12(state, phase, has_target=bool(target))
+    return XliffSegment(
+        key=item.key, unit_id=item.unit.get("id", ""), source=source, target=target, state=state,
+        status=status, translatable=item.translatable, codes=tuple(c.public(data) for c in codes),
+        notes=_notes(item.unit, item.version),
+    )
+
+
+def _notes(unit: etree._Element, version: inline.Version) -> tuple[Note, ...]:
+    if version == "1.2":
+        return tuple(Note(text="".join(n.itertext()), category=n.get("from")) for n in _children(unit, "note"))
+    holder = _child(unit, "notes")
+    if holder is None:
+        return ()
+    return tuple(Note(text="".join(n.itertext()), category=n.get("category")) for n in _children(holder, "note"))
+
+
+def _original_data(unit: etree._Element) -> dict[str, str]:
+    holder = _child(unit, "originalData")
+    if holder is None:
+        return {}
+    return {d.get("id", ""): "".join(d.itertext()) for d in _children(holder, "data")}
+
+
+def _translatable(unit: etree._Element) -> bool:
+    node: etree._Element | None = unit
+    while node is not None:
+        value = node.get("translate")
+        if value is not None:
+            return value != "no"
+        node = node.getparent()
+    return True
+
+
+def _seg_marks(container: etree._Element) -> list[etree._Element]:
+    return [m for m in container.iter() if local(m.tag) == "mrk" and m.get("mtype") == "seg"]
+
+
+def _children(element: etree._Element, name: str) -> list[etree._Element]:
+    return [c for c in element if local(c.tag) == name]
+
+
+def _child(element: etree._Element, name: str) -> etree._Element | None:
+    found = _children(element, name)
+    return found[0] if found else None
+
+
+def _unique(key: str, seen: set[str]) -> str:
+    candidate, n = key, 1
+    while candidate in seen:
+        n += 1
+        candidate = f"{key}#{n}"
+    seen.add(candidate)
+    return candidate

@@ -1,0 +1,36 @@
+"""Language names as users write them → BCP 47, and matching by primary subtag."""
+
+from __future__ import annotations
+
+import pytest
+
+from interchange import bcp47, same_language
+
+
+@pytest.mark.parametrize(("name", "tag"), [
+    ("French", "fr"), ("français", "fr"), ("FRENCH", "fr"), ("fr", "fr"), ("fr-FR", "fr-FR"), ("fr_fr", "fr-FR"),
+    ("Brazilian Portuguese", "pt-BR"), ("Portuguese (Brazil)", "pt-BR"), ("português do Brasil", "pt-BR"),
+    ("pt-br", "pt-BR"), ("European Portuguese", "pt-PT"), ("Chinese", "zh"), ("简体中文", "zh-Hans"),
+    ("繁體中文", "zh-Hant"), ("Simplified Chinese", "zh-Hans"), ("Chinese (Traditional)", "zh-Hant"),
+    ("zh-hant-tw", "zh-Hant-TW"), ("German", "de"), ("Deutsch", "de"), ("Swiss German", "de-CH"),
+    ("Japanese", "ja"), ("日本語", "ja"), ("Korean", "ko"), ("Spanish", "es"), ("español", "es"),
+    ("Latin American Spanish", "es-419"), ("es-419", "es-419"), ("Mexican Spanish", "es-MX"),
+    ("Canadian French", "fr-CA"), ("French (Canada)", "fr-CA"), ("British English", "en-GB"),
+    ("American English", "en-US"), ("en_US", "en-US"), ("Norwegian", "no"), ("Norwegian Bokmål", "nb"),
+    ("Russian", "ru"), ("русский", "ru"), ("Arabic", "ar"), ("Hebrew", "he"), ("Persian", "fa"),
+    ("Hindi", "hi"), ("Turkish", "tr"), ("Ukrainian", "uk"), ("Polish", "pl"), ("Dutch", "nl"),
+    ("Italian", "it"), ("Vietnamese", "vi"), ("Thai", "th"), ("Indonesian", "id"), ("Tagalog", "tl"),
+    ("Cantonese", "yue"), ("french language", "fr"), ("  french  ", "fr"),
+    ("Klingon", None), ("", None), ("unknown", None), ("auto", None), ("*", None), ("the French one", None),
+])
+def test_bcp47(name: str, tag: str | None) -> None:
+    assert bcp47(name) == tag
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    ("fr-FR", "french", True), ("fr-CA", "fr", True), ("pt-BR", "Portuguese", True), ("zh-Hans", "Chinese", True),
+    ("nb", "Norwegian", True), ("iw", "he", True), ("en", "fr", False), ("pt", "es", False),
+    ("unknown", "unknown", False), ("Klingon", "Klingon", False),
+])
+def test_same_language(a: str, b: str, same: bool) -> None:
+    assert same_language(a, b) is same

@@ -58,9 +58,9 @@ def route_logs_to_file(log_path: Path) -> None:
         handler._translation_agent = True  # type: ignore[attr-defined]
         root.addHandler(handler)
     # Whatever stream a handler captured at import (the terminal's stdout, or a test's capture), not a file.
-    for each in [*app_logger.handlers, *ours]:
-        if type(each) is logging.StreamHandler:
-            _close_ours(each.setStream(stream))
+    replaced = [each.setStream(stream) for each in [*app_logger.handlers, *ours] if type(each) is logging.StreamHandler]
+    for old in replaced:  # closed only once no handler writes to them any more
+        _close_ours(old)
     logging.captureWarnings(True)
 
 

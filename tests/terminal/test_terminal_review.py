@@ -139,6 +139,7 @@ async def test_whole_document_over_http(http_client: ApiClient, tmp_path: Path) 
     await whole_document(http_client, tmp_path)
 
 
+@pytest.mark.slow
 async def test_approve_all_asks_when_a_card_has_warnings(local_client: ApiClient, tmp_path: Path) -> None:
     """Shift+A asks first when an undecided card has QA warnings (here: a glossary term not followed)."""
     await local_client.add_glossary("version", "mouture")

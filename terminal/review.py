@@ -244,7 +244,7 @@ class ReviewApp(App[None]):
                 fields = {"reason": reason} if reason else {}
                 self._decide(card, self._verdict(card, "reject", **fields))
 
-        self.push_screen(RejectScreen(), done)
+        self.push_screen(RejectScreen(card.request.src_string), done)
 
     def action_move(self, step: int) -> None:
         """Go to the next or previous card."""
@@ -266,7 +266,9 @@ class ReviewApp(App[None]):
 
         warned = sum(1 for c in undecided if c.request.warnings)
         if warned:
-            question = f"{warned} of the {len(undecided)} undecided proposals have warnings. Approve them all?"
+            n = len(undecided)
+            which = "The undecided proposal has" if n == 1 else f"{warned} of the {n} undecided proposals have"
+            question = f"{which} QA warnings. Approve {'it' if n == 1 else 'all of them'} anyway?"
             self.push_screen(ConfirmScreen(question), approve)
         else:
             approve(True)

@@ -76,7 +76,7 @@ class EditScreen(ModalScreen[str | None]):
     ]
 
     def __init__(self, source: str, text: str) -> None:
-        super().__init__(classes="dialog")
+        super().__init__()
         self._source = source
         self._text = text
 
@@ -107,10 +107,15 @@ class RejectScreen(ModalScreen[str | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]  # noqa: RUF012
 
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self._source = source
+
     def compose(self) -> ComposeResult:
-        """The reason input."""
+        """The source for reference and the reason input."""
         with Vertical(classes="box"):
             yield Label("Why reject it? The model reads this.  [dim](Enter reject · Esc cancel)[/]")
+            yield Static(Text(self._source), classes="source")
             yield Input(placeholder="e.g. too literal; keep the product name", id="reason")
 
     def on_mount(self) -> None:
@@ -136,7 +141,7 @@ class ConfirmScreen(ModalScreen[bool]):
     ]
 
     def __init__(self, question: str) -> None:
-        super().__init__(classes="dialog")
+        super().__init__()
         self._question = question
 
     def compose(self) -> ComposeResult:

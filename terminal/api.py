@@ -1,0 +1,248 @@
+"""The terminal client's one way to the API (API.md) over httpx: the doNext loop and the other routes."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, unquote
+
+import httpx
+
+from .models import (
+    CopilotRequest,
+    Download,
+    FileInfo,
+    ImportResult,
+    SessionPage,
+    SessionView,
+    Step,
+    Unit,
+    Verdict,
+)
+
+MAX_RETRIES = 5
+"""How often one call is retried after a 409, 503, 504 or a lost answer before the error is shown."""
+MAX_WAIT = 30.0
+"""The longest pause before a retry, whatever Retry-After says."""
+
+PLAIN = {
+    400: "The server could not read the request.",
+    401: "Authentication is required: pass --token or set TRANSLATION_AGENT_TOKEN.",
+    404: "This session or file does not exist (for this caller).",
+    409: "The session changed in the meantime (another client or a lost answer).",
+    413: "The document is too large to upload.",
+    422: "The server rejected the request.",
+    502: "The model provider refused the request; retrying will not help.",
+    503: "The translation model or the store is busy or unavailable.",
+    504: "The step took too long and was cancelled; nothing was changed.",
+}
+
+
+class ApiError(Exception):
+    """An API or network failure, in words a person can act on."""
+
+    def __init__(self, message: str, *, status: int = 0, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        """A lost answer, a conflict, a busy provider or a timeout may succeed when tried again."""
+        return self.status in (0, 409, 503, 504)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Where a doNext loop stopped: the human's turn, with copilot requests to review or not."""
+
+    session_id: str
+    actor: str
+    copilot_requests: tuple[CopilotRequest, ...]
+    files: tuple[FileInfo, ...]
+
+
+StepHook = Callable[[Step], Awaitable[None] | None]
+RetryHook = Callable[[ApiError, float], Awaitable[None] | None]
+
+
+def new_key() -> str:
+    """A fresh Idempotency-Key."""
+    return uuid.uuid4().hex
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        return float(response.headers["Retry-After"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _error(response: httpx.Response) -> ApiError:
+    detail = ""
+    try:
+        data = response.json()
+        detail = data.get("error", "") if isinstance(data, dict) else ""
+    except ValueError:
+        pass
+    general = PLAIN.get(response.status_code, f"The server answered with an error (HTTP {response.status_code}).")
+    message = f"{general} {detail}" if detail and detail != general else general
+    return ApiError(message, status=response.status_code, retry_after=_retry_after(response))
+
+
+def _filename(response: httpx.Response, fallback: str) -> str:
+    header = response.headers.get("Content-Disposition", "")
+    if match := re.search(r"filename\*=UTF-8''([^;]+)", header, re.IGNORECASE):
+        return unquote(match.group(1))
+    if match := re.search(r'filename="([^"]+)"', header):
+        return match.group(1)
+    return fallback
+
+
+async def _call(hook: Callable[..., Awaitable[None] | None] | None, *args: object) -> None:
+    if hook is not None and (pending := hook(*args)) is not None:
+        await pending
+
+
+class ApiClient:
+    """The API over an httpx client (in-process ASGI or a deployed URL)."""
+
+    def __init__(self, http: httpx.AsyncClient, *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self._http = http
+        self._sleep = sleep
+
+    async def aclose(self) -> None:
+        """Close the underlying HTTP client."""
+        await self._http.aclose()
+
+    async def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        try:
+            response = await self._http.request(method, path, **kwargs)
+        except httpx.TransportError as exc:
+            name = exc.__class__.__name__
+            raise ApiError(f"Could not reach the server ({name}). Check the URL, then retry.") from exc
+        if response.is_error:
+            raise _error(response)
+        return response
+
+    async def create_session(self) -> str:
+        """A new empty session's id."""
+        data = (await self._request("POST", "/api/sessions", json={})).json()
+        return str(data["id"])
+
+    async def session(self, session_id: str) -> SessionView:
+        """Everything needed to restore the view of a session."""
+        return SessionView.model_validate((await self._request("GET", f"/api/sessions/{quote(session_id)}")).json())
+
+    async def sessions(self, *, limit: int = 50, cursor: str | None = None) -> SessionPage:
+        """A page of the caller's sessions, newest first."""
+        params: dict[str, str | int] = {"limit": limit}
+        if cursor:
+            params["cursor"] = cursor
+        return SessionPage.model_validate((await self._request("GET", "/api/sessions", params=params)).json())
+
+    async def upload(self, session_id: str, name: str, content: str) -> FileInfo:
+        """Add a document to the session."""
+        body = {"name": name, "content": content}
+        data = (await self._request("POST", f"/api/sessions/{quote(session_id)}/files", json=body)).json()
+        return FileInfo.model_validate(data)
+
+    async def file(self, session_id: str, file_id: str) -> FileInfo:
+        """A file and its progress."""
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}"
+        return FileInfo.model_validate((await self._request("GET", path)).json())
+
+    async def units(self, session_id: str, file_id: str) -> list[Unit]:
+        """The written units of a file, in source order."""
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/units"
+        return [Unit.model_validate(u) for u in (await self._request("GET", path)).json()["units"]]
+
+    async def download(self, session_id: str, file_id: str, fmt: str = "md") -> Download:
+        """The translation (`md`) or an export format, with the name the server suggests."""
+        base = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}"
+        path, params = (f"{base}/translation", None) if fmt == "md" else (f"{base}/export", {"format": fmt})
+        try:
+            response = await self._request("GET", path, params=params, headers={"Accept": "*/*"})
+        except ApiError as exc:
+            if exc.status == 404 and fmt != "md":
+                await self.file(session_id, file_id)  # a missing session or file says so itself
+                message = f"This server cannot export the format {fmt!r} (yet); try --format md."
+                raise ApiError(message, status=404) from exc
+            raise
+        return Download(filename=_filename(response, f"translation.{fmt}"), content=response.text)
+
+    async def add_glossary(self, source: str, target: str, languages: str | None = None) -> None:
+        """Add a glossary entry to the caller's memory."""
+        body = {"source": source, "target": target} | ({"languages": languages} if languages else {})
+        await self._request("POST", "/api/memory/glossary", json=body)
+
+    async def import_memory(self, fmt: str, content: str) -> ImportResult:
+        """Add a TMX, CSV or TBX file to the caller's memory."""
+        try:
+            response = await self._request("POST", "/api/memory/import", json={"format": fmt, "content": content})
+        except ApiError as exc:
+            if exc.status in (404, 405):
+                raise ApiError("This server has no memory import (POST /api/memory/import) yet.", status=404) from exc
+            raise
+        return ImportResult.model_validate(response.json())
+
+    async def step(self, body: dict[str, Any], key: str) -> Step:
+        """One `POST /api/next` with its Idempotency-Key."""
+        response = await self._request("POST", "/api/next", json=body, headers={"Idempotency-Key": key})
+        return Step.model_validate(response.json())
+
+    async def do_next(
+        self,
+        body: dict[str, Any],
+        *,
+        on_step: StepHook | None = None,
+        on_retry: RetryHook | None = None,
+    ) -> Turn:
+        """Send `body`, then continue while the agent has the turn; stop at the human's turn."""
+        key = new_key()
+        attempts = 0
+        while True:
+            try:
+                step = await self.step(body, key)
+            except ApiError as exc:
+                attempts += 1
+                if not exc.retryable or attempts > MAX_RETRIES:
+                    raise
+                wait = min(exc.retry_after if exc.retry_after is not None else float(attempts), MAX_WAIT)
+                await _call(on_retry, exc, wait)
+                await self._sleep(wait)
+                if exc.status == 409:
+                    # Another step committed first: look at the server and go on from what it holds.
+                    restored = await self._after_conflict(body)
+                    if restored is not None:
+                        return restored
+                    body, key = {"sessionId": body["sessionId"]}, new_key()
+                elif exc.status != 0:
+                    key = new_key()  # 503/504 left the session unchanged: the same call, as a new attempt
+                # A lost answer (status 0) is resent with the same key: the server replays it if it ran.
+                continue
+            attempts = 0
+            await _call(on_step, step)
+            answer = step.agentResponse
+            if answer.copilotRequests or answer.actor != "agent":
+                return Turn(step.sessionId, answer.actor, answer.copilotRequests, step.progress)
+            body, key = {"sessionId": step.sessionId}, new_key()
+
+    async def _after_conflict(self, body: dict[str, Any]) -> Turn | None:
+        """The session's turn after a 409, or None when the agent has it and the loop goes on."""
+        session_id = body.get("sessionId")
+        if not isinstance(session_id, str):
+            raise ApiError(PLAIN[409], status=409)
+        view = await self.session(session_id)
+        if view.pendingCopilotRequests or view.actor != "agent":
+            return Turn(view.id, view.actor, view.pendingCopilotRequests, view.files)
+        return None
+
+
+def verdicts_body(session_id: str, verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """The `POST /api/next` body that sends a batch of verdicts."""
+    return {"sessionId": session_id, "copilotResponses": [v.body() for v in verdicts]}

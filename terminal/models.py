@@ -1,0 +1,174 @@
+"""The API's answers as the terminal client reads them (API.md); unknown fields are ignored."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class _Answer(BaseModel):
+    # The server may add fields at any time (API.md allows it): read what we know, keep values frozen.
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ToolRef(_Answer):
+    """The tool call a copilot request or response belongs to."""
+
+    name: str
+    callId: str
+
+
+class QaWarning(_Answer):
+    """A QA finding on a proposal."""
+
+    code: str = ""
+    message: str = ""
+
+
+class CopilotRequest(_Answer):
+    """One proposal the human must review."""
+
+    tool: ToolRef
+    file_id: str = ""
+    src_string: str = ""
+    translate_string: str = ""
+    start: int = 0
+    end: int | None = None
+    origin: str = "model"
+    warnings: tuple[QaWarning, ...] = ()
+    current_string: str | None = None
+    match: int | None = None
+
+    @field_validator("warnings", mode="before")
+    @classmethod
+    def _plain_warnings(cls, value: Any) -> Any:
+        # Older servers send each warning as a plain string; API.md's form is {"code", "message"}.
+        if isinstance(value, list | tuple):
+            return [{"message": w} if isinstance(w, str) else w for w in value]
+        return value
+
+
+class Verdict(_Answer):
+    """The human's decision on one copilot request (API.md CopilotResponse)."""
+
+    tool: ToolRef
+    status: Literal["approve", "refined", "reject"]
+    translated_string: str | None = None
+    reason: str | None = None
+
+    def body(self) -> dict[str, Any]:
+        """The JSON the API expects, without the fields that do not apply."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class Progress(_Answer):
+    """How much of a file is written."""
+
+    translatedChars: int = 0
+    totalChars: int = 0
+    complete: bool = False
+
+
+class FileInfo(_Answer):
+    """A session's file with its progress."""
+
+    fileId: str
+    name: str
+    chars: int = 0
+    progress: Progress = Field(default_factory=Progress)
+
+
+class Part(_Answer):
+    """A message part; only what the client shows is read."""
+
+    part_kind: str = ""
+    content: Any = None
+
+
+class Message(_Answer):
+    """A pydantic-ai message as JSON (request or response)."""
+
+    kind: str = ""
+    parts: tuple[Part, ...] = ()
+
+    def texts(self) -> list[str]:
+        """The model's text answers in this message."""
+        if self.kind != "response":
+            return []
+        return [p.content for p in self.parts if p.part_kind == "text" and isinstance(p.content, str) and p.content]
+
+
+class AgentResponse(_Answer):
+    """What one step returned."""
+
+    actor: Literal["agent", "user"] = "user"
+    messages: tuple[Message, ...] = ()
+    copilotRequests: tuple[CopilotRequest, ...] = ()
+    finishReason: str | None = None
+
+
+class Step(_Answer):
+    """The answer to `POST /api/next`."""
+
+    sessionId: str
+    agentResponse: AgentResponse
+    progress: tuple[FileInfo, ...] = ()
+    queued: bool = False
+
+
+class SessionView(_Answer):
+    """`GET /api/sessions/{id}`: enough to restore the view."""
+
+    id: str
+    actor: Literal["agent", "user"] = "user"
+    messages: tuple[Message, ...] = ()
+    messageCount: int | None = None
+    pendingCopilotRequests: tuple[CopilotRequest, ...] = ()
+    files: tuple[FileInfo, ...] = ()
+    queuedInputs: tuple[Any, ...] = ()
+    createdAt: str = ""
+    updatedAt: str = ""
+
+
+class SessionItem(_Answer):
+    """A session in the list."""
+
+    id: str
+    messageCount: int = 0
+    copilotResponseCount: int = 0
+    createdAt: str = ""
+    updatedAt: str = ""
+    title: str | None = None
+
+
+class SessionPage(_Answer):
+    """A page of the caller's sessions."""
+
+    sessions: tuple[SessionItem, ...] = ()
+    nextCursor: str | None = None
+
+
+class Unit(_Answer):
+    """A written unit (`/units`, where the server has it)."""
+
+    start: int
+    end: int
+    text: str
+    status: str = ""
+    callId: str | None = None
+
+
+class ImportResult(_Answer):
+    """What `POST /api/memory/import` did."""
+
+    added: int = 0
+    updated: int = 0
+    skipped: int = 0
+
+
+class Download(_Answer):
+    """A downloaded file: its suggested name and its text."""
+
+    filename: str
+    content: str

@@ -1,0 +1,155 @@
+"""The review screen's parts: one card per proposal, and the edit, reject and confirm dialogs."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Static, TextArea
+
+from .models import CopilotRequest, Verdict
+
+MARKS = {"approve": "✓ approved", "refined": "✎ edited", "reject": "✗ rejected"}
+
+
+def _visible(text: str) -> Text:
+    """Text shown as is (no markup), with an empty string still taking a line."""
+    return Text(text) if text else Text("(empty)", style="dim italic")
+
+
+class Card(Vertical):
+    """One copilot request: source and proposal side by side, its warnings and the human's decision."""
+
+    def __init__(self, request: CopilotRequest, index: int, total: int) -> None:
+        super().__init__(classes="card")
+        self.request = request
+        self.decision: Verdict | None = None
+        origin = request.origin + (f" {request.match}%" if request.match is not None else "")
+        self.border_title = f"{index + 1}/{total} · {request.tool.name} · {origin}"
+
+    def compose(self) -> ComposeResult:
+        """Source | proposal, then warnings and the decision line."""
+        with Horizontal(classes="pair"):
+            with Vertical(classes="side"):
+                yield Label("Source", classes="caption")
+                yield Static(_visible(self.request.src_string), classes="source")
+            with Vertical(classes="side"):
+                yield Label("Proposal", classes="caption")
+                yield Static(_visible(self.request.translate_string), classes="proposal")
+        if self.request.current_string is not None:
+            yield Static(Text(f"Now written: {self.request.current_string}"), classes="current")
+        for warning in self.request.warnings:
+            yield Static(Text(f"⚠ {warning.message or warning.code}"), classes="warning")
+        yield Static("", classes="decision")
+
+    def decide(self, verdict: Verdict | None) -> None:
+        """Record (or clear) the decision and show it."""
+        self.decision = verdict
+        for status in MARKS:
+            self.set_class(verdict is not None and verdict.status == status, f"-{status}")
+        line = self.query_one(".decision", Static)
+        if verdict is None:
+            line.update("")
+            self.border_subtitle = "undecided"
+            return
+        self.border_subtitle = MARKS[verdict.status]
+        if verdict.status == "refined":
+            line.update(Text(f"✎ {verdict.translated_string}"))
+        elif verdict.status == "reject":
+            line.update(Text(f"✗ {verdict.reason}" if verdict.reason else "✗ rejected (no reason given)"))
+        else:
+            line.update(Text("✓ approved"))
+
+    def on_mount(self) -> None:
+        """Cards start undecided."""
+        self.border_subtitle = "undecided"
+
+
+class EditScreen(ModalScreen[str | None]):
+    """Edit a proposal: Ctrl+S (or Ctrl+Enter) keeps the text, Esc cancels."""
+
+    BINDINGS = [  # noqa: RUF012  (Textual's own class attribute)
+        Binding("ctrl+s,ctrl+enter", "accept", "Accept edit", priority=True),
+        Binding("escape", "cancel", "Cancel", priority=True),
+    ]
+
+    def __init__(self, source: str, text: str) -> None:
+        super().__init__()
+        self._source = source
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        """The source for reference and the text to edit."""
+        with Vertical(classes="box"):
+            yield Label("Edit the translation  [dim](Ctrl+S accept · Esc cancel)[/]")
+            yield Static(Text(self._source), classes="source")
+            yield TextArea(self._text, id="edit-text", soft_wrap=True)
+
+    def on_mount(self) -> None:
+        """The cursor starts at the end of the text."""
+        area = self.query_one(TextArea)
+        area.move_cursor(area.document.end)
+        area.focus()
+
+    def action_accept(self) -> None:
+        """Keep the edited text."""
+        self.dismiss(self.query_one(TextArea).text)
+
+    def action_cancel(self) -> None:
+        """Leave the card as it was."""
+        self.dismiss(None)
+
+
+class RejectScreen(ModalScreen[str | None]):
+    """Reject a proposal with a reason for the model: Enter rejects, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]  # noqa: RUF012
+
+    def __init__(self, source: str) -> None:
+        super().__init__()
+        self._source = source
+
+    def compose(self) -> ComposeResult:
+        """The source for reference and the reason input."""
+        with Vertical(classes="box"):
+            yield Label("Why reject it? The model reads this.  [dim](Enter reject · Esc cancel)[/]")
+            yield Static(Text(self._source), classes="source")
+            yield Input(placeholder="e.g. too literal; keep the product name", id="reason")
+
+    def on_mount(self) -> None:
+        """The cursor starts in the reason."""
+        self.query_one(Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Reject with the typed reason (it may be empty)."""
+        event.stop()
+        self.dismiss(event.value.strip())
+
+    def action_cancel(self) -> None:
+        """Leave the card as it was."""
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y confirms, n or Esc declines."""
+
+    BINDINGS = [  # noqa: RUF012
+        Binding("y", "answer(True)", "Yes", priority=True),
+        Binding("n,escape", "answer(False)", "No", priority=True),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        """The question and the keys."""
+        with Vertical(classes="box"):
+            yield Static(Text(self._question))
+            yield Label("[b]y[/] yes   [b]n[/] no")
+
+    def action_answer(self, yes: bool) -> None:
+        """Close with the answer."""
+        self.dismiss(yes)

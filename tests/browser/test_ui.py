@@ -256,34 +256,39 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
     assert "Stopped" in page.inner_text("#status")
     page.unroute("**/api/next")
 
-    # The model is throttled once: the error is in plain words, and Retry carries on.
+    # The model is throttled: the client waits as Retry-After says and tries again by itself, three
+    # times; then the error is in plain words, and Retry carries on.
     calls: list[str] = []
 
-    def throttled_once(route: Route) -> None:
+    def throttled(route: Route) -> None:
         calls.append(route.request.post_data or "")
-        if len(calls) == 1:
+        if len(calls) <= 3:
             route.fulfill(
                 status=503,
-                headers={"Retry-After": "3"},
+                headers={"Retry-After": "1"},
                 content_type="application/json",
                 body=json.dumps({"error": "The model provider is throttled."}),
             )
         else:
             route.continue_()
 
-    page.route("**/api/next", throttled_once)
+    page.route("**/api/next", throttled)
     page.click("#continue")
+    page.wait_for_function("() => document.querySelector('#status').textContent.includes('Trying again in 1 s')")
     page.wait_for_selector("#error:visible")
     message = page.inner_text("#error-text")
-    assert "busy or unavailable" in message and "throttled" in message and "3 s" in message
+    assert "busy or unavailable" in message and "throttled" in message and "1 s" in message
+    assert len(calls) == 3
     assert json.loads(calls[0])["userInput"].startswith("Translate notes.md into German.")
     page.click("#error-retry")
     page.wait_for_selector("body[data-phase=review] #cards .card")
     assert page.is_hidden("#error")
     page.unroute("**/api/next")
 
-    # The verdicts meet a conflict once: Retry re-reads the session and sends them again.
+    # The verdicts meet a conflict once: the client re-reads the session and sends them again itself.
     conflicts: list[str] = []
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if r.method == "GET" and r.url.endswith(session_path()) else None)
 
     def conflict_once(route: Route) -> None:
         body = json.loads(route.request.post_data or "{}")
@@ -297,17 +302,19 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
         else:
             route.continue_()
 
+    def session_path() -> str:
+        return "/api/sessions/" + str(page.evaluate("() => location.hash.slice(1)"))
+
     page.route("**/api/next", conflict_once)
     first = page.evaluate("() => document.querySelector('#cards .card').dataset.callId")
     _approve_batch(page)
-    page.wait_for_selector("#error:visible")
-    assert "changed in the meantime" in page.inner_text("#error-text")
-    page.click("#error-retry")
     page.wait_for_function(
         """(first) => document.body.dataset.phase === 'done' || (document.body.dataset.phase === 'review'
             && ![...document.querySelectorAll('#cards .card')].some(c => c.dataset.callId === first))""",
         arg=first,
     )
+    assert conflicts and reads, "the conflict led to a re-read of the session"
+    assert page.is_hidden("#error")
     page.unroute("**/api/next")
 
     # Finish with the keyboard, then delete the session through the confirmation dialog.

@@ -189,6 +189,12 @@ test("without a segments route (404) the list is built from the units and the so
   assert.equal(!r.ok && r.why, "missing", "no route: the UI has already said revising is not available");
 });
 
+test("a request without `end` is marked by its source's length", () => {
+  const segs = segmentsFromUnits("😀 a.\n\nb c.\n", []);
+  const marked = withPending(segs, [{ tool: { name: "Translate", callId: "c" }, src_string: "😀 a.", translate_string: "x", start: 0 }]);
+  assert.deepEqual(marked.map((s) => [s.start, s.end, s.status]), [[0, 4, "pending"], [6, 10, "untranslated"]]);
+});
+
 test("segmentsFromUnits counts code points, as the server does", () => {
   const source = "😀 a.\n\nb c.\n";
   const segs = segmentsFromUnits(source, [{ start: 0, end: 4, text: "😀 A.", status: "approve" }]);

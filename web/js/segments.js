@@ -58,11 +58,16 @@ export function renderSegments() {
   const filter = { status: $("seg-status").value, q: $("seg-search").value };
   const list = filterSegments(all, filter);
   const p = segmentProgress(all);
-  $("seg-progress").replaceChildren(
+  // Characters as the server counts them (the whole file, layout included), units from the list.
+  const file = state.files.find((f) => f.fileId === state.activeFileId);
+  const done = file?.progress?.translatedChars ?? p.chars;
+  const total = file?.progress?.totalChars ?? file?.chars ?? p.total;
+  const parts = [
     h("strong", { text: `${num.format(p.units)} of ${num.format(p.segments)}` }),
-    ` segments written · ${num.format(p.chars)} / ${num.format(p.total)} characters`,
-    list.length !== all.length ? h("span", { class: "hint", text: ` · ${num.format(list.length)} shown` }) : null,
-  );
+    ` segments written · ${num.format(done)} / ${num.format(total)} characters`,
+  ];
+  if (list.length !== all.length) parts.push(h("span", { class: "hint", text: ` · ${num.format(list.length)} shown` }));
+  $("seg-progress").replaceChildren(...parts);
   const rows = list.map((seg, n) => row(seg, n, all.indexOf(seg) + 1));
   if (!rows.length) rows.push(h("li", { class: "seg-empty hint", text: all.length ? "No segment matches." : "No segments yet." }));
   $("seglist").replaceChildren(...rows);

@@ -79,7 +79,10 @@ export function segmentsFromUnits(source, units) {
  * @param {CopilotRequest[]} pending
  */
 export function withPending(segments, pending) {
-  const reqs = pending.filter((r) => typeof r.start === "number" && typeof r.end === "number");
+  // A request without `end` (older servers) ends after its source text.
+  const reqs = pending
+    .filter((r) => typeof r.start === "number")
+    .map((r) => (typeof r.end === "number" ? r : { ...r, end: Number(r.start) + codePoints(r.src_string) }));
   if (!reqs.length) return segments;
   /** @type {Segment[]} */
   const out = [];

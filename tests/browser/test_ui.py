@@ -256,34 +256,39 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
     assert "Stopped" in page.inner_text("#status")
     page.unroute("**/api/next")
 
-    # The model is throttled once: the error is in plain words, and Retry carries on.
+    # The model is throttled: the client waits as Retry-After says and tries again by itself, three
+    # times; then the error is in plain words, and Retry carries on.
     calls: list[str] = []
 
-    def throttled_once(route: Route) -> None:
+    def throttled(route: Route) -> None:
         calls.append(route.request.post_data or "")
-        if len(calls) == 1:
+        if len(calls) <= 3:
             route.fulfill(
                 status=503,
-                headers={"Retry-After": "3"},
+                headers={"Retry-After": "1"},
                 content_type="application/json",
                 body=json.dumps({"error": "The model provider is throttled."}),
             )
         else:
             route.continue_()
 
-    page.route("**/api/next", throttled_once)
+    page.route("**/api/next", throttled)
     page.click("#continue")
+    page.wait_for_function("() => document.querySelector('#status').textContent.includes('Trying again in 1 s')")
     page.wait_for_selector("#error:visible")
     message = page.inner_text("#error-text")
-    assert "busy or unavailable" in message and "throttled" in message and "3 s" in message
+    assert "busy or unavailable" in message and "throttled" in message and "1 s" in message
+    assert len(calls) == 3
     assert json.loads(calls[0])["userInput"].startswith("Translate notes.md into German.")
     page.click("#error-retry")
     page.wait_for_selector("body[data-phase=review] #cards .card")
     assert page.is_hidden("#error")
     page.unroute("**/api/next")
 
-    # The verdicts meet a conflict once: Retry re-reads the session and sends them again.
+    # The verdicts meet a conflict once: the client re-reads the session and sends them again itself.
     conflicts: list[str] = []
+    reads: list[str] = []
+    page.on("request", lambda r: reads.append(r.url) if r.method == "GET" and r.url.endswith(session_path()) else None)
 
     def conflict_once(route: Route) -> None:
         body = json.loads(route.request.post_data or "{}")
@@ -297,17 +302,19 @@ def test_stop_retry_and_delete(server: str, page: Page) -> None:
         else:
             route.continue_()
 
+    def session_path() -> str:
+        return "/api/sessions/" + str(page.evaluate("() => location.hash.slice(1)"))
+
     page.route("**/api/next", conflict_once)
     first = page.evaluate("() => document.querySelector('#cards .card').dataset.callId")
     _approve_batch(page)
-    page.wait_for_selector("#error:visible")
-    assert "changed in the meantime" in page.inner_text("#error-text")
-    page.click("#error-retry")
     page.wait_for_function(
         """(first) => document.body.dataset.phase === 'done' || (document.body.dataset.phase === 'review'
             && ![...document.querySelectorAll('#cards .card')].some(c => c.dataset.callId === first))""",
         arg=first,
     )
+    assert conflicts and reads, "the conflict led to a re-read of the session"
+    assert page.is_hidden("#error")
     page.unroute("**/api/next")
 
     # Finish with the keyboard, then delete the session through the confirmation dialog.
@@ -383,3 +390,124 @@ def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> 
         page.click(f"{item} .memory-delete")
         page.wait_for_selector(item, state="detached")
     assert not [g for g in get_json(f"{server}api/memory")["glossary"] if g["source"] in ("tool", "exporter")]
+
+
+WIDGET = (
+    "# Widget guide 👋\n\nInstall the widget with `pip install widget` today.\n\nThe widget writes 3 files 📁.\n\n"
+    "Run `make` to build it.\n\nThe end.\n"
+)
+
+
+def _post_json(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
+    """Segments beside the cards; Send after a reload; confirm before approving warnings; markup-only edits
+    are named; counts in code points; a mid-way download says it is incomplete."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    keys = page.keyboard
+    entry = _post_json(f"{server}api/memory/glossary", {"source": "widget", "target": "gadget", "languages": "auto>french"})
+
+    # The start form counts characters as the server does: an emoji is one.
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", WIDGET)
+    page.fill("#doc-name", "widget.md")
+    page.fill("#target-lang", "French")
+    assert page.inner_text("#doc-stats") == f"{len(WIDGET)} characters"
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    session_id = page.evaluate("() => location.hash.slice(1)")
+    [file] = get_json(f"{server}api/sessions/{session_id}")["files"]
+    assert file["chars"] == len(WIDGET), "the server's count is the form's"
+
+    # The segment list shows the whole document, the batch in review, progress in units and characters.
+    page.wait_for_selector("#seglist .seg[data-status=pending]")
+    assert "0 of" in page.inner_text("#seg-progress") and f"/ {len(WIDGET)} characters" in page.inner_text("#seg-progress")
+    assert page.locator("#seglist .seg.seg-current").count() == 1, "the current card's segment is outlined"
+
+    # Approve all asks first when a card warns (the glossary says widget → gadget); Cancel changes nothing.
+    page.wait_for_selector("#cards .card[data-warned=true]")
+    page.focus("#cards .card.current")
+    keys.press("Shift+A")
+    page.wait_for_selector("dialog#confirm[open]")
+    assert "warning" in page.inner_text("#confirm-text")
+    page.screenshot(path=str(SHOTS / "confirm-warnings.png"))
+    page.click("dialog#confirm button[value=cancel]")
+    assert all(c["verdict"] == "" for c in _cards(page)), "Cancel gave no verdict"
+
+    # Decide every card without sending (as if the tab closed first), reload: Send is offered.
+    cards = _cards(page)
+    page.evaluate(
+        "([sid, ids]) => localStorage.setItem('verdicts:' + sid, JSON.stringify(Object.fromEntries(ids.map(i => [i, {status: 'approve'}]))))",
+        [session_id, [c["callId"] for c in cards]],
+    )
+    page.reload()
+    page.wait_for_selector("#send-verdicts:visible")
+    assert "All units decided" in page.inner_text("#status")
+    assert page.evaluate("() => document.activeElement.id") == "send-verdicts"
+    page.screenshot(path=str(SHOTS / "send-after-reload.png"))
+    keys.press("Enter")
+    page.wait_for_function(
+        "(ids) => document.body.dataset.phase === 'done' || (document.body.dataset.phase === 'review' && "
+        "![...document.querySelectorAll('#cards .card')].some(c => ids.includes(c.dataset.callId)))",
+        arg=[c["callId"] for c in cards],
+    )
+
+    # Mid-way, the download says the document is incomplete, and the menu offers the filled version.
+    if page.evaluate("() => document.body.dataset.phase") == "review":
+        assert "(incomplete)" in page.inner_text("#download")
+        page.click("#export-menu summary")
+        assert "Incomplete" in page.inner_text("#export-note")
+        page.screenshot(path=str(SHOTS / "export-menu.png"))
+        page.click("#export-menu summary")
+        with page.expect_download():
+            page.click("#download")
+        page.wait_for_function("() => document.querySelector('#status').textContent.includes('incomplete translation')")
+
+    # An edit that only removes backticks says what changed.
+    while page.evaluate("() => document.body.dataset.phase") == "review":
+        page.wait_for_selector("#cards .card.current")
+        current = page.evaluate("() => document.querySelector('.card.current .card-proposal').textContent")
+        if "`" in current:
+            page.focus(".card.current")
+            keys.press("e")
+            page.wait_for_selector(".card.current .edit-text:focus")
+            page.fill(".card.current .edit-text", current.replace("`", ""))
+            page.wait_for_function(
+                "() => document.querySelector('.card.current .diff-stats').textContent.startsWith('only markup changed')"
+            )
+            assert "2 characters removed" in (page.text_content(".card.current .diff-stats") or "")
+            page.screenshot(path=str(SHOTS / "edit-markup.png"))
+            keys.press("Control+Enter")
+        else:
+            page.focus(".card.current")
+            keys.press("a")
+        page.wait_for_selector("body:not([data-phase=working])")
+        page.wait_for_function("() => !document.body.classList.contains('busy')")
+
+    # Done: filter and search the segments; the list is the whole document, all written.
+    page.wait_for_selector("body[data-phase=done]")
+    page.wait_for_function("() => document.querySelector('#seg-progress').textContent.includes('characters')")
+    total = page.locator("#seglist .seg").count()
+    assert total >= 4 and page.locator("#seglist .seg[data-status=untranslated]").count() == 0
+    assert page.locator("#seglist .seg[data-status=refined]").count() >= 1, "the markup edit is listed as edited"
+    page.keyboard.press("/")
+    assert page.evaluate("() => document.activeElement.id") == "seg-search"
+    keys.type("make")
+    page.wait_for_function("(total) => document.querySelectorAll('#seglist .seg').length < total", arg=total)
+    assert all("make" in t for t in page.locator("#seglist .seg .seg-src").all_inner_texts())
+    keys.press("Enter")
+    assert page.evaluate("() => document.activeElement.classList.contains('seg')")
+    page.fill("#seg-search", "")
+    page.select_option("#seg-status", "refined")
+    page.wait_for_function("() => [...document.querySelectorAll('#seglist .seg')].every(s => s.dataset.status === 'refined')")
+    page.select_option("#seg-status", "")
+    page.screenshot(path=str(SHOTS / "workbench.png"))
+
+    urllib.request.urlopen(urllib.request.Request(f"{server}api/memory/{entry['id']}", method="DELETE"), timeout=10)

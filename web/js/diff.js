@@ -1,114 +1,105 @@
-// Word-level diff (no library): tokens are words, runs of whitespace and single punctuation marks;
-// the longest common subsequence of tokens decides what was kept, deleted and inserted.
+// @ts-check
+// Word diffs for the edit view, on the vendored jsdiff (web/vendor/diff): what was kept, removed and
+// added, and a summary that names a change even when no word changed (markup, punctuation, spacing).
 
-const TOKEN = /\s+|[\p{L}\p{M}\p{N}_'’-]+|[^\s]/gu;
-const MAX_CELLS = 4_000_000; // beyond this, fall back to "all replaced" for the changed middle
+import { diffWordsWithSpace } from "../vendor/diff/diff/word.js";
+import { plural } from "./text.js";
 
-export function tokenize(text) {
-  return text.match(TOKEN) || [];
-}
+/** @typedef {{op: "eq" | "del" | "ins", text: string}} DiffOp */
 
 /**
- * Diff `before` against `after`: a list of `{op: "eq" | "del" | "ins", text}`, adjacent ops merged.
+ * Diff `before` against `after`; within a run of changes, deletions come first.
+ * @param {string} before
+ * @param {string} after
+ * @returns {DiffOp[]}
  */
 export function diffWords(before, after) {
-  const a = tokenize(before);
-  const b = tokenize(after);
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const ops = [];
-  if (head) ops.push({ op: "eq", text: a.slice(0, head).join("") });
-  ops.push(...middle(a.slice(head, a.length - tail), b.slice(head, b.length - tail)));
-  if (tail) ops.push({ op: "eq", text: a.slice(a.length - tail).join("") });
-  return merge(ops);
-}
-
-function middle(a, b) {
-  const n = a.length;
-  const m = b.length;
-  if (!n && !m) return [];
-  if (!n) return [{ op: "ins", text: b.join("") }];
-  if (!m) return [{ op: "del", text: a.join("") }];
-  if ((n + 1) * (m + 1) > MAX_CELLS) return [{ op: "del", text: a.join("") }, { op: "ins", text: b.join("") }];
-  // lcs[i][j]: LCS length of a[i:] and b[j:], in one flat array.
-  const w = m + 1;
-  const lcs = new Uint32Array((n + 1) * w);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
-    }
-  }
-  const ops = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      ops.push({ op: "eq", text: a[i] });
-      i++;
-      j++;
-    } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-      ops.push({ op: "del", text: a[i++] });
-    } else {
-      ops.push({ op: "ins", text: b[j++] });
-    }
-  }
-  while (i < n) ops.push({ op: "del", text: a[i++] });
-  while (j < m) ops.push({ op: "ins", text: b[j++] });
-  return ops;
-}
-
-/** Merge runs; a lone whitespace "eq" between two changes joins them, so edits read as phrases. */
-function merge(ops) {
+  /** @type {DiffOp[]} */
   const out = [];
-  for (let k = 0; k < ops.length; k++) {
-    const cur = ops[k];
-    const prev = out[out.length - 1];
-    const next = ops[k + 1];
-    if (cur.op === "eq" && /^\s+$/.test(cur.text) && prev && prev.op !== "eq" && next && next.op !== "eq") {
-      // "a b" → "x y": show "[-a b-][+x y+]" rather than "[-a-][+x+] [-b-][+y+]".
-      out.push({ op: "del", text: cur.text }, { op: "ins", text: cur.text });
-    } else {
-      out.push({ ...cur });
-    }
-  }
-  // Group: within a run of changes, all deletions first, then all insertions.
-  const grouped = [];
   let dels = "";
   let ins = "";
   const flush = () => {
-    if (dels) grouped.push({ op: "del", text: dels });
-    if (ins) grouped.push({ op: "ins", text: ins });
-    dels = "";
-    ins = "";
+    if (dels) out.push({ op: "del", text: dels });
+    if (ins) out.push({ op: "ins", text: ins });
+    dels = ins = "";
   };
-  for (const op of out) {
-    if (op.op === "eq") {
+  const parts = diffWordsWithSpace(before, after) || [];
+  parts.forEach((part, k) => {
+    const between = !part.added && !part.removed && /^\s+$/.test(part.value) && k > 0 && k < parts.length - 1;
+    const prev = parts[k - 1];
+    const next = parts[k + 1];
+    if (between && (prev.added || prev.removed) && (next.added || next.removed)) {
+      // "a b" → "x y" reads as one phrase replaced, not two words.
+      dels += part.value;
+      ins += part.value;
+    } else if (part.removed) dels += part.value;
+    else if (part.added) ins += part.value;
+    else {
       flush();
-      const last = grouped[grouped.length - 1];
-      if (last && last.op === "eq") last.text += op.text;
-      else grouped.push(op);
-    } else if (op.op === "del") dels += op.text;
-    else ins += op.text;
-  }
+      const last = out[out.length - 1];
+      if (last && last.op === "eq") last.text += part.value;
+      else out.push({ op: "eq", text: part.value });
+    }
+  });
   flush();
-  return grouped;
+  return out;
 }
 
-/** Counts for a summary line: words removed and added. */
+const WORD = /[\p{L}\p{N}]+/gu;
+const MARKUP = /[`*_~#>[\]()!|<>]/u;
+
+/** Counts for a summary: words removed and added. @param {DiffOp[]} ops */
 export function diffStats(ops) {
   let removed = 0;
   let added = 0;
   for (const op of ops) {
-    const words = (op.text.match(/[\p{L}\p{N}]+/gu) || []).length;
+    const words = (op.text.match(WORD) || []).length;
     if (op.op === "del") removed += words;
     if (op.op === "ins") added += words;
   }
   return { removed, added };
 }
 
-/** Render ops into `container` as text with <del>/<ins> marks. */
+/**
+ * One line that says what an edit changed: words, else markup, punctuation or spacing; "no change"
+ * only when the texts are equal.
+ * @param {string} before
+ * @param {string} after
+ */
+export function describeEdit(before, after) {
+  if (before === after) return "no change";
+  const ops = diffWords(before, after);
+  const { removed, added } = diffStats(ops);
+  if (removed || added) {
+    const parts = [];
+    if (removed) parts.push(`${plural(removed, "word", "words")} removed`);
+    if (added) parts.push(`${plural(added, "word", "words")} added`);
+    return parts.join(", ");
+  }
+  /** @param {"del" | "ins"} kind */
+  const symbols = (kind) =>
+    ops
+      .filter((o) => o.op === kind)
+      .map((o) => o.text.replace(/\s+/g, ""))
+      .join("");
+  const gone = symbols("del");
+  const came = symbols("ins");
+  if (!gone && !came) return "only spacing changed";
+  const markup = MARKUP.test(gone + came);
+  const what = markup ? "markup" : "punctuation";
+  /** @param {string} s */
+  const show = (s) => Array.from(new Set(Array.from(s))).map((c) => `“${c}”`).join(" ");
+  const parts = [];
+  if (gone) parts.push(`${plural(Array.from(gone).length, "character", "characters")} removed (${show(gone)})`);
+  if (came) parts.push(`${plural(Array.from(came).length, "character", "characters")} added (${show(came)})`);
+  return `only ${what} changed: ${parts.join(", ")}`;
+}
+
+/**
+ * Render ops into `container` as text with <del>/<ins> marks.
+ * @param {HTMLElement} container
+ * @param {DiffOp[]} ops
+ */
 export function renderDiff(container, ops) {
   container.replaceChildren();
   for (const op of ops) {

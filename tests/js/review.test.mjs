@@ -1,0 +1,87 @@
+// The defects of issue 14 that live in DOM-free code: counts, edit summaries, the Send offer, downloads.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { describeEdit, diffWords } from "../../web/js/diff.js";
+import { dispositionName, retryAfterSeconds } from "../../web/js/http.js";
+import { editDecision, makeBatch, nextUndecided, responses, savable, summary, warningText } from "../../web/js/review.js";
+import { codePoints, excerpt, unitIndexer } from "../../web/js/text.js";
+
+const req = (i, warnings = []) => ({
+  tool: { name: "Translate", callId: `c${i}` },
+  src_string: `source ${i}`,
+  translate_string: `proposal ${i}`,
+  start: i * 10,
+  end: i * 10 + 8,
+  warnings,
+});
+
+test("characters are counted as the server counts them (code points, emoji are one)", () => {
+  assert.equal(codePoints("👋 Hi"), 4);
+  assert.equal("👋 Hi".length, 5);
+  assert.equal(codePoints("e\u0301"), 2, "a combining mark is its own code point, as in Python");
+  assert.equal(codePoints("🇫🇷"), 2);
+  assert.equal(codePoints("\ud800x"), 2, "a lone surrogate counts once");
+  const at = unitIndexer("😀a😀b");
+  assert.deepEqual([0, 1, 2, 3, 4].map(at), [0, 2, 3, 5, 6]);
+  assert.equal(excerpt("word ".repeat(40), 20), "word word word word…");
+});
+
+test("an edit that only removes backticks says so, instead of (none)", () => {
+  assert.equal(describeEdit("Run `make` now.", "Run make now."), "only markup changed: 2 characters removed (“`”)");
+  assert.equal(describeEdit("Hello, world", "Hello world"), "only punctuation changed: 1 character removed (“,”)");
+  assert.equal(describeEdit("a  b", "a b"), "only spacing changed");
+  assert.equal(describeEdit("same", "same"), "no change");
+  assert.equal(describeEdit("the old text", "the new text here"), "1 word removed, 2 words added");
+});
+
+test("word diffs keep what is common and group a replaced phrase", () => {
+  assert.deepEqual(diffWords("a b c", "a x y c"), [
+    { op: "eq", text: "a " },
+    { op: "del", text: "b " },
+    { op: "ins", text: "x y " },
+    { op: "eq", text: "c" },
+  ]);
+  const ops = diffWords("Use `tool`.", "Use tool.");
+  assert.equal(ops.filter((o) => o.op === "del").map((o) => o.text).join(""), "``");
+  assert.equal(ops.filter((o) => o.op !== "del").map((o) => o.text).join(""), "Use tool.");
+});
+
+test("after a reload with every card decided but not sent, Send is offered", () => {
+  const requests = [req(1), req(2), req(3)];
+  const saved = { c1: { status: "approve" }, c2: { status: "refined", text: "mine" }, c3: { status: "reject", reason: "no" } };
+  const batch = makeBatch(requests, saved);
+  const s = summary(batch);
+  assert.equal(s.allDecided, true);
+  assert.equal(s.canSend, true);
+  assert.equal(s.canApproveAll, false);
+  assert.deepEqual(responses(batch), [
+    { tool: { name: "Translate", callId: "c1" }, status: "approve" },
+    { tool: { name: "Translate", callId: "c2" }, status: "refined", translated_string: "mine" },
+    { tool: { name: "Translate", callId: "c3" }, status: "reject", reason: "no" },
+  ]);
+  batch[1].mode = "edit";
+  assert.equal(summary(batch).canSend, false, "not while a card is open");
+});
+
+test("a batch of twenty: counts, warnings and the next undecided card", () => {
+  const batch = makeBatch(Array.from({ length: 20 }, (_, i) => req(i, i === 7 ? [{ code: "url", message: "Missing URL: x." }] : [])));
+  assert.deepEqual(summary(batch), { total: 20, decided: 0, warned: 1, allDecided: false, canSend: false, canApproveAll: true });
+  batch[0].decision = { status: "approve" };
+  assert.equal(nextUndecided(batch, 0), 1);
+  assert.equal(nextUndecided(batch, 19), 1);
+  assert.deepEqual(savable(batch), { c0: { status: "approve" } });
+  assert.equal(warningText(batch[7].req.warnings[0]), "Missing URL: x.");
+  assert.equal(warningText("plain"), "plain");
+  assert.deepEqual(editDecision(batch[3].req, "proposal 3"), { status: "approve" });
+  assert.deepEqual(editDecision(batch[3].req, "changed"), { status: "refined", text: "changed" });
+});
+
+test("Retry-After and Content-Disposition are read as the RFC say", () => {
+  assert.equal(retryAfterSeconds("3"), 3);
+  assert.equal(retryAfterSeconds(null), null);
+  assert.equal(retryAfterSeconds(new Date(10_000).toUTCString(), 5_000), 5);
+  assert.equal(dispositionName(`attachment; filename="a.md"; filename*=UTF-8''%C3%A9t%C3%A9.md`), "été.md");
+  assert.equal(dispositionName('attachment; filename="guide.translated.md"'), "guide.translated.md");
+  assert.equal(dispositionName(null), null);
+});

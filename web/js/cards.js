@@ -1,0 +1,396 @@
+// @ts-check
+// The review cards: one per copilot request, approve / edit / reject, next and previous, approve all
+// (asking first when a card has a warning), and the review head with its counts and Send.
+
+import { describeEdit, diffWords, renderDiff } from "./diff.js";
+import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
+import { editDecision, makeBatch, nextUndecided, savable, summary, warningText } from "./review.js";
+import { actions, state } from "./state.js";
+import { setPhase, setStatus } from "./status.js";
+import { lineOf, unitIndexer } from "./text.js";
+
+/** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
+
+const REJECT_REASONS = ["Mistranslation", "Wrong terminology", "Omission or addition", "Tone or register", "Broken formatting"];
+/** @type {Record<string, string>} */
+const VERDICT_TEXT = { approve: "Approved", refined: "Edited", reject: "Rejected" };
+
+const savedVerdicts = () => store.get(`verdicts:${state.sessionId}`, {}) || {};
+const saveVerdicts = () => store.set(`verdicts:${state.sessionId}`, savable(state.batch));
+
+/** Forget the batch (its verdicts were committed). */
+export function clearBatch() {
+  store.set(`verdicts:${state.sessionId}`, null);
+  state.batch = [];
+  $("cards").replaceChildren();
+  $("approve-all").hidden = true;
+  $("send-verdicts").hidden = true;
+}
+
+/** Show `requests` as cards, with the verdicts kept from before a reload. @param {CopilotRequest[]} requests @param {{autoSend: boolean}} opts */
+export function showBatch(requests, { autoSend }) {
+  state.batch = makeBatch(requests, savedVerdicts());
+  const cards = $("cards");
+  cards.replaceChildren();
+  state.batch.forEach((item, i) => {
+    item.el = buildCard(item, i, state.batch.length);
+    cards.append(item.el);
+    updateCard(i);
+  });
+  $("idle").hidden = true;
+  $("continue").hidden = true;
+  setPhase("review");
+  updateReviewHead();
+  actions.batchChanged();
+  const target = state.batch[0].req.file_id;
+  if (target && target !== state.activeFileId && state.files.some((f) => f.fileId === target)) {
+    state.activeFileId = target;
+    actions.refreshDocument(target);
+  }
+  const first = state.batch.findIndex((b) => !b.decision);
+  if (first !== -1) focusCard(first);
+  else if (autoSend) actions.sendVerdicts();
+  else {
+    // Every card was decided before a reload: offer Send, focused, rather than a dead end.
+    focusCard(0, { focus: false });
+    $("send-verdicts").focus({ preventScroll: true });
+  }
+}
+
+/** The counts, Approve all and Send. */
+export function updateReviewHead() {
+  const s = summary(state.batch);
+  $("review-count").textContent = s.total ? `${num.format(s.decided)} of ${num.format(s.total)} decided` : "";
+  $("approve-all").hidden = !s.canApproveAll;
+  $("send-verdicts").hidden = !s.canSend || state.busy;
+  const open = s.total - s.decided;
+  setStatus(
+    s.total && open
+      ? `Waiting for your review: ${open === 1 ? "1 unit" : `${num.format(open)} units`}.`
+      : s.total
+        ? "All units decided: send the verdicts to go on."
+        : "",
+  );
+}
+
+/** "guide.md · line 12", once the source is known. @param {CopilotRequest} req */
+function whereOf(req) {
+  const source = req.file_id ? state.sources.get(req.file_id) : undefined;
+  const file = state.files.find((f) => f.fileId === req.file_id);
+  const at = source != null ? `line ${num.format(lineOf(source, unitIndexer(source)(req.start ?? 0)))}` : `character ${num.format(req.start ?? 0)}`;
+  return [file?.name, at].filter(Boolean).join(" · ");
+}
+
+/** Once the source is known, cards say "line 12" instead of a character offset. */
+export function relabelCards() {
+  for (const item of state.batch) {
+    const where = item.el?.querySelector(".card-where");
+    if (where) where.textContent = whereOf(item.req);
+  }
+}
+
+/** @param {string} label @param {string} action @param {string} cls @param {string[]} keys @param {string} aria */
+const button = (label, action, cls, keys, aria) =>
+  h("button", { type: "button", class: `button ${cls}`, "data-action": action, "aria-keyshortcuts": aria }, `${label} `, kbd(...keys));
+
+/** @param {import("./review.js").Item} item @param {number} index @param {number} total */
+function buildCard(item, index, total) {
+  const { req } = item;
+  const id = `card-${index}`;
+  const warnings = (req.warnings || []).filter(Boolean).map(warningText);
+  const revise = req.tool.name === "Revise";
+  const card = h(
+    "article",
+    {
+      class: `card${revise ? " card-revise" : ""}`,
+      id,
+      tabindex: "-1",
+      "data-index": index,
+      "data-call-id": req.tool.callId,
+      "data-start": req.start ?? 0,
+      "data-warned": warnings.length ? "true" : null,
+      "aria-labelledby": `${id}-title`,
+      "aria-describedby": `${id}-verdict`,
+    },
+    h(
+      "header",
+      { class: "card-head" },
+      h("h3", { class: "card-title", id: `${id}-title`, text: `Unit ${num.format(index + 1)} of ${num.format(total)}` }),
+      revise ? h("span", { class: "badge", text: "Revision" }) : null,
+      req.origin === "memory" ? h("span", { class: "badge badge-memory", text: "From memory" }) : null,
+      h("span", { class: "card-where", text: whereOf(req) }),
+      h("span", { class: "card-verdict", id: `${id}-verdict` }),
+    ),
+    warnings.length ? h("ul", { class: "card-warnings", "aria-label": "Warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
+    h(
+      "div",
+      { class: "card-pair" },
+      h(
+        "div",
+        { class: "card-col" },
+        h("div", { class: "col-label", text: revise ? "Written now" : "Source" }),
+        h("div", { class: "card-text card-source", text: revise ? req.current_string ?? req.src_string : req.src_string }),
+      ),
+      h(
+        "div",
+        { class: "card-col" },
+        h("div", { class: "col-label card-proposal-label", text: "Proposal" }),
+        h("div", { class: "card-text card-proposal", lang: state.lang, dir: "auto", text: req.translate_string }),
+        h("div", { class: "card-text card-diff", lang: state.lang, dir: "auto", hidden: true }),
+      ),
+    ),
+    h(
+      "div",
+      { class: "card-editor", hidden: true },
+      h("label", { for: `${id}-edit`, text: "Your translation" }),
+      h("textarea", { id: `${id}-edit`, class: "edit-text", lang: state.lang, dir: "auto", spellcheck: "true" }),
+      h("div", { class: "col-label" }, "Changes against the proposal: ", h("span", { class: "diff-stats" })),
+      h("div", { class: "card-text card-live-diff", lang: state.lang, dir: "auto" }),
+      h("p", { class: "field-error", role: "alert", hidden: true }),
+      h(
+        "div",
+        { class: "form-actions" },
+        button("Save and approve", "save-edit", "button-primary", ["Ctrl", "Enter"], "Control+Enter"),
+        button("Cancel", "cancel", "button-secondary", ["Esc"], "Escape"),
+      ),
+    ),
+    h(
+      "div",
+      { class: "card-reject", hidden: true },
+      h("label", { for: `${id}-reason` }, "Why reject? ", h("span", { class: "hint", text: "The model reads this and proposes again." })),
+      h("div", { class: "chips", role: "group", "aria-label": "Common reasons" },
+        REJECT_REASONS.map((r) => h("button", { type: "button", class: "chip", "data-reason": r, text: r }))),
+      h("textarea", { id: `${id}-reason`, class: "reason-text", rows: "2" }),
+      h(
+        "div",
+        { class: "form-actions" },
+        button("Reject", "save-reject", "button-danger", ["Ctrl", "Enter"], "Control+Enter"),
+        button("Cancel", "cancel", "button-secondary", ["Esc"], "Escape"),
+      ),
+    ),
+    h(
+      "footer",
+      { class: "card-actions" },
+      button("Approve", "approve", "button-approve", ["A"], "A"),
+      button("Edit", "edit", "button-secondary", ["E"], "E"),
+      button("Reject", "reject", "button-secondary button-reject", ["R"], "R"),
+    ),
+  );
+  card.addEventListener("click", (e) => onCardClick(card, /** @type {HTMLElement} */ (e.target)));
+  card.addEventListener("keydown", (e) => onCardKey(card, e));
+  const edit = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text"));
+  let frame = 0;
+  edit.addEventListener("input", () => {
+    autosize(edit);
+    cancelAnimationFrame(frame);
+    frame = requestAnimationFrame(() => updateLiveDiff(Number(card.dataset.index)));
+  });
+  const reason = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
+  reason.addEventListener("input", () => autosize(reason));
+  return card;
+}
+
+/** @param {HTMLElement} card @param {HTMLElement} target */
+function onCardClick(card, target) {
+  const i = Number(card.dataset.index);
+  const chip = /** @type {HTMLElement | null} */ (target.closest("[data-reason]"));
+  if (chip) {
+    const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
+    ta.value = ta.value.trim() ? `${ta.value.trim()}; ${chip.dataset.reason}` : chip.dataset.reason || "";
+    ta.focus();
+    return;
+  }
+  const action = /** @type {HTMLElement | null} */ (target.closest("[data-action]"))?.dataset.action;
+  if (!action) {
+    if (!target.closest("textarea, button, a") && i !== state.current) focusCard(i);
+    return;
+  }
+  if (state.busy) return;
+  if (action === "approve") approve(i);
+  else if (action === "edit") openMode(i, "edit");
+  else if (action === "reject") openMode(i, "reject");
+  else if (action === "save-edit") commitEdit(i);
+  else if (action === "save-reject") commitReject(i);
+  else if (action === "cancel") closeMode(i);
+}
+
+/** @param {HTMLElement} card @param {KeyboardEvent} e */
+function onCardKey(card, e) {
+  if (!(e.target instanceof HTMLTextAreaElement)) return;
+  const i = Number(card.dataset.index);
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    e.stopPropagation();
+    if (state.batch[i].mode === "edit") commitEdit(i);
+    else commitReject(i);
+  } else if (e.key === "Escape") {
+    e.preventDefault();
+    e.stopPropagation();
+    closeMode(i);
+  }
+}
+
+/** @param {number} i */
+function updateLiveDiff(i) {
+  const item = state.batch[i];
+  const card = /** @type {HTMLElement} */ (item.el);
+  const text = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text")).value;
+  renderDiff(/** @type {HTMLElement} */ (card.querySelector(".card-live-diff")), diffWords(item.req.translate_string, text));
+  /** @type {HTMLElement} */ (card.querySelector(".diff-stats")).textContent = describeEdit(item.req.translate_string, text);
+}
+
+/** @param {number} i */
+export function updateCard(i) {
+  const item = state.batch[i];
+  const card = /** @type {HTMLElement} */ (item.el);
+  const d = item.decision;
+  card.dataset.verdict = d ? d.status : "";
+  card.dataset.mode = item.mode;
+  const verdict = /** @type {HTMLElement} */ (card.querySelector(".card-verdict"));
+  verdict.textContent = d ? VERDICT_TEXT[d.status] + (d.status === "reject" && d.reason ? `: ${d.reason}` : "") : "Not decided";
+  verdict.title = verdict.textContent;
+  const diff = /** @type {HTMLElement} */ (card.querySelector(".card-diff"));
+  const proposal = /** @type {HTMLElement} */ (card.querySelector(".card-proposal"));
+  const label = /** @type {HTMLElement} */ (card.querySelector(".card-proposal-label"));
+  if (d && d.status === "refined") {
+    renderDiff(diff, diffWords(item.req.translate_string, d.text));
+    diff.hidden = false;
+    proposal.hidden = true;
+    label.textContent = `Your edit (${describeEdit(item.req.translate_string, d.text)})`;
+  } else {
+    diff.hidden = true;
+    proposal.hidden = false;
+    label.textContent = "Proposal";
+  }
+  /** @type {HTMLElement} */ (card.querySelector(".card-editor")).hidden = item.mode !== "edit";
+  /** @type {HTMLElement} */ (card.querySelector(".card-reject")).hidden = item.mode !== "reject";
+  /** @type {HTMLElement} */ (card.querySelector(".card-actions")).hidden = item.mode !== "view";
+}
+
+/**
+ * Make card `i` current: focused, and kept in view within the card list.
+ * @param {number} i
+ * @param {{scroll?: boolean, focus?: boolean}} [opts]
+ */
+export function focusCard(i, { scroll = true, focus = true } = {}) {
+  if (!state.batch.length) return;
+  i = Math.max(0, Math.min(state.batch.length - 1, i));
+  state.current = i;
+  state.batch.forEach((item, k) => {
+    item.el?.classList.toggle("current", k === i);
+    item.el?.setAttribute("tabindex", k === i ? "0" : "-1");
+  });
+  const card = /** @type {HTMLElement} */ (state.batch[i].el);
+  if (focus && state.batch[i].mode === "view") card.focus({ preventScroll: true });
+  if (scroll) card.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  actions.highlightCurrent();
+}
+
+/** @param {number} i */
+export function approve(i) {
+  const item = state.batch[i];
+  item.mode = "view";
+  item.decision = { status: "approve" };
+  decided(i);
+}
+
+/** @param {number} i @param {"edit" | "reject"} mode */
+export function openMode(i, mode) {
+  const item = state.batch[i];
+  if (state.current !== i) focusCard(i);
+  item.mode = mode;
+  updateCard(i);
+  const card = /** @type {HTMLElement} */ (item.el);
+  /** @type {HTMLElement} */ (card.querySelector(".field-error")).hidden = true;
+  const d = item.decision;
+  if (mode === "edit") {
+    const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text"));
+    ta.value = d?.status === "refined" ? d.text : item.req.translate_string;
+    autosize(ta);
+    updateLiveDiff(i);
+    ta.focus();
+    ta.setSelectionRange(ta.value.length, ta.value.length);
+  } else {
+    const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
+    ta.value = d?.status === "reject" ? d.reason || "" : "";
+    autosize(ta);
+    ta.focus();
+  }
+  card.scrollIntoView({ block: "nearest" });
+}
+
+/** @param {number} i */
+function closeMode(i) {
+  state.batch[i].mode = "view";
+  updateCard(i);
+  updateReviewHead();
+  focusCard(i, { scroll: false });
+}
+
+/** @param {number} i */
+function commitEdit(i) {
+  const item = state.batch[i];
+  const card = /** @type {HTMLElement} */ (item.el);
+  const text = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text")).value;
+  if (!text.trim()) {
+    const err = /** @type {HTMLElement} */ (card.querySelector(".field-error"));
+    err.textContent = "The translation cannot be empty. To drop this proposal, reject it instead.";
+    err.hidden = false;
+    return;
+  }
+  item.mode = "view";
+  item.decision = editDecision(item.req, text);
+  decided(i);
+}
+
+/** @param {number} i */
+function commitReject(i) {
+  const item = state.batch[i];
+  const reason = /** @type {HTMLTextAreaElement} */ (item.el?.querySelector(".reason-text")).value.trim();
+  item.mode = "view";
+  item.decision = { status: "reject", reason };
+  decided(i);
+}
+
+/** After a verdict: the next undecided card, or Send when all are decided. @param {number} i */
+function decided(i) {
+  updateCard(i);
+  saveVerdicts();
+  updateReviewHead();
+  actions.batchChanged();
+  const k = nextUndecided(state.batch, i);
+  if (k !== -1) {
+    focusCard(k);
+    return;
+  }
+  if (state.batch.some((b) => b.mode !== "view")) return; // another card is still being edited
+  actions.sendVerdicts();
+}
+
+/** Approve every undecided card, asking first when one of them has a warning. */
+export async function approveAll() {
+  const open = state.batch.filter((b) => !b.decision);
+  if (!open.length) return;
+  const warned = open.filter((b) => (b.req.warnings || []).length).length;
+  if (warned) {
+    const ok = await confirmDialog(
+      `${warned === 1 ? "1 card has" : `${num.format(warned)} cards have`} a warning (see the card). Approve all ${num.format(open.length)} remaining cards anyway?`,
+      { title: "Approve cards with warnings?", ok: "Approve all", danger: false },
+    );
+    if (!ok) {
+      const first = state.batch.findIndex((b) => !b.decision && (b.req.warnings || []).length);
+      focusCard(first);
+      return;
+    }
+  }
+  state.batch.forEach((item, i) => {
+    if (!item.decision) {
+      item.mode = "view";
+      item.decision = { status: "approve" };
+      updateCard(i);
+    }
+  });
+  saveVerdicts();
+  updateReviewHead();
+  actions.sendVerdicts();
+}

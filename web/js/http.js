@@ -1,0 +1,229 @@
+// @ts-check
+// The HTTP API (API.md) without the DOM: every route as a function over an injected `fetch`, so the
+// browser (web/js/api.js) and the Node tests (tests/js) use the same code.
+
+/** @typedef {import("./types.js").NextBody} NextBody */
+/** @typedef {import("./types.js").StepResponse} StepResponse */
+/** @typedef {import("./types.js").SessionView} SessionView */
+/** @typedef {import("./types.js").SegmentPage} SegmentPage */
+/** @typedef {import("./types.js").Segment} Segment */
+/** @typedef {import("./types.js").SegmentQuery} SegmentQuery */
+/** @typedef {import("./types.js").ImportResult} ImportResult */
+
+/** An API or network failure, in words a person can act on. */
+export class ApiError extends Error {
+  /**
+   * @param {string} message
+   * @param {{status?: number, retryAfter?: number | null, aborted?: boolean}} [details]
+   */
+  constructor(message, { status = 0, retryAfter = null, aborted = false } = {}) {
+    super(message);
+    this.name = "ApiError";
+    /** 0: no answer (network error or aborted). */
+    this.status = status;
+    /** Seconds, when the server said. */
+    this.retryAfter = retryAfter;
+    this.aborted = aborted;
+    /** @type {{body: NextBody, key: string} | null} what Retry should send (set by the step client) */
+    this.retry = null;
+  }
+
+  /** 409, 503, 504 and network errors are worth a retry. */
+  get retryable() {
+    return !this.aborted && [0, 409, 503, 504].includes(this.status);
+  }
+}
+
+/** A fresh Idempotency-Key (randomUUID needs a secure context; getRandomValues does not). */
+export function newKey() {
+  const c = globalThis.crypto;
+  if (c.randomUUID && globalThis.isSecureContext !== false) return c.randomUUID();
+  return Array.from(c.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** @type {Record<number, string>} */
+const PLAIN = {
+  400: "The server could not read the request.",
+  401: "You are signed out. Sign in again, then retry.",
+  404: "This session or file no longer exists.",
+  409: "The session changed in the meantime (another tab or a lost answer).",
+  413: "The document is too large to upload.",
+  422: "The server rejected the request.",
+  502: "The translation model refused the request.",
+  503: "The translation model is busy or unavailable.",
+  504: "The step took too long and was cancelled; nothing was changed.",
+};
+
+/** Seconds from a Retry-After header (delta seconds or an HTTP date), or null. */
+export function retryAfterSeconds(/** @type {string | null} */ value, now = Date.now()) {
+  if (!value) return null;
+  const secs = Number(value);
+  if (Number.isFinite(secs)) return Math.max(0, secs);
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, Math.ceil((at - now) / 1000)) : null;
+}
+
+/** The file name a Content-Disposition header gives, preferring RFC 6266 `filename*`. */
+export function dispositionName(/** @type {string | null} */ header) {
+  if (!header) return null;
+  const star = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
+  if (star) {
+    try {
+      return decodeURIComponent(star[2].trim());
+    } catch {
+      /* a malformed encoding: fall back to the plain name */
+    }
+  }
+  return /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;\s]+)/i.exec(header)?.[1] ?? null;
+}
+
+/**
+ * @typedef {object} ApiOptions
+ * @property {string | URL} base the API's base URL, ending in "api/"
+ * @property {typeof fetch} fetch
+ * @property {() => Promise<string | null>} [authorize] a bearer token, or null when none is needed
+ * @property {() => void} [onSignedOut] called on a 401
+ */
+
+/**
+ * @typedef {object} RequestOptions
+ * @property {unknown} [body]
+ * @property {AbortSignal} [signal]
+ * @property {string} [key] the Idempotency-Key
+ * @property {string} [accept]
+ * @property {boolean} [raw] return the Response itself
+ */
+
+/** The API over `fetch`. @param {ApiOptions} options */
+export function createApi({ base, fetch, authorize = async () => null, onSignedOut = () => {} }) {
+  const root = new URL(String(base));
+  /** @param {string} path */
+  const url = (path) => new URL(path.replace(/^\//, ""), root).href;
+
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {RequestOptions} [options]
+   * @returns {Promise<any>}
+   */
+  async function request(method, path, { body, signal, key, accept = "application/json", raw = false } = {}) {
+    /** @type {Record<string, string>} */
+    const headers = { Accept: accept };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (key) headers["Idempotency-Key"] = key;
+    const token = await authorize();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let response;
+    try {
+      response = await fetch(url(path), {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        credentials: "same-origin",
+        cache: "no-store",
+      });
+    } catch (err) {
+      if (signal?.aborted || (err instanceof Error && err.name === "AbortError")) {
+        throw new ApiError("Stopped.", { aborted: true });
+      }
+      throw new ApiError("Could not reach the server. Check the connection, then retry.");
+    }
+    if (response.ok) {
+      if (raw) return response;
+      if (response.status === 204) return null;
+      const type = response.headers.get("Content-Type") || "";
+      return type.includes("json") ? response.json() : response.text();
+    }
+    throw await errorOf(response);
+  }
+
+  /** @param {Response} response */
+  async function errorOf(response) {
+    let detail = "";
+    try {
+      const data = await response.json();
+      detail = typeof data.error === "string" ? data.error : "";
+    } catch {
+      /* not JSON: keep the generic words */
+    }
+    if (response.status === 401) onSignedOut();
+    const retryAfter = retryAfterSeconds(response.headers.get("Retry-After"));
+    const general = PLAIN[response.status] || `The server answered with an error (HTTP ${response.status}).`;
+    const message = detail && detail !== general ? `${general} ${detail}` : general;
+    return new ApiError(message, { status: response.status, retryAfter });
+  }
+
+  const enc = encodeURIComponent;
+  /** @param {string} id */
+  const s = (id) => `sessions/${enc(id)}`;
+  /** @param {string} id @param {string} fileId */
+  const f = (id, fileId) => `${s(id)}/files/${enc(fileId)}`;
+  /** @param {Record<string, string | number | null | undefined>} params */
+  const query = (params) => {
+    const q = Object.entries(params)
+      .filter(([, v]) => v !== undefined && v !== null && v !== "")
+      .map(([k, v]) => `${enc(k)}=${enc(String(v))}`)
+      .join("&");
+    return q ? `?${q}` : "";
+  };
+
+  /**
+   * A download through fetch (a plain link cannot send a token, nor say what went wrong).
+   * @param {string} path
+   * @param {string} fallback
+   */
+  async function download(path, fallback) {
+    /** @type {Response} */
+    const response = await request("GET", path, { accept: "*/*", raw: true });
+    const name = dispositionName(response.headers.get("Content-Disposition"));
+    return { blob: await response.blob(), name: name || fallback };
+  }
+
+  return {
+    url,
+    /** One step. @param {NextBody} body @param {{signal?: AbortSignal, key?: string}} [opts] @returns {Promise<StepResponse>} */
+    next: (body, { signal, key } = {}) => request("POST", "next", { body, signal, key }),
+    createSession: () => request("POST", "sessions", { body: {} }),
+    /** @param {string | null} [cursor] */
+    listSessions: (cursor) => request("GET", `sessions${query({ limit: 20, cursor })}`),
+    /** @param {string} id @returns {Promise<SessionView>} */
+    session: (id) => request("GET", s(id)),
+    /** @param {string} id @param {string | null} [cursor] */
+    messages: (id, cursor) => request("GET", `${s(id)}/messages${query({ limit: 500, cursor })}`),
+    /** @param {string} id */
+    deleteSession: (id) => request("DELETE", s(id)),
+    /** @param {string} id @param {string} name @param {string} content */
+    upload: (id, name, content) => request("POST", `${s(id)}/files`, { body: { name, content } }),
+    /** @param {string} id @param {string} fileId */
+    file: (id, fileId) => request("GET", f(id, fileId)),
+    /** @param {string} id @param {string} fileId @returns {Promise<string>} */
+    source: (id, fileId) => request("GET", `${f(id, fileId)}/source`, { accept: "text/*" }),
+    /** @param {string} id @param {string} fileId */
+    units: (id, fileId) => request("GET", `${f(id, fileId)}/units`),
+    /** @param {string} id @param {string} fileId @param {SegmentQuery} [q] @returns {Promise<SegmentPage>} */
+    segments: (id, fileId, q = {}) =>
+      request("GET", `${f(id, fileId)}/segments${query({ status: q.status, q: q.q, cursor: q.cursor, limit: q.limit })}`),
+    /**
+     * The human revises a written unit. @param {string} id @param {string} fileId @param {number} start
+     * @param {{translated_string: string, reason?: string}} body @returns {Promise<Segment>}
+     */
+    revise: (id, fileId, start, body) => request("PUT", `${f(id, fileId)}/segments/${start}`, { body }),
+    /** The translation; `fill` puts the source into untranslated spans. @param {string} id @param {string} fileId */
+    translationPath: (id, fileId, { fill = false } = {}) => `${f(id, fileId)}/translation${fill ? "?fill=source" : ""}`,
+    /** @param {string} id @param {string} fileId @param {string} format */
+    exportPath: (id, fileId, format) => `${f(id, fileId)}/export${query({ format })}`,
+    download,
+    memory: () => request("GET", "memory"),
+    /** @param {{source: string, target: string, languages?: string}} entry */
+    addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
+    /** @param {string} entryId */
+    deleteMemory: (entryId) => request("DELETE", `memory/${enc(entryId)}`),
+    /** @param {string} format @param {string} content @returns {Promise<ImportResult>} */
+    importMemory: (format, content) => request("POST", "memory/import", { body: { format, content } }),
+    /** @param {string} format */
+    memoryExportPath: (format) => `memory/export${query({ format })}`,
+  };
+}
+
+/** @typedef {ReturnType<typeof createApi>} Api */

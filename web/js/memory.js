@@ -1,0 +1,175 @@
+// @ts-check
+// The memory panel: what the agent learned about this reviewer (glossary, style notes), adding and
+// deleting entries, and importing TMX, CSV or TBX files.
+
+import { api } from "./api.js";
+import { $, h, num, store } from "./dom.js";
+import { state } from "./state.js";
+
+/** "French" for "auto>french". @param {string} pair */
+function languagesLabel(pair) {
+  const target = (pair || "").split(">")[1] || "";
+  if (!target || target === "*") return "all languages";
+  if (target === "unknown") return "any language";
+  return target.replace(/(^|[\s(-])\p{L}/gu, (m) => m.toUpperCase());
+}
+
+/** The target language named in "Translate x into French.". @param {string | null} title */
+export function languageFromTitle(title) {
+  const m = /\binto (.+?)\.(?:\s|$)/.exec(title || "");
+  return m ? m[1] : null;
+}
+
+/** @param {string} text */
+function showError(text) {
+  $("memory-error").textContent = text;
+  $("memory-error").hidden = false;
+}
+
+let memoryToken = 0;
+
+export async function refreshMemory() {
+  if (state.view !== "session") return;
+  const token = ++memoryToken;
+  try {
+    const data = await api.memory();
+    if (token !== memoryToken) return;
+    $("memory-error").hidden = true;
+    renderMemory(data);
+  } catch (err) {
+    if (token !== memoryToken) return;
+    showError(`Your memory could not be loaded: ${/** @type {Error} */ (err).message}`);
+  }
+}
+
+/** @param {{id: string, origin: string, languages: string}} entry @param {string} label @param {any} text */
+function memoryItem(entry, label, text) {
+  const origin = entry.origin === "learned" ? "learned from your edits" : entry.origin === "imported" ? "imported" : "added by you";
+  return h(
+    "li",
+    { class: "memory-item", "data-entry-id": entry.id, "data-origin": entry.origin },
+    h("span", { class: "memory-text" }, text),
+    h("span", { class: "memory-meta", text: `${languagesLabel(entry.languages)} · ${origin}` }),
+    h("button", {
+      type: "button",
+      class: "button button-quiet button-small memory-delete",
+      "aria-label": `Delete ${label}`,
+      text: "Delete",
+      onclick: () => deleteEntry(entry.id),
+    }),
+  );
+}
+
+/** @param {{glossary?: any[], styleNotes?: any[]}} data */
+function renderMemory(data) {
+  const glossary = data.glossary || [];
+  const notes = data.styleNotes || [];
+  $("memory-glossary").replaceChildren(
+    ...glossary.map((e) =>
+      memoryItem(e, `the term “${e.source}”`, [
+        h("span", { class: "memory-source", text: e.source }),
+        h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
+        h("span", { class: "memory-target", lang: state.lang, text: e.target }),
+      ]),
+    ),
+  );
+  $("memory-notes").replaceChildren(...notes.map((n) => memoryItem(n, `the note “${n.text}”`, n.text)));
+  $("memory-glossary-empty").hidden = glossary.length > 0;
+  $("memory-notes-empty").hidden = notes.length > 0;
+  const terms = `${num.format(glossary.length)} ${glossary.length === 1 ? "term" : "terms"}`;
+  const noted = `${num.format(notes.length)} ${notes.length === 1 ? "note" : "notes"}`;
+  $("memory-count").textContent = `(${terms}, ${noted})`;
+}
+
+/** @param {string} entryId */
+async function deleteEntry(entryId) {
+  const item = document.querySelector(`.memory-item[data-entry-id="${entryId}"]`);
+  const next = /** @type {HTMLElement | null} */ (item?.nextElementSibling?.querySelector(".memory-delete")) || $("memory-source");
+  try {
+    await api.deleteMemory(entryId);
+  } catch (err) {
+    if (/** @type {any} */ (err).status !== 404) {
+      showError(`The entry could not be deleted: ${/** @type {Error} */ (err).message}`);
+      return;
+    }
+  }
+  item?.remove();
+  next.focus({ preventScroll: true });
+  refreshMemory();
+}
+
+/** The import format: chosen, else from the file name. @param {string} chosen @param {string} name */
+export function importFormat(chosen, name) {
+  if (chosen) return chosen;
+  const ext = (/\.([a-z0-9]+)$/i.exec(name)?.[1] || "").toLowerCase();
+  return { tmx: "tmx", csv: "csv", tbx: "tbx" }[ext] || "";
+}
+
+async function importFile() {
+  const input = $("memory-import-file");
+  const file = input.files?.[0];
+  const result = $("memory-import-result");
+  result.hidden = true;
+  if (!file) {
+    showError("Choose a TMX, CSV or TBX file to import.");
+    input.focus();
+    return;
+  }
+  const format = importFormat($("memory-import-format").value, file.name);
+  if (!format) {
+    showError("Say which format the file is in (TMX, CSV or TBX).");
+    $("memory-import-format").focus();
+    return;
+  }
+  $("memory-import-button").disabled = true;
+  try {
+    const r = await api.importMemory(format, await file.text());
+    $("memory-error").hidden = true;
+    result.textContent = `Imported ${file.name}: ${num.format(r.added)} added, ${num.format(r.updated)} updated, ${num.format(r.skipped)} skipped.`;
+    result.hidden = false;
+    input.value = "";
+    await refreshMemory();
+  } catch (err) {
+    const e = /** @type {any} */ (err);
+    showError(e.status === 404 || e.status === 405 ? "This server cannot import memory files yet." : `The file could not be imported: ${e.message}`);
+  } finally {
+    $("memory-import-button").disabled = false;
+  }
+}
+
+export function setupMemory() {
+  const panel = $("memory");
+  panel.open = store.get("memoryOpen", true) !== false;
+  panel.addEventListener("toggle", () => store.set("memoryOpen", panel.open));
+  $("memory-import").addEventListener("submit", (/** @type {Event} */ e) => {
+    e.preventDefault();
+    importFile();
+  });
+  $("memory-add").addEventListener("submit", async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const source = $("memory-source").value.trim();
+    const target = $("memory-target").value.trim();
+    if (!source || !target) {
+      showError("Give the term and its translation.");
+      $(source ? "memory-target" : "memory-source").focus();
+      return;
+    }
+    /** @type {{source: string, target: string, languages?: string}} */
+    const entry = { source, target };
+    const language = languageFromTitle(state.title);
+    if (language) entry.languages = `auto>${language}`;
+    $("memory-add-button").disabled = true;
+    try {
+      await api.addGlossary(entry);
+      $("memory-source").value = "";
+      $("memory-target").value = "";
+      $("memory-error").hidden = true;
+      $("memory-source").focus();
+      await refreshMemory();
+    } catch (err) {
+      showError(`The term could not be added: ${/** @type {Error} */ (err).message}`);
+    } finally {
+      $("memory-add-button").disabled = false;
+    }
+  });
+}

@@ -1,0 +1,279 @@
+// @ts-check
+// The workbench: the whole document as a segment list beside the cards, with status colours, a
+// status filter, search in source and translation, progress in units and characters, the current
+// batch highlighted, and revision of any written segment (keyboard first: ↑/↓, Enter, Ctrl+Enter, Esc).
+
+import { api } from "./api.js";
+import { focusCard } from "./cards.js";
+import { $, autosize, h, num } from "./dom.js";
+import { ApiError } from "./http.js";
+import { showInSource } from "./preview.js";
+import { filterSegments, isWritten, loadSegments, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
+import { actions, state } from "./state.js";
+import { setStatus } from "./status.js";
+import { excerpt } from "./text.js";
+
+/** @typedef {import("./types.js").Segment} Segment */
+
+let token = 0;
+/** @type {number | null} the start of the segment the revise editor is open on */
+let editing = null;
+/** @type {number | null} the focused row's start */
+let focused = null;
+
+/** Load the active file's segments and show them. */
+export async function refreshSegments() {
+  const fileId = state.activeFileId;
+  const sid = state.sessionId;
+  if (!fileId || !sid) return;
+  const mine = ++token;
+  try {
+    const loaded = await loadSegments(api, sid, fileId);
+    if (mine !== token || sid !== state.sessionId) return;
+    state.segments = { ...loaded, fileId };
+    $("seg-note").hidden = loaded.server;
+    $("seg-note").textContent = loaded.server
+      ? ""
+      : "This server lists no segments yet: the list is built from the written units, and revising after the fact is not available.";
+    renderSegments();
+  } catch (err) {
+    if (mine !== token) return;
+    $("seglist").replaceChildren(h("li", { class: "hint", text: `The segments could not be loaded: ${/** @type {Error} */ (err).message}` }));
+  }
+}
+
+/** The list with the current batch's spans marked "in review" (the server's list may lag a step). */
+function shown() {
+  const pending = state.batch.filter((b) => b.req.file_id === state.activeFileId || !b.req.file_id).map((b) => b.req);
+  return withPending(state.segments.segments, pending);
+}
+
+/** @param {Segment} seg */
+function batchIndex(seg) {
+  return state.batch.findIndex((b) => b.req.start === seg.start && b.req.tool.name !== "Revise");
+}
+
+export function renderSegments() {
+  const all = shown();
+  const filter = { status: $("seg-status").value, q: $("seg-search").value };
+  const list = filterSegments(all, filter);
+  const p = segmentProgress(all);
+  // Characters as the server counts them (the whole file, layout included), units from the list.
+  const file = state.files.find((f) => f.fileId === state.activeFileId);
+  const done = file?.progress?.translatedChars ?? p.chars;
+  const total = file?.progress?.totalChars ?? file?.chars ?? p.total;
+  const parts = [
+    h("strong", { text: `${num.format(p.units)} of ${num.format(p.segments)}` }),
+    ` segments written · ${num.format(done)} / ${num.format(total)} characters`,
+  ];
+  if (list.length !== all.length) parts.push(h("span", { class: "hint", text: ` · ${num.format(list.length)} shown` }));
+  $("seg-progress").replaceChildren(...parts);
+  const rows = list.map((seg, n) => row(seg, n, all.indexOf(seg) + 1));
+  if (!rows.length) rows.push(h("li", { class: "seg-empty hint", text: all.length ? "No segment matches." : "No segments yet." }));
+  $("seglist").replaceChildren(...rows);
+  highlightBatch();
+}
+
+/** @param {Segment} seg @param {number} n @param {number} position */
+function row(seg, n, position) {
+  const index = batchIndex(seg);
+  const el = h(
+    "li",
+    {
+      class: `seg seg-status-${seg.status}`,
+      "data-start": seg.start,
+      "data-status": seg.status,
+      "data-batch": index >= 0 ? index : null,
+      tabindex: (focused ?? -1) === seg.start || (focused == null && n === 0) ? "0" : "-1",
+      "aria-label": `Segment ${position}, ${STATUS_LABEL[seg.status] || seg.status}`,
+    },
+    h("span", { class: "seg-num", text: String(position) }),
+    h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
+    h("span", { class: "seg-src", text: excerpt(seg.source, 140) }),
+    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? excerpt(seg.target, 140) : "" }),
+  );
+  el.addEventListener("click", (e) => {
+    if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor")) return;
+    activate(seg);
+  });
+  if (editing === seg.start) el.append(editor(seg));
+  return el;
+}
+
+/** Enter or a click: a card of the batch takes focus; a written segment opens for revision. @param {Segment} seg */
+function activate(seg) {
+  focused = seg.start;
+  const index = batchIndex(seg);
+  if (index >= 0) {
+    focusCard(index);
+    return;
+  }
+  showInSource(seg.start);
+  if (isWritten(seg.status)) openEditor(seg.start);
+  else focusRow(seg.start);
+}
+
+/** @param {number} start */
+function openEditor(start) {
+  if (!state.segments.server) {
+    setStatus("Revising a written segment needs a newer server.");
+    focusRow(start);
+    return;
+  }
+  if (state.batch.length) {
+    setStatus("Finish the review of this batch first: a revision waits until no review is pending.");
+    focusRow(start);
+    return;
+  }
+  editing = start;
+  renderSegments();
+  const ta = /** @type {HTMLTextAreaElement | null} */ (document.querySelector(".seg-editor textarea"));
+  if (ta) {
+    autosize(ta);
+    ta.focus();
+    ta.setSelectionRange(ta.value.length, ta.value.length);
+  }
+}
+
+/** @param {Segment} seg */
+function editor(seg) {
+  const ta = /** @type {HTMLTextAreaElement} */ (h("textarea", { class: "seg-edit", lang: state.lang, dir: "auto", "aria-label": "Revised translation" }));
+  ta.value = seg.target || "";
+  const reason = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "seg-reason", placeholder: "Why (optional; the memory learns from it)", "aria-label": "Reason" }));
+  const error = h("p", { class: "field-error", role: "alert", hidden: true });
+  const save = () => saveRevision(seg, ta.value, reason.value.trim(), error);
+  const box = h(
+    "div",
+    { class: "seg-editor" },
+    h("div", { class: "seg-editor-source", text: seg.source }),
+    ta,
+    reason,
+    error,
+    h(
+      "div",
+      { class: "form-actions" },
+      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
+      h("button", { type: "button", class: "button button-secondary button-small", onclick: () => closeEditor(seg.start) }, "Cancel ", h("kbd", { text: "Esc" })),
+    ),
+  );
+  box.addEventListener("keydown", (e) => {
+    e.stopPropagation();
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      save();
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      closeEditor(seg.start);
+    }
+  });
+  ta.addEventListener("input", () => autosize(ta));
+  return box;
+}
+
+/** @param {number} start */
+function closeEditor(start) {
+  editing = null;
+  renderSegments();
+  focusRow(start);
+}
+
+/** @param {Segment} seg @param {string} text @param {string} reason @param {HTMLElement} error */
+async function saveRevision(seg, text, reason, error) {
+  if (!text.trim()) {
+    error.textContent = "The translation cannot be empty.";
+    error.hidden = false;
+    return;
+  }
+  if (text === seg.target) {
+    closeEditor(seg.start);
+    return;
+  }
+  const sid = /** @type {string} */ (state.sessionId);
+  const fileId = /** @type {string} */ (state.activeFileId);
+  try {
+    const result = await reviseSegment(api, sid, fileId, seg.start, text, reason || undefined);
+    if (result.ok) {
+      editing = null;
+      setStatus("Revision saved.");
+      await refreshSegments();
+      focusRow(seg.start);
+      actions.refreshDocument(fileId);
+      actions.refreshMemory();
+      return;
+    }
+    editing = null;
+    await refreshSegments();
+    setStatus(
+      result.why === "conflict"
+        ? "The session changed meanwhile: the list was reloaded. Check the segment, then revise it again."
+        : result.why === "missing"
+          ? "That segment is no longer a written unit: the list was reloaded."
+          : "This server cannot revise segments yet.",
+    );
+    focusRow(seg.start);
+  } catch (err) {
+    error.textContent = `The revision was not saved: ${err instanceof ApiError ? err.message : String(err)}`;
+    error.hidden = false;
+  }
+}
+
+/** @param {number} start */
+function focusRow(start) {
+  focused = start;
+  const rows = /** @type {HTMLElement[]} */ ([...$("seglist").querySelectorAll(".seg")]);
+  const target = rows.find((r) => Number(r.dataset.start) === start) || rows[0];
+  if (!target) return;
+  for (const r of rows) r.tabIndex = r === target ? 0 : -1;
+  target.focus({ preventScroll: true });
+  target.scrollIntoView({ block: "nearest" });
+}
+
+/** Mark the batch's rows, the current card's outlined, and keep it in view. */
+export function highlightBatch() {
+  const rows = /** @type {HTMLElement[]} */ ([...$("seglist").querySelectorAll(".seg")]);
+  for (const r of rows) r.classList.toggle("seg-current", r.dataset.batch === String(state.current));
+  const current = rows.find((r) => r.dataset.batch === String(state.current));
+  if (current && !$("workbench").hidden) {
+    const list = $("seglist");
+    const top = current.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top + current.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTo({ top: Math.max(0, top - list.clientHeight / 3) });
+    }
+  }
+}
+
+export function setupSegments() {
+  let typing = 0;
+  $("seg-search").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = window.setTimeout(renderSegments, 120);
+  });
+  $("seg-search").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      renderSegments();
+      const first = /** @type {HTMLElement | null} */ ($("seglist").querySelector(".seg"));
+      if (first) focusRow(Number(first.dataset.start));
+    } else if (e.key === "Escape") {
+      $("seg-search").value = "";
+      renderSegments();
+    }
+  });
+  $("seg-status").addEventListener("change", renderSegments);
+  $("seglist").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    const rowEl = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (e.target).closest(".seg"));
+    if (!rowEl || /** @type {HTMLElement} */ (e.target).closest(".seg-editor")) return;
+    const rows = /** @type {HTMLElement[]} */ ([...$("seglist").querySelectorAll(".seg")]);
+    const at = rows.indexOf(rowEl);
+    const move = { ArrowDown: 1, ArrowUp: -1, Home: -rows.length, End: rows.length }[e.key];
+    if (move) {
+      const next = rows[Math.max(0, Math.min(rows.length - 1, at + move))];
+      focusRow(Number(next.dataset.start));
+    } else if (e.key === "Enter" || e.key === "e") {
+      const seg = shown().find((s) => s.start === Number(rowEl.dataset.start));
+      if (seg) activate(seg);
+    } else return;
+    e.preventDefault();
+    e.stopPropagation();
+  });
+}

@@ -1,0 +1,206 @@
+// @ts-check
+// The whole document as segments (API.md "Files"), without the DOM: load every page of
+// GET …/segments, or build the same list from /units and /source where the server has no segments
+// route yet (404); filter, search, count; revise a written unit.
+
+import { ApiError } from "./http.js";
+import { codePoints, unitIndexer } from "./text.js";
+
+/** @typedef {import("./types.js").Segment} Segment */
+/** @typedef {import("./types.js").SegmentPage} SegmentPage */
+/** @typedef {import("./types.js").SegmentQuery} SegmentQuery */
+/** @typedef {import("./types.js").WrittenUnit} WrittenUnit */
+/** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
+
+/**
+ * @typedef {object} SegmentApi
+ * @property {(id: string, fileId: string, q?: SegmentQuery) => Promise<SegmentPage>} segments
+ * @property {(id: string, fileId: string) => Promise<{units: WrittenUnit[]}>} units
+ * @property {(id: string, fileId: string) => Promise<string>} source
+ * @property {(id: string, fileId: string, start: number, body: {translated_string: string, reason?: string}) => Promise<Segment>} revise
+ */
+
+export const STATUSES = ["untranslated", "pending", "approved", "refined", "revised"];
+
+/** @type {Record<string, string>} */
+export const STATUS_LABEL = {
+  untranslated: "Untranslated",
+  pending: "In review",
+  approved: "Approved",
+  refined: "Edited",
+  revised: "Revised",
+};
+
+/** Written statuses: a segment with one of these can be revised. @param {string} status */
+export const isWritten = (status) => status !== "untranslated" && status !== "pending";
+
+/**
+ * The segments of `source` from its written units: the units, and the untranslated text between
+ * them (whitespace-only gaps are layout, not segments). Offsets are code points, as the server's.
+ * @param {string} source
+ * @param {WrittenUnit[]} units
+ * @returns {Segment[]}
+ */
+export function segmentsFromUnits(source, units) {
+  const at = unitIndexer(source);
+  const total = codePoints(source);
+  /** @type {Segment[]} */
+  const out = [];
+  let pos = 0;
+  const gap = (/** @type {number} */ from, /** @type {number} */ to) => {
+    const text = source.slice(at(from), at(to));
+    const lead = codePoints(text) - codePoints(text.trimStart());
+    const trail = codePoints(text) - codePoints(text.trimEnd());
+    if (!text.trim()) return;
+    const start = from + lead;
+    const end = to - trail;
+    out.push({ start, end, source: source.slice(at(start), at(end)), target: null, status: "untranslated", origin: null, updatedAt: null });
+  };
+  for (const u of [...units].sort((a, b) => a.start - b.start)) {
+    if (u.start > pos) gap(pos, u.start);
+    out.push({
+      start: u.start,
+      end: u.end,
+      source: source.slice(at(u.start), at(u.end)),
+      target: u.text,
+      status: u.status === "approve" ? "approved" : u.status,
+      origin: null,
+      updatedAt: null,
+    });
+    pos = Math.max(pos, u.end);
+  }
+  if (pos < total) gap(pos, total);
+  return out;
+}
+
+/**
+ * Mark the spans under review as "pending", splitting the untranslated segments they lie in.
+ * @param {Segment[]} segments
+ * @param {CopilotRequest[]} pending
+ */
+export function withPending(segments, pending) {
+  // A request without `end` (older servers) ends after its source text.
+  const reqs = pending
+    .filter((r) => typeof r.start === "number")
+    .map((r) => (typeof r.end === "number" ? r : { ...r, end: Number(r.start) + codePoints(r.src_string) }));
+  if (!reqs.length) return segments;
+  /** @type {Segment[]} */
+  const out = [];
+  for (const seg of segments) {
+    const inside = seg.status === "untranslated" ? reqs.filter((r) => Number(r.start) >= seg.start && Number(r.end) <= seg.end) : [];
+    if (!inside.length) {
+      out.push(seg);
+      continue;
+    }
+    const chars = Array.from(seg.source);
+    let pos = seg.start;
+    const piece = (/** @type {number} */ from, /** @type {number} */ to) => chars.slice(from - seg.start, to - seg.start).join("");
+    for (const r of inside.sort((a, b) => Number(a.start) - Number(b.start))) {
+      const start = Number(r.start);
+      const end = Number(r.end);
+      if (start > pos && piece(pos, start).trim()) {
+        const text = piece(pos, start);
+        const lead = codePoints(text) - codePoints(text.trimStart());
+        const trail = codePoints(text) - codePoints(text.trimEnd());
+        out.push({ ...seg, start: pos + lead, end: start - trail, source: text.trim() });
+      }
+      out.push({ start, end, source: piece(start, end), target: r.translate_string, status: "pending", origin: r.origin ?? null, updatedAt: null });
+      pos = end;
+    }
+    if (pos < seg.end && piece(pos, seg.end).trim()) {
+      const text = piece(pos, seg.end);
+      const lead = codePoints(text) - codePoints(text.trimStart());
+      out.push({ ...seg, start: pos + lead, source: text.trim() });
+    }
+  }
+  return out;
+}
+
+/**
+ * Every segment of a file, following nextCursor; `server` says whether the segments route answered.
+ * @param {SegmentApi} api
+ * @param {string} sessionId
+ * @param {string} fileId
+ * @param {{limit?: number, maxPages?: number}} [opts]
+ * @returns {Promise<{segments: Segment[], server: boolean}>}
+ */
+export async function loadSegments(api, sessionId, fileId, { limit = 500, maxPages = 50 } = {}) {
+  try {
+    /** @type {Segment[]} */
+    const all = [];
+    /** @type {string | null} */
+    let cursor = null;
+    for (let page = 0; page < maxPages; page++) {
+      /** @type {SegmentPage} */
+      const res = await api.segments(sessionId, fileId, { cursor, limit });
+      all.push(...res.segments);
+      cursor = res.nextCursor;
+      if (!cursor) break;
+    }
+    return { segments: all, server: true };
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.status !== 404 && err.status !== 405)) throw err;
+  }
+  // No segments route on this server yet: the same list from the written units and the source.
+  const [units, source] = await Promise.all([api.units(sessionId, fileId), api.source(sessionId, fileId)]);
+  return { segments: segmentsFromUnits(String(source), units.units || []), server: false };
+}
+
+/**
+ * The segments a filter and a search leave (search in source and target, case-insensitive).
+ * @param {Segment[]} segments
+ * @param {{status?: string, q?: string}} filter
+ */
+export function filterSegments(segments, { status = "", q = "" }) {
+  const needle = q.trim().toLocaleLowerCase();
+  return segments.filter((s) => {
+    if (status === "written" ? !isWritten(s.status) : status && s.status !== status) return false;
+    if (!needle) return true;
+    return s.source.toLocaleLowerCase().includes(needle) || (s.target || "").toLocaleLowerCase().includes(needle);
+  });
+}
+
+/** Progress in units and characters (code points of source text in written segments). @param {Segment[]} segments */
+export function segmentProgress(segments) {
+  let units = 0;
+  let chars = 0;
+  let total = 0;
+  /** @type {Record<string, number>} */
+  const byStatus = {};
+  for (const s of segments) {
+    const n = s.end - s.start;
+    total += n;
+    byStatus[s.status] = (byStatus[s.status] || 0) + 1;
+    if (isWritten(s.status)) {
+      units++;
+      chars += n;
+    }
+  }
+  return { units, segments: segments.length, chars, total, byStatus };
+}
+
+/**
+ * Revise a written segment: the new Segment, or why not ("conflict": reload; "missing": gone;
+ * "unsupported": the server has no such route yet).
+ * @param {SegmentApi} api
+ * @param {string} sessionId
+ * @param {string} fileId
+ * @param {number} start
+ * @param {string} text
+ * @param {string} [reason]
+ * @returns {Promise<{ok: true, segment: Segment} | {ok: false, why: "conflict" | "missing" | "unsupported", error: ApiError}>}
+ */
+export async function reviseSegment(api, sessionId, fileId, start, text, reason) {
+  /** @type {{translated_string: string, reason?: string}} */
+  const body = { translated_string: text };
+  if (reason) body.reason = reason;
+  try {
+    return { ok: true, segment: await api.revise(sessionId, fileId, start, body) };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.status === 409) return { ok: false, why: "conflict", error: err };
+    if (err.status === 405) return { ok: false, why: "unsupported", error: err };
+    if (err.status === 404) return { ok: false, why: "missing", error: err };
+    throw err;
+  }
+}

@@ -1,0 +1,68 @@
+// @ts-check
+// The page's state, in one typed object, and the actions modules call on each other (set by app.js),
+// so view modules need not import the loop.
+
+/** @typedef {import("./types.js").FileInfo} FileInfo */
+/** @typedef {import("./types.js").WrittenUnit} WrittenUnit */
+/** @typedef {import("./types.js").Segment} Segment */
+/** @typedef {import("./review.js").Item} Item */
+
+export const state = {
+  /** @type {"home" | "session" | null} */
+  view: null,
+  /** @type {string | null} */
+  sessionId: null,
+  /** @type {string | null} */
+  title: null,
+  /** @type {string | null} BCP 47 tag of the target language, when known */
+  lang: null,
+  /** @type {FileInfo[]} */
+  files: [],
+  /** @type {string | null} */
+  activeFileId: null,
+  /** @type {Map<string, string>} fileId → source text */
+  sources: new Map(),
+  /** @type {Map<string, WrittenUnit[]>} */
+  units: new Map(),
+  /** @type {Map<string, string>} fileId → assembled translation */
+  translations: new Map(),
+  /** @type {Set<string>} callIds written by the latest verdicts (highlighted in the preview) */
+  fresh: new Set(),
+  /** @type {Item[]} */
+  batch: [],
+  current: 0,
+  busy: false,
+  /** @type {AbortController | null} */
+  controller: null,
+  /** @type {"agent" | "user" | null} */
+  actor: null,
+  /** @type {any[]} */
+  messages: [],
+  messageCount: 0,
+  messagesComplete: true,
+  /** @type {Set<string>} user inputs shown locally, not (yet) echoed by the server */
+  localInputs: new Set(),
+  /** @type {string[]} inputs queued behind pending reviews */
+  queued: [],
+  /** @type {{body: import("./types.js").NextBody, key: string} | null} what Continue sends after Stop */
+  stoppedCall: null,
+  loadToken: 0,
+  /** @type {{segments: Segment[], server: boolean, fileId: string | null}} the workbench list */
+  segments: { segments: [], server: true, fileId: null },
+};
+
+/** Cross-module actions, filled in by app.js at start. */
+export const actions = {
+  /** Send the decided batch. */
+  sendVerdicts: () => {},
+  /** Re-read a file's preview and segments. @param {string | null} _fileId */
+  refreshDocument: (_fileId) => {},
+  /** Re-read the memory panel. */
+  refreshMemory: () => {},
+  /** Open a session by id. @param {string} _id */
+  openSession: (_id) => {},
+  /** Highlight the current card in the source and the segment list. */
+  highlightCurrent: () => {},
+  /** Re-mark the batch's spans (a new batch, or a verdict). */
+  batchChanged: () => {},
+};

@@ -14,6 +14,7 @@ or a `RawBody` (any bytes with status 200, for malformed answers). Every request
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -89,8 +90,14 @@ Spec = Reply | Fault | Hang | RawBody
 Policy = Callable[[dict[str, Any]], Spec]
 
 
-def error(status: int, message: str, *, type_: str = "invalid_request_error", code: str | None = None,
-          headers: Mapping[str, str] | None = None) -> Fault:
+def error(
+    status: int,
+    message: str,
+    *,
+    type_: str = "invalid_request_error",
+    code: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> Fault:
     """An OpenAI-shaped error answer."""
     body = {"error": {"message": message, "type": type_, "param": None, "code": code}}
     return Fault(status=status, body=body, headers=dict(headers or {}))
@@ -165,8 +172,8 @@ def _handler_class(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (quiet: the SDK retries are noise)
-            return
+        def log_message(self, format: str, *args: Any) -> None:
+            return  # quiet: a test's own output matters more than an access log
 
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -185,10 +192,9 @@ def _handler_class(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 server.failures.append(exc)
                 self._send(500, json.dumps({"error": {"message": f"policy failed: {exc!r}", "type": "server_error"}}))
                 return
-            try:
+            # The client may have given up (its timeout): then there is nobody to answer.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self._answer(path, body, spec)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client gave up (its timeout): nothing to answer
 
         def _answer(self, path: str, body: dict[str, Any], spec: Spec) -> None:
             if isinstance(spec, Hang):
@@ -209,8 +215,13 @@ def _handler_class(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(200, json.dumps(chat_body(spec, server.next_id())))
 
-        def _send(self, status: int, text: str, headers: Mapping[str, str] | None = None,
-                  content_type: str = "application/json") -> None:
+        def _send(
+            self,
+            status: int,
+            text: str,
+            headers: Mapping[str, str] | None = None,
+            content_type: str = "application/json",
+        ) -> None:
             data = text.encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", content_type)
@@ -296,11 +307,20 @@ def responses_body(reply: Reply, n: int) -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if reply.text:
         content = [{"type": "output_text", "text": reply.text, "annotations": [], "logprobs": []}]
-        output.append({"type": "message", "id": f"msg_{n}", "status": "completed", "role": "assistant",
-                       "content": content})
+        output.append(
+            {"type": "message", "id": f"msg_{n}", "status": "completed", "role": "assistant", "content": content}
+        )
     for call in reply.tool_calls:
-        output.append({"type": "function_call", "id": f"fc_{call.id}", "call_id": call.id, "name": call.name,
-                       "arguments": call.arguments, "status": "completed"})
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{call.id}",
+                "call_id": call.id,
+                "name": call.name,
+                "arguments": call.arguments,
+                "status": "completed",
+            }
+        )
     incomplete = reply.finish_reason == "length"
     usage = reply.usage
     return {

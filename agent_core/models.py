@@ -141,7 +141,7 @@ def provider_error(exc: Exception, timeout: float | None) -> AgentError:
     )
 
 
-_SECRETS = re.compile(r"(?i)\b(?:sk|rk|pk)-[\w*.-]{3,}|\bAKIA[0-9A-Z]{12,}|\bbearer\s+\S+|\b(?=[\w-]*\d)[\w-]{32,}\b")
+_SECRETS = re.compile(r"(?i)\b(?:sk|rk|pk)-[\w*.-]{2,}[\w*]|\bAKIA[0-9A-Z]{12,}|\bbearer\s+\S+|\b(?=[\w-]*\d)[\w-]{32,}\b")
 MAX_MESSAGE = 300
 
 

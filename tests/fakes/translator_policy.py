@@ -5,7 +5,7 @@ been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a 
 
     <next-text file="f_XXXX" start="1234">…verbatim text…</next-text>
 
-anywhere in a system or user message. It subtracts what its own later `Translate` calls already
+anywhere in a system or user message. It leaves out what its own later `Translate` calls already
 covered (those the tool returns approved or refined), then proposes `Translate` units for all of
 the rest, cut at blank lines and at most 300 characters (a long block split at line ends, then
 sentence ends, then whitespace). With nothing left to translate it calls `Read`; when the progress
@@ -115,10 +115,10 @@ def shown_texts(msgs: list[Msg]) -> list[Shown]:
     return found
 
 
-def remaining(shown: Shown, msgs: list[Msg]) -> str:
-    """The part of `shown` that no later Translate call of this model already covered (approved/refined)."""
+def consumed(shown: Shown, msgs: list[Msg]) -> int:
+    """How much of `shown.text` later Translate calls of this model already covered (approved or refined)."""
     returns = {m.call_id: _json(m.text) or {} for m in msgs if m.role == "tool"}
-    rest = shown.text
+    text, offset = shown.text, 0
     for m in msgs[shown.position + 1 :]:
         for call_id, name, arguments in m.calls:
             args = _json(arguments) or {}
@@ -126,19 +126,20 @@ def remaining(shown: Shown, msgs: list[Msg]) -> str:
                 continue
             src = str(args.get("src_string", "")).strip()
             status = returns.get(call_id, {"status": "approve"}).get("status")
-            if status not in ACCEPTED or not src or not rest.lstrip().startswith(src):
+            at = len(text) - len(text[offset:].lstrip())
+            if status not in ACCEPTED or not src or not text.startswith(src, at):
                 break  # the rest of this response was not written either
-            rest = rest.lstrip()[len(src) :]
-    return rest
+            offset = at + len(src)
+    return offset
 
 
-def proposable(rest: str, whole: bool) -> str:
-    """What can be translated now: all of it, or up to the last blank line when Read cut the text short."""
-    rest = rest.lstrip()
-    if whole:
-        return rest.rstrip()
-    cut = [m.start() for m in BLANK_LINE.finditer(rest)]
-    return rest[: cut[-1]] if cut else rest.rstrip()
+def proposable(shown: Shown, offset: int) -> str:
+    """What can be translated now: the rest, or up to the last blank line when Read cut the text short."""
+    limit = len(shown.text)
+    if not shown.whole:
+        cuts = [m.start() for m in BLANK_LINE.finditer(shown.text)]
+        limit = cuts[-1] if cuts else limit
+    return shown.text[offset:limit].strip()
 
 
 def units(text: str) -> list[str]:
@@ -219,7 +220,7 @@ class TranslatorPolicy:
         for shown in sorted(latest.values(), key=lambda s: -s.position):
             if shown.file_id in done:
                 continue
-            text = proposable(remaining(shown, msgs), shown.whole)
+            text = proposable(shown, consumed(shown, msgs))
             if text:
                 self.decisions.append("translate")
                 return Reply(tool_calls=tuple(self._translate(shown.file_id, text)))

@@ -141,7 +141,11 @@ def provider_error(exc: Exception, timeout: float | None) -> AgentError:
     )
 
 
-_SECRETS = re.compile(r"(?i)\b(?:sk|rk|pk)-[\w*.-]{2,}[\w*]|\bAKIA[0-9A-Z]{12,}|\bbearer\s+\S+|\b(?=[\w-]*\d)[\w-]{32,}\b")
+_SECRETS = re.compile(
+    r"(?i)\b(?:sk|rk|pk)-[\w*.-]{2,}[\w*]"  # OpenAI/Anthropic-style keys, masked or not
+    r"|\bAKIA[0-9A-Z]{12,}|\bbearer\s+\S+"  # AWS access key ids, bearer tokens
+    r"|\b(?=[\w-]*\d)[\w-]{32,}\b"  # any other long token with a digit in it
+)
 MAX_MESSAGE = 300
 
 

@@ -9,9 +9,11 @@
     │   └── TooLargeError          its stored form would exceed a storage limit            → 422
     ├── UnavailableError           failed or throttled for now; the same call may be retried
     │   ├── ModelUnavailableError  the model provider                                     → 503
+    │   │   └── ModelResponseError  its answer could not be read (malformed, cut off)       → 503
     │   └── StorageUnavailableError  the session store                                    → 503
     ├── ModelRefusedError          the provider refused for good (key, model, request)     → 502
     └── StepTimeoutError           not enough time left to finish the step                 → 504
+        └── ModelTimeoutError      the provider did not answer in that time                → 504
 
 Only ConflictError means "somebody else committed first": it alone triggers an idempotency replay
 lookup and counts as a concurrency conflict. Storage backends and the model adapter translate
@@ -65,12 +67,24 @@ class StorageUnavailableError(UnavailableError):
     """The session store failed or throttled; the same call may be retried."""
 
 
-class ModelRefusedError(AgentError):
-    """The model provider refused the request for good: retrying the same request will not help."""
+class ModelResponseError(ModelUnavailableError):
+    """The provider answered, but with a body its adapter could not read (malformed, cut off).
 
-    def __init__(self, message: str, *, provider_status: int | None = None) -> None:
+    Retryable: nothing was committed, and such answers come from a provider's or gateway's passing fault.
+    """
+
+
+class ModelRefusedError(AgentError):
+    """The model provider refused the request for good (bad key, unknown model, invalid or too long).
+
+    Retrying the same request cannot help; `provider_status` is the provider's HTTP status (None when
+    it gave none) and `provider_message` what it said, with anything like a credential removed.
+    """
+
+    def __init__(self, message: str, *, provider_status: int | None, provider_message: str = "") -> None:
         super().__init__(message)
         self.provider_status = provider_status
+        self.provider_message = provider_message
 
 
 class StepTimeoutError(AgentError):
@@ -79,3 +93,11 @@ class StepTimeoutError(AgentError):
     def __init__(self, message: str, *, retry_after: float | None = 1.0) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ModelTimeoutError(StepTimeoutError):
+    """The provider did not answer within the time the step could give it."""
+
+    def __init__(self, message: str, *, timeout: float | None) -> None:
+        super().__init__(message)
+        self.timeout = timeout

@@ -9,6 +9,7 @@ for the model that is configured.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -17,9 +18,11 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestParameters, infer_model
 from pydantic_ai.settings import ModelSettings
 
-from .errors import ModelUnavailableError
+from .errors import AgentError, ModelRefusedError, ModelResponseError, ModelTimeoutError, ModelUnavailableError
 
 DEFAULT_MODEL = "pseudo"
+DEFAULT_TIMEOUT = 180.0
+"""The provider deadline when the caller gives none (locally): one slow answer, not three of 600 s."""
 
 
 class ModelConfigError(ValueError):
@@ -61,17 +64,97 @@ async def call_model(
     messages: Sequence[ModelMessage],
     settings: ModelSettings | None,
     params: ModelRequestParameters,
+    *,
+    timeout: float | None = None,
 ) -> ModelResponse:
-    """One model request; provider failures become ModelUnavailableError (the step commits nothing)."""
+    """One model request, one attempt, within `timeout` seconds; every provider failure becomes an AgentError.
+
+    Permanent refusals are ModelRefusedError (502), throttling and outages ModelUnavailableError with
+    the provider's Retry-After (503), an unreadable answer ModelResponseError (503), no answer in time
+    ModelTimeoutError (504). Nothing a provider library raises escapes as itself.
+    """
+    if timeout is not None and timeout <= 0:
+        raise ModelTimeoutError("No time is left to call the model; send the same request again.", timeout=timeout)
     prepared = model.prepare_messages(list(messages), params)
     try:
         # `async with` refreshes the provider's HTTP client for this event loop (see the notes).
         async with model:
-            return await model.request(prepared, settings, params)
-    except ai_errors.ModelHTTPError as exc:
-        retry_after = getattr(exc, "retry_after", None)
-        raise ModelUnavailableError(
-            f"The model provider answered {exc.status_code}; try again shortly.", retry_after=retry_after
-        ) from exc
-    except (ai_errors.ModelAPIError, ai_errors.UnexpectedModelBehavior, TimeoutError) as exc:
-        raise ModelUnavailableError(f"The model provider failed ({type(exc).__name__}); try again.") from exc
+            return await model.request(prepared, request_settings(model, settings, timeout), params)
+    except PROVIDER_FAILURES as exc:
+        raise provider_error(exc, timeout) from exc
+
+
+def request_settings(model: Model, settings: ModelSettings | None, timeout: float | None) -> ModelSettings:
+    """The caller's settings with no SDK retries and a deadline (the SDK's own timeout too, where it has one)."""
+    merged: ModelSettings = {**(settings or {})}
+    limit = DEFAULT_TIMEOUT if timeout is None else timeout
+    # Retries belong to the client (it sees Retry-After); inside a step they outlive the invocation.
+    unsupported = model.unsupported_settings
+    if "max_retries" not in unsupported:
+        merged["max_retries"] = 0
+    if "timeout" not in unsupported:
+        merged["timeout"] = limit
+    merged["request_timeout"] = limit
+    return merged
+
+
+PROVIDER_FAILURES: tuple[type[Exception], ...] = (
+    ai_errors.ModelAPIError,
+    ai_errors.UnexpectedModelBehavior,
+    TimeoutError,
+    OSError,
+    # What an adapter raises on a body it did not expect (e.g. a Responses answer without `output`).
+    TypeError,
+    KeyError,
+    AttributeError,
+    IndexError,
+    ValueError,
+)
+_RETRYABLE_4XX = frozenset({408, 409, 425, 429})
+
+
+def provider_error(exc: Exception, timeout: float | None) -> AgentError:
+    """The AgentError a provider failure is, by what the provider said (see call_model)."""
+    if isinstance(exc, ai_errors.ModelRequestTimeout | ai_errors.ModelTimeoutError | TimeoutError):
+        limit = DEFAULT_TIMEOUT if timeout is None else timeout
+        return ModelTimeoutError(
+            f"The model did not answer within {limit:.0f}s. Nothing changed; send the same request again.",
+            timeout=limit,
+        )
+    status = exc.status_code if isinstance(exc, ai_errors.ModelHTTPError) else None
+    refused = isinstance(exc, ai_errors.ModelRequestRejectedError | ai_errors.ModelQuotaExceededError)
+    if refused or (status is not None and 400 <= status < 500 and status not in _RETRYABLE_4XX):
+        said = provider_message(exc)
+        where = f" ({status})" if status is not None else ""
+        return ModelRefusedError(
+            f"The model provider refused the request{where}: {said}", provider_status=status, provider_message=said
+        )
+    if isinstance(exc, ai_errors.ModelAPIError) and (status is not None or type(exc) is not ai_errors.ModelAPIError):
+        answered = f"answered {status}" if status is not None else f"failed ({type(exc).__name__})"
+        return ModelUnavailableError(f"The model provider {answered}; try again shortly.", retry_after=exc.retry_after)
+    if isinstance(exc, OSError):
+        return ModelUnavailableError(f"The model provider could not be reached ({type(exc).__name__}); try again.")
+    # A bare ModelAPIError is pydantic-ai's "could not decode the body"; the rest are an adapter's
+    # surprise at the body's shape.
+    return ModelResponseError(
+        f"The model provider's answer could not be read ({type(exc).__name__}); try again shortly."
+    )
+
+
+_SECRETS = re.compile(
+    r"(?i)\b(?:sk|rk|pk)-[\w*.-]{2,}[\w*]"  # OpenAI/Anthropic-style keys, masked or not
+    r"|\bAKIA[0-9A-Z]{12,}|\bbearer\s+\S+"  # AWS access key ids, bearer tokens
+    r"|\b(?=[\w-]*\d)[\w-]{32,}\b"  # any other long token with a digit in it
+)
+MAX_MESSAGE = 300
+
+
+def provider_message(exc: Exception) -> str:
+    """What the provider said, from its error body, without anything like a credential, at most 300 characters."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    message = body.get("message") if isinstance(body, dict) else body
+    text = " ".join(str(message if message is not None else exc).split())
+    text = _SECRETS.sub("[redacted]", text)
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"

@@ -1,0 +1,283 @@
+"""Real-provider cost of translating a document: the `openai-chat:` path against a fake OpenAI server.
+
+The whole document goes through the public HTTP contract (the FastAPI app in-process over httpx's
+ASGITransport); the model is pydantic-ai's real OpenAI Chat adapter and SDK, talking over loopback to
+`tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`)
+proposes units for all the text it is shown. A scripted reviewer approves every unit (and refines
+one in `--refine-every`). Prints, per document size: model input tokens per source character (o200k
+over the tools and messages the server received), model requests per 1,000 source characters, HTTP
+requests per reviewed batch, the median share of a request's input tokens in a prefix identical to
+the previous request's, storage calls per step (DynamoDB calls under moto, or SQLite statements), and
+DynamoDB bytes of file text read per step. A benchmark, not a test: it asserts only completion.
+
+    .venv/bin/python bench/provider_cost.py                       # 20 KB and 100 KB, DynamoDB (moto)
+    .venv/bin/python bench/provider_cost.py --sizes 20000 --backend sqlite
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import itertools
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
+os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+
+import boto3  # noqa: E402
+import httpx  # noqa: E402
+from moto import mock_aws  # noqa: E402
+
+from tests.aws import create_sessions_table  # noqa: E402
+from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
+from tests.fakes.tokens import common_prefix, prompt_tokens  # noqa: E402
+from tests.fakes.translator_policy import TranslatorPolicy  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "corpus" / "httpx-CHANGELOG.md"
+CORPUS = SHARED if SHARED.exists() else ROOT / "tests" / "data" / "httpx-CHANGELOG.md"  # the same file, in a worktree
+TABLE = "provider-bench"
+TASK = "Translate doc.md into French."
+
+
+def build_app(backend: str, base_url: str, workdir: Path) -> Any:
+    """The app under test, with its services from the environment: the one place that knows how it is built."""
+    os.environ.update(
+        AGENT_MODEL="openai-chat:gpt-4.1",
+        OPENAI_BASE_URL=base_url,
+        OPENAI_API_KEY="sk-fake",
+        STORAGE_BACKEND=backend,
+        SESSIONS_TABLE=TABLE,
+        SQLITE_PATH=str(workdir / "sessions.sqlite3"),
+    )
+    from handlers.api import create_app
+
+    return create_app()
+
+
+@dataclass
+class StorageCounter:
+    """Storage calls and file-text bytes read, per HTTP request (DynamoDB calls or SQLite statements)."""
+
+    calls: int = 0
+    text_bytes: int = 0
+    steps: list[tuple[int, int]] = field(default_factory=list)
+
+    def attach_dynamodb(self) -> None:
+        """Count every client the default boto3 session creates from now on."""
+        boto3.setup_default_session()
+        events = boto3.DEFAULT_SESSION.events
+        events.register("before-call.dynamodb.*", self._call)
+        events.register("after-call.dynamodb.*", self._read)
+
+    def attach_sqlite(self) -> None:
+        """Trace every statement of connections opened from now on."""
+        connect = sqlite3.connect
+
+        def traced(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+            conn: sqlite3.Connection = connect(*args, **kwargs)
+            conn.set_trace_callback(lambda _statement: self._call())
+            return conn
+
+        sqlite3.connect = traced  # type: ignore[assignment]
+
+    def _call(self, **_: Any) -> None:
+        self.calls += 1
+
+    def _read(self, parsed: dict[str, Any], **_: Any) -> None:
+        items = [parsed["Item"]] if "Item" in parsed else parsed.get("Items", [])
+        for item in items:
+            if item.get("sk", {}).get("S", "").startswith("C#") and "text" in item:
+                self.text_bytes += len(item["text"]["S"].encode("utf-8"))
+
+    def mark(self) -> None:
+        """Close the current HTTP request's counts."""
+        self.steps.append((self.calls, self.text_bytes))
+        self.calls = self.text_bytes = 0
+
+
+def document(size: int) -> str:
+    """About `size` characters of the corpus (repeated as needed), ending at a blank line."""
+    text = CORPUS.read_text(encoding="utf-8")
+    joined = "\n\n".join([text] * (size // len(text) + 2))
+    cut = joined.rfind("\n\n", 0, size)
+    return joined[: cut if cut > 0 else size]
+
+
+@dataclass
+class Trace:
+    """What the client did: requests to /api/next and how many of them carried a reviewed batch."""
+
+    next_requests: int = 0
+    batches: int = 0
+    units: int = 0
+
+
+async def translate(app: Any, source: str, counter: StorageCounter, refine_every: int) -> Trace:
+    """Create a session, upload the document and drive it to the end like the web UI, reviewing every unit."""
+    trace = Trace()
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=None) as client:
+        created = (await client.post("/api/sessions")).json()
+        sid = created["id"]
+        upload = await client.post(f"/api/sessions/{sid}/files", json={"name": "doc.md", "content": source})
+        assert upload.status_code == 201, upload.text
+        file_id = upload.json()["fileId"]
+        counter.mark()
+        counter.steps.clear()
+
+        async def step(body: dict[str, Any]) -> dict[str, Any]:
+            answer = await client.post("/api/next", json={"sessionId": sid, **body})
+            counter.mark()
+            trace.next_requests += 1
+            assert answer.status_code == 200, answer.text
+            agent: dict[str, Any] = answer.json()["agentResponse"]
+            return agent
+
+        agent = await step({"userInput": TASK})
+        for _ in range(20_000):
+            if requests := agent["copilotRequests"]:
+                trace.batches += 1
+                verdicts = [_verdict(r, trace.units + i + 1, refine_every) for i, r in enumerate(requests)]
+                trace.units += len(requests)
+                agent = await step({"copilotResponses": verdicts})
+            elif agent["actor"] == "agent":
+                agent = await step({})
+            else:
+                break
+        view = (await client.get(f"/api/sessions/{sid}/files/{file_id}")).json()
+        assert view["progress"]["complete"], f"the document did not complete: {view['progress']}"
+    return trace
+
+
+def _verdict(request: dict[str, Any], n: int, refine_every: int) -> dict[str, Any]:
+    if refine_every and n % refine_every == 0:
+        return {"tool": request["tool"], "status": "refined", "translated_string": "« " + request["translate_string"]}
+    return {"tool": request["tool"], "status": "approve"}
+
+
+def run(
+    size: int,
+    backend: str,
+    server: FakeOpenAIServer,
+    counter: StorageCounter,
+    *,
+    refine_every: int,
+    max_units: int | None,
+) -> dict[str, float]:
+    """Translate one document of about `size` characters and compute the figures."""
+    source = document(size)
+    policy = TranslatorPolicy(max_units=max_units)
+    server.policy = policy
+    server.requests.clear()
+    counter.steps.clear()
+    started = time.perf_counter()
+    # Powertools writes its metrics (EMF) to stdout; they would bury the table.
+    with tempfile.TemporaryDirectory() as tmp, mock_aws(), contextlib.redirect_stdout(io.StringIO()):
+        if backend == "dynamodb":
+            create_sessions_table(boto3.client("dynamodb"), TABLE)
+            # moto resets boto3's default session; the app's client, cached per process as on a warm
+            # Lambda, keeps the hooks of the session it was made from (the same counter).
+            counter.attach_dynamodb()
+        app = build_app(backend, server.base_url, Path(tmp))
+        trace = asyncio.run(translate(app, source, counter, refine_every))
+    assert not server.failures, server.failures
+    # The agent loop's requests; the memory distiller's (no tools) are counted apart.
+    bodies = [b for b in server.bodies() if b.get("tools")]
+    tokens = [prompt_tokens(b) for b in bodies]
+    shares = [common_prefix(a, b) / len(b) for a, b in itertools.pairwise(tokens)]
+    calls = [float(c) for c, _ in counter.steps]
+    text = [float(t) for _, t in counter.steps]
+    return {
+        "chars": len(source),
+        "seconds": time.perf_counter() - started,
+        "model_requests": len(bodies),
+        "reads": policy.decisions.count("read"),
+        "distill": policy.decisions.count("distill"),
+        "tokens_per_char": sum(len(t) for t in tokens) / len(source),
+        "requests_per_1000": 1000 * len(bodies) / len(source),
+        "http_per_batch": trace.next_requests / max(1, trace.batches),
+        "units_per_batch": trace.units / max(1, trace.batches),
+        "prefix_share": statistics.median(shares) if shares else 0.0,
+        "storage_median": statistics.median(calls),
+        "storage_per_unit": sum(calls) / max(1, trace.units),
+        "text_bytes_median": statistics.median(text),
+        "text_bytes_mean": statistics.fmean(text),
+    }
+
+
+ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
+    ("model input tokens per source character", lambda r: f"{r['tokens_per_char']:.1f}"),
+    ("model requests per 1,000 source characters", lambda r: f"{r['requests_per_1000']:.1f}"),
+    ("  of which Read (share of model requests)", lambda r: f"{100 * r['reads'] / r['model_requests']:.0f}%"),
+    ("HTTP requests per reviewed batch (POST /api/next)", lambda r: f"{r['http_per_batch']:.2f}"),
+    ("  units per reviewed batch", lambda r: f"{r['units_per_batch']:.1f}"),
+    (
+        "median share of input tokens in a prefix identical to the previous request",
+        lambda r: f"{r['prefix_share']:.0%}",
+    ),
+    ("storage calls per request (median; DynamoDB calls or SQLite statements)", lambda r: f"{r['storage_median']:.0f}"),
+    ("  storage calls per reviewed unit", lambda r: f"{r['storage_per_unit']:.1f}"),
+    (
+        "DynamoDB bytes of file text read per step (median / mean)",
+        lambda r: f"{r['text_bytes_median']:,.0f} / {r['text_bytes_mean']:,.0f}",
+    ),
+]
+
+
+def main() -> None:
+    """Run every size and print the table."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
+    parser.add_argument("--backend", choices=["dynamodb", "sqlite"], default="dynamodb")
+    parser.add_argument("--refine-every", type=int, default=10, help="refine one unit in N (0: approve all)")
+    parser.add_argument("--max-units", type=int, default=None, help="units per response at most (default: all shown)")
+    parser.add_argument("--exact-moto", action="store_true", help="do not patch moto's whole-table copies")
+    args = parser.parse_args()
+    if args.backend == "dynamodb" and not args.exact_moto:
+        from bench import moto_fast
+
+        moto_fast.install()
+    counter = StorageCounter()
+    # Once per process: the app's DynamoDB client is cached per process, like on a warm Lambda.
+    counter.attach_dynamodb() if args.backend == "dynamodb" else counter.attach_sqlite()
+    counter = StorageCounter()
+    if args.backend == "sqlite":
+        counter.attach_sqlite()
+    with FakeOpenAIServer(TranslatorPolicy()) as server:
+        results = [
+            run(size, args.backend, server, counter, refine_every=args.refine_every, max_units=args.max_units)
+            for size in args.sizes
+        ]
+    header = ["figure", *(f"{r['chars'] / 1000:.0f} K chars" for r in results)]
+    lines = [header, ["---"] * len(header)]
+    lines += [[name, *(show(r) for r in results)] for name, show in ROWS]
+    lines.append(
+        [
+            "loop model requests / distiller requests / seconds",
+            *(f"{r['model_requests']:.0f} / {r['distill']:.0f} / {r['seconds']:.0f} s" for r in results),
+        ]
+    )
+    units = args.max_units or "all the text shown"
+    print(f"\nbackend: {args.backend}; refine one unit in {args.refine_every or 'none'}; units per response: {units}")
+    for line in lines:
+        print("| " + " | ".join(line) + " |")
+
+
+if __name__ == "__main__":
+    main()

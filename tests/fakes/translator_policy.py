@@ -1,0 +1,260 @@
+"""A scripted translator for the fake OpenAI server: it behaves like a real model that reads what it is shown.
+
+It reads the request (system prompt, messages, tool returns) and finds the untranslated text it has
+been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a block of the form
+
+    <next-text file="f_XXXX" start="1234">…verbatim text…</next-text>
+
+anywhere in a system or user message. It leaves out what its own later `Translate` calls already
+covered (those the tool returns approved or refined), then proposes `Translate` units for all of
+the rest, cut at blank lines and at most 300 characters (a long block split at line ends, then
+sentence ends, then whitespace). With nothing left to translate it calls `Read`; when the progress
+note says every file is complete, it answers with text. Usage is counted with o200k tokens, and
+cached tokens imitate OpenAI's prompt cache (the prefix shared with the previous request of the
+same `prompt_cache_key`, in 128-token steps from 1,024).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from tests.fakes.openai_server import Reply, ToolCallSpec, UsageSpec
+from tests.fakes.tokens import common_prefix, encode, prompt_tokens
+
+MAX_UNIT = 300
+NEXT_TEXT = re.compile(r'<next-text file="([^"]+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+COMPLETE = re.compile(r"\((f_[\w-]+)\): complete\.")
+INCOMPLETE = re.compile(r"\((f_[\w-]+)\): \d+ of \d+ characters translated")
+LISTED = re.compile(r"^- (f_[\w-]+): ", re.MULTILINE)
+KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\[[^\]]*\]\([^)]*\))")
+ACCEPTED = ("approve", "refined")
+
+
+@dataclass(frozen=True)
+class Msg:
+    """One message of the request, whatever the API: role, text, tool calls, or a tool return."""
+
+    role: str
+    text: str
+    calls: tuple[tuple[str, str, str], ...] = ()
+    """(call id, tool name, JSON arguments)."""
+    call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Shown:
+    """Untranslated text the model was shown, and where in the request."""
+
+    file_id: str
+    start: int
+    text: str
+    position: int
+    whole: bool
+    """The text ends at a block boundary or at translated text (False: cut at Read's max_chars)."""
+
+
+def messages_of(body: dict[str, Any]) -> list[Msg]:
+    """The request's messages, from Chat Completions `messages` or Responses `input`."""
+    out: list[Msg] = []
+    if body.get("instructions"):
+        out.append(Msg("system", str(body["instructions"])))
+    for item in body.get("messages") or body.get("input") or []:
+        kind = item.get("type")
+        if kind == "function_call":
+            out.append(Msg("assistant", "", ((item["call_id"], item["name"], item.get("arguments") or "{}"),)))
+        elif kind == "function_call_output":
+            out.append(Msg("tool", _text(item.get("output")), call_id=item["call_id"]))
+        elif item.get("role") == "tool":
+            out.append(Msg("tool", _text(item.get("content")), call_id=item.get("tool_call_id")))
+        else:
+            calls = tuple(
+                (c["id"], c["function"]["name"], c["function"].get("arguments") or "{}")
+                for c in item.get("tool_calls") or []
+            )
+            role = "system" if item.get("role") == "developer" else str(item.get("role"))
+            out.append(Msg(role, _text(item.get("content")), calls))
+    return out
+
+
+def _text(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+
+
+def _json(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def shown_texts(msgs: list[Msg]) -> list[Shown]:
+    """Every text shown: Read returns (not elided) and next-text blocks; a system prompt counts as newest."""
+    names = {cid: name for m in msgs for cid, name, _ in m.calls}
+    found: list[Shown] = []
+    for index, m in enumerate(msgs):
+        if m.role == "tool" and names.get(m.call_id or "") == "Read":
+            data = _json(m.text) or {}
+            text = data.get("text")
+            if isinstance(text, str) and text.strip() and not text.startswith("(omitted"):
+                whole = not data.get("more") or "translated_from" in data
+                found.append(Shown(str(data["file_id"]), int(data["start"]), text, index, whole))
+        elif m.role in ("system", "user"):
+            position = len(msgs) if m.role == "system" else index
+            for match in NEXT_TEXT.finditer(m.text):
+                found.append(Shown(match[1], int(match[2]), match[3], position, True))
+    return found
+
+
+def consumed(shown: Shown, msgs: list[Msg]) -> int:
+    """How much of `shown.text` later Translate calls of this model already covered (approved or refined)."""
+    returns = {m.call_id: _json(m.text) or {} for m in msgs if m.role == "tool"}
+    text, offset = shown.text, 0
+    for m in msgs[shown.position + 1 :]:
+        for call_id, name, arguments in m.calls:
+            args = _json(arguments) or {}
+            if name != "Translate" or args.get("file_id") != shown.file_id:
+                continue
+            src = str(args.get("src_string", "")).strip()
+            status = returns.get(call_id, {"status": "approve"}).get("status")
+            at = len(text) - len(text[offset:].lstrip())
+            if status not in ACCEPTED or not src or not text.startswith(src, at):
+                break  # the rest of this response was not written either
+            offset = at + len(src)
+    return offset
+
+
+def proposable(shown: Shown, offset: int) -> str:
+    """What can be translated now: the rest, or up to the last blank line when Read cut the text short."""
+    limit = len(shown.text)
+    if not shown.whole:
+        cuts = [m.start() for m in BLANK_LINE.finditer(shown.text)]
+        limit = cuts[-1] if cuts else limit
+    return shown.text[offset:limit].strip()
+
+
+def units(text: str) -> list[str]:
+    """Consecutive units covering `text`: blocks at blank lines, long blocks cut to at most MAX_UNIT characters."""
+    out: list[str] = []
+    for block in BLANK_LINE.split(text):
+        block = block.strip()
+        while len(block) > MAX_UNIT:
+            cut = _cut(block[: MAX_UNIT + 1])
+            out.append(block[:cut].rstrip())
+            block = block[cut:].lstrip()
+        if block:
+            out.append(block)
+    return out
+
+
+def _cut(window: str) -> int:
+    """Where to end a unit within `window`: a line end, a sentence end, whitespace, or the hard limit."""
+    for pattern in (r"\n", r"[.!?;:](?=\s)", r"\s"):
+        ends = [m.end() for m in re.finditer(pattern, window[:MAX_UNIT]) if m.end() > MAX_UNIT // 4]
+        if ends:
+            return ends[-1]
+    return MAX_UNIT
+
+
+def pseudo_translate(src: str) -> str:
+    """A deterministic stand-in translation: vowels of prose upper-cased; code, URLs and links kept."""
+    if src.startswith(("```", "    ")):
+        return src
+    pieces = KEPT.split(src)
+    return "".join(p if i % 2 else p.translate(_VOWELS) for i, p in enumerate(pieces))
+
+
+_VOWELS = str.maketrans("aeiou", "AEIOU")
+
+
+def file_states(msgs: list[Msg]) -> tuple[list[str], set[str]]:
+    """The files in order and those the latest progress note calls complete."""
+    listed: list[str] = []
+    for m in msgs:
+        if m.role == "system":
+            listed += [f for f in LISTED.findall(m.text) if f not in listed]
+    for m in reversed(msgs):
+        if m.role in ("system", "user") and (COMPLETE.search(m.text) or INCOMPLETE.search(m.text)):
+            done = set(COMPLETE.findall(m.text))
+            order = [f for f in (*listed, *done, *INCOMPLETE.findall(m.text)) if f]
+            return list(dict.fromkeys(order)), done
+    return listed, set()
+
+
+class TranslatorPolicy:
+    """The fake server's policy of a translating model (one instance per session or benchmark run)."""
+
+    def __init__(self, *, max_units: int | None = None, read_chars: int | None = None) -> None:
+        self.max_units = max_units
+        self.read_chars = read_chars
+        self._ids = itertools.count(1)
+        self._previous: dict[str, list[int]] = {}
+        self.decisions: list[str] = []
+        """What each request was answered with: `translate`, `read`, `text` or `distill`."""
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        """Answer one request like a translating model would."""
+        msgs = messages_of(body)
+        if not body.get("tools"):
+            # A request without tools is the memory distiller's: it wants a JSON object of lessons.
+            self.decisions.append("distill")
+            reply = Reply(text='{"glossary": [], "style_notes": []}')
+        else:
+            reply = self._decide(msgs)
+        return Reply(text=reply.text, tool_calls=reply.tool_calls, usage=self._usage(body, reply))
+
+    def _decide(self, msgs: list[Msg]) -> Reply:
+        files, done = file_states(msgs)
+        latest: dict[str, Shown] = {}
+        for s in sorted(shown_texts(msgs), key=lambda s: (s.position, s.start)):
+            latest[s.file_id] = s
+        for shown in sorted(latest.values(), key=lambda s: -s.position):
+            if shown.file_id in done:
+                continue
+            text = proposable(shown, consumed(shown, msgs))
+            if text:
+                self.decisions.append("translate")
+                return Reply(tool_calls=tuple(self._translate(shown.file_id, text)))
+        todo = [f for f in files if f not in done]
+        if not todo:
+            self.decisions.append("text")
+            return Reply(text="Every file is translated." if files else "Please add a file to translate.")
+        args: dict[str, Any] = {"file_id": todo[0]}
+        if self.read_chars:
+            args["max_chars"] = self.read_chars
+        self.decisions.append("read")
+        return Reply(tool_calls=(ToolCallSpec("Read", json.dumps(args), self._call_id()),))
+
+    def _translate(self, file_id: str, text: str) -> list[ToolCallSpec]:
+        pieces = units(text)[: self.max_units]
+        return [
+            ToolCallSpec(
+                "Translate",
+                json.dumps(
+                    {"file_id": file_id, "src_string": p, "translate_string": pseudo_translate(p)}, ensure_ascii=False
+                ),
+                self._call_id(),
+            )
+            for p in pieces
+        ]
+
+    def _call_id(self) -> str:
+        return f"call_{next(self._ids):06d}"
+
+    def _usage(self, body: dict[str, Any], reply: Reply) -> UsageSpec:
+        tokens = prompt_tokens(body)
+        key = str(body.get("prompt_cache_key") or "")
+        shared = common_prefix(tokens, self._previous.get(key, []))
+        self._previous[key] = tokens
+        cached = shared // 128 * 128 if shared >= 1024 else 0
+        output = reply.text + "".join(c.name + c.arguments for c in reply.tool_calls)
+        return UsageSpec(prompt_tokens=len(tokens), completion_tokens=len(encode(output)), cached_tokens=cached)

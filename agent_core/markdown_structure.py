@@ -21,6 +21,7 @@ __all__ = ["Block", "Outline", "blocks", "front_matter_lines", "line_starts", "o
 
 BlockKind = Literal["fence", "indented", "html", "hr", "paragraph", "reference", "other"]
 
+_CELL_SEP: Final = re.compile(r"(?<!\\)\|")
 _FRONT_MATTER_END: Final = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _NON_PROSE: Final = re.compile(
     r"(?<!`)(?P<tick>`+)(?!`)(?:[^\n]|\n(?![ \t]*\n))+?(?<!`)(?P=tick)(?!`)"  # code span, within a paragraph
@@ -138,16 +139,13 @@ def outline(text: str) -> Outline:
     headings: list[int] = []
     fences = 0
     links: list[str] = []
-    cells = 0
+    lines = text.split("\n")
     for token in _tokens(text):
         if token.type == "list_item_open":
             items += 1
-        elif token.type == "tr_open":
-            cells = 0
-        elif token.type in ("th_open", "td_open"):
-            cells += 1
-        elif token.type == "tr_close":
-            rows.append(cells)
+        elif token.type == "tr_open" and token.map:
+            # The parser pads a short row to the header's width: count the cells as written.
+            rows.append(_cells(lines[token.map[0]]))
         elif token.type == "heading_open":
             headings.append(int(token.tag[1:]))
         elif token.type == "fence":
@@ -155,6 +153,13 @@ def outline(text: str) -> Outline:
         elif token.type == "inline":
             links += _link_targets(token)
     return Outline(items, tuple(rows), tuple(headings), fences, tuple(links))
+
+
+def _cells(row: str) -> int:
+    body = row.strip()
+    body = body[1:] if body.startswith("|") else body
+    body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
+    return len(_CELL_SEP.split(body))
 
 
 def _link_targets(inline: Token) -> list[str]:

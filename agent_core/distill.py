@@ -3,7 +3,10 @@
 `RuleDistiller` (used with the offline `pseudo` model, and wherever no model distiller is wired)
 learns two things:
 
-- Glossary entries, from an edit (`refined`). The proposal and the human's text are split into words
+- Glossary entries, from an edit (a refinement, or a revision), from prose only: no entry's term or
+  target is code, a URL, a path, a @handle or a number, or lies inside a code span or block (those
+  are blanked out of the texts first, `markdown_structure.prose_only`). The proposal and the
+  human's text are split into words
   and diffed (difflib, on lower-cased words). A replaced run of at most 3 proposal words, by at most
   4 new words, is a term substitution when the proposal's words can be found in the source: a pseudo
   translation keeps the source's words in order, only with accented letters, so a proposal word maps
@@ -28,6 +31,7 @@ from difflib import SequenceMatcher
 from typing import Protocol
 
 from .effects import Correction
+from .markdown_structure import prose_only
 from .memory import GlossaryEntry, Lessons, StyleNote
 from .pseudo_text import unpseudo
 
@@ -42,6 +46,8 @@ _STOPWORDS = frozenset(
     {"a", "an", "the", "of", "to", "and", "or", "in", "on", "at", "for", "by", "with", "from", "is", "are", "was"}
     | {"be", "it", "its", "this", "that", "these", "those", "as", "not", "no"}
 )
+# Characters that prose terms do not have and code, paths and handles do.
+_CODE_CHARS = re.compile(r"[`(){}\[\]<>=_$\\/|;#@*~^]|\w\.\w|::|->")
 _CLAUSES = re.compile(r"[.;:!?\n]+")
 _INSTRUCTION = re.compile(
     r"^(?:please\s+)?(?:always|never|use|don['’]?t|do\s+not|avoid|keep|prefer|write|translate|say|call|spell|"
@@ -67,7 +73,7 @@ class RuleDistiller:
         glossary: list[GlossaryEntry] = []
         notes: list[StyleNote] = []
         for c in corrections:
-            if c.status == "refined" and c.final:
+            if c.status != "reject" and c.final:
                 for source, target in term_pairs(c.source, c.proposal, c.final):
                     glossary.append(GlossaryEntry(source=source, target=target, languages=languages, origin="learned"))
             if c.reason and reads_like_rule(c.reason):
@@ -77,10 +83,14 @@ class RuleDistiller:
 
 
 def term_pairs(source: str, proposal: str, final: str) -> list[tuple[str, str]]:
-    """`(source term, human's translation)` pairs for the words the human replaced in the proposal."""
-    src = list(_WORD.finditer(source))
-    pro = list(_WORD.finditer(proposal))
-    fin = list(_WORD.finditer(final))
+    """`(source term, human's translation)` pairs for the words the human replaced in the proposal.
+
+    Only prose counts: the words of code spans and blocks, URLs, paths and @handles are left out
+    of all three texts before they are compared.
+    """
+    src = list(_WORD.finditer(prose_only(source)))
+    pro = list(_WORD.finditer(prose_only(proposal)))
+    fin = list(_WORD.finditer(prose_only(final)))
     src_keys = [word_key(m.group()) for m in src]
     pro_words = [m.group().casefold() for m in pro]
     proposed = set(pro_words)
@@ -98,9 +108,16 @@ def term_pairs(source: str, proposal: str, final: str) -> list[tuple[str, str]]:
                 continue  # the "new" words are the proposal's, moved: nothing the human wrote
             term = source[src[at].start() : src[at + a2 - a1 - 1].end()]
             target = final[fin[b1].start() : fin[b2 - 1].end()]
-            if len(term) >= 2 and (term, target) not in pairs:
+            if len(term) >= 2 and is_prose(term) and is_prose(target) and (term, target) not in pairs:
                 pairs.append((term, target))
     return pairs[:MAX_TERMS]
+
+
+def is_prose(term: str) -> bool:
+    """True when `term` is words a glossary can hold: not code, a URL, a path, a @handle or a number."""
+    if not any(ch.isalpha() for ch in term) or _CODE_CHARS.search(term):
+        return False
+    return prose_only(term) == term
 
 
 def word_key(word: str) -> str:

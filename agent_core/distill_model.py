@@ -1,9 +1,10 @@
 """Distillation by the configured model: one small request, its JSON answer read defensively.
 
 The model is shown the step's corrections and asked for glossary entries and style notes as JSON.
-Whatever it answers is checked before it is kept: a glossary entry's source term must occur in a
-corrected unit's source, and its target in the reviewer's own words (in an edited text, and not in
-that unit's proposal), so nothing is learned from a proposal; notes are kept short. A failed
+Whatever it answers is checked before it is kept: a glossary entry's source term must occur in the
+prose of a corrected unit's source, and its target in the reviewer's own words (in the prose of an
+edited text, and not in that unit's proposal), so nothing is learned from a proposal, and neither
+term nor target may be code, a URL, a path, a @handle or a number; notes are kept short. A failed
 request or an unreadable answer is logged and yields nothing: the corrections themselves are
 already committed.
 """
@@ -20,9 +21,10 @@ from pydantic_ai.messages import ModelRequest, SystemPromptPart, TextPart, UserP
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.settings import ModelSettings
 
-from .distill import MAX_NOTE_CHARS, Distiller, RuleDistiller
+from .distill import MAX_NOTE_CHARS, Distiller, RuleDistiller, is_prose
 from .effects import Correction
 from .errors import AgentError
+from .markdown_structure import prose_only
 from .memory import GlossaryEntry, Lessons, StyleNote, occurs
 from .models import call_model
 
@@ -79,14 +81,19 @@ def parse_lessons(text: str, corrections: Sequence[Correction], *, languages: st
     if data is None:
         logger.warning("distillation answer is not a JSON object; ignored", extra={"answer": text[:200]})
         return Lessons()
-    sources = [c.source for c in corrections]
-    edits = [(c.final, c.proposal) for c in corrections if c.status == "refined" and c.final]
+    # Terms count only where they stand in prose, not in code, URLs, paths or handles.
+    sources = [prose_only(c.source) for c in corrections]
+    edits = [(prose_only(c.final), c.proposal) for c in corrections if c.status != "reject" and c.final]
     glossary: list[GlossaryEntry] = []
     for item in _list(data.get("glossary"))[: MAX_GLOSSARY * 2]:
         if not isinstance(item, dict):
             continue
         source, target = _text(item.get("source"), MAX_TERM_CHARS), _text(item.get("target"), MAX_TERM_CHARS)
-        if not source or not target or any(g.source.casefold() == source.casefold() for g in glossary):
+        if (
+            not is_prose(source)
+            or not is_prose(target)
+            or any(g.source.casefold() == source.casefold() for g in glossary)
+        ):
             continue
         # The human wrote it: in an edited text, and not merely kept from that unit's proposal.
         wrote = any(occurs(target, final) and not occurs(target, proposal) for final, proposal in edits)

@@ -30,7 +30,7 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
-from .pseudo_text import pseudo_translate, split_units
+from .pseudo_text import code_ranges, pseudo_translate, unit_spans
 
 _FILE_LINE = re.compile(r"^- (f_[0-9a-f]{32}): ", re.MULTILINE)
 _COMPLETE = re.compile(r"\((f_[0-9a-f]{32})\): complete\.")
@@ -144,31 +144,52 @@ def _after_read(
         todo = [f for f in files if f not in done]
         return [_call("Read", {"file_id": todo[0]})] if todo else [TextPart(_summary(messages))]
     text: str = result["text"][offset:]
-    units = split_units(text)
+    code = [(max(a - offset, 0), b - offset) for a, b in _window_code(result, messages) if b > offset]
+    spans = unit_spans(text, code=code)
     cut_by_window = result.get("more") and "translated_from" not in result
     if cut_by_window:
-        units = units[:-1]  # the window may have cut the last block short
-        if not units and offset == 0:
-            units = split_units(text)[:1]
+        spans = spans[:-1]  # the window may have cut the last block short
+        if not spans and offset == 0:
+            spans = unit_spans(text, code=code)[:1]
     start = int(result.get("start", 0)) + offset
     count = 1 + (start // 97) % 4
     attempts = _rejections(messages)
     calls: list[TextPart | ToolCallPart] = []
-    for unit in units[:count]:
+    for a, b in spans[:count]:
+        unit = text[a:b]
         variant = attempts.get(unit, 0)
-        calls.append(
-            _call(
-                "Translate",
-                {
-                    "file_id": file_id,
-                    "src_string": unit,
-                    "translate_string": pseudo_translate(unit, variant=variant % 2),
-                },
-            )
-        )
+        # Code keeps every line, wherever the unit begins or ends in its block.
+        inside = [(max(c - a, 0), d - a) for c, d in code if c < b and a < d]
+        translation = pseudo_translate(unit, variant=variant % 2, code=inside)
+        calls.append(_call("Translate", {"file_id": file_id, "src_string": unit, "translate_string": translation}))
         if variant:
             break  # a unit tried again is proposed alone
     return calls
+
+
+def _window_code(result: dict[str, Any], messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:
+    """The code blocks of a Read window, seen with the text of the earlier windows of the same file before it.
+
+    A window that begins inside a long code block does not show the block's opening fence (or the
+    blank line before an indented block); the earlier windows, chained back, do.
+    """
+    text: str = result["text"]
+    windows: dict[int, str] = {}
+    for message in messages:
+        for part in message.parts if isinstance(message, ModelRequest) else ():
+            if isinstance(part, ToolReturnPart) and part.tool_name == "Read" and isinstance(part.content, dict):
+                earlier = cast(dict[str, Any], part.content)
+                if earlier.get("file_id") == result.get("file_id") and earlier.get("text"):
+                    windows[int(earlier.get("start", 0))] = str(earlier["text"])
+    start = low = int(result.get("start", 0))
+    pieces: list[str] = []
+    for at in sorted(windows, reverse=True):
+        if at < low <= at + len(windows[at]):
+            pieces.append(windows[at][: low - at])
+            low = at
+    shift = start - low
+    context = "".join(reversed(pieces)) + text
+    return [(max(a - shift, 0), b - shift) for a, b in code_ranges(context) if b > shift]
 
 
 def _call(name: str, args: dict[str, Any]) -> ToolCallPart:

@@ -8,12 +8,16 @@ lies between them, so they reassemble the text exactly. `first_unit` is its chea
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
-__all__ = ["first_unit", "pseudo_translate", "split_units", "unpseudo"]
+from .markdown_structure import front_matter_lines
+from .verbatim import code_block_spans, yaml_value_start
+
+__all__ = ["code_ranges", "first_unit", "pseudo_translate", "split_units", "unit_spans", "unpseudo"]
 
 _FENCE_RE: Final = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _FENCE_LINE_RE: Final = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*", re.MULTILINE)
@@ -31,20 +35,53 @@ _CLOSING: Final = frozenset("。，、；：！？）」』”’.,;:!?)]}")
 
 def split_units(text: str, *, max_chars: int = 300) -> list[str]:
     """Split `text` into consecutive stripped units of at most `max_chars`, one block or less each."""
-    return [text[a:b] for a, b in _iter_units(text, max_chars)]
+    return [text[a:b] for a, b in unit_spans(text, max_chars=max_chars)]
+
+
+def unit_spans(
+    text: str, *, max_chars: int = 300, code: Sequence[tuple[int, int]] | None = None
+) -> list[tuple[int, int]]:
+    """The `(start, end)` offsets of `split_units(text)`: no unit crosses a code block's edge.
+
+    `code` gives the code blocks' offsets when the caller knows them from a wider context.
+    """
+    return list(_iter_units(text, max_chars, code_ranges(text) if code is None else sorted(code)))
 
 
 def first_unit(text: str, *, max_chars: int = 300) -> str | None:
     """Return `split_units(text)[0]` (None for blank text), parsing only the first block."""
-    span = next(_iter_units(text, max_chars), None)
+    block = next(_iter_blocks(text), None)
+    if block is None:
+        return None
+    # Code blocks before a position depend only on the text before it.
+    head = text[: text.find("\n", block[1]) % (len(text) + 1)]
+    span = next(_iter_units(text, max_chars, code_ranges(head, _leading_fence(text))), None)
     return None if span is None else text[span[0] : span[1]]
 
 
-def _iter_units(text: str, max_chars: int) -> Iterator[tuple[int, int]]:
+def code_ranges(text: str, opening: str | None = None) -> list[tuple[int, int]]:
+    """The `(start, end)` of the code blocks of `text`, also when it starts inside one (`opening`: its fence)."""
+    opening = _leading_fence(text) if opening is None else opening
+    shift = len(opening) + 1 if opening else 0
+    spans = code_block_spans(f"{opening}\n{text}" if opening else text)
+    return [(max(s.start - shift, 0), s.end - shift) for s in spans if s.end > shift]
+
+
+def _iter_units(text: str, max_chars: int, code: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     if max_chars < 1:
         raise ValueError("max_chars must be at least 1")
     for start, end in _iter_blocks(text):
-        yield from _split_block(text, start, end, max_chars)
+        for piece_start, piece_end, is_code in _cut_at_code(text, start, end, code):
+            yield from _split_block(text, piece_start, piece_end, max_chars, kind="code" if is_code else None)
+
+
+def _cut_at_code(text: str, start: int, end: int, code: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int, bool]]:
+    """`[start, end)` in stripped pieces that each lie wholly inside or wholly outside a code block."""
+    edges = sorted({start, end, *(e for a, b in code for e in (a, b) if start < e < end)})
+    for a, b in itertools.pairwise(edges):
+        a, b = _strip_span(text, a, b)
+        if b > a:
+            yield a, b, any(c <= a and b <= d for c, d in code)
 
 
 def _strip_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -126,9 +163,11 @@ def _block_kind(text: str, start: int, end: int) -> str:
     return "para"
 
 
-def _split_block(text: str, start: int, end: int, max_chars: int) -> Iterator[tuple[int, int]]:
+def _split_block(
+    text: str, start: int, end: int, max_chars: int, *, kind: str | None = None
+) -> Iterator[tuple[int, int]]:
     """Cut the block `[start, end)` into pieces of at most `max_chars`, best break first."""
-    kind = _block_kind(text, start, end)
+    kind = kind or _block_kind(text, start, end)
     indent = _top_item_indent(text, start, end) if kind == "list" else 0
     while end - start > max_chars:
         cut = _cut(text, start, start + max_chars, kind, indent)
@@ -221,6 +260,9 @@ _PROTECTED_RE: Final = re.compile(
     r"|(?:https?|ftp)://[^\s)]+"  # URL
     r"|\]\([^)]*\)|\]\[[^\]]*\]|\[\^[^\]]+\]"  # link target, reference, footnote
     r"|(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail address (from a word start: linear)
+    r"|(?<![\w@])@[A-Za-z0-9][\w-]*(?:[./][\w-]+)*(?:\(\))?"  # @handle, @decorator
+    r"|(?<![\w/])(?:\.{0,2}/)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?"  # path
+    r"|(?<![\w.])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(?:com|org|net|io|dev|md|py|js|ts|json|ya?ml|toml|txt|html?)\b"
     r"|\{\{.*?\}\}|\$?\{[^{}\s]*\}"  # {{x}}, {name}, ${var}
     r"|%(?:\(\w+\))?[-+#0]*\d*(?:\.\d+)?[sdifgeExXocr]"  # printf placeholder
     r"|&#?\w+;"  # HTML entity
@@ -231,22 +273,29 @@ _REF_DEF_RE: Final = re.compile(r"\[[^\]]+\]:\s")
 _CELL_SEP_RE: Final = re.compile(r"(?<!\\)\|")
 
 
-def pseudo_translate(text: str, *, variant: int = 0) -> str:
-    """Pseudo-localise `text` line by line, keeping Markdown structure, code and placeholders."""
+def pseudo_translate(text: str, *, variant: int = 0, code: Sequence[tuple[int, int]] | None = None) -> str:
+    """Pseudo-localise `text` line by line, keeping Markdown structure, code and placeholders.
+
+    Every line that overlaps a code block stays as it is: `code` gives the blocks' `(start, end)`
+    offsets in `text` when the caller knows the context (the text around a piece of a long block);
+    without it they are found in `text` itself. A front matter keeps its keys.
+    """
     table = _MAPS[variant % len(_MAPS)]
     fill = _FILLERS[(variant // len(_MAPS)) % len(_FILLERS)]
-    fence = _leading_fence(text)
+    ranges = code_ranges(text) if code is None else sorted(code)
+    head = front_matter_lines(text)
     out: list[str] = []
-    for line in text.split("\n"):
-        if fence:
+    pos = 0
+    for number, line in enumerate(text.split("\n")):
+        end = pos + len(line)
+        if any(a < end and pos < b for a, b in ranges) or _FENCE_RE.match(line):
             out.append(line)
-            if _closes(line, fence):
-                fence = ""
-        elif match := _FENCE_RE.match(line):
-            fence = match.group(1)
-            out.append(line)
+        elif number < head:
+            value = yaml_value_start(line) if 0 < number < head - 1 else None
+            out.append(line if value is None else line[:value] + _wrap(line[value:], table, fill))
         else:
             out.append(_translate_line(line, table, fill))
+        pos = end + 1
     return "\n".join(out)
 
 

@@ -1,9 +1,11 @@
-"""Quality checks on a proposed unit: pure functions of the source, the proposal and the glossary.
+"""Quality checks on a proposed or human-written unit: pure functions of the source, the text and the glossary.
 
-A proposal gets a warning when it contradicts a glossary entry (the source has the entry's term,
-the proposal lacks the entry's translation), or drops a URL, inline code, a placeholder (`{x}`,
-`{{x}}`, `${x}`, `%s`) or a number that the source has. Warnings go to the reviewer with the
-copilot request; the reviewer still decides.
+A text gets a warning when it contradicts a glossary entry (the source's prose has the entry's
+term, the text lacks the entry's translation; terms inside code, URLs, paths and @handles do not
+count), or drops a URL, inline code, a placeholder (`{x}`, `{{x}}`, `${x}`, `%s`) or a number that
+the source has. The human's own text (an edit, a revision) is checked the same way and also for
+Markdown structure: as many list items, the same cells per table row, the same heading levels,
+code fences and link targets as the source. Warnings go to the reviewer; the reviewer decides.
 """
 
 from __future__ import annotations
@@ -11,8 +13,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
+from .markdown_structure import outline, prose_only
 from .memory import GlossaryEntry, occurs
+
+__all__ = ["QaWarning", "proposal_checks", "proposal_warnings", "structure_warnings", "text_warnings"]
+
+WarningCode = Literal[
+    "glossary",
+    "missing_url",
+    "missing_code",
+    "missing_placeholder",
+    "missing_number",
+    "list_items",
+    "table_cells",
+    "heading_level",
+    "code_fences",
+    "links",
+]
 
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"]")
 # Inline code on one line (a fenced block's ``` lines are not inline code).
@@ -24,24 +44,85 @@ _PLACEHOLDER = re.compile(
 # word ("v2", "utf8").
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+|[\u202f\u00a0 ]\d{3}(?!\d))*")
 _MAX_LISTED = 3
+_MISSING: tuple[tuple[WarningCode, str, re.Pattern[str]], ...] = (
+    ("missing_url", "URL", _URL),
+    ("missing_code", "inline code", _CODE),
+    ("missing_placeholder", "placeholder", _PLACEHOLDER),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class QaWarning:
+    """A finding on a unit's text: a stable `code` for clients and a `message` for the reviewer."""
+
+    code: WarningCode
+    message: str
 
 
 def proposal_warnings(source: str, proposal: str, *, glossary: Sequence[GlossaryEntry] = ()) -> tuple[str, ...]:
     """The checks `proposal` fails against `source`, in words for the reviewer (empty when none)."""
-    warnings: list[str] = []
+    return tuple(w.message for w in proposal_checks(source, proposal, glossary=glossary))
+
+
+def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEntry] = ()) -> tuple[QaWarning, ...]:
+    """The glossary and format checks `proposal` fails against `source` (empty when none)."""
+    warnings: list[QaWarning] = []
+    prose = prose_only(source)
     for entry in glossary:
-        if occurs(entry.source, source) and not occurs(entry.target, proposal):
-            warnings.append(f"Glossary: «{entry.source}» should be translated as «{entry.target}».")
+        if occurs(entry.source, prose) and not occurs(entry.target, proposal):
+            message = f"Glossary: «{entry.source}» should be translated as «{entry.target}»."
+            warnings.append(QaWarning("glossary", message))
     source_rest, proposal_rest = source, proposal
-    for label, pattern in (("URL", _URL), ("inline code", _CODE), ("placeholder", _PLACEHOLDER)):
+    for code, label, pattern in _MISSING:
         missing = _missing(_find(pattern, source_rest), _find(pattern, proposal_rest))
         if missing:
-            warnings.append(f"Missing {label}: {_listed(missing)}.")
+            warnings.append(QaWarning(code, f"Missing {label}: {_listed(missing)}."))
         source_rest, proposal_rest = pattern.sub(" ", source_rest), pattern.sub(" ", proposal_rest)
     numbers = _missing(_find(_NUMBER, source_rest), _find(_NUMBER, proposal_rest), key=_digits)
     if numbers:
-        warnings.append(f"Missing number: {_listed(numbers)}.")
+        warnings.append(QaWarning("missing_number", f"Missing number: {_listed(numbers)}."))
     return tuple(warnings)
+
+
+def text_warnings(source: str, final: str, glossary: Sequence[GlossaryEntry] = ()) -> tuple[QaWarning, ...]:
+    """The checks the human's text (an edit or a revision) fails: the proposal checks, then structure."""
+    checks = proposal_checks(source, final, glossary=glossary)
+    reported = _missing(_find(_URL, source), _find(_URL, final))
+    return checks + structure_warnings(source, final, reported_urls=reported)
+
+
+def structure_warnings(source: str, final: str, *, reported_urls: Iterable[str] = ()) -> tuple[QaWarning, ...]:
+    """Where `final`'s Markdown structure differs from `source`'s (link targets in `reported_urls` left out)."""
+    a, b = outline(source), outline(final)
+    warnings: list[QaWarning] = []
+    if a.list_items != b.list_items:
+        warnings.append(QaWarning("list_items", f"List items: {a.list_items} in the source, {b.list_items} here."))
+    if a.table_rows != b.table_rows:
+        warnings.append(QaWarning("table_cells", _table_message(a.table_rows, b.table_rows)))
+    if a.headings != b.headings:
+        warnings.append(
+            QaWarning("heading_level", f"Headings: {_levels(a.headings)} in the source, {_levels(b.headings)} here.")
+        )
+    if a.code_fences != b.code_fences:
+        warnings.append(QaWarning("code_fences", f"Code blocks: {a.code_fences} in the source, {b.code_fences} here."))
+    skip = set(reported_urls)
+    missing = [t for t in _missing(a.link_targets, b.link_targets) if t not in skip]
+    if missing:
+        warnings.append(QaWarning("links", f"Missing link target: {_listed(missing)}."))
+    elif len(a.link_targets) != len(b.link_targets) and not skip:
+        warnings.append(QaWarning("links", f"Links: {len(a.link_targets)} in the source, {len(b.link_targets)} here."))
+    return tuple(warnings)
+
+
+def _table_message(source: tuple[int, ...], final: tuple[int, ...]) -> str:
+    if len(source) != len(final):
+        return f"Table rows: {len(source)} in the source, {len(final)} here."
+    row = next(n for n, (x, y) in enumerate(zip(source, final, strict=True)) if x != y)
+    return f"Table row {row + 1}: {source[row]} cells in the source, {final[row]} here."
+
+
+def _levels(levels: tuple[int, ...]) -> str:
+    return ", ".join(f"level {n}" for n in levels) if levels else "none"
 
 
 def _find(pattern: re.Pattern[str], text: str) -> list[str]:

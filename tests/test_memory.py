@@ -12,7 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Syst
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent_core.copilot import Refined, Reject, ToolRef
-from agent_core.distill import RuleDistiller, reads_like_rule, term_pairs
+from agent_core.distill import RuleDistiller, is_prose, reads_like_rule, term_pairs
 from agent_core.distill_model import ModelDistiller, distiller_for, parse_lessons
 from agent_core.effects import Correction
 from agent_core.languages import languages_match, normalize_languages, task_languages, task_target
@@ -163,6 +163,78 @@ async def test_pseudo_distillation_learns_the_replaced_terms_from_the_human_text
 def test_term_pairs_come_from_the_human_text_only(edit: Any, expected: list[tuple[str, str]]) -> None:
     proposal = pseudo_translate(SOURCE)
     assert term_pairs(SOURCE, proposal, edit(proposal)) == expected
+
+
+URL_SOURCE = "Thanks to @tiangolo, see https://tiangolo.com/typer/ and the `typer run` command in docs/typer.md."
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda p: p.replace("tiangolo.com", "example.com"),  # an edited URL: "tiangolo.com → example"
+        lambda p: p.replace("@tiangolo", "@example"),
+        lambda p: p.replace("`typer run`", "`runner run`"),
+        lambda p: p.replace("docs/typer.md", "docs/runner.md"),
+    ],
+)
+async def test_nothing_is_learned_from_urls_handles_code_or_paths(edit: Any) -> None:
+    proposal = pseudo_translate(URL_SOURCE)
+    final = edit(proposal)
+    assert final != proposal
+    assert term_pairs(URL_SOURCE, proposal, final) == []
+    fix = Correction(file_id="f", status="refined", source=URL_SOURCE, proposal=proposal, final=final, reason=None)
+    assert not (await RuleDistiller().distill([fix], languages="auto>french")).glossary
+
+
+def test_nothing_is_learned_inside_a_code_block_or_from_numbers() -> None:
+    source = "Run it:\n\n```console\n$ typer main.py run --help\n```"
+    proposal = pseudo_translate(source)
+    assert "$ typer main.py run --help" in proposal
+    assert term_pairs(source, proposal, proposal.replace("typer main.py", "example main.py")) == []
+    numbers = "Wait 5 minutes."
+    assert term_pairs(numbers, pseudo_translate(numbers), pseudo_translate(numbers).replace("5", "10")) == []
+
+
+@pytest.mark.parametrize(
+    ("term", "prose"),
+    [
+        ("tool", True),
+        ("command line", True),
+        ("l’outil", True),
+        ("tiangolo.com", False),
+        ("https://x.org", False),
+        ("@tiangolo", False),
+        ("`make`", False),
+        ("docs/ssl.md", False),
+        ("app.command", False),
+        ("verify=False", False),
+        ("snake_case", False),
+        ("1.5", False),
+        ("42", False),
+        ("", False),
+    ],
+)
+def test_only_prose_can_be_a_glossary_term(term: str, prose: bool) -> None:
+    assert is_prose(term) is prose
+
+
+def test_the_model_distiller_drops_terms_from_urls_and_code() -> None:
+    answer = json.dumps(
+        {
+            "glossary": [
+                {"source": "tiangolo", "target": "example"},  # inside the edited URL
+                {"source": "typer", "target": "runner"},  # inside inline code
+                {"source": "tiangolo.com", "target": "example.com"},
+                {"source": "command", "target": "commande"},
+            ]
+        }
+    )
+    proposal = pseudo_translate(URL_SOURCE)
+    final = proposal.replace("tiangolo.com", "example.com").replace("`typer run`", "`runner run`")
+    final = final.replace("çóḿḿáñď", "commande")
+    fix = Correction(file_id="f", status="refined", source=URL_SOURCE, proposal=proposal, final=final, reason=None)
+    lessons = parse_lessons(answer, [fix], languages="auto>french")
+    assert [(g.source, g.target) for g in lessons.glossary] == [("command", "commande")]
 
 
 @pytest.mark.parametrize(

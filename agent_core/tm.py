@@ -1,0 +1,174 @@
+"""Translation memory matching, pure: normalised sources, storage keys, exact and fuzzy matches, word diffs.
+
+Storage keeps every approved, refined or revised unit as a `TmEntry` and indexes it twice:
+- by `source_hash(normalize(source), languages)`: an exact match is one key lookup;
+- by each of `candidate_keys(source, languages)`: a few hashed tokens of the source (its longest
+  words; for text without spaces, character pairs), so a fuzzy lookup reads the entries that share
+  a key with the new text (a Query per key, bounded) instead of scanning the memory.
+`exact_match` and `fuzzy_matches` then rank what storage returned; `word_diff` shows the reviewer
+how an old source differs from the new one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from rapidfuzz import fuzz, process
+
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "DiffPart",
+    "TmEntry",
+    "TmMatch",
+    "candidate_keys",
+    "exact_match",
+    "fuzzy_matches",
+    "normalize",
+    "source_hash",
+    "word_diff",
+]
+
+DEFAULT_THRESHOLD: Final = 75.0
+"""The lowest similarity (0–100) a fuzzy match needs."""
+DEFAULT_KEYS: Final = 4
+MAX_CANDIDATES: Final = 500
+"""Fuzzy matching ranks at most this many candidates (storage reads a bounded list anyway)."""
+
+TmOrigin = Literal["approved", "refined", "revised", "imported"]
+
+_WORD: Final = re.compile(r"[^\W\d_]{2,}(?:['’][^\W\d_]+)*")
+# Scripts written without spaces: their "words" are pairs of characters.
+_CJK: Final = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_UNSPACED: Final = re.compile(f"[{_CJK}]+")
+_TOKEN: Final = re.compile(f"\\s+|[{_CJK}]|(?:(?![{_CJK}])\\w)+|[^\\w\\s]")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TmEntry:
+    """A source the owner approved, edited or revised, with the final translation, for a language pair."""
+
+    source: str
+    target: str
+    languages: str
+    origin: TmOrigin = "approved"
+    updated_at: str = ""
+    """ISO 8601 with a zone; the newest entry wins among equal sources."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiffPart:
+    """A run of the word diff: text both sources share, or text only the old or the new one has."""
+
+    op: Literal["equal", "delete", "insert"]
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TmMatch:
+    """A memory entry found for a new source: its similarity (100 for an exact match) and the word diff."""
+
+    entry: TmEntry
+    score: float
+    diff: tuple[DiffPart, ...] = ()
+    """From the entry's source to the new one; empty for an exact match."""
+
+
+def normalize(source: str) -> str:
+    """`source` in NFC with every run of whitespace one space, stripped: what an exact match compares."""
+    return " ".join(unicodedata.normalize("NFC", source).split())
+
+
+def source_hash(normalized: str, languages: str) -> str:
+    """A stable key for a normalised source in a language pair (32 hex digits)."""
+    return hashlib.sha256(f"{languages}\x1f{normalized}".encode()).hexdigest()[:32]
+
+
+def candidate_keys(source: str, languages: str, *, count: int = DEFAULT_KEYS) -> tuple[str, ...]:
+    """Keys that a similar source most likely shares with `source`: hashes of its `count` rarest tokens.
+
+    Rarity is estimated without statistics: longer words are rarer (Zipf), equal lengths are
+    ordered by hash, so the choice is stable and the same for any two texts that share the tokens.
+    Index an entry under each of its keys; look up a new text's keys to find its fuzzy candidates.
+    """
+    tokens = _tokens(normalize(source).casefold())
+    ranked = sorted(tokens, key=lambda t: (-len(t), _digest(t)))
+    return tuple(_digest(f"{languages}\x1f{t}")[:16] for t in ranked[:count])
+
+
+def _tokens(text: str) -> set[str]:
+    tokens: set[str] = set()
+    for run in _UNSPACED.findall(text):
+        tokens.update(run[i : i + 2] for i in range(max(len(run) - 1, 1)))
+    tokens.update(_WORD.findall(_UNSPACED.sub(" ", text)))
+    return tokens
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def exact_match(source: str, languages: str, candidates: Iterable[TmEntry]) -> TmMatch | None:
+    """The newest candidate of `languages` whose normalised source equals `source`'s, as a 100 match."""
+    wanted = normalize(source)
+    same = [c for c in candidates if c.languages == languages and normalize(c.source) == wanted]
+    if not same:
+        return None
+    return TmMatch(max(same, key=lambda c: c.updated_at), 100.0)
+
+
+def fuzzy_matches(
+    source: str,
+    languages: str,
+    candidates: Sequence[TmEntry],
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    limit: int = 3,
+) -> list[TmMatch]:
+    """The `limit` candidates most similar to `source` (score ≥ `threshold`), best first, exact ones left out.
+
+    The score is RapidFuzz's normalised Indel similarity of the normalised sources (0–100); among
+    equal sources only the newest entry counts.
+    """
+    wanted = normalize(source)
+    newest: dict[str, TmEntry] = {}
+    for entry in candidates[:MAX_CANDIDATES]:
+        key = normalize(entry.source)
+        if (
+            entry.languages == languages
+            and key != wanted
+            and (key not in newest or entry.updated_at > newest[key].updated_at)
+        ):
+            newest[key] = entry
+    choices = list(newest)
+    found = process.extract(wanted, choices, scorer=fuzz.ratio, score_cutoff=threshold, limit=limit)
+    return [
+        TmMatch(newest[choice], round(score, 1), word_diff(newest[choice].source, source)) for choice, score, _ in found
+    ]
+
+
+def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
+    """How `new` differs from `old`, word by word (whitespace and punctuation are tokens of their own)."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    parts: list[DiffPart] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            _add(parts, "equal", "".join(a[i1:i2]))
+            continue
+        _add(parts, "delete", "".join(a[i1:i2]))
+        _add(parts, "insert", "".join(b[j1:j2]))
+    return tuple(parts)
+
+
+def _add(parts: list[DiffPart], op: Literal["equal", "delete", "insert"], text: str) -> None:
+    if not text:
+        return
+    if parts and parts[-1].op == op:
+        parts[-1] = DiffPart(op, parts[-1].text + text)
+    else:
+        parts.append(DiffPart(op, text))

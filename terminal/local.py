@@ -26,18 +26,16 @@ def local_app(db_path: Path, log_path: Path = DEFAULT_LOG) -> ASGIApp:
 
     The one place the terminal client builds the app: the wiring of handlers may change, this stays.
     """
-    os.environ["STORAGE_BACKEND"] = "sqlite"
-    os.environ["SQLITE_PATH"] = str(db_path)
     os.environ.setdefault("AGENT_MODEL", "pseudo")
     # EMF metrics are for CloudWatch; locally they would be printed on the terminal.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     db_path.parent.mkdir(parents=True, exist_ok=True)
     route_logs_to_file(log_path)
-    from handlers.api import create_app
-    from handlers.services import services_from_env
+    from handlers.app import create_app
+    from service.container import build_services
+    from storage.sqlite import SQLiteStorage
 
-    # Built now, while the environment above holds: each app keeps its own store.
-    return create_app(services_from_env())
+    return create_app(build_services(storage=SQLiteStorage(str(db_path))))
 
 
 def route_logs_to_file(log_path: Path) -> None:

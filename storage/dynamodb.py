@@ -5,86 +5,68 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     S#<session>                  META                      the session: owner, times, counters, version
     S#<session>                  F#<file>                  a file: name, size, coverage
     S#<session>                  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
+    S#<session>                  A#<digest>                marks the session's kept answer I#<digest>
     S#<session>#B#<bucket:06>    M#<index:010>             one pydantic-ai message (JSON)
     S#<session>#B#<bucket:06>    R#<response:010>#<call>   a verdict on a call of the response at <response>
     S#<session>#U#<file>#<n:05>  <start:010>               a written unit (n = start // UNIT_SPAN)
-    O#<owner>                    K#<time>#<id>             a correction for the owner's memory
+    I#<digest>                   IDEMPOTENCY               a kept answer (digest of owner and key; TTL expiresAt)
+    O#<owner>                    K#<time>#<n>              a correction for the owner's memory
     O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
+    O#<owner>                    N#<kind>                  how many entries of that kind the owner has
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
-BUCKET messages (bucket = index // BUCKET), units in spans of the source, so every query a step
-makes reads a bounded partition however long the session (and DynamoDB spreads a long session's
-items across partitions). A step commits in one TransactWriteItems whose conditions are
-named below; the `by-owner` index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>) lists an
-owner's sessions newest first.
+BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads two items
+sets (META and the files, in one query; the window's bucket, whose messages and verdicts share it,
+in one more, two when the window crosses a bucket) and commits in one TransactWriteItems whose
+conditions are named below. The `by-owner` index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>)
+lists an owner's sessions newest first. Sizes are checked before DynamoDB is called, as DynamoDB
+counts them (names plus UTF-8 values), so an oversized record is a TooLargeError that says what to
+shorten; an idempotency answer too large to keep is dropped rather than failing its request.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import random
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
-from .dynamodb_items import (
-    BUCKET,
-    UNIT_SPAN,
-    Item,
-    _bucket_pk,
-    _correction,
-    _correction_item,
-    _decode_cursor,
-    _decode_index,
-    _encode_cursor,
-    _file,
-    _idem_pk,
-    _memory_entry,
-    _memory_item,
-    _message,
-    _n,
-    _pk,
-    _response,
-    _s,
-    _session,
-    _session_item,
-    _unit,
-    _unit_item,
-    _unit_pk,
-)
+from pydantic_ai.messages import ModelMessage
+
+from agent_core.document import FileState
+from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
+from agent_core.errors import InvalidRequestError, TooLargeError
+
+from . import dynamodb_items as di
+from .codec import dump_message, dump_verdict, load_messages, load_verdict
+from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .errors import ConflictError, InvalidCursorError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, SessionStorageInterface, chunks
-from .records import (
-    CopilotResponseRecord,
-    CorrectionRecord,
-    FileRecord,
-    IdempotencyRecord,
-    MemoryEntryRecord,
-    MessageRecord,
-    Page,
-    SessionRecord,
-    StepWrite,
-    UnitRecord,
-)
+from .interface import CHUNK_CHARS, Storage, chunks
+from .records import MemoryEntryRecord, Page, SessionRecord
 
 INDEX = "by-owner"
-MAX_TRANSACTION_ITEMS = 100
 
 # Conditions, each named for why it is there:
 # A new session must not overwrite an existing one (two "create" steps racing on one id).
 IS_NEW = "attribute_not_exists(pk)"
 # Optimistic concurrency: a step commits only over the version it loaded.
 SAME_VERSION = "version = :expected"
-# History is append-only: a message or unit is never overwritten (a replayed step fails whole).
+# History is append-only: a message, unit, file or new memory entry is never overwritten (a replay fails whole).
 NOT_WRITTEN = "attribute_not_exists(sk)"
 # A file's coverage is updated only while the file (and so its session) still exists.
 FILE_EXISTS = "attribute_exists(sk)"
-# A file is added only to a session that exists.
-SESSION_EXISTS = "attribute_exists(pk)"
+# A file is added only to a session that exists, and only while it holds fewer than :max files
+# (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
+FILE_ROOM = "attribute_exists(pk) AND (attribute_not_exists(fileCount) OR fileCount < :max)"
+# An owner's entries of one kind are counted in the same transaction that adds one, capped at :max.
+ENTRY_ROOM = "attribute_not_exists(entryCount) OR entryCount < :max"
+# A replaced (or deleted) memory entry is still the one that was read: its kind decides its counter.
+SAME_KIND = "kind = :kind"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
-KEY_FREE = "attribute_not_exists(pk) OR expiresAt < :now"
+KEY_FREE = "attribute_not_exists(pk) OR expiresAt <= :now"
 
 
 @lru_cache(maxsize=4)
@@ -95,8 +77,8 @@ def dynamodb_client(endpoint_url: str | None = None) -> Any:
     return boto3.client("dynamodb", endpoint_url=endpoint_url)
 
 
-class DynamoDBSessionStorage(SessionStorageInterface):
-    """Sessions in one DynamoDB table, through an injected boto3 client."""
+class DynamoDBSessionStorage(Storage):
+    """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client."""
 
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         self.client = boto3_client
@@ -110,17 +92,84 @@ class DynamoDBSessionStorage(SessionStorageInterface):
             raise ValueError("STORAGE_BACKEND=dynamodb needs SESSIONS_TABLE, the table's name.")
         return cls(dynamodb_client(), table_name=table)
 
-    # -- sessions --------------------------------------------------------------------------
+    # -- sessions and steps --------------------------------------------------------------------
 
     def get_session(self, session_id: str) -> SessionRecord:
         """The session's record."""
-        with _errors():
-            item = self.client.get_item(
-                TableName=self.table, Key={"pk": _s(_pk(session_id)), "sk": _s("META")}, ConsistentRead=True
-            ).get("Item")
+        item = self._get({"pk": s(di.session_pk(session_id)), "sk": s("META")})
         if item is None:
             raise NotFoundError(f"No session {session_id}.")
-        return _session(item)
+        return di.session_record(item)
+
+    def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
+        """META and the files in one query, then the window's bucket (two if the window crosses one)."""
+        head = list(self._query(di.session_pk(session_id), "sk >= :f", {":f": s("F#")}))
+        meta = next((i for i in head if i["sk"]["S"] == "META"), None)
+        if meta is None:
+            raise NotFoundError(f"No session {session_id}.")
+        count = int(meta["messageCount"]["N"])
+        first = max(0, count - max(window, 0))
+        history = [i for b in di.buckets(first, count) for i in self._bucket_from(session_id, b, first)]
+        return di.snapshot(session_id, meta, head, history, first)
+
+    def _bucket_from(self, session_id: str, bucket: int, first: int) -> Iterator[Item]:
+        """The bucket's messages from `first` on and all its verdicts (R# sorts after M#)."""
+        start = max(first, bucket * BUCKET)
+        return self._query(di.bucket_pk(session_id, start), "sk >= :m", {":m": s(di.message_sk(start))})
+
+    def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
+        """One TransactWriteItems, conditional on the session's version.
+
+        `answer` is kept with the step unless its item would exceed DynamoDB's limits: then it is
+        dropped (the step still commits; a retry is answered by the session's state, not by replay).
+        """
+        sid, now = token.session_id, di.now_iso()
+        verdicts = {v.tool.call_id: v for v in effects.verdicts}  # one write per call: the last verdict wins
+        if verdicts and token.response_index < 0:
+            raise InvalidRequestError("There is no model response for these copilot responses to answer.")
+        new_verdicts = len(verdicts.keys() - token.verdict_ids)
+        with di.storable():
+            actions = [self._meta_write(token, effects, new_verdicts, now)]
+            for k, message in enumerate(effects.messages):
+                index = token.message_count + k
+                item = di.message_item(sid, index, dump_message(message))
+                actions.append(di.put(item, f"Message {index}", NOT_WRITTEN))
+            for call_id, verdict in verdicts.items():
+                item = di.verdict_item(sid, token.response_index, call_id, dump_verdict(verdict), now)
+                actions.append(di.put(item, f"The copilot response to {call_id}"))
+            for unit in effects.units:
+                actions.append(di.put(di.unit_item(sid, unit), f"The unit at {unit.start}", NOT_WRITTEN))
+            for file_id, covered in effects.coverage.items():
+                key = {"pk": s(di.session_pk(sid)), "sk": s(f"F#{file_id}")}
+                values = {":c": s(di.to_json(covered))}
+                actions.append(di.update(key, "SET covered = :c", values, FILE_EXISTS, "The file's coverage"))
+            for order, c in enumerate(effects.corrections):
+                actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
+        di.check_transaction([size for _, size in actions])
+        if answer is not None:
+            actions += self._answer_writes(sid, answer, int(time.time()), beside=[size for _, size in actions])
+        self._transact([action for action, _ in actions])
+
+    def _meta_write(self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str) -> tuple[Item, int]:
+        """Create META (version 0) or update it over the token's version: counters are ADDed."""
+        counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
+        counts["copilotResponseCount"] = new_verdicts
+        message_count = token.message_count + len(effects.messages)
+        inputs = None if effects.user_inputs is None else s(di.to_json(list(effects.user_inputs)))
+        what = "The session's user inputs"
+        if token.version == 0:
+            item = di.meta_item(token.session_id, token.owner, token.created_at, now)
+            item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
+            return di.put(item | {"userInputs": inputs or s("[]")}, what, IS_NEW)
+        values = {":next": n(token.version + 1), ":now": s(now), ":g": s(f"{now}#{token.session_id}")}
+        values |= {":count": n(message_count), ":expected": n(token.version)}
+        sets = "version = :next, updatedAt = :now, gsi1sk = :g, messageCount = :count"
+        if inputs is not None:
+            sets, values[":u"] = sets + ", userInputs = :u", inputs
+        values |= {f":{attr}": n(v) for attr, v in counts.items()}
+        adds = ", ".join(f"{attr} :{attr}" for attr in counts)
+        key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
+        return di.update(key, f"SET {sets} ADD {adds}", values, SAME_VERSION, what)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""
@@ -128,396 +177,288 @@ class DynamoDBSessionStorage(SessionStorageInterface):
             "TableName": self.table,
             "IndexName": INDEX,
             "KeyConditionExpression": "gsi1pk = :o",
-            "ExpressionAttributeValues": {":o": _s(f"O#{owner}")},
+            "ExpressionAttributeValues": {":o": s(f"O#{owner}")},
             "ScanIndexForward": False,
-            "Limit": limit,
+            "Limit": max(1, limit),
         }
-        return self._page(args, cursor, "gsi1pk", f"O#{owner}", _session)
+        if cursor:
+            start = di.decode_cursor(cursor)
+            if start.get("gsi1pk") != {"S": f"O#{owner}"} or set(start) != {"pk", "sk", "gsi1pk", "gsi1sk"}:
+                raise InvalidCursorError("This cursor belongs to another listing.")
+            args["ExclusiveStartKey"] = start
+        with _errors():
+            page = self.client.query(**args)
+            last = page.get("LastEvaluatedKey")
+            if last and len(page["Items"]) == args["Limit"]:
+                # DynamoDB may report a next key on an exactly full last page; look ahead once.
+                last = last if self.client.query(**{**args, "ExclusiveStartKey": last, "Limit": 1})["Items"] else None
+        return Page([di.session_record(i) for i in page["Items"]], di.encode_cursor(last) if last else None)
 
     def delete_session(self, session_id: str) -> None:
-        """Delete every item of the session: buckets and units first, the record last."""
-        try:
-            record = self.get_session(session_id)
-        except NotFoundError:
-            return
-        partitions = [_bucket_pk(session_id, i * BUCKET) for i in range(record.message_count // BUCKET + 1)]
-        for f in self.list_files(session_id):
-            partitions += [_unit_pk(session_id, f.file_id, n * UNIT_SPAN) for n in range(f.chars // UNIT_SPAN + 1)]
-        partitions.append(_pk(session_id))
-        for pk in partitions:
-            args: dict[str, Any] = {
-                "TableName": self.table,
-                "KeyConditionExpression": "pk = :p",
-                "ExpressionAttributeValues": {":p": _s(pk)},
-                "ProjectionExpression": "pk, sk",
-            }
-            keys = [{"pk": item["pk"], "sk": item["sk"]} for item in self._query_all(args)]
-            keys.sort(key=lambda k: k["sk"]["S"] == "META")  # the record goes last
-            self._batch_write([{"DeleteRequest": {"Key": key}} for key in keys])
-
-    def commit(self, write: StepWrite) -> None:
-        """One TransactWriteItems, conditional on the session's version."""
-        sid = write.session.session_id
-        pk = _s(_pk(sid))
-        record = _session_item(write.session)
-        if write.expected_version == 0:
-            meta: Item = {"Put": {"TableName": self.table, "Item": record, "ConditionExpression": IS_NEW}}
-        else:
-            meta = {
-                "Put": {
-                    "TableName": self.table,
-                    "Item": record,
-                    "ConditionExpression": SAME_VERSION,
-                    "ExpressionAttributeValues": {":expected": _n(write.expected_version)},
-                }
-            }
-        items: list[Item] = [meta]
-        for m in write.messages:
-            item = {"pk": _s(_bucket_pk(sid, m.index)), "sk": _s(f"M#{m.index:010d}"), "data": _s(m.data)}
-            items.append(self._put(item, NOT_WRITTEN))
-        for r in write.copilot_responses:
-            items.append(
-                self._put(
-                    {
-                        "pk": _s(_bucket_pk(sid, r.response_index)),
-                        "sk": _s(f"R#{r.response_index:010d}#{r.call_id}"),
-                        "data": _s(r.data),
-                        "createdAt": _s(r.created_at),
-                    }
-                )
+        """Delete every item of the session, its kept answers included; the META item goes last."""
+        names = {"#m": "messageCount", "#c": "chars"}
+        own = list(
+            self._query(
+                di.session_pk(session_id), ProjectionExpression="pk, sk, #m, #c", ExpressionAttributeNames=names
             )
-        for u in write.units:
-            items.append(self._put(_unit_item(sid, u), NOT_WRITTEN))
-        for file_id, covered in write.coverage.items():
-            items.append(
-                {
-                    "Update": {
-                        "TableName": self.table,
-                        "Key": {"pk": pk, "sk": _s(f"F#{file_id}")},
-                        "UpdateExpression": "SET covered = :c",
-                        "ConditionExpression": FILE_EXISTS,
-                        "ExpressionAttributeValues": {":c": _s(json.dumps(covered))},
-                    }
-                }
-            )
-        for c in write.corrections:
-            items.append(self._put(_correction_item(c)))
-        if write.idempotency is not None:
-            items.append(self._idempotency_put(write.idempotency, int(time.time())))
-        if len(items) > MAX_TRANSACTION_ITEMS:
-            raise StorageUnavailableError(f"A step may write at most {MAX_TRANSACTION_ITEMS} items.")
-        with _errors():
-            self.client.transact_write_items(TransactItems=items)
-
-    def get_idempotency(self, owner: str, key: str, *, now: int) -> IdempotencyRecord | None:
-        """The unexpired answer for the owner's key, if any."""
-        with _errors():
-            item = self.client.get_item(
-                TableName=self.table, ConsistentRead=True, Key={"pk": _s(_idem_pk(owner, key)), "sk": _s("IDEMPOTENCY")}
-            ).get("Item")
-        if item is None or int(item["expiresAt"]["N"]) <= now:
-            return None
-        return IdempotencyRecord(
-            owner=owner,
-            key=key,
-            request_hash=item["requestHash"]["S"],
-            status=int(item["status"]["N"]),
-            body=item["body"]["S"],
-            created_at=item["createdAt"]["S"],
-            expires_at=int(item["expiresAt"]["N"]),
         )
+        partitions: list[str] = []
+        answers: list[Item] = []
+        for item in own:
+            sk = item["sk"]["S"]
+            if sk == "META":
+                count = int(item["messageCount"]["N"])
+                partitions += [di.bucket_pk(session_id, b * BUCKET) for b in range(count // BUCKET + 1)]
+            elif sk.startswith("F#"):
+                chars = int(item["chars"]["N"])
+                partitions += [di.unit_pk(session_id, sk[2:], k * UNIT_SPAN) for k in range(chars // UNIT_SPAN + 1)]
+            elif sk.startswith("A#"):
+                answers.append({"pk": s(f"I#{sk[2:]}"), "sk": s("IDEMPOTENCY")})
+        keys = [
+            {"pk": i["pk"], "sk": i["sk"]} for pk in partitions for i in self._query(pk, ProjectionExpression="pk, sk")
+        ]
+        own_keys = sorted(({"pk": i["pk"], "sk": i["sk"]} for i in own), key=lambda k: k["sk"]["S"] == "META")
+        self._batch_write([{"DeleteRequest": {"Key": key}} for key in keys + answers + own_keys])
 
-    def put_idempotency(self, record: IdempotencyRecord, *, now: int) -> None:
-        """Remember an answer unless an unexpired one exists (ConflictError)."""
-        with _errors():
-            self.client.put_item(**self._idempotency_put(record, now)["Put"])
+    # -- messages and verdicts -----------------------------------------------------------------
 
-    def _idempotency_put(self, r: IdempotencyRecord, now: int) -> Item:
-        item = {
-            "pk": _s(_idem_pk(r.owner, r.key)),
-            "sk": _s("IDEMPOTENCY"),
-            "requestHash": _s(r.request_hash),
-            "status": _n(r.status),
-            "body": _s(r.body),
-            "createdAt": _s(r.created_at),
-            "expiresAt": _n(r.expires_at),
-        }
-        put = self._put(item, KEY_FREE)
-        put["Put"]["ExpressionAttributeValues"] = {":now": _n(now)}
-        return put
-
-    def _put(self, item: Item, condition: str | None = None) -> Item:
-        put: Item = {"TableName": self.table, "Item": item}
-        if condition:
-            put["ConditionExpression"] = condition
-        return {"Put": put}
-
-    # -- messages and verdicts ---------------------------------------------------------------
-
-    def latest_messages(self, session_id: str, *, limit: int, count: int | None = None) -> list[MessageRecord]:
-        """The last messages, oldest first: the record's count says which buckets hold them."""
-        if count is None:
-            count = self.get_session(session_id).message_count
-        return self._messages(session_id, max(0, count - max(limit, 0)), count)
-
-    def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[MessageRecord]:
+    def list_messages(self, session_id: str, *, cursor: str | None, limit: int) -> Page[ModelMessage]:
         """The messages, oldest first; the cursor is the index of the next one."""
-        start = _decode_index(cursor)
         count = self.get_session(session_id).message_count
-        end = min(count, start + max(limit, 0))
-        return Page(self._messages(session_id, start, end), _encode_cursor({"i": end}) if end < count else None)
-
-    def _messages(self, session_id: str, start: int, end: int) -> list[MessageRecord]:
-        """Messages `[start, end)`, one query per bucket they span."""
-        found: list[MessageRecord] = []
-        for bucket in range(start // BUCKET, (end - 1) // BUCKET + 1 if end > start else start // BUCKET):
-            first, last = max(start, bucket * BUCKET), min(end, (bucket + 1) * BUCKET) - 1
-            args = {
-                "TableName": self.table,
-                "ConsistentRead": True,
-                "KeyConditionExpression": "pk = :p AND sk BETWEEN :a AND :b",
-                "ExpressionAttributeValues": {
-                    ":p": _s(_bucket_pk(session_id, first)),
-                    ":a": _s(f"M#{first:010d}"),
-                    ":b": _s(f"M#{last:010d}"),
-                },
-            }
-            found += [_message(i) for i in self._query_all(args)]
-        return found
-
-    def copilot_responses(self, session_id: str, *, response_index: int) -> list[CopilotResponseRecord]:
-        """The verdicts on one response's calls (one bucket)."""
-        args = {
-            "TableName": self.table,
-            "ConsistentRead": True,
-            "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
-            "ExpressionAttributeValues": {
-                ":p": _s(_bucket_pk(session_id, response_index)),
-                ":s": _s(f"R#{response_index:010d}#"),
-            },
-        }
-        return [_response(i) for i in self._query_all(args)]
-
-    def list_copilot_responses(self, session_id: str, *, cursor: str | None, limit: int) -> Page[CopilotResponseRecord]:
-        """All verdicts, oldest first, bucket by bucket; the cursor names the bucket and the last key."""
-        position = _decode_cursor(cursor) if cursor else {"b": 0}
-        bucket, after = position.get("b"), position.get("k")
-        if not isinstance(bucket, int) or not (after is None or isinstance(after, str)):
-            raise InvalidCursorError("Invalid cursor.")
-        last_bucket = self.get_session(session_id).message_count // BUCKET
-        found: list[CopilotResponseRecord] = []
-        while bucket <= last_bucket and len(found) < limit:
-            args: dict[str, Any] = {
-                "TableName": self.table,
-                "ConsistentRead": True,
-                "Limit": limit - len(found),
-                "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
-                "ExpressionAttributeValues": {":p": _s(_bucket_pk(session_id, bucket * BUCKET)), ":s": _s("R#")},
-            }
-            if after:
-                args["ExclusiveStartKey"] = {"pk": _s(_bucket_pk(session_id, bucket * BUCKET)), "sk": _s(after)}
-            with _errors():
-                page = self.client.query(**args)
-            found += [_response(i) for i in page["Items"]]
-            if page.get("LastEvaluatedKey") and len(found) >= limit:
-                after = page["LastEvaluatedKey"]["sk"]["S"]
-                break
-            bucket, after = bucket + 1, None
-        more = bucket <= last_bucket and (after is not None or self._responses_from(session_id, bucket, last_bucket))
-        return Page(found, _encode_cursor({"b": bucket, "k": after}) if more else None)
-
-    def _responses_from(self, session_id: str, bucket: int, last_bucket: int) -> bool:
-        """Whether any verdict is stored in buckets `bucket..last_bucket`."""
-        for b in range(bucket, last_bucket + 1):
-            args = {
-                "TableName": self.table,
-                "Limit": 1,
-                "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
-                "ExpressionAttributeValues": {":p": _s(_bucket_pk(session_id, b * BUCKET)), ":s": _s("R#")},
-            }
-            with _errors():
-                if self.client.query(**args)["Items"]:
-                    return True
-        return False
-
-    # -- files and units ---------------------------------------------------------------------
-
-    def add_file(self, session_id: str, record: FileRecord, content: str) -> None:
-        """Chunks first, then the file item (conditional on the session): a crash leaves no half file."""
-        self.get_session(session_id)
-        pk = _s(_pk(session_id))
-        parts = chunks(content)
-        self._batch_write(
-            [
-                {"PutRequest": {"Item": {"pk": pk, "sk": _s(f"C#{record.file_id}#{n:05d}"), "text": _s(text)}}}
-                for n, text in enumerate(parts)
+        start = di.cursor_number(di.decode_cursor(cursor), "i", at_most=count) if cursor else 0
+        end = min(count, start + max(1, limit))
+        data: list[str] = []
+        for b in di.buckets(start, end):
+            first, last = max(start, b * BUCKET), min(end, (b + 1) * BUCKET) - 1
+            bounds = {":a": s(di.message_sk(first)), ":b": s(di.message_sk(last))}
+            data += [
+                i["data"]["S"] for i in self._query(di.bucket_pk(session_id, first), "sk BETWEEN :a AND :b", bounds)
             ]
-        )
-        item = {
-            "pk": pk,
-            "sk": _s(f"F#{record.file_id}"),
-            "name": _s(record.name),
-            "chars": _n(record.chars),
-            "covered": _s(json.dumps(record.covered)),
-            "createdAt": _s(record.created_at),
-            "chunks": _n(len(parts)),
-        }
-        with _errors():
-            self.client.transact_write_items(
-                TransactItems=[
-                    {
-                        "ConditionCheck": {
-                            "TableName": self.table,
-                            "Key": {"pk": pk, "sk": _s("META")},
-                            "ConditionExpression": SESSION_EXISTS,
-                        }
-                    },
-                    self._put(item),
-                ]
-            )
+        return Page(load_messages(data), di.encode_cursor({"i": end}) if end < count else None)
 
-    def list_files(self, session_id: str) -> list[FileRecord]:
-        """The files in upload order."""
-        args = {**self._prefix(session_id, "F#"), "ConsistentRead": True}
-        files = [_file(i) for i in self._query_all(args)]
-        return sorted(files, key=lambda f: (f.created_at, f.file_id))
+    def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:
+        """All verdicts, oldest first, bucket by bucket; the cursor names a bucket and the last key read."""
+        count, limit = self.get_session(session_id).message_count, max(1, limit)
+        last_bucket = (count - 1) // BUCKET if count else -1
+        bucket, after = di.verdict_position(cursor, last_bucket)
+        found: list[tuple[int, Item]] = []
+        while bucket <= last_bucket and len(found) <= limit:
+            pk = di.bucket_pk(session_id, bucket * BUCKET)
+            args = di.query_args(pk, "begins_with(sk, :r)", {":r": s("R#")}) | {"Limit": limit + 1 - len(found)}
+            if after:
+                args["ExclusiveStartKey"] = {"pk": s(pk), "sk": s(after)}
+            with _errors():
+                page = self.client.query(TableName=self.table, **args)
+            found += [(bucket, i) for i in page["Items"]]
+            after = page.get("LastEvaluatedKey", {}).get("sk", {}).get("S")
+            bucket += 0 if after else 1
+        next_cursor = None
+        if len(found) > limit:
+            found = found[:limit]
+            next_cursor = di.encode_cursor({"b": found[-1][0], "k": found[-1][1]["sk"]["S"]})
+        return Page([load_verdict(i["data"]["S"]) for _, i in found], next_cursor)
 
-    def get_file(self, session_id: str, file_id: str) -> FileRecord:
-        """One file."""
-        with _errors():
-            item = self.client.get_item(
-                TableName=self.table, ConsistentRead=True, Key={"pk": _s(_pk(session_id)), "sk": _s(f"F#{file_id}")}
-            ).get("Item")
-        if item is None:
-            raise NotFoundError(f"No file {file_id} in this session.")
-        return _file(item)
+    # -- files and units -----------------------------------------------------------------------
+
+    def add_file(self, session_id: str, file: FileState, content: str, *, max_files: int) -> None:
+        """Chunks first, then the file item and the session's file count in one transaction.
+
+        A refused file's chunks are deleted again; a crash between leaves only chunks that no file
+        item names, which deleting the session removes.
+        """
+        pk = s(di.session_pk(session_id))
+        with di.storable():
+            parts = [
+                {"pk": pk, "sk": s(di.chunk_sk(file.file_id, k)), "text": s(t)} for k, t in enumerate(chunks(content))
+            ]
+            item = di.file_item(session_id, file, file.created_at or di.now_iso(), len(parts))
+            for part in (*parts, item):
+                di.check_size(part, "The file")
+        self._batch_write([{"PutRequest": {"Item": p}} for p in parts])
+        values = {":one": n(1), ":max": n(max_files)}
+        count = di.update({"pk": pk, "sk": s("META")}, "ADD fileCount :one", values, FILE_ROOM, "")[0]
+        count["Update"]["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+        try:
+            self._transact([count, di.put(item, "", NOT_WRITTEN)[0]], retries=8)
+        except di.Refused as exc:
+            if exc.codes[1] == "ConditionalCheckFailed":
+                raise ConflictError(f"The file {file.file_id} was already added.") from exc
+            self._batch_write([{"DeleteRequest": {"Key": {"pk": p["pk"], "sk": p["sk"]}}} for p in parts])
+            if exc.items[0] is None:
+                raise NotFoundError(f"No session {session_id}.") from exc
+            raise InvalidRequestError(f"A session holds at most {max_files} files.") from exc
 
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """Only the chunks that hold `[start, end)`."""
-        start, end = max(0, start), max(0, end)
-        if end <= start:
-            self.get_file(session_id, file_id)
-            return ""
-        first, last = start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS
+        """Only the chunks that hold `[start, end)`, in one query."""
+        start = max(0, start)
+        first, last = start // CHUNK_CHARS, min((max(end, 1) - 1) // CHUNK_CHARS, 99_999)
         texts: list[str] = []
-        for n in range(first, last + 1):
-            with _errors():
-                item = self.client.get_item(
-                    TableName=self.table,
-                    ConsistentRead=True,
-                    Key={"pk": _s(_pk(session_id)), "sk": _s(f"C#{file_id}#{n:05d}")},
-                ).get("Item")
-            if item is None:
-                if n == first:
-                    self.get_file(session_id, file_id)  # NotFound for an unknown file
-                break
-            texts.append(item["text"]["S"])
+        if end > start and first <= last:
+            bounds = {":a": s(di.chunk_sk(file_id, first)), ":b": s(di.chunk_sk(file_id, last))}
+            texts = [i["text"]["S"] for i in self._query(di.session_pk(session_id), "sk BETWEEN :a AND :b", bounds)]
+        if not texts:
+            self._file(session_id, file_id)  # NotFound for an unknown file; else the range is past its end
+            return ""
         offset = first * CHUNK_CHARS
         return "".join(texts)[start - offset : end - offset]
 
-    def list_units(self, session_id: str, file_id: str) -> list[UnitRecord]:
+    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's units by position, span by span."""
-        chars = self.get_file(session_id, file_id).chars
-        units: list[UnitRecord] = []
-        for n in range(chars // UNIT_SPAN + 1):
-            args = {
-                "TableName": self.table,
-                "ConsistentRead": True,
-                "KeyConditionExpression": "pk = :p",
-                "ExpressionAttributeValues": {":p": _s(_unit_pk(session_id, file_id, n * UNIT_SPAN))},
-            }
-            units += [_unit(i) for i in self._query_all(args)]
-        return units
+        chars = self._file(session_id, file_id).chars
+        spans = range(chars // UNIT_SPAN + 1)
+        return [di.unit_write(i) for k in spans for i in self._query(di.unit_pk(session_id, file_id, k * UNIT_SPAN))]
 
-    def recent_corrections(self, owner: str, *, limit: int) -> list[CorrectionRecord]:
-        """Newest first."""
-        with _errors():
-            items = self.client.query(
-                TableName=self.table,
-                KeyConditionExpression="pk = :p AND begins_with(sk, :k)",
-                ExpressionAttributeValues={":p": _s(f"O#{owner}"), ":k": _s("K#")},
-                ScanIndexForward=False,
-                Limit=limit,
-            )["Items"]
-        return [_correction(i) for i in items]
+    def _file(self, session_id: str, file_id: str) -> FileState:
+        item = self._get({"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")})
+        if item is None:
+            raise NotFoundError(f"No file {file_id} in this session.")
+        return di.file_state(item)
+
+    # -- kept answers --------------------------------------------------------------------------
+
+    def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:
+        """The unexpired answer for the owner's key, if any."""
+        item = self._get({"pk": s(f"I#{di.answer_digest(owner, key)}"), "sk": s("IDEMPOTENCY")})
+        if item is None or int(item["expiresAt"]["N"]) <= now:
+            return None
+        return di.stored_answer(owner, key, item)
+
+    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """Keep the answer (ConflictError if an unexpired one exists); one too large to keep is dropped."""
+        writes = self._answer_writes(session_id, answer, now, beside=[])
+        if writes:
+            self._transact([action for action, _ in writes])
+
+    def _answer_writes(
+        self, session_id: str | None, a: StoredAnswer, now: int, *, beside: Sequence[int]
+    ) -> list[tuple[Item, int]]:
+        """The answer's Put (and its marker in the session), or nothing if they would not fit."""
+        answer = di.answer_item(a)
+        put = {"Item": answer, "ConditionExpression": KEY_FREE, "ExpressionAttributeValues": {":now": n(now)}}
+        writes = [({"Put": put}, di.item_size(answer))]
+        if session_id is not None:
+            marker = di.answer_marker(session_id, a)
+            writes.append(({"Put": {"Item": marker}}, di.item_size(marker)))
+        try:
+            with di.storable():
+                di.check_size(answer, "The answer")
+            di.check_transaction([*beside, *(size for _, size in writes)])
+        except InvalidRequestError:
+            return []  # the request stands without its kept answer: a retry sees the session's state instead
+        return writes
 
     # -- the owner's memory --------------------------------------------------------------------
 
+    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
+        """Newest first."""
+        args = di.query_args(f"O#{owner}", "begins_with(sk, :k)", {":k": s("K#")})
+        with _errors():
+            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=max(1, limit))[
+                "Items"
+            ]
+        return [di.correction(i) for i in items]
+
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
         """The owner's glossary entries and style notes (one partition, bounded), oldest first."""
-        args = {
-            "TableName": self.table,
-            "ConsistentRead": True,
-            "KeyConditionExpression": "pk = :p AND begins_with(sk, :m)",
-            "ExpressionAttributeValues": {":p": _s(f"O#{owner}"), ":m": _s("P#")},
-        }
-        entries = [_memory_entry(i) for i in self._query_all(args)]
+        entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
         return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
 
-    def put_memory_entry(self, record: MemoryEntryRecord) -> None:
-        """Add the entry, or replace the one with the same key (owner and id)."""
-        with _errors():
-            self.client.put_item(TableName=self.table, Item=_memory_item(record))
+    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
+        """Add the entry with its kind's count raised (capped) in one transaction, or replace it in place.
+
+        A replacement keeps the entry's kind (its count stays right): one of another kind is refused.
+        """
+        item = di.memory_item(record)
+        with di.storable():
+            di.check_size(item, "The memory entry")
+        add, same = di.put(item, "", NOT_WRITTEN)[0], di.put(item, "", SAME_KIND)[0]
+        same["Put"]["ExpressionAttributeValues"] = {":kind": s(record.kind)}
+        for _ in range(4):
+            try:
+                self._transact([self._entry_count(record.owner, record.kind, +1, max_entries), add], retries=8)
+                return
+            except di.Refused as exc:
+                full = exc.codes[1] != "ConditionalCheckFailed"
+            try:  # it exists (or the count is full): replace it in place, its count unchanged
+                with _errors():
+                    self.client.put_item(TableName=self.table, **same["Put"])
+                return
+            except di.Refused as exc:
+                if full:
+                    message = f"The memory holds at most {max_entries} {record.kind} entries; delete some first."
+                    raise InvalidRequestError(message) from exc
+                # deleted meanwhile: add it again
+        raise ConflictError(f"The memory entry {record.entry_id} changed meanwhile, or is of another kind.")
 
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:
-        """Delete the owner's entry; NotFoundError when there is none.
-
-        A read, then a batch delete: the function's role (template.yaml) deletes items only through
-        BatchWriteItem. Two deletes racing both succeed, which is what either caller asked for.
-        """
-        key = {"pk": _s(f"O#{owner}"), "sk": _s(f"P#{entry_id}")}
-        with _errors():
-            found = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
+        """Delete the owner's entry and lower its kind's count, in one transaction."""
+        key = {"pk": s(f"O#{owner}"), "sk": s(f"P#{entry_id}")}
+        found = self._get(key)
         if found is None:
             raise NotFoundError(f"No memory entry {entry_id}.")
-        self._batch_write([{"DeleteRequest": {"Key": key}}])
+        kind = found["kind"]["S"]
+        delete = {"Key": key, "ConditionExpression": SAME_KIND}
+        delete["ExpressionAttributeValues"] = {":kind": s(kind)}
+        try:
+            self._transact([{"Delete": delete}, self._entry_count(owner, kind, -1, None)], retries=8)
+        except di.Refused as exc:
+            raise NotFoundError(f"No memory entry {entry_id}.") from exc
 
-    # -- helpers -----------------------------------------------------------------------------
+    def _entry_count(self, owner: str, kind: str, delta: int, cap: int | None) -> Item:
+        values = {":d": n(delta)} | ({":max": n(cap)} if cap is not None else {})
+        key = di.memory_counter_key(owner, kind)
+        return di.update(key, "ADD entryCount :d", values, ENTRY_ROOM if cap is not None else None, "")[0]
 
-    def _prefix(self, session_id: str, prefix: str) -> dict[str, Any]:
-        return {
-            "TableName": self.table,
-            "KeyConditionExpression": "pk = :p AND begins_with(sk, :s)",
-            "ExpressionAttributeValues": {":p": _s(_pk(session_id)), ":s": _s(prefix)},
-        }
+    # -- primitives ----------------------------------------------------------------------------
 
-    def _query_all(self, args: dict[str, Any]) -> Iterator[Item]:
+    def _transact(self, actions: list[Item], *, retries: int = 0) -> None:
+        """TransactWriteItems; one cancelled only by contention is retried `retries` times."""
+        for attempt in range(retries + 1):
+            try:
+                with _errors():
+                    self.client.transact_write_items(TransactItems=[_to(self.table, action) for action in actions])
+                return
+            except di.Contended:
+                if attempt == retries:
+                    raise
+                time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))
+
+    def _get(self, key: Item) -> Item | None:
+        with _errors():
+            item: Item | None = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
+        return item
+
+    def _query(
+        self, pk: str, sk_condition: str | None = None, values: Item | None = None, **extra: Any
+    ) -> Iterator[Item]:
+        """Every item of the partition `pk` matching `sk_condition`, page after page."""
+        args = di.query_args(pk, sk_condition, values or {}) | extra
         key = None
         while True:
             with _errors():
-                page = self.client.query(**args, **({"ExclusiveStartKey": key} if key else {}))
+                page = self.client.query(TableName=self.table, **args, **({"ExclusiveStartKey": key} if key else {}))
             yield from page["Items"]
             key = page.get("LastEvaluatedKey")
             if not key:
                 return
 
-    def _page(self, args: dict[str, Any], cursor: str | None, key_name: str, key_value: str, convert: Any) -> Page[Any]:
-        if cursor:
-            start = _decode_cursor(cursor)
-            if start.get(key_name) != {"S": key_value}:
-                raise InvalidCursorError("This cursor belongs to another listing.")
-            args = {**args, "ExclusiveStartKey": start}
-        with _errors():
-            page = self.client.query(**args)
-        last = page.get("LastEvaluatedKey")
-        items = [convert(i) for i in page["Items"]]
-        if last and len(items) == args["Limit"]:
-            # DynamoDB may report a next key on an exactly full last page; look ahead once.
-            with _errors():
-                more = self.client.query(**{**args, "ExclusiveStartKey": last, "Limit": 1})["Items"]
-            last = last if more else None
-        return Page(items, _encode_cursor(last) if last else None)
-
     def _batch_write(self, requests: list[Item]) -> None:
         for i in range(0, len(requests), 25):
             pending: Mapping[str, Any] = {self.table: requests[i : i + 25]}
-            for _ in range(8):
+            for attempt in range(8):
                 with _errors():
                     pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
                 if not pending:
                     break
+                time.sleep(0.05 * 2**attempt)
             else:
                 raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
+
+
+def _to(table: str, action: Item) -> Item:
+    """A transaction's action addressed to `table`."""
+    ((kind, body),) = action.items()
+    return {kind: {"TableName": table, **body}}
 
 
 @contextmanager
@@ -528,13 +469,22 @@ def _errors() -> Iterator[None]:
     try:
         yield
     except ClientError as exc:
-        code = exc.response.get("Error", {}).get("Code", "")
+        error = exc.response.get("Error", {})
+        code, message = error.get("Code", ""), str(error.get("Message", ""))
         if code == "ConditionalCheckFailedException":
-            raise ConflictError("The session changed concurrently; reload it and try again.") from exc
+            raise di.Refused(["ConditionalCheckFailed"], [exc.response.get("Item")]) from exc
         if code == "TransactionCanceledException":
-            reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-            if "ConditionalCheckFailed" in reasons or "TransactionConflict" in reasons:
-                raise ConflictError("The session changed concurrently; reload it and try again.") from exc
+            reasons = exc.response.get("CancellationReasons", [])
+            codes = [str(r.get("Code", "None")) for r in reasons]
+            if "ConditionalCheckFailed" in codes:
+                raise di.Refused(codes, [r.get("Item") for r in reasons]) from exc
+            if "TransactionConflict" in codes:
+                raise di.Contended("The session changed concurrently; reload it and try again.") from exc
+            message = " ".join(str(r.get("Message", "")) for r in reasons)
+        if code in ("ValidationException", "TransactionCanceledException") and "size" in message.lower():
+            raise TooLargeError(
+                "What this request would store exceeds the store's size limits; send shorter text."
+            ) from exc
         if code in ("ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"):
             raise StorageUnavailableError("The session store is busy; try again shortly.", retry_after=1) from exc
         raise StorageUnavailableError(f"The session store failed ({code or 'error'}); try again.") from exc

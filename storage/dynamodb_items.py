@@ -1,7 +1,8 @@
-"""DynamoDB item shapes for `storage.dynamodb`: keys, attribute encodings, cursors, records ↔ items.
+"""DynamoDB item shapes for `storage.dynamodb`: keys, encodings, sizes, cursors, values ↔ items.
 
 Private to the DynamoDB backend (which owns the table layout described in its docstring); kept apart
-so the backend module reads as its operations.
+so the backend module reads as its operations. Text is stored as UTF-8 strings (JSON with
+`ensure_ascii=False`), so an item's size is what its characters weigh, not six bytes per escape.
 """
 
 from __future__ import annotations
@@ -10,31 +11,53 @@ import base64
 import binascii
 import hashlib
 import json
+import secrets
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
-from .errors import InvalidCursorError
-from .records import (
-    CopilotResponseRecord,
-    CorrectionRecord,
-    FileRecord,
-    MemoryEntryRecord,
-    MessageRecord,
-    SessionRecord,
-    UnitRecord,
-)
+from pydantic_ai.messages import ModelResponse
+from pydantic_core import PydanticSerializationError
+
+from agent_core.document import FileState
+from agent_core.effects import Correction, SessionSnapshot, StepToken, StoredAnswer, Telemetry, UnitWrite
+from agent_core.errors import InvalidRequestError, TooLargeError
+
+from .codec import load_messages, load_verdict
+from .errors import ConflictError, InvalidCursorError
+from .records import SCHEMA_VERSION, MemoryEntryRecord, SessionRecord
 
 Item = dict[str, Any]
 BUCKET = 100
 """Messages (and the verdicts on them) per partition."""
 UNIT_SPAN = 32_000
 """Source characters whose units share a partition."""
+MAX_ITEM_BYTES = 400_000
+"""DynamoDB's item limit (400 KB, attribute names included), rounded down to stay clear of it."""
+MAX_TRANSACTION_BYTES = 4_000_000
+"""DynamoDB's limit on the items of one transaction together (4 MB), rounded down."""
+MAX_TRANSACTION_ITEMS = 100
+"""DynamoDB's limit on the actions of one transaction."""
+MAX_CURSOR_NUMBER = 2**53
+"""No index or bucket a cursor names can be larger (anything else was not issued here)."""
+TELEMETRY = {
+    "steps": "steps",
+    "model_requests": "modelRequests",
+    "input_tokens": "inputTokens",
+    "output_tokens": "outputTokens",
+    "model_ms": "modelMs",
+}
+"""Telemetry fields and the META attributes that count them (ADDed by every commit)."""
 
 
-def _s(value: str) -> Item:
+def s(value: str) -> Item:
+    """A string attribute value."""
     return {"S": value}
 
 
-def _n(value: int) -> Item:
+def n(value: int) -> Item:
+    """A number attribute value."""
     return {"N": str(value)}
 
 
@@ -47,66 +70,181 @@ def _get_opt(item: Item, key: str) -> str | None:
     return None if value is None or "NULL" in value else str(value["S"])
 
 
-def _pk(session_id: str) -> str:
+def to_json(value: Any) -> str:
+    """Compact JSON with the characters themselves, not ASCII escapes."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def now_iso() -> str:
+    """The current time, ISO 8601 in UTC with microseconds (so writes in one millisecond still sort)."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+# -- keys -----------------------------------------------------------------------------------
+
+
+def session_pk(session_id: str) -> str:
+    """The session's own partition: META, files, chunks, answer markers."""
     return f"S#{session_id}"
 
 
-def _bucket_pk(session_id: str, index: int) -> str:
+def bucket_pk(session_id: str, index: int) -> str:
+    """The partition of the messages (and verdicts) around history index `index`."""
     return f"S#{session_id}#B#{index // BUCKET:06d}"
 
 
-def _unit_pk(session_id: str, file_id: str, start: int) -> str:
+def unit_pk(session_id: str, file_id: str, start: int) -> str:
+    """The partition of a file's units near source position `start`."""
     return f"S#{session_id}#U#{file_id}#{start // UNIT_SPAN:05d}"
 
 
-def _idem_pk(owner: str, key: str) -> str:
+def message_sk(index: int) -> str:
+    """A message's sort key (zero-padded, so keys sort as indexes)."""
+    return f"M#{index:010d}"
+
+
+def verdict_sk(response_index: int, call_id: str) -> str:
+    """A verdict's sort key: the response it answers, then the call."""
+    return f"R#{response_index:010d}#{call_id}"
+
+
+def chunk_sk(file_id: str, number: int) -> str:
+    """The sort key of a file's chunk `number`."""
+    return f"C#{file_id}#{number:05d}"
+
+
+def answer_digest(owner: str, key: str) -> str:
     """Keys are scoped to the caller; hashed so any string up to 255 characters fits a key."""
-    digest = hashlib.sha256(f"{owner}\x00{key}".encode()).hexdigest()
-    return f"I#{digest}"
+    return hashlib.sha256(f"{owner}\x00{key}".encode()).hexdigest()
 
 
-def _encode_cursor(key: Item) -> str:
-    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode()
+# -- sizes ----------------------------------------------------------------------------------
 
 
-def _decode_index(cursor: str | None) -> int:
-    if not cursor:
-        return 0
-    index = _decode_cursor(cursor).get("i")
-    if not isinstance(index, int) or index < 0:
-        raise InvalidCursorError("Invalid cursor.")
-    return index
+def item_size(item: Item) -> int:
+    """The item's size as DynamoDB counts it: attribute names plus UTF-8 values."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
 
 
-def _decode_cursor(cursor: str) -> Item:
+def _value_size(value: Item) -> int:
+    if "S" in value:
+        return len(value["S"].encode("utf-8"))
+    if "N" in value:
+        return len(value["N"])  # an upper bound: DynamoDB packs two digits a byte
+    if "L" in value:
+        return 3 + sum(1 + _value_size(v) for v in value["L"])
+    if "M" in value:
+        return 3 + sum(len(k.encode()) + 1 + _value_size(v) for k, v in value["M"].items())
+    return 1  # NULL, BOOL
+
+
+def check_size(item: Item, what: str, *, extra: int = 0) -> int:
+    """The item's size; TooLargeError naming `what` if it exceeds the item limit."""
+    size = item_size(item) + extra
+    if size > MAX_ITEM_BYTES:
+        raise TooLargeError(
+            f"{what} would take {size // 1000} KB, over the store's limit of {MAX_ITEM_BYTES // 1000} KB "
+            "for one record; send shorter text."
+        )
+    return size
+
+
+def check_transaction(sizes: Sequence[int]) -> None:
+    """TooLargeError if a transaction of items of these sizes exceeds DynamoDB's limits."""
+    if len(sizes) > MAX_TRANSACTION_ITEMS:
+        raise TooLargeError(
+            f"This would store {len(sizes)} records at once, over the store's limit of {MAX_TRANSACTION_ITEMS}; "
+            "send fewer copilot responses at a time."
+        )
+    if sum(sizes) > MAX_TRANSACTION_BYTES:
+        raise TooLargeError(
+            f"This would store {sum(sizes) // 1_000_000} MB at once, over the store's limit of "
+            f"{MAX_TRANSACTION_BYTES // 1_000_000} MB; send shorter text or fewer responses at a time."
+        )
+
+
+@contextmanager
+def storable() -> Iterator[None]:
+    """Text that cannot be encoded as UTF-8 (a lone surrogate) is refused as an invalid request."""
+    try:
+        yield
+    except (UnicodeEncodeError, PydanticSerializationError) as exc:
+        raise InvalidRequestError("The text holds characters that cannot be stored (a lone surrogate).") from exc
+
+
+# -- transactions ---------------------------------------------------------------------------
+
+
+class Refused(ConflictError):
+    """A write a condition cancelled: each action's reason code and, if asked for, its old item."""
+
+    def __init__(self, codes: list[str], items: list[Item | None]) -> None:
+        super().__init__("The session changed concurrently; reload it and try again.")
+        self.codes, self.items = codes, items
+
+
+class Contended(ConflictError):
+    """A transaction cancelled because another one was writing the same items."""
+
+
+def put(item: Item, what: str, condition: str | None = None) -> tuple[Item, int]:
+    """A transaction's Put (the table is added when sent) and the item's size, checked against the limit."""
+    action: Item = {"Item": item}
+    if condition:
+        action["ConditionExpression"] = condition
+    return {"Put": action}, check_size(item, what or "A record")
+
+
+def update(key: Item, expression: str, values: Item, condition: str | None, what: str) -> tuple[Item, int]:
+    """A transaction's Update and an upper bound of the size it writes (the key, the values, 1 KB more)."""
+    action: Item = {"Key": key, "UpdateExpression": expression, "ExpressionAttributeValues": values}
+    if condition:
+        action["ConditionExpression"] = condition
+    return {"Update": action}, check_size(key | values, what or "A record", extra=1_000)
+
+
+def query_args(pk: str, sk_condition: str | None, values: Item) -> dict[str, Any]:
+    """A consistent Query of partition `pk`, narrowed by `sk_condition` (the table is added when sent)."""
+    condition = "pk = :p" + (f" AND {sk_condition}" if sk_condition else "")
+    return {
+        "ConsistentRead": True,
+        "KeyConditionExpression": condition,
+        "ExpressionAttributeValues": {":p": s(pk), **values},
+    }
+
+
+# -- cursors --------------------------------------------------------------------------------
+
+
+def encode_cursor(position: dict[str, Any]) -> str:
+    """An opaque cursor for a listing position."""
+    return base64.urlsafe_b64encode(to_json(position).encode()).decode()
+
+
+def decode_cursor(cursor: str) -> dict[str, Any]:
+    """A cursor's position; InvalidCursorError for anything not issued here."""
     try:
         value = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-    except (binascii.Error, ValueError, UnicodeDecodeError) as exc:
+    except (binascii.Error, ValueError, UnicodeError, RecursionError) as exc:
         raise InvalidCursorError("Invalid cursor.") from exc
     if not isinstance(value, dict):
         raise InvalidCursorError("Invalid cursor.")
     return value
 
 
-def _session_item(r: SessionRecord) -> Item:
-    return {
-        "pk": _s(_pk(r.session_id)),
-        "sk": _s("META"),
-        "owner": _s(r.owner),
-        "createdAt": _s(r.created_at),
-        "updatedAt": _s(r.updated_at),
-        "version": _n(r.version),
-        "messageCount": _n(r.message_count),
-        "copilotResponseCount": _n(r.copilot_response_count),
-        "userInputs": _s(json.dumps(list(r.user_inputs))),
-        "schemaVersion": _n(r.schema_version),
-        "telemetry": _s(json.dumps([r.steps, r.model_requests, r.input_tokens, r.output_tokens, r.model_ms])),
-        "gsi1pk": _s(f"O#{r.owner}"),
-        "gsi1sk": _s(f"{r.updated_at}#{r.session_id}"),
-    }
+def cursor_number(position: dict[str, Any], key: str, *, at_most: int) -> int:
+    """A non-negative integer of a cursor, no larger than `at_most`."""
+    value = position.get(key)
+    if type(value) is not int or not 0 <= value <= min(at_most, MAX_CURSOR_NUMBER):
+        raise InvalidCursorError("Invalid cursor.")
+    return value
 
 
-def _session(i: Item) -> SessionRecord:
+# -- sessions -------------------------------------------------------------------------------
+
+
+def session_record(i: Item) -> SessionRecord:
+    """A META item as the session's record."""
     return SessionRecord(
         session_id=i["pk"]["S"].removeprefix("S#"),
         owner=i["owner"]["S"],
@@ -115,55 +253,153 @@ def _session(i: Item) -> SessionRecord:
         version=int(i["version"]["N"]),
         message_count=int(i["messageCount"]["N"]),
         copilot_response_count=int(i["copilotResponseCount"]["N"]),
-        user_inputs=tuple(json.loads(i["userInputs"]["S"])),
+        user_inputs=user_inputs(i),
         schema_version=int(i["schemaVersion"]["N"]),
-        **_telemetry(i),
+        telemetry=telemetry(i),
     )
 
 
-def _telemetry(i: Item) -> dict[str, int]:
-    """Telemetry counters; a record written before they existed (schema 1) reads as zeros."""
-    names = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms")
-    values = json.loads(i["telemetry"]["S"]) if "telemetry" in i else [0] * len(names)
-    return dict(zip(names, (int(v) for v in values), strict=True))
+def user_inputs(i: Item) -> tuple[str, ...]:
+    """The META item's framing user inputs."""
+    return tuple(json.loads(i["userInputs"]["S"])) if "userInputs" in i else ()
 
 
-def _message(i: Item) -> MessageRecord:
-    return MessageRecord(index=int(i["sk"]["S"][2:]), data=i["data"]["S"])
+def telemetry(i: Item) -> Telemetry:
+    """The session's telemetry: the counters, plus the JSON totals a schema-2 record was written with."""
+    legacy = json.loads(i["telemetry"]["S"]) if "telemetry" in i else [0] * len(TELEMETRY)
+    values = {
+        field: int(old) + int(i.get(attr, {"N": "0"})["N"])
+        for (field, attr), old in zip(TELEMETRY.items(), legacy, strict=True)
+    }
+    return Telemetry(**values)
 
 
-def _response(i: Item) -> CopilotResponseRecord:
+def meta_item(session_id: str, owner: str, created_at: str, now: str) -> Item:
+    """A new session's META item (its counters are set by the commit that creates it)."""
+    return {
+        "pk": s(session_pk(session_id)),
+        "sk": s("META"),
+        "owner": s(owner),
+        "createdAt": s(created_at),
+        "updatedAt": s(now),
+        "schemaVersion": n(SCHEMA_VERSION),
+        "gsi1pk": s(f"O#{owner}"),
+        "gsi1sk": s(f"{now}#{session_id}"),
+    }
+
+
+# -- history ----------------------------------------------------------------------------------
+
+
+def message_item(session_id: str, index: int, data: str) -> Item:
+    """One stored message."""
+    return {"pk": s(bucket_pk(session_id, index)), "sk": s(message_sk(index)), "data": s(data)}
+
+
+def verdict_item(session_id: str, response_index: int, call_id: str, data: str, now: str) -> Item:
+    """One stored verdict on a call of the response at `response_index`."""
+    return {
+        "pk": s(bucket_pk(session_id, response_index)),
+        "sk": s(verdict_sk(response_index, call_id)),
+        "data": s(data),
+        "createdAt": s(now),
+    }
+
+
+def verdict_key(i: Item) -> tuple[int, str]:
+    """A verdict item's response index and call id."""
     _, index, call_id = i["sk"]["S"].split("#", 2)
-    return CopilotResponseRecord(
-        response_index=int(index), call_id=call_id, data=i["data"]["S"], created_at=i["createdAt"]["S"]
+    return int(index), call_id
+
+
+def buckets(start: int, end: int) -> range:
+    """The buckets that hold history indexes `[start, end)`."""
+    return range(start // BUCKET, (end - 1) // BUCKET + 1) if end > start else range(0)
+
+
+def snapshot(session_id: str, meta: Item, head: Sequence[Item], history: Sequence[Item], first: int) -> SessionSnapshot:
+    """A step's snapshot from META, the files (`head`) and the window's bucket items from index `first`."""
+    messages = load_messages([i["data"]["S"] for i in history if i["sk"]["S"].startswith("M#")])
+    latest = next((k for k in range(len(messages) - 1, -1, -1) if isinstance(messages[k], ModelResponse)), None)
+    response_index = -1 if latest is None else first + latest
+    verdicts = [i for i in history if i["sk"]["S"].startswith("R#") and verdict_key(i)[0] == response_index]
+    token = StepToken(
+        session_id=session_id,
+        owner=meta["owner"]["S"],
+        version=int(meta["version"]["N"]),
+        created_at=meta["createdAt"]["S"],
+        message_count=int(meta["messageCount"]["N"]),
+        response_index=response_index,
+        verdict_ids=frozenset(verdict_key(i)[1] for i in verdicts),
+    )
+    return SessionSnapshot(
+        token=token,
+        window=messages,
+        window_complete=first == 0,
+        user_inputs=user_inputs(meta),
+        copilot_responses=[load_verdict(i["data"]["S"]) for i in verdicts],
+        files=upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#")),
     )
 
 
-def _file(i: Item) -> FileRecord:
-    return FileRecord(
+def verdict_position(cursor: str | None, last_bucket: int) -> tuple[int, str | None]:
+    """A verdict listing's cursor: the bucket to read and the last key read in it."""
+    position = decode_cursor(cursor) if cursor else {"b": 0}
+    after = position.get("k")
+    if not (after is None or (isinstance(after, str) and after.startswith("R#") and len(after) < 1024)):
+        raise InvalidCursorError("Invalid cursor.")
+    return cursor_number(position, "b", at_most=last_bucket + 1), after
+
+
+# -- files and units --------------------------------------------------------------------------
+
+
+def file_item(session_id: str, f: FileState, created_at: str, chunk_count: int) -> Item:
+    """A file's item (its text is in chunk items)."""
+    return {
+        "pk": s(session_pk(session_id)),
+        "sk": s(f"F#{f.file_id}"),
+        "name": s(f.name),
+        "chars": n(f.chars),
+        "covered": s(to_json(f.covered)),
+        "createdAt": s(created_at),
+        "chunks": n(chunk_count),
+    }
+
+
+def file_state(i: Item) -> FileState:
+    """A file item as the agent's FileState."""
+    return FileState(
         file_id=i["sk"]["S"][2:],
         name=i["name"]["S"],
         chars=int(i["chars"]["N"]),
-        covered=tuple((int(s), int(e)) for s, e in json.loads(i["covered"]["S"])),
+        covered=tuple((int(a), int(b)) for a, b in json.loads(i["covered"]["S"])),
         created_at=i["createdAt"]["S"],
     )
 
 
-def _unit_item(session_id: str, u: UnitRecord) -> Item:
+def upload_order(files: Iterable[FileState]) -> list[FileState]:
+    """Files in the order they were added."""
+    return sorted(files, key=lambda f: (f.created_at, f.file_id))
+
+
+def unit_item(session_id: str, u: UnitWrite) -> Item:
+    """A written unit, keyed by its start in the file."""
     return {
-        "pk": _s(_unit_pk(session_id, u.file_id, u.start)),
-        "sk": _s(f"{u.start:010d}"),
-        "fileId": _s(u.file_id),
-        "end": _n(u.end),
-        "coverEnd": _n(u.cover_end),
-        "text": _s(u.text),
-        "callId": _s(u.call_id),
-        "status": _s(u.status),
+        "pk": s(unit_pk(session_id, u.file_id, u.start)),
+        "sk": s(f"{u.start:010d}"),
+        "fileId": s(u.file_id),
+        "end": n(u.end),
+        "coverEnd": n(u.cover_end),
+        "text": s(u.text),
+        "callId": s(u.call_id),
+        "status": s(u.status),
     }
 
 
-def _unit(i: Item) -> UnitRecord:
-    return UnitRecord(
+def unit_write(i: Item) -> UnitWrite:
+    """A unit item back."""
+    return UnitWrite(
         file_id=i["fileId"]["S"],
         start=int(i["sk"]["S"]),
         end=int(i["end"]["N"]),
@@ -174,52 +410,91 @@ def _unit(i: Item) -> UnitRecord:
     )
 
 
-def _correction_item(c: CorrectionRecord) -> Item:
+# -- answers ----------------------------------------------------------------------------------
+
+
+def answer_item(a: StoredAnswer) -> Item:
+    """A kept answer, in its own partition (DynamoDB's TTL removes it after `expiresAt`)."""
     return {
-        "pk": _s(f"O#{c.owner}"),
-        "sk": _s(f"K#{c.created_at}#{c.correction_id}"),
-        "sessionId": _s(c.session_id),
-        "fileId": _s(c.file_id),
-        "status": _s(c.status),
-        "source": _s(c.source),
-        "proposal": _s(c.proposal),
-        "final": _opt(c.final),
-        "reason": _opt(c.reason),
+        "pk": s(f"I#{answer_digest(a.owner, a.key)}"),
+        "sk": s("IDEMPOTENCY"),
+        "requestHash": s(a.request_hash),
+        "body": s(a.body),
+        "expiresAt": n(a.expires_at),
     }
 
 
-def _correction(i: Item) -> CorrectionRecord:
-    _, created_at, correction_id = i["sk"]["S"].split("#", 2)
-    return CorrectionRecord(
-        correction_id=correction_id,
-        owner=i["pk"]["S"][2:],
-        session_id=i["sessionId"]["S"],
+def answer_marker(session_id: str, a: StoredAnswer) -> Item:
+    """An item in the session's partition naming its answer, so deleting the session deletes it."""
+    return {
+        "pk": s(session_pk(session_id)),
+        "sk": s(f"A#{answer_digest(a.owner, a.key)}"),
+        "expiresAt": n(a.expires_at),
+    }
+
+
+def stored_answer(owner: str, key: str, i: Item) -> StoredAnswer:
+    """An answer item back."""
+    return StoredAnswer(
+        owner=owner,
+        key=key,
+        request_hash=i["requestHash"]["S"],
+        body=i["body"]["S"],
+        expires_at=int(i["expiresAt"]["N"]),
+    )
+
+
+# -- the owner's memory -----------------------------------------------------------------------
+
+
+def correction_item(session_id: str, owner: str, c: Correction, now: str, order: int) -> Item:
+    """A correction in the owner's partition; `order` keeps one step's corrections in sequence."""
+    return {
+        "pk": s(f"O#{owner}"),
+        "sk": s(f"K#{now}#{order:04d}{secrets.token_hex(4)}"),
+        "sessionId": s(session_id),
+        "fileId": s(c.file_id),
+        "status": s(c.status),
+        "source": s(c.source),
+        "proposal": s(c.proposal),
+        "final": _opt(c.final),
+        "reason": _opt(c.reason),
+        "createdAt": s(now),
+    }
+
+
+def correction(i: Item) -> Correction:
+    """A correction item back (items written before `createdAt` existed carry it in their key)."""
+    created_at = i["createdAt"]["S"] if "createdAt" in i else i["sk"]["S"].split("#", 2)[1]
+    return Correction(
         file_id=i["fileId"]["S"],
         status=i["status"]["S"],
         source=i["source"]["S"],
         proposal=i["proposal"]["S"],
         final=_get_opt(i, "final"),
         reason=_get_opt(i, "reason"),
+        session_id=i["sessionId"]["S"],
         created_at=created_at,
     )
 
 
-def _memory_item(r: MemoryEntryRecord) -> Item:
-    # No gsi1pk: the by-owner index lists sessions only.
+def memory_item(r: MemoryEntryRecord) -> Item:
+    """A memory entry (no gsi1pk: the by-owner index lists sessions only)."""
     return {
-        "pk": _s(f"O#{r.owner}"),
-        "sk": _s(f"P#{r.entry_id}"),
-        "kind": _s(r.kind),
-        "source": _s(r.source),
-        "text": _s(r.text),
-        "languages": _s(r.languages),
-        "origin": _s(r.origin),
-        "createdAt": _s(r.created_at),
-        "updatedAt": _s(r.updated_at),
+        "pk": s(f"O#{r.owner}"),
+        "sk": s(f"P#{r.entry_id}"),
+        "kind": s(r.kind),
+        "source": s(r.source),
+        "text": s(r.text),
+        "languages": s(r.languages),
+        "origin": s(r.origin),
+        "createdAt": s(r.created_at),
+        "updatedAt": s(r.updated_at),
     }
 
 
-def _memory_entry(i: Item) -> MemoryEntryRecord:
+def memory_entry(i: Item) -> MemoryEntryRecord:
+    """A memory item back."""
     return MemoryEntryRecord(
         entry_id=i["sk"]["S"][2:],
         owner=i["pk"]["S"][2:],
@@ -231,3 +506,8 @@ def _memory_entry(i: Item) -> MemoryEntryRecord:
         created_at=i["createdAt"]["S"],
         updated_at=i["updatedAt"]["S"],
     )
+
+
+def memory_counter_key(owner: str, kind: str) -> Item:
+    """The key of the item counting the owner's entries of one kind."""
+    return {"pk": s(f"O#{owner}"), "sk": s(f"N#{kind}")}

@@ -1,364 +1,411 @@
-"""One conformance suite for every storage backend (memory, sqlite, DynamoDB under moto)."""
+"""One conformance suite for every storage backend (SQLite, DynamoDB under moto): the contract of
+storage/interface.py, asserted through the interface only. Builders are in tests/storage_cases.py."""
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import pytest
 
+from agent_core.effects import Correction, StepEffects, Telemetry
+from agent_core.errors import InvalidRequestError, TooLargeError
 from storage.errors import ConflictError, InvalidCursorError, NotFoundError
-from storage.interface import CHUNK_CHARS
-from storage.records import (
-    CopilotResponseRecord,
-    CorrectionRecord,
-    FileRecord,
-    MessageRecord,
-    SessionRecord,
-    StepWrite,
-    UnitRecord,
+from storage.interface import CHUNK_CHARS, Storage
+from tests.storage_cases import (
+    CREATED,
+    FID,
+    SID,
+    add_file,
+    answer,
+    answer_text,
+    approve,
+    atomic_requests,
+    calls,
+    create,
+    entry,
+    file,
+    history_with_responses,
+    refine,
+    reject,
+    returns,
+    step,
+    texts,
+    unit,
+    user,
+    users,
 )
 
-SID = "s_" + "1" * 32
-FID = "f_" + "2" * 32
+# -- sessions and steps ------------------------------------------------------------------------
 
 
-def session(
-    version: int = 1, *, owner: str = "alice", sid: str = SID, count: int = 0, at: str = "2026-01-01T00:00:00.000+00:00"
-) -> SessionRecord:
-    return SessionRecord(
-        session_id=sid,
-        owner=owner,
-        created_at="2026-01-01T00:00:00.000+00:00",
-        updated_at=at,
-        version=version,
-        message_count=count,
-        user_inputs=("translate",),
-    )
+def test_create_then_load(storage: Storage) -> None:
+    create(storage, messages=[user("hello")], user_inputs=["hello"])
+    snapshot = storage.load_step(SID, window=10)
+    token = snapshot.token
+    assert (token.owner, token.version, token.created_at, token.message_count) == ("alice", 1, CREATED, 1)
+    assert (token.response_index, token.verdict_ids) == (-1, frozenset())
+    assert texts(snapshot.window) == ["hello"] and snapshot.window_complete
+    assert list(snapshot.user_inputs) == ["hello"] and list(snapshot.files) == []
+    record = storage.get_session(SID)
+    assert (record.owner, record.version, record.message_count, record.created_at) == ("alice", 1, 1, CREATED)
+    assert record.user_inputs == ("hello",) and record.updated_at
 
 
-def create(storage: Any, **kw: Any) -> SessionRecord:
-    record = session(**kw)
-    storage.commit(StepWrite(session=record, expected_version=0))
-    return record
-
-
-def messages(start: int, n: int) -> list[MessageRecord]:
-    return [MessageRecord(index=start + i, data=f'{{"n": {start + i}}}') for i in range(n)]
-
-
-def unit(start: int, end: int, call: str = "c1") -> UnitRecord:
-    return UnitRecord(
-        file_id=FID, start=start, end=end, cover_end=end + 1, text=f"t{start}", call_id=call, status="approve"
-    )
-
-
-def add_file(storage: Any, content: str = "Hello world.\n") -> FileRecord:
-    record = FileRecord(
-        file_id=FID, name="doc.md", chars=len(content), covered=(), created_at="2026-01-01T00:00:00+00:00"
-    )
-    storage.add_file(SID, record, content)
-    return record
-
-
-def test_create_and_get(storage: Any) -> None:
-    record = create(storage)
-    assert storage.get_session(SID) == record
-
-
-def test_unknown_session_is_not_found(storage: Any) -> None:
+def test_unknown_session_is_not_found(storage: Storage) -> None:
     with pytest.raises(NotFoundError):
         storage.get_session(SID)
+    with pytest.raises(NotFoundError):
+        storage.load_step(SID, window=10)
 
 
-def test_creating_twice_conflicts(storage: Any) -> None:
+def test_creating_twice_conflicts(storage: Storage) -> None:
     create(storage)
     with pytest.raises(ConflictError):
-        create(storage)
+        create(storage, messages=[user("again")])
+    assert storage.get_session(SID).message_count == 0
 
 
-def test_commit_checks_the_version_and_changes_nothing_on_conflict(storage: Any) -> None:
+def test_commit_checks_the_version_and_changes_nothing_on_conflict(storage: Storage) -> None:
     create(storage)
-    storage.commit(StepWrite(session=session(2, count=2), expected_version=1, messages=messages(0, 2)))
+    stale = storage.load_step(SID, window=10).token
+    step(storage, messages=users(0, 2), user_inputs=["first"])
     with pytest.raises(ConflictError):
-        storage.commit(StepWrite(session=session(3, count=3), expected_version=1, messages=messages(2, 1)))
-    assert storage.get_session(SID).version == 2
-    assert [m.index for m in storage.latest_messages(SID, limit=10)] == [0, 1]
+        storage.commit(stale, StepEffects(messages=users(0, 1), user_inputs=["lost"]))
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count, record.user_inputs) == (2, 2, ("first",))
+    assert texts(storage.load_step(SID, window=10).window) == ["m0", "m1"]
 
 
-def test_messages_window_and_paging(storage: Any) -> None:
+def test_user_inputs_unchanged_unless_given(storage: Storage) -> None:
+    create(storage, user_inputs=["translate"])
+    step(storage, messages=users(0, 1))
+    assert storage.get_session(SID).user_inputs == ("translate",)
+    step(storage, user_inputs=["translate", "more formal"])
+    assert list(storage.load_step(SID, window=1).user_inputs) == ["translate", "more formal"]
+
+
+def test_telemetry_adds_up(storage: Storage) -> None:
+    create(storage, telemetry=Telemetry(steps=1, model_requests=1, input_tokens=900, output_tokens=40, model_ms=400))
+    step(storage, telemetry=Telemetry(steps=1, model_requests=2, input_tokens=100, output_tokens=10, model_ms=20))
+    expected = Telemetry(steps=2, model_requests=3, input_tokens=1_000, output_tokens=50, model_ms=420)
+    assert storage.get_session(SID).telemetry == expected
+
+
+def test_list_sessions_per_owner_newest_first(storage: Storage) -> None:
+    for i in range(5):
+        create(storage, sid=f"s_{i:032d}")
+        time.sleep(0.002)  # distinct times: the order of equal times is the backend's
+    create(storage, sid="s_" + "f" * 32, owner="bob")
+    step(storage, f"s_{2:032d}", messages=users(0, 1))  # updated last: listed first
+    page = storage.list_sessions("alice", cursor=None, limit=3)
+    assert [r.session_id for r in page.items] == [f"s_{i:032d}" for i in (2, 4, 3)]
+    rest = storage.list_sessions("alice", cursor=page.next_cursor, limit=3)
+    assert [r.session_id for r in rest.items] == [f"s_{i:032d}" for i in (1, 0)] and rest.next_cursor is None
+    assert [r.owner for r in storage.list_sessions("bob", cursor=None, limit=10).items] == ["bob"]
+    exact = storage.list_sessions("alice", cursor=None, limit=5)
+    assert len(exact.items) == 5 and exact.next_cursor is None
+
+
+# -- history: the window, paging, verdicts -----------------------------------------------------------
+
+
+def test_window_and_paging_across_buckets(storage: Storage) -> None:
     create(storage)
-    storage.commit(StepWrite(session=session(2, count=25), expected_version=1, messages=messages(0, 25)))
-    assert [m.index for m in storage.latest_messages(SID, limit=4)] == [21, 22, 23, 24]
-    seen: list[int] = []
+    for start in range(0, 250, 50):  # a transaction writes at most 100 items
+        step(storage, messages=users(start, 50))
+    snapshot = storage.load_step(SID, window=30)
+    assert texts(snapshot.window) == [f"m{i}" for i in range(220, 250)] and not snapshot.window_complete
+    assert snapshot.token.message_count == 250
+    assert texts(storage.load_step(SID, window=160).window) == [f"m{i}" for i in range(90, 250)]
+    assert storage.load_step(SID, window=250).window_complete
+    seen: list[str] = []
     cursor = None
     while True:
-        page = storage.list_messages(SID, cursor=cursor, limit=10)
-        seen += [m.index for m in page.items]
-        cursor = page.next_cursor
-        if cursor is None:
+        page = storage.list_messages(SID, cursor=cursor, limit=70)
+        seen += texts(page.items)
+        if (cursor := page.next_cursor) is None:
             break
-    assert seen == list(range(25))
-    assert storage.list_messages(SID, cursor=None, limit=5).items[0].data == '{"n": 0}'
+    assert seen == [f"m{i}" for i in range(250)]
 
 
-def test_invalid_cursor(storage: Any) -> None:
-    create(storage)
+def test_verdicts_belong_to_the_latest_response_and_are_replaced(storage: Storage) -> None:
+    create(storage, messages=[user("go"), calls("a", "b")])
+    token = storage.load_step(SID, window=10).token
+    assert token.response_index == 1
+    step(storage, verdicts=[approve("a"), reject("b")])
+    snapshot = step(storage, verdicts=[refine("a", "better")])
+    assert snapshot.token.verdict_ids == frozenset({"a", "b"})
+    after = storage.load_step(SID, window=10)
+    assert sorted((v.tool.call_id, v.status) for v in after.copilot_responses) == [("a", "refined"), ("b", "reject")]
+    assert storage.get_session(SID).copilot_response_count == 2, "a replaced verdict is counted once"
+    step(storage, messages=[returns("a", "b"), answer_text("done")])
+    later = storage.load_step(SID, window=10)
+    assert (later.token.response_index, list(later.copilot_responses), later.token.verdict_ids) == (3, [], frozenset())
+
+
+def test_verdicts_of_a_response_in_the_previous_bucket(storage: Storage) -> None:
+    history_with_responses(storage, at=[99], total=100)
+    step(storage, messages=[returns("a99", "b99")])
+    snapshot = storage.load_step(SID, window=2)
+    assert snapshot.token.response_index == 99 and snapshot.token.message_count == 101
+    assert sorted(v.tool.call_id for v in snapshot.copilot_responses) == ["a99", "b99"]
+
+
+@pytest.mark.slow
+def test_list_verdicts_pages_across_buckets(storage: Storage) -> None:
+    history_with_responses(storage, at=[5, 150, 240], total=250)
+    found: list[str] = []
+    cursor = None
+    while True:
+        page = storage.list_verdicts(SID, cursor=cursor, limit=1)
+        found += [v.tool.call_id for v in page.items]
+        if (cursor := page.next_cursor) is None:
+            break
+    assert found == ["a5", "b5", "a150", "b150", "a240", "b240"]
+    everything = storage.list_verdicts(SID, cursor=None, limit=6)
+    assert len(everything.items) == 6 and everything.next_cursor is None
+    assert storage.get_session(SID).copilot_response_count == 6
+
+
+@pytest.mark.parametrize(
+    "cursor",
+    [
+        "not-a-cursor!",
+        "9" * 5_000,
+        str(2**64),
+        "-1",
+        base64.urlsafe_b64encode(json.dumps({"i": 2**70, "b": 2**70}).encode()).decode(),
+        base64.urlsafe_b64encode(json.dumps({"i": -1, "b": -1}).encode()).decode(),
+        base64.urlsafe_b64encode(b'{"i": 1e999, "b": 1e999}').decode(),
+    ],
+)
+def test_invalid_or_huge_cursors(storage: Storage, cursor: str) -> None:
+    create(storage, messages=users(0, 3))
     with pytest.raises(InvalidCursorError):
-        storage.list_messages(SID, cursor="not-a-cursor!", limit=10)
+        storage.list_messages(SID, cursor=cursor, limit=10)
+    with pytest.raises(InvalidCursorError):
+        storage.list_verdicts(SID, cursor=cursor, limit=10)
+    with pytest.raises(InvalidCursorError):
+        storage.list_sessions("alice", cursor=cursor, limit=10)
 
 
-def test_copilot_responses_by_response_and_replaced(storage: Any) -> None:
+# -- sizes ---------------------------------------------------------------------------------------
+
+
+def test_non_ascii_text_near_the_item_limit_is_stored(storage: Storage) -> None:
+    text = "中文" * 63_000  # 378 KB of UTF-8 (it would be 756 KB as JSON escapes)
+    create(storage, messages=[user(text)], user_inputs=[text[:1_000]])
+    assert texts(storage.load_step(SID, window=1).window) == [text]
+    assert texts(storage.list_messages(SID, cursor=None, limit=1).items) == [text]
+
+
+def test_too_large_is_refused_and_commits_nothing(storage: Storage) -> None:
     create(storage)
-
-    def cr(index: int, call: str, data: str) -> CopilotResponseRecord:
-        return CopilotResponseRecord(
-            response_index=index, call_id=call, data=data, created_at="2026-01-01T00:00:00+00:00"
-        )
-
-    storage.commit(
-        StepWrite(
-            session=session(2),
-            expected_version=1,
-            copilot_responses=[cr(3, "a", "1"), cr(3, "b", "2"), cr(1, "a", "0")],
-        )
-    )
-    storage.commit(StepWrite(session=session(3), expected_version=2, copilot_responses=[cr(3, "a", "9")]))
-    assert sorted((r.call_id, r.data) for r in storage.copilot_responses(SID, response_index=3)) == [
-        ("a", "9"),
-        ("b", "2"),
-    ]
-    assert [r.data for r in storage.copilot_responses(SID, response_index=1)] == ["0"]
-    everything = storage.list_copilot_responses(SID, cursor=None, limit=10)
-    assert len(everything.items) == 3 and everything.next_cursor is None
+    with pytest.raises(TooLargeError):
+        step(storage, messages=[user("x" * 1_000_000)])
+    with pytest.raises(TooLargeError):
+        step(storage, messages=[user("中" * 200_000)])
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count) == (1, 0)
 
 
-def test_files_chunks_and_ranges(storage: Any) -> None:
+def test_text_that_cannot_be_stored_is_invalid(storage: Storage) -> None:
+    create(storage)
+    with pytest.raises(InvalidRequestError):
+        step(storage, messages=[user("half a pair \ud800")])
+    assert storage.get_session(SID).version == 1
+
+
+def test_an_answer_too_large_to_keep_does_not_fail_its_step(storage: Storage) -> None:
+    create(storage)
+    far = int(time.time()) + 3_600
+    snapshot = storage.load_step(SID, window=10)
+    storage.commit(snapshot.token, StepEffects(messages=users(0, 1)), answer=answer(body="x" * 1_000_000, expires=far))
+    assert storage.get_session(SID).message_count == 1
+    assert storage.get_answer("alice", "k1", now=int(time.time())) is None
+    storage.keep_answer(SID, answer("k2", body="x" * 1_000_000, expires=far), now=int(time.time()))
+    assert storage.get_answer("alice", "k2", now=int(time.time())) is None
+
+
+# -- files and units -----------------------------------------------------------------------------
+
+
+def test_files_in_upload_order_and_chunked_reads(storage: Storage) -> None:
     create(storage)
     content = ("ÄÖ中文 text 🙂\n" * (CHUNK_CHARS // 5))[: CHUNK_CHARS * 2 + 123]
-    record = add_file(storage, content)
-    assert storage.get_file(SID, FID) == record
-    assert storage.list_files(SID) == [record]
+    ids = [f"f_{i}{'0' * 31}" for i in (3, 1, 2)]
+    for file_id in ids:
+        add_file(storage, content, file_id)
+    files = storage.load_step(SID, window=1).files
+    assert [f.file_id for f in files] == ids
+    assert all(f.created_at for f in files) and [f.created_at for f in files] == sorted(f.created_at for f in files)
+    assert replace(files[0], created_at="") == file(ids[0], content)
     for start, end in [
         (0, 10),
         (CHUNK_CHARS - 5, CHUNK_CHARS + 5),
+        (CHUNK_CHARS, 2 * CHUNK_CHARS),
         (0, len(content)),
         (len(content) - 3, len(content) + 50),
+        (len(content) + 10, len(content) + 20),
+        (5, 5),
     ]:
-        assert storage.read_file(SID, FID, start, end) == content[start:end]
+        assert storage.read_file(SID, ids[1], start, end) == content[start:end], (start, end)
     with pytest.raises(NotFoundError):
-        storage.get_file(SID, "f_" + "9" * 32)
+        storage.read_file(SID, "f_" + "9" * 32, 0, 10)
+    with pytest.raises(NotFoundError):
+        storage.list_units(SID, "f_" + "9" * 32)
 
 
-def test_file_needs_a_session(storage: Any) -> None:
+def test_a_file_needs_a_session(storage: Storage) -> None:
     with pytest.raises(NotFoundError):
         add_file(storage)
 
 
-def test_units_coverage_and_idempotency(storage: Any) -> None:
+def test_the_file_cap(storage: Storage) -> None:
+    create(storage)
+    for i in range(2):
+        add_file(storage, file_id=f"f_{i:032d}", max_files=2)
+    with pytest.raises(InvalidRequestError, match="2 files"):
+        add_file(storage, file_id=f"f_{9:032d}", max_files=2)
+    assert len(storage.load_step(SID, window=1).files) == 2
+
+
+def test_the_file_cap_holds_under_concurrent_uploads(storage: Storage) -> None:
+    atomic_requests(storage)
+    create(storage)
+
+    def upload(i: int) -> str:
+        try:
+            add_file(storage, f"File {i}.", f"f_{i:032d}", max_files=20)
+        except InvalidRequestError:
+            return "refused"
+        return "added"
+
+    with ThreadPoolExecutor(max_workers=30) as pool:
+        outcomes = list(pool.map(upload, range(30)))
+    assert outcomes.count("added") == 20 and outcomes.count("refused") == 10
+    assert len(storage.load_step(SID, window=1).files) == 20
+
+
+def test_units_are_never_overwritten(storage: Storage) -> None:
     create(storage)
     add_file(storage, "One. Two. Three.")
-    storage.commit(
-        StepWrite(
-            session=session(2, count=1),
-            expected_version=1,
-            messages=messages(0, 1),
-            units=[unit(5, 9, "b"), unit(0, 4, "a")],
-            coverage={FID: ((0, 10),)},
-        )
-    )
-    assert [u.start for u in storage.list_units(SID, FID)] == [0, 5]
-    assert storage.get_file(SID, FID).covered == ((0, 10),)
+    step(storage, messages=users(0, 1), units=[unit(5, 9, "b"), unit(0, 4, "a")], coverage={FID: ((0, 10),)})
+    assert [(u.start, u.call_id, u.text) for u in storage.list_units(SID, FID)] == [(0, "a", "t0"), (5, "b", "t5")]
+    assert storage.load_step(SID, window=1).files[0].covered == ((0, 10),)
     # The same unit written again (a replayed step) fails whole: no message, no version change.
     with pytest.raises(ConflictError):
-        storage.commit(
-            StepWrite(session=session(3, count=2), expected_version=2, messages=messages(1, 1), units=[unit(0, 4, "a")])
-        )
+        step(storage, messages=users(1, 1), units=[unit(0, 4, "a")], coverage={FID: ((0, 16),)})
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count) == (2, 1)
+    assert storage.load_step(SID, window=1).files[0].covered == ((0, 10),)
+
+
+def test_units_far_into_a_long_file(storage: Storage) -> None:
+    create(storage)
+    content = "word " * 30_000  # 150,000 characters
+    add_file(storage, content)
+    step(storage, units=[unit(149_990, 149_994, "z"), unit(0, 4, "a"), unit(70_000, 70_004, "m")])
+    assert [u.start for u in storage.list_units(SID, FID)] == [0, 70_000, 149_990]
+
+
+# -- answers -------------------------------------------------------------------------------------
+
+
+def test_answers_are_per_owner_and_expire(storage: Storage) -> None:
+    storage.keep_answer(None, answer(), now=1_000)
+    assert storage.get_answer("alice", "k1", now=1_000) == answer()
+    assert storage.get_answer("bob", "k1", now=1_000) is None
+    with pytest.raises(ConflictError):
+        storage.keep_answer(None, answer(body='{"x": 1}'), now=1_000)
+    assert storage.get_answer("alice", "k1", now=2_000) is None, "expired"
+    storage.keep_answer(None, answer(expires=3_000, body="new"), now=2_500)
+    kept = storage.get_answer("alice", "k1", now=2_500)
+    assert kept is not None and kept.body == "new"
+
+
+def test_an_answer_commits_with_its_step(storage: Storage) -> None:
+    create(storage)
+    far = int(time.time()) + 3_600
+    token = storage.load_step(SID, window=10).token
+    storage.commit(token, StepEffects(messages=users(0, 1)), answer=answer(expires=far, body="中文 ✓"))
+    kept = storage.get_answer("alice", "k1", now=int(time.time()))
+    assert kept == answer(expires=far, body="中文 ✓")
+    token = storage.load_step(SID, window=10).token
+    with pytest.raises(ConflictError):  # the same key again fails the whole step
+        storage.commit(token, StepEffects(messages=users(1, 1)), answer=answer(expires=far))
     assert storage.get_session(SID).version == 2
-    assert len(storage.latest_messages(SID, limit=10)) == 1
 
 
-def test_corrections_per_owner_newest_first(storage: Any) -> None:
-    create(storage)
-
-    def corr(i: int, owner: str) -> CorrectionRecord:
-        return CorrectionRecord(
-            correction_id=f"c{i}",
-            owner=owner,
-            session_id=SID,
-            file_id=FID,
-            status="refined",
-            source="s",
-            proposal="p",
-            final="f",
-            reason=None,
-            created_at=f"2026-01-01T00:00:0{i}.000+00:00",
-        )
-
-    storage.commit(
-        StepWrite(
-            session=session(2), expected_version=1, corrections=[corr(1, "alice"), corr(2, "alice"), corr(3, "bob")]
-        )
-    )
-    assert [c.correction_id for c in storage.recent_corrections("alice", limit=5)] == ["c2", "c1"]
-    assert [c.correction_id for c in storage.recent_corrections("bob", limit=5)] == ["c3"]
-    assert storage.recent_corrections("carol", limit=5) == []
-
-
-def test_list_sessions_per_owner_newest_first(storage: Any) -> None:
-    for i in range(5):
-        create(storage, sid=f"s_{i:032d}", at=f"2026-01-01T00:00:0{i}.000+00:00")
-    create(storage, sid="s_" + "f" * 32, owner="bob")
-    page = storage.list_sessions("alice", cursor=None, limit=3)
-    assert [r.session_id for r in page.items] == [f"s_{i:032d}" for i in (4, 3, 2)]
-    rest = storage.list_sessions("alice", cursor=page.next_cursor, limit=3)
-    assert [r.session_id for r in rest.items] == [f"s_{i:032d}" for i in (1, 0)] and rest.next_cursor is None
-    assert [r.owner for r in storage.list_sessions("bob", cursor=None, limit=10).items] == ["bob"]
-
-
-def test_delete_removes_everything(storage: Any) -> None:
-    create(storage)
+def test_delete_removes_everything_answers_included(storage: Storage) -> None:
+    far = int(time.time()) + 3_600
+    create(storage, messages=[user("go"), calls("a")])
     add_file(storage)
-    storage.commit(
-        StepWrite(session=session(2, count=3), expected_version=1, messages=messages(0, 3), units=[unit(0, 4)])
-    )
+    token = storage.load_step(SID, window=10).token
+    effects = StepEffects(verdicts=[approve("a")], units=[unit(0, 4, "a")], messages=[returns("a")])
+    storage.commit(token, effects, answer=answer(expires=far))
+    storage.keep_answer(SID, answer("k2", expires=far), now=int(time.time()))
+    storage.put_memory_entry(entry("m_a"), max_entries=10)
     storage.delete_session(SID)
     with pytest.raises(NotFoundError):
         storage.get_session(SID)
     assert storage.list_sessions("alice", cursor=None, limit=10).items == []
+    assert storage.get_answer("alice", "k1", now=int(time.time())) is None
+    assert storage.get_answer("alice", "k2", now=int(time.time())) is None
     storage.delete_session(SID)  # deleting again is fine
     create(storage)  # and the id is free again, with nothing left behind
-    assert storage.latest_messages(SID, limit=10) == []
-    assert storage.list_files(SID) == []
+    snapshot = storage.load_step(SID, window=10)
+    assert list(snapshot.window) == [] and list(snapshot.files) == [] and list(snapshot.copilot_responses) == []
+    assert storage.list_verdicts(SID, cursor=None, limit=10).items == []
+    with pytest.raises(NotFoundError):
+        storage.list_units(SID, FID)
+    assert [e.entry_id for e in storage.list_memory("alice")] == ["m_a"], "memory outlives the session"
 
 
-def idem(key: str = "k1", *, owner: str = "alice", expires: int = 2_000, body: str = "{}") -> Any:
-    from storage.records import IdempotencyRecord
-
-    return IdempotencyRecord(
-        owner=owner,
-        key=key,
-        request_hash="h",
-        status=200,
-        body=body,
-        created_at="2026-01-01T00:00:00+00:00",
-        expires_at=expires,
-    )
+# -- the owner's memory --------------------------------------------------------------------------
 
 
-def test_idempotency_records_are_per_owner_and_expire(storage: Any) -> None:
-    storage.put_idempotency(idem(), now=1_000)
-    assert storage.get_idempotency("alice", "k1", now=1_000) == idem()
-    assert storage.get_idempotency("bob", "k1", now=1_000) is None
-    with pytest.raises(ConflictError):
-        storage.put_idempotency(idem(body='{"x": 1}'), now=1_000)
-    assert storage.get_idempotency("alice", "k1", now=2_000) is None, "expired"
-    storage.put_idempotency(idem(expires=3_000, body="new"), now=2_500)
-    assert storage.get_idempotency("alice", "k1", now=2_500).body == "new"
+def correction(text: str) -> Correction:
+    return Correction(file_id=FID, status="refined", source="s", proposal="p", final=text, reason=None)
 
 
-def test_idempotency_commits_with_the_step(storage: Any) -> None:
-    import time
-
+def test_corrections_per_owner_newest_first(storage: Storage) -> None:
     create(storage)
-    far = int(time.time()) + 3_600
-    storage.commit(
-        StepWrite(
-            session=session(2, count=1), expected_version=1, messages=messages(0, 1), idempotency=idem(expires=far)
-        )
-    )
-    assert storage.get_idempotency("alice", "k1", now=int(time.time())) is not None
-    with pytest.raises(ConflictError):  # the same key again fails the whole step
-        storage.commit(
-            StepWrite(
-                session=session(3, count=2), expected_version=2, messages=messages(1, 1), idempotency=idem(expires=far)
-            )
-        )
-    assert storage.get_session(SID).version == 2
+    create(storage, sid="s_" + "b" * 32, owner="bob")
+    step(storage, corrections=[correction("c1"), correction("c2")])
+    time.sleep(0.002)
+    step(storage, corrections=[correction("c3")])
+    step(storage, "s_" + "b" * 32, corrections=[correction("b1")])
+    recent = storage.recent_corrections("alice", limit=5)
+    assert [c.final for c in recent] == ["c3", "c2", "c1"]
+    assert all(c.created_at for c in recent) and {c.session_id for c in recent} == {SID}
+    assert replace(recent[0], created_at="", session_id="") == correction("c3")
+    assert [c.final for c in storage.recent_corrections("alice", limit=1)] == ["c3"]
+    assert [c.final for c in storage.recent_corrections("bob", limit=5)] == ["b1"]
+    assert storage.recent_corrections("carol", limit=5) == []
 
 
-def test_telemetry_round_trips(storage: Any) -> None:
-    from dataclasses import replace
-
-    record = replace(session(), steps=3, model_requests=2, input_tokens=1_000, output_tokens=50, model_ms=420)
-    storage.commit(StepWrite(session=record, expected_version=0))
-    assert storage.get_session(SID) == record
-
-
-def test_long_histories_page_across_partitions(storage: Any) -> None:
-    create(storage)
-    for version, start in enumerate(range(0, 250, 50), start=1):  # a transaction writes at most 100 items
-        storage.commit(
-            StepWrite(
-                session=session(version + 1, count=start + 50), expected_version=version, messages=messages(start, 50)
-            )
-        )
-
-    def cr(index: int) -> CopilotResponseRecord:
-        return CopilotResponseRecord(response_index=index, call_id="c", data=str(index), created_at="2026-01-01")
-
-    storage.commit(
-        StepWrite(
-            session=session(7, count=250), expected_version=6, copilot_responses=[cr(5), cr(150), cr(240), cr(241)]
-        )
-    )
-    assert [m.index for m in storage.latest_messages(SID, limit=30)] == list(range(220, 250))
-    assert [m.index for m in storage.latest_messages(SID, limit=30, count=250)] == list(range(220, 250))
-    seen: list[int] = []
-    cursor = None
-    while True:
-        page = storage.list_messages(SID, cursor=cursor, limit=70)
-        seen += [m.index for m in page.items]
-        if (cursor := page.next_cursor) is None:
-            break
-    assert seen == list(range(250))
-    assert [r.data for r in storage.copilot_responses(SID, response_index=150)] == ["150"]
-    found: list[str] = []
-    cursor = None
-    while True:
-        responses = storage.list_copilot_responses(SID, cursor=cursor, limit=1)
-        found += [r.data for r in responses.items]
-        if (cursor := responses.next_cursor) is None:
-            break
-    assert found == ["5", "150", "240", "241"]
-
-
-def entry(
-    entry_id: str, *, owner: str = "alice", kind: str = "glossary", at: str = "2026-01-01T00:00:01.000+00:00"
-) -> Any:
-    from storage.records import MemoryEntryRecord
-
-    return MemoryEntryRecord(
-        entry_id=entry_id,
-        owner=owner,
-        kind=kind,
-        source="tool" if kind == "glossary" else "",
-        text="outil" if kind == "glossary" else "Use vous.",
-        languages="auto>french",
-        origin="learned",
-        created_at=at,
-        updated_at=at,
-    )
-
-
-def test_memory_entries_per_owner_oldest_first(storage: Any) -> None:
-    from dataclasses import replace
-
-    storage.put_memory_entry(entry("m_b", at="2026-01-01T00:00:02.000+00:00"))
-    storage.put_memory_entry(entry("m_a", kind="style", at="2026-01-01T00:00:03.000+00:00"))
-    storage.put_memory_entry(entry("m_c", at="2026-01-01T00:00:01.000+00:00"))
-    storage.put_memory_entry(entry("m_d", owner="bob"))
+def test_memory_entries_per_owner_oldest_first(storage: Storage) -> None:
+    storage.put_memory_entry(entry("m_b", at="2026-01-01T00:00:02.000+00:00"), max_entries=10)
+    storage.put_memory_entry(entry("m_a", kind="style", at="2026-01-01T00:00:03.000+00:00"), max_entries=10)
+    storage.put_memory_entry(entry("m_c", at="2026-01-01T00:00:01.000+00:00"), max_entries=10)
+    storage.put_memory_entry(entry("m_d", owner="bob"), max_entries=10)
     assert [e.entry_id for e in storage.list_memory("alice")] == ["m_c", "m_b", "m_a"]
     assert storage.list_memory("alice")[2] == entry("m_a", kind="style", at="2026-01-01T00:00:03.000+00:00")
     assert [e.entry_id for e in storage.list_memory("bob")] == ["m_d"]
     assert storage.list_memory("carol") == []
     updated = replace(entry("m_b", at="2026-01-01T00:00:02.000+00:00"), text="instrument", origin="user")
-    storage.put_memory_entry(updated)  # the same id replaces the entry in place
+    storage.put_memory_entry(updated, max_entries=10)  # the same id replaces the entry in place
     assert storage.list_memory("alice")[1] == updated and len(storage.list_memory("alice")) == 3
 
 
-def test_memory_entries_are_deleted_only_by_their_owner(storage: Any) -> None:
-    storage.put_memory_entry(entry("m_a"))
-    storage.put_memory_entry(entry("m_b", owner="bob"))
+def test_memory_entries_are_deleted_only_by_their_owner(storage: Storage) -> None:
+    storage.put_memory_entry(entry("m_a"), max_entries=10)
+    storage.put_memory_entry(entry("m_b", owner="bob"), max_entries=10)
     with pytest.raises(NotFoundError):
         storage.delete_memory_entry("alice", "m_b")
     storage.delete_memory_entry("alice", "m_a")
@@ -368,10 +415,76 @@ def test_memory_entries_are_deleted_only_by_their_owner(storage: Any) -> None:
     assert [e.entry_id for e in storage.list_memory("bob")] == ["m_b"]
 
 
-def test_memory_outlives_sessions_and_is_not_a_session(storage: Any) -> None:
+def test_the_memory_cap_per_owner_and_kind(storage: Storage) -> None:
+    for i in range(3):
+        storage.put_memory_entry(entry(f"m_{i}"), max_entries=3)
+    with pytest.raises(InvalidRequestError):
+        storage.put_memory_entry(entry("m_9"), max_entries=3)
+    storage.put_memory_entry(replace(entry("m_1"), text="instrument"), max_entries=3)  # a replace needs no room
+    storage.put_memory_entry(entry("s_1", kind="style"), max_entries=3)  # another kind has its own room
+    storage.put_memory_entry(entry("m_0", owner="bob"), max_entries=3)  # and another owner
+    storage.delete_memory_entry("alice", "m_0")
+    storage.put_memory_entry(entry("m_9"), max_entries=3)  # a deleted entry frees its room
+    kinds = sorted((e.kind, e.entry_id) for e in storage.list_memory("alice"))
+    assert kinds == [("glossary", "m_1"), ("glossary", "m_2"), ("glossary", "m_9"), ("style", "s_1")]
+
+
+def test_the_memory_cap_holds_under_concurrent_writes(storage: Storage) -> None:
+    atomic_requests(storage)
+
+    def put(i: int) -> str:
+        try:
+            storage.put_memory_entry(entry(f"m_{i:02d}"), max_entries=20)
+        except InvalidRequestError:
+            return "refused"
+        return "added"
+
+    with ThreadPoolExecutor(max_workers=30) as pool:
+        outcomes = list(pool.map(put, range(30)))
+    assert outcomes.count("added") == 20 and outcomes.count("refused") == 10
+    assert len(storage.list_memory("alice")) == 20
+
+
+def test_memory_outlives_sessions_and_is_not_a_session(storage: Storage) -> None:
     create(storage)
-    storage.put_memory_entry(entry("m_a"))
+    storage.put_memory_entry(entry("m_a"), max_entries=10)
     assert [s.session_id for s in storage.list_sessions("alice", cursor=None, limit=10).items] == [SID]
     storage.delete_session(SID)
     assert storage.list_sessions("alice", cursor=None, limit=10).items == []
     assert [e.entry_id for e in storage.list_memory("alice")] == ["m_a"]
+
+
+# -- DynamoDB's own limits (what the other backends need not share) -----------------------------------
+
+
+def test_a_transaction_over_the_action_limit_is_too_large(storage: Storage) -> None:
+    from storage.dynamodb import DynamoDBSessionStorage
+
+    if not isinstance(storage, DynamoDBSessionStorage):
+        pytest.skip("DynamoDB's transaction limit")
+    create(storage)
+    with pytest.raises(TooLargeError, match="100"):
+        step(storage, messages=users(0, 101))
+    assert storage.get_session(SID).message_count == 0
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {"Error": {"Code": "ValidationException", "Message": "Item size has exceeded the maximum allowed size"}},
+        {
+            "Error": {"Code": "TransactionCanceledException", "Message": "Transaction cancelled"},
+            "CancellationReasons": [
+                {"Code": "None"},
+                {"Code": "ValidationError", "Message": "Item size to update has exceeded the maximum allowed size"},
+            ],
+        },
+    ],
+)
+def test_the_stores_size_errors_are_too_large(response: dict[str, object]) -> None:
+    from botocore.exceptions import ClientError
+
+    from storage.dynamodb import _errors
+
+    with pytest.raises(TooLargeError), _errors():
+        raise ClientError(response, "TransactWriteItems")

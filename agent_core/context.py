@@ -31,10 +31,12 @@ class Context:
         window: Sequence[ModelMessage],
         *,
         complete: bool,
+        first_index: int = 0,
         user_inputs: Sequence[str] = (),
         copilot_responses: Sequence[Verdict] = (),
     ) -> None:
         self._loaded: list[ModelMessage] = list(window)
+        self._first_index = 0 if complete else first_index
         self._new: list[ModelMessage] = []
         self._complete = complete
         self._user_inputs = list(user_inputs)
@@ -110,10 +112,17 @@ class Context:
         messages = self.messages
         return bool(messages) and isinstance(messages[-1], ModelResponse) and not messages[-1].tool_calls
 
-    def to_model_messages(self, system: str, note: str, *, window: int) -> list[ModelMessage]:
-        """What the model is sent: system prompt, task and progress, then the latest exchanges."""
+    def to_model_messages(self, system: str, state: str, *, window: int, chunk: int = 1) -> list[ModelMessage]:
+        """What the model is sent: system prompt and task, the latest exchanges, the state note last.
+
+        The window's first message moves in steps of `chunk` messages (keeping at least `window`),
+        so from one request to the next everything before the newest turn is byte-identical and a
+        provider's prompt cache serves it.
+        """
         messages = self.messages
-        recent = messages[-window:] if window > 0 else []
+        total = self._first_index + len(messages)
+        first = max(0, (total - window) // max(chunk, 1) * max(chunk, 1)) if window > 0 else total
+        recent = messages[max(0, first - self._first_index) :]
         whole = self._complete and len(recent) == len(messages)
         if not whole:
             # Never start on a tool return: begin at a model response, after the framing request.
@@ -129,9 +138,14 @@ class Context:
                 if isinstance(p, UserPromptPart)
             }
             framing += [UserPromptPart(t) for t in self._user_inputs if t not in shown]
-        if note:
-            framing.append(UserPromptPart(note))
-        return _merge_requests([ModelRequest(parts=framing), *_elide_old_reads(recent)])
+        merged = _merge_requests([ModelRequest(parts=framing), *_elide_old_reads(recent)])
+        if state:
+            last = merged[-1]
+            if isinstance(last, ModelRequest):
+                merged[-1] = ModelRequest(parts=[*last.parts, UserPromptPart(state)])
+            else:
+                merged.append(ModelRequest(parts=[UserPromptPart(state)]))
+        return merged
 
 
 def _elide_old_reads(messages: list[ModelMessage]) -> list[ModelMessage]:

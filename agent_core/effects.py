@@ -63,6 +63,8 @@ class Telemetry:
     input_tokens: int = 0
     output_tokens: int = 0
     model_ms: int = 0
+    cached_tokens: int = 0
+    """Input tokens the provider served from its prompt cache."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,6 +111,8 @@ class SessionSnapshot:
     copilot_responses: Sequence[Verdict]
     """Stored verdicts on the calls of the latest model response."""
     files: Sequence[FileState]
+    previous_verdicts: Sequence[Verdict] = ()
+    """Stored verdicts on the calls of the model response before it (a retry may send them again)."""
 
 
 @dataclass(frozen=True, kw_only=True)

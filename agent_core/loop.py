@@ -1,14 +1,15 @@
 """AgentLoop: exactly one step of the agent, on pydantic-ai's model layer.
 
-A step either executes the pending tool calls of the latest model response (answering copilot
-requests when a tool needs the human), or makes exactly one model request.
+A step executes the pending tool calls of the latest model response (answering copilot requests
+when a tool needs the human); when none needs the human and the invocation has time left, it goes
+on to the one model request their returns lead to. A step makes at most one model request.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -22,11 +23,12 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
 from .context import Context
 from .copilot import CopilotRequest
-from .document import FileState
+from .document import FileState, add_span
 from .effects import Correction, UnitWrite
 from .errors import StepTimeoutError
 from .memory import GlossaryEntry
@@ -46,11 +48,16 @@ class AgentLoopOptions:
 
     model: Model
     tools: Mapping[str, Tool]
+    definitions: Sequence[ToolDefinition] = ()
+    """The tools' definitions as the model sees them (built once per process)."""
     system_prompt: str
-    progress_note: str = ""
+    state: Callable[[Sequence[FileState]], Awaitable[str]] | None = None
+    """The state note for the files as they are when the model is asked (after the step's units)."""
     settings: ModelSettings | None = None
-    window: int = 12
-    """How many of the latest messages the model sees."""
+    window: int = 8
+    """How many of the latest messages the model sees at least."""
+    chunk: int = 8
+    """The window's start moves in steps of this many messages (a stable, cacheable prefix)."""
     time_left: Callable[[], float] | None = None
     """Seconds left in the invocation; None when unbounded."""
     min_model_seconds: float = 20.0
@@ -108,18 +115,47 @@ class AgentLoop:
         self._glossary = tuple(glossary)
 
     async def next(self) -> StepResult:
-        """Perform exactly one step: execute pending tool calls, or make one model request."""
+        """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
         if pending := self.context.unprocessed_tool_calls():
-            return await self._execute_pending(pending)
+            executed = await self._execute_pending(pending)
+            if executed.actor == "user" or not self._time_for_model():
+                return executed
+            return await self._ask_model(executed)
         if self.context.awaiting_user() or not self.context.messages:
             return self._result("user", messages=[])
+        return await self._ask_model(None)
+
+    def _time_for_model(self) -> bool:
+        options = self.options
+        return options.time_left is None or options.time_left() >= options.min_model_seconds
+
+    async def _ask_model(self, executed: StepResult | None) -> StepResult:
+        """The step's one model request, after the returns (if any) this step committed."""
+        files = self._files_after(executed.units if executed else ())
+        state = await self.options.state(files) if self.options.state else ""
         started = time.perf_counter()
-        response = await self._request_model()
+        response = _unique_call_ids(await self._request_model(state))
         elapsed = int((time.perf_counter() - started) * 1000)
         self.context.add_messages([response])
         actor: Actor = "agent" if response.tool_calls else "user"
         result = self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
-        return replace(result, usage=response.usage, model_ms=elapsed)
+        result = replace(result, usage=response.usage, model_ms=elapsed)
+        if executed is None:
+            return result
+        return replace(
+            result,
+            messages=[*executed.messages, response],
+            units=executed.units,
+            corrections=executed.corrections,
+            reviewed=executed.reviewed,
+        )
+
+    def _files_after(self, units: Sequence[UnitWrite]) -> list[FileState]:
+        files = dict(self._files)
+        for unit in units:
+            f = files[unit.file_id]
+            files[unit.file_id] = replace(f, covered=add_span(f.covered, unit.start, unit.cover_end))
+        return list(files.values())
 
     async def pending_copilot_requests(self) -> list[CopilotRequest]:
         """The reviews the pending calls need now, given the verdicts already recorded (no model request)."""
@@ -155,21 +191,28 @@ class AgentLoop:
         return executed
 
     async def _execute_one(self, call: ToolCallPart, batch: BatchState, index: int) -> CopilotRequest | ToolResult:
+        # A failed call's content is a plain message: the provider adapter encodes it once.
         tool = self.options.tools.get(call.tool_name)
         if tool is None:
             known = ", ".join(self.options.tools)
-            return ToolResult(content={"error": f"Unknown tool {call.tool_name!r}. Tools: {known}."}, outcome="failed")
+            return ToolResult(content=f"Unknown tool {call.tool_name!r}. The tools are: {known}.", outcome="failed")
         if index >= MAX_CALLS_PER_RESPONSE:
             message = f"At most {MAX_CALLS_PER_RESPONSE} tool calls per response; call this again."
-            return ToolResult(content={"error": message}, outcome="failed")
+            return ToolResult(content=message, outcome="failed")
         try:
             args = call.args_as_dict()
         except ValueError:
-            return ToolResult(content={"error": "The arguments are not valid JSON."}, outcome="failed")
+            args = {"INVALID_JSON": ""}
+        if set(args) == {"INVALID_JSON"}:  # pydantic-ai keeps unparsable arguments under this key
+            message = (
+                f"The arguments of this {call.tool_name} call are not valid JSON (cut off, perhaps: the response "
+                "may have reached its length limit). Send the call again, complete; propose fewer units at once."
+            )
+            return ToolResult(content=message, outcome="failed")
         invocation = ToolCall(name=call.tool_name, call_id=call.tool_call_id, args=args, batch=batch)
         return await tool.execute(invocation, self.context.copilot_response(call.tool_call_id))
 
-    async def _request_model(self) -> ModelResponse:
+    async def _request_model(self, state: str) -> ModelResponse:
         options = self.options
         time_left = options.time_left() if options.time_left else None
         if time_left is not None and time_left < options.min_model_seconds:
@@ -177,16 +220,18 @@ class AgentLoop:
                 f"Only {time_left:.0f}s left in this invocation; not enough to call the model "
                 "and commit. Nothing changed; send the same request again."
             )
-        params = ModelRequestParameters(
-            function_tools=[tool.definition for tool in options.tools.values()],
-            allow_text_output=True,
+        definitions = list(options.definitions) or [tool.definition for tool in options.tools.values()]
+        params = ModelRequestParameters(function_tools=definitions, allow_text_output=True)
+        messages = self.context.to_model_messages(
+            options.system_prompt, state, window=options.window, chunk=options.chunk
         )
-        messages = self.context.to_model_messages(options.system_prompt, options.progress_note, window=options.window)
         # A model still answering when only the commit's time is left is abandoned: the step then
         # fails cleanly (nothing committed, 504) instead of being cut off by the invocation's end.
         budget = None if time_left is None else max(0.0, time_left - options.commit_seconds)
         try:
-            return await asyncio.wait_for(call_model(options.model, messages, options.settings, params), budget)
+            return await asyncio.wait_for(
+                call_model(options.model, messages, options.settings, params, timeout=budget), budget
+            )
         except TimeoutError as error:
             if budget is None:
                 raise
@@ -216,6 +261,23 @@ class AgentLoop:
             corrections=corrections,
             called_model=called,
         )
+
+
+def _unique_call_ids(response: ModelResponse) -> ModelResponse:
+    """The response with a repeated tool-call id made unique, so every call gets its own review."""
+    seen: set[str] = set()
+    parts = []
+    for part in response.parts:
+        if isinstance(part, ToolCallPart):
+            call_id, n = part.tool_call_id, 1
+            while call_id in seen:
+                n += 1
+                call_id = f"{part.tool_call_id}~{n}"
+            seen.add(call_id)
+            if call_id != part.tool_call_id:
+                part = replace(part, tool_call_id=call_id)
+        parts.append(part)
+    return replace(response, parts=parts)
 
 
 def _returns_request(returns: list[ToolReturnPart], context: Context) -> ModelRequest:

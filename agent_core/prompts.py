@@ -1,8 +1,15 @@
-"""The system prompt: the translator's rules, the session's files, and the owner's memory."""
+"""What the model is told: stable rules first, the step's state last.
+
+The system prompt (rules and the session's files) is byte-identical across a session's steps, so
+providers' prompt caches serve it with the tool definitions; what changes from step to step
+(progress, the reviewer's memory, the next untranslated text) is the state note, which goes at the
+very end of the request.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .document import FileState
 from .tools.base import MAX_UNIT_CHARS
@@ -13,27 +20,38 @@ unit by unit with the `Translate` tool; a person approves, edits or rejects ever
 
 Rules:
 - Follow the user's requirements: the target language, tone, terminology and any instructions.
-- Before translating a file, read it with `Read`; read again after each batch of reviewed units.
-- Translate with `Translate`, one paragraph-sized unit at a time (a heading, a paragraph, a list,
-  a table, a code block), each at most {MAX_UNIT_CHARS} characters. Keep Markdown blocks whole;
-  split a longer block at sentence ends. You may propose a few consecutive units in one response.
-- Translate from the first line to the end of the file, in order, leaving nothing out: each unit
-  begins exactly at the first untranslated character (Read's `start`), copied exactly.
+- Every request ends with the state of the work: each unfinished file's next untranslated text
+  between <next-text file="…" start="…"> and </next-text>, exactly as it stands in the file. Translate
+  from there; you do not need `Read` to go on (use it only to look further ahead).
+- Propose the next units as one batch of `Translate` calls: consecutive units that together cover
+  the whole next text shown (a screen of text), in order. Each unit is one paragraph-sized piece
+  (a heading, a paragraph, a list, a table, a code block) of at most {MAX_UNIT_CHARS} characters;
+  keep Markdown blocks whole and split a longer block at sentence ends.
+- Each unit begins exactly at the first untranslated character and the next unit right after the
+  previous one, copied exactly (spaces and line breaks included). Leave nothing out.
 - Keep Markdown syntax, code blocks, inline code, URLs, numbers and placeholders as they are;
   translate the prose (including comments in code only if the user asks).
 - The Translate result is the reviewed text. `approve` or `refined` means the unit is done;
   learn from the reviewer's edits and apply them to later units. `reject` means it was not
-  written: translate that unit again, following the reviewer's reason.
+  written: translate that unit again, following the reason (a reason that begins with
+  "Not reviewed:" comes from the tool's own checks, not from the reviewer).
 - When every file is complete, answer with a short summary in the user's language and stop
   calling tools. If the user asks something else, answer briefly."""
 
 
-def system_prompt(files: Sequence[FileState], *, memory: str = "") -> str:
-    """The system prompt for one model request."""
-    parts = [RULES, _files_section(files)]
-    if memory.strip():
-        parts.append("What this reviewer has taught you (apply it):\n" + memory.strip())
-    return "\n\n".join(parts)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NextText:
+    """A file's next untranslated text, as the state note shows it."""
+
+    start: int
+    text: str
+    more: bool
+    """True when untranslated text follows beyond `text`."""
+
+
+def system_prompt(files: Sequence[FileState]) -> str:
+    """The system prompt: the rules and the session's files (stable while no file is added)."""
+    return "\n\n".join([RULES, _files_section(files)])
 
 
 def _files_section(files: Sequence[FileState]) -> str:
@@ -44,20 +62,25 @@ def _files_section(files: Sequence[FileState]) -> str:
     return "\n".join(lines)
 
 
-def progress_note(files: Sequence[FileState], next_text: dict[str, str]) -> str:
-    """A compact note of how far each file has got and what its next untranslated text is."""
+def state_note(files: Sequence[FileState], next_texts: dict[str, NextText], *, memory: str = "") -> str:
+    """The step's state: progress, the reviewer's memory, and each unfinished file's next text."""
     if not files:
         return ""
     lines = ["Progress so far:"]
+    blocks: list[str] = []
     for f in files:
         if f.complete:
             lines.append(f"- {f.name} ({f.file_id}): complete.")
             continue
-        gap = f.next_gap()
-        start = gap[0] if gap else f.chars
-        head = next_text.get(f.file_id, "").replace("\n", "⏎")
-        lines.append(
-            f"- {f.name} ({f.file_id}): {f.translated_chars} of {f.chars} characters translated; "
-            f"the next untranslated text begins at character {start}: «{head}…»"
-        )
-    return "\n".join(lines)
+        lines.append(f"- {f.name} ({f.file_id}): {f.translated_chars} of {f.chars} characters translated.")
+        shown = next_texts.get(f.file_id)
+        if shown is not None:
+            after = "More untranslated text follows it." if shown.more else "Nothing untranslated follows it."
+            blocks.append(
+                f"Next untranslated text of {f.name}, from character {shown.start} ({after}):\n"
+                f'<next-text file="{f.file_id}" start="{shown.start}">{shown.text}</next-text>'
+            )
+    parts = ["\n".join(lines)]
+    if memory.strip():
+        parts.append("What this reviewer has taught you (apply it):\n" + memory.strip())
+    return "\n\n".join([*parts, *blocks])

@@ -33,6 +33,9 @@ from pydantic_ai.usage import RequestUsage
 from .pseudo_text import code_ranges, pseudo_translate, unit_spans
 
 _FILE_LINE = re.compile(r"^- (f_[0-9a-f]{32}): ", re.MULTILINE)
+_NEXT_TEXT = re.compile(r'<next-text file="(f_[0-9a-f]{32})" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+MAX_BATCH = 20
+"""The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"\((f_[0-9a-f]{32})\): complete\.")
 
 
@@ -84,6 +87,8 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     reads = [r for r in returns if r.tool_name == "Read" and isinstance(r.content, dict) and "text" in r.content]
     if reads:
         return _after_read(cast(dict[str, Any], reads[-1].content), files, messages)
+    if (shown := _next_text(last)) is not None:
+        return _after_read(shown, files, messages, batch=MAX_BATCH)
     translated = [r for r in returns if r.tool_name == "Translate"]
     if translated:
         if (more := _continue_reading(messages)) is not None:
@@ -95,6 +100,19 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     if not todo:
         return [TextPart(_summary(messages))]
     return [_call("Read", {"file_id": todo[0]})]
+
+
+def _next_text(message: ModelMessage) -> dict[str, Any] | None:
+    """The first next-text block of the request's state note, as a Read result would show it."""
+    if not isinstance(message, ModelRequest):
+        return None
+    for part in message.parts:
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+            found = _NEXT_TEXT.search(part.content)
+            if found is not None:
+                # The text ends at a block boundary: every block in it is whole.
+                return {"file_id": found[1], "start": int(found[2]), "text": found[3], "more": False}
+    return None
 
 
 def _continue_reading(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart] | None:
@@ -136,7 +154,12 @@ def _continue_reading(messages: Sequence[ModelMessage]) -> list[TextPart | ToolC
 
 
 def _after_read(
-    result: dict[str, Any], files: list[str], messages: Sequence[ModelMessage], *, offset: int = 0
+    result: dict[str, Any],
+    files: list[str],
+    messages: Sequence[ModelMessage],
+    *,
+    offset: int = 0,
+    batch: int | None = None,
 ) -> list[TextPart | ToolCallPart]:
     file_id = str(result["file_id"])
     if result.get("complete") or not result.get("text"):
@@ -152,7 +175,7 @@ def _after_read(
         if not spans and offset == 0:
             spans = unit_spans(text, code=code)[:1]
     start = int(result.get("start", 0)) + offset
-    count = 1 + (start // 97) % 4
+    count = batch or 1 + (start // 97) % 4
     attempts = _rejections(messages)
     calls: list[TextPart | ToolCallPart] = []
     for a, b in spans[:count]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import cast
 
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
@@ -19,7 +20,7 @@ from pydantic_ai.settings import ModelSettings
 from .context import Context
 from .copilot import CopilotRequest
 from .distill import Distiller, RuleDistiller
-from .document import FileState, add_span
+from .document import FileState, add_span, first_gap
 from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
 from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError, ReviewPendingError
 from .ids import new_id
@@ -28,15 +29,15 @@ from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
 from .memory import Memory, render_memory
 from .ports import FileReader, MemoryStore, SessionStore
-from .prompts import progress_note, system_prompt
+from .prompts import NextText, state_note, system_prompt
 from .tools.base import Tool
 from .tools.read import ReadTool
 from .tools.translate import TranslateTool
 
-HEAD_CHARS = 80
-"""How much of each file's next untranslated text the progress note quotes."""
-RELEVANCE_CHARS = 2_000
-"""How much of each file's next untranslated text decides which glossary entries the prompt shows."""
+BATCH_CHARS = 3_000
+"""How much of the next untranslated text the model is shown and asked to cover in one batch (a screen)."""
+OTHER_FILE_CHARS = 300
+"""How much of each further unfinished file's next text the state note shows."""
 
 
 def default_tools() -> dict[str, Tool]:
@@ -96,7 +97,9 @@ class AgentRuntime:
         memory: MemoryStore,
         tools: Mapping[str, Tool] | None = None,
         settings: ModelSettings | None = None,
-        window: int = 12,
+        window: int = 8,
+        chunk: int = 8,
+        batch_chars: int = BATCH_CHARS,
         distiller: Distiller | None = None,
         min_model_seconds: float = 20.0,
     ) -> None:
@@ -104,8 +107,12 @@ class AgentRuntime:
         self.memory = memory
         self.model = model
         self.tools = dict(tools) if tools is not None else default_tools()
+        self.definitions = [tool.definition for tool in self.tools.values()]
+        """Built once: byte-identical in every request, the start of the cacheable prefix."""
         self.settings = settings
         self.window = window
+        self.chunk = chunk
+        self.batch_chars = batch_chars
         self.min_model_seconds = min_model_seconds
         self.learner = Learner(memory=memory, distiller=distiller or RuleDistiller())
 
@@ -167,7 +174,7 @@ class AgentRuntime:
                 token=token, window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[]
             )
         else:
-            snapshot = await self.store.load(session_id, window=self.window + 4)
+            snapshot = await self.store.load(session_id, window=self.window + self.chunk + 2)
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
         memory = await self.memory.recall(owner)
@@ -189,31 +196,65 @@ class AgentRuntime:
 
     async def _loop(self, loaded: _Loaded, languages: str, time_left: Callable[[], float] | None) -> AgentLoop:
         snapshot = loaded.snapshot
-        ahead = {
-            f.file_id: await loaded.reader.read_text(f.file_id, gap[0], gap[0] + RELEVANCE_CHARS)
-            for f in snapshot.files
-            if (gap := f.next_gap()) is not None
-        }
-        heads = {file_id: text[:HEAD_CHARS] for file_id, text in ahead.items()}
         memory = loaded.memory.for_languages(languages)
-        rendered = render_memory(memory, text="\n".join(ahead.values()))
+
+        async def state(files: Sequence[FileState]) -> str:
+            shown = await self._next_texts(loaded.reader, files)
+            rendered = render_memory(memory, text="\n".join(t.text for t in shown.values()))
+            return state_note(files, shown, memory=rendered)
+
         options = AgentLoopOptions(
             model=self.model,
             tools=self.tools,
-            system_prompt=system_prompt(snapshot.files, memory=rendered),
-            progress_note=progress_note(snapshot.files, heads),
-            settings=self.settings,
+            definitions=self.definitions,
+            system_prompt=system_prompt(snapshot.files),
+            state=state,
+            settings=self._settings(snapshot.token.session_id),
             window=self.window,
+            chunk=self.chunk,
             time_left=time_left,
             min_model_seconds=self.min_model_seconds,
         )
         context = Context(
             snapshot.window,
             complete=snapshot.window_complete,
+            first_index=snapshot.token.message_count - len(snapshot.window),
             user_inputs=snapshot.user_inputs,
             copilot_responses=snapshot.copilot_responses,
         )
         return AgentLoop(options, context, files=snapshot.files, reader=loaded.reader, glossary=memory.glossary)
+
+    def _settings(self, session_id: str) -> ModelSettings:
+        """The model settings with prompt caching on: pydantic-ai's `cache`, and OpenAI's cache key."""
+        settings: dict[str, object] = {"cache": True, "openai_prompt_cache_key": session_id}
+        settings.update(self.settings or {})
+        return cast(ModelSettings, settings)
+
+    async def _next_texts(self, reader: FileReader, files: Sequence[FileState]) -> dict[str, NextText]:
+        """Each unfinished file's next untranslated text: a batch for the first, a glimpse of the others."""
+        shown: dict[str, NextText] = {}
+        for f in files:
+            gap = f.next_gap()
+            if gap is None:
+                continue
+            start, gap_end = gap
+            limit = self.batch_chars if not shown else OTHER_FILE_CHARS
+            end = min(gap_end, start + limit)
+            text = await reader.read_text(f.file_id, start, end)
+            if end < gap_end:
+                text = _to_block_end(text)
+            later = first_gap(add_span(f.covered, start, start + len(text)), f.chars)
+            shown[f.file_id] = NextText(start=start, text=text, more=later is not None)
+        return shown
+
+
+def _to_block_end(text: str) -> str:
+    """`text` cut after its last complete block (a blank line), else its last line, else as it is."""
+    for boundary in ("\n\n", "\n"):
+        cut = text.rfind(boundary)
+        if cut > 0:
+            return text[: cut + len(boundary)]
+    return text
 
 
 def _now() -> str:
@@ -235,7 +276,7 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput) -> 
     ids = [r.tool.call_id for r in responses]
     if len(ids) != len(set(ids)):
         raise InvalidRequestError("copilotResponses names the same callId more than once.")
-    stored = {r.tool.call_id: r for r in snapshot.copilot_responses}
+    stored = {r.tool.call_id: r for r in [*snapshot.previous_verdicts, *snapshot.copilot_responses]}
     unprocessed = {c.tool_call_id: c.tool_name for c in context.unprocessed_tool_calls()}
     accepted: list[Verdict] = []
     for response in responses:
@@ -269,6 +310,7 @@ def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, ve
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
             model_ms=result.model_ms,
+            cached_tokens=usage.cache_read_tokens if usage else 0,
         ),
     )
 

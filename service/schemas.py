@@ -151,6 +151,8 @@ class Telemetry(BaseModel):
     inputTokens: int
     outputTokens: int
     modelMs: int
+    cachedInputTokens: int
+    """Input tokens the provider served from its prompt cache."""
 
 
 class SessionView(BaseModel):

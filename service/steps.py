@@ -94,6 +94,7 @@ class StepService:
                 inputTokens=spent.input_tokens,
                 outputTokens=spent.output_tokens,
                 modelMs=spent.model_ms,
+                cachedInputTokens=spent.cached_tokens,
             ),
         )
 

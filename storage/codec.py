@@ -6,16 +6,21 @@ from collections.abc import Sequence
 
 from pydantic import ConfigDict, TypeAdapter
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+from pydantic_core import PydanticSerializationError
 
 from agent_core.copilot import CopilotResponseAdapter
 from agent_core.effects import Verdict
+from agent_core.errors import InvalidRequestError
 
 _MESSAGE: TypeAdapter[ModelMessage] = TypeAdapter(ModelMessage, config=ConfigDict(defer_build=True))
 
 
 def dump_message(message: ModelMessage) -> str:
     """One message as stored JSON (None fields dropped; they round-trip)."""
-    return _MESSAGE.dump_json(message, exclude_none=True).decode()
+    try:
+        return _MESSAGE.dump_json(message, exclude_none=True).decode()
+    except (PydanticSerializationError, UnicodeError) as exc:
+        raise InvalidRequestError("The text cannot be stored: it is not valid Unicode (a lone surrogate?).") from exc
 
 
 def load_messages(data: Sequence[str]) -> list[ModelMessage]:

@@ -47,6 +47,7 @@ TELEMETRY = {
     "input_tokens": "inputTokens",
     "output_tokens": "outputTokens",
     "model_ms": "modelMs",
+    "cached_tokens": "cachedTokens",
 }
 """Telemetry fields and the META attributes that count them (ADDed by every commit)."""
 
@@ -266,7 +267,8 @@ def user_inputs(i: Item) -> tuple[str, ...]:
 
 def telemetry(i: Item) -> Telemetry:
     """The session's telemetry: the counters, plus the JSON totals a schema-2 record was written with."""
-    legacy = json.loads(i["telemetry"]["S"]) if "telemetry" in i else [0] * len(TELEMETRY)
+    legacy = json.loads(i["telemetry"]["S"]) if "telemetry" in i else []
+    legacy += [0] * (len(TELEMETRY) - len(legacy))  # a schema-2 record has no cached tokens
     values = {
         field: int(old) + int(i.get(attr, {"N": "0"})["N"])
         for (field, attr), old in zip(TELEMETRY.items(), legacy, strict=True)
@@ -320,9 +322,12 @@ def buckets(start: int, end: int) -> range:
 def snapshot(session_id: str, meta: Item, head: Sequence[Item], history: Sequence[Item], first: int) -> SessionSnapshot:
     """A step's snapshot from META, the files (`head`) and the window's bucket items from index `first`."""
     messages = load_messages([i["data"]["S"] for i in history if i["sk"]["S"].startswith("M#")])
-    latest = next((k for k in range(len(messages) - 1, -1, -1) if isinstance(messages[k], ModelResponse)), None)
-    response_index = -1 if latest is None else first + latest
-    verdicts = [i for i in history if i["sk"]["S"].startswith("R#") and verdict_key(i)[0] == response_index]
+    responses = [first + k for k in range(len(messages)) if isinstance(messages[k], ModelResponse)]
+    response_index = responses[-1] if responses else -1
+    previous_index = responses[-2] if len(responses) > 1 else -1
+    stored = [i for i in history if i["sk"]["S"].startswith("R#")]
+    verdicts = [i for i in stored if verdict_key(i)[0] == response_index]
+    previous = [i for i in stored if verdict_key(i)[0] == previous_index]
     token = StepToken(
         session_id=session_id,
         owner=meta["owner"]["S"],
@@ -338,6 +343,7 @@ def snapshot(session_id: str, meta: Item, head: Sequence[Item], history: Sequenc
         window_complete=first == 0,
         user_inputs=user_inputs(meta),
         copilot_responses=[load_verdict(i["data"]["S"]) for i in verdicts],
+        previous_verdicts=[load_verdict(i["data"]["S"]) for i in previous],
         files=upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#")),
     )
 

@@ -19,6 +19,11 @@ from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepTok
 
 from .records import MemoryEntryRecord, Page, SessionRecord
 
+MAX_STORED_BYTES = 400_000
+"""No stored record (a message, a verdict, a unit, a kept answer) may be larger, in UTF-8, on any backend
+(DynamoDB's item limit): a commit that would store one is TooLargeError and writes nothing, except a kept
+answer, which is dropped instead (the step succeeds without a key, so it must succeed with one)."""
+
 CHUNK_CHARS = 32_000
 """File content is stored in chunks of this many characters (under DynamoDB's 400 KB item limit)."""
 

@@ -32,16 +32,16 @@ from agent_core.effects import (
     UnitWrite,
     Verdict,
 )
-from agent_core.errors import InvalidRequestError
+from agent_core.errors import InvalidRequestError, TooLargeError
 
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, Storage, chunks
+from .interface import CHUNK_CHARS, MAX_STORED_BYTES, Storage, chunks
 from .records import SCHEMA_VERSION, MemoryEntryRecord, Page, SessionRecord
 from .sqlite_paging import decode_cursor, page
 from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
 
-_TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms")
+_TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens")
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, copilot_response_count, user_inputs, "
     "schema_version, " + ", ".join(_TELEMETRY)
@@ -136,6 +136,8 @@ class SQLiteStorage(Storage):
                 if db.in_transaction:
                     with suppress(sqlite3.Error):
                         db.execute("ROLLBACK")
+                if isinstance(exc, UnicodeEncodeError):
+                    raise InvalidRequestError("The text cannot be stored: it is not valid Unicode.") from exc
                 if isinstance(exc, sqlite3.IntegrityError):
                     raise ConflictError(f"The write conflicts with stored data: {exc}") from exc
                 if isinstance(exc, sqlite3.Error):
@@ -156,11 +158,12 @@ class SQLiteStorage(Storage):
             sql = 'SELECT "index", data FROM messages WHERE session_id = ? ORDER BY "index" DESC LIMIT ?'
             rows = list(reversed(db.execute(sql, (session_id, max(window, 0))).fetchall()))
             messages = load_messages([r["data"] for r in rows])
-            response_index = next(
-                (rows[i]["index"] for i in range(len(rows) - 1, -1, -1) if isinstance(messages[i], ModelResponse)), -1
-            )
+            responses = [rows[i]["index"] for i in range(len(rows)) if isinstance(messages[i], ModelResponse)]
+            response_index = responses[-1] if responses else -1
+            previous_index = responses[-2] if len(responses) > 1 else -1
             sql = "SELECT data FROM copilot_responses WHERE session_id = ? AND response_index = ? ORDER BY call_id"
             verdicts = [load_verdict(r["data"]) for r in db.execute(sql, (session_id, response_index))]
+            previous = [load_verdict(r["data"]) for r in db.execute(sql, (session_id, previous_index))]
             files = _files(db, session_id)
         token = StepToken(
             session_id=session_id,
@@ -178,11 +181,15 @@ class SQLiteStorage(Storage):
             user_inputs=record.user_inputs,
             copilot_responses=verdicts,
             files=files,
+            previous_verdicts=previous,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the step in one transaction if the stored version is the token's, else ConflictError."""
         sid, stamp = token.session_id, _now()
+        _check_sizes(effects)
+        if answer is not None and not _fits(answer.body):
+            answer = None  # kept answers that cannot fit are dropped, never fail the step
         with self._transaction(write=True) as db:
             row = db.execute("SELECT version FROM sessions WHERE session_id = ?", (sid,)).fetchone()
             if (row["version"] if row else 0) != token.version:
@@ -266,7 +273,7 @@ class SQLiteStorage(Storage):
                 raise InvalidRequestError(f"A session holds at most {max_files} files.")
             db.execute(
                 "INSERT INTO files (session_id, file_id, name, chars, covered, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (session_id, file.file_id, file.name, file.chars, json.dumps(file.covered), file.created_at),
+                (session_id, file.file_id, file.name, file.chars, json.dumps(file.covered), file.created_at or _now()),
             )
             db.executemany(
                 "INSERT INTO file_chunks VALUES (?, ?, ?, ?)",
@@ -304,7 +311,9 @@ class SQLiteStorage(Storage):
         return StoredAnswer(**row) if row else None
 
     def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
-        """Keep an answer unless an unexpired one exists (ConflictError)."""
+        """Keep an answer unless an unexpired one exists (ConflictError); one too large is not kept."""
+        if not _fits(answer.body):
+            return
         with self._transaction(write=True) as db:
             _put_answer(db, session_id, answer, now)
 
@@ -359,6 +368,27 @@ class SQLiteStorage(Storage):
             sql = "DELETE FROM memory_entries WHERE owner = ? AND entry_id = ?"
             if db.execute(sql, (owner, entry_id)).rowcount == 0:
                 raise NotFoundError(f"No memory entry {entry_id}.")
+
+
+def _fits(text: str) -> bool:
+    return len(text.encode("utf-8", "surrogatepass")) <= MAX_STORED_BYTES
+
+
+def _check_sizes(effects: StepEffects) -> None:
+    """TooLargeError for a record over the limit every backend keeps (DynamoDB's item size)."""
+    records = [
+        *(("A message", dump_message(m)) for m in effects.messages),
+        *(("A copilot response", dump_verdict(v)) for v in effects.verdicts),
+        *(("A unit", u.text) for u in effects.units),
+        *(("A correction", f"{c.source}{c.proposal}{c.final or ''}{c.reason or ''}") for c in effects.corrections),
+    ]
+    for what, text in records:
+        if not _fits(text):
+            size = len(text.encode("utf-8", "surrogatepass")) // 1000
+            raise TooLargeError(
+                f"{what} would take {size} KB, over the store's limit of {MAX_STORED_BYTES // 1000} KB; "
+                "send shorter text."
+            )
 
 
 def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffects, stamp: str) -> None:

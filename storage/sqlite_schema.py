@@ -26,7 +26,7 @@ SCHEMA = (
     copilot_response_count INTEGER NOT NULL, user_inputs TEXT NOT NULL, schema_version INTEGER NOT NULL,
     steps INTEGER NOT NULL DEFAULT 0, model_requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
-    model_ms INTEGER NOT NULL DEFAULT 0)""",
+    model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",
@@ -66,9 +66,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     # 2 → 3: owners' glossary entries and style notes.
     2: _MEMORY,
-    # 3 → 4: answers belong to their session (deleted with it) and carry no HTTP status; expired
-    # ones are purged by expiry.
+    # 3 → 4: cached input tokens in the telemetry; answers belong to their session (deleted with it),
+    # carry no HTTP status, and expired ones are purged by expiry.
     3: (
+        "ALTER TABLE sessions ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE idempotency DROP COLUMN status",
         "ALTER TABLE idempotency ADD COLUMN session_id TEXT",
         "CREATE INDEX idempotency_by_session ON idempotency (session_id)",

@@ -47,10 +47,40 @@ async def test_valid_unit_asks_the_human_then_writes_the_verdict() -> None:
     assert [r.src_string for r in result.copilot_requests] == ["# Title"]
     assert result.actor == "user" and not result.messages
     assert h.translation() == "", "nothing is written before the verdict"
+    asked = len(h.script.seen)
     done = await step(h, copilot_responses=[Approve(tool=ref("c1"), status="approve")])
-    assert done.actor == "agent" and len(done.messages) == 1
+    # The verdict step goes on to the model in the same step: the returns, then its answer.
+    assert done.called_model and len(h.script.seen) == asked + 1
+    assert [type(m).__name__ for m in done.messages] == ["ModelRequest", "ModelResponse"]
+    assert done.actor == "user", "the scripted model answered with text"
     assert h.translation() == "# Titre\n\n"
     assert tool_returns(h)["c1"].content["status"] == "approve"
+
+
+async def test_a_verdict_step_with_too_little_time_left_stops_after_the_returns() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    await propose(h, translate(fid, "# Title", "# Titre", call_id="c1"))
+    asked = len(h.script.seen)
+    verdict = [Approve(tool=ref("c1"), status="approve")]
+    done = await step(h, copilot_responses=verdict, time_left=lambda: 5.0)
+    assert not done.called_model and len(h.script.seen) == asked, "no model request without the time for it"
+    assert done.actor == "agent" and len(done.messages) == 1, "the client continues with the next request"
+    assert h.translation() == "# Titre\n\n"
+
+
+async def test_the_model_is_shown_the_next_text_and_the_prefix_stays_the_same() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    await propose(h, translate(fid, "# Title", "# Titre", call_id="c1"))
+    await step(h, copilot_responses=[Approve(tool=ref("c1"), status="approve")])
+    first, second = h.script.seen[-2], h.script.seen[-1]
+    state = second[-1].parts[-1].content  # type: ignore[union-attr]
+    rest = DOC[len("# Title") :].lstrip()
+    assert f'<next-text file="{fid}" start="{DOC.index(rest)}">' in state
+    assert rest[:40] in state, "the next untranslated text travels with the request"
+    assert first[0].parts[0].content == second[0].parts[0].content, "the system prompt is byte-identical"  # type: ignore[union-attr]
+    assert h.script.infos[-2].function_tools == h.script.infos[-1].function_tools
 
 
 @pytest.mark.parametrize(
@@ -102,6 +132,8 @@ async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
     partly = await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
     assert [r.tool.call_id for r in partly.copilot_requests] == ["a", "c"] and not partly.messages
     assert h.translation() == ""
+    # The verdict step goes on to the model, which proposes the rejected heading again.
+    h.script.replies.append(calls(translate(fid, "# Title\n\nSecond", call_id="e")))
     rest = await step(
         h,
         copilot_responses=[
@@ -119,18 +151,15 @@ async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
     }
     assert h.translation() == "# Le titre\n\nPremier.\n\n"
     # The rejected heading is next: the hole is translated again, from its start.
-    h.script.replies.append(calls(translate(fid, "# Title\n\nSecond", call_id="e")))
-    await step(h)
     again = await step(h)
     assert [(r.tool.call_id, r.start) for r in again.copilot_requests] == [("e", 27)]
-    await step(h, copilot_responses=[Reject(tool=ref("e"), status="reject", reason="one block per unit")])
     h.script.replies.append(
         calls(
             translate(fid, "# Title", "# Titre", call_id="f"),
             translate(fid, "Second paragraph.", "Second.", call_id="g"),
         )
     )
-    await step(h)
+    await step(h, copilot_responses=[Reject(tool=ref("e"), status="reject", reason="one block per unit")])
     batch = await step(h)
     assert [r.start for r in batch.copilot_requests] == [27, 36]
     await step(
@@ -144,9 +173,8 @@ async def test_a_unit_may_not_run_into_written_text() -> None:
     h = harness()
     fid = h.add_file("One.\n\nTwo.\n\nThree.\n")
     await propose(h, translate(fid, "One.", call_id="a"), translate(fid, "Two.", call_id="b"))
-    await step(h, copilot_responses=[Reject(tool=ref("a"), status="reject"), Approve(tool=ref("b"), status="approve")])
     h.script.replies.append(calls(translate(fid, "One.\n\nTwo.", call_id="c")))
-    await step(h)
+    await step(h, copilot_responses=[Reject(tool=ref("a"), status="reject"), Approve(tool=ref("b"), status="approve")])
     await step(h)
     reason = tool_returns(h)["c"].content["reason"]
     assert "runs into text that is already translated, from character 6 («Two.⏎⏎Three.⏎»)" in reason
@@ -175,8 +203,9 @@ async def test_sending_the_same_verdict_again_is_harmless() -> None:
     await propose(h, translate(fid, "# Title", "# Titre", call_id="a"))
     verdict = [Approve(tool=ref("a"), status="approve")]
     await step(h, copilot_responses=verdict)
-    again = await step(h, copilot_responses=verdict)  # a retry after a lost response: acts as "continue"
-    assert again.messages and isinstance(again.messages[0], ModelResponse)
+    asked = len(h.script.seen)
+    again = await step(h, copilot_responses=verdict)  # a retry after a lost response: changes nothing
+    assert not again.messages and len(h.script.seen) == asked
     assert h.translation() == "# Titre\n\n"
     assert len(h.storage.list_units(h.session_id, fid)) == 1
 

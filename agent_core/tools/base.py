@@ -81,10 +81,17 @@ class Tool(Protocol):
         ...
 
 
+_INVISIBLE = {"\r": "\\r", "\t": "\\t", "\u00a0": "\\u00a0", "\u200b": "\\u200b", "\ufeff": "\\ufeff"}
+
+
 def snippet(text: str, limit: int = 80) -> str:
-    """`text` shortened for a message to the model, newlines shown as ⏎."""
-    flat = text.replace("\n", "⏎")
+    """`text` shortened for a message to the model: a line break shown as ⏎ (the message says so),
+    and characters a reader cannot see (CR, tab, no-break space, zero-width space, BOM) escaped."""
+    flat = "".join("⏎" if ch == "\n" else _INVISIBLE.get(ch, ch) for ch in text)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+LINE_BREAK_NOTE = "(⏎ stands for a line break; \\r, \\t and \\u00a0 for a carriage return, tab, no-break space.)"
 
 
 def file_list(files: Mapping[str, FileState]) -> str:

@@ -20,7 +20,7 @@ from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef, Verdict
 from ..document import add_span, first_gap
 from ..effects import Correction, UnitWrite
 from ..qa import proposal_warnings
-from .base import MAX_UNIT_CHARS, ToolCall, ToolOutcome, ToolResult, file_list, snippet
+from .base import LINE_BREAK_NOTE, MAX_UNIT_CHARS, ToolCall, ToolOutcome, ToolResult, file_list, snippet
 
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
@@ -50,7 +50,8 @@ class TranslateArgs(BaseModel):
 
 
 def _reject(reason: str) -> ToolResult:
-    return ToolResult(content={"translated_string": "", "status": "reject", "reason": reason})
+    """A unit the tool's own checks refused: it never reached the reviewer, and the reason says so."""
+    return ToolResult(content={"status": "reject", "reason": f"Not reviewed: {reason}"})
 
 
 class TranslateTool:
@@ -107,7 +108,10 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[int, int, int] |
         return _reject(f"{state.name} is already completely translated; there is nothing left.")
     start, gap_end = gap
     ahead = await batch.reader.read_text(state.file_id, start, min(gap_end, start + 120))
-    where = f"The next untranslated text of {state.name} begins at character {start} with «{snippet(ahead)}»."
+    where = (
+        f"The next untranslated text of {state.name} begins at character {start} with «{snippet(ahead)}». "
+        f"{LINE_BREAK_NOTE}"
+    )
     if len(src) > MAX_UNIT_CHARS:
         return _reject(
             f"src_string has {len(src)} characters; a unit has at most {MAX_UNIT_CHARS}. "
@@ -159,6 +163,15 @@ def _mismatch_hint(actual: str, src: str, common: int) -> str:
     )
 
 
+def _approved(final: str, proposal: str, reason: str | None) -> dict[str, str]:
+    content = {"status": "approve"}
+    if final != proposal:
+        content["translated_string"] = final
+    if reason:
+        content["reason"] = reason
+    return content
+
+
 def _result(
     request: CopilotRequest,
     response: Verdict,
@@ -184,7 +197,8 @@ def _result(
         case Approve():
             final = response.translated_string or request.translate_string
             return ToolResult(
-                content={"translated_string": final, "status": "approve", "reason": response.reason},
+                # Approved as proposed: the call's own translate_string is the final text, not repeated.
+                content=_approved(final, request.translate_string, response.reason),
                 units=[write(final, "approve")],
                 reviewed=True,
             )

@@ -17,7 +17,8 @@ from pydantic_ai.messages import ModelMessage
 from .copilot import Verdict
 from .document import FileState, Spans
 
-UnitStatus = Literal["approve", "refined", "revised"]
+UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
+UnitOrigin = Literal["model", "memory", "verbatim", "human"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,6 +36,10 @@ class UnitWrite:
     """The final, human-validated translation."""
     call_id: str
     status: UnitStatus
+    origin: UnitOrigin = "model"
+    """Who proposed the text: the model, the translation memory, or nobody (kept verbatim)."""
+    updated_at: str = ""
+    """Set by storage when the unit is written or revised."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,6 +116,8 @@ class SessionSnapshot:
     copilot_responses: Sequence[Verdict]
     """Stored verdicts on the calls of the latest model response."""
     files: Sequence[FileState]
+    queued_inputs: Sequence[str] = ()
+    """User inputs sent while reviews were pending, waiting for the next model request."""
     previous_verdicts: Sequence[Verdict] = ()
     """Stored verdicts on the calls of the model response before it (a retry may send them again)."""
 
@@ -124,17 +131,24 @@ class StepEffects:
     verdicts: Sequence[Verdict] = ()
     """New or replaced verdicts on the calls of the token's latest response."""
     units: Sequence[UnitWrite] = ()
+    """New units (a unit already written at the same start fails the commit)."""
+    revisions: Sequence[UnitWrite] = ()
+    """New texts of written units (each replaces the unit written at the same file and start)."""
     corrections: Sequence[Correction] = ()
     coverage: Mapping[str, Spans] = field(default_factory=dict)
     """The new coverage of each file a unit was written to."""
     user_inputs: Sequence[str] | None = None
     """The session's framing user inputs after this step (None: unchanged)."""
+    queued_inputs: Sequence[str] | None = None
+    """The inputs waiting for the next model request after this step (None: unchanged)."""
     telemetry: Telemetry = field(default_factory=Telemetry)
 
     @property
     def empty(self) -> bool:
         """True when the step adds nothing to the session."""
-        return not (self.messages or self.verdicts or self.units or self.corrections)
+        return not (
+            self.messages or self.verdicts or self.units or self.revisions or self.corrections
+        ) and self.queued_inputs is None
 
 
 __all__ = [
@@ -144,6 +158,7 @@ __all__ = [
     "StepToken",
     "StoredAnswer",
     "Telemetry",
+    "UnitOrigin",
     "UnitStatus",
     "UnitWrite",
     "Verdict",

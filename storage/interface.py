@@ -11,11 +11,14 @@ safe to share between threads.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic_ai.messages import ModelMessage
 
 from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
+from agent_core.tm import TmEntry
 
 from .records import MemoryEntryRecord, Page, SessionRecord
 
@@ -61,9 +64,16 @@ class SessionStorageInterface(ABC):
         """All the session's verdicts, oldest first, a page at a time."""
 
     @abstractmethod
-    def add_file(self, session_id: str, file: FileState, content: str, *, max_files: int) -> None:
+    def add_file(
+        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
+    ) -> None:
         """Store a new file of an existing session (NotFoundError if the session is gone); the
-        session's file count is checked in the same transaction (InvalidRequestError past `max_files`)."""
+        session's file count is checked in the same transaction (InvalidRequestError past `max_files`).
+        `original` is the document the content was taken from (an XLIFF file), kept for its export."""
+
+    @abstractmethod
+    def read_original(self, session_id: str, file_id: str) -> str | None:
+        """The document the file's content was taken from, if it was stored with one."""
 
     @abstractmethod
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
@@ -80,6 +90,17 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
         """Keep the answer of a request that committed nothing (ConflictError if an unexpired one exists)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TmRecord:
+    """A translation-memory entry with its index keys (computed by the caller, see agent_core.tm)."""
+
+    entry: TmEntry
+    source_hash: str
+    """The exact-match key: the normalised source and the language pair, hashed."""
+    candidate_keys: tuple[str, ...]
+    """Keys under which fuzzy lookups find it (a few of its words, hashed)."""
 
 
 class MemoryStorageInterface(ABC):
@@ -101,6 +122,22 @@ class MemoryStorageInterface(ABC):
     @abstractmethod
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:
         """Delete the owner's entry; NotFoundError if the owner has no entry with that id."""
+
+    @abstractmethod
+    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
+        """Add or replace translation-memory entries by source hash: `(added, updated, skipped)`; new entries
+        past `max_entries` for the owner are skipped, so what a lookup reads stays bounded."""
+
+    @abstractmethod
+    def find_tm(
+        self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
+    ) -> list[TmEntry]:
+        """The owner's entries with one of these hashes, and up to `limit` newest under each candidate key;
+        lookups by key only, never a scan."""
+
+    @abstractmethod
+    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
+        """The owner's translation memory, a page at a time (for export)."""
 
 
 class Storage(SessionStorageInterface, MemoryStorageInterface, ABC):

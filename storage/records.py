@@ -31,6 +31,8 @@ class SessionRecord:
     copilot_response_count: int = 0
     user_inputs: tuple[str, ...] = ()
     """The user's framing inputs (the first and the latest few)."""
+    queued_inputs: tuple[str, ...] = ()
+    """User inputs waiting for the next model request."""
     schema_version: int = SCHEMA_VERSION
     telemetry: Telemetry = field(default_factory=Telemetry)
     """What the session's steps cost so far."""

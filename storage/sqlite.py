@@ -33,10 +33,11 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.tm import TmEntry
 
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, MAX_STORED_BYTES, Storage, chunks
+from .interface import CHUNK_CHARS, MAX_STORED_BYTES, Storage, TmRecord, chunks
 from .records import SCHEMA_VERSION, MemoryEntryRecord, Page, SessionRecord
 from .sqlite_paging import decode_cursor, page
 from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
@@ -44,10 +45,10 @@ from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
 _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens")
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, copilot_response_count, user_inputs, "
-    "schema_version, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, " + ", ".join(_TELEMETRY)
 )
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status'
+_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
 
 
 def _now() -> str:
@@ -181,6 +182,7 @@ class SQLiteStorage(Storage):
             user_inputs=record.user_inputs,
             copilot_responses=verdicts,
             files=files,
+            queued_inputs=record.queued_inputs,
             previous_verdicts=previous,
         )
 
@@ -211,7 +213,8 @@ class SQLiteStorage(Storage):
                 "data = excluded.data, created_at = excluded.created_at",
                 [(sid, token.response_index, v.tool.call_id, dump_verdict(v), stamp) for v in effects.verdicts],
             )
-            _insert_units(db, sid, effects.units)
+            _insert_units(db, sid, effects.units, stamp)
+            _revise_units(db, sid, effects.revisions, stamp)
             for file_id, covered in effects.coverage.items():
                 update = "UPDATE files SET covered = ? WHERE session_id = ? AND file_id = ?"
                 if db.execute(update, (json.dumps(covered), sid, file_id)).rowcount == 0:
@@ -264,7 +267,9 @@ class SQLiteStorage(Storage):
 
     # -- files and units ---------------------------------------------------------------------
 
-    def add_file(self, session_id: str, file: FileState, content: str, *, max_files: int) -> None:
+    def add_file(
+        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
+    ) -> None:
         """Store a file of an existing session in chunks; the cap is counted under the writer lock."""
         with self._transaction(write=True) as db:
             _require(db, session_id)
@@ -279,6 +284,19 @@ class SQLiteStorage(Storage):
                 "INSERT INTO file_chunks VALUES (?, ?, ?, ?)",
                 [(session_id, file.file_id, n, text) for n, text in enumerate(chunks(content))],
             )
+            if original is not None:  # chunks numbered below zero: the original document
+                db.executemany(
+                    "INSERT INTO file_chunks VALUES (?, ?, ?, ?)",
+                    [(session_id, file.file_id, -1 - n, text) for n, text in enumerate(chunks(original))],
+                )
+
+    def read_original(self, session_id: str, file_id: str) -> str | None:
+        """The document the file was taken from (its chunks are numbered -1, -2, …), or None."""
+        with self._transaction(write=False) as db:
+            _require_file(db, session_id, file_id)
+            sql = "SELECT text FROM file_chunks WHERE session_id = ? AND file_id = ? AND n < 0 ORDER BY n DESC"
+            rows = db.execute(sql, (session_id, file_id)).fetchall()
+        return "".join(r["text"] for r in rows) if rows else None
 
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
         """The file's characters `[start, end)`, reading only the chunks that hold them."""
@@ -369,6 +387,71 @@ class SQLiteStorage(Storage):
             if db.execute(sql, (owner, entry_id)).rowcount == 0:
                 raise NotFoundError(f"No memory entry {entry_id}.")
 
+    # -- the owners' translation memory -----------------------------------------------------------
+
+    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
+        """Add or replace entries by source hash; new ones past the cap are skipped."""
+        added = updated = skipped = 0
+        with self._transaction(write=True) as db:
+            count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
+            for r in records:
+                e = r.entry
+                exists = db.execute(
+                    "SELECT 1 FROM tm_entries WHERE owner = ? AND source_hash = ?", (owner, r.source_hash)
+                ).fetchone()
+                if exists is None and count >= max_entries:
+                    skipped += 1
+                    continue
+                db.execute(
+                    "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
+                    "source = excluded.source, target = excluded.target, origin = excluded.origin, "
+                    "updated_at = excluded.updated_at",
+                    (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or _now()),
+                )
+                db.executemany(
+                    "INSERT INTO tm_keys (owner, key, source_hash, updated_at) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (owner, key, source_hash) DO UPDATE SET updated_at = excluded.updated_at",
+                    [(owner, key, r.source_hash, e.updated_at or _now()) for key in r.candidate_keys],
+                )
+                if exists is None:
+                    added, count = added + 1, count + 1
+                else:
+                    updated += 1
+        return added, updated, skipped
+
+    def find_tm(
+        self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
+    ) -> list[TmEntry]:
+        """Entries by hash, and the newest `limit` under each candidate key (index lookups only)."""
+        hashes = list(dict.fromkeys(source_hashes))
+        with self._transaction(write=False) as db:
+            for key in candidate_keys:
+                sql = "SELECT source_hash FROM tm_keys WHERE owner = ? AND key = ? ORDER BY updated_at DESC LIMIT ?"
+                hashes += [r["source_hash"] for r in db.execute(sql, (owner, key, max(limit, 0)))]
+            found: dict[str, TmEntry] = {}
+            for h in dict.fromkeys(hashes):
+                row = db.execute(
+                    "SELECT source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ? "
+                    "AND source_hash = ?",
+                    (owner, h),
+                ).fetchone()
+                if row is not None:
+                    found[h] = TmEntry(**row)
+        return list(found.values())
+
+    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
+        """The owner's entries by source hash, a page at a time."""
+        after = decode_cursor(cursor, "t", (str,))
+        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
+        sql += " AND source_hash > ?" if after else ""
+        with self._transaction(write=False) as db:
+            rows = db.execute(sql + " ORDER BY source_hash LIMIT ?", (owner, *after, max(limit, 0) + 1)).fetchall()
+        found = page(rows, limit, "t", lambda r: [r["source_hash"]])
+        return Page(
+            [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found.items], found.next_cursor
+        )
+
 
 def _fits(text: str) -> bool:
     return len(text.encode("utf-8", "surrogatepass")) <= MAX_STORED_BYTES
@@ -397,15 +480,17 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
     new_verdicts = len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids)
     sets = ", ".join(f"{c} = {c} + ?" for c in _TELEMETRY)
     inputs = None if effects.user_inputs is None else json.dumps(list(effects.user_inputs))
+    queued = None if effects.queued_inputs is None else json.dumps(list(effects.queued_inputs))
     db.execute(
         "UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?, "
-        f"copilot_response_count = copilot_response_count + ?, user_inputs = coalesce(?, user_inputs), {sets} "
-        "WHERE session_id = ?",
+        f"copilot_response_count = copilot_response_count + ?, user_inputs = coalesce(?, user_inputs), "
+        f"queued_inputs = coalesce(?, queued_inputs), {sets} WHERE session_id = ?",
         (
             stamp,
             len(effects.messages),
             new_verdicts,
             inputs,
+            queued,
             *(getattr(spent, c) for c in _TELEMETRY),
             token.session_id,
         ),
@@ -430,16 +515,30 @@ def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAn
         raise ConflictError("A request with this Idempotency-Key is already recorded.") from exc
 
 
-def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite]) -> None:
+def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
     """Insert the units; one already written at the same (file, start) fails the whole commit."""
     for u in units:
         try:
             db.execute(
-                f"INSERT INTO units (session_id, {_UNIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status),
+                f"INSERT INTO units (session_id, {_UNIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
             )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"A unit at {u.start} of {u.file_id} is already written.") from exc
+
+
+def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
+    """Replace written units' texts; a unit that is not written there fails the whole commit."""
+    for u in units:
+        sql = (
+            "UPDATE units SET text = ?, status = ?, origin = ?, call_id = ?, updated_at = ? "
+            "WHERE session_id = ? AND file_id = ? AND start = ?"
+        )
+        if (
+            db.execute(sql, (u.text, u.status, u.origin, u.call_id, stamp, session_id, u.file_id, u.start)).rowcount
+            == 0
+        ):
+            raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
 
 
 def _require(db: sqlite3.Connection, session_id: str) -> dict[str, Any]:
@@ -487,6 +586,7 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         message_count=row["message_count"],
         copilot_response_count=row["copilot_response_count"],
         user_inputs=tuple(json.loads(row["user_inputs"])),
+        queued_inputs=tuple(json.loads(row["queued_inputs"])),
         schema_version=row["schema_version"],
         telemetry=Telemetry(**{c: row[c] for c in _TELEMETRY}),
     )

@@ -15,6 +15,15 @@ _IDEMPOTENCY = (
     "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
 )
 # No foreign key: an owner's glossary entries and style notes outlive every session.
+# The owner's translation memory: one entry per source hash; fuzzy candidates through tm_keys.
+_TM = (
+    """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
+    target TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
+    PRIMARY KEY (owner, source_hash))""",
+    """CREATE TABLE tm_keys (owner TEXT NOT NULL, key TEXT NOT NULL, source_hash TEXT NOT NULL,
+    updated_at TEXT NOT NULL, PRIMARY KEY (owner, key, source_hash))""",
+    "CREATE INDEX tm_keys_newest ON tm_keys (owner, key, updated_at)",
+)
 _MEMORY = (
     """CREATE TABLE memory_entries (owner TEXT NOT NULL, entry_id TEXT NOT NULL, kind TEXT NOT NULL,
     source TEXT NOT NULL, text TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL,
@@ -26,7 +35,8 @@ SCHEMA = (
     copilot_response_count INTEGER NOT NULL, user_inputs TEXT NOT NULL, schema_version INTEGER NOT NULL,
     steps INTEGER NOT NULL DEFAULT 0, model_requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
-    model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0)""",
+    model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
+    queued_inputs TEXT NOT NULL DEFAULT '[]')""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",
@@ -43,7 +53,8 @@ SCHEMA = (
     # The primary key is the idempotency rule: one unit per (session, file, start).
     f"""CREATE TABLE units (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL, start INTEGER NOT NULL,
     "end" INTEGER NOT NULL, cover_end INTEGER NOT NULL, text TEXT NOT NULL, call_id TEXT NOT NULL,
-    status TEXT NOT NULL, PRIMARY KEY (session_id, file_id, start))""",
+    status TEXT NOT NULL, origin TEXT NOT NULL DEFAULT 'model', updated_at TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (session_id, file_id, start))""",
     # No foreign key: an owner's corrections outlive the session they came from.
     """CREATE TABLE corrections (seq INTEGER PRIMARY KEY, correction_id TEXT NOT NULL, owner TEXT NOT NULL,
     session_id TEXT NOT NULL, file_id TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
@@ -51,6 +62,7 @@ SCHEMA = (
     "CREATE INDEX corrections_by_owner ON corrections (owner, created_at, seq)",
     *_IDEMPOTENCY,
     *_MEMORY,
+    *_TM,
 )
 _IDEMPOTENCY_V2 = """CREATE TABLE idempotency (owner TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
     status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL,
@@ -66,10 +78,14 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     ),
     # 2 → 3: owners' glossary entries and style notes.
     2: _MEMORY,
-    # 3 → 4: cached input tokens in the telemetry; answers belong to their session (deleted with it),
-    # carry no HTTP status, and expired ones are purged by expiry.
+    # 3 → 4: cached input tokens, queued inputs, units' origin and time, the translation memory;
+    # answers belong to their session (deleted with it), carry no HTTP status, expired ones are purged.
     3: (
         "ALTER TABLE sessions ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE sessions ADD COLUMN queued_inputs TEXT NOT NULL DEFAULT '[]'",
+        "ALTER TABLE units ADD COLUMN origin TEXT NOT NULL DEFAULT 'model'",
+        "ALTER TABLE units ADD COLUMN updated_at TEXT NOT NULL DEFAULT ''",
+        *_TM,
         "ALTER TABLE idempotency DROP COLUMN status",
         "ALTER TABLE idempotency ADD COLUMN session_id TEXT",
         "CREATE INDEX idempotency_by_session ON idempotency (session_id)",

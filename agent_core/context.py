@@ -34,6 +34,7 @@ class Context:
         first_index: int = 0,
         user_inputs: Sequence[str] = (),
         copilot_responses: Sequence[Verdict] = (),
+        queued_inputs: Sequence[str] = (),
     ) -> None:
         self._loaded: list[ModelMessage] = list(window)
         self._first_index = 0 if complete else first_index
@@ -42,6 +43,9 @@ class Context:
         self._user_inputs = list(user_inputs)
         self._responses: dict[str, Verdict] = {r.tool.call_id: r for r in copilot_responses}
         self._deferred: list[UserPromptPart] = []
+        self._queued = list(queued_inputs)
+        self.queue_delivered = False
+        """True once this step has handed the queued inputs to the model (the queue is then empty)."""
 
     @property
     def messages(self) -> list[ModelMessage]:
@@ -72,9 +76,18 @@ class Context:
             self._new.append(ModelRequest(parts=[UserPromptPart(text)]))
 
     def take_deferred_input(self) -> list[UserPromptPart]:
-        """User input that waits to join the pending calls' returns."""
+        """User input that waits for the next model request: the queued inputs (in order), then this step's."""
+        queued = [UserPromptPart(t) for t in self._queued]
+        if self._queued:
+            self._user_inputs = _framing([*self._user_inputs, *self._queued])
+            self._queued, self.queue_delivered = [], True
         deferred, self._deferred = self._deferred, []
-        return deferred
+        return [*queued, *deferred]
+
+    def deliver_queued_input(self) -> None:
+        """The queued inputs as a request of their own, when no tool returns are due to carry them."""
+        if self._queued:
+            self._new.append(ModelRequest(parts=self.take_deferred_input()))
 
     def add_copilot_responses(self, responses: Sequence[Verdict]) -> None:
         """Record the human's verdicts on pending calls."""

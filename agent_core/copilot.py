@@ -27,8 +27,26 @@ class ToolRef(_Strict):
     """The model's id for the tool call."""
 
 
+class QaFinding(_Strict):
+    """A quality check the proposal failed (agent_core.qa): a stable code and words for the reviewer."""
+
+    code: str
+    message: str
+
+
+class Reference(_Strict):
+    """A similar source the owner's translation memory holds, shown beside a proposal."""
+
+    score: int
+    """How similar the sources are, 0 to 100."""
+    source: str
+    target: str
+    diff: tuple[tuple[Literal["equal", "delete", "insert"], str], ...] = ()
+    """From the remembered source to this unit's source, word by word."""
+
+
 class CopilotRequest(_Strict):
-    """A translation unit the model proposed, waiting for the human's verdict."""
+    """A translation unit proposed (by the model or the translation memory), waiting for the human's verdict."""
 
     tool: ToolRef
     """The pending tool call."""
@@ -40,8 +58,16 @@ class CopilotRequest(_Strict):
     """The model's proposed translation."""
     start: int = 0
     """Where the unit begins in the source file (characters)."""
-    warnings: tuple[str, ...] = ()
+    end: int = 0
+    """Where it ends (exclusive)."""
+    origin: Literal["model", "memory"] = "model"
+    """`memory`: an exact match of a source the owner already approved, proposed with no model request."""
+    match: int | None = None
+    """The translation memory's score (100) for a proposal from memory."""
+    warnings: tuple[QaFinding, ...] = ()
     """Quality checks the proposal failed; the reviewer still decides."""
+    references: tuple[Reference, ...] = ()
+    """Similar sources from the owner's translation memory (75% or more), best first."""
 
 
 class Approve(_Strict):

@@ -4,7 +4,6 @@
     ├── NotFoundError              no such session, file or entry for this caller          → 404
     ├── ConflictError              the session advanced concurrently (another step won)    → 409
     ├── ReviewMismatchError        a verdict that answers no pending review                → 409
-    │   └── ReviewPendingError     user input while reviews are pending                    → 409
     ├── InvalidRequestError        well-formed, but breaks a rule of the API               → 422
     │   └── TooLargeError          its stored form would exceed a storage limit            → 422
     ├── UnavailableError           failed or throttled for now; the same call may be retried
@@ -37,10 +36,6 @@ class ConflictError(AgentError):
 
 class ReviewMismatchError(AgentError):
     """A copilot response names a call that is not pending review, or the wrong tool."""
-
-
-class ReviewPendingError(ReviewMismatchError):
-    """User input arrived while the human still has copilot requests to answer."""
 
 
 class InvalidRequestError(AgentError):

@@ -34,6 +34,7 @@ from .errors import StepTimeoutError
 from .memory import GlossaryEntry
 from .models import call_model
 from .ports import FileReader
+from .tm import TmMatch
 from .tools.base import BatchState, Tool, ToolCall, ToolResult
 
 MAX_CALLS_PER_RESPONSE = 20
@@ -53,6 +54,10 @@ class AgentLoopOptions:
     system_prompt: str
     state: Callable[[Sequence[FileState]], Awaitable[str]] | None = None
     """The state note for the files as they are when the model is asked (after the step's units)."""
+    recall: Callable[[Sequence[FileState]], Awaitable[ModelResponse | None]] | None = None
+    """Proposals from the translation memory for the next text, made instead of a model request."""
+    references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
+    """Similar sources from the translation memory, for a proposal's card."""
     settings: ModelSettings | None = None
     window: int = 8
     """How many of the latest messages the model sees at least."""
@@ -121,6 +126,7 @@ class AgentLoop:
             if executed.actor == "user" or not self._time_for_model():
                 return executed
             return await self._ask_model(executed)
+        self.context.deliver_queued_input()
         if self.context.awaiting_user() or not self.context.messages:
             return self._result("user", messages=[])
         return await self._ask_model(None)
@@ -132,19 +138,26 @@ class AgentLoop:
     async def _ask_model(self, executed: StepResult | None) -> StepResult:
         """The step's one model request, after the returns (if any) this step committed."""
         files = self._files_after(executed.units if executed else ())
-        state = await self.options.state(files) if self.options.state else ""
-        started = time.perf_counter()
-        response = _unique_call_ids(await self._request_model(state))
-        elapsed = int((time.perf_counter() - started) * 1000)
-        self.context.add_messages([response])
-        actor: Actor = "agent" if response.tool_calls else "user"
-        result = self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
-        result = replace(result, usage=response.usage, model_ms=elapsed)
+        recalled = await self.options.recall(files) if self.options.recall else None
+        if recalled is not None:  # the translation memory proposes the next units: no model request
+            self.context.add_messages([recalled])
+            self._files = {f.file_id: f for f in files}  # the units this step wrote come first
+            shown = await self._execute_pending(list(recalled.tool_calls))
+            result = replace(shown, messages=[recalled, *shown.messages], reviewed=frozenset())
+        else:
+            state = await self.options.state(files) if self.options.state else ""
+            started = time.perf_counter()
+            response = _unique_call_ids(await self._request_model(state))
+            elapsed = int((time.perf_counter() - started) * 1000)
+            self.context.add_messages([response])
+            actor: Actor = "agent" if response.tool_calls else "user"
+            result = self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
+            result = replace(result, usage=response.usage, model_ms=elapsed)
         if executed is None:
             return result
         return replace(
             result,
-            messages=[*executed.messages, response],
+            messages=[*executed.messages, *result.messages],
             units=executed.units,
             corrections=executed.corrections,
             reviewed=executed.reviewed,
@@ -175,7 +188,10 @@ class AgentLoop:
 
     async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
         """Run each call in order; units of one response follow each other (shared batch)."""
-        executed = _Executed(batch=BatchState(files=self._files, reader=self._reader, glossary=self._glossary))
+        batch = BatchState(
+            files=self._files, reader=self._reader, glossary=self._glossary, references=self.options.references
+        )
+        executed = _Executed(batch=batch)
         for index, call in enumerate(calls):
             outcome = await self._execute_one(call, executed.batch, index)
             if isinstance(outcome, CopilotRequest):

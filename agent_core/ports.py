@@ -7,10 +7,12 @@ it learns). Every port is async: implementations run blocking I/O off the event 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer
 from .memory import Lessons, Memory
+from .tm import TmEntry, TmMatch, TmOrigin
 
 
 class FileReader(Protocol):
@@ -50,4 +52,20 @@ class MemoryStore(Protocol):
 
     async def learn(self, owner: str, lessons: Lessons) -> None:
         """Add the lessons to the owner's memory (deduplicated; entries the owner wrote win)."""
+        ...
+
+
+class TranslationMemoryPort(Protocol):
+    """The owner's translation memory: reviewed units by language pair."""
+
+    async def exact(self, owner: str, languages: str, sources: Sequence[str]) -> dict[str, TmEntry]:
+        """For each of `sources` the memory holds (whitespace-normalised), its entry."""
+        ...
+
+    async def similar(self, owner: str, languages: str, source: str, *, limit: int = 3) -> list[TmMatch]:
+        """Entries with similar sources (75% or more), best first."""
+        ...
+
+    async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
+        """Keep reviewed units: (source, final text, origin)."""
         ...

@@ -62,8 +62,14 @@ def _files_section(files: Sequence[FileState]) -> str:
     return "\n".join(lines)
 
 
-def state_note(files: Sequence[FileState], next_texts: dict[str, NextText], *, memory: str = "") -> str:
-    """The step's state: progress, the reviewer's memory, and each unfinished file's next text."""
+def state_note(
+    files: Sequence[FileState],
+    next_texts: dict[str, NextText],
+    *,
+    memory: str = "",
+    references: Sequence[tuple[str, str, float]] = (),
+) -> str:
+    """The step's state: progress, the reviewer's memory, similar remembered units, each file's next text."""
     if not files:
         return ""
     lines = ["Progress so far:"]
@@ -83,4 +89,8 @@ def state_note(files: Sequence[FileState], next_texts: dict[str, NextText], *, m
     parts = ["\n".join(lines)]
     if memory.strip():
         parts.append("What this reviewer has taught you (apply it):\n" + memory.strip())
+    if references:
+        lines = ["Reference translations from this reviewer's memory (similar sources; adapt them, keep the terms):"]
+        lines += [f"- ({score:.0f}%) «{source}» → «{target}»" for source, target, score in references]
+        parts.append("\n".join(lines))
     return "\n\n".join([*parts, *blocks])

@@ -9,11 +9,13 @@ answer in between; `step` does both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import cast
 
+from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
@@ -22,15 +24,16 @@ from .copilot import CopilotRequest
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span, first_gap
 from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
-from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError, ReviewPendingError
+from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
 from .memory import Memory, render_memory
-from .ports import FileReader, MemoryStore, SessionStore
+from .ports import FileReader, MemoryStore, SessionStore, TranslationMemoryPort
 from .prompts import NextText, state_note, system_prompt
-from .tools.base import Tool
+from .tm import TmMatch, TmOrigin
+from .tools.base import MAX_UNIT_CHARS, MEMORY_CALL_PREFIX, Tool
 from .tools.read import ReadTool
 from .tools.translate import TranslateTool
 
@@ -73,6 +76,10 @@ class PreparedStep:
     effects: StepEffects
     languages: str
     time_left: Callable[[], float] | None
+    remembered: Sequence[tuple[str, str, TmOrigin]] = ()
+    """The reviewed units the translation memory keeps once the step has committed."""
+    queued: bool = False
+    """The user's input was queued: reviews are pending."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,6 +102,7 @@ class AgentRuntime:
         *,
         model: Model,
         memory: MemoryStore,
+        tm: TranslationMemoryPort | None = None,
         tools: Mapping[str, Tool] | None = None,
         settings: ModelSettings | None = None,
         window: int = 8,
@@ -105,6 +113,7 @@ class AgentRuntime:
     ) -> None:
         self.store = store
         self.memory = memory
+        self.tm = tm
         self.model = model
         self.tools = dict(tools) if tools is not None else default_tools()
         self.definitions = [tool.definition for tool in self.tools.values()]
@@ -127,18 +136,37 @@ class AgentRuntime:
         loaded = await self._load(owner, session_id)
         languages = _languages(loaded.snapshot, request)
         loop = await self._loop(loaded, languages, request.time_left)
+        calls_pending = bool(loop.context.unprocessed_tool_calls())
         verdicts = _accept(loop.context, loaded.snapshot, request)
         result = await self._advance(loop, verdicts, request)
+        snapshot = loaded.snapshot
+        if request.user_input is not None and calls_pending and result.copilot_requests:
+            return self._queued(snapshot, request.user_input, result, languages)
+        remembered = [
+            (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
+            for u in result.units
+        ]
         return PreparedStep(
             outcome=StepOutcome(
-                session_id=loaded.snapshot.token.session_id,
-                result=result,
-                files=_files_after(loaded.snapshot.files, result),
+                session_id=snapshot.token.session_id, result=result, files=_files_after(snapshot.files, result)
             ),
-            token=loaded.snapshot.token,
-            effects=_effects(loaded.snapshot, loop.context, result, verdicts),
+            token=snapshot.token,
+            effects=_effects(snapshot, loop.context, result, verdicts),
             languages=languages,
             time_left=request.time_left,
+            remembered=remembered,
+        )
+
+    def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
+        """User input while reviews are pending: kept for the next model request, the reviews unchanged."""
+        shown = replace(result, actor="user", messages=[], units=(), corrections=(), called_model=False)
+        return PreparedStep(
+            outcome=StepOutcome(session_id=snapshot.token.session_id, result=shown, files=snapshot.files),
+            token=snapshot.token,
+            effects=StepEffects(queued_inputs=[*snapshot.queued_inputs, text], telemetry=Telemetry(steps=1)),
+            languages=languages,
+            time_left=None,
+            queued=True,
         )
 
     async def finish(self, prepared: PreparedStep, *, answer: StoredAnswer | None = None) -> None:
@@ -149,6 +177,8 @@ class AgentRuntime:
                 await self.store.keep_answer(token.session_id, answer)
             return
         await self.store.commit(token, effects, answer=answer)
+        if self.tm is not None and prepared.remembered:
+            await self.tm.remember(token.owner, prepared.languages, prepared.remembered)
         if effects.corrections:
             await self.learner.after_commit(
                 token.owner, effects.corrections, languages=prepared.languages, time_left=prepared.time_left
@@ -183,11 +213,6 @@ class AgentRuntime:
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:
         """One `AgentLoop.next()`; the verdicts must each have answered a review it executed."""
         result = await loop.next()
-        if request.user_input is not None and result.copilot_requests:
-            raise ReviewPendingError(
-                f"{len(result.copilot_requests)} proposed unit(s) await your review; "
-                "answer them before sending new input."
-            )
         for verdict in verdicts:
             if verdict.tool.call_id not in result.reviewed:
                 raise ReviewMismatchError(f"No pending review has callId {verdict.tool.call_id!r}; reload the session.")
@@ -201,7 +226,23 @@ class AgentRuntime:
         async def state(files: Sequence[FileState]) -> str:
             shown = await self._next_texts(loaded.reader, files)
             rendered = render_memory(memory, text="\n".join(t.text for t in shown.values()))
-            return state_note(files, shown, memory=rendered)
+            first = next(iter(shown.values()), None)
+            similar = (
+                await self.tm.similar(snapshot.token.owner, languages, _first_block(first.text))
+                if (self.tm and first)
+                else []
+            )
+            return state_note(
+                files, shown, memory=rendered, references=[(m.entry.source, m.entry.target, m.score) for m in similar]
+            )
+
+        owner = snapshot.token.owner
+
+        async def recall(files: Sequence[FileState]) -> ModelResponse | None:
+            return await self._recall(owner, languages, loaded.reader, files) if self.tm else None
+
+        async def references(source: str) -> Sequence[TmMatch]:
+            return await self.tm.similar(owner, languages, source) if self.tm else []
 
         options = AgentLoopOptions(
             model=self.model,
@@ -209,6 +250,8 @@ class AgentRuntime:
             definitions=self.definitions,
             system_prompt=system_prompt(snapshot.files),
             state=state,
+            recall=recall,
+            references=references,
             settings=self._settings(snapshot.token.session_id),
             window=self.window,
             chunk=self.chunk,
@@ -221,8 +264,37 @@ class AgentRuntime:
             first_index=snapshot.token.message_count - len(snapshot.window),
             user_inputs=snapshot.user_inputs,
             copilot_responses=snapshot.copilot_responses,
+            queued_inputs=snapshot.queued_inputs,
         )
         return AgentLoop(options, context, files=snapshot.files, reader=loaded.reader, glossary=memory.glossary)
+
+    async def _recall(
+        self, owner: str, languages: str, reader: FileReader, files: Sequence[FileState]
+    ) -> ModelResponse | None:
+        """Translate calls for the next units the translation memory holds exactly (none: ask the model)."""
+        assert self.tm is not None
+        for f in files:
+            gap = f.next_gap()
+            if gap is None:
+                continue
+            start, gap_end = gap
+            text = await reader.read_text(f.file_id, start, min(gap_end, start + self.batch_chars))
+            calls: list[ToolCallPart] = []
+            position = 0
+            while len(calls) < MAX_MEMORY_UNITS:
+                candidates = _unit_candidates(text, position)
+                found = await self.tm.exact(owner, languages, candidates) if candidates else {}
+                if not found:
+                    break
+                source = max(found, key=len)  # the longest remembered unit that begins here
+                args = {"file_id": f.file_id, "src_string": source, "translate_string": found[source].target}
+                calls.append(ToolCallPart("Translate", args, tool_call_id=f"{MEMORY_CALL_PREFIX}{new_id('t')[2:18]}"))
+                end = position + len(source)
+                position = end + (len(text[end:]) - len(text[end:].lstrip()))
+            if not calls:
+                return None
+            return ModelResponse(parts=list(calls), model_name="translation-memory", finish_reason="tool_call")
+        return None
 
     def _settings(self, session_id: str) -> ModelSettings:
         """The model settings with prompt caching on: pydantic-ai's `cache`, and OpenAI's cache key."""
@@ -246,6 +318,30 @@ class AgentRuntime:
             later = first_gap(add_span(f.covered, start, start + len(text)), f.chars)
             shown[f.file_id] = NextText(start=start, text=text, more=later is not None)
         return shown
+
+
+MAX_MEMORY_UNITS = 20
+"""The most units the translation memory proposes in one batch."""
+_UNIT_END = re.compile(r"\n|(?<=[.!?:;])(?=\s)")
+
+
+def _unit_candidates(text: str, position: int) -> list[str]:
+    """The sources a remembered unit beginning at `position` could have: up to each line or sentence end."""
+    window = text[position : position + MAX_UNIT_CHARS]
+    if not window.strip():
+        return []
+    ends = {m.start() for m in _UNIT_END.finditer(window)} | ({len(window)} if len(window) < MAX_UNIT_CHARS else set())
+    candidates = {window[:e].rstrip() for e in ends if window[:e].strip()}
+    return sorted(candidates, key=len)
+
+
+def _first_block(text: str) -> str:
+    """The next text's first block (what the next unit most likely is), at most a unit long."""
+    return text.lstrip().split("\n\n", 1)[0][:MAX_UNIT_CHARS]
+
+
+def _tm_origin(status: str) -> TmOrigin:
+    return "refined" if status == "refined" else "revised" if status == "revised" else "approved"
 
 
 def _to_block_end(text: str) -> str:
@@ -304,6 +400,7 @@ def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, ve
         corrections=result.corrections,
         coverage={fid: coverage[fid] for fid in touched},
         user_inputs=inputs if list(inputs) != list(snapshot.user_inputs) else None,
+        queued_inputs=[] if context.queue_delivered else None,
         telemetry=Telemetry(
             steps=1,
             model_requests=int(result.called_model),

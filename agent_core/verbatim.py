@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from .effects import UnitWrite
 from .markdown_structure import Block, blocks, front_matter_lines, line_starts
 
 __all__ = [
@@ -149,3 +150,27 @@ def _span(text: str, starts: list[int], first: int, last: int, kind: VerbatimKin
     while end > start and text[end - 1].isspace():
         end -= 1
     return VerbatimSpan(start, end, kind) if end > start else None
+
+
+def verbatim_units(file_id: str, content: str, *, translate_front_matter: bool = False) -> list[UnitWrite]:
+    """The units a file's verbatim spans are written as at once: its own text, no model request, no review.
+
+    Each covers its span and the whitespace after it, like a reviewed unit, so the next unit to
+    translate begins at the next prose.
+    """
+    units: list[UnitWrite] = []
+    for n, span in enumerate(verbatim_spans(content, translate_front_matter=translate_front_matter)):
+        cover_end = span.end + len(content[span.end :]) - len(content[span.end :].lstrip())
+        units.append(
+            UnitWrite(
+                file_id=file_id,
+                start=span.start,
+                end=span.end,
+                cover_end=cover_end,
+                text=content[span.start : span.end],
+                call_id=f"verbatim_{n}",
+                status="verbatim",
+                origin="verbatim",
+            )
+        )
+    return units

@@ -20,6 +20,7 @@ from .memory import OwnerMemory
 from .sessions import SessionService
 from .steps import StepService
 from .store import StorageSessionStore, TextCache
+from .tm import TranslationMemory
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,6 +32,7 @@ class Services:
     sessions: SessionService
     steps: StepService
     memory: OwnerMemory
+    tm: TranslationMemory
 
 
 def build_services(
@@ -50,10 +52,12 @@ def build_services(
     model = model if model is not None else resolve_model(os.environ.get("AGENT_MODEL"))
     cache = TextCache()
     memory = OwnerMemory(storage)
+    tm = TranslationMemory(storage)
     runtime = AgentRuntime(
         StorageSessionStore(storage, cache=cache),
         model=model,
         memory=memory,
+        tm=tm,
         settings=settings,
         distiller=distiller or distiller_for(model),
         min_model_seconds=min_model_seconds,
@@ -64,4 +68,5 @@ def build_services(
         sessions=SessionService(storage, cache),
         steps=StepService(runtime, storage),
         memory=memory,
+        tm=tm,
     )

@@ -55,6 +55,9 @@ class FileUpload(_Body):
     """The file's name (its extension decides the download's media type)."""
     content: str
     """The whole text."""
+    keepVerbatim: bool = True
+    """Write code blocks, front matter, HTML, rules, link references and bare URLs as they are, at once
+    (no model request, no review); false: the model translates them too (comments in code, say)."""
 
     _check_name = field_validator("name")(_storable)
     _check_content = field_validator("content")(_storable)
@@ -114,6 +117,8 @@ class StepResponse(BaseModel):
     agentResponse: AgentResponse
     progress: list[FileSummary]
     """Every file of the session with its progress after the step."""
+    queued: bool = False
+    """True when the step queued the user's input: reviews are pending; it reaches the model after them."""
 
 
 class CreatedSession(BaseModel):
@@ -171,6 +176,8 @@ class SessionView(BaseModel):
     """What the UI must show for review right now."""
     actor: Literal["agent", "user"]
     files: list[FileSummary]
+    queuedInputs: list[str]
+    """User inputs sent while reviews were pending, waiting for the next model request, in order."""
     telemetry: Telemetry
 
 
@@ -240,3 +247,99 @@ class MemoryView(BaseModel):
     glossary: list[GlossaryEntryView]
     styleNotes: list[StyleNoteView]
     corrections: list[CorrectionView]
+
+
+# -- the workbench: segments, revisions, QA (API.md "Files") ---------------------------------------
+
+SegmentStatus = Literal["untranslated", "pending", "approved", "refined", "revised", "verbatim"]
+MAX_SEGMENT_TEXT = 5_000
+"""The longest text a revision or a QA check takes (as a verdict's `translated_string`)."""
+
+
+class Segment(BaseModel):
+    """A piece of a file in source order: a written unit, a pending proposal or an untranslated span."""
+
+    start: int
+    end: int
+    source: str
+    target: str | None
+    """The unit's text, the proposal (pending), or null (untranslated)."""
+    status: SegmentStatus
+    origin: str | None
+    """Who wrote the text: `model`, `memory`, `verbatim`, `human` (a revision); null when untranslated."""
+    updatedAt: str | None
+
+
+class SegmentPage(BaseModel):
+    """`GET …/segments`: a page of the file's segments in source order."""
+
+    segments: list[Segment]
+    nextCursor: str | None
+    version: int
+    """The session's version: send it as `If-Match` with a revision to make it conditional."""
+
+
+class QaWarningView(BaseModel):
+    """A QA finding on a text: a stable code and words for the reviewer."""
+
+    code: str
+    message: str
+
+
+class RevisedSegment(Segment):
+    """`PUT …/segments/{start}`: the revised segment and the QA findings on the new text."""
+
+    warnings: list[QaWarningView]
+    version: int
+    """The session's version after the revision."""
+
+
+class ReviseBody(_Body):
+    """`PUT …/segments/{start}`: the human's new text for a written unit."""
+
+    translated_string: str = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
+    reason: str | None = Field(default=None, max_length=MAX_SEGMENT_TEXT)
+
+    _check_text = field_validator("translated_string")(_storable)
+
+    @field_validator("reason")
+    @classmethod
+    def _check_reason(cls, value: str | None) -> str | None:
+        return None if value is None else _storable(value)
+
+
+class QaBody(_Body):
+    """`POST …/qa`: a source and a text to check before sending it."""
+
+    source: str = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
+    translated_string: str = Field(max_length=MAX_SEGMENT_TEXT)
+
+
+class QaResult(BaseModel):
+    """`POST …/qa`: what the checks found (empty when nothing)."""
+
+    warnings: list[QaWarningView]
+
+
+# -- memory interchange (API.md "Memory interchange") ----------------------------------------------
+
+MAX_IMPORT_CHARS = 5_000_000
+
+
+class MemoryImportBody(_Body):
+    """`POST /api/memory/import`: a TMX translation memory or a CSV/TBX glossary."""
+
+    format: Literal["tmx", "csv", "tbx"]
+    content: str = Field(min_length=1, max_length=MAX_IMPORT_CHARS)
+    languages: str | None = Field(default=None, max_length=100)
+    """For glossary terms whose file names no target language: `auto>french` or `french`; absent: any pair."""
+
+    _check_content = field_validator("content")(_storable)
+
+
+class ImportResult(BaseModel):
+    """`POST /api/memory/import`: how many entries were added, updated, or left out."""
+
+    added: int
+    updated: int
+    skipped: int

@@ -12,11 +12,13 @@ from agent_core.document import FileState, assemble, initial_coverage
 from agent_core.effects import StepEffects, StepToken, UnitWrite
 from agent_core.errors import InvalidRequestError, NotFoundError
 from agent_core.ids import is_id, new_id
+from interchange import InterchangeError, parse_xliff, translatable_text
 from storage.interface import SessionStorageInterface
 from storage.records import Page, SessionRecord
 
 from .schemas import FileUpload
 from .store import TextCache
+from .verbatim import write_verbatim
 
 MAX_FILES = 20
 """A session holds at most this many files (checked atomically by the backend)."""
@@ -26,6 +28,25 @@ MAX_FILE_CHARS = 2_000_000
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def is_xliff(name: str) -> bool:
+    """True for a file name that makes an upload an XLIFF document (`.xlf`, `.xliff`, any case)."""
+    return name.lower().endswith((".xlf", ".xliff"))
+
+
+def xliff_content(document: str) -> str:
+    """The text to translate of an XLIFF document: its translatable segments' sources, a blank line between.
+
+    InvalidRequestError (422) when it is not XLIFF 1.2/2.0 or has nothing to translate.
+    """
+    try:
+        parsed = parse_xliff(document)
+    except InterchangeError as exc:
+        raise InvalidRequestError(f"The XLIFF document cannot be read: {exc}") from exc
+    if not parsed.translatable_segments():
+        raise InvalidRequestError("The XLIFF document has no segment to translate (all are empty or translate=\"no\").")
+    return translatable_text(parsed).text
 
 
 def session_id(value: str) -> str:
@@ -75,7 +96,9 @@ class SessionService:
     def add_file(self, owner: str, sid: str, upload: FileUpload) -> FileState:
         """Add a document to the caller's session."""
         self.owned(owner, sid)
-        content = upload.content
+        content, original = upload.content, None
+        if is_xliff(upload.name):
+            content, original = xliff_content(upload.content), upload.content
         if len(content) > MAX_FILE_CHARS:
             raise InvalidRequestError(f"The file has {len(content)} characters; the limit is {MAX_FILE_CHARS}.")
         state = FileState(
@@ -85,8 +108,8 @@ class SessionService:
             covered=initial_coverage(content),
             created_at=_now(),
         )
-        self.storage.add_file(sid, state, content, max_files=MAX_FILES)
-        return state
+        self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
+        return write_verbatim(self.storage, sid, state, content) if upload.keepVerbatim else state
 
     def files(self, owner: str, sid: str) -> list[FileState]:
         """The session's files with their progress."""

@@ -57,8 +57,8 @@ class StepService:
         )
         sid = session_id(body.sessionId) if body.sessionId is not None else None
         prepared = await self.runtime.prepare(owner, sid, request)
-        response = step_response(prepared.outcome)
-        answer = key.answer(response.model_dump_json()) if key is not None else None
+        response = step_response(prepared.outcome).model_copy(update={"queued": prepared.queued})
+        answer = key.answer(response.model_dump_json(by_alias=True)) if key is not None else None
         try:
             await self.runtime.finish(prepared, answer=answer)
         except ConflictError:
@@ -88,6 +88,7 @@ class StepService:
             pendingCopilotRequests=pending,
             actor=actor,
             files=[file_summary(f) for f in snapshot.files],
+            queuedInputs=list(snapshot.queued_inputs),
             telemetry=Telemetry(
                 steps=spent.steps,
                 modelRequests=spent.model_requests,

@@ -113,7 +113,8 @@ async def test_a_proposal_breaking_the_glossary_carries_a_warning_and_the_human_
     )
     await step(h, user_input=FRENCH)
     result = await step(h)
-    warnings = {r.tool.call_id: r.warnings for r in result.copilot_requests}
+    warnings = {r.tool.call_id: tuple(w.message for w in r.warnings) for r in result.copilot_requests}
+    assert [w.code for w in result.copilot_requests[0].warnings] == ["glossary"]
     assert warnings["a"] == ("Glossary: «tool» should be translated as «outil».",)
     assert any("https://example.com/x" in w for w in warnings["b"]) and any("{name}" in w for w in warnings["b"])
     # The reviewer approves anyway: the warning informs, it does not decide.

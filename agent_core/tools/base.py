@@ -7,7 +7,7 @@ storage: what they want written comes back as effects that the step commits with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -18,9 +18,12 @@ from ..document import FileState, Spans
 from ..effects import Correction, UnitWrite
 from ..memory import GlossaryEntry
 from ..ports import FileReader
+from ..tm import TmMatch
 
 MAX_UNIT_CHARS = 300
 """The longest source text one translation unit may have."""
+MEMORY_CALL_PREFIX = "memory_"
+"""Tool calls the translation memory made (no model request): their proposals say `origin: "memory"`."""
 
 
 @dataclass(slots=True)
@@ -33,6 +36,8 @@ class BatchState:
     """Coverage including the units proposed earlier in this response."""
     glossary: Sequence[GlossaryEntry] = ()
     """The owner's glossary entries for the session's language pair (quality checks)."""
+    references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
+    """Similar sources in the owner's translation memory, for a proposal's card."""
 
     def covered(self, file_id: str) -> Spans:
         """The coverage the next unit of `file_id` must follow."""

@@ -16,11 +16,21 @@ from typing import Literal, assert_never
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai.tools import ToolDefinition
 
-from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef, Verdict
+from ..copilot import Approve, CopilotRequest, QaFinding, Reference, Refined, Reject, ToolRef, Verdict
 from ..document import add_span, first_gap
 from ..effects import Correction, UnitWrite
-from ..qa import proposal_warnings
-from .base import LINE_BREAK_NOTE, MAX_UNIT_CHARS, ToolCall, ToolOutcome, ToolResult, file_list, snippet
+from ..qa import proposal_checks
+from ..tm import TmMatch
+from .base import (
+    LINE_BREAK_NOTE,
+    MAX_UNIT_CHARS,
+    MEMORY_CALL_PREFIX,
+    ToolCall,
+    ToolOutcome,
+    ToolResult,
+    file_list,
+    snippet,
+)
 
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
@@ -78,17 +88,31 @@ class TranslateTool:
             return located
         start, end, cover_end = located
         src = args.src_string.strip()
+        from_memory = call.call_id.startswith(MEMORY_CALL_PREFIX)
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
             file_id=args.file_id,
             src_string=src,
             translate_string=args.translate_string,
             start=start,
+            end=end,
+            origin="memory" if from_memory else "model",
+            match=100 if from_memory else None,
         )
         if response is None:
-            warnings = proposal_warnings(src, args.translate_string, glossary=call.batch.glossary)
-            return request.model_copy(update={"warnings": warnings}) if warnings else request
+            checks = proposal_checks(src, args.translate_string, glossary=call.batch.glossary)
+            warnings = tuple(QaFinding(code=w.code, message=w.message) for w in checks)
+            found = await call.batch.references(src) if call.batch.references and not from_memory else ()
+            references = tuple(
+                Reference(score=round(m.score), source=m.entry.source, target=m.entry.target, diff=_diff(m))
+                for m in found
+            )
+            return request.model_copy(update={"warnings": warnings, "references": references})
         return _result(request, response, end=end, cover_end=cover_end)
+
+
+def _diff(match: TmMatch) -> tuple[tuple[Literal["equal", "delete", "insert"], str], ...]:
+    return tuple((part.op, part.text) for part in match.diff)
 
 
 async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[int, int, int] | ToolResult:
@@ -163,8 +187,10 @@ def _mismatch_hint(actual: str, src: str, common: int) -> str:
     )
 
 
-def _approved(final: str, proposal: str, reason: str | None) -> dict[str, str]:
+def _approved(final: str, proposal: str, reason: str | None, origin: str) -> dict[str, str]:
     content = {"status": "approve"}
+    if origin == "memory":
+        content["origin"] = "memory"  # the model keeps its later units consistent with the memory
     if final != proposal:
         content["translated_string"] = final
     if reason:
@@ -191,6 +217,7 @@ def _result(
             text=text,
             call_id=call_id,
             status=status,
+            origin=request.origin,
         )
 
     match response:
@@ -198,7 +225,7 @@ def _result(
             final = response.translated_string or request.translate_string
             return ToolResult(
                 # Approved as proposed: the call's own translate_string is the final text, not repeated.
-                content=_approved(final, request.translate_string, response.reason),
+                content=_approved(final, request.translate_string, response.reason, request.origin),
                 units=[write(final, "approve")],
                 reviewed=True,
             )
@@ -213,7 +240,12 @@ def _result(
                 reason=response.reason,
             )
             return ToolResult(
-                content={"translated_string": final, "status": "refined", "reason": response.reason},
+                content={
+                    "translated_string": final,
+                    "status": "refined",
+                    "reason": response.reason,
+                    "origin": request.origin,
+                },
                 units=[write(final, "refined")],
                 corrections=[correction],
                 reviewed=True,

@@ -5,6 +5,7 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     S#<session>                  META                      the session: owner, times, counters, version
     S#<session>                  F#<file>                  a file: name, size, coverage
     S#<session>                  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
+    S#<session>                  D#<file>#<n:05>           a chunk of the document the file was taken from
     S#<session>                  A#<digest>                marks the session's kept answer I#<digest>
     S#<session>#B#<bucket:06>    M#<index:010>             one pydantic-ai message (JSON)
     S#<session>#B#<bucket:06>    R#<response:010>#<call>   a verdict on a call of the response at <response>
@@ -13,15 +14,18 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     O#<owner>                    K#<time>#<n>              a correction for the owner's memory
     O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
     O#<owner>                    N#<kind>                  how many entries of that kind the owner has
+    O#<owner>…                   T#…, TN                   the owner's translation memory (storage.dynamodb_tm)
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
 BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads two items
 sets (META and the files, in one query; the window's bucket, whose messages and verdicts share it,
 in one more, two when the window crosses a bucket) and commits in one TransactWriteItems whose
-conditions are named below. The `by-owner` index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>)
-lists an owner's sessions newest first. Sizes are checked before DynamoDB is called, as DynamoDB
-counts them (names plus UTF-8 values), so an oversized record is a TooLargeError that says what to
-shorten; an idempotency answer too large to keep is dropped rather than failing its request.
+conditions are named below (a unit is written with the commit's time; a revision updates it in
+place, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
+gsi1sk = <updatedAt>#<session>) lists an owner's sessions newest first. Sizes are checked before
+DynamoDB is called, as DynamoDB counts them (names plus UTF-8 values), so an oversized record is a
+TooLargeError that says what to shorten; an idempotency answer too large to keep is dropped rather
+than failing its request.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -39,12 +44,14 @@ from pydantic_ai.messages import ModelMessage
 from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
 from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.tm import TmEntry
 
 from . import dynamodb_items as di
+from . import dynamodb_tm as tm
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .errors import ConflictError, InvalidCursorError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, Storage, chunks
+from .interface import CHUNK_CHARS, Storage, TmRecord, chunks
 from .records import MemoryEntryRecord, Page, SessionRecord
 
 INDEX = "by-owner"
@@ -58,6 +65,8 @@ SAME_VERSION = "version = :expected"
 NOT_WRITTEN = "attribute_not_exists(sk)"
 # A file's coverage is updated only while the file (and so its session) still exists.
 FILE_EXISTS = "attribute_exists(sk)"
+# A revision replaces a written unit: one that is not written fails the step (NotFoundError).
+UNIT_WRITTEN = "attribute_exists(sk)"
 # A file is added only to a session that exists, and only while it holds fewer than :max files
 # (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
 FILE_ROOM = "attribute_exists(pk) AND (attribute_not_exists(fileCount) OR fileCount < :max)"
@@ -137,8 +146,7 @@ class DynamoDBSessionStorage(Storage):
             for call_id, verdict in verdicts.items():
                 item = di.verdict_item(sid, token.response_index, call_id, dump_verdict(verdict), now)
                 actions.append(di.put(item, f"The copilot response to {call_id}"))
-            for unit in effects.units:
-                actions.append(di.put(di.unit_item(sid, unit), f"The unit at {unit.start}", NOT_WRITTEN))
+            revised = _unit_writes(sid, effects, now, actions)
             for file_id, covered in effects.coverage.items():
                 key = {"pk": s(di.session_pk(sid)), "sk": s(f"F#{file_id}")}
                 values = {":c": s(di.to_json(covered))}
@@ -148,7 +156,14 @@ class DynamoDBSessionStorage(Storage):
         di.check_transaction([size for _, size in actions])
         if answer is not None:
             actions += self._answer_writes(sid, answer, int(time.time()), beside=[size for _, size in actions])
-        self._transact([action for action, _ in actions])
+        try:
+            self._transact([action for action, _ in actions])
+        except di.Refused as exc:
+            missing = [u for k, u in revised.items() if exc.failed(k)]
+            if missing and not exc.failed(0):  # a stale version is a ConflictError: reload, then see
+                u = missing[0]
+                raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.") from exc
+            raise
 
     def _meta_write(self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str) -> tuple[Item, int]:
         """Create META (version 0) or update it over the token's version: counters are ADDed."""
@@ -156,16 +171,20 @@ class DynamoDBSessionStorage(Storage):
         counts["copilotResponseCount"] = new_verdicts
         message_count = token.message_count + len(effects.messages)
         inputs = None if effects.user_inputs is None else s(di.to_json(list(effects.user_inputs)))
+        queued = None if effects.queued_inputs is None else s(di.to_json(list(effects.queued_inputs)))
         what = "The session's user inputs"
         if token.version == 0:
             item = di.meta_item(token.session_id, token.owner, token.created_at, now)
             item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
-            return di.put(item | {"userInputs": inputs or s("[]")}, what, IS_NEW)
+            item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]")}
+            return di.put(item, what, IS_NEW)
         values = {":next": n(token.version + 1), ":now": s(now), ":g": s(f"{now}#{token.session_id}")}
         values |= {":count": n(message_count), ":expected": n(token.version)}
         sets = "version = :next, updatedAt = :now, gsi1sk = :g, messageCount = :count"
         if inputs is not None:
             sets, values[":u"] = sets + ", userInputs = :u", inputs
+        if queued is not None:
+            sets, values[":q"] = sets + ", queuedInputs = :q", queued
         values |= {f":{attr}": n(v) for attr, v in counts.items()}
         adds = ", ".join(f"{attr} :{attr}" for attr in counts)
         key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
@@ -260,8 +279,10 @@ class DynamoDBSessionStorage(Storage):
 
     # -- files and units -----------------------------------------------------------------------
 
-    def add_file(self, session_id: str, file: FileState, content: str, *, max_files: int) -> None:
-        """Chunks first, then the file item and the session's file count in one transaction.
+    def add_file(
+        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
+    ) -> None:
+        """Chunks first (the original's too), then the file item and the session's file count in one transaction.
 
         A refused file's chunks are deleted again; a crash between leaves only chunks that no file
         item names, which deleting the session removes.
@@ -272,6 +293,11 @@ class DynamoDBSessionStorage(Storage):
                 {"pk": pk, "sk": s(di.chunk_sk(file.file_id, k)), "text": s(t)} for k, t in enumerate(chunks(content))
             ]
             item = di.file_item(session_id, file, file.created_at or di.now_iso(), len(parts))
+            if original is not None:
+                parts += [
+                    {"pk": pk, "sk": s(di.original_sk(file.file_id, k)), "text": s(t)}
+                    for k, t in enumerate(chunks(original))
+                ]
             for part in (*parts, item):
                 di.check_size(part, "The file")
         self._batch_write([{"PutRequest": {"Item": p}} for p in parts])
@@ -301,6 +327,15 @@ class DynamoDBSessionStorage(Storage):
             return ""
         offset = first * CHUNK_CHARS
         return "".join(texts)[start - offset : end - offset]
+
+    def read_original(self, session_id: str, file_id: str) -> str | None:
+        """The document the file was taken from, in one query (None if it was stored without one)."""
+        bounds = {":a": s(di.original_sk(file_id, 0)), ":b": s(di.original_sk(file_id, 99_999))}
+        texts = [i["text"]["S"] for i in self._query(di.session_pk(session_id), "sk BETWEEN :a AND :b", bounds)]
+        if not texts:
+            self._file(session_id, file_id)  # NotFound for an unknown file
+            return None
+        return "".join(texts)
 
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's units by position, span by span."""
@@ -409,6 +444,71 @@ class DynamoDBSessionStorage(Storage):
         key = di.memory_counter_key(owner, kind)
         return di.update(key, "ADD entryCount :d", values, ENTRY_ROOM if cap is not None else None, "")[0]
 
+    # -- the owner's translation memory (items and planning in storage.dynamodb_tm) --------------
+
+    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
+        """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
+
+        A round reads up to 99 entries and the owner's count (one BatchGetItem) and writes what fits in
+        one TransactWriteItems: the count ADDed for the new entries (capped), each entry, its key index
+        items and, for an update, the Deletes of its old ones. A round a race refused is read again.
+        """
+        now = di.now_iso()
+        with di.storable():
+            latest = tm.checked(owner, records, now)
+        outcome: dict[str, tm.Outcome] = {}
+        pending, refused = list(latest), 0
+        while pending:
+            chunk = pending[: tm.READ_CHUNK]
+            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
+            count = next((int(i["entryCount"]["N"]) for i in found if i["sk"]["S"] == "TN"), 0)
+            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != "TN"}
+            with di.storable():
+                batch = tm.plan(owner, chunk, latest, stored, count, max_entries=max_entries, now=now)
+            if batch.actions:
+                try:
+                    self._transact(batch.actions, retries=8)
+                except di.Refused as exc:
+                    if (refused := refused + 1) > 8:
+                        raise ConflictError("The translation memory kept changing meanwhile; try again.") from exc
+                    continue
+            outcome |= batch.outcome
+            pending = [h for h in pending if h not in outcome]
+        return tm.tally(records, outcome)
+
+    def find_tm(
+        self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
+    ) -> list[TmEntry]:
+        """A Query per candidate key (its newest `limit`), then one BatchGetItem per 100 distinct hashes."""
+        hashes = list(dict.fromkeys(source_hashes))
+        for key in dict.fromkeys(candidate_keys) if limit > 0 else ():
+            args = di.query_args(tm.index_pk(owner, key), None, {})
+            with _errors():
+                page = self.client.query(
+                    TableName=self.table, **args, ScanIndexForward=False, Limit=limit, ProjectionExpression="h"
+                )
+            hashes += [i["h"]["S"] for i in page["Items"]]
+        hashes = list(dict.fromkeys(hashes))
+        found = {tm.source_hash_of(i): i for i in self._batch_get([tm.entry_key(owner, h) for h in hashes])}
+        return [tm.tm_entry(found[h]) for h in hashes if h in found]
+
+    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
+        """The owner's entries by source hash; the cursor is the last hash listed."""
+        limit = max(1, limit)
+        args = di.query_args(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
+        if cursor:
+            args["ExclusiveStartKey"] = tm.entry_key(owner, tm.cursor_hash(di.decode_cursor(cursor)))
+        found: list[Item] = []
+        while len(found) <= limit:
+            with _errors():
+                page = self.client.query(TableName=self.table, **args, Limit=limit + 1 - len(found))
+            found += page["Items"]
+            if not page.get("LastEvaluatedKey"):
+                break
+            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        next_cursor = di.encode_cursor({"t": tm.source_hash_of(found[limit - 1])}) if len(found) > limit else None
+        return Page([tm.tm_entry(i) for i in found[:limit]], next_cursor)
+
     # -- primitives ----------------------------------------------------------------------------
 
     def _transact(self, actions: list[Item], *, retries: int = 0) -> None:
@@ -442,6 +542,22 @@ class DynamoDBSessionStorage(Storage):
             if not key:
                 return
 
+    def _batch_get(self, keys: Sequence[Item]) -> list[Item]:
+        """The items that exist of these (distinct) keys, consistently read, 100 keys a request."""
+        found: list[Item] = []
+        for i in range(0, len(keys), 100):
+            pending: Mapping[str, Any] = {self.table: {"Keys": list(keys[i : i + 100]), "ConsistentRead": True}}
+            for attempt in range(8):
+                with _errors():
+                    reply = self.client.batch_get_item(RequestItems=pending)
+                found += reply.get("Responses", {}).get(self.table, [])
+                if not (pending := reply.get("UnprocessedKeys") or {}):
+                    break
+                time.sleep(0.05 * 2**attempt)
+            else:
+                raise StorageUnavailableError("DynamoDB kept throttling a batch read; try again.", retry_after=2)
+        return found
+
     def _batch_write(self, requests: list[Item]) -> None:
         for i in range(0, len(requests), 25):
             pending: Mapping[str, Any] = {self.table: requests[i : i + 25]}
@@ -455,10 +571,45 @@ class DynamoDBSessionStorage(Storage):
                 raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
 
 
+TRANSACTION_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
+"""The kinds of action a transaction here holds, and the IAM action each is authorized as."""
+
+
 def _to(table: str, action: Item) -> Item:
     """A transaction's action addressed to `table`."""
     ((kind, body),) = action.items()
+    assert kind in TRANSACTION_ACTIONS, kind  # another kind would need its IAM action in template.yaml
     return {kind: {"TableName": table, **body}}
+
+
+def _unit_writes(
+    session_id: str, effects: StepEffects, now: str, actions: list[tuple[Item, int]]
+) -> dict[int, UnitWrite]:
+    """Append the step's new units and revisions to `actions`; the revisions' positions there.
+
+    A revision of a unit written in the same step is folded into its Put (one action per item).
+    """
+    written = {(u.file_id, u.start): u for u in effects.units}
+    if len(written) < len(effects.units):
+        raise ConflictError("A step writes each unit once.")
+    revisions: dict[tuple[str, int], UnitWrite] = {}
+    for r in effects.revisions:
+        key = (r.file_id, r.start)
+        if key in written:
+            written[key] = replace(written[key], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
+        else:
+            revisions[key] = r
+    for u in written.values():
+        actions.append(di.put(di.unit_item(session_id, u, now), f"The unit at {u.start}", NOT_WRITTEN))
+    positions: dict[int, UnitWrite] = {}
+    for u in revisions.values():
+        expression, values = di.unit_revision(u, now)
+        unit_key = di.unit_key(session_id, u.file_id, u.start)
+        action, size = di.update(unit_key, expression, values, UNIT_WRITTEN, f"The revised unit at {u.start}")
+        action["Update"]["ExpressionAttributeNames"] = di.UNIT_NAMES
+        positions[len(actions)] = u
+        actions.append((action, size))
+    return positions
 
 
 @contextmanager

@@ -114,6 +114,12 @@ def chunk_sk(file_id: str, number: int) -> str:
     return f"C#{file_id}#{number:05d}"
 
 
+def original_sk(file_id: str, number: int) -> str:
+    """The sort key of chunk `number` of the document the file was taken from (sorts before F#, which
+    a step reads, so a step never reads originals)."""
+    return f"D#{file_id}#{number:05d}"
+
+
 def answer_digest(owner: str, key: str) -> str:
     """Keys are scoped to the caller; hashed so any string up to 255 characters fits a key."""
     return hashlib.sha256(f"{owner}\x00{key}".encode()).hexdigest()
@@ -182,6 +188,10 @@ class Refused(ConflictError):
     def __init__(self, codes: list[str], items: list[Item | None]) -> None:
         super().__init__("The session changed concurrently; reload it and try again.")
         self.codes, self.items = codes, items
+
+    def failed(self, position: int) -> bool:
+        """True if the action at `position` was cancelled by its condition."""
+        return position < len(self.codes) and self.codes[position] == "ConditionalCheckFailed"
 
 
 class Contended(ConflictError):
@@ -255,6 +265,7 @@ def session_record(i: Item) -> SessionRecord:
         message_count=int(i["messageCount"]["N"]),
         copilot_response_count=int(i["copilotResponseCount"]["N"]),
         user_inputs=user_inputs(i),
+        queued_inputs=queued_inputs(i),
         schema_version=int(i["schemaVersion"]["N"]),
         telemetry=telemetry(i),
     )
@@ -263,6 +274,11 @@ def session_record(i: Item) -> SessionRecord:
 def user_inputs(i: Item) -> tuple[str, ...]:
     """The META item's framing user inputs."""
     return tuple(json.loads(i["userInputs"]["S"])) if "userInputs" in i else ()
+
+
+def queued_inputs(i: Item) -> tuple[str, ...]:
+    """The META item's inputs waiting for the next model request."""
+    return tuple(json.loads(i["queuedInputs"]["S"])) if "queuedInputs" in i else ()
 
 
 def telemetry(i: Item) -> Telemetry:
@@ -342,6 +358,7 @@ def snapshot(session_id: str, meta: Item, head: Sequence[Item], history: Sequenc
         window=messages,
         window_complete=first == 0,
         user_inputs=user_inputs(meta),
+        queued_inputs=queued_inputs(meta),
         copilot_responses=[load_verdict(i["data"]["S"]) for i in verdicts],
         previous_verdicts=[load_verdict(i["data"]["S"]) for i in previous],
         files=upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#")),
@@ -389,18 +406,33 @@ def upload_order(files: Iterable[FileState]) -> list[FileState]:
     return sorted(files, key=lambda f: (f.created_at, f.file_id))
 
 
-def unit_item(session_id: str, u: UnitWrite) -> Item:
-    """A written unit, keyed by its start in the file."""
-    return {
-        "pk": s(unit_pk(session_id, u.file_id, u.start)),
-        "sk": s(f"{u.start:010d}"),
+def unit_key(session_id: str, file_id: str, start: int) -> Item:
+    """The key of the unit written at `start` of the file."""
+    return {"pk": s(unit_pk(session_id, file_id, start)), "sk": s(f"{start:010d}")}
+
+
+def unit_item(session_id: str, u: UnitWrite, now: str) -> Item:
+    """A written unit, keyed by its start in the file, stamped with the commit's time."""
+    return unit_key(session_id, u.file_id, u.start) | {
         "fileId": s(u.file_id),
         "end": n(u.end),
         "coverEnd": n(u.cover_end),
         "text": s(u.text),
         "callId": s(u.call_id),
         "status": s(u.status),
+        "origin": s(u.origin),
+        "updatedAt": s(now),
     }
+
+
+def unit_revision(u: UnitWrite, now: str) -> tuple[str, Item]:
+    """The update expression and values that replace a written unit's text (its span stays)."""
+    values = {":t": s(u.text), ":s": s(u.status), ":o": s(u.origin), ":c": s(u.call_id), ":u": s(now)}
+    return "SET #t = :t, #s = :s, #o = :o, #c = :c, #u = :u", values
+
+
+UNIT_NAMES = {"#t": "text", "#s": "status", "#o": "origin", "#c": "callId", "#u": "updatedAt"}
+"""The revised attributes by name (TEXT and STATUS are reserved words in expressions)."""
 
 
 def unit_write(i: Item) -> UnitWrite:
@@ -413,6 +445,8 @@ def unit_write(i: Item) -> UnitWrite:
         text=i["text"]["S"],
         call_id=i["callId"]["S"],
         status=i["status"]["S"],
+        origin=i["origin"]["S"] if "origin" in i else "model",
+        updated_at=i["updatedAt"]["S"] if "updatedAt" in i else "",
     )
 
 

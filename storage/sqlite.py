@@ -64,8 +64,6 @@ class SQLiteStorage(Storage):
 
     def __init__(self, path: str) -> None:
         self._lock = threading.Lock()
-        self.statements = 0
-        """Statements executed so far (benchmarks read it)."""
         try:
             folder = os.path.dirname(path)
             if folder and path != ":memory:":
@@ -74,7 +72,6 @@ class SQLiteStorage(Storage):
             self._conn.row_factory = _row_dict
             self._conn.execute("PRAGMA busy_timeout = 5000")
             self._conn.execute("PRAGMA foreign_keys = ON")
-            self._conn.set_trace_callback(self._count)
         except (OSError, sqlite3.Error) as exc:
             raise StorageUnavailableError(f"Cannot open the session database {path}: {exc}") from exc
         try:
@@ -83,9 +80,6 @@ class SQLiteStorage(Storage):
         except StorageUnavailableError:
             self._conn.close()
             raise
-
-    def _count(self, _statement: str) -> None:
-        self.statements += 1
 
     def _create_schema(self, path: str) -> None:
         """Create the tables once (under the writer lock, so racing processes agree); refuse newer layouts."""
@@ -423,22 +417,31 @@ class SQLiteStorage(Storage):
     def find_tm(
         self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
     ) -> list[TmEntry]:
-        """Entries by hash, and the newest `limit` under each candidate key (index lookups only)."""
-        hashes = list(dict.fromkeys(source_hashes))
+        """Entries by hash first, then the newest `limit` under each key in turn, each once: two statements."""
+        order = list(dict.fromkeys(source_hashes))
+        keys = list(dict.fromkeys(candidate_keys))
         with self._transaction(write=False) as db:
-            for key in candidate_keys:
-                sql = "SELECT source_hash FROM tm_keys WHERE owner = ? AND key = ? ORDER BY updated_at DESC LIMIT ?"
-                hashes += [r["source_hash"] for r in db.execute(sql, (owner, key, max(limit, 0)))]
-            found: dict[str, TmEntry] = {}
-            for h in dict.fromkeys(hashes):
-                row = db.execute(
-                    "SELECT source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ? "
-                    "AND source_hash = ?",
-                    (owner, h),
-                ).fetchone()
-                if row is not None:
-                    found[h] = TmEntry(**row)
-        return list(found.values())
+            if keys and limit > 0:
+                by_key = " UNION ALL ".join(
+                    f"SELECT * FROM (SELECT {n} AS k, source_hash, updated_at FROM tm_keys "
+                    "WHERE owner = ? AND key = ? ORDER BY updated_at DESC LIMIT ?)"
+                    for n in range(len(keys))
+                )
+                args = [a for key in keys for a in (owner, key, limit)]
+                rows = db.execute(f"SELECT source_hash FROM ({by_key}) ORDER BY k, updated_at DESC", args)
+                order += [r["source_hash"] for r in rows]
+            order = list(dict.fromkeys(order))
+            if not order:
+                return []
+            marks = ", ".join("?" for _ in order)
+            sql = (
+                "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries "
+                f"WHERE owner = ? AND source_hash IN ({marks})"
+            )
+            found = {r["source_hash"]: r for r in db.execute(sql, (owner, *order))}
+        return [
+            TmEntry(**{k: v for k, v in found[h].items() if k != "source_hash"}) for h in order if h in found
+        ]
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
         """The owner's entries by source hash, a page at a time."""

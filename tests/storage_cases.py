@@ -18,8 +18,18 @@ from pydantic_ai.messages import (
 
 from agent_core.copilot import Approve, Refined, Reject, ToolRef
 from agent_core.document import FileState
-from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
-from storage.interface import Storage
+from agent_core.effects import (
+    SessionSnapshot,
+    StepEffects,
+    StepToken,
+    StoredAnswer,
+    UnitOrigin,
+    UnitStatus,
+    UnitWrite,
+    Verdict,
+)
+from agent_core.tm import TmEntry
+from storage.interface import Storage, TmRecord
 from storage.records import MemoryEntryRecord
 
 SID = "s_" + "1" * 32
@@ -114,6 +124,26 @@ def unit(start: int, end: int, call: str = "c1", file_id: str = FID) -> UnitWrit
     return UnitWrite(
         file_id=file_id, start=start, end=end, cover_end=end + 1, text=f"t{start}", call_id=call, status="approve"
     )
+
+
+def revision(
+    start: int, end: int, text: str, call: str = "c2", *, status: UnitStatus = "revised", origin: UnitOrigin = "human"
+) -> UnitWrite:
+    """A new text for the unit written at `start` of the file FID."""
+    return UnitWrite(
+        file_id=FID, start=start, end=end, cover_end=end + 1, text=text, call_id=call, status=status, origin=origin
+    )
+
+
+def second(n: int) -> str:
+    """A time `n` seconds into 2026 (n < 60), as translation-memory entries carry it."""
+    return f"2026-01-01T00:00:{n:02d}.000+00:00"
+
+
+def tm(source: str, target: str = "", *, keys: Sequence[str] = ("k",), at: int = 1) -> TmRecord:
+    """A translation-memory record whose hash is `h_<source>`, under these candidate keys."""
+    entry = TmEntry(source=source, target=target or source.upper(), languages="*>fr", updated_at=second(at))
+    return TmRecord(entry=entry, source_hash=f"h_{source}", candidate_keys=tuple(keys))
 
 
 def answer(key: str = "k1", *, owner: str = "alice", expires: int = 2_000, body: str = "{}") -> StoredAnswer:

@@ -13,6 +13,7 @@ import pytest
 
 from agent_core.effects import Correction, StepEffects, Telemetry
 from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.tm import TmEntry
 from storage.errors import ConflictError, InvalidCursorError, NotFoundError
 from storage.interface import CHUNK_CHARS, Storage
 from tests.storage_cases import (
@@ -32,8 +33,11 @@ from tests.storage_cases import (
     refine,
     reject,
     returns,
+    revision,
+    second,
     step,
     texts,
+    tm,
     unit,
     user,
     users,
@@ -313,6 +317,94 @@ def test_units_far_into_a_long_file(storage: Storage) -> None:
     assert [u.start for u in storage.list_units(SID, FID)] == [0, 70_000, 149_990]
 
 
+def test_units_carry_their_origin_and_the_time_they_were_written(storage: Storage) -> None:
+    create(storage)
+    add_file(storage, "One. Two. Three.")
+    kept = replace(unit(5, 9, "b"), status="verbatim", origin="verbatim", updated_at="ignored")
+    step(storage, units=[replace(unit(0, 4, "a"), origin="memory"), kept])
+    units = storage.list_units(SID, FID)
+    assert [(u.start, u.status, u.origin) for u in units] == [(0, "approve", "memory"), (5, "verbatim", "verbatim")]
+    assert all(u.updated_at and u.updated_at != "ignored" for u in units), "storage sets the time"
+    assert units[0].updated_at == units[1].updated_at, "one commit, one time"
+    assert replace(units[0], updated_at="") == replace(unit(0, 4, "a"), origin="memory")
+
+
+def test_a_revision_replaces_the_written_unit(storage: Storage) -> None:
+    create(storage, messages=[user("go"), calls("a")])
+    add_file(storage, "One. Two. Three.")
+    step(storage, verdicts=[approve("a")], units=[unit(0, 4, "a"), unit(5, 9, "a")], coverage={FID: ((0, 10),)})
+    before = storage.list_units(SID, FID)
+    time.sleep(0.002)
+    step(storage, messages=users(2, 1), revisions=[revision(0, 4, "Un.", "r1")])
+    step(storage, revisions=[revision(0, 4, "Un !", "r2", origin="memory")])  # revised again: still one unit
+    units = storage.list_units(SID, FID)
+    assert [(u.start, u.text, u.call_id, u.status, u.origin) for u in units] == [
+        (0, "Un !", "r2", "revised", "memory"),
+        (5, "t5", "a", "approve", "model"),
+    ]
+    assert (units[0].end, units[0].cover_end) == (4, 5), "a revision keeps the unit's span"
+    assert units[0].updated_at > before[0].updated_at and units[1] == before[1]
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count, record.copilot_response_count) == (4, 3, 1), "counted once"
+    assert storage.load_step(SID, window=1).files[0].covered == ((0, 10),)
+
+
+def test_a_unit_written_and_revised_in_one_step(storage: Storage) -> None:
+    create(storage)
+    add_file(storage, "One. Two.")
+    step(storage, units=[unit(0, 4, "a")], revisions=[revision(0, 4, "Un.")])
+    assert [(u.text, u.status, u.origin) for u in storage.list_units(SID, FID)] == [("Un.", "revised", "human")]
+
+
+def test_a_revision_of_an_unwritten_unit_commits_nothing(storage: Storage) -> None:
+    create(storage)
+    add_file(storage, "One. Two. Three.")
+    step(storage, units=[unit(0, 4, "a")])
+    with pytest.raises(NotFoundError):
+        step(
+            storage,
+            messages=users(0, 1),
+            units=[unit(5, 9, "b")],
+            revisions=[revision(0, 4, "Un."), revision(10, 16, "Trois.")],
+            queued_inputs=["lost"],
+        )
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count, record.queued_inputs) == (2, 0, ())
+    assert [(u.start, u.text) for u in storage.list_units(SID, FID)] == [(0, "t0")]
+
+
+def test_queued_inputs_set_cleared_and_unchanged(storage: Storage) -> None:
+    create(storage, queued_inputs=["plus formel"])
+    assert storage.get_session(SID).queued_inputs == ("plus formel",)
+    step(storage, messages=users(0, 1))
+    assert list(storage.load_step(SID, window=1).queued_inputs) == ["plus formel"], "None leaves them"
+    step(storage, queued_inputs=["plus formel", "中文 ✓"])  # a step of queued inputs only still commits
+    record = storage.get_session(SID)
+    assert (record.version, record.queued_inputs) == (3, ("plus formel", "中文 ✓"))
+    step(storage, queued_inputs=[])
+    assert list(storage.load_step(SID, window=1).queued_inputs) == [] and storage.get_session(SID).queued_inputs == ()
+
+
+def test_the_original_document_is_kept_beside_the_file(storage: Storage) -> None:
+    create(storage)
+    content = "Hello world.\n"
+    original = ('<?xml version="1.0"?><xliff><source>Grüße 中文</source></xliff>\n' * 1_500)[: CHUNK_CHARS * 2 + 7]
+    storage.add_file(SID, file(FID, content), content, max_files=20, original=original)
+    add_file(storage, file_id="f_" + "3" * 32)
+    assert storage.read_original(SID, FID) == original
+    assert storage.read_original(SID, "f_" + "3" * 32) is None
+    assert storage.read_file(SID, FID, 0, 1_000) == content, "the content is apart from its original"
+    assert [f.chars for f in storage.load_step(SID, window=1).files] == [len(content)] * 2
+    with pytest.raises(NotFoundError):
+        storage.read_original(SID, "f_" + "9" * 32)
+    storage.delete_session(SID)
+    with pytest.raises(NotFoundError):
+        storage.read_original(SID, FID)
+    create(storage)
+    add_file(storage)  # the same file id again, without an original: nothing of the old one is left
+    assert storage.read_original(SID, FID) is None
+
+
 # -- answers -------------------------------------------------------------------------------------
 
 
@@ -452,6 +544,109 @@ def test_memory_outlives_sessions_and_is_not_a_session(storage: Storage) -> None
     storage.delete_session(SID)
     assert storage.list_sessions("alice", cursor=None, limit=10).items == []
     assert [e.entry_id for e in storage.list_memory("alice")] == ["m_a"]
+
+
+# -- the owner's translation memory --------------------------------------------------------------------
+
+
+def test_tm_exact_lookups_by_hash(storage: Storage) -> None:
+    records = [
+        tm("Hello."),
+        tm("Bye.", keys=()),
+        replace(tm("Thanks."), entry=TmEntry(source="Thanks.", target="Merci.", languages="*>fr")),
+    ]
+    assert storage.put_tm("alice", records, max_entries=10) == (3, 0, 0)
+    found = storage.find_tm(
+        "alice", source_hashes=["h_Bye.", "h_Hello.", "h_Bye.", "h_none"], candidate_keys=(), limit=0
+    )
+    assert found == [records[1].entry, records[0].entry], "each entry once, in the order asked"
+    (thanks,) = storage.find_tm("alice", source_hashes=["h_Thanks."], candidate_keys=(), limit=5)
+    assert (thanks.target, thanks.origin) == ("Merci.", "approved") and thanks.updated_at, "storage sets the time"
+    assert storage.find_tm("bob", source_hashes=["h_Hello."], candidate_keys=["k"], limit=5) == []
+
+
+def test_tm_candidates_by_key_newest_first(storage: Storage) -> None:
+    records = [tm(f"s{i}", keys=("k", "odd" if i % 2 else "even"), at=i) for i in range(1, 8)]
+    storage.put_tm("alice", records, max_entries=10)
+    newest = storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=3)
+    assert [e.source for e in newest] == ["s7", "s6", "s5"]
+    both = storage.find_tm("alice", source_hashes=["h_s1"], candidate_keys=["odd", "k"], limit=2)
+    assert [e.source for e in both] == ["s1", "s7", "s5", "s6"], "hashes first, then key by key, each once"
+    assert storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=0) == []
+    assert storage.find_tm("alice", source_hashes=(), candidate_keys=["none"], limit=3) == []
+
+
+def test_tm_updates_in_place(storage: Storage) -> None:
+    storage.put_tm("alice", [tm("old", keys=("k",), at=1), tm("s2", at=2), tm("s3", at=3)], max_entries=10)
+    assert storage.put_tm("alice", [tm("old", "NEW", keys=("k",), at=9)], max_entries=10) == (0, 1, 0)
+    found = storage.find_tm("alice", source_hashes=["h_old"], candidate_keys=["k"], limit=10)
+    assert [(e.source, e.target) for e in found] == [("old", "NEW"), ("s3", "S3"), ("s2", "S2")]
+    assert [e.source for e in storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=1)] == ["old"]
+    entries = storage.list_tm("alice", cursor=None, limit=10).items
+    assert sorted((e.source, e.target, e.updated_at) for e in entries) == [
+        ("old", "NEW", second(9)),
+        ("s2", "S2", second(2)),
+        ("s3", "S3", second(3)),
+    ]
+    # One hash twice in a put: the later record wins, and updates the earlier.
+    assert storage.put_tm("alice", [tm("x", "X1"), tm("x", "X2")], max_entries=10) == (1, 1, 0)
+    assert [e.target for e in storage.find_tm("alice", source_hashes=["h_x"], candidate_keys=(), limit=0)] == ["X2"]
+
+
+def test_tm_cap_per_owner(storage: Storage) -> None:
+    assert storage.put_tm("alice", [tm(f"s{i}") for i in range(5)], max_entries=3) == (3, 0, 2)
+    assert storage.put_tm("alice", [tm("s0", "again"), tm("new")], max_entries=3) == (0, 1, 1), "updates need no room"
+    assert storage.put_tm("bob", [tm("s0")], max_entries=3) == (1, 0, 0), "each owner has its own room"
+    assert sorted(e.source for e in storage.list_tm("alice", cursor=None, limit=10).items) == ["s0", "s1", "s2"]
+    assert storage.put_tm("alice", [tm("s9")], max_entries=4) == (1, 0, 0)
+
+
+def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
+    atomic_requests(storage)
+
+    def put(i: int) -> tuple[int, int, int]:
+        return storage.put_tm("alice", [tm(f"s{i:02d}"), tm("shared", f"T{i}")], max_entries=10)
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        outcomes = list(pool.map(put, range(20)))
+    added, updated, skipped = (sum(o[k] for o in outcomes) for k in range(3))
+    assert added == 10 and added + updated + skipped == 40
+    entries = storage.list_tm("alice", cursor=None, limit=50).items
+    assert len(entries) == 10 and len({e.source for e in entries}) == 10
+    found = storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=50)
+    assert sorted(e.source for e in found) == sorted(e.source for e in entries), "the key lists each entry once"
+
+
+@pytest.mark.slow
+def test_tm_puts_larger_than_one_transaction(storage: Storage) -> None:
+    # 110 records: more than one read (99 entries) and one transaction (100 actions) hold.
+    records = [tm(f"s{i:03d}", keys=("k", f"c{i}"), at=i % 60) for i in range(110)]
+    assert storage.put_tm("alice", records, max_entries=100) == (100, 0, 10)
+    updated = [tm(f"s{i:03d}", "new", keys=("k", f"c{i}"), at=59) for i in range(110)]
+    assert storage.put_tm("alice", updated, max_entries=100) == (0, 100, 10)
+    found = storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=200)
+    assert len(found) == 100 and {e.target for e in found} == {"new"}
+    assert [e.source for e in storage.find_tm("alice", source_hashes=(), candidate_keys=["c7"], limit=5)] == ["s007"]
+
+
+def test_tm_lists_page_by_page(storage: Storage) -> None:
+    storage.put_tm("alice", [tm(f"s{i}") for i in range(7)], max_entries=10)
+    storage.put_tm("bob", [tm("b")], max_entries=10)
+    storage.put_memory_entry(entry("m_a"), max_entries=10)  # the memory's other entries are not listed
+    seen: list[str] = []
+    cursor = None
+    while True:
+        page = storage.list_tm("alice", cursor=cursor, limit=3)
+        assert len(page.items) == (3 if page.next_cursor else 1)
+        seen += [e.source for e in page.items]
+        if (cursor := page.next_cursor) is None:
+            break
+    assert sorted(seen) == [f"s{i}" for i in range(7)]
+    exact = storage.list_tm("alice", cursor=None, limit=7)
+    assert len(exact.items) == 7 and exact.next_cursor is None
+    assert storage.list_tm("carol", cursor=None, limit=3).items == []
+    with pytest.raises(InvalidCursorError):
+        storage.list_tm("alice", cursor="not-a-cursor!", limit=3)
 
 
 # -- DynamoDB's own limits (what the other backends need not share) -----------------------------------

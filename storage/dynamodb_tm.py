@@ -1,0 +1,182 @@
+"""DynamoDB items of the owners' translation memory, and how a put is cut into transactions.
+
+Layout (in the table of `storage.dynamodb`):
+
+    O#<owner>             T#<source hash>             an entry: source, target, languages, origin, updatedAt, keys
+    O#<owner>             TN                          how many entries the owner has (ADDed for new ones, capped)
+    O#<owner>#TK#<key>    <updatedAt>#<source hash>   the entry under one of its candidate keys
+
+An exact lookup is a BatchGetItem by hash; a fuzzy one is a Query per candidate key (newest first,
+`Limit`) and a BatchGetItem of the hashes found: never a scan. An update deletes the entry's old index
+items in the transaction that writes the new ones, conditional on the entry still being the one read,
+so a key lists each entry once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agent_core.errors import InvalidRequestError
+from agent_core.tm import TmEntry
+
+from .dynamodb_items import MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS, Item, check_size, n, put, s, to_json, update
+from .errors import InvalidCursorError
+from .interface import TmRecord
+
+Outcome = Literal["added", "updated", "skipped"]
+
+MAX_KEYS = (MAX_TRANSACTION_ITEMS - 2) // 2
+"""An update writes the counter, the entry, and deletes and puts one index item per key: one transaction."""
+READ_CHUNK = MAX_TRANSACTION_ITEMS - 1
+"""Entries read (with the counter, one BatchGetItem) before a transaction is planned."""
+
+# An entry is added once (two puts racing on one hash: the second becomes an update).
+NEW_ENTRY = "attribute_not_exists(sk)"
+# An entry is replaced only while it is the version read: the index items deleted are the ones it has.
+SAME_ENTRY = "updatedAt = :at AND candidateKeys = :keys"
+# New entries are counted in the transaction that adds them, up to the owner's cap (`:room` = cap - new).
+TM_ROOM = "attribute_not_exists(entryCount) OR entryCount <= :room"
+
+
+def entry_key(owner: str, source_hash: str) -> Item:
+    """The key of the owner's entry for a source hash."""
+    return {"pk": s(f"O#{owner}"), "sk": s(f"T#{source_hash}")}
+
+
+def counter_key(owner: str) -> Item:
+    """The key of the item counting the owner's entries."""
+    return {"pk": s(f"O#{owner}"), "sk": s("TN")}
+
+
+def index_pk(owner: str, key: str) -> str:
+    """The partition listing the owner's entries under one candidate key."""
+    return f"O#{owner}#TK#{key}"
+
+
+def entry_item(owner: str, r: TmRecord, at: str) -> Item:
+    """An entry item (`at` is its time, also in its index items' keys)."""
+    return entry_key(owner, r.source_hash) | {
+        "source": s(r.entry.source),
+        "target": s(r.entry.target),
+        "languages": s(r.entry.languages),
+        "origin": s(r.entry.origin),
+        "updatedAt": s(at),
+        "candidateKeys": s(to_json(list(dict.fromkeys(r.candidate_keys)))),
+    }
+
+
+def tm_entry(i: Item) -> TmEntry:
+    """An entry item back."""
+    return TmEntry(
+        source=i["source"]["S"],
+        target=i["target"]["S"],
+        languages=i["languages"]["S"],
+        origin=i["origin"]["S"],
+        updated_at=i["updatedAt"]["S"],
+    )
+
+
+def source_hash_of(i: Item) -> str:
+    """The source hash of an entry item."""
+    return str(i["sk"]["S"]).removeprefix("T#")
+
+
+def checked(owner: str, records: Sequence[TmRecord], now: str) -> dict[str, TmRecord]:
+    """The records by hash (the last of equal hashes wins, in first-seen order), each checked to fit."""
+    latest: dict[str, TmRecord] = {}
+    for r in records:
+        if len(set(r.candidate_keys)) > MAX_KEYS:
+            raise InvalidRequestError(f"A memory entry has at most {MAX_KEYS} candidate keys.")
+        check_size(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry")
+        latest[r.source_hash] = r
+    return latest
+
+
+@dataclass
+class Batch:
+    """One transaction of a put: its actions and what they do to each hash (skipped ones write nothing)."""
+
+    actions: list[Item] = field(default_factory=list)
+    outcome: dict[str, Outcome] = field(default_factory=dict)
+    size: int = 0
+
+
+def plan(
+    owner: str,
+    hashes: Sequence[str],
+    latest: Mapping[str, TmRecord],
+    stored: Mapping[str, Item],
+    count: int,
+    *,
+    max_entries: int,
+    now: str,
+) -> Batch:
+    """The next transaction for `hashes` (in order), given the entries read and the owner's count.
+
+    New entries past the cap are skipped (final: the count never falls); the transaction stops before
+    DynamoDB's limits, leaving the rest for the next one. Its first action counts the new entries.
+    """
+    batch, added = Batch(), 0
+    for h in hashes:
+        old = stored.get(h)
+        if old is None and count + added >= max_entries:
+            batch.outcome[h] = "skipped"
+            continue
+        actions = writes(owner, latest[h], old, now)
+        size = sum(size for _, size in actions)
+        # One action and a kilobyte are kept for the counter.
+        if batch.actions and (
+            len(batch.actions) + len(actions) > MAX_TRANSACTION_ITEMS - 1
+            or batch.size + size > MAX_TRANSACTION_BYTES - 1_000
+        ):
+            break
+        batch.actions += [a for a, _ in actions]
+        batch.size += size
+        batch.outcome[h] = "updated" if old else "added"
+        added += old is None
+    if added:
+        values = {":k": n(added), ":room": n(max_entries - added)}
+        batch.actions.insert(0, update(counter_key(owner), "ADD entryCount :k", values, TM_ROOM, "")[0])
+    return batch
+
+
+def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[Item, int]]:
+    """The entry's Put and its index items' Puts, and for an update the Deletes of the index items it leaves."""
+    at = r.entry.updated_at or now
+    item = entry_item(owner, r, at)
+    entry, size = put(item, "A translation-memory entry", NEW_ENTRY if old is None else SAME_ENTRY)
+    keys: list[str] = json.loads(item["candidateKeys"]["S"])
+    new = {(index_pk(owner, k), f"{at}#{r.source_hash}") for k in keys}
+    actions = [(entry, size)]
+    if old is not None:
+        entry["Put"]["ExpressionAttributeValues"] = {":at": old["updatedAt"], ":keys": old["candidateKeys"]}
+        old_at = old["updatedAt"]["S"]
+        gone = {(index_pk(owner, k), f"{old_at}#{r.source_hash}") for k in json.loads(old["candidateKeys"]["S"])}
+        actions += [({"Delete": {"Key": {"pk": s(pk), "sk": s(sk)}}}, 200) for pk, sk in sorted(gone - new)]
+    for pk, sk in sorted(new):
+        actions.append(put({"pk": s(pk), "sk": s(sk), "h": s(r.source_hash)}, "A translation-memory key"))
+    return actions
+
+
+def tally(records: Sequence[TmRecord], outcome: Mapping[str, Outcome]) -> tuple[int, int, int]:
+    """`(added, updated, skipped)` over the records as given: a repeated hash updates what came before it."""
+    counts = {"added": 0, "updated": 0, "skipped": 0}
+    seen: set[str] = set()
+    for r in records:
+        result = outcome[r.source_hash]
+        if r.source_hash in seen and result != "skipped":
+            result = "updated"
+        seen.add(r.source_hash)
+        counts[result] += 1
+    return counts["added"], counts["updated"], counts["skipped"]
+
+
+def cursor_hash(position: Mapping[str, object]) -> str:
+    """The last source hash a listing's cursor names."""
+    value = position.get("t")
+    if not isinstance(value, str) or not 0 < len(value) < 1024:
+        raise InvalidCursorError("Invalid cursor.")
+    return value

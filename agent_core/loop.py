@@ -28,11 +28,12 @@ from pydantic_ai.usage import RequestUsage
 
 from .context import Context
 from .copilot import CopilotRequest
+from .deltas import DeltaSink, unique_id
 from .document import FileState, add_span
 from .effects import Correction, UnitWrite
 from .errors import StepTimeoutError
 from .memory import GlossaryEntry
-from .models import call_model
+from .models import call_model, stream_model
 from .ports import FileReader
 from .tm import TmMatch
 from .tools.base import BatchState, Tool, ToolCall, ToolResult
@@ -69,6 +70,8 @@ class AgentLoopOptions:
     """The time a model request and the commit need at least."""
     commit_seconds: float = 3.0
     """Kept back from the model for the commit: a model still answering then is abandoned (504)."""
+    on_delta: DeltaSink | None = None
+    """Where the model's answer goes while it forms (a streamed request); None: one plain request."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,6 +155,11 @@ class AgentLoop:
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"
             result = self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
+            if response.tool_calls:  # the proposals' reviews go out with this answer: no second request
+                self._files = {f.file_id: f for f in files}
+                shown = await self._execute_pending(list(response.tool_calls))
+                result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset(), called_model=True)
+                result = replace(result, finish_reason=response.finish_reason)
             result = replace(result, usage=response.usage, model_ms=elapsed)
         if executed is None:
             return result
@@ -245,9 +253,13 @@ class AgentLoop:
         # fails cleanly (nothing committed, 504) instead of being cut off by the invocation's end.
         budget = None if time_left is None else max(0.0, time_left - options.commit_seconds)
         try:
-            return await asyncio.wait_for(
-                call_model(options.model, messages, options.settings, params, timeout=budget), budget
-            )
+            if options.on_delta is None:
+                asked = call_model(options.model, messages, options.settings, params, timeout=budget)
+            else:
+                asked = stream_model(
+                    options.model, messages, options.settings, params, on_delta=options.on_delta, timeout=budget
+                )
+            return await asyncio.wait_for(asked, budget)
         except TimeoutError as error:
             if budget is None:
                 raise
@@ -285,11 +297,7 @@ def _unique_call_ids(response: ModelResponse) -> ModelResponse:
     parts = []
     for part in response.parts:
         if isinstance(part, ToolCallPart):
-            call_id, n = part.tool_call_id, 1
-            while call_id in seen:
-                n += 1
-                call_id = f"{part.tool_call_id}~{n}"
-            seen.add(call_id)
+            call_id = unique_id(part.tool_call_id, seen)  # as a streamed proposal named it
             if call_id != part.tool_call_id:
                 part = replace(part, tool_call_id=call_id)
         parts.append(part)

@@ -21,6 +21,7 @@ from pydantic_ai.settings import ModelSettings
 
 from .context import Context
 from .copilot import CopilotRequest
+from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span, first_gap
 from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
@@ -56,6 +57,8 @@ class StepInput:
     copilot_responses: Sequence[Verdict] = ()
     time_left: Callable[[], float] | None = None
     """Seconds left in the invocation; None when unbounded."""
+    on_delta: DeltaSink | None = None
+    """Where the model's answer goes while it forms (a streamed request); None: not streamed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,13 +108,16 @@ class AgentRuntime:
         tm: TranslationMemoryPort | None = None,
         tools: Mapping[str, Tool] | None = None,
         settings: ModelSettings | None = None,
-        window: int = 8,
+        window: int = 4,
         chunk: int = 8,
         batch_chars: int = BATCH_CHARS,
         distiller: Distiller | None = None,
         min_model_seconds: float = 20.0,
+        memory_proposals: bool = True,
     ) -> None:
         self.store = store
+        self.memory_proposals = memory_proposals
+        """Propose remembered units and show similar ones (units are remembered either way)."""
         self.memory = memory
         self.tm = tm
         self.model = model
@@ -135,7 +141,7 @@ class AgentRuntime:
         """Load, accept the request, advance the loop: the step's effects and answer, nothing written."""
         loaded = await self._load(owner, session_id)
         languages = _languages(loaded.snapshot, request)
-        loop = await self._loop(loaded, languages, request.time_left)
+        loop = await self._loop(loaded, languages, request.time_left, request.on_delta)
         calls_pending = bool(loop.context.unprocessed_tool_calls())
         verdicts = _accept(loop.context, loaded.snapshot, request)
         result = await self._advance(loop, verdicts, request)
@@ -219,7 +225,9 @@ class AgentRuntime:
         # The step's messages include the user's input it committed, not only the model's answer.
         return replace(result, messages=loop.context.new_messages)
 
-    async def _loop(self, loaded: _Loaded, languages: str, time_left: Callable[[], float] | None) -> AgentLoop:
+    async def _loop(
+        self, loaded: _Loaded, languages: str, time_left: Callable[[], float] | None, on_delta: DeltaSink | None = None
+    ) -> AgentLoop:
         snapshot = loaded.snapshot
         memory = loaded.memory.for_languages(languages)
 
@@ -229,7 +237,7 @@ class AgentRuntime:
             first = next(iter(shown.values()), None)
             similar = (
                 await self.tm.similar(snapshot.token.owner, languages, _first_block(first.text))
-                if (self.tm and first)
+                if (self.tm and self.memory_proposals and first)
                 else []
             )
             return state_note(
@@ -239,10 +247,16 @@ class AgentRuntime:
         owner = snapshot.token.owner
 
         async def recall(files: Sequence[FileState]) -> ModelResponse | None:
-            return await self._recall(owner, languages, loaded.reader, files) if self.tm else None
+            return await self._recall(owner, languages, loaded.reader, files) if self._proposing else None
+
+        found: dict[str, Sequence[TmMatch]] = {}  # a batch executed again in the step asks once
 
         async def references(source: str) -> Sequence[TmMatch]:
-            return await self.tm.similar(owner, languages, source) if self.tm else []
+            if self.tm is None or not self.memory_proposals:
+                return []
+            if source not in found:
+                found[source] = await self.tm.similar(owner, languages, source)
+            return found[source]
 
         options = AgentLoopOptions(
             model=self.model,
@@ -257,6 +271,7 @@ class AgentRuntime:
             chunk=self.chunk,
             time_left=time_left,
             min_model_seconds=self.min_model_seconds,
+            on_delta=on_delta,
         )
         context = Context(
             snapshot.window,
@@ -296,6 +311,10 @@ class AgentRuntime:
             return ModelResponse(parts=list(calls), model_name="translation-memory", finish_reason="tool_call")
         return None
 
+    @property
+    def _proposing(self) -> bool:
+        return self.tm is not None and self.memory_proposals
+
     def _settings(self, session_id: str) -> ModelSettings:
         """The model settings with prompt caching on: pydantic-ai's `cache`, and OpenAI's cache key."""
         settings: dict[str, object] = {"cache": True, "openai_prompt_cache_key": session_id}
@@ -315,6 +334,7 @@ class AgentRuntime:
             text = await reader.read_text(f.file_id, start, end)
             if end < gap_end:
                 text = _to_block_end(text)
+            text = _at_most_lines(text, BATCH_LINES)
             later = first_gap(add_span(f.covered, start, start + len(text)), f.chars)
             shown[f.file_id] = NextText(start=start, text=text, more=later is not None)
         return shown
@@ -342,6 +362,20 @@ def _first_block(text: str) -> str:
 
 def _tm_origin(status: str) -> TmOrigin:
     return "refined" if status == "refined" else "revised" if status == "revised" else "approved"
+
+
+BATCH_LINES = 20
+"""A batch is at most this many units, and a unit at least a line: the next text shows no more lines."""
+
+
+def _at_most_lines(text: str, count: int) -> str:
+    """`text` cut after its `count`-th non-blank line (the units a batch can hold)."""
+    seen = 0
+    for match in re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text):
+        seen += 1
+        if seen == count:
+            return text[: match.end()]
+    return text
 
 
 def _to_block_end(text: str) -> str:

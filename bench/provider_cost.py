@@ -65,9 +65,10 @@ def build_app(backend: str, base_url: str, workdir: Path) -> Any:
         SESSIONS_TABLE=TABLE,
         SQLITE_PATH=str(workdir / "sessions.sqlite3"),
     )
-    from handlers.api import create_app
+    from handlers.app import create_app
+    from service.container import build_services
 
-    return create_app()
+    return create_app(build_services())
 
 
 @dataclass
@@ -248,6 +249,12 @@ def main() -> None:
     parser.add_argument("--refine-every", type=int, default=10, help="refine one unit in N (0: approve all)")
     parser.add_argument("--max-units", type=int, default=None, help="units per response at most (default: all shown)")
     parser.add_argument("--exact-moto", action="store_true", help="do not patch moto's whole-table copies")
+    parser.add_argument(
+        "--memory",
+        choices=["on", "off", "both"],
+        default="on",
+        help="the translation memory's proposals (both: each size twice, off then on)",
+    )
     args = parser.parse_args()
     if args.backend == "dynamodb" and not args.exact_moto:
         from bench import moto_fast
@@ -259,12 +266,18 @@ def main() -> None:
     counter = StorageCounter()
     if args.backend == "sqlite":
         counter.attach_sqlite()
+    memories = ["off", "on"] if args.memory == "both" else [args.memory]
+    results: list[dict[str, float]] = []
+    labels: list[str] = []
     with FakeOpenAIServer(TranslatorPolicy()) as server:
-        results = [
-            run(size, args.backend, server, counter, refine_every=args.refine_every, max_units=args.max_units)
-            for size in args.sizes
-        ]
-    header = ["figure", *(f"{r['chars'] / 1000:.0f} K chars" for r in results)]
+        for size in args.sizes:
+            for memory in memories:
+                os.environ["TRANSLATION_MEMORY"] = memory
+                labels.append(f"{size / 1000:.0f} K chars" + (f", memory {memory}" if len(memories) > 1 else ""))
+                results.append(
+                    run(size, args.backend, server, counter, refine_every=args.refine_every, max_units=args.max_units)
+                )
+    header = ["figure", *labels]
     lines = [header, ["---"] * len(header)]
     lines += [[name, *(show(r) for r in results)] for name, show in ROWS]
     lines.append(

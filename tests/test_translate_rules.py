@@ -23,11 +23,9 @@ async def step(h: Harness, **kw: object) -> object:
 
 
 async def propose(h: Harness, *parts: object) -> object:
-    """The user asks; the scripted model answers with these calls; the tools run."""
+    """The user asks; the scripted model answers with these calls; the tools run in the same step."""
     h.script.replies.append(calls(*parts))  # type: ignore[arg-type]
-    first = await step(h, user_input="Translate into French")
-    assert first.actor == "agent"  # type: ignore[attr-defined]
-    return await step(h)
+    return await step(h, user_input="Translate into French")
 
 
 def tool_returns(h: Harness) -> dict[str, ToolReturnPart]:
@@ -45,7 +43,8 @@ async def test_valid_unit_asks_the_human_then_writes_the_verdict() -> None:
     fid = h.add_file(DOC)
     result = await propose(h, translate(fid, "# Title", "# Titre", call_id="c1"))
     assert [r.src_string for r in result.copilot_requests] == ["# Title"]
-    assert result.actor == "user" and not result.messages
+    # The proposals' reviews came with the step that asked the model: the input and the response.
+    assert result.actor == "user" and [type(m).__name__ for m in result.messages] == ["ModelRequest", "ModelResponse"]
     assert h.translation() == "", "nothing is written before the verdict"
     asked = len(h.script.seen)
     done = await step(h, copilot_responses=[Approve(tool=ref("c1"), status="approve")])
@@ -141,7 +140,7 @@ async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
             Reject(tool=ref("c"), status="reject", reason="wrong"),
         ],
     )
-    assert rest.actor == "agent" and not rest.copilot_requests
+    assert rest.actor == "user" and [r.tool.call_id for r in rest.copilot_requests] == ["e"]
     returns = tool_returns(h)
     assert {k: v.content["status"] for k, v in returns.items()} == {
         "a": "refined",

@@ -370,9 +370,7 @@ BATCH_LINES = 20
 
 def _at_most_lines(text: str, count: int) -> str:
     """`text` cut after its `count`-th non-blank line (the units a batch can hold)."""
-    seen = 0
-    for match in re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text):
-        seen += 1
+    for seen, match in enumerate(re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text), start=1):
         if seen == count:
             return text[: match.end()]
     return text

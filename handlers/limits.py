@@ -9,12 +9,13 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-_FILES_ROUTE = re.compile(r"^/api/sessions/[^/]+/files/?$")
+_UPLOAD_ROUTES = (re.compile(r"^/api/sessions/[^/]+/files/?$"), re.compile(r"^/api/memory/import/?$"))
+"""Routes that take documents: file uploads and memory imports."""
 
 
 def limit_for(path: str) -> int:
     """The largest body a route accepts: uploads `MAX_UPLOAD_BYTES` (5.5 MB), others `MAX_BODY_BYTES` (256 KB)."""
-    if _FILES_ROUTE.match(path):
+    if any(route.match(path) for route in _UPLOAD_ROUTES):
         return int(os.environ.get("MAX_UPLOAD_BYTES", 5_500_000))
     return int(os.environ.get("MAX_BODY_BYTES", 262_144))
 

@@ -42,8 +42,13 @@ def build_services(
     settings: ModelSettings | None = None,
     distiller: Distiller | None = None,
     min_model_seconds: float = 20.0,
+    translation_memory: bool | None = None,
 ) -> Services:
-    """The services over `storage` and `model` (from the environment when not given)."""
+    """The services over `storage` and `model` (from the environment when not given).
+
+    `translation_memory` (default: `TRANSLATION_MEMORY`, on unless `off`) lets the step propose
+    remembered units and show similar ones; reviewed units are kept in the memory either way.
+    """
     from agent_core.distill_model import distiller_for
     from agent_core.models import resolve_model
     from storage import backend_from_env
@@ -58,6 +63,7 @@ def build_services(
         model=model,
         memory=memory,
         tm=tm,
+        memory_proposals=_memory_on(translation_memory),
         settings=settings,
         distiller=distiller or distiller_for(model),
         min_model_seconds=min_model_seconds,
@@ -70,3 +76,9 @@ def build_services(
         memory=memory,
         tm=tm,
     )
+
+
+def _memory_on(setting: bool | None) -> bool:
+    if setting is not None:
+        return setting
+    return os.environ.get("TRANSLATION_MEMORY", "on").strip().lower() not in ("off", "false", "0", "no")

@@ -109,7 +109,9 @@ class SessionService:
             created_at=_now(),
         )
         self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
-        return write_verbatim(self.storage, sid, state, content) if upload.keepVerbatim else state
+        # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
+        keep = upload.keepVerbatim and original is None
+        return write_verbatim(self.storage, sid, state, content) if keep else state
 
     def files(self, owner: str, sid: str) -> list[FileState]:
         """The session's files with their progress."""

@@ -146,6 +146,12 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[int, int, int] |
         hint = _mismatch_hint(actual, src, _common_prefix(actual, src))
         return _reject(f"src_string does not begin at the next untranslated text. {hint}{where}")
     end = start + len(src)
+    if state.name.lower().endswith((".xlf", ".xliff")) and "\n\n" in src:
+        # An XLIFF file's segments are joined by a blank line: a unit lies inside one segment.
+        return _reject(
+            "In an XLIFF file a unit lies inside one segment (segments are separated by a blank line); "
+            f"end the unit before character {start + src.index(chr(10) * 2)}. {where}"
+        )
     if end > gap_end:
         tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
         return _reject(

@@ -1,14 +1,29 @@
-"""A session's files (API.md "Files"): upload, progress, the translation, the source, the units."""
+"""A session's files (API.md "Files"): upload (text, XLIFF), progress, downloads, exports, segments, revisions, QA."""
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
 from urllib.parse import quote
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Header, Query, Response
 
-from service.schemas import FileDetail, FileUpload, Unit, UnitList, UploadedFile
+from service.exports import Download, Exports, text_type
+from service.schemas import (
+    FileDetail,
+    FileUpload,
+    QaBody,
+    QaResult,
+    ReviseBody,
+    RevisedSegment,
+    SegmentPage,
+    Unit,
+    UnitList,
+    UploadedFile,
+)
+from service.segments import SegmentQuery, parse_statuses
+from service.workbench import workbench_of
 
-from ..deps import OwnerDep, ServicesDep
+from ..deps import OwnerDep, ServicesDep, TimeLeftDep
 
 router = APIRouter()
 
@@ -40,16 +55,80 @@ def get_file(session_id: str, file_id: str, owner: OwnerDep, services: ServicesD
     response_class=Response,
     responses={200: {"content": {"text/markdown": {}, "text/plain": {}}}},
 )
-def download_translation(session_id: str, file_id: str, owner: OwnerDep, services: ServicesDep) -> Response:
-    """The assembled translation as a download."""
-    state = services.sessions.file(owner, session_id, file_id)
-    stem, dot, ext = state.name.rpartition(".")
-    filename = f"{stem}.translated.{ext}" if dot and stem else f"{state.name}.translated"
-    return Response(
-        services.sessions.translation(session_id, state),
-        media_type=media_type(state.name),
-        headers={"Content-Disposition": content_disposition(filename)},
+async def download_translation(
+    session_id: str,
+    file_id: str,
+    owner: OwnerDep,
+    services: ServicesDep,
+    fill: Annotated[Literal["source"] | None, Query(description="`source`: untranslated spans as the source")] = None,
+) -> Response:
+    """The assembled translation as a download; `X-Translation-Complete` says whether anything is missing."""
+    found = await Exports(workbench_of(services)).translation(owner, session_id, file_id, fill=fill == "source")
+    return attachment(found)
+
+
+@router.get(
+    "/api/sessions/{session_id}/files/{file_id}/export",
+    response_class=Response,
+    responses={200: {"content": {"application/xliff+xml": {}, "application/x-tmx+xml": {}, "text/markdown": {}}}},
+)
+async def export_file(
+    session_id: str,
+    file_id: str,
+    owner: OwnerDep,
+    services: ServicesDep,
+    format: Annotated[str, Query(max_length=20, description="xliff2, xliff12, tmx, md, or xliff (XLIFF sources)")],
+    srclang: Annotated[str | None, Query(max_length=40, description="the source language (default und)")] = None,
+) -> Response:
+    """The file as XLIFF 2.0 or 1.2, TMX, Markdown, or (an XLIFF source) the original with its targets filled."""
+    found = await Exports(workbench_of(services)).export(owner, session_id, file_id, format, srclang=srclang)
+    return attachment(found)
+
+
+@router.get("/api/sessions/{session_id}/files/{file_id}/segments")
+async def list_segments(
+    session_id: str,
+    file_id: str,
+    owner: OwnerDep,
+    services: ServicesDep,
+    response: Response,
+    status: Annotated[str | None, Query(max_length=200)] = None,
+    q: Annotated[str | None, Query(max_length=500)] = None,
+    cursor: Annotated[str | None, Query(max_length=100)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> SegmentPage:
+    """The whole file in order: written units, pending proposals and untranslated spans; filtered and paged."""
+    query = SegmentQuery(statuses=parse_statuses(status), q=q or "", cursor=cursor, limit=limit)
+    found = await workbench_of(services).segments(owner, session_id, file_id, query)
+    response.headers["ETag"] = f'"{found.version}"'
+    return found
+
+
+@router.put("/api/sessions/{session_id}/files/{file_id}/segments/{start}")
+async def revise_segment(
+    session_id: str,
+    file_id: str,
+    start: int,
+    body: ReviseBody,
+    owner: OwnerDep,
+    services: ServicesDep,
+    time_left: TimeLeftDep,
+    response: Response,
+    if_match: Annotated[str | None, Header(max_length=100)] = None,
+) -> RevisedSegment:
+    """The human revises the written unit that begins at `start`; the memory learns from it."""
+    found = await workbench_of(services).revise(
+        owner, session_id, file_id, start, body, if_match=if_match, time_left=time_left
     )
+    response.headers["ETag"] = f'"{found.version}"'
+    return found
+
+
+@router.post("/api/sessions/{session_id}/files/{file_id}/qa")
+async def check_text(session_id: str, file_id: str, body: QaBody, owner: OwnerDep, services: ServicesDep) -> QaResult:
+    """QA on a human's text for a unit of this file, before it is sent (the session's glossary included)."""
+    warnings = await workbench_of(services).qa(owner, session_id, file_id, body.source, body.translated_string)
+    return QaResult(warnings=warnings)
 
 
 @router.get(
@@ -77,8 +156,19 @@ def list_units(session_id: str, file_id: str, owner: OwnerDep, services: Service
 
 def media_type(name: str) -> str:
     """The download's media type, by the file's extension."""
-    markdown = name.lower().endswith((".md", ".markdown"))
-    return "text/markdown; charset=utf-8" if markdown else "text/plain; charset=utf-8"
+    return text_type(name)
+
+
+def attachment(found: Download) -> Response:
+    """A download: its media type, `Content-Disposition` and `X-Translation-Complete`."""
+    return Response(
+        found.content,
+        media_type=found.media_type,
+        headers={
+            "Content-Disposition": content_disposition(found.filename),
+            "X-Translation-Complete": "true" if found.complete else "false",
+        },
+    )
 
 
 def content_disposition(filename: str) -> str:

@@ -4,6 +4,8 @@
     POST   /api/memory/glossary        {source, target, languages?}  → 201 the entry
     POST   /api/memory/style-notes     {text, languages?}            → 201 the note
     DELETE /api/memory/{entryId}       204; 404 when the caller has no such entry
+    GET    /api/memory/export?format=  tmx (translation memory), csv or tbx (glossary): a download
+    POST   /api/memory/import          {format, content, languages?} → {added, updated, skipped}
 
 Everything is the caller's own: another caller's entry is 404, like a missing one.
 """
@@ -12,13 +14,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
-from service.schemas import CorrectionView, GlossaryEntryView, MemoryView, StyleNoteView
+from service.interchange import MemoryInterchange
+from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
 
@@ -86,6 +89,32 @@ def add_style_note(body: StyleNoteBody, owner: OwnerDep, services: ServicesDep) 
     """Add a style note."""
     record = services.memory.add_style_note(owner, text=body.text, languages=body.languages or ANY)
     return style_note_view(record)
+
+
+@router.get(
+    "/api/memory/export",
+    response_class=Response,
+    responses={200: {"content": {"application/x-tmx+xml": {}, "text/csv": {}, "application/x-tbx+xml": {}}}},
+)
+def export_memory(
+    owner: OwnerDep,
+    services: ServicesDep,
+    format: Annotated[str, Query(max_length=20, description="tmx (translation memory), csv or tbx (glossary)")],
+    srclang: Annotated[str | None, Query(max_length=40, description="the source language (default und)")] = None,
+) -> Response:
+    """The caller's translation memory (TMX) or glossary (CSV, TBX) as a download."""
+    from .files import content_disposition
+
+    found = MemoryInterchange(services.storage, services.memory).export(owner, format, srclang=srclang)
+    return Response(
+        found.content, media_type=found.media_type, headers={"Content-Disposition": content_disposition(found.filename)}
+    )
+
+
+@router.post("/api/memory/import")
+def import_memory(body: MemoryImportBody, owner: OwnerDep, services: ServicesDep) -> ImportResult:
+    """Import a TMX translation memory or a CSV/TBX glossary (bad input: 422, nothing changed)."""
+    return MemoryInterchange(services.storage, services.memory).import_(owner, body)
 
 
 @router.delete("/api/memory/{entry_id}", status_code=204, response_class=Response)

@@ -1,0 +1,187 @@
+"""A file as segments (API.md "Files"), pure: written units, pending proposals and the untranslated text between.
+
+The whole file in source order. Whitespace between pieces belongs to no segment. Untranslated text
+is cut at blank lines (paragraphs; for an XLIFF source, its segments), and a paragraph longer than
+MAX_UNTRANSLATED at a line break or a space before that, so no segment is huge and paging means
+something. A pending proposal lies in untranslated text (it splits it); a proposal that overlaps a
+written unit (a `Revise` request) is not a segment of its own: the written unit is shown as written.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from agent_core.copilot import CopilotRequest
+from agent_core.effects import UnitWrite
+from agent_core.errors import InvalidRequestError
+
+from .schemas import Segment, SegmentStatus
+
+MAX_UNTRANSLATED = 2_000
+"""An untranslated paragraph longer than this many characters is listed in pieces."""
+STATUS_NAMES: tuple[SegmentStatus, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
+WRITTEN_STATUSES: frozenset[SegmentStatus] = frozenset({"approved", "refined", "revised", "verbatim"})
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_CURSOR_PREFIX = "seg:"
+
+
+def segment_status(unit: UnitWrite) -> SegmentStatus:
+    """A written unit's segment status (`approve` → `approved`)."""
+    return "approved" if unit.status == "approve" else unit.status
+
+
+def written_segment(unit: UnitWrite, source: str) -> Segment:
+    """The segment of a written unit whose source text is `source`."""
+    return Segment(
+        start=unit.start,
+        end=unit.end,
+        source=source,
+        target=unit.text,
+        status=segment_status(unit),
+        origin=unit.origin,
+        updatedAt=unit.updated_at or None,
+    )
+
+
+def build_segments(source: str, units: Sequence[UnitWrite], pending: Sequence[CopilotRequest] = ()) -> list[Segment]:
+    """The file's segments in order: `units` (written), `pending` proposals of this file, the text between."""
+    items: list[Segment] = [written_segment(u, source[u.start : u.end]) for u in units]
+    taken = [(u.start, u.end) for u in units]
+    for request in pending:
+        if request.tool.name != "Translate" or request.end <= request.start:
+            continue
+        if any(request.start < end and start < request.end for start, end in taken):
+            continue  # overlaps a written unit (or another proposal): not a segment of its own
+        taken.append((request.start, request.end))
+        items.append(
+            Segment(
+                start=request.start,
+                end=request.end,
+                source=source[request.start : request.end],
+                target=request.translate_string,
+                status="pending",
+                origin=request.origin,
+                updatedAt=None,
+            )
+        )
+    items.sort(key=lambda s: s.start)
+    out: list[Segment] = []
+    position = 0
+    for item in items:
+        out.extend(untranslated(source, position, item.start))
+        out.append(item)
+        position = max(position, item.end)
+    out.extend(untranslated(source, position, len(source)))
+    return out
+
+
+def untranslated(source: str, start: int, end: int) -> list[Segment]:
+    """The untranslated segments of `source[start:end]`: paragraphs, whitespace trimmed, long ones cut."""
+    return [
+        Segment(start=a, end=b, source=source[a:b], target=None, status="untranslated", origin=None, updatedAt=None)
+        for a, b in _pieces(source, start, end)
+    ]
+
+
+def _pieces(source: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    position = start
+    for blank in _BLANK_LINE.finditer(source, start, end):
+        yield from _trimmed(source, position, blank.start())
+        position = blank.end()
+    yield from _trimmed(source, position, end)
+
+
+def _trimmed(source: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    while start < end and source[start].isspace():
+        start += 1
+    while end > start and source[end - 1].isspace():
+        end -= 1
+    while end - start > MAX_UNTRANSLATED:
+        limit = start + MAX_UNTRANSLATED
+        cut = source.rfind("\n", start + 1, limit)
+        if cut < 0:
+            cut = max((source.rfind(ch, start + 1, limit) for ch in " \t"), default=-1)
+        cut = cut if cut > start else limit
+        yield from _trimmed(source, start, cut)
+        start = cut
+        while start < end and source[start].isspace():
+            start += 1
+    if end > start:
+        yield start, end
+
+
+def fill_with_source(source: str, units: Sequence[UnitWrite]) -> str:
+    """The translation with every untranslated span given as its source text (the layout kept)."""
+    out: list[str] = []
+    position = 0
+    for unit in sorted(units, key=lambda u: u.start):
+        out.append(source[position : unit.start])
+        out.append(unit.text)
+        position = unit.end
+    out.append(source[position:])
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SegmentQuery:
+    """What `GET …/segments` asks for: statuses (empty: all), a search text, a page."""
+
+    statuses: frozenset[SegmentStatus] = frozenset()
+    q: str = ""
+    cursor: str | None = None
+    limit: int = 200
+
+
+def parse_statuses(value: str | None) -> frozenset[SegmentStatus]:
+    """`?status=` as a set: a comma list of statuses, `written` for all written ones; InvalidRequestError otherwise."""
+    found: set[SegmentStatus] = set()
+    for name in (part.strip() for part in (value or "").split(",")):
+        if not name:
+            continue
+        if name == "written":
+            found |= WRITTEN_STATUSES
+            continue
+        status = next((s for s in STATUS_NAMES if s == name), None)
+        if status is None:
+            raise InvalidRequestError(f"Unknown status {name[:40]!r}; use {', '.join(STATUS_NAMES)} or written.")
+        found.add(status)
+    return frozenset(found)
+
+
+def select(segments: Sequence[Segment], query: SegmentQuery) -> tuple[list[Segment], str | None]:
+    """The page of `segments` the query asks for, and the cursor of the next page (None at the end)."""
+    after = decode_cursor(query.cursor)
+    needle = query.q.casefold()
+    chosen = [
+        s
+        for s in segments
+        if s.start >= after
+        and (not query.statuses or s.status in query.statuses)
+        and (not needle or needle in s.source.casefold() or needle in (s.target or "").casefold())
+    ]
+    if len(chosen) <= query.limit:
+        return chosen, None
+    return chosen[: query.limit], encode_cursor(chosen[query.limit].start)
+
+
+def encode_cursor(start: int) -> str:
+    """An opaque cursor naming the first segment of the next page."""
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{start}".encode()).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str | None) -> int:
+    """Where the page a cursor names begins (0 for none); InvalidRequestError for a cursor not issued here."""
+    if not cursor:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        text = ""
+    number = text.removeprefix(_CURSOR_PREFIX)
+    if not text.startswith(_CURSOR_PREFIX) or not number.isdigit() or len(number) > 12:
+        raise InvalidRequestError("The cursor is not one this route issued; start again without it.")
+    return int(number)

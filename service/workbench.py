@@ -1,0 +1,188 @@
+"""The reviewer's workbench (API.md "Files"): a file's segments, revisions by the human, QA on the human's text.
+
+A revision is committed like a step: against the session's StepToken, as `StepEffects.revisions`
+and a `revised` Correction, so a concurrent step (or a stale `If-Match`) makes it 409 and changes
+nothing. It is refused while reviews are pending (the batch under review would be built on text the
+human is changing). After the commit the memory learns from the correction and the translation
+memory records the new text, both best effort: the revision is committed either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from agent_core.copilot import CopilotRequest
+from agent_core.document import FileState
+from agent_core.effects import Correction, SessionSnapshot, StepEffects, UnitWrite
+from agent_core.errors import ConflictError, NotFoundError
+from agent_core.languages import task_languages, task_target
+from agent_core.qa import text_warnings
+from agent_core.tm import TmOrigin
+from interchange.languages import bcp47
+from storage.interface import Storage
+
+from .memory import OwnerMemory
+from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
+from .segments import SegmentQuery, build_segments, select, written_segment
+from .sessions import SessionService, file_id, session_id
+from .tm import TranslationMemory
+
+if TYPE_CHECKING:
+    from agent_core.runtime import AgentRuntime
+
+    from .container import Services
+
+logger = logging.getLogger(__name__)
+
+
+def session_languages(snapshot: SessionSnapshot) -> str:
+    """The session's language pair (`auto>french`), from its first user input."""
+    return task_languages(snapshot.user_inputs[0] if snapshot.user_inputs else "")
+
+
+def target_tag(snapshot: SessionSnapshot) -> str | None:
+    """The BCP 47 tag of the language the session translates into, when its task names one."""
+    target = task_target(snapshot.user_inputs[0]) if snapshot.user_inputs else "unknown"
+    return bcp47(target) if target != "unknown" else None
+
+
+def check_if_match(if_match: str | None, version: int) -> None:
+    """ConflictError unless `If-Match` is absent, `*`, or names `version` (`3`, `"3"` or `W/"3"`)."""
+    if if_match is None or if_match.strip() == "*":
+        return
+    wanted = {tag.strip().removeprefix("W/").strip('"') for tag in if_match.split(",")}
+    if str(version) not in wanted:
+        raise ConflictError(f"The session is at version {version}, not {if_match.strip()[:40]}; reload it.")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FileView:
+    """What the workbench reads of one file at once: its state, text, written units and pending proposals."""
+
+    snapshot: SessionSnapshot
+    state: FileState
+    source: str
+    units: list[UnitWrite]
+    pending: list[CopilotRequest]
+
+    def segments(self) -> list[Segment]:
+        """The whole file as segments."""
+        return build_segments(self.source, self.units, self.pending)
+
+
+class Workbench:
+    """Segments, revisions and QA of the caller's files."""
+
+    def __init__(self, storage: Storage, runtime: AgentRuntime, sessions: SessionService, memory: OwnerMemory) -> None:
+        self.storage = storage
+        self.runtime = runtime
+        self.sessions = sessions
+        self.memory = memory
+        self.tm = TranslationMemory(storage)
+
+    async def view(self, owner: str, sid: str, fid: str, *, with_pending: bool = True) -> FileView:
+        """One file's state, source, units and (unless not wanted) this file's pending proposals."""
+        snapshot, state = await asyncio.to_thread(self._load, owner, sid, fid)
+        source, units = await asyncio.to_thread(self._read, sid, state)
+        pending: list[CopilotRequest] = []
+        if with_pending:
+            _, requests = await self.runtime.pending_reviews(owner, sid)
+            pending = [r for r in requests if r.file_id == state.file_id]
+        return FileView(snapshot=snapshot, state=state, source=source, units=units, pending=pending)
+
+    async def segments(self, owner: str, sid: str, fid: str, query: SegmentQuery) -> SegmentPage:
+        """A page of the file's segments."""
+        view = await self.view(owner, sid, fid)
+        chosen, cursor = select(view.segments(), query)
+        return SegmentPage(segments=chosen, nextCursor=cursor, version=view.snapshot.token.version)
+
+    async def qa(self, owner: str, sid: str, fid: str, source: str, text: str) -> list[QaWarningView]:
+        """The checks on a human's text for a unit of the file (the session's glossary included)."""
+        snapshot, _ = await asyncio.to_thread(self._load, owner, sid, fid)
+        return await self._warnings(owner, session_languages(snapshot), source, text)
+
+    async def revise(
+        self,
+        owner: str,
+        sid: str,
+        fid: str,
+        start: int,
+        body: ReviseBody,
+        *,
+        if_match: str | None = None,
+        time_left: Callable[[], float] | None = None,
+    ) -> RevisedSegment:
+        """Give the written unit at `start` the human's text (status `revised`, origin `human`)."""
+        snapshot, state = await asyncio.to_thread(self._load, owner, sid, fid)
+        token = snapshot.token
+        check_if_match(if_match, token.version)
+        units = await asyncio.to_thread(self.storage.list_units, sid, state.file_id)
+        unit = next((u for u in units if u.start == start), None)
+        if unit is None:
+            raise NotFoundError(f"No written unit begins at {start} of this file.")
+        _, pending = await self.runtime.pending_reviews(owner, sid)
+        if pending:
+            raise ConflictError(f"{len(pending)} proposed unit(s) await your review; answer them before revising.")
+        source = await asyncio.to_thread(self.storage.read_file, sid, state.file_id, unit.start, unit.end)
+        languages = session_languages(snapshot)
+        warnings = await self._warnings(owner, languages, source, body.translated_string)
+        if body.translated_string == unit.text:  # nothing changes: no commit, no correction
+            return _revised(written_segment(unit, source), warnings, token.version)
+        revised = replace(unit, text=body.translated_string, status="revised", origin="human")
+        correction = Correction(
+            file_id=state.file_id,
+            status="revised",
+            source=source,
+            proposal=unit.text,
+            final=body.translated_string,
+            reason=body.reason,
+        )
+        await asyncio.to_thread(self.storage.commit, token, StepEffects(revisions=[revised], corrections=[correction]))
+        await self._learn(owner, languages, [correction], time_left)
+        after = await asyncio.to_thread(self.storage.list_units, sid, state.file_id)
+        written = next((u for u in after if u.start == start), revised)
+        record = await asyncio.to_thread(self.storage.get_session, sid)
+        return _revised(written_segment(written, source), warnings, record.version)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _load(self, owner: str, sid: str, fid: str) -> tuple[SessionSnapshot, FileState]:
+        snapshot = self.storage.load_step(session_id(sid), window=0)
+        if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
+            raise NotFoundError(f"No session {sid}.")
+        fid = file_id(fid)
+        state = next((f for f in snapshot.files if f.file_id == fid), None)
+        if state is None:
+            raise NotFoundError(f"No file {fid} in this session.")
+        return snapshot, state
+
+    def _read(self, sid: str, state: FileState) -> tuple[str, list[UnitWrite]]:
+        return self.sessions.source(sid, state), self.sessions.units(sid, state)
+
+    async def _warnings(self, owner: str, languages: str, source: str, text: str) -> list[QaWarningView]:
+        glossary = (await self.memory.recall(owner)).for_languages(languages).glossary
+        return [QaWarningView(code=w.code, message=w.message) for w in text_warnings(source, text, glossary)]
+
+    async def _learn(
+        self, owner: str, languages: str, corrections: Sequence[Correction], time_left: Callable[[], float] | None
+    ) -> None:
+        """After the commit: distil the correction, record the unit in the translation memory; never fails."""
+        await self.runtime.learner.after_commit(owner, corrections, languages=languages, time_left=time_left)
+        pairs: list[tuple[str, str, TmOrigin]] = [(c.source, c.final, "revised") for c in corrections if c.final]
+        try:
+            await self.tm.remember(owner, languages, pairs)
+        except Exception as exc:  # the revision is committed: recording it for reuse must not fail it
+            logger.warning("translation memory not updated", extra={"error": f"{type(exc).__name__}: {exc}"})
+
+
+def _revised(segment: Segment, warnings: list[QaWarningView], version: int) -> RevisedSegment:
+    return RevisedSegment(**segment.model_dump(), warnings=warnings, version=version)
+
+
+def workbench_of(services: Services) -> Workbench:
+    """The workbench over the app's services (construct once per process if it grows state)."""
+    return Workbench(services.storage, services.runtime, services.sessions, services.memory)

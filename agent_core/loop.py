@@ -59,6 +59,8 @@ class AgentLoopOptions:
     """Proposals from the translation memory for the next text, made instead of a model request."""
     references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
     """Similar sources from the translation memory, for a proposal's card."""
+    lessons: Callable[[Sequence[Correction]], Awaitable[Sequence[GlossaryEntry]]] | None = None
+    """Glossary entries the step's corrections teach at once (before its model request)."""
     settings: ModelSettings | None = None
     window: int = 8
     """How many of the latest messages the model sees at least."""
@@ -128,6 +130,11 @@ class AgentLoop:
             executed = await self._execute_pending(pending)
             if executed.actor == "user" or not self._time_for_model():
                 return executed
+            if executed.corrections and self.options.lessons:
+                # What the reviewer just taught checks the next proposals already.
+                learned = await self.options.lessons(executed.corrections)
+                terms = {g.source.casefold() for g in learned}
+                self._glossary = (*learned, *(g for g in self._glossary if g.source.casefold() not in terms))
             return await self._ask_model(executed)
         self.context.deliver_queued_input()
         if self.context.awaiting_user() or not self.context.messages:

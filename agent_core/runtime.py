@@ -24,13 +24,13 @@ from .copilot import CopilotRequest
 from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span, first_gap
-from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
+from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
 from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
-from .memory import Memory, render_memory
+from .memory import GlossaryEntry, Memory, render_memory
 from .ports import FileReader, MemoryStore, SessionStore, TranslationMemoryPort
 from .prompts import NextText, state_note, system_prompt
 from .tm import TmMatch, TmOrigin
@@ -231,9 +231,21 @@ class AgentRuntime:
         snapshot = loaded.snapshot
         memory = loaded.memory.for_languages(languages)
 
+        learned: list[GlossaryEntry] = []
+
+        async def lessons(corrections: Sequence[Correction]) -> Sequence[GlossaryEntry]:
+            # Only the deterministic rules run before the model request: a model distiller would be a
+            # second model request in the step; its lessons reach the next step.
+            if not isinstance(self.learner.distiller, RuleDistiller):
+                return []
+            found = (await self.learner.distiller.distill(corrections, languages=languages)).glossary
+            learned[:0] = found
+            return found
+
         async def state(files: Sequence[FileState]) -> str:
             shown = await self._next_texts(loaded.reader, files)
-            rendered = render_memory(memory, text="\n".join(t.text for t in shown.values()))
+            current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]))
+            rendered = render_memory(current, text="\n".join(t.text for t in shown.values()))
             first = next(iter(shown.values()), None)
             similar = (
                 await self.tm.similar(snapshot.token.owner, languages, _first_block(first.text))
@@ -266,6 +278,7 @@ class AgentRuntime:
             state=state,
             recall=recall,
             references=references,
+            lessons=lessons,
             settings=self._settings(snapshot.token.session_id),
             window=self.window,
             chunk=self.chunk,
@@ -353,6 +366,17 @@ def _unit_candidates(text: str, position: int) -> list[str]:
     ends = {m.start() for m in _UNIT_END.finditer(window)} | ({len(window)} if len(window) < MAX_UNIT_CHARS else set())
     candidates = {window[:e].rstrip() for e in ends if window[:e].strip()}
     return sorted(candidates, key=len)
+
+
+def _newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]:
+    """One entry per term (ignoring case), the first given winning."""
+    seen: set[str] = set()
+    kept: list[GlossaryEntry] = []
+    for entry in entries:
+        if entry.source.casefold() not in seen:
+            seen.add(entry.source.casefold())
+            kept.append(entry)
+    return tuple(kept)
 
 
 def _first_block(text: str) -> str:

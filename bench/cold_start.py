@@ -11,7 +11,7 @@ hits them alike) and reports the median and the minimum:
 - `import pydantic_ai` with the garbage collector paused, as `handlers.api` pauses it while it
   imports: the ratio to this line is the overhead of the project's own code alone;
 - the first request after import: `POST /api/sessions` then `POST /api/next` through
-  `handlers.api.handler`, with `STORAGE_BACKEND=memory` and `AGENT_MODEL=pseudo`;
+  `handlers.api.handler`, with `STORAGE_BACKEND=sqlite`, `SQLITE_PATH=:memory:` and `AGENT_MODEL=pseudo`;
 - the same first request after the SnapStart before-snapshot hook (`handlers.snapstart`), which is
   what a restored environment pays.
 
@@ -81,10 +81,11 @@ CASES = {
 
 
 def environment(no_pyc: bool) -> dict[str, str]:
-    """The Lambda-like settings, in-memory storage and the offline model."""
+    """The Lambda-like settings, in-memory storage (SQLite `:memory:`) and the offline model."""
     env = dict(os.environ)
     env.update(
-        STORAGE_BACKEND="memory",
+        STORAGE_BACKEND="sqlite",
+        SQLITE_PATH=":memory:",
         AGENT_MODEL="pseudo",
         POWERTOOLS_LOG_LEVEL="WARNING",
         AWS_DEFAULT_REGION=env.get("AWS_DEFAULT_REGION", "us-east-1"),

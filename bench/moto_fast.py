@@ -1,4 +1,4 @@
-"""A benchmark-only speed-up of moto's DynamoDB (never used by tests).
+"""A speed-up of moto's DynamoDB for benchmarks and for the one long end-to-end run that needs it.
 
 Two things in moto cost time proportional to everything stored so far, where DynamoDB itself does
 nothing of the kind:
@@ -11,12 +11,16 @@ nothing of the kind:
 
 Conditions, cancellation reasons, results and pagination are moto's own, so the benchmark measures
 the handler rather than the mock's table size. `bench/step_cost.py --exact-moto` runs without it.
+Tests use exact moto, except tests/test_end_to_end.py's long DynamoDB run, inside `patched()`
+(undone after it), where only the mock's own cost would grow with the table.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
 import moto.dynamodb.models as models
@@ -26,6 +30,17 @@ def install() -> None:
     """Patch moto's transactions and table queries for this process."""
     _install_transactions()
     _install_partition_query()
+
+
+@contextlib.contextmanager
+def patched() -> Iterator[None]:
+    """The same patches, undone on exit (for one test among exact-moto ones)."""
+    saved = (models.Table.query, models.DynamoDBBackend.transact_write_items)
+    install()
+    try:
+        yield
+    finally:
+        models.Table.query, models.DynamoDBBackend.transact_write_items = saved  # type: ignore[method-assign]
 
 
 def _install_partition_query() -> None:

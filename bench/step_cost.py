@@ -37,12 +37,13 @@ from pydantic_ai.models.wrapper import WrapperModel  # noqa: E402
 from pydantic_ai.settings import ModelSettings  # noqa: E402
 
 import handlers.api as api  # noqa: E402
+from agent_core.distill_model import distiller_for  # noqa: E402
 from agent_core.models import resolve_model  # noqa: E402
-from agent_core.runtime import AgentRuntime  # noqa: E402
-from handlers.services import LazyServices, Services  # noqa: E402
-from storage import SessionManager  # noqa: E402
+from handlers.deps import LazyServices  # noqa: E402
+from service.container import build_services  # noqa: E402
 from storage.dynamodb import DynamoDBSessionStorage  # noqa: E402
-from storage.memory import MemorySessionStorage  # noqa: E402
+from storage.interface import Storage  # noqa: E402
+from storage.sqlite import SQLiteStorage  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
 from tests.client import ScriptedClient, lambda_transport  # noqa: E402
 
@@ -106,13 +107,13 @@ def quarters(values: list[float]) -> tuple[float, float]:
     return statistics.median(values[:q]), statistics.median(values[-q:])
 
 
-def full_history_bytes(manager: SessionManager, owner: str, session_id: str, system: int) -> int:
+def full_history_bytes(storage: Storage, session_id: str, system: int) -> int:
     """What a loop that sends the whole history on every request would have sent, on the same messages."""
     messages: list[ModelMessage] = []
     cursor = None
     while True:
-        page = manager.messages(owner, session_id, cursor=cursor, limit=500)
-        messages += ModelMessagesTypeAdapter.validate_json("[" + ",".join(r.data for r in page.items) + "]")
+        page = storage.list_messages(session_id, cursor=cursor, limit=500)
+        messages += page.items
         cursor = page.next_cursor
         if cursor is None:
             break
@@ -133,12 +134,14 @@ def run(size: int, backend: str = "dynamodb") -> dict[str, Any]:
         create_sessions_table(client, "bench")
         counter = DynamoCounter()
         counter.attach(client)
-        storage = (
-            DynamoDBSessionStorage(client, table_name="bench") if backend == "dynamodb" else MemorySessionStorage()
+        storage: Storage = (
+            DynamoDBSessionStorage(client, table_name="bench") if backend == "dynamodb" else SQLiteStorage(":memory:")
         )
-        manager = SessionManager(storage)
-        model = MeasuredModel(resolve_model("pseudo"))
-        api.app.state.services = LazyServices(Services(manager=manager, runtime=AgentRuntime(manager, model=model)))
+        pseudo = resolve_model("pseudo")
+        model = MeasuredModel(pseudo)
+        # Production's wiring; the pseudo model's own distiller (the rules), not the measured wrapper.
+        services = build_services(storage=storage, model=model, distiller=distiller_for(pseudo))
+        api.app.state.services = LazyServices(services)
         call = lambda_transport(api.handler, sub="bench")
         _, created = call("POST", "/api/sessions", None)
         call("POST", f"/api/sessions/{created['id']}/files", {"name": "doc.md", "content": source})
@@ -164,7 +167,7 @@ def run(size: int, backend: str = "dynamodb") -> dict[str, Any]:
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
         _, view = call("GET", f"/api/sessions/{created['id']}/files/{_file_id(call, created['id'])}", None)
         assert view["progress"]["complete"], "the document did not complete"
-        full = full_history_bytes(manager, "bench", created["id"], model.system_bytes)
+        full = full_history_bytes(storage, created["id"], model.system_bytes)
     first_model, last_model = quarters([float(s) for s in model.sent])
     requests = [float(r) for r, _ in counter.per_step] or [0.0]
     dbytes = [float(b) for _, b in counter.per_step] or [0.0]
@@ -202,7 +205,7 @@ def main() -> None:
         "--backend",
         choices=["dynamodb", "memory"],
         default="dynamodb",
-        help="dynamodb: moto (the default); memory: the in-process backend (no DynamoDB figures)",
+        help="dynamodb: moto (the default); memory: SQLite in memory, in process (no DynamoDB figures)",
     )
     parser.add_argument("--exact-moto", action="store_true", help="do not patch moto's whole-table transaction copy")
     args = parser.parse_args()

@@ -76,8 +76,7 @@ class _Reader:
             text = await asyncio.to_thread(
                 self._storage.read_file, self._session_id, file_id, first, first + CHUNK_CHARS
             )
-            if len(text) == CHUNK_CHARS:  # a file's last chunk may be short; a full one never changes
-                self._cache.put(key, text)
+            self._cache.put(key, text)  # a file's text never changes once uploaded
         return text
 
 

@@ -26,6 +26,17 @@ def lambda_transport(handler: Callable[[dict[str, Any], Any], dict[str, Any]], *
     return call
 
 
+def asgi_transport(client: Any) -> Transport:
+    """Calls go straight into the ASGI app, in process (a `fastapi.testclient.TestClient`), as the local user."""
+
+    def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        response = client.request(method, path, json=body)
+        ctype = response.headers.get("content-type", "")
+        return response.status_code, response.json() if "json" in ctype and response.content else response.text
+
+    return call
+
+
 @dataclass
 class Reviewer:
     """Approves most units, edits every 4th, rejects every 5th once; answers batches partly."""
@@ -71,6 +82,8 @@ class ScriptedClient:
     session_id: str | None = None
     steps: int = 0
     statuses: list[int] = field(default_factory=list)
+    partial_rounds: int = 0
+    """Review rounds that left part of their batch pending."""
 
     def do_next(self, first: dict[str, Any]) -> dict[str, Any]:
         """The first round carries the input; later rounds only the sessionId; stop for the user."""
@@ -88,13 +101,21 @@ class ScriptedClient:
                 return agent
             body = {}
 
-    def translate(self, user_input: str, reviewer: Reviewer, *, max_rounds: int = 5_000) -> dict[str, Any]:
-        """Run the task to the end, reviewing every unit; a batch is answered one verdict at a time."""
+    def translate(
+        self, user_input: str, reviewer: Reviewer, *, partial_every: int = 1, max_rounds: int = 5_000
+    ) -> dict[str, Any]:
+        """Run the task to the end, reviewing every unit.
+
+        Every `partial_every`-th review round answers part of the batch (its first request only, the
+        rest stays pending for the next rounds); the other rounds answer the whole batch at once. The
+        default, 1, answers every batch one verdict at a time.
+        """
         agent = self.do_next({"userInput": user_input})
-        for _ in range(max_rounds):
+        for round_ in range(max_rounds):
             requests = agent["copilotRequests"]
             if not requests:
                 return agent
-            # Answer part of a batch first (the first request only), then the rest.
-            agent = self.do_next({"copilotResponses": [reviewer.verdict(requests[0])]})
+            answered = requests[:1] if round_ % partial_every == 0 else requests
+            self.partial_rounds += len(answered) < len(requests)
+            agent = self.do_next({"copilotResponses": [reviewer.verdict(r) for r in answered]})
         raise AssertionError("the translation did not finish")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,12 +14,13 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 import handlers.api as api_module
 from agent_core.errors import StepTimeoutError
-from agent_core.runtime import AgentRuntime, StepInput
+from agent_core.runtime import StepInput
 from handlers.api import create_app
-from handlers.services import Services
-from storage import SessionManager
-from storage.memory import MemorySessionStorage
+from service.container import Services
+from service.schemas import FileUpload
+from storage.sqlite import SQLiteStorage
 from tests.events import FakeLambdaContext, http_event
+from tests.helpers import services_for
 
 replies: list[Any] = []
 
@@ -33,13 +33,17 @@ def scripted(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 @pytest.fixture
-def api() -> Iterator[tuple[TestClient, MemorySessionStorage]]:
+def api() -> Iterator[tuple[TestClient, SQLiteStorage]]:
     replies.clear()
-    storage = MemorySessionStorage()
-    manager = SessionManager(storage)
-    runtime = AgentRuntime(manager, model=FunctionModel(scripted))
-    with TestClient(create_app(Services(manager=manager, runtime=runtime))) as client:
+    storage = SQLiteStorage(":memory:")
+    with TestClient(create_app(services_for(storage, model=FunctionModel(scripted)))) as client:
         yield client, storage
+
+
+def services_of(client: TestClient) -> Services:
+    """The services the client's app runs on."""
+    services: Services = client.app.state.services.get()  # type: ignore[attr-defined]
+    return services
 
 
 def session_with_file(client: TestClient) -> tuple[str, str]:
@@ -81,8 +85,9 @@ def test_404_unknown_session_file_and_route(api: Any) -> None:
 
 def test_404_for_another_callers_session(api: Any) -> None:
     client, storage = api
-    sid, _ = session_with_file(client)
-    storage._sessions[sid].record = replace(storage.get_session(sid), owner="someone-else")
+    sessions = services_of(client).sessions
+    sid = sessions.create("someone-else").session_id
+    sessions.add_file("someone-else", sid, FileUpload(name="a.md", content="Hello."))
     for response in (
         client.get(f"/api/sessions/{sid}"),
         client.delete(f"/api/sessions/{sid}"),
@@ -93,7 +98,7 @@ def test_404_for_another_callers_session(api: Any) -> None:
     assert storage.get_session(sid).owner == "someone-else"
 
 
-def test_409_unknown_call_and_input_while_reviewing(api: Any) -> None:
+def test_409_unknown_call_and_input_while_reviewing_is_queued(api: Any) -> None:
     client, storage = api
     sid, fid = session_with_file(client)
     replies.append(
@@ -113,8 +118,14 @@ def test_409_unknown_call_and_input_while_reviewing(api: Any) -> None:
     version = storage.get_session(sid).version
     verdict = {"tool": {"name": "Translate", "callId": "nope"}, "status": "approve"}
     assert_error(client.post("/api/next", json={"sessionId": sid, "copilotResponses": [verdict]}), 409, "callId")
-    assert_error(client.post("/api/next", json={"sessionId": sid, "userInput": "more"}), 409, "review")
     assert storage.get_session(sid).version == version
+    # Input while reviews are pending is not refused: it is queued for the model's next request (API.md).
+    queued = client.post("/api/next", json={"sessionId": sid, "userInput": "more"})
+    assert queued.status_code == 200, queued.text
+    agent = queued.json()["agentResponse"]
+    assert queued.json()["queued"] is True and agent["actor"] == "user"
+    assert [r["tool"]["callId"] for r in agent["copilotRequests"]] == ["c1"], "the pending review is unchanged"
+    assert client.get(f"/api/sessions/{sid}").json()["queuedInputs"] == ["more"]
 
 
 def test_413_body_too_large(api: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +134,7 @@ def test_413_body_too_large(api: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     assert_error(client.post("/api/next", json={"sessionId": sid, "userInput": "x" * 300_000}), 413, "larger")
     monkeypatch.setenv("MAX_UPLOAD_BYTES", "1000")
     assert_error(client.post(f"/api/sessions/{sid}/files", json={"name": "a", "content": "y" * 2000}), 413)
-    assert storage.list_files(sid) == [] and storage.get_session(sid).message_count == 0
+    assert storage.load_step(sid, window=0).files == [] and storage.get_session(sid).message_count == 0
 
 
 @pytest.mark.parametrize(
@@ -144,7 +155,7 @@ def test_413_body_too_large(api: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_422_invalid_requests(api: Any, body: Any, words: str) -> None:
     client, storage = api
     assert_error(client.post("/api/next", json=body), 422, words)
-    assert storage._sessions == {}, "nothing was created"
+    assert storage.list_sessions("local", cursor=None, limit=10).items == [], "nothing was created"
 
 
 def test_422_bad_file_and_cursor(api: Any) -> None:
@@ -184,7 +195,6 @@ def test_504_model_slower_than_the_time_left(api: Any) -> None:
     """A model still answering when only the commit's time is left is abandoned: 504, nothing stored."""
     client, storage = api
     sid, _ = session_with_file(client)
-    services = client.app.state.services.get()
     stalled = asyncio.Event()
 
     async def slow(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -192,7 +202,7 @@ def test_504_model_slower_than_the_time_left(api: Any) -> None:
         await asyncio.sleep(30)
         return ModelResponse(parts=[TextPart("too late")])
 
-    runtime = AgentRuntime(services.manager, model=FunctionModel(slow), min_model_seconds=0.0)
+    runtime = services_for(storage, model=FunctionModel(slow), min_model_seconds=0.0).runtime
     with pytest.raises(StepTimeoutError, match="did not answer within"):
         asyncio.run(runtime.step("local", sid, StepInput(user_input="go", time_left=lambda: 3.5)))
     assert stalled.is_set(), "the model was called, then abandoned (it would have answered after 30 s)"

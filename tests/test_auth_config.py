@@ -17,13 +17,10 @@ from fastapi.testclient import TestClient
 from mangum import Mangum
 
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
 from handlers.api import create_app
-from handlers.services import Services
 from handlers.web import SignInConfigError, sign_in_config
-from storage import SessionManager
-from storage.memory import MemorySessionStorage
 from tests.events import FakeLambdaContext, http_event
+from tests.helpers import services_for
 
 OIDC_ENV = {
     "OIDC_CLIENT_ID": "1example23456789abcdefghij",
@@ -54,8 +51,7 @@ def set_env(monkeypatch: pytest.MonkeyPatch, values: dict[str, str]) -> None:
 
 
 def app() -> FastAPI:
-    manager = SessionManager(MemorySessionStorage())
-    return create_app(Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo"))))
+    return create_app(services_for(model=resolve_model("pseudo")))
 
 
 def get_auth_json() -> tuple[Any, dict[str, str]]:

@@ -10,13 +10,14 @@ import boto3
 import pytest
 
 import handlers.api as api
+from agent_core.document import FileState, initial_coverage
+from agent_core.effects import StepEffects, StepToken
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
-from handlers.services import LazyServices, Services
-from storage import SessionManager
+from handlers.deps import LazyServices
+from service.sessions import MAX_FILES
 from storage.dynamodb import DynamoDBSessionStorage
-from storage.records import FileRecord, SessionRecord, StepWrite
 from tests.events import EVENTS, FakeLambdaContext, load_event
+from tests.helpers import services_for
 
 SESSION = "s_0123456789abcdef0123456789abcdef"
 FILE = "f_0123456789abcdef0123456789abcdef"
@@ -38,22 +39,15 @@ def seeded(moto_table: str) -> Iterator[DynamoDBSessionStorage]:
     """Alice's session with one file, under the fixed ids the events use."""
     storage = DynamoDBSessionStorage(boto3.client("dynamodb"), table_name=moto_table)
     stamp = "2026-11-30T12:00:00.000+00:00"
-    storage.commit(
-        StepWrite(
-            expected_version=0,
-            session=SessionRecord(
-                session_id=SESSION, owner="user-alice", created_at=stamp, updated_at=stamp, version=1
-            ),
-        )
-    )
+    token = StepToken(session_id=SESSION, owner="user-alice", version=0, created_at=stamp, message_count=0)
+    storage.commit(token, StepEffects())
     content = "# Guide\n\nHello world.\n"
-    storage.add_file(
-        SESSION, FileRecord(file_id=FILE, name="guide.md", chars=len(content), covered=(), created_at=stamp), content
+    file = FileState(
+        file_id=FILE, name="guide.md", chars=len(content), covered=initial_coverage(content), created_at=stamp
     )
-    manager = SessionManager(storage)
-    services = Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
+    storage.add_file(SESSION, file, content, max_files=MAX_FILES)
     previous = api.app.state.services
-    api.app.state.services = LazyServices(services)
+    api.app.state.services = LazyServices(services_for(storage, model=resolve_model("pseudo")))
     yield storage
     api.app.state.services = previous
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,19 +10,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
 from handlers.api import create_app
-from handlers.services import Services
-from storage import SessionManager
-from storage.memory import MemorySessionStorage
+from storage.sqlite import SQLiteStorage
+from tests.helpers import services_for
 
 
 @pytest.fixture
-def api() -> Iterator[tuple[TestClient, MemorySessionStorage]]:
-    storage = MemorySessionStorage()
-    manager = SessionManager(storage)
-    services = Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
-    with TestClient(create_app(services)) as client:
+def api() -> Iterator[tuple[TestClient, SQLiteStorage]]:
+    storage = SQLiteStorage(":memory:")
+    with TestClient(create_app(services_for(storage, model=resolve_model("pseudo")))) as client:
         yield client, storage
 
 
@@ -69,10 +66,10 @@ def test_a_step_that_commits_nothing_is_remembered_too(api: Any) -> None:
 
 def test_keys_are_scoped_to_the_caller(api: Any) -> None:
     client, storage = api
-    manager = SessionManager(storage)
     post(client, {"userInput": "hello"}, "shared")
-    assert manager.recall("local", "shared") is not None
-    assert manager.recall("someone-else", "shared") is None
+    now = int(time.time())
+    assert storage.get_answer("local", "shared", now=now) is not None
+    assert storage.get_answer("someone-else", "shared", now=now) is None
 
 
 def test_a_key_longer_than_255_characters_is_422(api: Any) -> None:

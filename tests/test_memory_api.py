@@ -10,14 +10,17 @@ import pytest
 import handlers.api as api
 from agent_core.distill_model import distiller_for
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
-from handlers.services import LazyServices, Services
-from storage import SessionManager
+from handlers.deps import LazyServices
+from service.container import Services
+from storage.interface import Storage
 from tests.client import ScriptedClient, Transport, lambda_transport
 from tests.conftest import make_backend
+from tests.helpers import services_for
 
 ALICE, BOB = "user-alice", "user-bob"
-DOC = "Install the tool, then run the exporter.\n\nThe tool writes 3 files to {dir}.\n"
+FILLER = "".join(f"Step {n} needs no setup.\n\n" for n in range(1, 21))
+DOC = f"Install the tool, then run the exporter.\n\n{FILLER}The tool writes 3 files to {{dir}}.\n"
+"""The term twice, with a screen of units between: the second comes in a later batch than the first."""
 
 
 @pytest.fixture(params=["memory", "dynamodb"])
@@ -25,11 +28,11 @@ def services(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Servi
     """The module-level Lambda app on a fresh backend, with the pseudo model and its distiller."""
     if request.param == "dynamodb":
         request.getfixturevalue("moto_table")
-    manager = SessionManager(make_backend(request.param, tmp_path))  # type: ignore[arg-type]
+    storage = make_backend(request.param, tmp_path)
+    assert isinstance(storage, Storage)
     model = resolve_model("pseudo")
-    runtime = AgentRuntime(manager, model=model, memory=manager.memory, distiller=distiller_for(model))
     previous = api.app.state.services
-    api.app.state.services = LazyServices(Services(manager=manager, runtime=runtime))
+    api.app.state.services = LazyServices(services_for(storage, model=model, distiller=distiller_for(model)))
     yield api.app.state.services.get()
     api.app.state.services = previous
 
@@ -50,8 +53,9 @@ def test_an_edit_teaches_the_glossary_and_the_next_proposal_is_checked_against_i
     assert first["src_string"] == "Install the tool, then run the exporter." and first["warnings"] == []
     edited = first["translate_string"].replace("ţóóĺ", "outil")
     verdict = {"tool": first["tool"], "status": "refined", "translated_string": edited}
-    rest = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"][1:]]
-    agent = client.do_next({"copilotResponses": [verdict, *rest]})
+    rest = agent["copilotRequests"][1:]
+    approvals = [{"tool": r["tool"], "status": "approve"} for r in rest]
+    agent = client.do_next({"copilotResponses": [verdict, *approvals]})
 
     status, memory = alice("GET", "/api/memory", None)
     assert status == 200
@@ -67,17 +71,20 @@ def test_an_edit_teaches_the_glossary_and_the_next_proposal_is_checked_against_i
     assert [(c["status"], c["final"]) for c in memory["corrections"]] == [("refined", edited)]
     assert bob("GET", "/api/memory", None) == (200, {"glossary": [], "styleNotes": [], "corrections": []})
 
-    # The next unit has the term again; the pseudo proposal keeps "ţóóĺ": the card warns.
+    # A later unit has the term again; the pseudo proposal keeps "ţóóĺ": the card warns.
+    assert all("tool" not in r["src_string"] for r in rest), "the term's second unit is in a later batch"
     later = next(r for r in agent["copilotRequests"] if "tool" in r["src_string"])
-    assert "Glossary: «tool» should be translated as «outil»." in later["warnings"]
-    assert "{dir}" in later["translate_string"] and not any("placeholder" in w for w in later["warnings"])
+    warnings = [w["message"] for w in later["warnings"]]
+    assert "Glossary: «tool» should be translated as «outil»." in warnings
+    assert "{dir}" in later["translate_string"] and not any("placeholder" in w for w in warnings)
     # The same warnings come back with the session view (a reload).
     status, view = alice("GET", f"/api/sessions/{client.session_id}", None)
     assert [r["warnings"] for r in view["pendingCopilotRequests"]] == [r["warnings"] for r in agent["copilotRequests"]]
 
     # A new session of another owner gets no warning for the same text.
     other = start(bob).do_next({"userInput": "Translate doc.md into French."})
-    assert all(not any("Glossary" in w for w in r["warnings"]) for r in other["copilotRequests"])
+    assert other["copilotRequests"][0]["src_string"] == first["src_string"]
+    assert all(not any("Glossary" in w["message"] for w in r["warnings"]) for r in other["copilotRequests"])
 
 
 def test_a_rejection_with_a_rule_becomes_a_style_note(services: Services) -> None:

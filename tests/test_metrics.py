@@ -6,14 +6,16 @@ import json
 from typing import Any
 
 import pytest
+from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 import handlers.api as api
+from agent_core.effects import SessionSnapshot, StepEffects
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
-from handlers.services import LazyServices, Services
-from storage import SessionManager
-from storage.memory import MemorySessionStorage
+from handlers.deps import LazyServices
+from handlers.metrics import metrics
+from storage.sqlite import SQLiteStorage
 from tests.events import FakeLambdaContext, http_event
+from tests.helpers import services_for
 
 
 def emf(output: str) -> list[dict[str, Any]]:
@@ -21,25 +23,46 @@ def emf(output: str) -> list[dict[str, Any]]:
     return [line for line in lines if "CloudWatchMetrics" in line["_aws"]]
 
 
+class _Racing(SQLiteStorage):
+    """A store where, once armed, another writer commits to the session between a step's load and its commit."""
+
+    armed = False
+
+    def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
+        snapshot = super().load_step(session_id, window=window)
+        if self.armed:
+            self.armed = False
+            other = ModelRequest(parts=[UserPromptPart("from another tab")])
+            self.commit(snapshot.token, StepEffects(messages=[other], user_inputs=["from another tab"]))
+        return snapshot
+
+
 def test_steps_tokens_and_conflicts_are_published(capsys: pytest.CaptureFixture[str]) -> None:
-    manager = SessionManager(MemorySessionStorage())
+    metrics.clear_metrics()  # what ASGI-only tests recorded before (only the Lambda handler flushes)
+    storage = _Racing(":memory:")
     previous = api.app.state.services
-    api.app.state.services = LazyServices(
-        Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
-    )
+    api.app.state.services = LazyServices(services_for(storage, model=resolve_model("pseudo")))
     try:
         result = api.handler(http_event("POST", "/api/next", {"userInput": "hello"}), FakeLambdaContext())
         sid = json.loads(result["body"])["sessionId"]
         published = emf(capsys.readouterr().out)
         assert published and published[-1]["Steps"] == [1.0] and "InputTokens" in published[-1]
         assert published[-1]["_aws"]["CloudWatchMetrics"][0]["Namespace"] == "TranslationAgent"
+        # A verdict on no pending review is refused (409) but is not a concurrency conflict.
         verdict = {"tool": {"name": "Translate", "callId": "nope"}, "status": "approve"}
-        api.handler(
+        refused = api.handler(
             http_event("POST", "/api/next", {"sessionId": sid, "copilotResponses": [verdict]}), FakeLambdaContext()
         )
-        assert emf(capsys.readouterr().out)[-1]["Conflicts"] == [1.0]
+        assert refused["statusCode"] == 409
+        assert all("Conflicts" not in line for line in emf(capsys.readouterr().out))
         view = json.loads(api.handler(http_event("GET", f"/api/sessions/{sid}"), FakeLambdaContext())["body"])
         assert view["telemetry"]["steps"] == 1 and view["telemetry"]["modelRequests"] == 1
         assert view["telemetry"]["inputTokens"] > 0
+        # Another writer commits between this step's load and its commit: a real conflict, counted.
+        storage.armed = True
+        again = http_event("POST", "/api/next", {"sessionId": sid, "userInput": "again"})
+        raced = api.handler(again, FakeLambdaContext())
+        assert raced["statusCode"] == 409, raced["body"]
+        assert emf(capsys.readouterr().out)[-1]["Conflicts"] == [1.0]
     finally:
         api.app.state.services = previous

@@ -23,12 +23,13 @@ import pytest
 
 import handlers.api as api
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
-from handlers.services import LazyServices, Services
-from storage import SessionManager
-from storage.interface import SessionStorageInterface
+from handlers.deps import LazyServices
+from storage.interface import Storage
 from tests.aws import create_sessions_table
 from tests.events import FakeLambdaContext, http_event
+from tests.helpers import services_for
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = (ROOT / "tests" / "data" / "guide.md").read_text(encoding="utf-8")
@@ -60,10 +61,10 @@ def moto_server() -> Iterator[str]:
 
 
 @pytest.fixture(params=["dynamodb", "sqlite"])
-def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[SessionStorageInterface, dict[str, str]]]:
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Storage, dict[str, str]]]:
     """The shared store, in this process, and the environment that points a worker at it."""
     env = {"AGENT_MODEL": "pseudo", "STORAGE_BACKEND": request.param}
-    storage: SessionStorageInterface
+    storage: Storage
     if request.param == "dynamodb":
         from storage.dynamodb import DynamoDBSessionStorage
 
@@ -73,16 +74,13 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Se
         storage = DynamoDBSessionStorage(client, table_name=TABLE)
         env |= {"SESSIONS_TABLE": TABLE, "AWS_ENDPOINT_URL_DYNAMODB": url}
     else:
-        from storage.sqlite import SQLiteSessionStorage
+        from storage.sqlite import SQLiteStorage
 
         path = str(tmp_path / "shared.sqlite3")
-        storage = SQLiteSessionStorage(path)
+        storage = SQLiteStorage(path)
         env |= {"SQLITE_PATH": path}
-    manager = SessionManager(storage)
     previous = api.app.state.services
-    api.app.state.services = LazyServices(
-        Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
-    )
+    api.app.state.services = LazyServices(services_for(storage, model=resolve_model("pseudo")))
     yield storage, env
     api.app.state.services = previous
 
@@ -123,7 +121,7 @@ def run_workers(session_id: str, env: dict[str, str]) -> list[dict[str, Any]]:
     return reports
 
 
-def test_workers_racing_on_one_session_keep_it_valid(backend: tuple[SessionStorageInterface, dict[str, str]]) -> None:
+def test_workers_racing_on_one_session_keep_it_valid(backend: tuple[Storage, dict[str, str]]) -> None:
     storage, env = backend
     status, created = call("POST", "/api/sessions")
     assert status == 201
@@ -170,11 +168,35 @@ def finish(sid: str) -> None:
     raise AssertionError("the translation did not finish")
 
 
-def assert_valid(storage: SessionStorageInterface, sid: str, fid: str, *, finished: bool) -> None:
+def stored_message_indexes(storage: Storage, sid: str, count: int) -> list[int]:
+    """The history indexes the backend holds for the session, read from its own tables or items."""
+    from storage.sqlite import SQLiteStorage
+
+    if isinstance(storage, SQLiteStorage):
+        sql = 'SELECT "index" FROM messages WHERE session_id = ? ORDER BY "index"'
+        return [row["index"] for row in storage._conn.execute(sql, (sid,))]
+    from storage.dynamodb import DynamoDBSessionStorage
+    from storage.dynamodb_items import BUCKET, bucket_pk
+
+    assert isinstance(storage, DynamoDBSessionStorage)
+    indexes: list[int] = []
+    for bucket in range(count // BUCKET + 2):  # one bucket past the count: a message written too far shows
+        pages = storage.client.get_paginator("query").paginate(
+            TableName=storage.table,
+            KeyConditionExpression="pk = :p AND begins_with(sk, :m)",
+            ExpressionAttributeValues={":p": {"S": bucket_pk(sid, bucket * BUCKET)}, ":m": {"S": "M#"}},
+            ConsistentRead=True,
+        )
+        indexes += [int(item["sk"]["S"][2:]) for page in pages for item in page["Items"]]
+    return indexes
+
+
+def assert_valid(storage: Storage, sid: str, fid: str, *, finished: bool) -> None:
     record = storage.get_session(sid)
     messages = storage.list_messages(sid, cursor=None, limit=100_000)
-    assert messages.next_cursor is None
-    assert [m.index for m in messages.items] == list(range(record.message_count)), "message indexes not contiguous"
+    assert messages.next_cursor is None and len(messages.items) == record.message_count
+    indexes = stored_message_indexes(storage, sid, record.message_count)
+    assert indexes == list(range(record.message_count)), "message indexes not contiguous"
 
     calls: list[str] = []
     returns: list[str] = []
@@ -211,7 +233,10 @@ def assert_valid(storage: SessionStorageInterface, sid: str, fid: str, *, finish
     assert starts == sorted(set(starts)), "a unit was written twice"
     assert all(a["end"] <= b["start"] for a, b in pairwise(units)), "units overlap"
     assert len({u["callId"] for u in units}) == len(units), "one call wrote two units"
-    assert {u["callId"] for u in units} <= set(returns), "a unit without its tool return"
+    reviewed = [u for u in units if u["status"] != "verbatim"]
+    assert {u["callId"] for u in reviewed} <= set(returns), "a unit without its tool return"
+    # Text kept verbatim (code blocks) is written at upload, as it is, without a tool call.
+    assert all(u["text"] == SOURCE[u["start"] : u["end"]] for u in units if u["status"] == "verbatim")
 
     status, file = call("GET", f"/api/sessions/{sid}/files/{fid}")
     assert status == 200

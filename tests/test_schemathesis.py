@@ -15,17 +15,14 @@ schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, settings  # noqa: E402
 
 from agent_core.models import resolve_model  # noqa: E402
-from agent_core.runtime import AgentRuntime  # noqa: E402
 from handlers.api import create_app  # noqa: E402
-from handlers.services import Services  # noqa: E402
-from storage import SessionManager  # noqa: E402
-from storage.memory import MemorySessionStorage  # noqa: E402
+from tests.helpers import services_for  # noqa: E402
 
-_manager = SessionManager(MemorySessionStorage())
-app = create_app(Services(manager=_manager, runtime=AgentRuntime(_manager, model=resolve_model("pseudo"))))
+app = create_app(services_for(model=resolve_model("pseudo")))
 schema = schemathesis.openapi.from_asgi("/api/openapi.json", app)
 
 
+@pytest.mark.slow
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_server_error(case: Any) -> None:

@@ -24,15 +24,15 @@ from starlette.routing import Route
 import handlers.api as api
 from agent_core.ids import is_id, new_id
 from agent_core.models import resolve_model
-from agent_core.runtime import AgentRuntime
+from handlers.deps import LazyServices
 from handlers.logging import logger
-from handlers.services import LazyServices, Services
-from storage import SessionManager
+from service.container import Services
 from storage.dynamodb import DynamoDBSessionStorage
-from storage.interface import SessionStorageInterface
-from storage.memory import MemorySessionStorage
+from storage.interface import Storage
+from storage.sqlite import SQLiteStorage
 from tests.client import Reviewer, ScriptedClient, lambda_transport
 from tests.events import FakeLambdaContext, http_event
+from tests.helpers import services_for
 
 ALICE, MALLORY = "user-alice", "user-mallory"
 FAKE_OPENAI_KEY = "sk-test-FAKE-0123456789abcdefFAKEFAKE"
@@ -46,10 +46,9 @@ DOCUMENT = (
 )
 
 
-def use(storage: SessionStorageInterface) -> Services:
+def use(storage: Storage) -> Services:
     """Wire the module-level Lambda app to this storage and the pseudo model."""
-    manager = SessionManager(storage)
-    services = Services(manager=manager, runtime=AgentRuntime(manager, model=resolve_model("pseudo")))
+    services = services_for(storage, model=resolve_model("pseudo"))
     api.app.state.services = LazyServices(services)
     return services
 
@@ -93,10 +92,9 @@ def alice_session_with_a_unit() -> tuple[str, str]:
     transport = lambda_transport(api.handler, sub=ALICE)
     agent = ScriptedClient(transport, session_id=sid).do_next({"userInput": "Translate notes.md into French."})
     assert agent["copilotRequests"], agent
-    first = agent["copilotRequests"][0]
-    ScriptedClient(transport, session_id=sid).do_next(
-        {"copilotResponses": [{"tool": first["tool"], "status": "approve"}]}
-    )
+    # A batch's units are written when its last verdict arrives (API.md): approve the whole first batch.
+    verdicts = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
+    ScriptedClient(transport, session_id=sid).do_next({"copilotResponses": verdicts})
     return sid, fid
 
 
@@ -241,13 +239,13 @@ def test_default_limits_are_256_kb_and_5_5_mb(dynamo: DynamoDBSessionStorage) ->
 # -- nothing internal in answers or logs ------------------------------------------------------------
 
 
-class _Broken(MemorySessionStorage):
+class _Broken(SQLiteStorage):
     """A backend that fails like a bug would, with internals and a secret in the exception."""
 
     def boom(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"secret {FAKE_OPENAI_KEY} at /work/x.py line 3")
 
-    get_session = list_sessions = boom
+    get_session = list_sessions = load_step = boom
 
 
 @pytest.fixture
@@ -283,7 +281,7 @@ def test_an_unexpected_failure_answers_500_without_internals(
     captured_logs: io.StringIO, capfd: pytest.CaptureFixture[str]
 ) -> None:
     previous = api.app.state.services
-    use(_Broken())
+    use(_Broken(":memory:"))
     try:
         auth = {"authorization": f"Bearer {FAKE_BEARER}"}
         for method, path, body in [

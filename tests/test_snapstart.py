@@ -12,10 +12,10 @@ import boto3
 import pytest
 
 import handlers.api as api
-import handlers.services
+import service.container
 from agent_core.models import resolve_model
 from handlers import snapstart
-from handlers.services import LazyServices
+from handlers.deps import LazyServices
 
 FAKE_OPENAI_KEY = "sk-test-FAKE-0123456789abcdefFAKEFAKE"
 
@@ -29,7 +29,7 @@ def test_the_before_snapshot_hook_creates_no_client_and_reads_no_key(monkeypatch
     monkeypatch.setenv("STORAGE_BACKEND", "dynamodb")
     monkeypatch.setattr(boto3, "client", forbidden)
     monkeypatch.setattr(boto3, "Session", forbidden)
-    monkeypatch.setattr(handlers.services, "services_from_env", forbidden)
+    monkeypatch.setattr(service.container, "build_services", forbidden)
     # Not monkeypatch.setattr: Starlette's State keeps attributes in `_state`, which pytest's undo
     # does not see, so it would delete `services` instead of restoring it.
     previous = api.app.state.services

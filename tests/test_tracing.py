@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import handlers.tracing as tracing
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +58,7 @@ def test_off_by_default_and_outside_lambda(monkeypatch: Any) -> None:
     tracing.annotate(session_id="s_x")  # a no-op when off
 
 
+@pytest.mark.slow
 def test_the_default_import_loads_no_xray_sdk() -> None:
     code = "import sys, handlers.api; print('aws_xray_sdk' in sys.modules)"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "STORAGE_BACKEND": "memory"}
@@ -64,6 +67,7 @@ def test_the_default_import_loads_no_xray_sdk() -> None:
     assert out.stdout.strip() == "False"
 
 
+@pytest.mark.slow
 def test_traced_invocations_reach_the_daemon_with_annotations_and_dynamodb_calls() -> None:
     daemon = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     daemon.bind(("127.0.0.1", 0))

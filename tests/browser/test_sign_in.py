@@ -30,12 +30,12 @@ except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
 from tests.browser.fake_oidc import CLIENT_ID, SCOPES, FakeProvider, claims, make_jwt, running_provider
-from tests.browser.service import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 DOCUMENT = "# Notes\n\nShort text.\n\nThe end.\n"
 
-pytestmark = REQUIRES_BROWSER
+pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
 
 
 # -- the service ------------------------------------------------------------------------------------

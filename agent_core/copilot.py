@@ -56,6 +56,8 @@ class CopilotRequest(_Strict):
     """The source text of the unit, exactly as it stands in the file."""
     translate_string: str
     """The model's proposed translation."""
+    current_string: str | None = None
+    """For a revision (`tool.name` "Revise"): the unit's written text the proposal would replace."""
     start: int = 0
     """Where the unit begins in the source file (characters)."""
     end: int = 0

@@ -59,6 +59,8 @@ class AgentLoopOptions:
     """Proposals from the translation memory for the next text, made instead of a model request."""
     references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
     """Similar sources from the translation memory, for a proposal's card."""
+    written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
+    """A file's written units (Revise)."""
     lessons: Callable[[Sequence[Correction]], Awaitable[Sequence[GlossaryEntry]]] | None = None
     """Glossary entries the step's corrections teach at once (before its model request)."""
     settings: ModelSettings | None = None
@@ -94,6 +96,8 @@ class StepResult:
     """How long the model request took."""
     reviewed: frozenset[str] = frozenset()
     """The calls whose result applied the human's verdict this step."""
+    revisions: Sequence[UnitWrite] = ()
+    """New texts of written units the human approved this step (Revise)."""
 
 
 @dataclass(slots=True)
@@ -102,6 +106,7 @@ class _Executed:
     returns: list[ToolReturnPart] = field(default_factory=list)
     requests: list[CopilotRequest] = field(default_factory=list)
     units: list[UnitWrite] = field(default_factory=list)
+    revisions: list[UnitWrite] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
     reviewed: set[str] = field(default_factory=set)
 
@@ -174,6 +179,7 @@ class AgentLoop:
             result,
             messages=[*executed.messages, *result.messages],
             units=executed.units,
+            revisions=executed.revisions,
             corrections=executed.corrections,
             reviewed=executed.reviewed,
         )
@@ -199,12 +205,17 @@ class AgentLoop:
         request = _returns_request(executed.returns, self.context)
         self.context.add_messages([request])
         result = self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
+        result = replace(result, revisions=executed.revisions)
         return replace(result, reviewed=reviewed)
 
     async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
         """Run each call in order; units of one response follow each other (shared batch)."""
         batch = BatchState(
-            files=self._files, reader=self._reader, glossary=self._glossary, references=self.options.references
+            files=self._files,
+            reader=self._reader,
+            glossary=self._glossary,
+            references=self.options.references,
+            written=self.options.written,
         )
         executed = _Executed(batch=batch)
         for index, call in enumerate(calls):
@@ -216,6 +227,7 @@ class AgentLoop:
                 ToolReturnPart(call.tool_name, outcome.content, tool_call_id=call.tool_call_id, outcome=outcome.outcome)
             )
             executed.units.extend(outcome.units)
+            executed.revisions.extend(outcome.revisions)
             executed.corrections.extend(outcome.corrections)
             if outcome.reviewed:
                 executed.reviewed.add(call.tool_call_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer
+from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
 from .memory import Lessons, Memory
 from .tm import TmEntry, TmMatch, TmOrigin
 
@@ -40,6 +40,10 @@ class SessionStore(Protocol):
 
     def reader(self, session_id: str) -> FileReader:
         """A reader of the session's files for one step."""
+        ...
+
+    async def units(self, session_id: str, file_id: str) -> Sequence[UnitWrite]:
+        """A file's written units, in source order."""
         ...
 
 

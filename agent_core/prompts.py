@@ -35,6 +35,9 @@ Rules:
   learn from the reviewer's edits and apply them to later units. `reject` means it was not
   written: translate that unit again, following the reason (a reason that begins with
   "Not reviewed:" comes from the tool's own checks, not from the reviewer).
+- To change units already written (the user asks for it, even after the document is complete),
+  use `Revise` with the unit's `start` (Read with `written: true` lists the written units); the
+  reviewer reviews every revision.
 - When every file is complete, answer with a short summary in the user's language and stop
   calling tools. If the user asks something else, answer briefly."""
 
@@ -76,7 +79,7 @@ def state_note(
     blocks: list[str] = []
     for f in files:
         if f.complete:
-            lines.append(f"- {f.name} ({f.file_id}): complete.")
+            lines.append(f"- {f.name} ({f.file_id}): complete. (Revise changes a written unit.)")
             continue
         lines.append(f"- {f.name} ({f.file_id}): {f.translated_chars} of {f.chars} characters translated.")
         shown = next_texts.get(f.file_id)

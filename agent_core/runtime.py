@@ -24,7 +24,7 @@ from .copilot import CopilotRequest
 from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span, first_gap
-from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, Verdict
+from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite, Verdict
 from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
 from .ids import new_id
 from .languages import task_languages
@@ -36,6 +36,7 @@ from .prompts import NextText, state_note, system_prompt
 from .tm import TmMatch, TmOrigin
 from .tools.base import MAX_UNIT_CHARS, MEMORY_CALL_PREFIX, Tool
 from .tools.read import ReadTool
+from .tools.revise import ReviseTool
 from .tools.translate import TranslateTool
 
 BATCH_CHARS = 3_000
@@ -45,8 +46,8 @@ OTHER_FILE_CHARS = 300
 
 
 def default_tools() -> dict[str, Tool]:
-    """The translator's tools: Read and Translate."""
-    return {"Read": ReadTool(), "Translate": TranslateTool()}
+    """The translator's tools: Read, Translate and Revise."""
+    return {"Read": ReadTool(), "Translate": TranslateTool(), "Revise": ReviseTool()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -150,7 +151,7 @@ class AgentRuntime:
             return self._queued(snapshot, request.user_input, result, languages)
         remembered = [
             (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
-            for u in result.units
+            for u in [*result.units, *result.revisions]
         ]
         return PreparedStep(
             outcome=StepOutcome(
@@ -165,7 +166,7 @@ class AgentRuntime:
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
         """User input while reviews are pending: kept for the next model request, the reviews unchanged."""
-        shown = replace(result, actor="user", messages=[], units=(), corrections=(), called_model=False)
+        shown = replace(result, actor="user", messages=[], units=(), revisions=(), corrections=(), called_model=False)
         return PreparedStep(
             outcome=StepOutcome(session_id=snapshot.token.session_id, result=shown, files=snapshot.files),
             token=snapshot.token,
@@ -270,6 +271,13 @@ class AgentRuntime:
                 found[source] = await self.tm.similar(owner, languages, source)
             return found[source]
 
+        units: dict[str, Sequence[UnitWrite]] = {}  # read once per step
+
+        async def written(file_id: str) -> Sequence[UnitWrite]:
+            if file_id not in units:
+                units[file_id] = await self.store.units(snapshot.token.session_id, file_id)
+            return units[file_id]
+
         options = AgentLoopOptions(
             model=self.model,
             tools=self.tools,
@@ -279,6 +287,7 @@ class AgentRuntime:
             recall=recall,
             references=references,
             lessons=lessons,
+            written=written,
             settings=self._settings(snapshot.token.session_id),
             window=self.window,
             chunk=self.chunk,
@@ -453,6 +462,7 @@ def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, ve
         messages=context.new_messages,
         verdicts=verdicts,
         units=result.units,
+        revisions=result.revisions,
         corrections=result.corrections,
         coverage={fid: coverage[fid] for fid in touched},
         user_inputs=inputs if list(inputs) != list(snapshot.user_inputs) else None,

@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
 from agent_core.ports import FileReader
 from storage.interface import CHUNK_CHARS, SessionStorageInterface
 
@@ -102,3 +102,7 @@ class StorageSessionStore:
     def reader(self, session_id: str) -> FileReader:
         """A reader of the session's files."""
         return _Reader(self.storage, self.cache, session_id)
+
+    async def units(self, session_id: str, file_id: str) -> list[UnitWrite]:
+        """A file's written units."""
+        return await asyncio.to_thread(self.storage.list_units, session_id, file_id)

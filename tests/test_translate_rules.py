@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolReturnPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart
 
 from agent_core.copilot import Approve, Refined, Reject, ToolRef
 from agent_core.errors import InvalidRequestError, ReviewMismatchError
@@ -156,7 +156,12 @@ async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
     asked = len(h.script.seen)
     memory = await step(h, copilot_responses=[Reject(tool=ref("e"), status="reject", reason="one block per unit")])
     [proposal] = memory.copilot_requests
-    assert (proposal.start, proposal.origin, proposal.match, proposal.translate_string) == (27, "memory", 100, "# Le titre")
+    assert (proposal.start, proposal.origin, proposal.match, proposal.translate_string) == (
+        27,
+        "memory",
+        100,
+        "# Le titre",
+    )
     assert len(h.script.seen) == asked and not memory.called_model
     h.script.replies.append(calls(translate(fid, "Second paragraph.", "Second.", call_id="g")))
     await step(h, copilot_responses=[Approve(tool=proposal.tool, status="approve")])
@@ -215,7 +220,7 @@ async def test_the_model_is_told_the_files_and_rules() -> None:
     system = first.parts[0].content
     assert f"{fid}: 'guide.md', {len(DOC)} characters" in system
     assert "at most 300 characters" in system and "Read" in system
-    assert [t.name for t in h.script.infos[0].function_tools] == ["Read", "Translate"]
+    assert [t.name for t in h.script.infos[0].function_tools] == ["Read", "Translate", "Revise"]
 
 
 async def test_continue_while_waiting_for_the_user_calls_no_model() -> None:
@@ -224,3 +229,45 @@ async def test_continue_while_waiting_for_the_user_calls_no_model() -> None:
     await step(h, user_input="hi")
     result = await step(h)
     assert result.actor == "user" and not result.messages and len(h.script.seen) == 1
+
+
+def revise(file_id: str, start: int, text: str, *, call_id: str) -> ToolCallPart:
+    return ToolCallPart("Revise", {"file_id": file_id, "start": start, "translate_string": text}, tool_call_id=call_id)
+
+
+async def test_revisions_by_the_agent_after_the_document_is_complete_are_reviewed() -> None:
+    h = harness()
+    fid = h.add_file("# Title\n\nHello you.\n")
+    await propose(
+        h, translate(fid, "# Title", "# Titre", call_id="a"), translate(fid, "Hello you.", "Salut toi.", call_id="b")
+    )
+    await step(
+        h, copilot_responses=[Approve(tool=ref("a"), status="approve"), Approve(tool=ref("b"), status="approve")]
+    )
+    assert h.translation() == "# Titre\n\nSalut toi.\n"
+    # "Use the formal register throughout": the model revises the written unit, the human reviews it.
+    h.script.replies.append(
+        calls(
+            revise(fid, 9, "Bonjour à vous.", call_id="r1"),
+            revise(fid, 3, "nowhere", call_id="r2"),  # no unit begins there: refused to the model
+            revise(fid, 9, "Again.", call_id="r3"),  # the same unit twice in one response: refused
+        )
+    )
+    asked = await step(h, user_input="Use the formal register throughout.")
+    [request] = asked.copilot_requests
+    assert (request.tool.name, request.start, request.current_string) == ("Revise", 9, "Salut toi.")
+    assert request.src_string == "Hello you." and request.translate_string == "Bonjour à vous."
+    assert h.translation() == "# Titre\n\nSalut toi.\n", "nothing changes unreviewed"
+    await step(
+        h,
+        copilot_responses=[
+            Refined(tool=ToolRef(name="Revise", call_id="r1"), status="refined", translated_string="Bonjour, vous.")
+        ],
+    )
+    assert h.translation() == "# Titre\n\nBonjour, vous.\n"
+    [unit] = [u for u in h.storage.list_units(h.session_id, fid) if u.start == 9]
+    assert (unit.status, unit.origin, unit.text) == ("revised", "human", "Bonjour, vous.")
+    returns = tool_returns(h)
+    assert "No written unit" in returns["r2"].content["reason"] and "already revised" in returns["r3"].content["reason"]
+    [kept] = h.storage.recent_corrections(h.owner, limit=1)
+    assert (kept.status, kept.final) == ("revised", "Bonjour, vous.")

@@ -38,6 +38,10 @@ class BatchState:
     """The owner's glossary entries for the session's language pair (quality checks)."""
     references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
     """Similar sources in the owner's translation memory, for a proposal's card."""
+    written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
+    """A file's written units, in source order (Revise, and Read's list of them)."""
+    revised: set[tuple[str, int]] = field(default_factory=set)
+    """Units revised earlier in this response (each once)."""
 
     def covered(self, file_id: str) -> Spans:
         """The coverage the next unit of `file_id` must follow."""
@@ -64,6 +68,8 @@ class ToolResult:
     """JSON-able content of the tool return."""
     outcome: Literal["success", "failed"] = "success"
     units: Sequence[UnitWrite] = ()
+    revisions: Sequence[UnitWrite] = ()
+    """New texts of units already written (Revise)."""
     corrections: Sequence[Correction] = ()
     reviewed: bool = False
     """True when the result applies the human's verdict (the call was one the human had to review)."""

@@ -9,7 +9,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import Verdict
 from ..document import add_span, first_gap
-from .base import ToolCall, ToolOutcome, ToolResult, file_list
+from .base import ToolCall, ToolOutcome, ToolResult, file_list, snippet
 
 DEFAULT_WINDOW = 3_000
 MAX_WINDOW = 8_000
@@ -22,7 +22,11 @@ Returns the file's name and size, how many characters are translated, whether it
 characters from there. `text` stops early where already translated text begins (for example after
 a rejected unit that lies before approved ones); `more` tells whether untranslated text follows.
 Your next Translate unit must begin exactly with the first characters of `text`.
-Read again after your units have been reviewed: the window moves on with the translation."""
+With `written: true` it lists the units already written instead, from character `from_char` on
+(their `start`, and excerpts of source and text): what `Revise` needs to change one."""
+
+WRITTEN_LISTED = 40
+"""How many written units one Read lists."""
 
 
 class ReadArgs(BaseModel):
@@ -31,6 +35,8 @@ class ReadArgs(BaseModel):
     model_config = ConfigDict(extra="ignore")
     file_id: str = Field(description="The id of the file to read (see the session's files).")
     max_chars: int = Field(default=DEFAULT_WINDOW, ge=200, le=MAX_WINDOW, description="How much text to return.")
+    written: bool = Field(default=False, description="List the written units instead of the untranslated text.")
+    from_char: int = Field(default=0, ge=0, description="With written: list the units from this character on.")
 
 
 class ReadTool:
@@ -59,6 +65,8 @@ class ReadTool:
             "translated_chars": state.translated_chars,
             "complete": state.complete,
         }
+        if args.written:
+            return ToolResult(content={**result, **await _written(call, state.file_id, args.from_char)})
         gap = state.next_gap()
         if gap is None:
             result.update(start=state.chars, text="", more=False)
@@ -75,3 +83,15 @@ class ReadTool:
 
 def _errors(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+
+
+async def _written(call: ToolCall, file_id: str, from_char: int) -> dict[str, Any]:
+    """The written units from `from_char` on, with short excerpts (bounded: WRITTEN_LISTED units)."""
+    batch = call.batch
+    units = [u for u in (await batch.written(file_id) if batch.written else []) if u.start >= from_char]
+    listed = []
+    for u in units[:WRITTEN_LISTED]:
+        source = await batch.reader.read_text(file_id, u.start, min(u.end, u.start + 60))
+        listed.append({"start": u.start, "end": u.end, "source": snippet(source, 60), "text": snippet(u.text, 60)})
+    more = len(units) > WRITTEN_LISTED
+    return {"units": listed, "next_from_char": units[WRITTEN_LISTED].start if more else None}

@@ -1,0 +1,150 @@
+"""Revise: the agent proposes a new text for a unit already written; a person reviews it.
+
+After a document is complete (or any time), "use the formal register throughout" or "change the
+heading" becomes Revise calls: each names a written unit by its position and proposes its new text.
+The human approves, edits or rejects each, as with Translate; nothing changes unreviewed. Checked
+at once (answered to the model with `status: "reject"`, never shown to the human): the file exists,
+a written unit begins at `start`, the unit is not revised twice in one response, the text is new.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_ai.tools import ToolDefinition
+
+from ..copilot import Approve, CopilotRequest, QaFinding, Refined, Reject, ToolRef, Verdict
+from ..effects import Correction, UnitWrite
+from ..qa import proposal_checks
+from .base import ToolCall, ToolOutcome, ToolResult, file_list, snippet
+
+DESCRIPTION = """\
+Propose a new translation for a unit that is already written (to apply an instruction such as
+"use the formal register throughout" or "change the heading"); a person reviews every revision.
+
+- `start` is where the written unit begins in the file (Read with `written: true` lists the written
+  units with their positions and texts).
+- `translate_string` is the whole new text of that unit, keeping its Markdown, code, URLs and
+  placeholders.
+- The result is the reviewed text: `approve` or `refined` means the unit now reads
+  `translated_string`; `reject` means it was left as it was."""
+
+
+class ReviseArgs(BaseModel):
+    """Arguments of Revise."""
+
+    model_config = ConfigDict(extra="ignore")
+    file_id: str = Field(description="The id of the file.")
+    start: int = Field(ge=0, description="Where the written unit begins in the file (characters).")
+    translate_string: str = Field(description="The unit's new translation.")
+
+
+def _reject(reason: str) -> ToolResult:
+    return ToolResult(content={"status": "reject", "reason": f"Not reviewed: {reason}"})
+
+
+class ReviseTool:
+    """Checks a proposed revision, asks the human, and writes what the human approved."""
+
+    @property
+    def definition(self) -> ToolDefinition:
+        """Revise's definition for the model."""
+        return ToolDefinition(
+            name="Revise", description=DESCRIPTION, parameters_json_schema=ReviseArgs.model_json_schema()
+        )
+
+    async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
+        """Validate the revision; answer a copilot request, or the result once reviewed."""
+        try:
+            args = ReviseArgs.model_validate(call.args)
+        except ValidationError as exc:
+            fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
+            return _reject(f"Invalid arguments ({fields}): give file_id, start and translate_string.")
+        batch = call.batch
+        state = batch.files.get(args.file_id)
+        if state is None:
+            return _reject(f"Unknown file id {args.file_id!r}. {file_list(batch.files)}")
+        units = await batch.written(state.file_id) if batch.written else []
+        unit = next((u for u in units if u.start == args.start), None)
+        if unit is None:
+            near = ", ".join(str(u.start) for u in units if abs(u.start - args.start) < 2_000)[:200]
+            return _reject(
+                f"No written unit of {state.name} begins at character {args.start}."
+                + (f" Written units begin at: {near}." if near else " Read with written=true lists them.")
+            )
+        if (state.file_id, unit.start) in batch.revised:
+            return _reject(f"The unit at {unit.start} is already revised in this response; propose it once.")
+        if not args.translate_string.strip() or args.translate_string == unit.text:
+            return _reject("translate_string is empty or the same as the written text: propose a new text.")
+        batch.revised.add((state.file_id, unit.start))
+        source = await batch.reader.read_text(state.file_id, unit.start, unit.end)
+        request = CopilotRequest(
+            tool=ToolRef(name=call.name, call_id=call.call_id),
+            file_id=state.file_id,
+            src_string=source,
+            translate_string=args.translate_string,
+            current_string=unit.text,
+            start=unit.start,
+            end=unit.end,
+        )
+        if response is None:
+            checks = proposal_checks(source, args.translate_string, glossary=batch.glossary)
+            return request.model_copy(
+                update={"warnings": tuple(QaFinding(code=w.code, message=w.message) for w in checks)}
+            )
+        return _result(request, unit, response)
+
+
+def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> ToolResult:
+    """The reviewed revision: the model's answer, the new text, the correction to remember."""
+
+    def revised(text: str, origin: str) -> UnitWrite:
+        return UnitWrite(
+            file_id=unit.file_id,
+            start=unit.start,
+            end=unit.end,
+            cover_end=unit.cover_end,
+            text=text,
+            call_id=request.tool.call_id,
+            status="revised",
+            origin="human" if origin == "human" else "model",
+        )
+
+    match response:
+        case Approve():
+            final = response.translated_string or request.translate_string
+            return ToolResult(content={"status": "approve"}, revisions=[revised(final, "model")], reviewed=True)
+        case Refined():
+            final = response.translated_string
+            correction = Correction(
+                file_id=unit.file_id,
+                status="revised",
+                source=request.src_string,
+                proposal=request.translate_string,
+                final=final,
+                reason=response.reason,
+            )
+            return ToolResult(
+                content={"status": "refined", "translated_string": final, "reason": response.reason},
+                revisions=[revised(final, "human")],
+                corrections=[correction],
+                reviewed=True,
+            )
+        case Reject():
+            reason = response.reason or "The reviewer kept the written text."
+            correction = Correction(
+                file_id=unit.file_id,
+                status="reject",
+                source=request.src_string,
+                proposal=request.translate_string,
+                final=None,
+                reason=response.reason,
+            )
+            return ToolResult(
+                content={"status": "reject", "reason": reason, "kept": snippet(unit.text, 200)},
+                corrections=[correction],
+                reviewed=True,
+            )
+        case _:
+            assert_never(response)

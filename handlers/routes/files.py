@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Header, Query, Response
 
-from service.exports import Download, Exports, text_type
 from service.schemas import (
     FileDetail,
     FileUpload,
@@ -20,10 +19,11 @@ from service.schemas import (
     UnitList,
     UploadedFile,
 )
-from service.segments import SegmentQuery, parse_statuses
-from service.workbench import workbench_of
 
 from ..deps import OwnerDep, ServicesDep, TimeLeftDep
+
+if TYPE_CHECKING:  # the workbench and the formats are imported on first use (cold start)
+    from service.exports import Download
 
 router = APIRouter()
 
@@ -63,6 +63,9 @@ async def download_translation(
     fill: Annotated[Literal["source"] | None, Query(description="`source`: untranslated spans as the source")] = None,
 ) -> Response:
     """The assembled translation as a download; `X-Translation-Complete` says whether anything is missing."""
+    from service.exports import Exports
+    from service.workbench import workbench_of
+
     found = await Exports(workbench_of(services)).translation(owner, session_id, file_id, fill=fill == "source")
     return attachment(found)
 
@@ -81,6 +84,9 @@ async def export_file(
     srclang: Annotated[str | None, Query(max_length=40, description="the source language (default und)")] = None,
 ) -> Response:
     """The file as XLIFF 2.0 or 1.2, TMX, Markdown, or (an XLIFF source) the original with its targets filled."""
+    from service.exports import Exports
+    from service.workbench import workbench_of
+
     found = await Exports(workbench_of(services)).export(owner, session_id, file_id, format, srclang=srclang)
     return attachment(found)
 
@@ -98,6 +104,9 @@ async def list_segments(
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> SegmentPage:
     """The whole file in order: written units, pending proposals and untranslated spans; filtered and paged."""
+    from service.segments import SegmentQuery, parse_statuses
+    from service.workbench import workbench_of
+
     query = SegmentQuery(statuses=parse_statuses(status), q=q or "", cursor=cursor, limit=limit)
     found = await workbench_of(services).segments(owner, session_id, file_id, query)
     response.headers["ETag"] = f'"{found.version}"'
@@ -117,6 +126,8 @@ async def revise_segment(
     if_match: Annotated[str | None, Header(max_length=100)] = None,
 ) -> RevisedSegment:
     """The human revises the written unit that begins at `start`; the memory learns from it."""
+    from service.workbench import workbench_of
+
     found = await workbench_of(services).revise(
         owner, session_id, file_id, start, body, if_match=if_match, time_left=time_left
     )
@@ -127,6 +138,8 @@ async def revise_segment(
 @router.post("/api/sessions/{session_id}/files/{file_id}/qa")
 async def check_text(session_id: str, file_id: str, body: QaBody, owner: OwnerDep, services: ServicesDep) -> QaResult:
     """QA on a human's text for a unit of this file, before it is sent (the session's glossary included)."""
+    from service.workbench import workbench_of
+
     warnings = await workbench_of(services).qa(owner, session_id, file_id, body.source, body.translated_string)
     return QaResult(warnings=warnings)
 
@@ -156,6 +169,8 @@ def list_units(session_id: str, file_id: str, owner: OwnerDep, services: Service
 
 def media_type(name: str) -> str:
     """The download's media type, by the file's extension."""
+    from service.exports import text_type
+
     return text_type(name)
 
 

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
-from service.interchange import MemoryInterchange
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
@@ -103,7 +102,10 @@ def export_memory(
     srclang: Annotated[str | None, Query(max_length=40, description="the source language (default und)")] = None,
 ) -> Response:
     """The caller's translation memory (TMX) or glossary (CSV, TBX) as a download."""
+    from service.interchange import MemoryInterchange
+
     from .files import content_disposition
+
 
     found = MemoryInterchange(services.storage, services.memory).export(owner, format, srclang=srclang)
     return Response(
@@ -114,6 +116,8 @@ def export_memory(
 @router.post("/api/memory/import")
 def import_memory(body: MemoryImportBody, owner: OwnerDep, services: ServicesDep) -> ImportResult:
     """Import a TMX translation memory or a CSV/TBX glossary (bad input: 422, nothing changed)."""
+    from service.interchange import MemoryInterchange
+
     return MemoryInterchange(services.storage, services.memory).import_(owner, body)
 
 

@@ -8,9 +8,11 @@ for the model that is configured.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import re
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from functools import lru_cache
 
 from pydantic_ai import exceptions as ai_errors
@@ -18,6 +20,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestParameters, infer_model
 from pydantic_ai.settings import ModelSettings
 
+from .deltas import Delta, DeltaSink, DeltaTracker
 from .errors import AgentError, ModelRefusedError, ModelResponseError, ModelTimeoutError, ModelUnavailableError
 
 DEFAULT_MODEL = "pseudo"
@@ -82,6 +85,62 @@ async def call_model(
             return await model.request(prepared, request_settings(model, settings, timeout), params)
     except PROVIDER_FAILURES as exc:
         raise provider_error(exc, timeout) from exc
+
+
+async def stream_model(
+    model: Model,
+    messages: Sequence[ModelMessage],
+    settings: ModelSettings | None,
+    params: ModelRequestParameters,
+    *,
+    on_delta: DeltaSink,
+    timeout: float | None = None,
+) -> ModelResponse:
+    """`call_model`, streamed: the response's text and Translate proposals go to `on_delta` as they form.
+
+    The answer is the stream's complete response (nothing of the deltas). A model that cannot
+    stream (`request_stream` raises NotImplementedError, like the pseudo model's) is asked with
+    `request`, and nothing is sent to `on_delta`. Failures are mapped as `call_model` maps them.
+    """
+    if timeout is not None and timeout <= 0:
+        raise ModelTimeoutError("No time is left to call the model; send the same request again.", timeout=timeout)
+    prepared = model.prepare_messages(list(messages), params)
+    merged = request_settings(model, settings, timeout)
+    # A stream has no single read to time out: the whole of it must arrive in time.
+    deadline = asyncio.timeout(DEFAULT_TIMEOUT if timeout is None else timeout)
+    try:
+        async with deadline, model, AsyncExitStack() as stack:
+            try:
+                stream = await stack.enter_async_context(model.request_stream(prepared, merged, params))
+            except NotImplementedError:
+                return await model.request(prepared, merged, params)
+            tracker = DeltaTracker()
+            async for _ in stream:
+                if tracker.due():
+                    await _send(on_delta, tracker.changes(stream.get().parts))
+            response = stream.get()
+            await _send(on_delta, tracker.changes(response.parts))
+            return response
+    except _SinkFailed as failed:
+        raise failed.error from None
+    except PROVIDER_FAILURES as exc:
+        raise provider_error(exc, timeout) from exc
+
+
+class _SinkFailed(Exception):
+    """The delta sink raised: its error is not a provider failure and is not mapped as one."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+async def _send(on_delta: DeltaSink, deltas: Sequence[Delta]) -> None:
+    for delta in deltas:
+        try:
+            await on_delta(delta)
+        except Exception as exc:
+            raise _SinkFailed(exc) from exc
 
 
 def request_settings(model: Model, settings: ModelSettings | None, timeout: float | None) -> ModelSettings:

@@ -45,7 +45,22 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
+def error_answer(exc: Exception) -> tuple[int, str, dict[str, str]]:
+    """The status, message and headers the API answers `exc` with (logged and counted as the handlers do).
+
+    For an answer that is not a plain response: a streamed step's `event: error`.
+    """
+    if isinstance(exc, AgentError | UnauthenticatedError):
+        return _known_answer(exc)
+    return _unexpected_answer(exc)
+
+
 def _known(request: Request, exc: Exception) -> JSONResponse:
+    status, message, headers = _known_answer(exc)
+    return error(status, message, headers)
+
+
+def _known_answer(exc: Exception) -> tuple[int, str, dict[str, str]]:
     status = next(code for kind, code in _STATUS if isinstance(exc, kind))
     headers: dict[str, str] = {}
     retry_after = getattr(exc, "retry_after", None)
@@ -56,7 +71,7 @@ def _known(request: Request, exc: Exception) -> JSONResponse:
         extra.update(provider_status=exc.provider_status, provider_message=str(exc))
     logger.info("request failed", extra=extra)
     record_failure(exc)
-    return error(status, str(exc), headers)
+    return status, str(exc), headers
 
 
 def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -82,12 +97,17 @@ def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
 
 
 def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    status, message, headers = _unexpected_answer(exc)
+    return error(status, message, headers or None)
+
+
+def _unexpected_answer(exc: Exception) -> tuple[int, str, dict[str, str]]:
     if isinstance(exc, ModelConfigError):
         logger.error("model configuration", extra={"error": str(exc)})
-        return error(503, f"The model is not configured correctly: {exc}")
+        return 503, f"The model is not configured correctly: {exc}", {}
     # Starlette runs this handler outside the failing frame: pass the exception explicitly.
     logger.error("unexpected error", exc_info=exc)
-    return error(500, "Internal error; nothing was changed. Try again, or report it with the time of the request.")
+    return 500, "Internal error; nothing was changed. Try again, or report it with the time of the request.", {}
 
 
 def install(app: FastAPI) -> None:

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent_core.deltas import DeltaSink
 from agent_core.effects import Verdict
 from agent_core.errors import ConflictError, NotFoundError
 from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
@@ -47,20 +48,28 @@ class StepService:
         *,
         idempotency_key: str | None = None,
         time_left: Callable[[], float] | None = None,
+        on_delta: DeltaSink | None = None,
     ) -> StepAnswer:
-        """Exactly one step (or the first answer again, for a retried key)."""
+        """Exactly one step (or the first answer again, for a retried key); `on_delta` hears the model as it answers.
+
+        Cancelled (a streaming client went away) before the commit, the step commits nothing; once
+        the commit has begun it completes, so the session never holds half a step.
+        """
         key = IdempotencyKey(owner, idempotency_key, body) if idempotency_key is not None else None
         if key is not None and (kept := await replay(self.storage, key)) is not None:
             return StepAnswer(replayed=kept)
         request = StepInput(
-            user_input=body.userInput, copilot_responses=body.copilotResponses or (), time_left=time_left
+            user_input=body.userInput,
+            copilot_responses=body.copilotResponses or (),
+            time_left=time_left,
+            on_delta=on_delta,
         )
         sid = session_id(body.sessionId) if body.sessionId is not None else None
         prepared = await self.runtime.prepare(owner, sid, request)
         response = step_response(prepared.outcome).model_copy(update={"queued": prepared.queued})
         answer = key.answer(response.model_dump_json(by_alias=True)) if key is not None else None
         try:
-            await self.runtime.finish(prepared, answer=answer)
+            await asyncio.shield(self.runtime.finish(prepared, answer=answer))
         except ConflictError:
             # A concurrent retry of the same request may have committed first: answer as it did.
             if key is not None and (kept := await replay(self.storage, key)) is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
@@ -23,6 +24,7 @@ from .models import (
     Unit,
     Verdict,
 )
+from .stream import EVENT_STREAM, Delta, SseParser
 
 MAX_RETRIES = 5
 """How often one call is retried after a 409, 503, 504 or a lost answer before the error is shown."""
@@ -68,6 +70,7 @@ class Turn:
 
 StepHook = Callable[[Step], Awaitable[None] | None]
 RetryHook = Callable[[ApiError, float], Awaitable[None] | None]
+DeltaHook = Callable[[Delta], Awaitable[None] | None]
 
 
 def new_key() -> str:
@@ -190,10 +193,24 @@ class ApiClient:
             raise
         return ImportResult.model_validate(response.json())
 
-    async def step(self, body: dict[str, Any], key: str) -> Step:
-        """One `POST /api/next` with its Idempotency-Key."""
-        response = await self._request("POST", "/api/next", json=body, headers={"Idempotency-Key": key})
-        return Step.model_validate(response.json())
+    async def step(self, body: dict[str, Any], key: str, *, on_delta: DeltaHook | None = None) -> Step:
+        """One `POST /api/next` with its Idempotency-Key; with `on_delta`, streamed (the model's answer as it forms)."""
+        if on_delta is None:
+            response = await self._request("POST", "/api/next", json=body, headers={"Idempotency-Key": key})
+            return Step.model_validate(response.json())
+        headers = {"Idempotency-Key": key, "Accept": f"{EVENT_STREAM}, application/json;q=0.9"}
+        try:
+            async with self._http.stream("POST", "/api/next", json=body, headers=headers) as response:
+                if response.is_error:
+                    await response.aread()
+                    raise _error(response)
+                if EVENT_STREAM not in response.headers.get("content-type", ""):
+                    await response.aread()  # a server that cannot stream (behind API Gateway) answers plain JSON
+                    return Step.model_validate(response.json())
+                return await _streamed_step(response, on_delta)
+        except httpx.TransportError as exc:
+            name = exc.__class__.__name__
+            raise ApiError(f"The connection broke before the step's answer arrived ({name}); retrying.") from exc
 
     async def do_next(
         self,
@@ -201,13 +218,17 @@ class ApiClient:
         *,
         on_step: StepHook | None = None,
         on_retry: RetryHook | None = None,
+        on_delta: DeltaHook | None = None,
     ) -> Turn:
-        """Send `body`, then continue while the agent has the turn; stop at the human's turn."""
+        """Send `body`, then continue while the agent has the turn; stop at the human's turn.
+
+        With `on_delta`, each step is streamed and `on_delta` hears the model's answer as it forms.
+        """
         key = new_key()
         attempts = 0
         while True:
             try:
-                step = await self.step(body, key)
+                step = await self.step(body, key, on_delta=on_delta)
             except ApiError as exc:
                 attempts += 1
                 if not exc.retryable or attempts > MAX_RETRIES:
@@ -241,6 +262,27 @@ class ApiClient:
         if view.pendingCopilotRequests or view.actor != "agent":
             return Turn(view.id, view.actor, view.pendingCopilotRequests, view.files)
         return None
+
+
+async def _streamed_step(response: httpx.Response, on_delta: DeltaHook) -> Step:
+    """The `step` event of a streamed answer, each `delta` to `on_delta` on the way; `error` raised as ApiError."""
+    parser = SseParser()
+    async for text in response.aiter_text():
+        for event in parser.push(text):
+            if event.event == "delta":
+                await _call(on_delta, Delta.model_validate_json(event.data))
+            elif event.event == "step":
+                return Step.model_validate_json(event.data)
+            elif event.event == "error":
+                data = json.loads(event.data)
+                status = int(data.get("status") or 500)
+                detail = str(data.get("error") or "")
+                general = PLAIN.get(status, f"The server answered with an error (HTTP {status}).")
+                message = f"{general} {detail}" if detail and detail != general else general
+                # The stream's headers are gone by then: a 503/504 waits the server's usual 2 s.
+                raise ApiError(message, status=status, retry_after=2.0 if status in (503, 504) else None)
+    # Cut off before its last event: a lost answer, sent again with the same key (replayed if it ran).
+    raise ApiError("The step's answer was cut off before it ended; retrying.")
 
 
 def verdicts_body(session_id: str, verdicts: Sequence[Verdict]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Header, Input, Label, ProgressBar, RichLog, 
 
 from .api import ApiClient, ApiError, Turn, verdicts_body
 from .models import CopilotRequest, FileInfo, Step, ToolRef, Verdict
+from .stream import Delta, FormingAnswer
 from .styles import CSS
 from .widgets import Card, ConfirmScreen, EditScreen, RejectScreen
 
@@ -56,6 +57,8 @@ class ReviewApp(App[None]):
         self.complete = False
         self.error: ApiError | None = None
         self._retry: dict[str, Any] | None = None
+        self.forming = FormingAnswer()
+        """The model's answer as it streams in, until its step arrives."""
         self.sub_title = job.session_id
 
     def compose(self) -> ComposeResult:
@@ -66,6 +69,7 @@ class ReviewApp(App[None]):
             yield ProgressBar(id="progress", show_eta=False)
             yield Label("", id="chars")
         yield Static("", id="status")
+        yield Static("", id="forming")
         yield VerticalScroll(id="cards")
         yield RichLog(id="log", wrap=True, markup=False)
         yield Input(placeholder="Message to the agent (Enter sends)", id="message", disabled=True)
@@ -73,6 +77,9 @@ class ReviewApp(App[None]):
 
     async def on_mount(self) -> None:
         """Start the translation, or restore the session as the server has it."""
+        forming = self.query_one("#forming", Static)
+        forming.display = False
+        forming.styles.padding = (0, 1)
         if self.job.first_input is not None:
             self._run({"sessionId": self.job.session_id, "userInput": self.job.first_input})
         else:
@@ -86,11 +93,14 @@ class ReviewApp(App[None]):
     async def _drive(self, body: dict[str, Any]) -> None:
         self._set_busy(True, "Sending your verdicts…" if "copilotResponses" in body else "The agent is working…")
         try:
-            turn = await self.client.do_next(body, on_step=self._on_step, on_retry=self._on_retry)
+            turn = await self.client.do_next(
+                body, on_step=self._on_step, on_retry=self._on_retry, on_delta=self._on_delta
+            )
         except ApiError as exc:
             self._failed(exc, body)
             return
         finally:
+            self._clear_forming()
             self._set_busy(False)
         await self._show_turn(turn)
 
@@ -111,7 +121,30 @@ class ReviewApp(App[None]):
             return
         await self._show_turn(Turn(view.id, view.actor, view.pendingCopilotRequests, view.files))
 
+    def _on_delta(self, delta: Delta) -> None:
+        """The model's answer forming: its text and proposals, shown above the cards until the step arrives."""
+        if not self.forming.apply(delta):
+            return
+        lines = Text()
+        if self.forming.text:
+            lines.append(self.forming.text + "\n", style="italic")
+        for n, p in enumerate(self.forming.proposals.values(), 1):
+            lines.append(f"Unit {n} (forming) ", style="bold")
+            lines.append(p.src_string)
+            lines.append("  →  ", style="dim")
+            lines.append(p.translate_string + "▍\n")
+        forming = self.query_one("#forming", Static)
+        forming.update(lines)
+        forming.display = True
+
+    def _clear_forming(self) -> None:
+        self.forming = FormingAnswer()
+        forming = self.query_one("#forming", Static)
+        forming.update("")
+        forming.display = False
+
     def _on_step(self, step: Step) -> None:
+        self._clear_forming()
         for message in step.agentResponse.messages:
             for text in message.texts():
                 self._log_text(text)

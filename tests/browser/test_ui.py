@@ -25,12 +25,12 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
-from tests.browser.service import REQUIRES_BROWSER, ROOT, WAIT_MS, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, WAIT_MS, chromium_page, free_port, get_json, running_service
 
 GUIDE = ROOT / "tests" / "data" / "guide.md"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 
-pytestmark = REQUIRES_BROWSER
+pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
 
 EDITED = "Ce guide explique comment installer l’outil et le lancer pour la première fois. Comptez cinq minutes."
 REASON = "Too literal: rephrase it naturally."
@@ -511,3 +511,51 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
     page.screenshot(path=str(SHOTS / "workbench.png"))
 
     urllib.request.urlopen(urllib.request.Request(f"{server}api/memory/{entry['id']}", method="DELETE"), timeout=10)
+
+
+FORMING = """() => [...document.querySelectorAll('#forming .card-forming')].map(c => ({
+  callId: c.dataset.callId,
+  src: c.querySelector('.card-source').textContent,
+  proposal: c.querySelector('.card-proposal').textContent,
+}))"""
+
+
+@pytest.fixture(scope="module")
+def slow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real service with a model that streams its proposals over a few seconds."""
+    env = {"AGENT_MODEL": "python:tests.browser.slow_model:slow_model", "SLOW_MODEL_SECONDS": "3"}
+    with running_service(tmp_path_factory.mktemp("slow"), free_port(), env) as base:
+        yield base
+
+
+def test_proposals_show_while_the_model_streams_them(slow_server: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with chromium_page() as page:
+        page.goto(slow_server)
+        page.wait_for_selector("body[data-phase=home]")
+        page.set_input_files("#doc-file", str(GUIDE))
+        page.wait_for_function("() => document.querySelector('#doc-name').value === 'guide.md'")
+        page.fill("#target-lang", "French")
+        page.focus("#instructions")
+        page.keyboard.press("Control+Enter")
+
+        # A proposal's text is on screen while the step is still under way (no review card yet).
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#forming .card-forming .card-proposal')]"
+            ".some(p => p.textContent.length > 0)"
+        )
+        assert page.evaluate("() => document.body.classList.contains('busy')"), "the step has not answered yet"
+        assert page.locator("#cards .card").count() == 0
+        page.screenshot(path=str(SHOTS / "streaming.png"))
+        # The forming text only grows; it is the model's, not yet reviewed.
+        page.wait_for_function(f"() => ({FORMING})().length >= 2")
+        forming: list[dict[str, str]] = page.evaluate(FORMING)
+
+        # The step's answer replaces the forming area with the committed proposals as review cards.
+        page.wait_for_selector("body[data-phase=review] #cards .card")
+        assert page.locator("#forming").count() == 0
+        cards = {c["callId"]: c for c in _cards(page)}
+        for shown in forming:
+            final = cards[shown["callId"]]
+            assert final["src"].startswith(shown["src"]) and final["proposal"].startswith(shown["proposal"])
+        page.screenshot(path=str(SHOTS / "streamed-review.png"))

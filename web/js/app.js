@@ -7,6 +7,7 @@ import { signInRequired, startAuth } from "./auth.js";
 import { approveAll, clearBatch, focusCard, showBatch, updateReviewHead } from "./cards.js";
 import { queuedText, StepClient } from "./client.js";
 import { $, autosize, h, store } from "./dom.js";
+import { clearForming, showDelta } from "./forming.js";
 import { onKeydown } from "./keys.js";
 import { languageFromTitle, refreshMemory, setupMemory } from "./memory.js";
 import { firstUserInput, nextActor } from "./messages.js";
@@ -307,6 +308,7 @@ async function run(go, body) {
     showError(e, retry ? () => runLoop(retry.body, retry.key) : null);
     if (!state.batch.length) $("continue").hidden = false;
   } finally {
+    clearForming();
     if (state.controller === controller) state.controller = null;
     setBusy(false);
     if (state.batch.length) updateReviewHead();
@@ -316,18 +318,22 @@ async function run(go, body) {
 
 /** @param {NextBody} body @param {string} [key] */
 function runLoop(body, key) {
-  return run((signal) => client.drive(body, { signal, key, onStep: applyStep, onStatus, onResync: adoptView }), body);
+  return run((signal) => client.drive(body, { signal, key, onStep: applyStep, onStatus, onResync: adoptView, onDelta: showDelta }), body);
 }
 
 function resume() {
   const stopped = state.stoppedCall;
   state.stoppedCall = null;
   const sid = /** @type {string} */ (state.sessionId);
-  return run((signal) => client.resume(sid, stopped, { signal, onStep: applyStep, onStatus, onResync: adoptView }), stopped?.body ?? { sessionId: sid });
+  return run(
+    (signal) => client.resume(sid, stopped, { signal, onStep: applyStep, onStatus, onResync: adoptView, onDelta: showDelta }),
+    stopped?.body ?? { sessionId: sid },
+  );
 }
 
 /** A committed step: its messages once, progress, and after verdicts the refreshed document. @param {StepResponse} res @param {NextBody} body */
 function applyStep(res, body) {
+  clearForming(); // the committed answer replaces what was shown while it formed
   if (res.sessionId && res.sessionId !== state.sessionId) {
     state.sessionId = res.sessionId;
     history.replaceState(null, "", `#${res.sessionId}`);

@@ -10,11 +10,12 @@ import { ApiError, newKey as freshKey } from "./http.js";
 /** @typedef {import("./types.js").SessionView} SessionView */
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
 /** @typedef {import("./types.js").QueuedInput} QueuedInput */
+/** @typedef {import("./sse.js").Delta} Delta */
 
 /**
  * What the client needs of the API (web/js/http.js createApi provides it).
  * @typedef {object} StepApi
- * @property {(body: NextBody, opts: {signal?: AbortSignal, key?: string}) => Promise<StepResponse>} next
+ * @property {(body: NextBody, opts: {signal?: AbortSignal, key?: string, onDelta?: (delta: Delta) => void}) => Promise<StepResponse>} next
  * @property {(id: string) => Promise<SessionView>} session
  */
 
@@ -32,6 +33,7 @@ import { ApiError, newKey as freshKey } from "./http.js";
  * What the UI hears while the loop runs.
  * @typedef {object} Hooks
  * @property {(res: StepResponse, body: NextBody) => void} [onStep] a committed step (apply its messages once)
+ * @property {(delta: Delta, body: NextBody) => void} [onDelta] the model's answer as it forms (a streamed step; nothing committed yet)
  * @property {(view: SessionView) => void} [onResync] the session as the server has it, after a conflict
  * @property {(status: {kind: "sending" | "working" | "waiting" | "replaying" | "resyncing", seconds?: number, message?: string, body: NextBody}) => void} [onStatus]
  */
@@ -97,7 +99,9 @@ export class StepClient {
       /** @type {StepResponse} */
       let res;
       try {
-        res = await this.api.next(current, { signal, key });
+        const sent = current;
+        const onDelta = opts.onDelta && ((/** @type {Delta} */ delta) => opts.onDelta?.(delta, sent));
+        res = await this.api.next(current, { signal, key, onDelta });
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         if (err.aborted) return { kind: "stopped", sessionId, retry: { body: current, key } };

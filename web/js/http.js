@@ -9,6 +9,9 @@
 /** @typedef {import("./types.js").Segment} Segment */
 /** @typedef {import("./types.js").SegmentQuery} SegmentQuery */
 /** @typedef {import("./types.js").ImportResult} ImportResult */
+/** @typedef {import("./sse.js").Delta} Delta */
+
+import { canStream, readEvents } from "./sse.js";
 
 /** An API or network failure, in words a person can act on. */
 export class ApiError extends Error {
@@ -40,6 +43,8 @@ export function newKey() {
   if (c.randomUUID && globalThis.isSecureContext !== false) return c.randomUUID();
   return Array.from(c.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
+
+const EVENT_STREAM = "text/event-stream";
 
 /** @type {Record<number, string>} */
 const PLAIN = {
@@ -147,11 +152,59 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     } catch {
       /* not JSON: keep the generic words */
     }
-    if (response.status === 401) onSignedOut();
-    const retryAfter = retryAfterSeconds(response.headers.get("Retry-After"));
-    const general = PLAIN[response.status] || `The server answered with an error (HTTP ${response.status}).`;
+    return failure(response.status, detail, retryAfterSeconds(response.headers.get("Retry-After")));
+  }
+
+  /** @param {number} status @param {string} detail @param {number | null} retryAfter */
+  function failure(status, detail, retryAfter) {
+    if (status === 401) onSignedOut();
+    const general = PLAIN[status] || `The server answered with an error (HTTP ${status}).`;
     const message = detail && detail !== general ? `${general} ${detail}` : general;
-    return new ApiError(message, { status: response.status, retryAfter });
+    return new ApiError(message, { status, retryAfter });
+  }
+
+  /**
+   * One step; with `onDelta` (and a browser that can read a body as it arrives) as Server-Sent
+   * Events: `onDelta` hears the model's answer forming, the `step` event is the answer. The server
+   * may answer plain JSON anyway (behind API Gateway), which is taken as it is.
+   * @param {NextBody} body
+   * @param {{signal?: AbortSignal, key?: string, onDelta?: (delta: Delta) => void}} [opts]
+   * @returns {Promise<StepResponse>}
+   */
+  async function next(body, { signal, key, onDelta } = {}) {
+    if (!onDelta || !canStream()) return request("POST", "next", { body, signal, key });
+    /** @type {Response} */
+    const response = await request("POST", "next", { body, signal, key, accept: `${EVENT_STREAM}, application/json;q=0.9`, raw: true });
+    const type = response.headers.get("Content-Type") || "";
+    if (!type.includes(EVENT_STREAM) || !response.body) return response.json();
+    /** @type {StepResponse | null} */
+    let step = null;
+    /** @type {ApiError | null} */
+    let failed = null;
+    try {
+      await readEvents(response.body, (event) => {
+        if (event.event === "delta") {
+          try {
+            onDelta(JSON.parse(event.data));
+          } catch (err) {
+            console.error("A streamed delta could not be shown", err); // the step goes on regardless
+          }
+        } else if (event.event === "step") step = JSON.parse(event.data);
+        else if (event.event === "error") {
+          const data = JSON.parse(event.data);
+          const status = Number(data.status) || 500;
+          // The stream's headers are long gone: a 503/504 waits the server's usual 2 s.
+          failed = failure(status, typeof data.error === "string" ? data.error : "", status === 503 || status === 504 ? 2 : null);
+        }
+      });
+    } catch (err) {
+      if (signal?.aborted || (err instanceof Error && err.name === "AbortError")) throw new ApiError("Stopped.", { aborted: true });
+      throw new ApiError("The connection broke before the step's answer arrived.");
+    }
+    if (failed) throw failed;
+    if (step) return step;
+    // Cut off before its last event: a lost answer (the same key replays it, or runs the step once).
+    throw new ApiError("The step's answer was cut off before it ended.");
   }
 
   const enc = encodeURIComponent;
@@ -182,8 +235,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
 
   return {
     url,
-    /** One step. @param {NextBody} body @param {{signal?: AbortSignal, key?: string}} [opts] @returns {Promise<StepResponse>} */
-    next: (body, { signal, key } = {}) => request("POST", "next", { body, signal, key }),
+    next,
     createSession: () => request("POST", "sessions", { body: {} }),
     /** @param {string | null} [cursor] */
     listSessions: (cursor) => request("GET", `sessions${query({ limit: 20, cursor })}`),

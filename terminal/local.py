@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from .api import ApiClient
+from .asgi import StreamingASGITransport
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -80,5 +81,5 @@ def connect(api_url: str | None, token: str | None, db_path: Path | None, log_pa
         http = httpx.AsyncClient(base_url=api_url.rstrip("/"), headers=headers, timeout=httpx.Timeout(60.0))
         return ApiClient(http)
     app = local_app(db_path or DEFAULT_DB, log_path)
-    transport = httpx.ASGITransport(app=app)
+    transport = StreamingASGITransport(app)
     return ApiClient(httpx.AsyncClient(transport=transport, base_url=LOCAL_URL, timeout=httpx.Timeout(300.0)))

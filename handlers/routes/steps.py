@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Header, Request, Response
 
-from agent_core.deltas import DeltaSink
 from service.schemas import NextRequest, StepResponse
-from service.steps import StepAnswer, StepService
 
 from ..deps import OwnerDep, ServicesDep, TimeLeftDep
 from ..logging import logger
 from ..metrics import record_step
 from ..streaming import EVENT_STREAM, step_stream, wants_stream
 from ..tracing import annotate
+
+if TYPE_CHECKING:  # the agent loop is imported with the services, on first use (cold start)
+    from agent_core.deltas import DeltaSink
+    from service.steps import StepAnswer, StepService
 
 router = APIRouter()
 

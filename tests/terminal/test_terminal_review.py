@@ -50,16 +50,19 @@ async def start(client: ApiClient, tmp_path: Path) -> Job:
 
 
 async def review_until_interrupted(client: ApiClient, job: Job) -> tuple[str, str]:
-    """Approve the heading, edit the first paragraph, reject the second, then quit; returns (edited, rejected)."""
+    """The first batch (the whole short document): approve the heading, edit the first paragraph,
+    reject the second, approve the list; the verdicts go out when all are decided; the model proposes
+    the rejected span again; the human quits before deciding. Returns (edited, rejected)."""
     app = ReviewApp(client, job)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert len(app.cards) == 1 and app.cards[0].request.src_string == "# Release notes"
+        sources = [card.request.src_string for card in app.cards]
+        assert sources[0] == "# Release notes" and sources[1].startswith("The new version") and len(sources) == 4
         await pilot.press("a")
         await settle(pilot)
+        assert app.current == 1, "a decision moves on to the next card"
 
-        paragraph = app.cards[0].request
-        assert paragraph.src_string.startswith("The new version")
+        paragraph = app.cards[1].request
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, EditScreen)
@@ -67,15 +70,17 @@ async def review_until_interrupted(client: ApiClient, job: Job) -> tuple[str, st
         await settle(pilot)
         edited = paragraph.translate_string + " OK"
 
-        rejected = app.cards[0].request
+        rejected = app.cards[2].request
         assert rejected.src_string == "Settings are kept when you update."
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, RejectScreen)
         await pilot.press("t", "o", "o", "space", "l", "o", "n", "g", "enter")
         await settle(pilot)
+        await pilot.press("a")  # the list: the batch is decided and sent
+        await settle(pilot)
         # The model proposes the rejected span again; the human quits before deciding.
-        assert app.cards[0].request.src_string == rejected.src_string
+        assert [c.request.src_string for c in app.cards] == [rejected.src_string]
         assert app.cards[0].request.tool.callId != rejected.tool.callId
         await pilot.press("q")
     return edited, rejected.translate_string
@@ -149,7 +154,7 @@ async def test_approve_all_asks_when_a_card_has_warnings(local_client: ApiClient
         await settle(pilot)
         await pilot.press("a")  # the heading
         await settle(pilot)
-        card = app.cards[0]
+        card = app.cards[1]
         assert card.request.src_string.startswith("The new version") and card.request.warnings
         assert "mouture" in str(card.query(".warning").first().render())
         await pilot.press("A")
@@ -162,6 +167,5 @@ async def test_approve_all_asks_when_a_card_has_warnings(local_client: ApiClient
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
-        assert app.cards and app.cards[0].request.src_string.startswith("Settings")
         units = await local_client.units(job.session_id, job.file_id or "")
-        assert [u.status for u in units] == ["approve", "approve"]
+        assert [u.status for u in units] == ["approve"] * 4, "the whole batch, the warned card included"

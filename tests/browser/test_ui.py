@@ -341,13 +341,16 @@ def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> 
     keys = page.keyboard
     page.goto(server)
     page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", "Install the tool, then run the exporter.\n\nThe tool writes 3 files.\n")
+    # Enough paragraphs between the two "tool"s that the second comes in a later batch.
+    filler = "".join(f"Paragraph {n} says nothing.\n\n" for n in range(1, 21))
+    page.fill("#doc-text", f"Install the tool, then run the exporter.\n\n{filler}The tool writes 3 files.\n")
     page.fill("#doc-name", "tool.md")
     page.fill("#target-lang", "French")
     page.click("#start")
     page.wait_for_selector("body[data-phase=review] #cards .card.current")
-    [card] = _cards(page)
+    card = _cards(page)[0]
     assert card["src"] == "Install the tool, then run the exporter."
+    assert not any("tool" in c["src"] for c in _cards(page)[1:]), "the second 'tool' is in a later batch"
     assert "ţóóĺ" in card["proposal"], "the pseudo model accents the source's words"
 
     # Typing in the memory panel's fields never triggers a shortcut.
@@ -363,6 +366,7 @@ def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> 
     page.wait_for_selector(".card.current .edit-text:focus")
     page.fill(".card.current .edit-text", card["proposal"].replace("ţóóĺ", "outil"))
     keys.press("Control+Enter")
+    keys.press("Shift+A")  # the rest of the batch: the verdicts go out together
 
     # The verdict's answer comes after the server learned: the panel lists the entry.
     learned = page.wait_for_selector("#memory-glossary .memory-item[data-origin=learned]")
@@ -394,7 +398,9 @@ def test_the_memory_panel_shows_what_an_edit_taught(server: str, page: Page) -> 
 
 WIDGET = (
     "# Widget guide 👋\n\nInstall the widget with `pip install widget` today.\n\nThe widget writes 3 files 📁.\n\n"
-    "Run `make` to build it.\n\nThe end.\n"
+    # A batch holds 20 units: these put the next paragraph, with its backticks, in a later batch.
+    + "".join(f"Note {n}.\n\n" for n in range(1, 21))
+    + "Run `make` to build it.\n\nThe end.\n"
 )
 
 

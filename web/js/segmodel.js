@@ -20,7 +20,7 @@ import { codePoints, unitIndexer } from "./text.js";
  * @property {(id: string, fileId: string, start: number, body: {translated_string: string, reason?: string}) => Promise<Segment>} revise
  */
 
-export const STATUSES = ["untranslated", "pending", "approved", "refined", "revised"];
+export const STATUSES = ["untranslated", "pending", "approved", "refined", "revised", "verbatim"];
 
 /** @type {Record<string, string>} */
 export const STATUS_LABEL = {
@@ -29,6 +29,7 @@ export const STATUS_LABEL = {
   approved: "Approved",
   refined: "Edited",
   revised: "Revised",
+  verbatim: "As is",
 };
 
 /** Written statuses: a segment with one of these can be revised. @param {string} status */

@@ -87,7 +87,7 @@ class _Unit(Protocol):
 def assemble(content: str, units: Sequence[_Unit]) -> str:
     """Units in source order; the source's leading whitespace and each unit's trailing whitespace copied."""
     lead = len(content) - len(content.lstrip())
-    out = [content[:lead]] if units and units[0].start == lead else []
+    out = [content[:lead]]  # the leading whitespace is the document's, translated or not
     for unit in units:
         out.append(unit.text)
         out.append(content[unit.end : unit.cover_end])

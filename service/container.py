@@ -64,6 +64,7 @@ def build_services(
         memory=memory,
         tm=tm,
         memory_proposals=_memory_on(translation_memory),
+        batch_chars=_batch_chars(),
         settings=settings,
         distiller=distiller or distiller_for(model),
         min_model_seconds=min_model_seconds,
@@ -82,3 +83,15 @@ def _memory_on(setting: bool | None) -> bool:
     if setting is not None:
         return setting
     return os.environ.get("TRANSLATION_MEMORY", "on").strip().lower() not in ("off", "false", "0", "no")
+
+
+def _batch_chars() -> int:
+    """`BATCH_CHARS`: how much next text a request shows (a screen; 500 to 20,000, default 3,000)."""
+    from agent_core.runtime import BATCH_CHARS
+
+    value = os.environ.get("BATCH_CHARS", "").strip()
+    if not value:
+        return BATCH_CHARS
+    if not value.isdigit() or not 500 <= int(value) <= 20_000:
+        raise ValueError(f"BATCH_CHARS={value!r}: give a number of characters from 500 to 20000.")
+    return int(value)

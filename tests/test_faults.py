@@ -197,11 +197,11 @@ def assert_failed_cleanly(reply: Reply) -> None:
     assert int(reply.headers["retry-after"]) >= 1
 
 
-def start_session() -> tuple[str, str]:
+def start_session(content: str = SOURCE) -> tuple[str, str]:
     created = call("POST", "/api/sessions")
     assert created.status == 201, created.body
     sid = created.body["id"]
-    uploaded = call("POST", f"/api/sessions/{sid}/files", {"name": "guide.md", "content": SOURCE})
+    uploaded = call("POST", f"/api/sessions/{sid}/files", {"name": "guide.md", "content": content})
     assert uploaded.status == 201, uploaded.body
     return sid, uploaded.body["fileId"]
 
@@ -281,7 +281,8 @@ class Plan:
 
 @pytest.mark.slow
 def test_a_failure_at_any_point_of_a_step_changes_nothing_and_the_retry_goes_on(app: App) -> None:
-    sid, fid = start_session()
+    # Long enough that every kind of call a step makes is failed at least once (a batch is a step).
+    sid, fid = start_session(SOURCE + "\n\n" + SOURCE.upper())
     reviewer = Reviewer()
     plan = Plan()
     body: dict[str, Any] | None = {"sessionId": sid, "userInput": TASK}

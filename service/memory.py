@@ -123,6 +123,45 @@ class OwnerMemory:
         """Add a style note by hand (the same note again returns the one stored)."""
         return self._add(owner, _Wanted(kind="style", source="", text=text, languages=languages, origin="user"))
 
+    def update(
+        self,
+        owner: str,
+        entry_id: str,
+        *,
+        source: str | None = None,
+        target: str | None = None,
+        text: str | None = None,
+        languages: str | None = None,
+    ) -> MemoryEntryRecord:
+        """Edit one of the owner's entries by hand (it becomes `user`); NotFoundError for another owner's or
+        an unknown one, InvalidRequestError when the edit would make it a duplicate of another entry."""
+        entries = self.entries(owner)
+        current = next((e for e in entries if e.entry_id == entry_id), None)
+        if current is None:
+            raise NotFoundError(f"No memory entry {entry_id[:80]}.")
+        glossary = current.kind == "glossary"
+        if (source is not None or target is not None) if not glossary else text is not None:
+            raise InvalidRequestError(
+                "A glossary entry takes source and target." if glossary else "A style note takes text only."
+            )
+        new_text = target if glossary else text
+        edited = replace(
+            current,
+            source=current.source if source is None else source,
+            text=current.text if new_text is None else new_text,
+            languages=current.languages if languages is None else languages,
+            origin="user",
+        )
+        if any(_key(e) == _key(edited) for e in entries if e.entry_id != entry_id):
+            what = "term and language pair" if edited.kind == "glossary" else "note"
+            raise InvalidRequestError(f"Another entry has that {what}; edit or delete that one instead.")
+        if edited == current:
+            return current
+        record = replace(edited, updated_at=_now())
+        limit = MAX_GLOSSARY if record.kind == "glossary" else MAX_STYLE_NOTES
+        self.storage.put_memory_entry(record, max_entries=limit)
+        return record
+
     def delete(self, owner: str, entry_id: str) -> None:
         """Delete one of the owner's entries; NotFoundError for another owner's or an unknown one."""
         self.storage.delete_memory_entry(owner, entry_id)

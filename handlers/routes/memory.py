@@ -3,6 +3,7 @@
     GET    /api/memory                 glossary entries, style notes, the latest corrections
     POST   /api/memory/glossary        {source, target, languages?}  → 201 the entry
     POST   /api/memory/style-notes     {text, languages?}            → 201 the note
+    PUT    /api/memory/{entryId}       {source?, target?, text?, languages?} → 200 the entry (now `user`)
     DELETE /api/memory/{entryId}       204; 404 when the caller has no such entry
     GET    /api/memory/export?format=  tmx (translation memory), csv or tbx (glossary): a download
     POST   /api/memory/import          {format, content, languages?} → {added, updated, skipped}
@@ -106,7 +107,6 @@ def export_memory(
 
     from .files import content_disposition
 
-
     found = MemoryInterchange(services.storage, services.memory).export(owner, format, srclang=srclang)
     return Response(
         found.content, media_type=found.media_type, headers={"Content-Disposition": content_disposition(found.filename)}
@@ -119,6 +119,27 @@ def import_memory(body: MemoryImportBody, owner: OwnerDep, services: ServicesDep
     from service.interchange import MemoryInterchange
 
     return MemoryInterchange(services.storage, services.memory).import_(owner, body)
+
+
+class EntryEditBody(_Body):
+    """`PUT /api/memory/{entryId}`: the fields to change (a glossary entry's source/target, a note's text)."""
+
+    source: Term | None = None
+    target: Term | None = None
+    text: Note | None = None
+
+
+@router.put("/api/memory/{entry_id}")
+def update_memory_entry(
+    entry_id: str, body: EntryEditBody, owner: OwnerDep, services: ServicesDep
+) -> GlossaryEntryView | StyleNoteView:
+    """Edit one of the caller's glossary entries or style notes by hand (its origin becomes `user`)."""
+    if not is_id(entry_id, "m"):
+        raise NotFoundError(f"No memory entry {entry_id[:80]}.")
+    record = services.memory.update(
+        owner, entry_id, source=body.source, target=body.target, text=body.text, languages=body.languages
+    )
+    return glossary_view(record) if record.kind == "glossary" else style_note_view(record)
 
 
 @router.delete("/api/memory/{entry_id}", status_code=204, response_class=Response)

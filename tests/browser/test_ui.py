@@ -565,3 +565,140 @@ def test_proposals_show_while_the_model_streams_them(slow_server: str) -> None:
             final = cards[shown["callId"]]
             assert final["src"].startswith(shown["src"]) and final["proposal"].startswith(shown["proposal"])
         page.screenshot(path=str(SHOTS / "streamed-review.png"))
+
+
+FIRST = "## Fixed\n\nOne.\n\nInstall the widget on your computer before the first run.\n"
+LATER = "## Fixed\n\nTwo.\n\nInstall the widget on your laptop before the first run.\n"
+
+
+def _start(page: Page, server: str, text: str, name: str) -> str:
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", text)
+    page.fill("#doc-name", name)
+    page.fill("#target-lang", "French")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    session_id: str = page.evaluate("() => location.hash.slice(1)")
+    return session_id
+
+
+def _approve_until_done(page: Page) -> None:
+    while page.evaluate("() => document.body.dataset.phase") == "review":
+        ids = [c["callId"] for c in _cards(page)]
+        page.focus("#cards .card.current")
+        _approve_batch(page)
+        page.wait_for_timeout(300)  # a warned card opens the confirmation, asynchronously
+        if page.locator("dialog#confirm[open]").count():
+            page.click("dialog#confirm button[value=ok]")
+        page.wait_for_function(NEW_BATCH_OR_DONE, arg=ids)
+    page.wait_for_selector("body[data-phase=done]")
+
+
+def test_memory_cards_glossary_terms_and_editing_an_entry(server: str, page: Page) -> None:
+    """The heading approved in one session comes back "From memory 100%" in the next; a near-repeat shows its
+    reference; glossary terms are marked in the source; an entry is edited inline (Enter saves, Esc cancels)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    glossary = {"source": "widget", "target": "gadget", "languages": "auto>french"}
+    entry = _post_json(f"{server}api/memory/glossary", glossary)
+    _start(page, server, FIRST, "first.md")
+    assert page.locator("#cards .card .badge-memory").count() == 0, "nothing is remembered yet"
+    # The glossary's term is marked in the source, the preferred translation as its tooltip.
+    term = page.locator("#cards .card .card-source mark.term").first
+    term.wait_for()
+    assert term.inner_text() == "widget" and term.get_attribute("title") == "Glossary: widget → gadget"
+    _approve_until_done(page)
+
+    _start(page, server, LATER, "later.md")
+    remembered = page.locator("#cards .card:has(.badge-memory)").first
+    assert remembered.locator(".badge-memory").inner_text() == "From memory 100%"
+    assert remembered.locator(".card-source").inner_text() == "## Fixed"
+
+    remembered.screenshot(path=str(SHOTS / "memory-card.png"))
+    page.focus("#cards .card.current")
+    _approve_batch(page)
+    page.wait_for_selector("#cards .card:has(.card-source:text('laptop'))")
+    # The near-repeat sentence carries its reference: score, the old source with the difference, its translation.
+    near = page.locator("#cards .card:has(.card-source:text('laptop'))")
+    refs = near.locator(".card-refs")
+    assert refs.count() == 1, "the near-repeat shows a similar remembered unit"
+    near.click()
+    refs.locator("summary").click()
+    ref = refs.locator(".ref").first
+    assert ref.locator(".ref-score").inner_text().endswith("%")
+    assert "computer" in ref.locator(".ref-source").inner_text()
+    assert ref.locator(".ref-source del, .ref-source ins").count() >= 1
+    assert ref.locator(".ref-target").inner_text().strip()
+    near.scroll_into_view_if_needed()
+    near.screenshot(path=str(SHOTS / "memory-references.png"))
+
+    # Edit the glossary entry inline: Esc cancels, Enter saves; the server has the new translation, now "user".
+    item = page.locator(f"#memory-glossary .memory-item[data-entry-id='{entry['id']}']")
+    item.locator(".memory-edit").click()
+    page.wait_for_selector(".memory-edit-target:focus")
+    page.keyboard.type("XX")
+    page.keyboard.press("Escape")
+    assert item.locator(".memory-target").inner_text() == "gadget"
+    item.locator(".memory-edit").click()
+    page.fill(".memory-edit-target", "machin")
+    item.screenshot(path=str(SHOTS / "memory-edit.png"))
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"#memory-glossary [data-entry-id='{entry['id']}'] .memory-target:text-is('machin')")
+    [stored] = [g for g in get_json(f"{server}api/memory")["glossary"] if g["id"] == entry["id"]]
+    assert stored["target"] == "machin" and stored["origin"] == "user"
+    page.wait_for_function(
+        "() => document.querySelector('#cards mark.term')?.title === 'Glossary: widget → machin'"
+    )
+    urllib.request.urlopen(urllib.request.Request(f"{server}api/memory/{entry['id']}", method="DELETE"), timeout=10)
+
+
+def test_qa_on_an_edit_queued_input_and_a_revision_after_the_end(server: str, page: Page) -> None:
+    """An edit that drops inline code warns before it is sent; a message sent during review is queued until the
+    batch goes; after the end a written segment is revised with the keyboard and the download has the new text."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    keys = page.keyboard
+    session_id = _start(page, server, "Call `compile` before you ship.\n\nThe end is near.\n", "qa.md")
+
+    # A message typed while reviews are pending is queued.
+    page.fill("#composer-text", "Keep the tone formal.")
+    page.press("#composer-text", "Control+Enter")
+    page.wait_for_selector("#queued:visible .queued-item")
+    assert "Keep the tone formal." in page.inner_text("#queued")
+
+    # An edit that drops the inline code: the check's warning shows on the card, nothing sent yet.
+    page.wait_for_selector("#cards .card.current")
+    page.focus("#cards .card.current")
+    keys.press("e")
+    page.wait_for_selector(".card.current .edit-text:focus")
+    proposal = page.evaluate("() => document.querySelector('.card.current .card-proposal').textContent")
+    assert "`" in proposal
+    page.fill(".card.current .edit-text", proposal.replace("`compile`", "compile"))
+    keys.press("Control+Enter")
+    page.wait_for_selector("#cards .card .card-edit-warnings:not([hidden])")
+    warned = page.inner_text("#cards .card .card-edit-warnings")
+    assert "Your edit" in warned and "`compile`" in warned
+    page.screenshot(path=str(SHOTS / "edit-qa-warning.png"))
+    assert page.locator("#queued .queued-item").count() == 1, "still queued: the batch is not sent"
+
+    # Sending the batch takes the queued message along.
+    _approve_until_done(page)
+    assert page.is_hidden("#queued")
+
+    # Revise a written segment with the keyboard: it shows "Revised"; the download has the new text.
+    page.wait_for_selector("#seglist .seg[data-status]")
+    seg = page.locator("#seglist .seg:has(.seg-src:text('The end is near.'))")
+    seg.focus()
+    keys.press("Enter")
+    page.wait_for_selector(".seg-edit:focus")
+    page.fill(".seg-edit", "La fin approche.")
+    keys.press("Control+Enter")
+    page.wait_for_selector("#seglist .seg[data-status=revised]")
+    assert "Revised" in page.inner_text("#seglist .seg[data-status=revised]")
+    page.screenshot(path=str(SHOTS / "segment-revised.png"))
+    [file] = get_json(f"{server}api/sessions/{session_id}")["files"]
+    translation = f"{server}api/sessions/{session_id}/files/{file['fileId']}/translation"
+    with urllib.request.urlopen(translation, timeout=10) as r:
+        assert "La fin approche." in r.read().decode()
+    with page.expect_download() as download:
+        page.click("#download")
+    assert "La fin approche." in Path(download.value.path()).read_text(encoding="utf-8")

@@ -3,8 +3,10 @@
 // (asking first when a card has a warning), and the review head with its counts and Send.
 
 import { describeEdit, diffWords, renderDiff } from "./diff.js";
+import { glossaryPieces } from "./glossary.js";
 import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
-import { editDecision, makeBatch, nextUndecided, savable, summary, warningText } from "./review.js";
+import { api } from "./api.js";
+import { editDecision, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
 import { actions, state } from "./state.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
@@ -116,29 +118,39 @@ function buildCard(item, index, total) {
       "header",
       { class: "card-head" },
       h("h3", { class: "card-title", id: `${id}-title`, text: `Unit ${num.format(index + 1)} of ${num.format(total)}` }),
-      revise ? h("span", { class: "badge", text: "Revision" }) : null,
-      req.origin === "memory" ? h("span", { class: "badge badge-memory", text: "From memory" }) : null,
+      revise ? h("span", { class: "badge badge-revise", text: "Revision" }) : null,
+      req.origin === "memory"
+        ? h("span", { class: "badge badge-memory", title: "An identical source you approved before", text: `From memory ${num.format(req.match ?? 100)}%` })
+        : null,
       h("span", { class: "card-where", text: whereOf(req) }),
       h("span", { class: "card-verdict", id: `${id}-verdict` }),
     ),
     warnings.length ? h("ul", { class: "card-warnings", "aria-label": "Warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
+    h("ul", { class: "card-edit-warnings", "aria-label": "Warnings on your text", "aria-live": "polite", hidden: true }),
     h(
       "div",
       { class: "card-pair" },
       h(
         "div",
         { class: "card-col" },
-        h("div", { class: "col-label", text: revise ? "Written now" : "Source" }),
-        h("div", { class: "card-text card-source", text: revise ? req.current_string ?? req.src_string : req.src_string }),
+        h("div", { class: "col-label", text: "Source" }),
+        h("div", { class: "card-text card-source" }, sourcePieces(req.src_string)),
       ),
       h(
         "div",
         { class: "card-col" },
-        h("div", { class: "col-label card-proposal-label", text: "Proposal" }),
+        revise && req.current_string != null
+          ? [
+              h("div", { class: "col-label", text: "Written now" }),
+              h("del", { class: "card-text card-current", lang: state.lang, dir: "auto", title: "replaced by the proposal", text: req.current_string }),
+            ]
+          : null,
+        h("div", { class: "col-label card-proposal-label", text: revise ? "Proposed revision" : "Proposal" }),
         h("div", { class: "card-text card-proposal", lang: state.lang, dir: "auto", text: req.translate_string }),
         h("div", { class: "card-text card-diff", lang: state.lang, dir: "auto", hidden: true }),
       ),
     ),
+    references(req),
     h(
       "div",
       { class: "card-editor", hidden: true },
@@ -188,6 +200,57 @@ function buildCard(item, index, total) {
   const reason = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
   reason.addEventListener("input", () => autosize(reason));
   return card;
+}
+
+/** The source with the glossary's terms marked, the preferred translation as a tooltip. @param {string} text */
+function sourcePieces(text) {
+  return glossaryPieces(text, state.glossary).map((p) =>
+    p.term ? h("mark", { class: "term", title: `Glossary: ${p.term.source} → ${p.term.target}`, text: p.text }) : p.text,
+  );
+}
+
+/** Mark the glossary's terms again in every card's source (the glossary changed). */
+export function remarkTerms() {
+  for (const item of state.batch) {
+    const el = item.el?.querySelector(".card-source");
+    if (el) el.replaceChildren(...sourcePieces(item.req.src_string));
+  }
+}
+
+/** Similar units from the translation memory, collapsed: score, the old source's differences, its translation. @param {CopilotRequest} req */
+function references(req) {
+  const refs = (req.references || []).filter(Boolean);
+  if (!refs.length) return null;
+  return h(
+    "details",
+    { class: "card-refs" },
+    h("summary", { text: `Similar in your memory (${num.format(refs.length)})` }),
+    h(
+      "ul",
+      { class: "ref-list" },
+      refs.map((r) =>
+        h(
+          "li",
+          { class: "ref" },
+          h("span", { class: "ref-score", title: "similarity to this source", text: `${num.format(Math.round(r.score))}%` }),
+          h("div", { class: "card-text ref-source", "aria-label": "Remembered source, differences marked" }, refDiff(r)),
+          h("div", { class: "card-text ref-target", lang: state.lang, dir: "auto", text: r.target }),
+        ),
+      ),
+    ),
+  );
+}
+
+/** The remembered source with what differs from this one marked. @param {import("./types.js").Reference} r */
+function refDiff(r) {
+  if (!r.diff || !r.diff.length) return [r.source];
+  return r.diff.map(([op, text]) =>
+    op === "delete"
+      ? h("del", { title: "only in the remembered source", text })
+      : op === "insert"
+        ? h("ins", { title: "only in this source", text })
+        : text,
+  );
 }
 
 /** @param {HTMLElement} card @param {HTMLElement} target */
@@ -291,6 +354,8 @@ export function approve(i) {
   const item = state.batch[i];
   item.mode = "view";
   item.decision = { status: "approve" };
+  item.editWarnings = [];
+  showEditWarnings(i);
   decided(i);
 }
 
@@ -327,9 +392,35 @@ function closeMode(i) {
   focusCard(i, { scroll: false });
 }
 
-/** @param {number} i */
-function commitEdit(i) {
+/** The quality checks on the human's text (advice: a check that fails never blocks the verdict). @param {CopilotRequest} req @param {string} text */
+async function checkText(req, text) {
+  if (!req.file_id || !state.sessionId) return [];
+  try {
+    const r = await api.qa(state.sessionId, req.file_id, { source: req.src_string, translated_string: text });
+    return (r.warnings || []).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** The cards whose edit is being checked. @type {WeakSet<import("./review.js").Item>} */
+const checking = new WeakSet();
+
+/** Show the warnings on the human's edit, if any. @param {number} i */
+function showEditWarnings(i) {
   const item = state.batch[i];
+  const list = /** @type {HTMLElement} */ (item.el?.querySelector(".card-edit-warnings"));
+  const warnings = item.decision?.status === "refined" ? item.editWarnings || [] : [];
+  list.replaceChildren(...warnings.map((w) => h("li", { text: `Your edit: ${warningText(w)}` })));
+  list.hidden = warnings.length === 0;
+  if (item.el) item.el.dataset.editWarned = warnings.length ? "true" : "";
+}
+
+/** @param {number} i */
+async function commitEdit(i) {
+  const item = state.batch[i];
+  if (checking.has(item)) return; // Ctrl+Enter again while its text is being checked
+
   const card = /** @type {HTMLElement} */ (item.el);
   const text = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text")).value;
   if (!text.trim()) {
@@ -338,9 +429,56 @@ function commitEdit(i) {
     err.hidden = false;
     return;
   }
+  const decision = editDecision(item.req, text);
+  const others = state.batch.some((b, k) => k !== i && !b.decision);
+  if (others) {
+    // Not the last card: decide at once (focus moves on) and show the check's warnings when they come.
+    item.mode = "view";
+    item.decision = decision;
+    item.editWarnings = [];
+    showEditWarnings(i);
+    decided(i);
+    if (decision.status === "refined") track(item, decision, checkText(item.req, text));
+    return;
+  }
+  // The last card: the batch would go now, so the human sees what the checks say first.
+  const save = /** @type {HTMLButtonElement} */ (card.querySelector('[data-action="save-edit"]'));
+  save.disabled = true;
+  checking.add(item);
+  const warnings = decision.status === "refined" ? await checkText(item.req, text) : [];
+  checking.delete(item);
+  save.disabled = false;
+  if (state.batch[i] !== item || item.mode !== "edit") return; // the batch moved on, or the edit was cancelled
   item.mode = "view";
-  item.decision = editDecision(item.req, text);
-  decided(i);
+  item.decision = decision;
+  item.editWarnings = warnings;
+  showEditWarnings(i);
+  decided(i, { hold: warnings.length > 0 || (await pendingWarned()) });
+}
+
+/** Checks still running on edits of this batch. @type {Set<Promise<boolean>>} */
+const pendingChecks = new Set();
+
+/**
+ * Record an edit's check: its warnings go on the card if the decision still stands.
+ * @param {import("./review.js").Item} item @param {import("./review.js").Decision} decision @param {Promise<import("./types.js").Warning[]>} check
+ */
+function track(item, decision, check) {
+  const done = check.then((warnings) => {
+    pendingChecks.delete(done);
+    if (item.decision !== decision) return false;
+    item.editWarnings = warnings;
+    const i = state.batch.indexOf(item);
+    if (i !== -1) showEditWarnings(i);
+    return warnings.length > 0;
+  });
+  pendingChecks.add(done);
+}
+
+/** Wait for the checks still running; whether any of them warned. */
+async function pendingWarned() {
+  const results = await Promise.all([...pendingChecks]);
+  return results.some(Boolean);
 }
 
 /** @param {number} i */
@@ -352,8 +490,12 @@ function commitReject(i) {
   decided(i);
 }
 
-/** After a verdict: the next undecided card, or Send when all are decided. @param {number} i */
-function decided(i) {
+/**
+ * After a verdict: the next undecided card, or Send when all are decided (offered, not sent, when `hold`:
+ * the human's own text just drew a warning, which they should see first).
+ * @param {number} i @param {{hold?: boolean}} [opts]
+ */
+function decided(i, { hold = false } = {}) {
   updateCard(i);
   saveVerdicts();
   updateReviewHead();
@@ -364,6 +506,16 @@ function decided(i) {
     return;
   }
   if (state.batch.some((b) => b.mode !== "view")) return; // another card is still being edited
+  if (!hold && pendingChecks.size) {
+    pendingWarned().then((warned) => (warned ? decided(i, { hold: true }) : actions.sendVerdicts()));
+    return;
+  }
+  if (hold) {
+    focusCard(i, { focus: false });
+    setStatus("Your edit has a warning (see the card): send the verdicts when you are ready.");
+    $("send-verdicts").focus({ preventScroll: true });
+    return;
+  }
   actions.sendVerdicts();
 }
 
@@ -371,15 +523,15 @@ function decided(i) {
 export async function approveAll() {
   const open = state.batch.filter((b) => !b.decision);
   if (!open.length) return;
-  const warned = open.filter((b) => (b.req.warnings || []).length).length;
+  const warned = warnedCards(state.batch).length;
   if (warned) {
     const ok = await confirmDialog(
       `${warned === 1 ? "1 card has" : `${num.format(warned)} cards have`} a warning (see the card). Approve all ${num.format(open.length)} remaining cards anyway?`,
       { title: "Approve cards with warnings?", ok: "Approve all", danger: false },
     );
     if (!ok) {
-      const first = state.batch.findIndex((b) => !b.decision && (b.req.warnings || []).length);
-      focusCard(first);
+      const flagged = warnedCards(state.batch)[0];
+      focusCard(state.batch.indexOf(flagged));
       return;
     }
   }

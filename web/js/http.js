@@ -9,6 +9,7 @@
 /** @typedef {import("./types.js").Segment} Segment */
 /** @typedef {import("./types.js").SegmentQuery} SegmentQuery */
 /** @typedef {import("./types.js").ImportResult} ImportResult */
+/** @typedef {import("./types.js").Warning} Warning */
 /** @typedef {import("./sse.js").Delta} Delta */
 
 import { canStream, readEvents } from "./sse.js";
@@ -261,6 +262,11 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
      * @param {{translated_string: string, reason?: string}} body @returns {Promise<Segment>}
      */
     revise: (id, fileId, start, body) => request("PUT", `${f(id, fileId)}/segments/${start}`, { body }),
+    /**
+     * The quality checks on a translation the human wrote. @param {string} id @param {string} fileId
+     * @param {{source: string, translated_string: string}} body @returns {Promise<{warnings: Warning[]}>}
+     */
+    qa: (id, fileId, body) => request("POST", `${f(id, fileId)}/qa`, { body }),
     /** The translation; `fill` puts the source into untranslated spans. @param {string} id @param {string} fileId */
     translationPath: (id, fileId, { fill = false } = {}) => `${f(id, fileId)}/translation${fill ? "?fill=source" : ""}`,
     /** @param {string} id @param {string} fileId @param {string} format */
@@ -269,6 +275,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     memory: () => request("GET", "memory"),
     /** @param {{source: string, target: string, languages?: string}} entry */
     addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
+    /** @param {string} entryId @param {{source?: string, target?: string, text?: string, languages?: string}} body */
+    updateMemory: (entryId, body) => request("PUT", `memory/${enc(entryId)}`, { body }),
     /** @param {string} entryId */
     deleteMemory: (entryId) => request("DELETE", `memory/${enc(entryId)}`),
     /** @param {string} format @param {string} content @returns {Promise<ImportResult>} */

@@ -3,7 +3,9 @@
 // deleting entries, and importing TMX, CSV or TBX files.
 
 import { api } from "./api.js";
+import { remarkTerms } from "./cards.js";
 import { $, h, num, store } from "./dom.js";
+import { appliesTo } from "./glossary.js";
 import { state } from "./state.js";
 
 /** "French" for "auto>french". @param {string} pair */
@@ -42,14 +44,21 @@ export async function refreshMemory() {
   }
 }
 
-/** @param {{id: string, origin: string, languages: string}} entry @param {string} label @param {any} text */
+/** @param {{id: string, origin: string, languages: string, source?: string, target?: string, text?: string}} entry @param {string} label @param {any} text */
 function memoryItem(entry, label, text) {
   const origin = entry.origin === "learned" ? "learned from your edits" : entry.origin === "imported" ? "imported" : "added by you";
-  return h(
+  const item = h(
     "li",
     { class: "memory-item", "data-entry-id": entry.id, "data-origin": entry.origin },
     h("span", { class: "memory-text" }, text),
     h("span", { class: "memory-meta", text: `${languagesLabel(entry.languages)} · ${origin}` }),
+    h("button", {
+      type: "button",
+      class: "button button-quiet button-small memory-edit",
+      "aria-label": `Edit ${label}`,
+      text: "Edit",
+      onclick: () => openEditor(item, entry, label),
+    }),
     h("button", {
       type: "button",
       class: "button button-quiet button-small memory-delete",
@@ -58,12 +67,70 @@ function memoryItem(entry, label, text) {
       onclick: () => deleteEntry(entry.id),
     }),
   );
+  return item;
+}
+
+/**
+ * The entry's inline editor in place of its text: Enter saves, Esc cancels.
+ * @param {HTMLElement} item @param {{id: string, source?: string, target?: string, text?: string}} entry @param {string} label
+ */
+function openEditor(item, entry, label) {
+  const glossary = entry.target != null;
+  /** @param {string} cls @param {string} value @param {string} aria */
+  const field = (cls, value, aria) => /** @type {HTMLInputElement} */ (h("input", { type: "text", class: `memory-edit-field ${cls}`, value, "aria-label": aria, maxlength: glossary ? "200" : "500" }));
+  const fields = glossary
+    ? [field("memory-edit-source", entry.source || "", "Term"), field("memory-edit-target", entry.target || "", "Translation")]
+    : [field("memory-edit-text", entry.text || "", "Style note")];
+  const form = h(
+    "form",
+    { class: "memory-edit-form", "aria-label": `Edit ${label}` },
+    ...fields,
+    h("button", { type: "submit", class: "button button-primary button-small", text: "Save" }),
+    h("button", { type: "button", class: "button button-quiet button-small memory-edit-cancel", text: "Cancel" }),
+  );
+  const close = () => {
+    form.replaceWith(...shown);
+    /** @type {HTMLElement | null} */ (item.querySelector(".memory-edit"))?.focus({ preventScroll: true });
+  };
+  const shown = [...item.children];
+  item.replaceChildren(form);
+  fields[glossary ? 1 : 0].focus();
+  fields[glossary ? 1 : 0].select();
+  form.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      e.stopPropagation();
+      close();
+    }
+  });
+  /** @type {HTMLElement} */ (form.querySelector(".memory-edit-cancel")).addEventListener("click", close);
+  form.addEventListener("submit", async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const values = fields.map((f) => f.value.trim());
+    if (values.some((v) => !v)) {
+      showError(glossary ? "Give the term and its translation." : "The note cannot be empty.");
+      return;
+    }
+    const body = glossary ? { source: values[0], target: values[1] } : { text: values[0] };
+    try {
+      await api.updateMemory(entry.id, body);
+      $("memory-error").hidden = true;
+      await refreshMemory();
+      /** @type {HTMLElement | null} */ (document.querySelector(`.memory-item[data-entry-id="${entry.id}"] .memory-edit`))?.focus({ preventScroll: true });
+    } catch (err) {
+      const status = /** @type {any} */ (err).status;
+      showError(status === 404 || status === 405 ? "This entry is gone, or this server cannot edit entries yet." : `The entry could not be saved: ${/** @type {Error} */ (err).message}`);
+    }
+  });
 }
 
 /** @param {{glossary?: any[], styleNotes?: any[]}} data */
 function renderMemory(data) {
   const glossary = data.glossary || [];
   const notes = data.styleNotes || [];
+  const language = languageFromTitle(state.title);
+  state.glossary = glossary.filter((e) => appliesTo(e.languages, language));
+  remarkTerms();
   $("memory-glossary").replaceChildren(
     ...glossary.map((e) =>
       memoryItem(e, `the term “${e.source}”`, [

@@ -8,7 +8,7 @@
 
 /**
  * @typedef {{status: "approve"} | {status: "refined", text: string} | {status: "reject", reason?: string}} Decision
- * @typedef {{req: CopilotRequest, decision: Decision | null, mode: "view" | "edit" | "reject", el: HTMLElement | null}} Item
+ * @typedef {{req: CopilotRequest, decision: Decision | null, mode: "view" | "edit" | "reject", el: HTMLElement | null, editWarnings?: Warning[]}} Item
  */
 
 /** The words of a warning, whichever form the server sends. @param {Warning} w */
@@ -31,7 +31,7 @@ export function summary(batch) {
   const total = batch.length;
   const decided = batch.filter((b) => b.decision).length;
   const open = batch.filter((b) => b.mode !== "view").length;
-  const warned = batch.filter((b) => !b.decision && (b.req.warnings || []).length).length;
+  const warned = batch.filter((b) => (!b.decision && (b.req.warnings || []).length) || (b.editWarnings || []).length).length;
   const allDecided = total > 0 && decided === total;
   return {
     total,
@@ -77,4 +77,9 @@ export function nextUndecided(batch, i) {
     if (!batch[k].decision && batch[k].mode === "view") return k;
   }
   return -1;
+}
+
+/** The cards approve-all should ask about: undecided ones whose proposal warns, and edits whose text warns. @param {Item[]} batch */
+export function warnedCards(batch) {
+  return batch.filter((b) => (!b.decision && (b.req.warnings || []).length) || (b.decision?.status === "refined" && (b.editWarnings || []).length));
 }

@@ -15,7 +15,9 @@
  * @property {string} [origin] "model" or "memory"
  * @property {number} [match]
  * @property {Warning[]} [warnings]
+ * @property {Reference[]} [references] similar units from the translation memory
  *
+ * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference
  * @typedef {"approve" | "refined" | "reject"} Verdict
  * @typedef {{tool: ToolRef, status: Verdict, translated_string?: string, reason?: string}} CopilotResponse
  * @typedef {{sessionId?: string, userInput?: string, copilotResponses?: CopilotResponse[]}} NextBody

@@ -61,6 +61,8 @@ class AgentLoopOptions:
     """Similar sources from the translation memory, for a proposal's card."""
     written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
     """A file's written units (Revise)."""
+    prefetch: Callable[[Sequence[str]], Awaitable[None]] | None = None
+    """Looks up the references of a batch's proposals at once, before its calls run."""
     lessons: Callable[[Sequence[Correction]], Awaitable[Sequence[GlossaryEntry]]] | None = None
     """Glossary entries the step's corrections teach at once (before its model request)."""
     settings: ModelSettings | None = None
@@ -218,6 +220,9 @@ class AgentLoop:
             written=self.options.written,
         )
         executed = _Executed(batch=batch)
+        if self.options.prefetch:
+            sources = [str(c.args_as_dict().get("src_string", "")).strip() for c in calls if c.tool_name == "Translate"]
+            await self.options.prefetch([s for s in sources if s])
         for index, call in enumerate(calls):
             outcome = await self._execute_one(call, executed.batch, index)
             if isinstance(outcome, CopilotRequest):

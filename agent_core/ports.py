@@ -70,6 +70,12 @@ class TranslationMemoryPort(Protocol):
         """Entries with similar sources (75% or more), best first."""
         ...
 
+    async def similar_many(
+        self, owner: str, languages: str, sources: Sequence[str], *, limit: int = 3
+    ) -> dict[str, list[TmMatch]]:
+        """`similar` for each of a batch's sources, in one lookup."""
+        ...
+
     async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
         """Keep reviewed units: (source, final text, origin)."""
         ...

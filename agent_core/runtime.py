@@ -271,6 +271,12 @@ class AgentRuntime:
                 found[source] = await self.tm.similar(owner, languages, source)
             return found[source]
 
+        async def prefetch(sources: Sequence[str]) -> None:
+            # One lookup for the whole batch's cards, not one per card.
+            wanted = [s for s in dict.fromkeys(sources) if s not in found]
+            if self.tm is not None and self.memory_proposals and wanted:
+                found.update(await self.tm.similar_many(owner, languages, wanted))
+
         units: dict[str, Sequence[UnitWrite]] = {}  # read once per step
 
         async def written(file_id: str) -> Sequence[UnitWrite]:
@@ -286,6 +292,7 @@ class AgentRuntime:
             state=state,
             recall=recall,
             references=references,
+            prefetch=prefetch,
             lessons=lessons,
             written=written,
             settings=self._settings(snapshot.token.session_id),

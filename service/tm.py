@@ -21,6 +21,10 @@ MAX_TM_ENTRIES = 20_000
 """The most translation-memory entries an owner keeps."""
 CANDIDATES_PER_KEY = 50
 """How many of the newest entries under each fuzzy candidate key a lookup reads."""
+MAX_BATCH_KEYS = 8
+"""The most candidate keys one batch's lookup queries (the rarest word of each unit first)."""
+CANDIDATES_PER_BATCH_KEY = 20
+"""How many of the newest entries under each key a batch's lookup reads."""
 
 
 def tm_languages(languages_or_target: str) -> str:
@@ -85,6 +89,25 @@ class TranslationMemory:
             limit=CANDIDATES_PER_KEY,
         )
         return fuzzy_matches(source, key, found, limit=limit)
+
+    async def similar_many(
+        self, owner: str, languages: str, sources: Sequence[str], *, limit: int = 3
+    ) -> dict[str, list[TmMatch]]:
+        """`similar` for a whole batch in one lookup: the sources' first keys, then their second, …
+        (at most MAX_BATCH_KEYS keys), and the candidates ranked for each source here."""
+        key = tm_languages(languages)
+        per_source = [candidate_keys(s, key) for s in sources]
+        keys: list[str] = []
+        for rank in range(max((len(k) for k in per_source), default=0)):
+            keys += [k[rank] for k in per_source if rank < len(k) and k[rank] not in keys]
+        found = await asyncio.to_thread(
+            self.storage.find_tm,
+            owner,
+            source_hashes=(),
+            candidate_keys=keys[:MAX_BATCH_KEYS],
+            limit=CANDIDATES_PER_BATCH_KEY,
+        )
+        return {s: fuzzy_matches(s, key, found, limit=limit) for s in sources}
 
     def entries(self, owner: str) -> Iterator[TmEntry]:
         """All the owner's entries (for export), page by page."""

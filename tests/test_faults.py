@@ -233,11 +233,11 @@ def tool_ids(sid: str) -> tuple[list[str], list[str]]:
             return calls, returns
 
 
-def assert_finished_as_reviewed(sid: str, fid: str, reviewer: Reviewer) -> None:
+def assert_finished_as_reviewed(sid: str, fid: str, reviewer: Reviewer, source: str = SOURCE) -> None:
     view = call("GET", f"/api/sessions/{sid}/files/{fid}")
     assert view.status == 200, view.body
     assert view.body["progress"]["complete"] is True
-    assert view.body["translation"] == reviewer.expected(SOURCE)
+    assert view.body["translation"] == reviewer.expected(source)
     units = call("GET", f"/api/sessions/{sid}/files/{fid}/units").body["units"]
     starts = [u["start"] for u in units]
     assert starts == sorted(set(starts)), "a unit was written twice"
@@ -272,9 +272,15 @@ class Plan:
         for call in set(calls_before_commit(log)):
             self.seen[call] = max(self.seen.get(call, 0), calls_before_commit(log).count(call))
 
+    def gone(self) -> set[tuple[str, str]]:
+        """Calls armed three times that never fired: later steps no longer make them (file text, once
+        read, is served from the process's cache)."""
+        return {c for c in self.seen if self.tried.get(c, 0) - self.failed.get(c, 0) >= 3}
+
     def next(self) -> tuple[str, str, int]:
         """(operation, kind of call, how many such calls to let through first: none, or all but the last)."""
-        call = min(self.seen, key=lambda c: (self.failed.get(c, 0), self.tried.get(c, 0), c))
+        live = [c for c in self.seen if c not in self.gone()]
+        call = min(live, key=lambda c: (self.failed.get(c, 0), self.tried.get(c, 0), c))
         self.tried[call] = self.tried.get(call, 0) + 1
         return call[0], call[1], 0 if self.failed.get(call, 0) % 2 == 0 else self.seen[call] - 1
 
@@ -282,7 +288,8 @@ class Plan:
 @pytest.mark.slow
 def test_a_failure_at_any_point_of_a_step_changes_nothing_and_the_retry_goes_on(app: App) -> None:
     # Long enough that every kind of call a step makes is failed at least once (a batch is a step).
-    sid, fid = start_session(SOURCE + "\n\n" + SOURCE.upper())
+    content = "\n\n".join([SOURCE, SOURCE.upper()])
+    sid, fid = start_session(content)
     reviewer = Reviewer()
     plan = Plan()
     body: dict[str, Any] | None = {"sessionId": sid, "userInput": TASK}
@@ -319,10 +326,12 @@ def test_a_failure_at_any_point_of_a_step_changes_nothing_and_the_retry_goes_on(
 
     assert len(injected) >= 8, injected
     assert {op for op, _ in plan.seen} >= {"TransactWriteItems", "Query"}, plan.seen
-    assert set(plan.seen) <= set(plan.failed), f"calls never failed: {set(plan.seen) - set(plan.failed)}"
+    never = set(plan.seen) - set(plan.failed)
+    assert never <= plan.gone(), f"calls never failed: {never}"
+    assert all(what.startswith("Query pk = :p AND sk BETWEEN :a AND :b :a=C#") for _, what in never), never
     assert len({kind for _, _, kind, _ in injected}) == len(KINDS), injected
     assert all(reviewer.counts[k] > 0 for k in ("approve", "refined", "reject"))
-    assert_finished_as_reviewed(sid, fid, reviewer)
+    assert_finished_as_reviewed(sid, fid, reviewer, content)
 
 
 UPLOAD_FAULTS = [

@@ -417,7 +417,9 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
     are named; counts in code points; a mid-way download says it is incomplete."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     keys = page.keyboard
-    entry = _post_json(f"{server}api/memory/glossary", {"source": "widget", "target": "gadget", "languages": "auto>french"})
+    entry = _post_json(
+        f"{server}api/memory/glossary", {"source": "widget", "target": "gadget", "languages": "auto>french"}
+    )
 
     # The start form counts characters as the server does: an emoji is one.
     page.goto(server)
@@ -434,7 +436,9 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
 
     # The segment list shows the whole document, the batch in review, progress in units and characters.
     page.wait_for_selector("#seglist .seg[data-status=pending]")
-    assert "0 of" in page.inner_text("#seg-progress") and f"/ {len(WIDGET)} characters" in page.inner_text("#seg-progress")
+    assert "0 of" in page.inner_text("#seg-progress") and f"/ {len(WIDGET)} characters" in page.inner_text(
+        "#seg-progress"
+    )
     assert page.locator("#seglist .seg.seg-current").count() == 1, "the current card's segment is outlined"
 
     # Approve all asks first when a card warns (the glossary says widget → gadget); Cancel changes nothing.
@@ -450,7 +454,8 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
     # Decide every card without sending (as if the tab closed first), reload: Send is offered.
     cards = _cards(page)
     page.evaluate(
-        "([sid, ids]) => localStorage.setItem('verdicts:' + sid, JSON.stringify(Object.fromEntries(ids.map(i => [i, {status: 'approve'}]))))",
+        "([sid, ids]) => localStorage.setItem('verdicts:' + sid,"
+        " JSON.stringify(Object.fromEntries(ids.map(i => [i, {status: 'approve'}]))))",
         [session_id, [c["callId"] for c in cards]],
     )
     page.reload()
@@ -486,7 +491,8 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
             page.wait_for_selector(".card.current .edit-text:focus")
             page.fill(".card.current .edit-text", current.replace("`", ""))
             page.wait_for_function(
-                "() => document.querySelector('.card.current .diff-stats').textContent.startsWith('only markup changed')"
+                "() => document.querySelector('.card.current .diff-stats')"
+                ".textContent.startsWith('only markup changed')"
             )
             assert "2 characters removed" in (page.text_content(".card.current .diff-stats") or "")
             page.screenshot(path=str(SHOTS / "edit-markup.png"))
@@ -512,7 +518,9 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
     assert page.evaluate("() => document.activeElement.classList.contains('seg')")
     page.fill("#seg-search", "")
     page.select_option("#seg-status", "refined")
-    page.wait_for_function("() => [...document.querySelectorAll('#seglist .seg')].every(s => s.dataset.status === 'refined')")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#seglist .seg')].every(s => s.dataset.status === 'refined')"
+    )
     page.select_option("#seg-status", "")
     page.screenshot(path=str(SHOTS / "workbench.png"))
 
@@ -646,9 +654,7 @@ def test_memory_cards_glossary_terms_and_editing_an_entry(server: str, page: Pag
     page.wait_for_selector(f"#memory-glossary [data-entry-id='{entry['id']}'] .memory-target:text-is('machin')")
     [stored] = [g for g in get_json(f"{server}api/memory")["glossary"] if g["id"] == entry["id"]]
     assert stored["target"] == "machin" and stored["origin"] == "user"
-    page.wait_for_function(
-        "() => document.querySelector('#cards mark.term')?.title === 'Glossary: widget → machin'"
-    )
+    page.wait_for_function("() => document.querySelector('#cards mark.term')?.title === 'Glossary: widget → machin'")
     urllib.request.urlopen(urllib.request.Request(f"{server}api/memory/{entry['id']}", method="DELETE"), timeout=10)
 
 

@@ -9,7 +9,7 @@ build-AgentFunction:
 	python3.13 -m pip install --quiet --disable-pip-version-check --no-compile \
 		--platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 --implementation cp \
 		--python-version 3.13 --only-binary=:all: --target "$(ARTIFACTS_DIR)" -r requirements.txt
-	cp -R handlers agent_core storage service web "$(ARTIFACTS_DIR)/"
+	cp -R handlers agent_core storage service interchange web "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)/bin"
 	find "$(ARTIFACTS_DIR)" -name __pycache__ -type d -prune -exec rm -rf {} +
 	python3.13 -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)" > /dev/null

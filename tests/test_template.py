@@ -351,3 +351,18 @@ def test_cfn_lint_finds_nothing() -> None:
         [*cfn_lint(), str(ROOT / "template.yaml")], capture_output=True, text=True, timeout=300, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_lambda_package_ships_every_package_the_app_imports() -> None:
+    """`sam build` (the Makefile) copies the project's packages: every one the app can import is there."""
+    makefile = (ROOT / "Makefile").read_text()
+    copied = set(re.search(r"cp -R ([\w ]+) \"\$\(ARTIFACTS_DIR\)/\"", makefile).group(1).split())  # type: ignore[union-attr]
+    probe = (
+        "import sys, handlers.api, service.container, service.exports, service.interchange, service.workbench;"
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True)
+    ours = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists() and p.name not in ("tests", "bench")}
+    needed = set(loaded.stdout.split()) & ours
+    assert needed <= copied, f"the package lacks {needed - copied}"
+    assert "terminal" not in needed, "the Lambda app does not need the terminal client"

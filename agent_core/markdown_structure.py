@@ -97,7 +97,8 @@ def blocks(text: str, *, skip_lines: int = 0) -> list[Block]:
     starts = line_starts(text)
     body = text[starts[skip_lines] :] if skip_lines < len(starts) else ""
     found: list[Block] = []
-    covered = [False] * (len(starts) - skip_lines)
+    lines = body.split("\n")
+    covered = [False] * len(lines)  # one flag a line of the body (an empty body is one empty line)
     for token in _tokens(body):
         if token.map is None:
             continue
@@ -107,7 +108,6 @@ def blocks(text: str, *, skip_lines: int = 0) -> list[Block]:
         kind = _kind(token)
         if kind is not None and end > first:
             found.append(Block(first + skip_lines, end - 1 + skip_lines, kind, nested=token.level > 0))
-    lines = body.split("\n")
     # A link reference definition is the only non-blank text the parser turns into no block at all.
     for number, line in enumerate(lines):
         if not covered[number] and line.strip():

@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from . import errors
 from .deps import LazyServices
 from .limits import BodyLimitMiddleware
+from .logging import RequestLogKeys
 from .routes import files, memory, sessions, steps
 from .security import install_security
 from .web import mount_web, sign_in_config
@@ -31,6 +32,7 @@ def create_app(services: Services | None = None) -> FastAPI:
     errors.install(app)
     install_security(app, connect_sources=sign_in.connect_sources)
     app.add_middleware(BodyLimitMiddleware)
+    app.add_middleware(RequestLogKeys)  # added last: outermost, so every log line of a request is inside it
     for router in (steps.router, sessions.router, files.router, memory.router):
         app.include_router(router)
 

@@ -21,12 +21,16 @@ def require_auth() -> bool:
 
 
 def caller(request: Request) -> str:
-    """`requestContext.authorizer.jwt.claims.sub`, or the local user when auth is not required."""
+    """`requestContext.authorizer.jwt.claims.sub` exactly as given, or the local user when auth is not required.
+
+    The sub is an identity, so it is never trimmed or case-folded (`" user-alice"` is not `user-alice`);
+    a sub that is empty or only whitespace names nobody.
+    """
     event: Any = request.scope.get("aws.event") or {}
     claims = (((event.get("requestContext") or {}).get("authorizer") or {}).get("jwt") or {}).get("claims") or {}
     sub = claims.get("sub") if isinstance(claims, dict) else None
     if isinstance(sub, str) and sub.strip():
-        return sub.strip()
+        return sub
     if require_auth():
         raise UnauthenticatedError("Sign in first: this API needs an authenticated caller (a JWT).")
     return LOCAL_USER

@@ -95,3 +95,82 @@ def harness(replies: Sequence[Any] = (), *, storage: Storage | None = None, owne
     """A scripted runtime that learns from corrections with the deterministic rules (no model call)."""
     script = Script(list(replies))
     return Harness(script, services_for(storage, model=script.model), owner=owner)
+
+
+# HTTP helpers (tests/test_failures.py, tests/test_properties.py): the ASGI app in process, what a
+# session has stored (to prove a failed request changed nothing), and the API's error body.
+
+
+@dataclass(frozen=True)
+class Stored:
+    """Everything stored of a session: equal before and after a request that failed."""
+
+    record: Any
+    version: int
+    message_count: int
+    messages: bytes
+    verdicts: tuple[Any, ...]
+    files: tuple[Any, ...]
+    queued: tuple[str, ...]
+    units: tuple[Any, ...]
+
+
+def stored(storage: Storage, session_id: str) -> Stored:
+    """The session as storage holds it (its latest 100 messages, every file's units)."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    snapshot = storage.load_step(session_id, window=100)
+    return Stored(
+        record=storage.get_session(session_id),
+        version=snapshot.token.version,
+        message_count=snapshot.token.message_count,
+        messages=ModelMessagesTypeAdapter.dump_json(list(snapshot.window)),
+        verdicts=tuple(snapshot.copilot_responses),
+        files=tuple(snapshot.files),
+        queued=tuple(snapshot.queued_inputs),
+        units=tuple(u for f in snapshot.files for u in storage.list_units(session_id, f.file_id)),
+    )
+
+
+def assert_error(response: Any, status: int, words: str = "") -> dict[str, str]:
+    """`response` is the API's error: the status, a `{"error"}` body holding `words`, no traceback."""
+    assert response.status_code == status, (response.status_code, response.text)
+    body: dict[str, str] = response.json()
+    assert set(body) == {"error"} and words.lower() in body["error"].lower(), body
+    assert "Traceback" not in response.text and 'File "' not in response.text and "/work/" not in response.text
+    return body
+
+
+class AsyncApi:
+    """The ASGI app called in process over httpx, as the local user."""
+
+    def __init__(self, services: Services) -> None:
+        import httpx
+
+        from handlers.app import create_app
+
+        self.services = services
+        self.client = httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(services)), base_url="http://t")
+
+    async def ok(self, method: str, path: str, body: Any = None, **headers: str) -> Any:
+        """A request that must succeed; its JSON body (None when empty)."""
+        response = await self.client.request(method, path, json=body, headers=headers)
+        assert response.status_code < 300, (response.status_code, response.text)
+        return response.json() if response.content else None
+
+    async def start(self, content: str, name: str = "doc.md") -> tuple[str, str]:
+        """A new session holding one file: `(session_id, file_id)`."""
+        sid = (await self.ok("POST", "/api/sessions"))["id"]
+        fid = (await self.ok("POST", f"/api/sessions/{sid}/files", {"name": name, "content": content}))["fileId"]
+        return sid, fid
+
+    async def next(self, sid: str, **body: Any) -> Any:
+        """One step that must succeed: its `agentResponse`."""
+        return (await self.ok("POST", "/api/next", {"sessionId": sid, **body}))["agentResponse"]
+
+    async def until_user(self, sid: str, **body: Any) -> Any:
+        """Steps (the first with `body`) until the loop waits for the human: the last `agentResponse`."""
+        agent = await self.next(sid, **body)
+        while agent["actor"] == "agent":
+            agent = await self.next(sid)
+        return agent

@@ -206,3 +206,24 @@ async def test_input_sent_while_reviews_are_pending_is_queued_and_reaches_the_ne
         p.content for p in request.parts if isinstance(p, UserPromptPart)
     ], "the queued input follows the returns of the batch"
     assert (await api.call("GET", f"/api/sessions/{sid}"))["queuedInputs"] == []
+
+
+TMX = """<?xml version="1.0" encoding="UTF-8"?>
+<tmx version="1.4"><header creationtool="another CAT tool" creationtoolversion="1" segtype="sentence"
+ o-tmf="x" adminlang="en" srclang="en-US" datatype="plaintext"/><body>
+<tu><tuv xml:lang="en-US"><seg>## Fixed</seg></tuv><tuv xml:lang="fr-FR"><seg>## Corrigé (TMX)</seg></tuv></tu>
+</body></tmx>"""
+
+
+async def test_an_imported_tmx_seeds_memory_proposals_in_a_new_session() -> None:
+    script = Script()
+    api = Api(services_for(model=script.model))
+    imported = await api.call("POST", "/api/memory/import", {"format": "tmx", "content": TMX})
+    assert imported["added"] == 1
+    sid, fid = await api.start("## Fixed\n\nSomething new.\n")
+    asked = len(script.seen)
+    script.replies += [calls(translate(fid, "## Fixed", "## Réparé", call_id="m"))]
+    step = await api.next(sid, userInput="Translate doc.md into French.")
+    [proposal] = step["agentResponse"]["copilotRequests"]
+    assert (proposal["origin"], proposal["match"], proposal["translate_string"]) == ("memory", 100, "## Corrigé (TMX)")
+    assert len(script.seen) == asked, "the imported unit cost no model request"

@@ -23,7 +23,7 @@ from .context import Context
 from .copilot import CopilotRequest
 from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
-from .document import FileState, add_span, first_gap
+from .document import FileState, add_span, at_most_lines, first_gap, to_block_end
 from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite, Verdict
 from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
 from .ids import new_id
@@ -362,8 +362,8 @@ class AgentRuntime:
             end = min(gap_end, start + limit)
             text = await reader.read_text(f.file_id, start, end)
             if end < gap_end:
-                text = _to_block_end(text)
-            text = _at_most_lines(text, BATCH_LINES)
+                text = to_block_end(text)
+            text = at_most_lines(text, BATCH_LINES)
             later = first_gap(add_span(f.covered, start, start + len(text)), f.chars)
             shown[f.file_id] = NextText(start=start, text=text, more=later is not None)
         return shown
@@ -406,23 +406,6 @@ def _tm_origin(status: str) -> TmOrigin:
 
 BATCH_LINES = 20
 """A batch is at most this many units, and a unit at least a line: the next text shows no more lines."""
-
-
-def _at_most_lines(text: str, count: int) -> str:
-    """`text` cut after its `count`-th non-blank line (the units a batch can hold)."""
-    for seen, match in enumerate(re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text), start=1):
-        if seen == count:
-            return text[: match.end()]
-    return text
-
-
-def _to_block_end(text: str) -> str:
-    """`text` cut after its last complete block (a blank line), else its last line, else as it is."""
-    for boundary in ("\n\n", "\n"):
-        cut = text.rfind(boundary)
-        if cut > 0:
-            return text[: cut + len(boundary)]
-    return text
 
 
 def _now() -> str:

@@ -25,7 +25,6 @@ millisecond a request, measured on `GET /api/health`).
 from __future__ import annotations
 
 import json
-import re
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,7 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunCon
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_ai.models import Model
 
-from agent_core.document import FileState, Spans, add_span, first_gap, initial_coverage
+from agent_core.document import FileState, Spans, add_span, at_most_lines, first_gap, initial_coverage, to_block_end
 from agent_core.prompts import NextText, state_note, system_prompt
 
 BATCH_CHARS = 3_000
@@ -194,8 +193,8 @@ def _note(file: FileState, content: str) -> str:
         end = min(gap_end, start + BATCH_CHARS)
         text = content[start:end]
         if end < gap_end:
-            text = _to_block_end(text)
-        text = _at_most_lines(text, BATCH_LINES)
+            text = to_block_end(text)
+        text = at_most_lines(text, BATCH_LINES)
         later = first_gap(add_span(file.covered, start, start + len(text)), file.chars)
         shown[file.file_id] = NextText(start=start, text=text, more=later is not None)
     return state_note([file], shown)
@@ -232,20 +231,3 @@ async def _read(ctx: RunContext[_Deps], file_id: str, max_chars: int = READ_WIND
     start, gap_end = gap
     end = min(gap_end, start + max_chars)
     return {**result, "start": start, "text": ctx.deps.content[start:end], "more": end < file.chars}
-
-
-def _at_most_lines(text: str, count: int) -> str:
-    """`text` cut after its `count`-th non-blank line (as the project's runtime does)."""
-    for seen, match in enumerate(re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text), start=1):
-        if seen == count:
-            return text[: match.end()]
-    return text
-
-
-def _to_block_end(text: str) -> str:
-    """`text` cut after its last complete block, else its last line (as the project's runtime does)."""
-    for boundary in ("\n\n", "\n"):
-        cut = text.rfind(boundary)
-        if cut > 0:
-            return text[: cut + len(boundary)]
-    return text

@@ -65,6 +65,9 @@ NEW_BATCH_OR_DONE = """(seen) => {
   const ids = [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId);
   return ids.length > 0 && ids.some(id => !seen.includes(id));
 }"""
+SENT_OR_OFFERED = """(seen) => document.activeElement && document.activeElement.id === 'send-verdicts'
+  || (""" + NEW_BATCH_OR_DONE + """)(seen)"""
+"""After the last verdict of a batch: it went out, or Send is offered (an edit drew a warning)."""
 
 
 def _cards(page: Page) -> list[dict[str, Any]]:
@@ -187,6 +190,11 @@ def test_review_a_whole_document_with_the_keyboard(server: str, page: Page) -> N
             else:
                 keys.press("a")
                 finals[card["start"]] = (card["src"], card["proposal"])
+        # An edit with a QA warning (the heading turned into a sentence) holds the batch: Send it.
+        page.wait_for_function(SENT_OR_OFFERED, arg=seen, timeout=WAIT_MS)
+        if page.evaluate("() => document.activeElement && document.activeElement.id") == "send-verdicts":
+            assert "warning" in page.inner_text("#status")
+            keys.press("Enter")
 
     assert reloaded, "the document was long enough to reload half-way"
     assert approved_all, "a batch of several cards was approved at once"
@@ -484,6 +492,13 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
     # An edit that only removes backticks says what changed.
     while page.evaluate("() => document.body.dataset.phase") == "review":
         page.wait_for_selector("#cards .card.current")
+        if page.evaluate("() => document.activeElement && document.activeElement.id") == "send-verdicts":
+            # The markup edit dropped inline code: its QA warning holds the batch until the human sends it.
+            assert "warning" in page.inner_text("#status")
+            keys.press("Enter")
+            page.wait_for_selector("body:not([data-phase=working])")
+            page.wait_for_function("() => !document.body.classList.contains('busy')")
+            continue
         current = page.evaluate("() => document.querySelector('.card.current .card-proposal').textContent")
         if "`" in current:
             page.focus(".card.current")

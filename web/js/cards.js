@@ -507,16 +507,22 @@ function decided(i, { hold = false } = {}) {
   }
   if (state.batch.some((b) => b.mode !== "view")) return; // another card is still being edited
   if (!hold && pendingChecks.size) {
-    pendingWarned().then((warned) => (warned ? decided(i, { hold: true }) : actions.sendVerdicts()));
+    // Wait for the checks, then decide as if they had been quick: the same rule whatever the timing.
+    pendingWarned().then(() => decided(i, { hold: editWarned() }));
     return;
   }
-  if (hold) {
+  if (hold || editWarned()) {
     focusCard(i, { focus: false });
     setStatus("Your edit has a warning (see the card): send the verdicts when you are ready.");
     $("send-verdicts").focus({ preventScroll: true });
     return;
   }
   actions.sendVerdicts();
+}
+
+/** Whether the human's own text on a card of this batch drew a warning (then Send is offered, not automatic). */
+function editWarned() {
+  return state.batch.some((b) => b.decision?.status === "refined" && (b.editWarnings || []).length > 0);
 }
 
 /** Approve every undecided card, asking first when one of them has a warning. */

@@ -9,21 +9,21 @@ answer in between; `step` does both.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import cast
 
-from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
+from .ahead import BATCH_CHARS, first_block, memory_proposals, next_texts
 from .context import Context
 from .copilot import CopilotRequest
 from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
-from .document import FileState, add_span, at_most_lines, first_gap, to_block_end
+from .document import FileState, add_span
 from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite, Verdict
 from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
 from .ids import new_id
@@ -32,17 +32,12 @@ from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
 from .memory import GlossaryEntry, Memory, render_memory
 from .ports import FileReader, MemoryStore, SessionStore, TranslationMemoryPort
-from .prompts import NextText, state_note, system_prompt
+from .prompts import state_note, system_prompt
 from .tm import TmMatch, TmOrigin
-from .tools.base import MAX_UNIT_CHARS, MEMORY_CALL_PREFIX, Tool
+from .tools.base import Tool
 from .tools.read import ReadTool
 from .tools.revise import ReviseTool
 from .tools.translate import TranslateTool
-
-BATCH_CHARS = 3_000
-"""How much of the next untranslated text the model is shown and asked to cover in one batch (a screen)."""
-OTHER_FILE_CHARS = 300
-"""How much of each further unfinished file's next text the state note shows."""
 
 
 def default_tools() -> dict[str, Tool]:
@@ -244,12 +239,12 @@ class AgentRuntime:
             return found
 
         async def state(files: Sequence[FileState]) -> str:
-            shown = await self._next_texts(loaded.reader, files)
+            shown = await next_texts(loaded.reader, files, batch_chars=self.batch_chars)
             current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]))
             rendered = render_memory(current, text="\n".join(t.text for t in shown.values()))
             first = next(iter(shown.values()), None)
             similar = (
-                await self.tm.similar(snapshot.token.owner, languages, _first_block(first.text))
+                await self.tm.similar(snapshot.token.owner, languages, first_block(first.text))
                 if (self.tm and self.memory_proposals and first)
                 else []
             )
@@ -260,7 +255,11 @@ class AgentRuntime:
         owner = snapshot.token.owner
 
         async def recall(files: Sequence[FileState]) -> ModelResponse | None:
-            return await self._recall(owner, languages, loaded.reader, files) if self._proposing else None
+            return (
+                await memory_proposals(self.tm, owner, languages, loaded.reader, files, batch_chars=self.batch_chars)
+                if self.tm and self.memory_proposals
+                else None
+            )
 
         found: dict[str, Sequence[TmMatch]] = {}  # a batch executed again in the step asks once
 
@@ -312,76 +311,11 @@ class AgentRuntime:
         )
         return AgentLoop(options, context, files=snapshot.files, reader=loaded.reader, glossary=memory.glossary)
 
-    async def _recall(
-        self, owner: str, languages: str, reader: FileReader, files: Sequence[FileState]
-    ) -> ModelResponse | None:
-        """Translate calls for the next units the translation memory holds exactly (none: ask the model)."""
-        assert self.tm is not None
-        for f in files:
-            gap = f.next_gap()
-            if gap is None:
-                continue
-            start, gap_end = gap
-            text = await reader.read_text(f.file_id, start, min(gap_end, start + self.batch_chars))
-            calls: list[ToolCallPart] = []
-            position = 0
-            while len(calls) < MAX_MEMORY_UNITS:
-                candidates = _unit_candidates(text, position)
-                found = await self.tm.exact(owner, languages, candidates) if candidates else {}
-                if not found:
-                    break
-                source = max(found, key=len)  # the longest remembered unit that begins here
-                args = {"file_id": f.file_id, "src_string": source, "translate_string": found[source].target}
-                calls.append(ToolCallPart("Translate", args, tool_call_id=f"{MEMORY_CALL_PREFIX}{new_id('t')[2:18]}"))
-                end = position + len(source)
-                position = end + (len(text[end:]) - len(text[end:].lstrip()))
-            if not calls:
-                return None
-            return ModelResponse(parts=list(calls), model_name="translation-memory", finish_reason="tool_call")
-        return None
-
-    @property
-    def _proposing(self) -> bool:
-        return self.tm is not None and self.memory_proposals
-
     def _settings(self, session_id: str) -> ModelSettings:
         """The model settings with prompt caching on: pydantic-ai's `cache`, and OpenAI's cache key."""
         settings: dict[str, object] = {"cache": True, "openai_prompt_cache_key": session_id}
         settings.update(self.settings or {})
         return cast(ModelSettings, settings)
-
-    async def _next_texts(self, reader: FileReader, files: Sequence[FileState]) -> dict[str, NextText]:
-        """Each unfinished file's next untranslated text: a batch for the first, a glimpse of the others."""
-        shown: dict[str, NextText] = {}
-        for f in files:
-            gap = f.next_gap()
-            if gap is None:
-                continue
-            start, gap_end = gap
-            limit = self.batch_chars if not shown else OTHER_FILE_CHARS
-            end = min(gap_end, start + limit)
-            text = await reader.read_text(f.file_id, start, end)
-            if end < gap_end:
-                text = to_block_end(text)
-            text = at_most_lines(text, BATCH_LINES)
-            later = first_gap(add_span(f.covered, start, start + len(text)), f.chars)
-            shown[f.file_id] = NextText(start=start, text=text, more=later is not None)
-        return shown
-
-
-MAX_MEMORY_UNITS = 20
-"""The most units the translation memory proposes in one batch."""
-_UNIT_END = re.compile(r"\n|(?<=[.!?:;])(?=\s)")
-
-
-def _unit_candidates(text: str, position: int) -> list[str]:
-    """The sources a remembered unit beginning at `position` could have: up to each line or sentence end."""
-    window = text[position : position + MAX_UNIT_CHARS]
-    if not window.strip():
-        return []
-    ends = {m.start() for m in _UNIT_END.finditer(window)} | ({len(window)} if len(window) < MAX_UNIT_CHARS else set())
-    candidates = {window[:e].rstrip() for e in ends if window[:e].strip()}
-    return sorted(candidates, key=len)
 
 
 def _newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]:
@@ -395,17 +329,8 @@ def _newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]
     return tuple(kept)
 
 
-def _first_block(text: str) -> str:
-    """The next text's first block (what the next unit most likely is), at most a unit long."""
-    return text.lstrip().split("\n\n", 1)[0][:MAX_UNIT_CHARS]
-
-
 def _tm_origin(status: str) -> TmOrigin:
     return "refined" if status == "refined" else "revised" if status == "revised" else "approved"
-
-
-BATCH_LINES = 20
-"""A batch is at most this many units, and a unit at least a line: the next text shows no more lines."""
 
 
 def _now() -> str:

@@ -87,7 +87,7 @@ def _memory_on(setting: bool | None) -> bool:
 
 def _batch_chars() -> int:
     """`BATCH_CHARS`: how much next text a request shows (a screen; 500 to 20,000, default 3,000)."""
-    from agent_core.runtime import BATCH_CHARS
+    from agent_core.ahead import BATCH_CHARS
 
     value = os.environ.get("BATCH_CHARS", "").strip()
     if not value:

@@ -1,9 +1,11 @@
 """A Lambda-like worker for tests/test_races.py: advances one session for a number of rounds.
 
-Usage: python -m tests.race_worker <session_id> <rounds> <deadline_seconds>
+Usage: python -m tests.race_worker <session_id> <rounds> <deadline_seconds> <start_dir>
 
 Storage and model come from the environment (STORAGE_BACKEND, SESSIONS_TABLE or SQLITE_PATH,
-AGENT_MODEL), exactly as the deployed function builds them. Each round reads the session view and
+AGENT_MODEL), exactly as the deployed function builds them. Once imported it marks itself ready in
+`<start_dir>` and waits there for `go`, so all the workers' first rounds start together (a race is
+certain, not a matter of how fast each process started). Each round reads the session view and
 either approves its pending copilot requests or sends a "continue". Prints one JSON object:
 `{"statuses": [...], "conflicts": [<409 bodies>], "unexpected": [<other bodies>]}`.
 """
@@ -11,8 +13,10 @@ either approves its pending copilot requests or sends a "continue". Prints one J
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from handlers.api import handler
@@ -29,8 +33,11 @@ def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
 
 
 def main() -> None:
-    session_id, rounds, deadline = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    session_id, rounds, deadline, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), Path(sys.argv[4])
+    (start / f"ready-{os.getpid()}").touch()
     stop = time.monotonic() + deadline
+    while not (start / "go").exists() and time.monotonic() < stop:
+        time.sleep(0.005)
     statuses: list[int] = []
     conflicts: list[Any] = []
     unexpected: list[Any] = []

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -100,15 +101,22 @@ def worker_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def run_workers(session_id: str, env: dict[str, str]) -> list[dict[str, Any]]:
+def run_workers(session_id: str, env: dict[str, str], start: Path) -> list[dict[str, Any]]:
+    """Start the workers, let them all go at once when every one is ready, and collect their reports."""
     rounds = ROUNDS[env["STORAGE_BACKEND"]]
-    args = [sys.executable, "-m", "tests.race_worker", session_id, str(rounds), str(WORKER_SECONDS - 20)]
+    args = [sys.executable, "-m", "tests.race_worker", session_id, str(rounds), str(WORKER_SECONDS - 20), str(start)]
     procs = [
         subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(WORKERS)
     ]
     reports = []
     try:
+        deadline = time.monotonic() + WORKER_SECONDS / 2
+        while len(list(start.glob("ready-*"))) < WORKERS and time.monotonic() < deadline:
+            if any(proc.poll() is not None for proc in procs):
+                break  # one failed to start: its report below says why
+            time.sleep(0.01)
+        (start / "go").touch()
         for proc in procs:
             out, err = proc.communicate(timeout=WORKER_SECONDS)
             assert proc.returncode == 0, err[-3000:]
@@ -121,7 +129,7 @@ def run_workers(session_id: str, env: dict[str, str]) -> list[dict[str, Any]]:
     return reports
 
 
-def test_workers_racing_on_one_session_keep_it_valid(backend: tuple[Storage, dict[str, str]]) -> None:
+def test_workers_racing_on_one_session_keep_it_valid(backend: tuple[Storage, dict[str, str]], tmp_path: Path) -> None:
     storage, env = backend
     status, created = call("POST", "/api/sessions")
     assert status == 201
@@ -132,7 +140,9 @@ def test_workers_racing_on_one_session_keep_it_valid(backend: tuple[Storage, dic
     status, first = call("POST", "/api/next", {"sessionId": sid, "userInput": "Translate guide.md into French."})
     assert status == 200, first
 
-    reports = run_workers(sid, worker_env(env))
+    start = tmp_path / "start"
+    start.mkdir()
+    reports = run_workers(sid, worker_env(env), start)
 
     statuses = [s for r in reports for s in r["statuses"]]
     unexpected = [u for r in reports for u in r["unexpected"]]

@@ -2,7 +2,8 @@
 
 Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
 
-    S#<session>                  META                      the session: owner, times, counters, version
+    S#<session>                  META                      the session: owner, times, counters, version, and
+                                                           its hot window (storage.dynamodb_hot)
     S#<session>                  F#<file>                  a file: name, size, coverage
     S#<session>                  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
     S#<session>                  D#<file>#<n:05>           a chunk of the document the file was taken from
@@ -17,11 +18,11 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     O#<owner>…                   T#…, TN                   the owner's translation memory (storage.dynamodb_tm)
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
-BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads two items
-sets (META and the files, in one query; the window's bucket, whose messages and verdicts share it,
-in one more, two when the window crosses a bucket) and commits in one TransactWriteItems whose
-conditions are named below (a unit is written with the commit's time; a revision updates it in
-place, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
+BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads META and the
+files in one Query: META carries the latest messages and the verdicts on the latest two responses,
+compressed (storage.dynamodb_hot), so the buckets are read only for what it lacks. It commits in one
+TransactWriteItems whose conditions are named below (a unit is written with the commit's time; a
+revision updates it in place, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
 gsi1sk = <updatedAt>#<session>) lists an owner's sessions newest first. Sizes are checked before
 DynamoDB is called, as DynamoDB counts them (names plus UTF-8 values), so an oversized record is a
 TooLargeError that says what to shorten; an idempotency answer too large to keep is dropped rather
@@ -39,13 +40,14 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
 from agent_core.errors import InvalidRequestError, TooLargeError
 from agent_core.tm import TmEntry
 
+from . import dynamodb_hot as hot
 from . import dynamodb_items as di
 from . import dynamodb_tm as tm
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
@@ -111,20 +113,45 @@ class DynamoDBSessionStorage(Storage):
         return di.session_record(item)
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        """META and the files in one query, then the window's bucket (two if the window crosses one)."""
+        """META (with its hot window) and the files in one Query; the buckets only for what META lacks."""
         head = list(self._query(di.session_pk(session_id), "sk >= :f", {":f": s("F#")}))
         meta = next((i for i in head if i["sk"]["S"] == "META"), None)
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
         count = int(meta["messageCount"]["N"])
         first = max(0, count - max(window, 0))
-        history = [i for b in di.buckets(first, count) for i in self._bucket_from(session_id, b, first)]
-        return di.snapshot(session_id, meta, head, history, first)
+        data = hot.window(meta, first, count)
+        if data is None:
+            items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
+            data = [i["data"]["S"] for i in items]
+        messages = load_messages(data)
+        responses = [first + k for k, m in enumerate(messages) if isinstance(m, ModelResponse)]
+        latest = responses[-1] if responses else -1
+        previous = responses[-2] if len(responses) > 1 else -1
+        return di.snapshot(
+            session_id,
+            meta,
+            head,
+            messages,
+            first,
+            latest=(latest, self._verdicts(session_id, meta, latest)),
+            previous=(previous, self._verdicts(session_id, meta, previous)),
+        )
 
-    def _bucket_from(self, session_id: str, bucket: int, first: int) -> Iterator[Item]:
-        """The bucket's messages from `first` on and all its verdicts (R# sorts after M#)."""
-        start = max(first, bucket * BUCKET)
-        return self._query(di.bucket_pk(session_id, start), "sk >= :m", {":m": s(di.message_sk(start))})
+    def _messages(self, session_id: str, bucket: int, first: int, count: int) -> Iterator[Item]:
+        """The bucket's messages in `[first, count)`."""
+        start, end = max(first, bucket * BUCKET), min(count, (bucket + 1) * BUCKET) - 1
+        values = {":a": s(di.message_sk(start)), ":b": s(di.message_sk(end))}
+        return self._query(di.bucket_pk(session_id, start), "sk BETWEEN :a AND :b", values)
+
+    def _verdicts(self, session_id: str, meta: Item, response_index: int) -> list[str]:
+        """The stored verdicts on the response at `response_index`: from META, else from its bucket."""
+        found = hot.verdicts(meta, response_index)
+        if found is not None:
+            return found
+        prefix = {":r": s(di.verdict_sk(response_index, ""))}
+        items = self._query(di.bucket_pk(session_id, response_index), "begins_with(sk, :r)", prefix)
+        return [i["data"]["S"] for i in items]
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """One TransactWriteItems, conditional on the session's version.
@@ -138,13 +165,16 @@ class DynamoDBSessionStorage(Storage):
             raise InvalidRequestError("There is no model response for these copilot responses to answer.")
         new_verdicts = len(verdicts.keys() - token.verdict_ids)
         with di.storable():
-            actions = [self._meta_write(token, effects, new_verdicts, now)]
-            for k, message in enumerate(effects.messages):
+            dumped = [dump_message(m) for m in effects.messages]
+            answers = {call_id: dump_verdict(v) for call_id, v in verdicts.items()}
+            responses = [isinstance(m, ModelResponse) for m in effects.messages]
+            window = hot.hot_write(token, dumped, responses, answers)
+            actions = [self._meta_write(token, effects, new_verdicts, now, window)]
+            for k, data in enumerate(dumped):
                 index = token.message_count + k
-                item = di.message_item(sid, index, dump_message(message))
-                actions.append(di.put(item, f"Message {index}", NOT_WRITTEN))
-            for call_id, verdict in verdicts.items():
-                item = di.verdict_item(sid, token.response_index, call_id, dump_verdict(verdict), now)
+                actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
+            for call_id, data in answers.items():
+                item = di.verdict_item(sid, token.response_index, call_id, data, now)
                 actions.append(di.put(item, f"The copilot response to {call_id}"))
             revised = _unit_writes(sid, effects, now, actions)
             for file_id, covered in effects.coverage.items():
@@ -165,8 +195,11 @@ class DynamoDBSessionStorage(Storage):
                 raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.") from exc
             raise
 
-    def _meta_write(self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str) -> tuple[Item, int]:
-        """Create META (version 0) or update it over the token's version: counters are ADDed."""
+    def _meta_write(
+        self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str, window: hot.HotWrite
+    ) -> tuple[Item, int]:
+        """Create META (version 0) or update it over the token's version: counters are ADDed, the hot
+        window's slots and verdicts set (storage.dynamodb_hot)."""
         counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
         counts["copilotResponseCount"] = new_verdicts
         message_count = token.message_count + len(effects.messages)
@@ -176,7 +209,7 @@ class DynamoDBSessionStorage(Storage):
         if token.version == 0:
             item = di.meta_item(token.session_id, token.owner, token.created_at, now)
             item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
-            item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]")}
+            item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]")} | window.item()
             return di.put(item, what, IS_NEW)
         values = {":next": n(token.version + 1), ":now": s(now), ":g": s(f"{now}#{token.session_id}")}
         values |= {":count": n(message_count), ":expected": n(token.version)}
@@ -187,8 +220,13 @@ class DynamoDBSessionStorage(Storage):
             sets, values[":q"] = sets + ", queuedInputs = :q", queued
         values |= {f":{attr}": n(v) for attr, v in counts.items()}
         adds = ", ".join(f"{attr} :{attr}" for attr in counts)
+        hot_sets, hot_removes, names, hot_values = window.expression()
+        expression = f"SET {', '.join([sets, *hot_sets])} ADD {adds}"
+        expression += f" REMOVE {', '.join(hot_removes)}" if hot_removes else ""
         key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
-        return di.update(key, f"SET {sets} ADD {adds}", values, SAME_VERSION, what)
+        action, size = di.update(key, expression, values | hot_values, SAME_VERSION, what)
+        action["Update"]["ExpressionAttributeNames"] = names
+        return action, size
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""

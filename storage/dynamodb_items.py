@@ -17,14 +17,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic_ai.messages import ModelResponse
+from pydantic_ai.messages import ModelMessage
 from pydantic_core import PydanticSerializationError
 
 from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepToken, StoredAnswer, Telemetry, UnitWrite
 from agent_core.errors import InvalidRequestError, TooLargeError
 
-from .codec import load_messages, load_verdict
+from .codec import load_verdict
 from .errors import ConflictError, InvalidCursorError
 from .records import SCHEMA_VERSION, MemoryEntryRecord, SessionRecord
 
@@ -324,43 +324,43 @@ def verdict_item(session_id: str, response_index: int, call_id: str, data: str, 
     }
 
 
-def verdict_key(i: Item) -> tuple[int, str]:
-    """A verdict item's response index and call id."""
-    _, index, call_id = i["sk"]["S"].split("#", 2)
-    return int(index), call_id
-
-
 def buckets(start: int, end: int) -> range:
     """The buckets that hold history indexes `[start, end)`."""
     return range(start // BUCKET, (end - 1) // BUCKET + 1) if end > start else range(0)
 
 
-def snapshot(session_id: str, meta: Item, head: Sequence[Item], history: Sequence[Item], first: int) -> SessionSnapshot:
-    """A step's snapshot from META, the files (`head`) and the window's bucket items from index `first`."""
-    messages = load_messages([i["data"]["S"] for i in history if i["sk"]["S"].startswith("M#")])
-    responses = [first + k for k in range(len(messages)) if isinstance(messages[k], ModelResponse)]
-    response_index = responses[-1] if responses else -1
-    previous_index = responses[-2] if len(responses) > 1 else -1
-    stored = [i for i in history if i["sk"]["S"].startswith("R#")]
-    verdicts = [i for i in stored if verdict_key(i)[0] == response_index]
-    previous = [i for i in stored if verdict_key(i)[0] == previous_index]
+def snapshot(
+    session_id: str,
+    meta: Item,
+    head: Sequence[Item],
+    messages: Sequence[ModelMessage],
+    first: int,
+    latest: tuple[int, Sequence[str]],
+    previous: tuple[int, Sequence[str]],
+) -> SessionSnapshot:
+    """A step's snapshot from META, the files (`head`), the window from index `first`, and the stored
+    verdicts (dumped) on the latest response and the one before it, each with its index."""
+    verdicts = [load_verdict(v) for v in latest[1]]
+    before = [load_verdict(v) for v in previous[1]]
     token = StepToken(
         session_id=session_id,
         owner=meta["owner"]["S"],
         version=int(meta["version"]["N"]),
         created_at=meta["createdAt"]["S"],
         message_count=int(meta["messageCount"]["N"]),
-        response_index=response_index,
-        verdict_ids=frozenset(verdict_key(i)[1] for i in verdicts),
+        response_index=latest[0],
+        verdict_ids=frozenset(v.tool.call_id for v in verdicts),
+        previous_response_index=previous[0],
+        previous_verdict_ids=frozenset(v.tool.call_id for v in before),
     )
     return SessionSnapshot(
         token=token,
-        window=messages,
+        window=list(messages),
         window_complete=first == 0,
         user_inputs=user_inputs(meta),
         queued_inputs=queued_inputs(meta),
-        copilot_responses=[load_verdict(i["data"]["S"]) for i in verdicts],
-        previous_verdicts=[load_verdict(i["data"]["S"]) for i in previous],
+        copilot_responses=verdicts,
+        previous_verdicts=before,
         files=upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#")),
     )
 

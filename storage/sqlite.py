@@ -168,6 +168,8 @@ class SQLiteStorage(Storage):
             message_count=record.message_count,
             response_index=response_index,
             verdict_ids=frozenset(v.tool.call_id for v in verdicts),
+            previous_response_index=previous_index,
+            previous_verdict_ids=frozenset(v.tool.call_id for v in previous),
         )
         return SessionSnapshot(
             token=token,

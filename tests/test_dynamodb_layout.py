@@ -1,0 +1,144 @@
+"""The DynamoDB layout's promises beyond the contract: a step loads in one Query from META's hot
+window (storage.dynamodb_hot), and falls back to the buckets, with the same snapshot, whenever META
+lacks something: a session from before the layout, a message or verdict too large for META, a
+window longer than it keeps, a response older than it."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+
+from agent_core.effects import SessionSnapshot
+from storage.dynamodb import DynamoDBSessionStorage
+from storage.dynamodb_hot import HOT, HOT_VERDICTS
+from storage.dynamodb_items import item_size
+from tests.storage_cases import SID, approve, calls, create, refine, returns, step, texts, user, users
+
+WINDOW = 14
+"""What agent_core's runtime asks a step to load."""
+
+
+class Calls:
+    """DynamoDB requests by operation, counted at the client."""
+
+    def __init__(self, client: Any) -> None:
+        self.seen: Counter[str] = Counter()
+        client.meta.events.register("before-call.dynamodb.*", self._count)
+
+    def _count(self, event_name: str = "", **_: Any) -> None:
+        self.seen[event_name.rsplit(".", 1)[-1]] += 1
+
+    def take(self) -> Counter[str]:
+        seen, self.seen = self.seen, Counter()
+        return seen
+
+
+@pytest.fixture
+def storage(moto_table: str) -> DynamoDBSessionStorage:
+    return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
+
+
+@pytest.fixture
+def counted(storage: DynamoDBSessionStorage) -> Iterator[Calls]:
+    yield Calls(storage.client)
+
+
+def meta(storage: DynamoDBSessionStorage) -> dict[str, Any]:
+    key = {"pk": {"S": f"S#{SID}"}, "sk": {"S": "META"}}
+    item: dict[str, Any] = storage.client.get_item(TableName=storage.table, Key=key, ConsistentRead=True)["Item"]
+    return item
+
+
+def from_buckets(storage: DynamoDBSessionStorage, window: int = WINDOW) -> SessionSnapshot:
+    """The snapshot as the buckets alone give it (META's hot window stripped from a copy)."""
+    saved = meta(storage)
+    stripped = {k: v for k, v in saved.items() if k != "hot" and not k.startswith(("h", "r"))}
+    storage.client.put_item(TableName=storage.table, Item=stripped)
+    try:
+        return storage.load_step(SID, window=window)
+    finally:
+        storage.client.put_item(TableName=storage.table, Item=saved)
+
+
+def same(a: SessionSnapshot, b: SessionSnapshot) -> None:
+    assert a.token == b.token
+    assert list(a.window) == list(b.window) and a.window_complete == b.window_complete
+    assert list(a.copilot_responses) == list(b.copilot_responses)
+    assert list(a.previous_verdicts) == list(b.previous_verdicts)
+
+
+def review_rounds(storage: DynamoDBSessionStorage, rounds: int, *, calls_each: int = 2) -> None:
+    """Rounds of: a response with calls, the verdicts on them, their returns (as a session runs)."""
+    for r in range(rounds):
+        ids = [f"c{r}_{k}" for k in range(calls_each)]
+        step(storage, messages=[calls(*ids)])
+        step(storage, verdicts=[approve(i) if k % 2 else refine(i, f"edit {i}") for k, i in enumerate(ids)])
+        step(storage, messages=[returns(*ids), *users(100 + r, 1)])
+
+
+def test_a_step_loads_in_one_query_and_matches_the_buckets(storage: DynamoDBSessionStorage, counted: Calls) -> None:
+    create(storage, messages=users(0, 3))
+    review_rounds(storage, 9)
+    step(storage, messages=[calls("x1", "x2")])
+    step(storage, verdicts=[approve("x1")])
+    counted.take()
+    loaded = storage.load_step(SID, window=WINDOW)
+    assert counted.take() == Counter({"Query": 1})
+    assert [v.tool.call_id for v in loaded.copilot_responses] == ["x1"]
+    assert {v.tool.call_id for v in loaded.previous_verdicts} == {"c8_0", "c8_1"}
+    assert loaded.token.previous_verdict_ids == {"c8_0", "c8_1"}
+    same(loaded, from_buckets(storage))
+
+
+def test_meta_keeps_the_verdicts_of_the_latest_two_responses_only(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 1))
+    review_rounds(storage, 6, calls_each=20)
+    verdicts = sorted(k for k in meta(storage) if k.startswith("r"))
+    assert {v.split("#", 1)[0] for v in verdicts} == {"r13", "r16"}, verdicts[:5]  # responses at 1, 4, … 16
+    assert item_size(meta(storage)) < 100_000
+
+
+def test_a_session_from_before_the_hot_window_loads_from_the_buckets(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    review_rounds(storage, 2)
+    old = {k: v for k, v in meta(storage).items() if k != "hot" and not k.startswith(("h", "r"))}
+    storage.client.put_item(TableName=storage.table, Item=old)  # as the previous layout wrote it
+    expected = from_buckets(storage)
+    same(storage.load_step(SID, window=WINDOW), expected)
+    step(storage, messages=[calls("y1")])  # the first commit since: slots from here on
+    assert meta(storage)["hot"] == {"N": str(expected.token.message_count)}
+    step(storage, verdicts=[approve("y1")])
+    review_rounds(storage, 5)
+    same(storage.load_step(SID, window=WINDOW), from_buckets(storage))
+
+
+def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionStorage, counted: Calls) -> None:
+    noise = os.urandom(12_000).hex()  # incompressible: larger than a slot
+    create(storage, messages=[*users(0, 2)])
+    step(storage, messages=[calls("big")])
+    step(storage, verdicts=[refine("big", noise[:4_000])])  # too large for META
+    step(storage, messages=[returns("big"), *users(50, 1)])
+    step(storage, messages=[calls(*(f"v{k}" for k in range(HOT_VERDICTS + 5)))])
+    step(storage, verdicts=[approve(f"v{k}") for k in range(HOT_VERDICTS + 5)])
+    same(storage.load_step(SID, window=WINDOW), from_buckets(storage))
+    step(storage, messages=[returns(*(f"v{k}" for k in range(HOT_VERDICTS + 5))), users(60, 1)[0]])
+    step(storage, messages=[*users(61, 1)])
+    step(storage, messages=[user(noise)])
+    counted.take()
+    loaded = storage.load_step(SID, window=WINDOW)
+    assert counted.take()["Query"] >= 2  # the large message's slot is empty: the bucket has it
+    same(loaded, from_buckets(storage))
+    assert texts(loaded.window)[-1] == noise
+
+
+def test_a_window_longer_than_meta_keeps_comes_from_the_buckets(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 40))
+    step(storage, messages=users(40, 30))
+    long = storage.load_step(SID, window=HOT + 10)
+    assert texts(long.window) == [f"m{i}" for i in range(70 - HOT - 10, 70)]
+    assert texts(storage.load_step(SID, window=HOT).window) == [f"m{i}" for i in range(70 - HOT, 70)]

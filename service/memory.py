@@ -52,6 +52,16 @@ class _Wanted:
     origin: Origin
 
 
+def _newest(entries: Sequence[MemoryEntryRecord]) -> list[MemoryEntryRecord]:
+    """The entries, oldest first; of two with the same key (a race), the newer only."""
+    newest: dict[tuple[str, str, str], MemoryEntryRecord] = {}
+    for e in entries:
+        kept = newest.get(_key(e))
+        if kept is None or (e.updated_at, e.entry_id) > (kept.updated_at, kept.entry_id):
+            newest[_key(e)] = e
+    return sorted(newest.values(), key=lambda e: (e.created_at, e.entry_id))
+
+
 class OwnerMemory:
     """Owners' memory: what a step shows the model, what it learns, what the owner edits."""
 
@@ -72,13 +82,13 @@ class OwnerMemory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""
         glossary: list[GlossaryEntry] = []
         notes: list[StyleNote] = []
-        for e in self.entries(owner):
+        stored, corrections = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
+        for e in _newest(stored):
             origin: Origin = "user" if e.origin == "user" else "learned"
             if e.kind == "glossary":
                 glossary.append(GlossaryEntry(source=e.source, target=e.text, languages=e.languages, origin=origin))
             else:
                 notes.append(StyleNote(text=e.text, languages=e.languages, origin=origin))
-        corrections = self.storage.recent_corrections(owner, limit=PROMPT_CORRECTIONS)
         return Memory(glossary=tuple(glossary), style_notes=tuple(notes), corrections=tuple(corrections))
 
     def learn_now(self, owner: str, lessons: Lessons) -> None:
@@ -103,12 +113,7 @@ class OwnerMemory:
 
     def entries(self, owner: str) -> list[MemoryEntryRecord]:
         """The owner's entries, oldest first; of two with the same key (a race), the newer only."""
-        newest: dict[tuple[str, str, str], MemoryEntryRecord] = {}
-        for e in self.storage.list_memory(owner):
-            kept = newest.get(_key(e))
-            if kept is None or (e.updated_at, e.entry_id) > (kept.updated_at, kept.entry_id):
-                newest[_key(e)] = e
-        return sorted(newest.values(), key=lambda e: (e.created_at, e.entry_id))
+        return _newest(self.storage.list_memory(owner))
 
     def corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """The owner's latest corrections, newest first."""

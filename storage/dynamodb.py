@@ -94,6 +94,8 @@ class DynamoDBSessionStorage(Storage):
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         self.client = boto3_client
         self.table = table_name
+        self._entries_seen: dict[str, int] = {}
+        """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
 
     @classmethod
     def from_env(cls) -> DynamoDBSessionStorage:
@@ -424,9 +426,11 @@ class DynamoDBSessionStorage(Storage):
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """Newest first."""
+        if limit <= 0:
+            return []
         args = di.query_args(f"O#{owner}", "begins_with(sk, :k)", {":k": s("K#")})
         with _errors():
-            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=max(1, limit))[
+            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=limit)[
                 "Items"
             ]
         return [di.correction(i) for i in items]
@@ -435,6 +439,35 @@ class DynamoDBSessionStorage(Storage):
         """The owner's glossary entries and style notes (one partition, bounded), oldest first."""
         entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
         return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
+
+    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
+        """One Query, newest first, of the owner's partition from its entries (P#, bounded by their caps)
+        down through the kinds' counters (N#) into the corrections (K#), stopped after `corrections` of
+        them: its page is sized by how many entries the owner had last time, so it is normally one call."""
+        args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
+        entries: list[MemoryEntryRecord] = []
+        found: list[Correction] = []
+        key: Item | None = None
+        past_entries = False
+        while True:
+            limit = self._entries_seen.get(owner, 8) + 4 + max(corrections, 0)
+            page_args = {**args, **({"ExclusiveStartKey": key} if key else {})}
+            with _errors():
+                page = self.client.query(TableName=self.table, **page_args, ScanIndexForward=False, Limit=limit)
+            for item in page["Items"]:
+                kind = item["sk"]["S"][:2]
+                if kind == "P#":
+                    entries.append(di.memory_entry(item))
+                    continue
+                past_entries = True
+                if kind == "K#" and len(found) < corrections:
+                    found.append(di.correction(item))
+            key = page.get("LastEvaluatedKey")
+            if key is None or (past_entries and len(found) >= corrections):
+                break
+            self._entries_seen[owner] = len(entries) + 8  # more than guessed: the next page, and next time
+        self._entries_seen[owner] = len(entries)
+        return sorted(entries, key=lambda e: (e.created_at, e.entry_id)), found
 
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
         """Add the entry with its kind's count raised (capped) in one transaction, or replace it in place.

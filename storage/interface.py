@@ -115,6 +115,10 @@ class MemoryStorageInterface(ABC):
         """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
 
     @abstractmethod
+    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
+        """`list_memory` and `recent_corrections(limit=corrections)` in one read (what a step shows)."""
+
+    @abstractmethod
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
         """Add the entry, or replace the owner's entry that has the same id; adding one more than
         `max_entries` of its kind is refused atomically (InvalidRequestError)."""

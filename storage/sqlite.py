@@ -350,6 +350,17 @@ class SQLiteStorage(Storage):
             rows = db.execute(sql, (owner,)).fetchall()
         return [MemoryEntryRecord(**r) for r in rows]
 
+    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
+        """The entries and the latest corrections, in one read transaction."""
+        entries = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
+        latest = (
+            "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
+            "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
+        )
+        with self._transaction(write=False) as db:
+            found = [MemoryEntryRecord(**r) for r in db.execute(entries, (owner,))]
+            return found, [Correction(**r) for r in db.execute(latest, (owner, max(corrections, 0)))]
+
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
         """Add the entry or replace the owner's entry with the same id; a new one past the cap is refused."""
         with self._transaction(write=True) as db:

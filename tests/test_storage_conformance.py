@@ -495,6 +495,24 @@ def test_memory_entries_per_owner_oldest_first(storage: Storage) -> None:
     assert storage.list_memory("alice")[1] == updated and len(storage.list_memory("alice")) == 3
 
 
+@pytest.mark.parametrize(("entries", "corrections", "wanted"), [(0, 0, 5), (3, 7, 5), (40, 12, 5), (25, 2, 0), (12, 9, 9)])
+def test_the_memory_snapshot_is_the_entries_and_the_latest_corrections(
+    storage: Storage, entries: int, corrections: int, wanted: int
+) -> None:
+    create(storage)
+    for k in range(entries):
+        storage.put_memory_entry(entry(f"m_{k:02d}", kind=("glossary", "style")[k % 2]), max_entries=100)
+    for k in range(corrections):
+        step(storage, corrections=[correction(f"c{k}")])
+    storage.put_memory_entry(entry("m_z", owner="bob"), max_entries=100)
+    for _ in range(2):  # the second read is sized by the first
+        found, latest = storage.memory_snapshot("alice", corrections=wanted)
+        assert found == storage.list_memory("alice") and len(found) == entries
+        assert latest == storage.recent_corrections("alice", limit=wanted)
+        assert len(latest) == min(wanted, corrections)
+    assert storage.memory_snapshot("carol", corrections=3) == ([], [])
+
+
 def test_memory_entries_are_deleted_only_by_their_owner(storage: Storage) -> None:
     storage.put_memory_entry(entry("m_a"), max_entries=10)
     storage.put_memory_entry(entry("m_b", owner="bob"), max_entries=10)

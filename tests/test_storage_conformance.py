@@ -495,7 +495,9 @@ def test_memory_entries_per_owner_oldest_first(storage: Storage) -> None:
     assert storage.list_memory("alice")[1] == updated and len(storage.list_memory("alice")) == 3
 
 
-@pytest.mark.parametrize(("entries", "corrections", "wanted"), [(0, 0, 5), (3, 7, 5), (40, 12, 5), (25, 2, 0), (12, 9, 9)])
+@pytest.mark.parametrize(
+    ("entries", "corrections", "wanted"), [(0, 0, 5), (3, 7, 5), (40, 12, 5), (25, 2, 0), (12, 9, 9)]
+)
 def test_the_memory_snapshot_is_the_entries_and_the_latest_corrections(
     storage: Storage, entries: int, corrections: int, wanted: int
 ) -> None:

@@ -62,6 +62,11 @@ class MemoryStore(Protocol):
 class TranslationMemoryPort(Protocol):
     """The owner's translation memory: reviewed units by language pair."""
 
+    async def refresh(self, owner: str) -> None:
+        """Read what changed in the owner's memory, once per step, before its lookups (which then read
+        nothing more)."""
+        ...
+
     async def exact(self, owner: str, languages: str, sources: Sequence[str]) -> dict[str, TmEntry]:
         """For each of `sources` the memory holds (whitespace-normalised), its entry."""
         ...

@@ -210,6 +210,8 @@ class AgentRuntime:
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
         memory = await self.memory.recall(owner)
+        if self.tm is not None and self.memory_proposals:
+            await self.tm.refresh(owner)
         return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
 
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:

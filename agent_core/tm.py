@@ -1,12 +1,12 @@
 """Translation memory matching, pure: normalised sources, storage keys, exact and fuzzy matches, word diffs.
 
-Storage keeps every approved, refined or revised unit as a `TmEntry` and indexes it twice:
+Every approved, refined or revised unit is kept as a `TmEntry`, found two ways (service.tm):
 - by `source_hash(normalize(source), languages)`: an exact match is one key lookup;
 - by each of `candidate_keys(source, languages)`: a few hashed tokens of the source (its longest
-  words; for text without spaces, character pairs), so a fuzzy lookup reads the entries that share
-  a key with the new text (a Query per key, bounded) instead of scanning the memory.
-`exact_match` and `fuzzy_matches` then rank what storage returned; `word_diff` shows the reviewer
-how an old source differs from the new one.
+  words; for text without spaces, character pairs), so a fuzzy lookup ranks the entries that share
+  a key with the new text instead of scanning the memory.
+`fuzzy_matches` ranks the candidates; `word_diff` shows the reviewer how an old source differs from
+the new one.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import difflib
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -27,7 +27,6 @@ __all__ = [
     "TmEntry",
     "TmMatch",
     "candidate_keys",
-    "exact_match",
     "fuzzy_matches",
     "normalize",
     "source_hash",
@@ -111,15 +110,6 @@ def _tokens(text: str) -> set[str]:
 
 def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-
-
-def exact_match(source: str, languages: str, candidates: Iterable[TmEntry]) -> TmMatch | None:
-    """The newest candidate of `languages` whose normalised source equals `source`'s, as a 100 match."""
-    wanted = normalize(source)
-    same = [c for c in candidates if c.languages == languages and normalize(c.source) == wanted]
-    if not same:
-        return None
-    return TmMatch(max(same, key=lambda c: c.updated_at), 100.0)
 
 
 def fuzzy_matches(

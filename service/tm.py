@@ -2,29 +2,37 @@
 
 Entries are keyed by the normalised source and the target language's primary subtag (`*>fr`), so a
 TMX variant `fr-FR` serves a session "into French"; the source language is not compared (sessions
-say only what they translate into). What a lookup reads is bounded: an exact match is a lookup by
-hash, fuzzy candidates come through a few word keys (agent_core.tm), never a scan; and an owner
-keeps at most MAX_TM_ENTRIES entries (new ones past that are skipped and counted).
+say only what they translate into). An owner keeps at most MAX_TM_ENTRIES entries (new ones past
+that are skipped and counted).
+
+Lookups are served by a replica of the owner's memory in this process (one per storage and owner,
+the OWNERS most recently used): an exact match is a lookup by hash, fuzzy candidates come through a
+few word keys (agent_core.tm), never a scan. A step brings the replica up to date with ONE storage
+read, `refresh`: the entries written since its last read, from MARGIN seconds before it (what
+another process wrote meanwhile, however late DynamoDB's index shows it). A cold replica reads the
+owner's whole memory once.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+import heapq
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from agent_core.tm import TmEntry, TmMatch, TmOrigin, candidate_keys, exact_match, fuzzy_matches, normalize, source_hash
+from agent_core.tm import TmEntry, TmMatch, TmOrigin, candidate_keys, fuzzy_matches, normalize, source_hash
 from interchange.languages import bcp47, primary_subtag
 from storage.interface import MemoryStorageInterface, TmRecord
 
 MAX_TM_ENTRIES = 20_000
 """The most translation-memory entries an owner keeps."""
 CANDIDATES_PER_KEY = 50
-"""How many of the newest entries under each fuzzy candidate key a lookup reads."""
-MAX_BATCH_KEYS = 8
-"""The most candidate keys one batch's lookup queries (the rarest word of each unit first)."""
-CANDIDATES_PER_BATCH_KEY = 20
-"""How many of the newest entries under each key a batch's lookup reads."""
+"""How many of the newest entries under each fuzzy candidate key a lookup ranks."""
 
 
 def tm_languages(languages_or_target: str) -> str:
@@ -42,9 +50,57 @@ def record_of(source: str, target: str, languages: str, origin: TmOrigin, update
     """A memory entry with its index keys."""
     key = tm_languages(languages)
     entry = TmEntry(source=source, target=target, languages=key, origin=origin, updated_at=updated_at or _now())
-    return TmRecord(
-        entry=entry, source_hash=source_hash(normalize(source), key), candidate_keys=candidate_keys(source, key)
-    )
+    return TmRecord(entry=entry, source_hash=source_hash(normalize(source), key))
+
+
+MARGIN = 10.0
+"""Seconds before its last read that a replica's next read starts (writes in flight, index lag)."""
+FRESH = 2.0
+"""A lookup outside a step (no `refresh`) reads the changes first if the replica is older than this."""
+OWNERS = 16
+"""Replicas kept per storage, the most recently used owners'."""
+
+
+@dataclass
+class _Replica:
+    """One owner's memory as this process last read it."""
+
+    entries: dict[str, TmEntry] = field(default_factory=dict)
+    """By source hash."""
+    keys: dict[str, set[str]] = field(default_factory=dict)
+    """Fuzzy candidate key → the hashes of the entries under it."""
+    since: str | None = None
+    """Where the next read starts (None: not read yet)."""
+    read_at: float = -1e9
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def apply(self, entries: Iterable[TmEntry]) -> None:
+        for e in entries:
+            h = source_hash(normalize(e.source), e.languages)
+            old = self.entries.get(h)
+            if old is not None and old.updated_at > e.updated_at:
+                continue
+            self.entries[h] = e
+            if old is None:
+                for k in candidate_keys(e.source, e.languages):
+                    self.keys.setdefault(k, set()).add(h)
+
+    def candidates(self, keys: Iterable[str], per_key: int) -> list[TmEntry]:
+        """The newest `per_key` entries under each key, each once, in key order."""
+        found: dict[str, TmEntry] = {}
+        for k in keys:
+            hashes = self.keys.get(k, ())
+            newest = heapq.nlargest(per_key, hashes, key=lambda h: self.entries[h].updated_at)
+            found |= {h: self.entries[h] for h in newest if h not in found}
+        return list(found.values())
+
+
+_REPLICAS: weakref.WeakKeyDictionary[MemoryStorageInterface, OrderedDict[str, _Replica]] = weakref.WeakKeyDictionary()
+_REPLICAS_LOCK = threading.Lock()
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="microseconds")
 
 
 class TranslationMemory:
@@ -54,10 +110,19 @@ class TranslationMemory:
         self.storage = storage
 
     def record(self, owner: str, records: Sequence[TmRecord]) -> tuple[int, int, int]:
-        """Keep entries: `(added, updated, skipped)`."""
+        """Keep entries: `(added, updated, skipped)`; this process's replica has them at once."""
         if not records:
             return 0, 0, 0
-        return self.storage.put_tm(owner, records, max_entries=MAX_TM_ENTRIES)
+        counts = self.storage.put_tm(owner, records, max_entries=MAX_TM_ENTRIES)
+        replica = self._replica(owner)
+        with replica.lock:
+            if replica.since is not None:  # a cold replica reads them with the rest
+                replica.apply(r.entry for r in records)
+        return counts
+
+    async def refresh(self, owner: str) -> None:
+        """Bring the owner's replica up to date: one storage read (a step's, before its lookups)."""
+        await asyncio.to_thread(self._read, owner, 0.0)
 
     async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
         """Keep reviewed units (source, final text, origin) for the session's language pair."""
@@ -67,47 +132,48 @@ class TranslationMemory:
     async def exact(self, owner: str, languages: str, sources: Sequence[str]) -> dict[str, TmEntry]:
         """For each candidate source that the memory holds (whitespace-normalised), its entry."""
         key = tm_languages(languages)
-        hashes = {source_hash(normalize(s), key): s for s in sources}
-        found = await asyncio.to_thread(
-            self.storage.find_tm, owner, source_hashes=list(hashes), candidate_keys=(), limit=0
-        )
-        matched: dict[str, TmEntry] = {}
-        for source in sources:
-            match = exact_match(source, key, found)
-            if match is not None:
-                matched[source] = match.entry
-        return matched
+        replica = await self._current(owner)
+        with replica.lock:
+            found = {s: replica.entries.get(source_hash(normalize(s), key)) for s in sources}
+        return {s: e for s, e in found.items() if e is not None}
 
     async def similar(self, owner: str, languages: str, source: str, *, limit: int = 3) -> list[TmMatch]:
         """Entries whose sources are similar to `source` (75% or more), best first; exact ones excluded."""
-        key = tm_languages(languages)
-        found = await asyncio.to_thread(
-            self.storage.find_tm,
-            owner,
-            source_hashes=(),
-            candidate_keys=candidate_keys(source, key),
-            limit=CANDIDATES_PER_KEY,
-        )
-        return fuzzy_matches(source, key, found, limit=limit)
+        return (await self.similar_many(owner, languages, [source], limit=limit))[source]
 
     async def similar_many(
         self, owner: str, languages: str, sources: Sequence[str], *, limit: int = 3
     ) -> dict[str, list[TmMatch]]:
-        """`similar` for a whole batch in one lookup: the sources' first keys, then their second, …
-        (at most MAX_BATCH_KEYS keys), and the candidates ranked for each source here."""
+        """`similar` for each of a batch's sources, from the replica."""
         key = tm_languages(languages)
-        per_source = [candidate_keys(s, key) for s in sources]
-        keys: list[str] = []
-        for rank in range(max((len(k) for k in per_source), default=0)):
-            keys += [k[rank] for k in per_source if rank < len(k) and k[rank] not in keys]
-        found = await asyncio.to_thread(
-            self.storage.find_tm,
-            owner,
-            source_hashes=(),
-            candidate_keys=keys[:MAX_BATCH_KEYS],
-            limit=CANDIDATES_PER_BATCH_KEY,
-        )
-        return {s: fuzzy_matches(s, key, found, limit=limit) for s in sources}
+        replica = await self._current(owner)
+        with replica.lock:
+            found = {s: replica.candidates(candidate_keys(s, key), CANDIDATES_PER_KEY) for s in sources}
+        return {s: fuzzy_matches(s, key, found[s], limit=limit) for s in sources}
+
+    async def _current(self, owner: str) -> _Replica:
+        """The replica, read again first if it is older than FRESH seconds (a lookup outside a step)."""
+        return await asyncio.to_thread(self._read, owner, FRESH)
+
+    def _read(self, owner: str, fresh: float) -> _Replica:
+        replica = self._replica(owner)
+        with replica.lock:
+            if replica.since is None or time.monotonic() - replica.read_at >= fresh:
+                started = time.time() - MARGIN
+                replica.apply(self.storage.tm_changes(owner, since=replica.since))
+                replica.since, replica.read_at = _iso(started), time.monotonic()
+        return replica
+
+    def _replica(self, owner: str) -> _Replica:
+        with _REPLICAS_LOCK:
+            owners = _REPLICAS.setdefault(self.storage, OrderedDict())
+            replica = owners.get(owner)
+            if replica is None:
+                replica = owners[owner] = _Replica()
+                while len(owners) > OWNERS:
+                    owners.popitem(last=False)
+            owners.move_to_end(owner)
+            return replica
 
     def entries(self, owner: str) -> Iterator[TmEntry]:
         """All the owner's entries (for export), page by page."""

@@ -547,21 +547,24 @@ class DynamoDBSessionStorage(Storage):
             pending = [h for h in pending if h not in outcome]
         return tm.tally(records, outcome)
 
-    def find_tm(
-        self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
-    ) -> list[TmEntry]:
-        """A Query per candidate key (its newest `limit`), then one BatchGetItem per 100 distinct hashes."""
-        hashes = list(dict.fromkeys(source_hashes))
-        for key in dict.fromkeys(candidate_keys) if limit > 0 else ():
-            args = di.query_args(tm.index_pk(owner, key), None, {})
+    def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
+        """All: the owner's T# items (a consistent Query). Since a time: the `by-owner` index's TM#<owner>
+        partition after it (one Query, normally one page: only what changed since)."""
+        if since is None:
+            return [tm.tm_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})]
+        args: dict[str, Any] = {
+            "IndexName": INDEX,
+            "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
+            "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since)},
+        }
+        found: list[TmEntry] = []
+        while True:
             with _errors():
-                page = self.client.query(
-                    TableName=self.table, **args, ScanIndexForward=False, Limit=limit, ProjectionExpression="h"
-                )
-            hashes += [i["h"]["S"] for i in page["Items"]]
-        hashes = list(dict.fromkeys(hashes))
-        found = {tm.source_hash_of(i): i for i in self._batch_get([tm.entry_key(owner, h) for h in hashes])}
-        return [tm.tm_entry(found[h]) for h in hashes if h in found]
+                page = self.client.query(TableName=self.table, **args)
+            found += [tm.tm_entry(i) for i in page["Items"]]
+            if not page.get("LastEvaluatedKey"):
+                return found
+            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
         """The owner's entries by source hash; the cursor is the last hash listed."""

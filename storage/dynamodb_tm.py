@@ -2,41 +2,38 @@
 
 Layout (in the table of `storage.dynamodb`):
 
-    O#<owner>             T#<source hash>             an entry: source, target, languages, origin, updatedAt, keys
-    O#<owner>             TN                          how many entries the owner has (ADDed for new ones, capped)
-    O#<owner>#TK#<key>    <updatedAt>#<source hash>   the entry under one of its candidate keys
+    O#<owner>   T#<source hash>   an entry: source, target, languages, origin, updatedAt; in the
+                                  `by-owner` index under TM#<owner>, <written at>#<source hash>
+    O#<owner>   TN                how many entries the owner has (ADDed for new ones, capped)
 
-An exact lookup is a BatchGetItem by hash; a fuzzy one is a Query per candidate key (newest first,
-`Limit`) and a BatchGetItem of the hashes found: never a scan. An update deletes the entry's old index
-items in the transaction that writes the new ones, conditional on the entry still being the one read,
-so a key lists each entry once.
+Lookups are not DynamoDB's: the service keeps a replica of an owner's memory in the warm process
+(service.tm) and brings it up to date with one Query of the index for the entries changed since it
+last looked (`tm_changes`); a cold replica reads the owner's T# items once. An entry is replaced
+only while it is the version read (two puts racing on one hash: the second reads again). Releases
+before this one also wrote `O#<owner>#TK#<key>` partitions (a fuzzy index): nothing reads them now.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent_core.errors import InvalidRequestError
 from agent_core.tm import TmEntry
 
-from .dynamodb_items import MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS, Item, check_size, n, put, s, to_json, update
+from .dynamodb_items import MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS, Item, check_size, n, put, s, update
 from .errors import InvalidCursorError
 from .interface import TmRecord
 
 Outcome = Literal["added", "updated", "skipped"]
 
-MAX_KEYS = (MAX_TRANSACTION_ITEMS - 2) // 2
-"""An update writes the counter, the entry, and deletes and puts one index item per key: one transaction."""
 READ_CHUNK = MAX_TRANSACTION_ITEMS - 1
 """Entries read (with the counter, one BatchGetItem) before a transaction is planned."""
 
 # An entry is added once (two puts racing on one hash: the second becomes an update).
 NEW_ENTRY = "attribute_not_exists(sk)"
-# An entry is replaced only while it is the version read: the index items deleted are the ones it has.
-SAME_ENTRY = "updatedAt = :at AND candidateKeys = :keys"
+# An entry is replaced only while it is the version read.
+SAME_ENTRY = "updatedAt = :at"
 # New entries are counted in the transaction that adds them, up to the owner's cap (`:room` = cap - new).
 TM_ROOM = "attribute_not_exists(entryCount) OR entryCount <= :room"
 
@@ -51,20 +48,21 @@ def counter_key(owner: str) -> Item:
     return {"pk": s(f"O#{owner}"), "sk": s("TN")}
 
 
-def index_pk(owner: str, key: str) -> str:
-    """The partition listing the owner's entries under one candidate key."""
-    return f"O#{owner}#TK#{key}"
+def changes_pk(owner: str) -> str:
+    """The `by-owner` index partition that lists the owner's entries by the time they changed."""
+    return f"TM#{owner}"
 
 
-def entry_item(owner: str, r: TmRecord, at: str) -> Item:
-    """An entry item (`at` is its time, also in its index items' keys)."""
+def entry_item(owner: str, r: TmRecord, at: str, written: str) -> Item:
+    """An entry item: `at` is the entry's time, `written` the write's (its key among the owner's changes)."""
     return entry_key(owner, r.source_hash) | {
         "source": s(r.entry.source),
         "target": s(r.entry.target),
         "languages": s(r.entry.languages),
         "origin": s(r.entry.origin),
         "updatedAt": s(at),
-        "candidateKeys": s(to_json(list(dict.fromkeys(r.candidate_keys)))),
+        "gsi1pk": s(changes_pk(owner)),
+        "gsi1sk": s(f"{written}#{r.source_hash}"),
     }
 
 
@@ -88,9 +86,7 @@ def checked(owner: str, records: Sequence[TmRecord], now: str) -> dict[str, TmRe
     """The records by hash (the last of equal hashes wins, in first-seen order), each checked to fit."""
     latest: dict[str, TmRecord] = {}
     for r in records:
-        if len(set(r.candidate_keys)) > MAX_KEYS:
-            raise InvalidRequestError(f"A memory entry has at most {MAX_KEYS} candidate keys.")
-        check_size(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry")
+        check_size(entry_item(owner, r, r.entry.updated_at or now, now), "A translation-memory entry")
         latest[r.source_hash] = r
     return latest
 
@@ -144,21 +140,12 @@ def plan(
 
 
 def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[Item, int]]:
-    """The entry's Put and its index items' Puts, and for an update the Deletes of the index items it leaves."""
-    at = r.entry.updated_at or now
-    item = entry_item(owner, r, at)
+    """The entry's Put: a new one, or over the version read."""
+    item = entry_item(owner, r, r.entry.updated_at or now, now)
     entry, size = put(item, "A translation-memory entry", NEW_ENTRY if old is None else SAME_ENTRY)
-    keys: list[str] = json.loads(item["candidateKeys"]["S"])
-    new = {(index_pk(owner, k), f"{at}#{r.source_hash}") for k in keys}
-    actions = [(entry, size)]
     if old is not None:
-        entry["Put"]["ExpressionAttributeValues"] = {":at": old["updatedAt"], ":keys": old["candidateKeys"]}
-        old_at = old["updatedAt"]["S"]
-        gone = {(index_pk(owner, k), f"{old_at}#{r.source_hash}") for k in json.loads(old["candidateKeys"]["S"])}
-        actions += [({"Delete": {"Key": {"pk": s(pk), "sk": s(sk)}}}, 200) for pk, sk in sorted(gone - new)]
-    for pk, sk in sorted(new):
-        actions.append(put({"pk": s(pk), "sk": s(sk), "h": s(r.source_hash)}, "A translation-memory key"))
-    return actions
+        entry["Put"]["ExpressionAttributeValues"] = {":at": old["updatedAt"]}
+    return [(entry, size)]
 
 
 def tally(records: Sequence[TmRecord], outcome: Mapping[str, Outcome]) -> tuple[int, int, int]:

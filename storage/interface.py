@@ -94,13 +94,11 @@ class SessionStorageInterface(ABC):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TmRecord:
-    """A translation-memory entry with its index keys (computed by the caller, see agent_core.tm)."""
+    """A translation-memory entry with its key (computed by the caller, see agent_core.tm)."""
 
     entry: TmEntry
     source_hash: str
     """The exact-match key: the normalised source and the language pair, hashed."""
-    candidate_keys: tuple[str, ...]
-    """Keys under which fuzzy lookups find it (a few of its words, hashed)."""
 
 
 class MemoryStorageInterface(ABC):
@@ -133,11 +131,11 @@ class MemoryStorageInterface(ABC):
         past `max_entries` for the owner are skipped, so what a lookup reads stays bounded."""
 
     @abstractmethod
-    def find_tm(
-        self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
-    ) -> list[TmEntry]:
-        """The owner's entries with one of these hashes, and up to `limit` newest under each candidate key;
-        lookups by key only, never a scan."""
+    def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
+        """The owner's entries changed after `since` (an ISO time; None: all of them), in no set order.
+
+        A change may show a few seconds after its write (DynamoDB's index is eventually consistent), so
+        a caller asks again from a margin before its last read (service.tm)."""
 
     @abstractmethod
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:

@@ -399,6 +399,7 @@ class SQLiteStorage(Storage):
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash; new ones past the cap are skipped."""
         added = updated = skipped = 0
+        now = datetime.now(UTC).isoformat(timespec="microseconds")
         with self._transaction(write=True) as db:
             count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
             for r in records:
@@ -410,16 +411,11 @@ class SQLiteStorage(Storage):
                     skipped += 1
                     continue
                 db.execute(
-                    "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
+                    "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, "
+                    "written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
                     "source = excluded.source, target = excluded.target, origin = excluded.origin, "
-                    "updated_at = excluded.updated_at",
-                    (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or _now()),
-                )
-                db.executemany(
-                    "INSERT INTO tm_keys (owner, key, source_hash, updated_at) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (owner, key, source_hash) DO UPDATE SET updated_at = excluded.updated_at",
-                    [(owner, key, r.source_hash, e.updated_at or _now()) for key in r.candidate_keys],
+                    "updated_at = excluded.updated_at, written_at = excluded.written_at",
+                    (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, now),
                 )
                 if exists is None:
                     added, count = added + 1, count + 1
@@ -427,34 +423,13 @@ class SQLiteStorage(Storage):
                     updated += 1
         return added, updated, skipped
 
-    def find_tm(
-        self, owner: str, *, source_hashes: Sequence[str], candidate_keys: Sequence[str], limit: int
-    ) -> list[TmEntry]:
-        """Entries by hash first, then the newest `limit` under each key in turn, each once: two statements."""
-        order = list(dict.fromkeys(source_hashes))
-        keys = list(dict.fromkeys(candidate_keys))
+    def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
+        """One statement (by the time each entry was written: the `tm_entries_by_time` index)."""
+        sql = "SELECT source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
         with self._transaction(write=False) as db:
-            if keys and limit > 0:
-                by_key = " UNION ALL ".join(
-                    f"SELECT * FROM (SELECT {n} AS k, source_hash, updated_at FROM tm_keys "
-                    "WHERE owner = ? AND key = ? ORDER BY updated_at DESC LIMIT ?)"
-                    for n in range(len(keys))
-                )
-                args = [a for key in keys for a in (owner, key, limit)]
-                rows = db.execute(f"SELECT source_hash FROM ({by_key}) ORDER BY k, updated_at DESC", args)
-                order += [r["source_hash"] for r in rows]
-            order = list(dict.fromkeys(order))
-            if not order:
-                return []
-            marks = ", ".join("?" for _ in order)
-            sql = (
-                "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries "
-                f"WHERE owner = ? AND source_hash IN ({marks})"
-            )
-            found = {r["source_hash"]: r for r in db.execute(sql, (owner, *order))}
-        return [
-            TmEntry(**{k: v for k, v in found[h].items() if k != "source_hash"}) for h in order if h in found
-        ]
+            if since is None:
+                return [TmEntry(**r) for r in db.execute(sql, (owner,))]
+            return [TmEntry(**r) for r in db.execute(sql + " AND written_at > ?", (owner, since))]
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
         """The owner's entries by source hash, a page at a time."""

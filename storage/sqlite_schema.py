@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 4
+LAYOUT_VERSION = 5
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -15,15 +15,14 @@ _IDEMPOTENCY = (
     "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
 )
 # No foreign key: an owner's glossary entries and style notes outlive every session.
-# The owner's translation memory: one entry per source hash; fuzzy candidates through tm_keys.
-_TM = (
-    """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
+# The owner's translation memory: one entry per source hash, listed by time for the replica that
+# serves lookups (service.tm).
+_TM_ENTRIES = """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
     target TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
-    PRIMARY KEY (owner, source_hash))""",
-    """CREATE TABLE tm_keys (owner TEXT NOT NULL, key TEXT NOT NULL, source_hash TEXT NOT NULL,
-    updated_at TEXT NOT NULL, PRIMARY KEY (owner, key, source_hash))""",
-    "CREATE INDEX tm_keys_newest ON tm_keys (owner, key, updated_at)",
-)
+    PRIMARY KEY (owner, source_hash))"""
+_TM_WRITTEN = "ALTER TABLE tm_entries ADD COLUMN written_at TEXT NOT NULL DEFAULT ''"
+_TM_BY_TIME = "CREATE INDEX tm_entries_by_time ON tm_entries (owner, written_at)"
+_TM = (_TM_ENTRIES, _TM_WRITTEN, _TM_BY_TIME)
 _MEMORY = (
     """CREATE TABLE memory_entries (owner TEXT NOT NULL, entry_id TEXT NOT NULL, kind TEXT NOT NULL,
     source TEXT NOT NULL, text TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL,
@@ -85,11 +84,14 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "ALTER TABLE sessions ADD COLUMN queued_inputs TEXT NOT NULL DEFAULT '[]'",
         "ALTER TABLE units ADD COLUMN origin TEXT NOT NULL DEFAULT 'model'",
         "ALTER TABLE units ADD COLUMN updated_at TEXT NOT NULL DEFAULT ''",
-        *_TM,
+        _TM_ENTRIES,
         "ALTER TABLE idempotency DROP COLUMN status",
         "ALTER TABLE idempotency ADD COLUMN session_id TEXT",
         "CREATE INDEX idempotency_by_session ON idempotency (session_id)",
         "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
     ),
+    # 4 → 5: the translation memory's entries by the time they were written (the replica's changes);
+    # its word-key index is no longer read (lookups are the replica's, service.tm).
+    4: ("DROP TABLE IF EXISTS tm_keys", _TM_WRITTEN, _TM_BY_TIME),
 }
 """The statements that take a file from layout `n` to `n + 1`."""

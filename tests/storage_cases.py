@@ -140,10 +140,10 @@ def second(n: int) -> str:
     return f"2026-01-01T00:00:{n:02d}.000+00:00"
 
 
-def tm(source: str, target: str = "", *, keys: Sequence[str] = ("k",), at: int = 1) -> TmRecord:
-    """A translation-memory record whose hash is `h_<source>`, under these candidate keys."""
+def tm(source: str, target: str = "", *, at: int = 1) -> TmRecord:
+    """A translation-memory record whose hash is `h_<source>`."""
     entry = TmEntry(source=source, target=target or source.upper(), languages="*>fr", updated_at=second(at))
-    return TmRecord(entry=entry, source_hash=f"h_{source}", candidate_keys=tuple(keys))
+    return TmRecord(entry=entry, source_hash=f"h_{source}")
 
 
 def answer(key: str = "k1", *, owner: str = "alice", expires: int = 2_000, body: str = "{}") -> StoredAnswer:

@@ -8,7 +8,7 @@ from pathlib import Path
 from agent_core.effects import StepEffects, StoredAnswer
 from storage.records import MemoryEntryRecord
 from storage.sqlite import SQLiteStorage
-from storage.sqlite_schema import LAYOUT_VERSION
+from storage.sqlite_schema import LAYOUT_VERSION, MIGRATIONS
 
 SID = "s_" + "0" * 32
 LAYOUT_3 = Path(__file__).parent / "data" / "sqlite_layout3.sql"
@@ -51,7 +51,7 @@ def test_a_layout_2_file_gains_the_memory_table_and_keeps_its_sessions(tmp_path:
     assert store.list_memory("alice") == [record]
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 4
+        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 5
 
 
 def test_a_layout_3_file_keeps_its_answers_and_steps_go_on(tmp_path: Path) -> None:
@@ -69,3 +69,26 @@ def test_a_layout_3_file_keeps_its_answers_and_steps_go_on(tmp_path: Path) -> No
     store.delete_session(SID)
     assert store.get_answer("alice", "k2", now=0) is None, "an answer goes with its session"
     assert store.get_answer("alice", "k1", now=0) is not None, "an old answer names no session"
+
+
+def test_a_layout_4_file_keeps_its_translation_memory_and_drops_the_word_index(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.sqlite3")
+    _old_file(path, 3)
+    with sqlite3.connect(path) as db:  # as the release of layout 4 left it: entries and their word keys
+        for statement in MIGRATIONS[3]:
+            db.execute(statement)
+        db.execute(
+            "CREATE TABLE tm_keys (owner TEXT NOT NULL, key TEXT NOT NULL, source_hash TEXT NOT NULL, "
+            "updated_at TEXT NOT NULL, PRIMARY KEY (owner, key, source_hash))"
+        )
+        db.execute("INSERT INTO tm_entries VALUES ('alice', 'h1', 'Hello.', 'Bonjour.', '*>fr', 'approved', 't1')")
+        db.execute("INSERT INTO tm_keys VALUES ('alice', 'k', 'h1', 't1')")
+        db.execute("PRAGMA user_version = 4")
+    store = SQLiteStorage(path)
+    (entry,) = store.tm_changes("alice", since=None)
+    assert (entry.source, entry.target, entry.updated_at) == ("Hello.", "Bonjour.", "t1")
+    assert store.tm_changes("alice", since="2000-01-01") == [], "written before the layout knew when"
+    store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert db.execute("SELECT name FROM sqlite_master WHERE name = 'tm_keys'").fetchone() is None

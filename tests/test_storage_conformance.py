@@ -8,6 +8,7 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 
@@ -569,39 +570,35 @@ def test_memory_outlives_sessions_and_is_not_a_session(storage: Storage) -> None
 # -- the owner's translation memory --------------------------------------------------------------------
 
 
-def test_tm_exact_lookups_by_hash(storage: Storage) -> None:
+def test_tm_changes_all_and_since_a_time(storage: Storage) -> None:
     records = [
         tm("Hello."),
-        tm("Bye.", keys=()),
+        tm("Bye."),
         replace(tm("Thanks."), entry=TmEntry(source="Thanks.", target="Merci.", languages="*>fr")),
     ]
     assert storage.put_tm("alice", records, max_entries=10) == (3, 0, 0)
-    found = storage.find_tm(
-        "alice", source_hashes=["h_Bye.", "h_Hello.", "h_Bye.", "h_none"], candidate_keys=(), limit=0
-    )
-    assert found == [records[1].entry, records[0].entry], "each entry once, in the order asked"
-    (thanks,) = storage.find_tm("alice", source_hashes=["h_Thanks."], candidate_keys=(), limit=5)
+    everything = storage.tm_changes("alice", since=None)
+    assert sorted(e.source for e in everything) == ["Bye.", "Hello.", "Thanks."]
+    (thanks,) = [e for e in everything if e.source == "Thanks."]
     assert (thanks.target, thanks.origin) == ("Merci.", "approved") and thanks.updated_at, "storage sets the time"
-    assert storage.find_tm("bob", source_hashes=["h_Hello."], candidate_keys=["k"], limit=5) == []
-
-
-def test_tm_candidates_by_key_newest_first(storage: Storage) -> None:
-    records = [tm(f"s{i}", keys=("k", "odd" if i % 2 else "even"), at=i) for i in range(1, 8)]
-    storage.put_tm("alice", records, max_entries=10)
-    newest = storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=3)
-    assert [e.source for e in newest] == ["s7", "s6", "s5"]
-    both = storage.find_tm("alice", source_hashes=["h_s1"], candidate_keys=["odd", "k"], limit=2)
-    assert [e.source for e in both] == ["s1", "s7", "s5", "s6"], "hashes first, then key by key, each once"
-    assert storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=0) == []
-    assert storage.find_tm("alice", source_hashes=(), candidate_keys=["none"], limit=3) == []
+    time.sleep(0.002)
+    mark = datetime.now(UTC).isoformat(timespec="microseconds")
+    time.sleep(0.002)
+    assert storage.tm_changes("alice", since=mark) == []
+    # An entry's own time (an import's, from long ago) is not when it was written: a change is.
+    storage.put_tm("alice", [tm("Later.", at=1), tm("Hello.", "Salut.", at=2)], max_entries=10)
+    assert sorted((e.source, e.target) for e in storage.tm_changes("alice", since=mark)) == [
+        ("Hello.", "Salut."),
+        ("Later.", "LATER."),
+    ]
+    assert storage.tm_changes("bob", since=None) == [] and storage.tm_changes("bob", since=mark) == []
 
 
 def test_tm_updates_in_place(storage: Storage) -> None:
-    storage.put_tm("alice", [tm("old", keys=("k",), at=1), tm("s2", at=2), tm("s3", at=3)], max_entries=10)
-    assert storage.put_tm("alice", [tm("old", "NEW", keys=("k",), at=9)], max_entries=10) == (0, 1, 0)
-    found = storage.find_tm("alice", source_hashes=["h_old"], candidate_keys=["k"], limit=10)
-    assert [(e.source, e.target) for e in found] == [("old", "NEW"), ("s3", "S3"), ("s2", "S2")]
-    assert [e.source for e in storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=1)] == ["old"]
+    storage.put_tm("alice", [tm("old", at=1), tm("s2", at=2), tm("s3", at=3)], max_entries=10)
+    assert storage.put_tm("alice", [tm("old", "NEW", at=9)], max_entries=10) == (0, 1, 0)
+    found = storage.tm_changes("alice", since=None)
+    assert sorted((e.source, e.target) for e in found) == [("old", "NEW"), ("s2", "S2"), ("s3", "S3")]
     entries = storage.list_tm("alice", cursor=None, limit=10).items
     assert sorted((e.source, e.target, e.updated_at) for e in entries) == [
         ("old", "NEW", second(9)),
@@ -610,7 +607,7 @@ def test_tm_updates_in_place(storage: Storage) -> None:
     ]
     # One hash twice in a put: the later record wins, and updates the earlier.
     assert storage.put_tm("alice", [tm("x", "X1"), tm("x", "X2")], max_entries=10) == (1, 1, 0)
-    assert [e.target for e in storage.find_tm("alice", source_hashes=["h_x"], candidate_keys=(), limit=0)] == ["X2"]
+    assert [e.target for e in storage.tm_changes("alice", since=None) if e.source == "x"] == ["X2"]
 
 
 def test_tm_cap_per_owner(storage: Storage) -> None:
@@ -633,20 +630,19 @@ def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
     assert added == 10 and added + updated + skipped == 40
     entries = storage.list_tm("alice", cursor=None, limit=50).items
     assert len(entries) == 10 and len({e.source for e in entries}) == 10
-    found = storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=50)
-    assert sorted(e.source for e in found) == sorted(e.source for e in entries), "the key lists each entry once"
+    found = storage.tm_changes("alice", since=None)
+    assert sorted(e.source for e in found) == sorted(e.source for e in entries), "each entry once"
 
 
 @pytest.mark.slow
 def test_tm_puts_larger_than_one_transaction(storage: Storage) -> None:
     # 110 records: more than one read (99 entries) and one transaction (100 actions) hold.
-    records = [tm(f"s{i:03d}", keys=("k", f"c{i}"), at=i % 60) for i in range(110)]
+    records = [tm(f"s{i:03d}", at=i % 60) for i in range(110)]
     assert storage.put_tm("alice", records, max_entries=100) == (100, 0, 10)
-    updated = [tm(f"s{i:03d}", "new", keys=("k", f"c{i}"), at=59) for i in range(110)]
+    updated = [tm(f"s{i:03d}", "new", at=59) for i in range(110)]
     assert storage.put_tm("alice", updated, max_entries=100) == (0, 100, 10)
-    found = storage.find_tm("alice", source_hashes=(), candidate_keys=["k"], limit=200)
+    found = storage.tm_changes("alice", since=None)
     assert len(found) == 100 and {e.target for e in found} == {"new"}
-    assert [e.source for e in storage.find_tm("alice", source_hashes=(), candidate_keys=["c7"], limit=5)] == ["s007"]
 
 
 def test_tm_lists_page_by_page(storage: Storage) -> None:

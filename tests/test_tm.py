@@ -14,7 +14,6 @@ from agent_core.tm import (
     DiffPart,
     TmEntry,
     candidate_keys,
-    exact_match,
     fuzzy_matches,
     normalize,
     source_hash,
@@ -44,16 +43,6 @@ def test_source_hash_is_stable_and_depends_on_the_language_pair() -> None:
     assert key == hashlib.sha256(f"{EN_FR}\x1f### Fixed".encode()).hexdigest()[:32]
     assert key != source_hash("### Fixed", "english>german")
     assert key != source_hash("### Added", EN_FR)
-
-
-def test_exact_match_is_the_newest_of_the_language_pair() -> None:
-    old = entry("### Fixed", "### Corrigé", at="2025-01-01T00:00:00Z")
-    new = entry("###  Fixed\n", "### Corrections", at="2025-02-01T00:00:00Z")
-    other = entry("### Fixed", "### Behoben", languages="english>german", at="2025-03-01T00:00:00Z")
-    match = exact_match("### Fixed", EN_FR, [old, other, new])
-    assert match is not None and match.entry is new and match.score == 100 and match.diff == ()
-    assert exact_match("### Added", EN_FR, [old, new]) is None
-    assert exact_match("### Fixed", "english>spanish", [old, new, other]) is None
 
 
 def test_fuzzy_matches_rank_threshold_limit_and_diff() -> None:

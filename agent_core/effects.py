@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelMessage
 
 from .copilot import Verdict
 from .document import FileState, Spans
+from .tm import TmEntry
 
 UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
 UnitOrigin = Literal["model", "memory", "verbatim", "human"]
@@ -146,12 +147,16 @@ class StepEffects:
     queued_inputs: Sequence[str] | None = None
     """The inputs waiting for the next model request after this step (None: unchanged)."""
     telemetry: Telemetry = field(default_factory=Telemetry)
+    memory: Sequence[TmEntry] = ()
+    """Reviewed units for the owner's translation memory, kept with the step (by source: the last wins)."""
+    memory_added: int = 0
+    """How many of `memory` the owner's memory did not hold when the step looked (counted against its cap)."""
 
     @property
     def empty(self) -> bool:
         """True when the step adds nothing to the session."""
         return not (
-            self.messages or self.verdicts or self.units or self.revisions or self.corrections
+            self.messages or self.verdicts or self.units or self.revisions or self.corrections or self.memory
         ) and self.queued_inputs is None
 
 

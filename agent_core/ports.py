@@ -84,3 +84,14 @@ class TranslationMemoryPort(Protocol):
     async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
         """Keep reviewed units: (source, final text, origin)."""
         ...
+
+    async def admit(
+        self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]
+    ) -> tuple[list[TmEntry], int]:
+        """Reviewed units as entries for a step to commit: those the owner's memory has room for, and how
+        many of them it does not hold yet."""
+        ...
+
+    def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:
+        """The step that carried `entries` has committed: this process's lookups have them at once."""
+        ...

@@ -75,8 +75,6 @@ class PreparedStep:
     effects: StepEffects
     languages: str
     time_left: Callable[[], float] | None
-    remembered: Sequence[tuple[str, str, TmOrigin]] = ()
-    """The reviewed units the translation memory keeps once the step has committed."""
     queued: bool = False
     """The user's input was queued: reviews are pending."""
 
@@ -144,19 +142,22 @@ class AgentRuntime:
         snapshot = loaded.snapshot
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
-        remembered = [
-            (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
-            for u in [*result.units, *result.revisions]
-        ]
+        effects = _effects(snapshot, loop.context, result, verdicts)
+        if self.tm is not None and (result.units or result.revisions):
+            remembered = [
+                (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
+                for u in [*result.units, *result.revisions]
+            ]
+            entries, added = await self.tm.admit(snapshot.token.owner, languages, remembered)
+            effects = replace(effects, memory=entries, memory_added=added)
         return PreparedStep(
             outcome=StepOutcome(
                 session_id=snapshot.token.session_id, result=result, files=_files_after(snapshot.files, result)
             ),
             token=snapshot.token,
-            effects=_effects(snapshot, loop.context, result, verdicts),
+            effects=effects,
             languages=languages,
             time_left=request.time_left,
-            remembered=remembered,
         )
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
@@ -179,8 +180,8 @@ class AgentRuntime:
                 await self.store.keep_answer(token.session_id, answer)
             return
         await self.store.commit(token, effects, answer=answer)
-        if self.tm is not None and prepared.remembered:
-            await self.tm.remember(token.owner, prepared.languages, prepared.remembered)
+        if self.tm is not None and effects.memory:
+            self.tm.kept(token.owner, effects.memory)
         if effects.corrections:
             await self.learner.after_commit(
                 token.owner, effects.corrections, languages=prepared.languages, time_left=prepared.time_left

@@ -27,10 +27,8 @@ from datetime import UTC, datetime
 
 from agent_core.tm import TmEntry, TmMatch, TmOrigin, candidate_keys, fuzzy_matches, normalize, source_hash
 from interchange.languages import bcp47, primary_subtag
-from storage.interface import MemoryStorageInterface, TmRecord
+from storage.interface import MAX_TM_ENTRIES, MemoryStorageInterface, TmRecord, tm_record
 
-MAX_TM_ENTRIES = 20_000
-"""The most translation-memory entries an owner keeps."""
 CANDIDATES_PER_KEY = 50
 """How many of the newest entries under each fuzzy candidate key a lookup ranks."""
 
@@ -47,10 +45,11 @@ def _now() -> str:
 
 
 def record_of(source: str, target: str, languages: str, origin: TmOrigin, updated_at: str = "") -> TmRecord:
-    """A memory entry with its index keys."""
+    """A memory entry with its key."""
     key = tm_languages(languages)
-    entry = TmEntry(source=source, target=target, languages=key, origin=origin, updated_at=updated_at or _now())
-    return TmRecord(entry=entry, source_hash=source_hash(normalize(source), key))
+    return tm_record(
+        TmEntry(source=source, target=target, languages=key, origin=origin, updated_at=updated_at or _now())
+    )
 
 
 MARGIN = 10.0
@@ -114,11 +113,30 @@ class TranslationMemory:
         if not records:
             return 0, 0, 0
         counts = self.storage.put_tm(owner, records, max_entries=MAX_TM_ENTRIES)
+        self.kept(owner, [r.entry for r in records])
+        return counts
+
+    async def admit(
+        self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]
+    ) -> tuple[list[TmEntry], int]:
+        """The units as entries (the last of equal sources wins) that the owner has room for, by the
+        replica (read first only if cold), and how many of them are new to it. The cap is the replica's
+        view: what other processes added since its last read is not counted yet."""
+        key = tm_languages(languages)
+        latest = {source_hash(normalize(s), key): record_of(s, t, languages, o).entry for s, t, o in pairs}
+        replica = await asyncio.to_thread(self._read, owner, float("inf"))
+        with replica.lock:
+            known, room = replica.entries.keys(), MAX_TM_ENTRIES - len(replica.entries)
+            new = [h for h in latest if h not in known][: max(room, 0)]
+            kept = [e for h, e in latest.items() if h in known or h in new]
+        return kept, len(new)
+
+    def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:
+        """Entries a step committed, into this process's replica (unless it is cold: it reads them then)."""
         replica = self._replica(owner)
         with replica.lock:
-            if replica.since is not None:  # a cold replica reads them with the rest
-                replica.apply(r.entry for r in records)
-        return counts
+            if replica.since is not None:
+                replica.apply(entries)
 
     async def refresh(self, owner: str) -> None:
         """Bring the owner's replica up to date: one storage read (a step's, before its lookups)."""

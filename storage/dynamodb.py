@@ -53,7 +53,7 @@ from . import dynamodb_tm as tm
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .errors import ConflictError, InvalidCursorError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, Storage, TmRecord, chunks
+from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, TmRecord, chunks, tm_record
 from .records import MemoryEntryRecord, Page, SessionRecord
 
 INDEX = "by-owner"
@@ -185,7 +185,12 @@ class DynamoDBSessionStorage(Storage):
                 actions.append(di.update(key, "SET covered = :c", values, FILE_EXISTS, "The file's coverage"))
             for order, c in enumerate(effects.corrections):
                 actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
+            remembered = [tm_record(e) for e in effects.memory]
+            memory = tm.step_writes(token.owner, remembered, effects.memory_added, now)
         di.check_transaction([size for _, size in actions])
+        later = not tm.fits(memory, beside=[size for _, size in actions])
+        if not later:
+            actions += memory
         if answer is not None:
             actions += self._answer_writes(sid, answer, int(time.time()), beside=[size for _, size in actions])
         try:
@@ -196,6 +201,8 @@ class DynamoDBSessionStorage(Storage):
                 u = missing[0]
                 raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.") from exc
             raise
+        if later:  # a step too large to carry its memory entries: they follow it
+            self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
 
     def _meta_write(
         self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str, window: hot.HotWrite
@@ -430,9 +437,7 @@ class DynamoDBSessionStorage(Storage):
             return []
         args = di.query_args(f"O#{owner}", "begins_with(sk, :k)", {":k": s("K#")})
         with _errors():
-            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=limit)[
-                "Items"
-            ]
+            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=limit)["Items"]
         return [di.correction(i) for i in items]
 
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:

@@ -148,6 +148,26 @@ def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[It
     return [(entry, size)]
 
 
+def step_writes(owner: str, records: Sequence[TmRecord], added: int, now: str) -> list[tuple[Item, int]]:
+    """A step's entries as Puts for its transaction (the last write wins; no condition may cancel a
+    step), and the owner's count raised by the `added` ones the step's replica did not hold."""
+    latest = checked(owner, records, now)
+    writes = [
+        put(entry_item(owner, r, r.entry.updated_at or now, now), "A translation-memory entry") for r in latest.values()
+    ]
+    if added and writes:
+        writes.append(update(counter_key(owner), "ADD entryCount :k", {":k": n(added)}, None, ""))
+    return writes
+
+
+def fits(writes: Sequence[tuple[Item, int]], *, beside: Sequence[int]) -> bool:
+    """True if a step's transaction of `beside` sizes can carry these writes too (and a kept answer)."""
+    room_items = MAX_TRANSACTION_ITEMS - 2 - len(beside)
+    return (
+        len(writes) <= room_items and sum(beside) + sum(size for _, size in writes) <= MAX_TRANSACTION_BYTES - 500_000
+    )
+
+
 def tally(records: Sequence[TmRecord], outcome: Mapping[str, Outcome]) -> tuple[int, int, int]:
     """`(added, updated, skipped)` over the records as given: a repeated hash updates what came before it."""
     counts = {"added": 0, "updated": 0, "skipped": 0}

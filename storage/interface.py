@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage
 
 from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
-from agent_core.tm import TmEntry
+from agent_core.tm import TmEntry, normalize, source_hash
 
 from .records import MemoryEntryRecord, Page, SessionRecord
 
@@ -26,6 +26,9 @@ MAX_STORED_BYTES = 400_000
 """No stored record (a message, a verdict, a unit, a kept answer) may be larger, in UTF-8, on any backend
 (DynamoDB's item limit): a commit that would store one is TooLargeError and writes nothing, except a kept
 answer, which is dropped instead (the step succeeds without a key, so it must succeed with one)."""
+
+MAX_TM_ENTRIES = 20_000
+"""The most translation-memory entries an owner keeps (new ones past it are skipped)."""
 
 CHUNK_CHARS = 32_000
 """File content is stored in chunks of this many characters (under DynamoDB's 400 KB item limit)."""
@@ -45,7 +48,9 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the effects atomically if the session is still at `token.version` (0 creates it),
-        else ConflictError; `answer` is written in the same transaction."""
+        else ConflictError; `answer` is written in the same transaction. The effects' translation-memory
+        entries go to the owner's memory (newest wins by source hash), counted by `memory_added`; a
+        backend that cannot fit them in the step's transaction writes them right after it."""
 
     @abstractmethod
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
@@ -99,6 +104,11 @@ class TmRecord:
     entry: TmEntry
     source_hash: str
     """The exact-match key: the normalised source and the language pair, hashed."""
+
+
+def tm_record(entry: TmEntry) -> TmRecord:
+    """An entry with its key: its normalised source and language pair, hashed (agent_core.tm)."""
+    return TmRecord(entry=entry, source_hash=source_hash(normalize(entry.source), entry.languages))
 
 
 class MemoryStorageInterface(ABC):

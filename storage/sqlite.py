@@ -37,7 +37,7 @@ from agent_core.tm import TmEntry
 
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, MAX_STORED_BYTES, Storage, TmRecord, chunks
+from .interface import CHUNK_CHARS, MAX_STORED_BYTES, MAX_TM_ENTRIES, Storage, TmRecord, chunks, tm_record
 from .records import SCHEMA_VERSION, MemoryEntryRecord, Page, SessionRecord
 from .sqlite_paging import decode_cursor, page
 from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
@@ -220,6 +220,8 @@ class SQLiteStorage(Storage):
                 "reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
+            if effects.memory:
+                _put_tm(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
             if answer is not None:
                 _put_answer(db, sid, answer, int(time.time()))
 
@@ -398,30 +400,8 @@ class SQLiteStorage(Storage):
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash; new ones past the cap are skipped."""
-        added = updated = skipped = 0
-        now = datetime.now(UTC).isoformat(timespec="microseconds")
         with self._transaction(write=True) as db:
-            count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
-            for r in records:
-                e = r.entry
-                exists = db.execute(
-                    "SELECT 1 FROM tm_entries WHERE owner = ? AND source_hash = ?", (owner, r.source_hash)
-                ).fetchone()
-                if exists is None and count >= max_entries:
-                    skipped += 1
-                    continue
-                db.execute(
-                    "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, "
-                    "written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
-                    "source = excluded.source, target = excluded.target, origin = excluded.origin, "
-                    "updated_at = excluded.updated_at, written_at = excluded.written_at",
-                    (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, now),
-                )
-                if exists is None:
-                    added, count = added + 1, count + 1
-                else:
-                    updated += 1
-        return added, updated, skipped
+            return _put_tm(db, owner, records, max_entries)
 
     def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
         """One statement (by the time each entry was written: the `tm_entries_by_time` index)."""
@@ -442,6 +422,32 @@ class SQLiteStorage(Storage):
         return Page(
             [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found.items], found.next_cursor
         )
+
+
+def _put_tm(db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int) -> tuple[int, int, int]:
+    """`put_tm` inside the caller's write transaction (the count is exact under its lock)."""
+    added = updated = skipped = 0
+    now = datetime.now(UTC).isoformat(timespec="microseconds")
+    count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
+    for r in records:
+        e = r.entry
+        sql = "SELECT 1 FROM tm_entries WHERE owner = ? AND source_hash = ?"
+        exists = db.execute(sql, (owner, r.source_hash)).fetchone()
+        if exists is None and count >= cap:
+            skipped += 1
+            continue
+        db.execute(
+            "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, "
+            "written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
+            "source = excluded.source, target = excluded.target, origin = excluded.origin, "
+            "updated_at = excluded.updated_at, written_at = excluded.written_at",
+            (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, now),
+        )
+        if exists is None:
+            added, count = added + 1, count + 1
+        else:
+            updated += 1
+    return added, updated, skipped
 
 
 def _fits(text: str) -> bool:

@@ -5,9 +5,9 @@ nothing of the kind:
 
 - TransactWriteItems rolls back by deep-copying the whole table before every transaction. The patch
   snapshots only the items a transaction touches and restores just those when it is cancelled.
-- Query on the table (not an index) sorts every item of the table and then keeps one partition.
-  The patch hands moto's query only the queried partition's items; moto still filters, sorts,
-  pages and projects them itself.
+- Query sorts every item of the table and then keeps one partition. The patch hands moto's query
+  only the queried partition's items (for an index, the items whose index key is the one queried,
+  found in one plain pass); moto still filters, sorts, pages and projects them itself.
 
 Conditions, cancellation reasons, results and pagination are moto's own, so the benchmark measures
 the handler rather than the mock's table size. `bench/step_cost.py --exact-moto` runs without it.
@@ -48,11 +48,20 @@ def _install_partition_query() -> None:
     signature = inspect.signature(original)
 
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
-        index_name = signature.bind(self, hash_key, *args, **kwargs).arguments.get("index_name")
-        if index_name or hash_key is None or not self.range_key_attr:
+        arguments = signature.bind(self, hash_key, *args, **kwargs).arguments
+        index_name = arguments.get("index_name")
+        if hash_key is None or not self.range_key_attr:
             return original(self, hash_key, *args, **kwargs)
-        partition = self.items.get(hash_key, {})
-        self.all_items = lambda: list(partition.values())
+        if index_name:  # the index's partition: the items whose index hash key is the one queried
+            conditions = arguments.get("hash_key_conditions") or []
+            if len(conditions) != 1:
+                return original(self, hash_key, *args, **kwargs)
+            attr, value = conditions[0]
+            items = [i for p in self.items.values() for i in p.values() if attr in i.attrs and i.attrs[attr] == value]
+            self.all_items = lambda: items
+        else:
+            partition = self.items.get(hash_key, {})
+            self.all_items = lambda: list(partition.values())
         try:
             return original(self, hash_key, *args, **kwargs)
         finally:

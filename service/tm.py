@@ -66,6 +66,8 @@ class _Replica:
 
     entries: dict[str, TmEntry] = field(default_factory=dict)
     """By source hash."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """Source hash → the `updated_at` held (what a read need not send again)."""
     keys: dict[str, set[str]] = field(default_factory=dict)
     """Fuzzy candidate key → the hashes of the entries under it."""
     since: str | None = None
@@ -80,6 +82,7 @@ class _Replica:
             if old is not None and old.updated_at > e.updated_at:
                 continue
             self.entries[h] = e
+            self.versions[h] = e.updated_at
             if old is None:
                 for k in candidate_keys(e.source, e.languages):
                     self.keys.setdefault(k, set()).add(h)
@@ -178,7 +181,7 @@ class TranslationMemory:
         with replica.lock:
             if replica.since is None or time.monotonic() - replica.read_at >= fresh:
                 started = time.time() - MARGIN
-                replica.apply(self.storage.tm_changes(owner, since=replica.since))
+                replica.apply(self.storage.tm_changes(owner, since=replica.since, known=replica.versions))
                 replica.since, replica.read_at = _iso(started), time.monotonic()
         return replica
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -94,6 +95,8 @@ class DynamoDBSessionStorage(Storage):
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         self.client = boto3_client
         self.table = table_name
+        self._writer = secrets.token_hex(8)
+        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
         self._entries_seen: dict[str, int] = {}
         """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
 
@@ -186,7 +189,7 @@ class DynamoDBSessionStorage(Storage):
             for order, c in enumerate(effects.corrections):
                 actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
             remembered = [tm_record(e) for e in effects.memory]
-            memory = tm.step_writes(token.owner, remembered, effects.memory_added, now)
+            memory = tm.step_writes(token.owner, remembered, effects.memory_added, now, self._writer)
         di.check_transaction([size for _, size in actions])
         later = not tm.fits(memory, beside=[size for _, size in actions])
         if not later:
@@ -540,7 +543,9 @@ class DynamoDBSessionStorage(Storage):
             count = next((int(i["entryCount"]["N"]) for i in found if i["sk"]["S"] == "TN"), 0)
             stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != "TN"}
             with di.storable():
-                batch = tm.plan(owner, chunk, latest, stored, count, max_entries=max_entries, now=now)
+                batch = tm.plan(
+                    owner, chunk, latest, stored, count, max_entries=max_entries, now=now, writer=self._writer
+                )
             if batch.actions:
                 try:
                     self._transact(batch.actions, retries=8)
@@ -552,24 +557,34 @@ class DynamoDBSessionStorage(Storage):
             pending = [h for h in pending if h not in outcome]
         return tm.tally(records, outcome)
 
-    def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
-        """All: the owner's T# items (a consistent Query). Since a time: the `by-owner` index's TM#<owner>
-        partition after it (one Query, normally one page: only what changed since)."""
+    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
+        """All: the owner's T# items (a consistent Query). Since a time: the keys and times of the
+        `by-owner` index's TM#<owner> partition after it that another instance wrote (one Query,
+        normally one page; this instance's own writes are filtered out by DynamoDB), then the entries
+        among them that `known` does not hold (one BatchGetItem, none when nothing is new)."""
+        known = known or {}
         if since is None:
-            return [tm.tm_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})]
+            items = self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
+            return [tm.tm_entry(i) for i in items if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"]]
         args: dict[str, Any] = {
             "IndexName": INDEX,
             "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
-            "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since)},
+            "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
+            "ProjectionExpression": "sk, updatedAt",
+            "FilterExpression": "writer <> :me",
         }
-        found: list[TmEntry] = []
+        wanted: list[str] = []
         while True:
             with _errors():
                 page = self.client.query(TableName=self.table, **args)
-            found += [tm.tm_entry(i) for i in page["Items"]]
+            for i in page["Items"]:
+                h = tm.source_hash_of(i)
+                if known.get(h) != i["updatedAt"]["S"] and h not in wanted:
+                    wanted.append(h)
             if not page.get("LastEvaluatedKey"):
-                return found
+                break
             args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        return [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])] if wanted else []
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
         """The owner's entries by source hash; the cursor is the last hash listed."""

@@ -53,9 +53,11 @@ def changes_pk(owner: str) -> str:
     return f"TM#{owner}"
 
 
-def entry_item(owner: str, r: TmRecord, at: str, written: str) -> Item:
-    """An entry item: `at` is the entry's time, `written` the write's (its key among the owner's changes)."""
+def entry_item(owner: str, r: TmRecord, at: str, written: str, writer: str) -> Item:
+    """An entry item: `at` is the entry's time, `written` the write's (its key among the owner's changes),
+    `writer` the storage instance that wrote it (whose own reads of the changes leave it out)."""
     return entry_key(owner, r.source_hash) | {
+        "writer": s(writer),
         "source": s(r.entry.source),
         "target": s(r.entry.target),
         "languages": s(r.entry.languages),
@@ -86,7 +88,7 @@ def checked(owner: str, records: Sequence[TmRecord], now: str) -> dict[str, TmRe
     """The records by hash (the last of equal hashes wins, in first-seen order), each checked to fit."""
     latest: dict[str, TmRecord] = {}
     for r in records:
-        check_size(entry_item(owner, r, r.entry.updated_at or now, now), "A translation-memory entry")
+        check_size(entry_item(owner, r, r.entry.updated_at or now, now, "w" * 16), "A translation-memory entry")
         latest[r.source_hash] = r
     return latest
 
@@ -109,6 +111,7 @@ def plan(
     *,
     max_entries: int,
     now: str,
+    writer: str,
 ) -> Batch:
     """The next transaction for `hashes` (in order), given the entries read and the owner's count.
 
@@ -121,7 +124,7 @@ def plan(
         if old is None and count + added >= max_entries:
             batch.outcome[h] = "skipped"
             continue
-        actions = writes(owner, latest[h], old, now)
+        actions = writes(owner, latest[h], old, now, writer)
         size = sum(size for _, size in actions)
         # One action and a kilobyte are kept for the counter.
         if batch.actions and (
@@ -139,21 +142,22 @@ def plan(
     return batch
 
 
-def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[Item, int]]:
+def writes(owner: str, r: TmRecord, old: Item | None, now: str, writer: str) -> list[tuple[Item, int]]:
     """The entry's Put: a new one, or over the version read."""
-    item = entry_item(owner, r, r.entry.updated_at or now, now)
+    item = entry_item(owner, r, r.entry.updated_at or now, now, writer)
     entry, size = put(item, "A translation-memory entry", NEW_ENTRY if old is None else SAME_ENTRY)
     if old is not None:
         entry["Put"]["ExpressionAttributeValues"] = {":at": old["updatedAt"]}
     return [(entry, size)]
 
 
-def step_writes(owner: str, records: Sequence[TmRecord], added: int, now: str) -> list[tuple[Item, int]]:
+def step_writes(owner: str, records: Sequence[TmRecord], added: int, now: str, writer: str) -> list[tuple[Item, int]]:
     """A step's entries as Puts for its transaction (the last write wins; no condition may cancel a
     step), and the owner's count raised by the `added` ones the step's replica did not hold."""
     latest = checked(owner, records, now)
     writes = [
-        put(entry_item(owner, r, r.entry.updated_at or now, now), "A translation-memory entry") for r in latest.values()
+        put(entry_item(owner, r, r.entry.updated_at or now, now, writer), "A translation-memory entry")
+        for r in latest.values()
     ]
     if added and writes:
         writes.append(update(counter_key(owner), "ADD entryCount :k", {":k": n(added)}, None, ""))

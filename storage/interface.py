@@ -11,7 +11,7 @@ safe to share between threads.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic_ai.messages import ModelMessage
@@ -141,8 +141,10 @@ class MemoryStorageInterface(ABC):
         past `max_entries` for the owner are skipped, so what a lookup reads stays bounded."""
 
     @abstractmethod
-    def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
-        """The owner's entries changed after `since` (an ISO time; None: all of them), in no set order.
+    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
+        """The owner's entries written after `since` (an ISO time; None: all of them), in no set order,
+        except those `known` (source hash → `updated_at`) already holds in that version and, after a
+        time, those this same instance wrote (its caller keeps them as it writes them: service.tm).
 
         A change may show a few seconds after its write (DynamoDB's index is eventually consistent), so
         a caller asks again from a margin before its last read (service.tm)."""

@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +64,8 @@ class SQLiteStorage(Storage):
 
     def __init__(self, path: str) -> None:
         self._lock = threading.Lock()
+        self._writer = uuid.uuid4().hex[:16]
+        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
         try:
             folder = os.path.dirname(path)
             if folder and path != ":memory:":
@@ -221,7 +223,7 @@ class SQLiteStorage(Storage):
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
             if effects.memory:
-                _put_tm(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
+                _put_tm(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES, self._writer)
             if answer is not None:
                 _put_answer(db, sid, answer, int(time.time()))
 
@@ -401,15 +403,19 @@ class SQLiteStorage(Storage):
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash; new ones past the cap are skipped."""
         with self._transaction(write=True) as db:
-            return _put_tm(db, owner, records, max_entries)
+            return _put_tm(db, owner, records, max_entries, self._writer)
 
-    def tm_changes(self, owner: str, *, since: str | None) -> list[TmEntry]:
-        """One statement (by the time each entry was written: the `tm_entries_by_time` index)."""
-        sql = "SELECT source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
+    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
+        """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
+        instance's own writes are left out of the changes since a time."""
+        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
         with self._transaction(write=False) as db:
             if since is None:
-                return [TmEntry(**r) for r in db.execute(sql, (owner,))]
-            return [TmEntry(**r) for r in db.execute(sql + " AND written_at > ?", (owner, since))]
+                rows = db.execute(sql, (owner,))
+            else:
+                rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
+            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["updated_at"]]
+        return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
         """The owner's entries by source hash, a page at a time."""
@@ -424,7 +430,9 @@ class SQLiteStorage(Storage):
         )
 
 
-def _put_tm(db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int) -> tuple[int, int, int]:
+def _put_tm(
+    db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int, writer: str
+) -> tuple[int, int, int]:
     """`put_tm` inside the caller's write transaction (the count is exact under its lock)."""
     added = updated = skipped = 0
     now = datetime.now(UTC).isoformat(timespec="microseconds")
@@ -438,10 +446,10 @@ def _put_tm(db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap
             continue
         db.execute(
             "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, "
-            "written_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
+            "written_at, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
             "source = excluded.source, target = excluded.target, origin = excluded.origin, "
-            "updated_at = excluded.updated_at, written_at = excluded.written_at",
-            (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, now),
+            "updated_at = excluded.updated_at, written_at = excluded.written_at, writer = excluded.writer",
+            (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, now, writer),
         )
         if exists is None:
             added, count = added + 1, count + 1

@@ -20,9 +20,12 @@ _IDEMPOTENCY = (
 _TM_ENTRIES = """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
     target TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
     PRIMARY KEY (owner, source_hash))"""
-_TM_WRITTEN = "ALTER TABLE tm_entries ADD COLUMN written_at TEXT NOT NULL DEFAULT ''"
-_TM_BY_TIME = "CREATE INDEX tm_entries_by_time ON tm_entries (owner, written_at)"
-_TM = (_TM_ENTRIES, _TM_WRITTEN, _TM_BY_TIME)
+_TM_WRITTEN = (
+    "ALTER TABLE tm_entries ADD COLUMN written_at TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE tm_entries ADD COLUMN writer TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX tm_entries_by_time ON tm_entries (owner, written_at)",
+)
+_TM = (_TM_ENTRIES, *_TM_WRITTEN)
 _MEMORY = (
     """CREATE TABLE memory_entries (owner TEXT NOT NULL, entry_id TEXT NOT NULL, kind TEXT NOT NULL,
     source TEXT NOT NULL, text TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL,
@@ -90,8 +93,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "CREATE INDEX idempotency_by_session ON idempotency (session_id)",
         "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
     ),
-    # 4 → 5: the translation memory's entries by the time they were written (the replica's changes);
-    # its word-key index is no longer read (lookups are the replica's, service.tm).
-    4: ("DROP TABLE IF EXISTS tm_keys", _TM_WRITTEN, _TM_BY_TIME),
+    # 4 → 5: the translation memory's entries by the time they were written, and by whom (the
+    # replica's changes); its word-key index is no longer read (lookups are the replica's, service.tm).
+    4: ("DROP TABLE IF EXISTS tm_keys", *_TM_WRITTEN),
 }
 """The statements that take a file from layout `n` to `n + 1`."""

@@ -187,6 +187,19 @@ def history_with_responses(storage: Storage, at: Sequence[int], total: int) -> N
             count += 1
 
 
+def same_store(storage: Storage) -> Storage:
+    """Another instance over the same store (as another process opens it): a file's SQLite, the table."""
+    from storage.dynamodb import DynamoDBSessionStorage
+    from storage.sqlite import SQLiteStorage
+
+    if isinstance(storage, SQLiteStorage):
+        (path,) = [row["file"] for row in storage._conn.execute("PRAGMA database_list") if row["name"] == "main"]
+        assert path, "an in-memory database has no other instance"
+        return SQLiteStorage(path)
+    assert isinstance(storage, DynamoDBSessionStorage)
+    return DynamoDBSessionStorage(storage.client, table_name=storage.table)
+
+
 def atomic_requests(storage: Storage) -> None:
     """Make moto apply each DynamoDB request atomically, as DynamoDB does (a no-op for other backends).
 

@@ -35,6 +35,7 @@ from tests.storage_cases import (
     reject,
     returns,
     revision,
+    same_store,
     second,
     step,
     texts,
@@ -585,13 +586,20 @@ def test_tm_changes_all_and_since_a_time(storage: Storage) -> None:
     mark = datetime.now(UTC).isoformat(timespec="microseconds")
     time.sleep(0.002)
     assert storage.tm_changes("alice", since=mark) == []
-    # An entry's own time (an import's, from long ago) is not when it was written: a change is.
+    # An entry's own time (an import's, from long ago) is not when it was written: a change is. Another
+    # instance over the same store (another process) sees the changes; the writer itself does not.
     storage.put_tm("alice", [tm("Later.", at=1), tm("Hello.", "Salut.", at=2)], max_entries=10)
-    assert sorted((e.source, e.target) for e in storage.tm_changes("alice", since=mark)) == [
+    reader = same_store(storage)
+    assert sorted((e.source, e.target) for e in reader.tm_changes("alice", since=mark)) == [
         ("Hello.", "Salut."),
         ("Later.", "LATER."),
     ]
-    assert storage.tm_changes("bob", since=None) == [] and storage.tm_changes("bob", since=mark) == []
+    assert storage.tm_changes("alice", since=mark) == [], "its own writes: the writer has them"
+    assert reader.tm_changes("bob", since=None) == [] and reader.tm_changes("bob", since=mark) == []
+    # What the caller holds in that version is left out; an older version of it is not.
+    held = {"h_Later.": second(1), "h_Hello.": second(1), "h_Bye.": everything[0].updated_at}
+    assert [e.source for e in reader.tm_changes("alice", since=mark, known=held)] == ["Hello."]
+    assert "Later." not in {e.source for e in reader.tm_changes("alice", since=None, known=held)}
 
 
 def test_tm_updates_in_place(storage: Storage) -> None:

@@ -116,7 +116,14 @@ def test_on_dynamodb_a_refresh_is_one_query_and_lookups_read_nothing(dynamodb: D
     matches = asyncio.run(reader.similar_many("alice", FR, ["Unit numbers 7.", "Unit number 12!"]))
     assert matches["Unit numbers 7."][0].entry.target == "Unité 7."
     assert requests.take() == Counter(), "lookups after a refresh read nothing"
+    asyncio.run(reader.refresh("alice"))
+    assert requests.take() == Counter({"Query": 1}), "the changes' keys only: nothing new to fetch"
     writer.record("alice", [record_of("Unit number 7.", "Septième unité.", FR, "refined")])
     asyncio.run(reader.refresh("alice"))
-    assert requests.take() == Counter({"Query": 1})  # the index's changes since (a margin before) the last read
+    assert requests.take() == Counter({"Query": 1, "BatchGetItem": 1}), "the keys, then the one entry changed"
     assert exact(reader, "alice", "Unit number 7.") == {"Unit number 7.": "Septième unité."}
+    asyncio.run(writer.refresh("alice"))
+    writer.record("alice", [record_of("Unit number 8.", "Huitième.", FR, "refined")])  # warm: applied at once
+    writer_requests = Requests(dynamodb.client)
+    asyncio.run(writer.refresh("alice"))
+    assert writer_requests.take() == Counter({"Query": 1}), "its own writes are not fetched again"

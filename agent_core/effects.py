@@ -103,8 +103,6 @@ class StepToken:
     """The call ids that already have a stored verdict (a replaced one is not counted again)."""
     previous_response_index: int = -1
     """The history index of the model response before the latest, -1 if none."""
-    previous_verdict_ids: frozenset[str] = frozenset()
-    """The call ids of that response that have a stored verdict."""
 
 
 @dataclass(frozen=True, kw_only=True)

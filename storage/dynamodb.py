@@ -125,7 +125,7 @@ class DynamoDBSessionStorage(Storage):
             raise NotFoundError(f"No session {session_id}.")
         count = int(meta["messageCount"]["N"])
         first = max(0, count - max(window, 0))
-        data = hot.window(meta, first, count)
+        data = hot.window(meta, head, first, count)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
             data = [i["data"]["S"] for i in items]
@@ -139,8 +139,8 @@ class DynamoDBSessionStorage(Storage):
             head,
             messages,
             first,
-            latest=(latest, self._verdicts(session_id, meta, latest)),
-            previous=(previous, self._verdicts(session_id, meta, previous)),
+            latest=(latest, self._verdicts(session_id, meta, head, latest)),
+            previous=(previous, self._verdicts(session_id, meta, head, previous)),
         )
 
     def _messages(self, session_id: str, bucket: int, first: int, count: int) -> Iterator[Item]:
@@ -149,9 +149,9 @@ class DynamoDBSessionStorage(Storage):
         values = {":a": s(di.message_sk(start)), ":b": s(di.message_sk(end))}
         return self._query(di.bucket_pk(session_id, start), "sk BETWEEN :a AND :b", values)
 
-    def _verdicts(self, session_id: str, meta: Item, response_index: int) -> list[str]:
-        """The stored verdicts on the response at `response_index`: from META, else from its bucket."""
-        found = hot.verdicts(meta, response_index)
+    def _verdicts(self, session_id: str, meta: Item, head: Sequence[Item], response_index: int) -> list[str]:
+        """The stored verdicts on the response at `response_index`: from the hot window, else its bucket."""
+        found = hot.verdicts(meta, head, response_index)
         if found is not None:
             return found
         prefix = {":r": s(di.verdict_sk(response_index, ""))}
@@ -173,8 +173,9 @@ class DynamoDBSessionStorage(Storage):
             dumped = [dump_message(m) for m in effects.messages]
             answers = {call_id: dump_verdict(v) for call_id, v in verdicts.items()}
             responses = [isinstance(m, ModelResponse) for m in effects.messages]
-            window = hot.hot_write(token, dumped, responses, answers)
-            actions = [self._meta_write(token, effects, new_verdicts, now, window)]
+            actions = [self._meta_write(token, effects, new_verdicts, now)]
+            pk = di.session_pk(sid)
+            actions += hot.hot_writes(token, pk, dumped, responses, answers)
             for k, data in enumerate(dumped):
                 index = token.message_count + k
                 actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
@@ -207,11 +208,9 @@ class DynamoDBSessionStorage(Storage):
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
 
-    def _meta_write(
-        self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str, window: hot.HotWrite
-    ) -> tuple[Item, int]:
-        """Create META (version 0) or update it over the token's version: counters are ADDed, the hot
-        window's slots and verdicts set (storage.dynamodb_hot)."""
+    def _meta_write(self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str) -> tuple[Item, int]:
+        """Create META (version 0) or update it over the token's version: counters are ADDed, and `hot`
+        (storage.dynamodb_hot) set where absent."""
         counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
         counts["copilotResponseCount"] = new_verdicts
         message_count = token.message_count + len(effects.messages)
@@ -221,24 +220,19 @@ class DynamoDBSessionStorage(Storage):
         if token.version == 0:
             item = di.meta_item(token.session_id, token.owner, token.created_at, now)
             item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
-            item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]")} | window.item()
+            item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]"), "hot": n(0)}
             return di.put(item, what, IS_NEW)
         values = {":next": n(token.version + 1), ":now": s(now), ":g": s(f"{now}#{token.session_id}")}
-        values |= {":count": n(message_count), ":expected": n(token.version)}
-        sets = "version = :next, updatedAt = :now, gsi1sk = :g, messageCount = :count"
+        values |= {":count": n(message_count), ":expected": n(token.version), ":since": n(token.message_count)}
+        sets = "version = :next, updatedAt = :now, gsi1sk = :g, messageCount = :count, hot = if_not_exists(hot, :since)"
         if inputs is not None:
             sets, values[":u"] = sets + ", userInputs = :u", inputs
         if queued is not None:
             sets, values[":q"] = sets + ", queuedInputs = :q", queued
         values |= {f":{attr}": n(v) for attr, v in counts.items()}
         adds = ", ".join(f"{attr} :{attr}" for attr in counts)
-        hot_sets, hot_removes, names, hot_values = window.expression()
-        expression = f"SET {', '.join([sets, *hot_sets])} ADD {adds}"
-        expression += f" REMOVE {', '.join(hot_removes)}" if hot_removes else ""
         key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
-        action, size = di.update(key, expression, values | hot_values, SAME_VERSION, what)
-        action["Update"]["ExpressionAttributeNames"] = names
-        return action, size
+        return di.update(key, f"SET {sets} ADD {adds}", values, SAME_VERSION, what)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""

@@ -1,40 +1,42 @@
-"""The session's hot window, kept in its META item so a step loads in ONE Query (`storage.dynamodb`).
+"""The session's hot window: items beside META that a step reads in the same Query (`storage.dynamodb`).
 
-The durable history is the bucket items (one per message and per verdict, read by the listings);
-META also carries, compressed, what a step needs of it:
+The durable history is the bucket items (one per message and per verdict, read by the listings); the
+session's partition also holds, compressed, what a step needs of it:
 
-    hot          the history index from which every message has its slot (0 for sessions created
-                 with this layout; for older ones, the message count at their first commit since)
-    h<i % HOT>   message i, zlib-compressed JSON, for the latest HOT messages (a ring: each commit
-                 writes its new messages' slots, so no commit needs the old ones)
-    r<R>#<call>  the verdict on a call of the response at index R, zlib-compressed, for the latest
-                 two responses (a commit that appends a response removes the third-latest's)
+    S#<session>  H#<i % HOT>   message i, while it is among the latest HOT (a ring of slot items: each
+                               commit puts its new messages' slots, so no commit rewrites the others)
+    S#<session>  V#<R:010>     the verdicts on the calls of the response at index R (one attribute a
+                               call), for the latest two responses (a commit that appends a response
+                               deletes the third-latest's)
+    S#<session>  META  hot     the history index from which every message has its slot (0 for sessions
+                               created with this layout; for older ones, the message count at their
+                               first commit since)
 
-A message or verdict too large for its share of the item (`SLOT_BYTES`, `VERDICT_BYTES`), or past
-`HOT_VERDICTS` on one response, is stored as NULL: the step then reads that part from the buckets,
-as it does for a window longer than HOT or a response older than `hot`. So META stays well under
-DynamoDB's 400 KB (HOT × SLOT_BYTES + 2 × HOT_VERDICTS × VERDICT_BYTES ≈ 180 KB at most), and a
-step's common path reads one item set, not the buckets.
+They sort between the files (F#) and META, and after it, so the step's one Query (`sk >= F#`) returns
+them with META and the files. A message or verdict too large for its item (`SLOT_BYTES`,
+`VERDICT_BYTES`), or past `HOT_VERDICTS` on one response, is stored as NULL: the step then reads that
+part from the buckets, as it does for a window longer than HOT or a response older than `hot`. Every
+write is a small item of its own (DynamoDB bills a write by the size of the item it writes), and
+none of these items grows past HOT_VERDICTS × VERDICT_BYTES.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from agent_core.effects import StepToken
 
-from .dynamodb_items import Item, n
+from .dynamodb_items import Item, item_size, n, s
 
 HOT = 16
-"""Messages kept in META: at least the window a step loads (agent_core's runtime asks for 14)."""
-SLOT_BYTES = 8_000
+"""Messages kept in slots: at least the window a step loads (agent_core's runtime asks for 14)."""
+SLOT_BYTES = 100_000
 """The largest compressed message kept in a slot."""
-VERDICT_BYTES = 600
-"""The largest compressed verdict kept in META."""
-HOT_VERDICTS = 40
-"""Verdicts kept in META per response (a batch has at most 20 units)."""
+VERDICT_BYTES = 4_000
+"""The largest compressed verdict kept in a response's verdict item."""
+HOT_VERDICTS = 60
+"""Verdicts kept per response (a batch has at most 20 units)."""
 _NULL: Item = {"NULL": True}
 
 
@@ -47,28 +49,34 @@ def _unpack(value: Item) -> str:
     return zlib.decompress(value["B"]).decode("utf-8")
 
 
-def slot(index: int) -> str:
-    """The META attribute holding message `index` while it is among the latest HOT."""
-    return f"h{index % HOT}"
+def slot_sk(index: int) -> str:
+    """The sort key of the slot that holds message `index` while it is among the latest HOT."""
+    return f"H#{index % HOT:02d}"
 
 
-def verdict_attr(response_index: int, call_id: str) -> str:
-    """The META attribute holding the verdict on `call_id` of the response at `response_index`."""
-    return f"r{response_index}#{call_id}"
+def verdicts_sk(response_index: int) -> str:
+    """The sort key of the item holding the verdicts on the response at `response_index`."""
+    return f"V#{response_index:010d}"
 
 
-def window(meta: Item, first: int, count: int) -> list[str] | None:
-    """Messages `[first, count)` from META's slots, or None when any must come from the buckets."""
+def _call_attr(call_id: str) -> str:
+    return f"c:{call_id}"
+
+
+def window(meta: Item, head: Sequence[Item], first: int, count: int) -> list[str] | None:
+    """Messages `[first, count)` from the slot items among `head`, or None when any must come from
+    the buckets (a window longer than HOT, older than `hot`, or a message too large for its slot)."""
     since = meta.get("hot")
     if since is None or first < int(since["N"]) or count - first > HOT:
         return None
-    found = [meta.get(slot(i)) for i in range(first, count)]
+    slots = {int(i["i"]["N"]): i["d"] for i in head if i["sk"]["S"].startswith("H#")}
+    found = [slots.get(i) for i in range(first, count)]
     if any(v is None or "B" not in v for v in found):
         return None
     return [_unpack(v) for v in found if v is not None]
 
 
-def verdicts(meta: Item, response_index: int) -> list[str] | None:
+def verdicts(meta: Item, head: Sequence[Item], response_index: int) -> list[str] | None:
     """The stored verdicts on the response at `response_index` (by call id), or None when they must
     come from the buckets (a response from before `hot`, or one of its verdicts too large)."""
     since = meta.get("hot")
@@ -76,66 +84,48 @@ def verdicts(meta: Item, response_index: int) -> list[str] | None:
         return []
     if since is None or response_index < int(since["N"]):
         return None
-    prefix = f"r{response_index}#"
-    found = sorted((k, v) for k, v in meta.items() if k.startswith(prefix))
+    wanted = verdicts_sk(response_index)
+    item = next((i for i in head if i["sk"]["S"] == wanted), {})
+    found = sorted((k, v) for k, v in item.items() if k.startswith("c:"))
     if any("B" not in v for _, v in found):
         return None
     return [_unpack(v) for _, v in found]
 
 
-@dataclass
-class HotWrite:
-    """What a commit writes of the hot window: attributes to set (or, with None, to remove)."""
-
-    attributes: dict[str, Item | None] = field(default_factory=dict)
-
-    def item(self) -> Item:
-        """The attributes as a new META item holds them (a session's first commit)."""
-        return {name: value for name, value in self.attributes.items() if value is not None}
-
-    def expression(self) -> tuple[list[str], list[str], dict[str, str], Item]:
-        """The SET and REMOVE clauses of META's update, with their names and values; `hot` is set
-        only where absent (it is the index from which every slot was written)."""
-        sets: list[str] = []
-        removes: list[str] = []
+def hot_writes(
+    token: StepToken,
+    pk: str,
+    messages: Sequence[str],
+    is_response: Sequence[bool],
+    verdicts: Mapping[str, str],
+) -> list[tuple[Item, int]]:
+    """A commit's actions on the hot window, each with the size it writes: the slots of its new
+    `messages` (dumped; `is_response` tells which are model responses), its `verdicts` (call id →
+    dumped verdict, on the token's latest response) into that response's item, and the Delete of the
+    verdict item of any response no longer among the latest two."""
+    actions: list[tuple[Item, int]] = []
+    new_responses = [token.message_count + k for k, r in enumerate(is_response) if r]
+    responses = [r for r in (token.previous_response_index, token.response_index) if r >= 0] + new_responses
+    dropped = responses[:-2]
+    for k, data in enumerate(messages[-HOT:], start=max(0, len(messages) - HOT)):
+        index = token.message_count + k
+        item = {"pk": s(pk), "sk": s(slot_sk(index)), "i": n(index), "d": _pack(data, SLOT_BYTES)}
+        actions.append(({"Put": {"Item": item}}, item_size(item)))
+    if verdicts and token.response_index not in dropped:
+        kept = len(token.verdict_ids)
         names: dict[str, str] = {}
         values: Item = {}
-        for k, (attr, value) in enumerate(self.attributes.items()):
-            names[f"#x{k}"] = attr
-            if value is None:
-                removes.append(f"#x{k}")
-            elif attr == "hot":
-                values[f":x{k}"] = value
-                sets.append(f"#x{k} = if_not_exists(#x{k}, :x{k})")
-            else:
-                values[f":x{k}"] = value
-                sets.append(f"#x{k} = :x{k}")
-        return sets, removes, names, values
-
-
-def hot_write(
-    token: StepToken, messages: Sequence[str], is_response: Sequence[bool], verdicts: Mapping[str, str]
-) -> HotWrite:
-    """The slots of the commit's new `messages` (dumped; `is_response` tells which are model responses),
-    its `verdicts` (call id → dumped verdict, on the token's latest response), and the removal of the
-    verdicts of any response no longer among the latest two."""
-    write = HotWrite()
-    write.attributes["hot"] = n(token.message_count)
-    for k, data in enumerate(messages):
-        write.attributes[slot(token.message_count + k)] = _pack(data, SLOT_BYTES)
-    kept = len(token.verdict_ids)
-    for call_id, data in verdicts.items():
-        if call_id not in token.verdict_ids:
-            kept += 1
-        value = _pack(data, VERDICT_BYTES) if kept <= HOT_VERDICTS else _NULL
-        write.attributes[verdict_attr(token.response_index, call_id)] = value
-    new_responses = [token.message_count + k for k, r in enumerate(is_response) if r]
-    answered = {
-        token.previous_response_index: token.previous_verdict_ids,
-        token.response_index: token.verdict_ids | verdicts.keys(),
-    }
-    responses = [r for r in (token.previous_response_index, token.response_index) if r >= 0] + new_responses
-    for dropped in responses[:-2]:
-        for call_id in sorted(answered.get(dropped, ())):
-            write.attributes[verdict_attr(dropped, call_id)] = None
-    return write
+        for k, (call_id, data) in enumerate(verdicts.items()):
+            kept += call_id not in token.verdict_ids
+            names[f"#v{k}"] = _call_attr(call_id)
+            values[f":v{k}"] = _pack(data, VERDICT_BYTES) if kept <= HOT_VERDICTS else _NULL
+        update = {
+            "Key": {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))},
+            "UpdateExpression": "SET " + ", ".join(f"{name} = {name.replace('#', ':')}" for name in names),
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+        actions.append(({"Update": update}, item_size(values) + 1_000))
+    for response in dropped:
+        actions.append(({"Delete": {"Key": {"pk": s(pk), "sk": s(verdicts_sk(response))}}}, 200))
+    return actions

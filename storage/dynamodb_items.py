@@ -351,7 +351,6 @@ def snapshot(
         response_index=latest[0],
         verdict_ids=frozenset(v.tool.call_id for v in verdicts),
         previous_response_index=previous[0],
-        previous_verdict_ids=frozenset(v.tool.call_id for v in before),
     )
     return SessionSnapshot(
         token=token,

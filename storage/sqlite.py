@@ -171,7 +171,6 @@ class SQLiteStorage(Storage):
             response_index=response_index,
             verdict_ids=frozenset(v.tool.call_id for v in verdicts),
             previous_response_index=previous_index,
-            previous_verdict_ids=frozenset(v.tool.call_id for v in previous),
         )
         return SessionSnapshot(
             token=token,

@@ -1,7 +1,7 @@
-"""The DynamoDB layout's promises beyond the contract: a step loads in one Query from META's hot
-window (storage.dynamodb_hot), and falls back to the buckets, with the same snapshot, whenever META
-lacks something: a session from before the layout, a message or verdict too large for META, a
-window longer than it keeps, a response older than it."""
+"""The DynamoDB layout's promises beyond the contract: a step loads in one Query with the session's
+hot window (storage.dynamodb_hot), and falls back to the buckets, with the same snapshot, whenever
+the hot window lacks something: a session from before the layout, a message or verdict too large
+for it, a window longer than it keeps, a response older than it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from agent_core.effects import SessionSnapshot
 from storage.dynamodb import DynamoDBSessionStorage
-from storage.dynamodb_hot import HOT, HOT_VERDICTS
+from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES
 from storage.dynamodb_items import item_size
 from tests.storage_cases import SID, approve, calls, create, refine, returns, step, texts, user, users
 
@@ -54,10 +54,21 @@ def meta(storage: DynamoDBSessionStorage) -> dict[str, Any]:
     return item
 
 
+def hot_items(storage: DynamoDBSessionStorage) -> list[str]:
+    """The sort keys of the session's hot-window items."""
+    found = storage.client.query(
+        TableName=storage.table,
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": f"S#{SID}"}},
+        ConsistentRead=True,
+    )["Items"]
+    return [i["sk"]["S"] for i in found if i["sk"]["S"].startswith(("H#", "V#"))]
+
+
 def from_buckets(storage: DynamoDBSessionStorage, window: int = WINDOW) -> SessionSnapshot:
-    """The snapshot as the buckets alone give it (META's hot window stripped from a copy)."""
+    """The snapshot as the buckets alone give it (META's `hot` mark removed from a copy)."""
     saved = meta(storage)
-    stripped = {k: v for k, v in saved.items() if k != "hot" and not k.startswith(("h", "r"))}
+    stripped = {k: v for k, v in saved.items() if k != "hot"}
     storage.client.put_item(TableName=storage.table, Item=stripped)
     try:
         return storage.load_step(SID, window=window)
@@ -91,23 +102,25 @@ def test_a_step_loads_in_one_query_and_matches_the_buckets(storage: DynamoDBSess
     assert counted.take() == Counter({"Query": 1})
     assert [v.tool.call_id for v in loaded.copilot_responses] == ["x1"]
     assert {v.tool.call_id for v in loaded.previous_verdicts} == {"c8_0", "c8_1"}
-    assert loaded.token.previous_verdict_ids == {"c8_0", "c8_1"}
     same(loaded, from_buckets(storage))
 
 
-def test_meta_keeps_the_verdicts_of_the_latest_two_responses_only(storage: DynamoDBSessionStorage) -> None:
+def test_the_hot_window_keeps_the_verdicts_of_the_latest_two_responses_only(
+    storage: DynamoDBSessionStorage,
+) -> None:
     create(storage, messages=users(0, 1))
-    review_rounds(storage, 6, calls_each=20)
-    verdicts = sorted(k for k in meta(storage) if k.startswith("r"))
-    assert {v.split("#", 1)[0] for v in verdicts} == {"r13", "r16"}, verdicts[:5]  # responses at 1, 4, … 16
-    assert item_size(meta(storage)) < 100_000
+    review_rounds(storage, 6, calls_each=20)  # responses at 1, 4, … 16
+    kept = hot_items(storage)
+    assert [k for k in kept if k.startswith("V#")] == ["V#0000000013", "V#0000000016"]
+    assert len([k for k in kept if k.startswith("H#")]) == HOT
+    assert item_size(meta(storage)) < 4_000, "META stays small: each step's write of it is cheap"
 
 
 def test_a_session_from_before_the_hot_window_loads_from_the_buckets(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 2))
     review_rounds(storage, 2)
-    old = {k: v for k, v in meta(storage).items() if k != "hot" and not k.startswith(("h", "r"))}
-    storage.client.put_item(TableName=storage.table, Item=old)  # as the previous layout wrote it
+    old = {k: v for k, v in meta(storage).items() if k != "hot"}
+    storage.client.put_item(TableName=storage.table, Item=old)  # as the previous layout left it
     expected = from_buckets(storage)
     same(storage.load_step(SID, window=WINDOW), expected)
     step(storage, messages=[calls("y1")])  # the first commit since: slots from here on
@@ -118,10 +131,10 @@ def test_a_session_from_before_the_hot_window_loads_from_the_buckets(storage: Dy
 
 
 def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionStorage, counted: Calls) -> None:
-    noise = os.urandom(12_000).hex()  # incompressible: larger than a slot
+    noise = os.urandom(SLOT_BYTES).hex()  # incompressible enough: larger than a slot
     create(storage, messages=[*users(0, 2)])
     step(storage, messages=[calls("big")])
-    step(storage, verdicts=[refine("big", noise[:4_000])])  # too large for META
+    step(storage, verdicts=[refine("big", os.urandom(2_500).hex())])  # too large for the verdicts' item
     step(storage, messages=[returns("big"), *users(50, 1)])
     step(storage, messages=[calls(*(f"v{k}" for k in range(HOT_VERDICTS + 5)))])
     step(storage, verdicts=[approve(f"v{k}") for k in range(HOT_VERDICTS + 5)])

@@ -229,10 +229,11 @@ class DynamoDBSessionStorage(Storage):
             sets, values[":u"] = sets + ", userInputs = :u", inputs
         if queued is not None:
             sets, values[":q"] = sets + ", queuedInputs = :q", queued
-        values |= {f":{attr}": n(v) for attr, v in counts.items()}
-        adds = ", ".join(f"{attr} :{attr}" for attr in counts)
+        added = {attr: v for attr, v in counts.items() if v}  # a counter that does not move is left alone
+        values |= {f":{attr}": n(v) for attr, v in added.items()}
+        adds = f" ADD {', '.join(f'{attr} :{attr}' for attr in added)}" if added else ""
         key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
-        return di.update(key, f"SET {sets} ADD {adds}", values, SAME_VERSION, what)
+        return di.update(key, f"SET {sets}{adds}", values, SAME_VERSION, what)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""

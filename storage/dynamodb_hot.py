@@ -5,9 +5,10 @@ session's partition also holds, compressed, what a step needs of it:
 
     S#<session>  H#<i % HOT>   message i, while it is among the latest HOT (a ring of slot items: each
                                commit puts its new messages' slots, so no commit rewrites the others)
-    S#<session>  V#<R:010>     the verdicts on the calls of the response at index R (one attribute a
-                               call), for the latest two responses (a commit that appends a response
-                               deletes the third-latest's)
+    S#<session>  V#<R:010>     the verdicts on the calls of the response at index R, one attribute
+                               per commit that brought some (its version: a later one wins), for the
+                               latest two responses (a commit that appends a response deletes the
+                               third-latest's)
     S#<session>  META  hot     the history index from which every message has its slot (0 for sessions
                                created with this layout; for older ones, the message count at their
                                first commit since)
@@ -17,11 +18,12 @@ them with META and the files. A message or verdict too large for its item (`SLOT
 `VERDICT_BYTES`), or past `HOT_VERDICTS` on one response, is stored as NULL: the step then reads that
 part from the buckets, as it does for a window longer than HOT or a response older than `hot`. Every
 write is a small item of its own (DynamoDB bills a write by the size of the item it writes), and
-none of these items grows past HOT_VERDICTS × VERDICT_BYTES.
+none of these items grows past HOT_VERDICTS × VERDICT_BYTES (360 KB; a few hundred bytes in practice).
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Mapping, Sequence
 
@@ -33,8 +35,9 @@ HOT = 16
 """Messages kept in slots: at least the window a step loads (agent_core's runtime asks for 14)."""
 SLOT_BYTES = 100_000
 """The largest compressed message kept in a slot."""
-VERDICT_BYTES = 4_000
-"""The largest compressed verdict kept in a response's verdict item."""
+VERDICT_BYTES = 6_000
+"""The most a commit's verdicts take, compressed, in a response's verdict item (a response takes at
+most HOT_VERDICTS commits: each brings a verdict on a call not yet answered)."""
 HOT_VERDICTS = 60
 """Verdicts kept per response (a batch has at most 20 units)."""
 _NULL: Item = {"NULL": True}
@@ -59,8 +62,8 @@ def verdicts_sk(response_index: int) -> str:
     return f"V#{response_index:010d}"
 
 
-def _call_attr(call_id: str) -> str:
-    return f"c:{call_id}"
+def _commit_attr(version: int) -> str:
+    return f"c{version:010d}"
 
 
 def window(meta: Item, head: Sequence[Item], first: int, count: int) -> list[str] | None:
@@ -86,10 +89,13 @@ def verdicts(meta: Item, head: Sequence[Item], response_index: int) -> list[str]
         return None
     wanted = verdicts_sk(response_index)
     item = next((i for i in head if i["sk"]["S"] == wanted), {})
-    found = sorted((k, v) for k, v in item.items() if k.startswith("c:"))
-    if any("B" not in v for _, v in found):
+    commits = sorted((k, v) for k, v in item.items() if k.startswith("c"))
+    if any("B" not in v for _, v in commits):
         return None
-    return [_unpack(v) for _, v in found]
+    found: dict[str, str] = {}
+    for _, v in commits:  # in commit order: a later verdict on a call replaces an earlier one
+        found |= json.loads(_unpack(v))
+    return [found[call_id] for call_id in sorted(found)]
 
 
 def hot_writes(
@@ -112,20 +118,15 @@ def hot_writes(
         item = {"pk": s(pk), "sk": s(slot_sk(index)), "i": n(index), "d": _pack(data, SLOT_BYTES)}
         actions.append(({"Put": {"Item": item}}, item_size(item)))
     if verdicts and token.response_index not in dropped:
-        kept = len(token.verdict_ids)
-        names: dict[str, str] = {}
-        values: Item = {}
-        for k, (call_id, data) in enumerate(verdicts.items()):
-            kept += call_id not in token.verdict_ids
-            names[f"#v{k}"] = _call_attr(call_id)
-            values[f":v{k}"] = _pack(data, VERDICT_BYTES) if kept <= HOT_VERDICTS else _NULL
+        answered = len(token.verdict_ids | verdicts.keys())
+        packed = _pack(json.dumps(dict(verdicts)), VERDICT_BYTES) if answered <= HOT_VERDICTS else _NULL
         update = {
             "Key": {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))},
-            "UpdateExpression": "SET " + ", ".join(f"{name} = {name.replace('#', ':')}" for name in names),
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
+            "UpdateExpression": "SET #c = :c",
+            "ExpressionAttributeNames": {"#c": _commit_attr(token.version)},
+            "ExpressionAttributeValues": {":c": packed},
         }
-        actions.append(({"Update": update}, item_size(values) + 1_000))
+        actions.append(({"Update": update}, item_size({":c": packed}) + 1_000))
     for response in dropped:
         actions.append(({"Delete": {"Key": {"pk": s(pk), "sk": s(verdicts_sk(response))}}}, 200))
     return actions

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 
-from .document import FileState, add_span, at_most_lines, first_gap, to_block_end
+from .document import FileState, add_span, at_most_lines, file_handle, first_gap, to_block_end
 from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort
 from .prompts import NextText
@@ -71,7 +71,11 @@ async def memory_proposals(
             if not found:
                 break
             source = max(found, key=len)  # the longest remembered unit that begins here
-            args = {"file_id": f.file_id, "src_string": source, "translate_string": found[source].target}
+            args = {
+                "file_id": file_handle(files, f.file_id),
+                "src_string": source,
+                "translate_string": found[source].target,
+            }
             calls.append(ToolCallPart("Translate", args, tool_call_id=f"{MEMORY_CALL_PREFIX}{new_id('t')[2:18]}"))
             end = position + len(source)
             position = end + (len(text[end:]) - len(text[end:].lstrip()))

@@ -153,9 +153,10 @@ class StepEffects:
     @property
     def empty(self) -> bool:
         """True when the step adds nothing to the session."""
-        return not (
-            self.messages or self.verdicts or self.units or self.revisions or self.corrections or self.memory
-        ) and self.queued_inputs is None
+        return (
+            not (self.messages or self.verdicts or self.units or self.revisions or self.corrections or self.memory)
+            and self.queued_inputs is None
+        )
 
 
 __all__ = [

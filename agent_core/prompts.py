@@ -60,8 +60,8 @@ def system_prompt(files: Sequence[FileState]) -> str:
 def _files_section(files: Sequence[FileState]) -> str:
     if not files:
         return "The session has no files yet. If the user asks for a translation, ask them to add one."
-    lines = ["The session's files (use the id with Read and Translate):"]
-    lines += [f"- {f.file_id}: {f.name!r}, {f.chars} characters" for f in files]
+    lines = ["The session's files (name them by handle with Read, Translate and Revise):"]
+    lines += [f"- f{k + 1}: {f.name!r}, {f.chars} characters" for k, f in enumerate(files)]
     return "\n".join(lines)
 
 
@@ -77,17 +77,18 @@ def state_note(
         return ""
     lines = ["Progress so far:"]
     blocks: list[str] = []
-    for f in files:
+    for k, f in enumerate(files):
+        handle = f"f{k + 1}"
         if f.complete:
-            lines.append(f"- {f.name} ({f.file_id}): complete. (Revise changes a written unit.)")
+            lines.append(f"- {handle} {f.name}: complete. (Revise changes a written unit.)")
             continue
-        lines.append(f"- {f.name} ({f.file_id}): {f.translated_chars} of {f.chars} characters translated.")
+        lines.append(f"- {handle} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         shown = next_texts.get(f.file_id)
         if shown is not None:
             after = "More untranslated text follows it." if shown.more else "Nothing untranslated follows it."
             blocks.append(
                 f"Next untranslated text of {f.name}, from character {shown.start} ({after}):\n"
-                f'<next-text file="{f.file_id}" start="{shown.start}">{shown.text}</next-text>'
+                f'<next-text file="{handle}" start="{shown.start}">{shown.text}</next-text>'
             )
     parts = ["\n".join(lines)]
     if memory.strip():

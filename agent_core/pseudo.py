@@ -32,11 +32,11 @@ from pydantic_ai.usage import RequestUsage
 
 from .pseudo_text import code_ranges, pseudo_translate, unit_spans
 
-_FILE_LINE = re.compile(r"^- (f_[0-9a-f]{32}): ", re.MULTILINE)
-_NEXT_TEXT = re.compile(r'<next-text file="(f_[0-9a-f]{32})" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+_FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
+_NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
-_COMPLETE = re.compile(r"\((f_[0-9a-f]{32})\): complete\.")
+_COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
 
 
 class PseudoModel(Model):

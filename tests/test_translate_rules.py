@@ -76,7 +76,7 @@ async def test_the_model_is_shown_the_next_text_and_the_prefix_stays_the_same() 
     first, second = h.script.seen[-2], h.script.seen[-1]
     state = second[-1].parts[-1].content  # type: ignore[union-attr]
     rest = DOC[len("# Title") :].lstrip()
-    assert f'<next-text file="{fid}" start="{DOC.index(rest)}">' in state
+    assert f'<next-text file="f1" start="{DOC.index(rest)}">' in state, "the file's handle, not its id"
     assert rest[:40] in state, "the next untranslated text travels with the request"
     assert first[0].parts[0].content == second[0].parts[0].content, "the system prompt is byte-identical"  # type: ignore[union-attr]
     assert h.script.infos[-2].function_tools == h.script.infos[-1].function_tools
@@ -101,12 +101,23 @@ async def test_faulty_units_never_reach_the_human(src: str, expected: str) -> No
     assert "begins at character 0 with «# Title⏎⏎First paragraph.⏎⏎# Title" in returned["reason"] or "empty" in expected
 
 
+async def test_a_file_is_named_by_its_handle_and_the_human_sees_its_id() -> None:
+    h = harness()
+    first = h.add_file(DOC)
+    second = h.add_file("Other text.\n", name="other.md")
+    result = await propose(h, translate("f2", "Other text.", "Autre texte.", call_id="c1"))
+    (request,) = result.copilot_requests
+    assert request.file_id == second != first, "the copilot request names the file by its id"
+    await step(h, copilot_responses=[Approve(tool=ref("c1"), status="approve")])
+    assert [u.text for u in h.storage.list_units(h.session_id, second)] == ["Autre texte."]
+
+
 async def test_unknown_file_names_the_files() -> None:
     h = harness()
     fid = h.add_file(DOC)
     await propose(h, translate("f_" + "0" * 32, "# Title", call_id="c1"))
     reason = tool_returns(h)["c1"].content["reason"]
-    assert "Unknown file id" in reason and fid in reason and "doc.md" in reason
+    assert "Unknown file" in reason and "f1 (doc.md)" in reason and fid not in reason
 
 
 async def test_surrounding_whitespace_in_src_is_forgiven() -> None:
@@ -218,7 +229,7 @@ async def test_the_model_is_told_the_files_and_rules() -> None:
     first = h.script.seen[0][0]
     assert isinstance(first, ModelRequest) and isinstance(first.parts[0], SystemPromptPart)
     system = first.parts[0].content
-    assert f"{fid}: 'guide.md', {len(DOC)} characters" in system
+    assert f"- f1: 'guide.md', {len(DOC)} characters" in system and fid not in system
     assert "at most 300 characters" in system and "Read" in system
     assert [t.name for t in h.script.infos[0].function_tools] == ["Read", "Translate", "Revise"]
 

@@ -140,7 +140,7 @@ def test_corpus_is_present() -> None:
 
 # --- the pseudo model never alters code -----------------------------------------------------------
 
-FILE_ID = "f_" + "0" * 32
+FILE_ID = "f1"
 TYPER = (
     "Run it:\n\n```console\n"
     + "".join(f"$ typer main.py run --help\nUsage: main.py run [OPTIONS] {n}\n\n  Run the app.\n\n" for n in range(12))

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import CopilotRequest, Verdict
-from ..document import FileState, Spans
+from ..document import FileState, Spans, file_handle, find_file
 from ..effects import Correction, UnitWrite
 from ..memory import GlossaryEntry
 from ..ports import FileReader
@@ -42,6 +42,14 @@ class BatchState:
     """A file's written units, in source order (Revise, and Read's list of them)."""
     revised: set[tuple[str, int]] = field(default_factory=set)
     """Units revised earlier in this response (each once)."""
+
+    def find(self, name: str) -> FileState | None:
+        """The file a call's `file_id` names (its handle or its id)."""
+        return find_file(list(self.files.values()), name)
+
+    def handle(self, file_id: str) -> str:
+        """The handle the model knows the file by."""
+        return file_handle(list(self.files.values()), file_id)
 
     def covered(self, file_id: str) -> Spans:
         """The coverage the next unit of `file_id` must follow."""
@@ -109,4 +117,4 @@ def file_list(files: Mapping[str, FileState]) -> str:
     """The session's files, for an error message to the model."""
     if not files:
         return "The session has no files."
-    return "Files: " + ", ".join(f"{f.file_id} ({f.name})" for f in files.values()) + "."
+    return "Files: " + ", ".join(f"f{k + 1} ({f.name})" for k, f in enumerate(files.values())) + "."

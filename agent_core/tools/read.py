@@ -33,7 +33,7 @@ class ReadArgs(BaseModel):
     """Arguments of Read."""
 
     model_config = ConfigDict(extra="ignore")
-    file_id: str = Field(description="The id of the file to read (see the session's files).")
+    file_id: str = Field(description="The file to read: its handle (f1, f2, …) or id.")
     max_chars: int = Field(default=DEFAULT_WINDOW, ge=200, le=MAX_WINDOW, description="How much text to return.")
     written: bool = Field(default=False, description="List the written units instead of the untranslated text.")
     from_char: int = Field(default=0, ge=0, description="With written: list the units from this character on.")
@@ -54,12 +54,12 @@ class ReadTool:
         except ValidationError as exc:
             return ToolResult(content={"error": _errors(exc)}, outcome="failed")
         batch = call.batch
-        state = batch.files.get(args.file_id)
+        state = batch.find(args.file_id)
         if state is None:
-            message = f"Unknown file id {args.file_id!r}. {file_list(batch.files)}"
+            message = f"Unknown file {args.file_id!r}. {file_list(batch.files)}"
             return ToolResult(content={"error": message}, outcome="failed")
         result: dict[str, Any] = {
-            "file_id": state.file_id,
+            "file_id": batch.handle(state.file_id),
             "name": state.name,
             "total_chars": state.chars,
             "translated_chars": state.translated_chars,

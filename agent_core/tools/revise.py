@@ -35,7 +35,7 @@ class ReviseArgs(BaseModel):
     """Arguments of Revise."""
 
     model_config = ConfigDict(extra="ignore")
-    file_id: str = Field(description="The id of the file.")
+    file_id: str = Field(description="The file: its handle (f1, f2, …) or id.")
     start: int = Field(ge=0, description="Where the written unit begins in the file (characters).")
     translate_string: str = Field(description="The unit's new translation.")
 
@@ -62,9 +62,9 @@ class ReviseTool:
             fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
             return _reject(f"Invalid arguments ({fields}): give file_id, start and translate_string.")
         batch = call.batch
-        state = batch.files.get(args.file_id)
+        state = batch.find(args.file_id)
         if state is None:
-            return _reject(f"Unknown file id {args.file_id!r}. {file_list(batch.files)}")
+            return _reject(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
         units = await batch.written(state.file_id) if batch.written else []
         unit = next((u for u in units if u.start == args.start), None)
         if unit is None:

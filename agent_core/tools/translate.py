@@ -35,10 +35,11 @@ from .base import (
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
 
-- Read the file with `Read` before translating it, and again after each reviewed batch.
+- Every request ends with each unfinished file's next untranslated text (`<next-text file="f1"
+  start="…">`): translate from there. `Read` shows more of a file when you need it.
 - A unit is one paragraph-sized piece (a heading, a paragraph, a list, a table, a code block) of at
   most {MAX_UNIT_CHARS} characters; split longer blocks at sentence ends. Keep Markdown blocks whole.
-- `src_string` must begin exactly at the first untranslated character (Read's `start` and `text`)
+- `src_string` must begin exactly at the first untranslated character (the next text's `start`)
   and be copied from the source exactly, spaces and line breaks included. Several units in one
   response follow each other: each begins right after the previous one.
 - Never include text that is already translated; never skip text. Identical passages elsewhere in
@@ -54,7 +55,7 @@ class TranslateArgs(BaseModel):
     """Arguments of Translate."""
 
     model_config = ConfigDict(extra="ignore")
-    file_id: str = Field(description="The id of the file being translated.")
+    file_id: str = Field(description="The file being translated: its handle (f1, f2, …) or id.")
     src_string: str = Field(description="The unit's source text, copied exactly from the file.")
     translate_string: str = Field(description="Your translation of src_string.")
 
@@ -86,12 +87,12 @@ class TranslateTool:
         located = await _locate(call, args)
         if isinstance(located, ToolResult):
             return located
-        start, end, cover_end = located
+        file_id, start, end, cover_end = located
         src = args.src_string.strip()
         from_memory = call.call_id.startswith(MEMORY_CALL_PREFIX)
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
-            file_id=args.file_id,
+            file_id=file_id,
             src_string=src,
             translate_string=args.translate_string,
             start=start,
@@ -115,12 +116,12 @@ def _diff(match: TmMatch) -> tuple[tuple[Literal["equal", "delete", "insert"], s
     return tuple((part.op, part.text) for part in match.diff)
 
 
-async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[int, int, int] | ToolResult:
-    """The unit's `(start, end, cover_end)` in the file, or the rejection the model is told."""
+async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[str, int, int, int] | ToolResult:
+    """The unit's `(file id, start, end, cover_end)`, or the rejection the model is told."""
     batch = call.batch
-    state = batch.files.get(args.file_id)
+    state = batch.find(args.file_id)
     if state is None:
-        return _reject(f"Unknown file id {args.file_id!r}. {file_list(batch.files)}")
+        return _reject(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
     src = args.src_string.strip()
     if not src:
         return _reject("src_string is empty: copy the next untranslated text of the file.")
@@ -160,7 +161,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[int, int, int] |
         )
     cover_end = await _whitespace_end(call, state.file_id, end, gap_end)
     batch.coverage[state.file_id] = add_span(covered, start, cover_end)
-    return start, end, cover_end
+    return state.file_id, start, end, cover_end
 
 
 async def _whitespace_end(call: ToolCall, file_id: str, end: int, limit: int) -> int:

@@ -13,7 +13,7 @@ from tests.fakes.translator_policy import MAX_UNIT, TranslatorPolicy, units
 
 CORPUS = Path(__file__).parent / "data" / "httpx-CHANGELOG.md"
 TOOLS = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in ("Read", "Translate")]
-SYSTEM = "Rules.\n\nThe session's files (use the id with Read and Translate):\n- f_1: 'doc.md', 9000 characters"
+SYSTEM = "Rules.\n\nThe session's files (name them by handle):\n- f_1: 'doc.md', 9000 characters"
 
 
 def body(*messages: dict[str, Any]) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def test_it_reads_first_then_translates_what_read_showed() -> None:
     policy = TranslatorPolicy()
     first = policy(body({"role": "user", "content": "Translate doc.md into French."}))
     assert calls(first) == [("Read", {"file_id": "f_1"})]
-    shown = {"file_id": "f_1", "start": 0, "text": "# Title\n\nFirst paragraph.\n\nSecond.", "more": False}
+    shown = {"file_id": "f_1", "start": 0, "text": "# Title\n\nThe first paragraph.\n\nSecond.", "more": False}
     second = policy(
         body(
             {"role": "user", "content": "Translate doc.md into French."},
@@ -48,8 +48,8 @@ def test_it_reads_first_then_translates_what_read_showed() -> None:
             {"role": "tool", "tool_call_id": "c1", "content": json.dumps(shown)},
         )
     )
-    assert [a["src_string"] for _, a in calls(second)] == ["# Title", "First paragraph.", "Second."]
-    assert calls(second)[1][1]["translate_string"] == "FIrst pArAgrAph."
+    assert [a["src_string"] for _, a in calls(second)] == ["# Title", "The first paragraph.", "Second."]
+    assert calls(second)[1][1]["translate_string"] == "Le first paragraph."
     assert second.usage.prompt_tokens > 0
 
 
@@ -70,7 +70,7 @@ def test_it_translates_a_next_text_block_and_stops_when_progress_says_complete()
     block = '<next-text file="f_1" start="120">Alpha beta.\n\nGamma.</next-text>'
     reply = TranslatorPolicy()(body({"role": "user", "content": f"Progress so far:\n{block}"}))
     assert [a["src_string"] for _, a in calls(reply)] == ["Alpha beta.", "Gamma."]
-    done = TranslatorPolicy()(body({"role": "user", "content": "Progress so far:\n- doc.md (f_1): complete."}))
+    done = TranslatorPolicy()(body({"role": "user", "content": "Progress so far:\n- f_1 doc.md: complete."}))
     assert done.text and not done.tool_calls
 
 

@@ -8,6 +8,7 @@ translated first, then the style notes, then the most recent corrections.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -127,12 +128,60 @@ def render_memory(memory: Memory, *, text: str = "", budget: int = MEMORY_BUDGET
 
 def _correction_line(c: Correction) -> str:
     if c.status == "refined":
-        line = f"- You proposed «{_cut(c.proposal)}»; the reviewer changed it to «{_cut(c.final or '')}»"
+        old, new = changed_part(c.proposal, c.final or "")
+        line = f"- You proposed «{_cut(old)}»; the reviewer changed it to «{_cut(new)}»"
     else:
         line = f"- The reviewer rejected «{_cut(c.proposal)}» for «{_cut(c.source)}»"
     if c.reason:
         line += f" (reason: {_cut(c.reason)})"
     return line
+
+
+_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
+CONTEXT_WORDS = 3
+"""Words of unchanged text shown on each side of a correction's change."""
+
+
+def changed_part(old: str, new: str) -> tuple[str, str]:
+    """What the reviewer changed: the span of `old` from its first to its last difference from `new`
+    and what `new` has there, each with up to CONTEXT_WORDS unchanged words around it (`…` where
+    text is left out). The whole unit twice would cost the model tokens that teach it nothing."""
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    edits = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
+    if not edits:
+        return old, new
+    i1, j1, i2, j2 = edits[0][1], edits[0][3], edits[-1][2], edits[-1][4]
+    before = _words_back(a, i1)
+    after = _words_ahead(a, i2)
+    if len("".join(a[: i1 - before])) <= 3:  # a word's worth or less left out: show it all
+        before = i1
+    if len("".join(a[i2 + after :])) <= 3:
+        after = len(a) - i2
+    lead = "…" if i1 - before > 0 else ""
+    tail = "…" if i2 + after < len(a) else ""
+    left, right = "".join(a[i1 - before : i1]), "".join(a[i2 : i2 + after])
+    return (
+        f"{lead}{left}{''.join(a[i1:i2])}{right}{tail}".strip(),
+        f"{lead}{left}{''.join(b[j1:j2])}{right}{tail}".strip(),
+    )
+
+
+def _words_back(tokens: Sequence[str], end: int) -> int:
+    """How many tokens before `end` hold CONTEXT_WORDS words."""
+    count = words = 0
+    while end - count > 0 and words < CONTEXT_WORDS:
+        count += 1
+        words += not tokens[end - count].isspace()
+    return count
+
+
+def _words_ahead(tokens: Sequence[str], start: int) -> int:
+    """How many tokens from `start` hold CONTEXT_WORDS words."""
+    count = words = 0
+    while start + count < len(tokens) and words < CONTEXT_WORDS:
+        words += not tokens[start + count].isspace()
+        count += 1
+    return count
 
 
 def _cut(text: str, limit: int = 160) -> str:

@@ -17,7 +17,7 @@ from agent_core.distill_model import ModelDistiller, distiller_for, parse_lesson
 from agent_core.effects import Correction
 from agent_core.languages import languages_match, normalize_languages, task_languages, task_target
 from agent_core.learning import Learner
-from agent_core.memory import GlossaryEntry, Lessons, Memory, StyleNote, render_memory
+from agent_core.memory import GlossaryEntry, Lessons, Memory, StyleNote, changed_part, render_memory
 from agent_core.models import resolve_model
 from agent_core.pseudo_text import pseudo_translate
 from agent_core.qa import proposal_warnings
@@ -466,3 +466,21 @@ def test_quality_checks(source: str, proposal: str, expected: list[str]) -> None
 def test_pseudo_proposals_pass_the_format_checks() -> None:
     source = "Run `make` with {name} and %s, see https://example.com/x, wait 5 minutes."
     assert proposal_warnings(source, pseudo_translate(source)) == ()
+
+
+def test_a_correction_shows_the_change_with_a_few_words_around_it() -> None:
+    old = "Cliquez sur le bouton Enregistrer en haut de la fenêtre pour garder vos modifications."
+    new = "Cliquez sur le bouton Sauvegarder en haut de la fenêtre pour garder vos modifications."
+    expected = ("…sur le bouton Enregistrer en haut de…", "…sur le bouton Sauvegarder en haut de…")
+    assert changed_part(old, new) == expected
+    assert changed_part("Le outil.", "L’outil.") == ("Le outil.", "L’outil."), "short texts stay whole"
+    assert changed_part("Bonjour.", "« Bonjour.") == ("Bonjour.", "« Bonjour.")
+    assert changed_part("Même texte.", "Même texte.") == ("Même texte.", "Même texte.")
+    first_and_last = changed_part("a b c d e f g h i j k l m n", "A b c d e f g h i j k l m N")
+    assert first_and_last == ("a b c d e f g h i j k l m n", "A b c d e f g h i j k l m N"), "one span over both"
+    memory = Memory(
+        corrections=(Correction(file_id="f", status="refined", source="s", proposal=old, final=new, reason=None),)
+    )
+    rendered = render_memory(memory)
+    assert "«…sur le bouton Enregistrer en haut de…»" in rendered and "Sauvegarder" in rendered
+    assert "modifications" not in rendered, "the unchanged rest of the unit is left out"

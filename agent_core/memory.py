@@ -171,7 +171,7 @@ def _words_back(tokens: Sequence[str], end: int) -> int:
     count = words = 0
     while end - count > 0 and words < CONTEXT_WORDS:
         count += 1
-        words += not tokens[end - count].isspace()
+        words += tokens[end - count][0].isalnum()
     return count
 
 
@@ -179,7 +179,7 @@ def _words_ahead(tokens: Sequence[str], start: int) -> int:
     """How many tokens from `start` hold CONTEXT_WORDS words."""
     count = words = 0
     while start + count < len(tokens) and words < CONTEXT_WORDS:
-        words += not tokens[start + count].isspace()
+        words += tokens[start + count][0].isalnum()
         count += 1
     return count
 

@@ -31,6 +31,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
 from .pseudo_text import code_ranges, pseudo_translate, unit_spans
+from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
 _NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
@@ -138,7 +139,7 @@ def _continue_reading(messages: Sequence[ModelMessage]) -> list[TextPart | ToolC
             for part in later.parts:
                 if not (isinstance(part, ToolReturnPart) and part.tool_name == "Translate"):
                     continue
-                status = part.content.get("status") if isinstance(part.content, dict) else None
+                status = result_status(part.content)
                 call = calls.get(part.tool_call_id)
                 src = str(call.args_as_dict().get("src_string", "")).strip() if call else ""
                 found = text.find(src, position) if src else -1
@@ -262,8 +263,7 @@ def _rejections(messages: Sequence[ModelMessage]) -> dict[str, int]:
             if (
                 isinstance(part, ToolReturnPart)
                 and part.tool_name == "Translate"
-                and isinstance(part.content, dict)
-                and part.content.get("status") == "reject"
+                and result_status(part.content) == "reject"
             ):
                 call = calls.get(part.tool_call_id)
                 if call is not None:
@@ -280,8 +280,7 @@ def _summary(messages: Sequence[ModelMessage]) -> str:
         for p in m.parts
         if isinstance(p, ToolReturnPart)
         and p.tool_name == "Translate"
-        and isinstance(p.content, dict)
-        and p.content.get("status") in ("approve", "refined")
+        and result_status(p.content) in ("approve", "refined")
     )
     tail = f" ({reviewed} units reviewed in the latest exchanges)" if reviewed else ""
     return f"The translation is complete: every file has been translated and reviewed{tail}."

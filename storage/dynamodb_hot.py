@@ -32,7 +32,7 @@ from agent_core.effects import StepToken
 from .dynamodb_items import Item, item_size, n, s
 
 HOT = 16
-"""Messages kept in slots: at least the window a step loads (agent_core's runtime asks for 14)."""
+"""Messages kept in slots: at least the window a step loads (agent_core's runtime asks for 16)."""
 SLOT_BYTES = 100_000
 """The largest compressed message kept in a slot."""
 VERDICT_BYTES = 6_000

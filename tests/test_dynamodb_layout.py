@@ -19,7 +19,7 @@ from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES
 from storage.dynamodb_items import item_size
 from tests.storage_cases import SID, approve, calls, create, refine, returns, step, texts, user, users
 
-WINDOW = 14
+WINDOW = 16
 """What agent_core's runtime asks a step to load."""
 
 

@@ -8,6 +8,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, 
 from agent_core.copilot import Approve, Refined, Reject, ToolRef
 from agent_core.errors import InvalidRequestError, ReviewMismatchError
 from agent_core.runtime import StepInput
+from agent_core.tools.base import result_status
 from tests.helpers import Harness, calls, harness, translate
 
 DOC = "# Title\n\nFirst paragraph.\n\n# Title\n\nSecond paragraph.\n"
@@ -53,7 +54,7 @@ async def test_valid_unit_asks_the_human_then_writes_the_verdict() -> None:
     assert [type(m).__name__ for m in done.messages] == ["ModelRequest", "ModelResponse"]
     assert done.actor == "user", "the scripted model answered with text"
     assert h.translation() == "# Titre\n\n"
-    assert tool_returns(h)["c1"].content["status"] == "approve"
+    assert tool_returns(h)["c1"].content == "approve", "approved as proposed: the bare status"
 
 
 async def test_a_verdict_step_with_too_little_time_left_stops_after_the_returns() -> None:
@@ -153,7 +154,7 @@ async def test_a_batch_follows_in_order_and_may_be_answered_partly() -> None:
     )
     assert rest.actor == "user" and [r.tool.call_id for r in rest.copilot_requests] == ["e"]
     returns = tool_returns(h)
-    assert {k: v.content["status"] for k, v in returns.items()} == {
+    assert {k: result_status(v.content) for k, v in returns.items()} == {
         "a": "refined",
         "b": "approve",
         "c": "reject",

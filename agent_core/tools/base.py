@@ -103,6 +103,17 @@ class Tool(Protocol):
 _INVISIBLE = {"\r": "\\r", "\t": "\\t", "\u00a0": "\\u00a0", "\u200b": "\\u200b", "\ufeff": "\\ufeff"}
 
 
+APPROVED = "approve"
+"""A Translate result approved as proposed: the bare status (the call has the text), not a JSON object."""
+
+
+def result_status(content: Any) -> str | None:
+    """The status a Translate or Revise result reports (`approve`, `refined`, `reject`), if any."""
+    if content == APPROVED:
+        return APPROVED
+    return str(content.get("status")) if isinstance(content, dict) and "status" in content else None
+
+
 def snippet(text: str, limit: int = 80) -> str:
     """`text` shortened for a message to the model: a line break shown as ⏎ (the message says so),
     and characters a reader cannot see (CR, tab, no-break space, zero-width space, BOM) escaped."""

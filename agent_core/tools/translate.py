@@ -22,6 +22,7 @@ from ..effects import Correction, UnitWrite
 from ..qa import proposal_checks
 from ..tm import TmMatch
 from .base import (
+    APPROVED,
     LINE_BREAK_NOTE,
     MAX_UNIT_CHARS,
     MEMORY_CALL_PREFIX,
@@ -46,7 +47,7 @@ Propose the translation of the next unit of a file; a person reviews every unit.
   the file do not matter: the position locates the unit.
 - `translate_string` is your best translation of `src_string`, keeping its Markdown, code,
   URLs and placeholders, so the reviewer has little to correct.
-- The result is the reviewed text: `status` `approve` or `refined` means the unit is done
+- The result is the reviewed text: `approve` (as proposed) or `refined` means the unit is done
   (`translated_string` is the final text; learn from the reviewer's edits); `reject` means it was
   not written: translate that same unit again, following `reason`."""
 
@@ -194,7 +195,7 @@ def _mismatch_hint(actual: str, src: str, common: int) -> str:
     )
 
 
-def _approved(final: str, proposal: str, reason: str | None, origin: str) -> dict[str, str]:
+def _approved(final: str, proposal: str, reason: str | None, origin: str) -> str | dict[str, str]:
     content = {"status": "approve"}
     if origin == "memory":
         content["origin"] = "memory"  # the model keeps its later units consistent with the memory
@@ -202,7 +203,7 @@ def _approved(final: str, proposal: str, reason: str | None, origin: str) -> dic
         content["translated_string"] = final
     if reason:
         content["reason"] = reason
-    return content
+    return APPROVED if content == {"status": "approve"} else content
 
 
 def _result(

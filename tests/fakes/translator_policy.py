@@ -117,7 +117,11 @@ def shown_texts(msgs: list[Msg]) -> list[Shown]:
 
 def consumed(shown: Shown, msgs: list[Msg]) -> int:
     """How much of `shown.text` later Translate calls of this model already covered (approved or refined)."""
-    returns = {m.call_id: _json(m.text) or {} for m in msgs if m.role == "tool"}
+    returns = {
+        m.call_id: {"status": "approve"} if m.text == "approve" else _json(m.text) or {}
+        for m in msgs
+        if m.role == "tool"
+    }
     text, offset = shown.text, 0
     for m in msgs[shown.position + 1 :]:
         for call_id, name, arguments in m.calls:

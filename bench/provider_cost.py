@@ -202,6 +202,9 @@ def run(
     bodies = [b for b in server.bodies() if b.get("tools")]
     tokens = [prompt_tokens(b) for b in bodies]
     shares = [common_prefix(a, b) / len(b) for a, b in itertools.pairwise(tokens)]
+    # What a provider's prompt cache cannot serve: each request's tokens past the prefix it shares
+    # with the previous request (the first request's all).
+    uncached = sum(len(b) - common_prefix(a, b) for a, b in itertools.pairwise([[], *tokens]))
     calls = [float(c) for c, _ in counter.steps]
     text = [float(t) for _, t in counter.steps]
     return {
@@ -211,6 +214,7 @@ def run(
         "reads": policy.decisions.count("read"),
         "distill": policy.decisions.count("distill"),
         "tokens_per_char": sum(len(t) for t in tokens) / len(source),
+        "uncached_per_char": uncached / len(source),
         "requests_per_1000": 1000 * len(bodies) / len(source),
         "http_per_batch": trace.next_requests / max(1, trace.batches),
         "units_per_batch": trace.units / max(1, trace.batches),
@@ -232,6 +236,7 @@ ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
         "median share of input tokens in a prefix identical to the previous request",
         lambda r: f"{r['prefix_share']:.0%}",
     ),
+    ("  input tokens per source character outside that prefix", lambda r: f"{r['uncached_per_char']:.1f}"),
     ("storage calls per request (median; DynamoDB calls or SQLite statements)", lambda r: f"{r['storage_median']:.0f}"),
     ("  storage calls per reviewed unit", lambda r: f"{r['storage_per_unit']:.1f}"),
     (

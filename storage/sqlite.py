@@ -200,15 +200,17 @@ class SQLiteStorage(Storage):
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION),
                 )
             _update_session(db, token, effects, stamp)
-            db.executemany(
-                'INSERT INTO messages (session_id, "index", data) VALUES (?, ?, ?)',
+            _insert_rows(
+                db,
+                'INSERT INTO messages (session_id, "index", data)',
                 [(sid, token.message_count + i, dump_message(m)) for i, m in enumerate(effects.messages)],
             )
-            db.executemany(
-                "INSERT INTO copilot_responses (session_id, response_index, call_id, data, created_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, response_index, call_id) DO UPDATE SET "
-                "data = excluded.data, created_at = excluded.created_at",
+            _insert_rows(
+                db,
+                "INSERT INTO copilot_responses (session_id, response_index, call_id, data, created_at)",
                 [(sid, token.response_index, v.tool.call_id, dump_verdict(v), stamp) for v in effects.verdicts],
+                " ON CONFLICT (session_id, response_index, call_id) DO UPDATE SET "
+                "data = excluded.data, created_at = excluded.created_at",
             )
             _insert_units(db, sid, effects.units, stamp)
             _revise_units(db, sid, effects.revisions, stamp)
@@ -216,9 +218,10 @@ class SQLiteStorage(Storage):
                 update = "UPDATE files SET covered = ? WHERE session_id = ? AND file_id = ?"
                 if db.execute(update, (json.dumps(covered), sid, file_id)).rowcount == 0:
                     raise NotFoundError(f"No file {file_id} in this session.")
-            db.executemany(
+            _insert_rows(
+                db,
                 "INSERT INTO corrections (correction_id, owner, session_id, file_id, status, source, proposal, final, "
-                "reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "reason, created_at)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
             if effects.memory:
@@ -432,28 +435,48 @@ class SQLiteStorage(Storage):
 def _put_tm(
     db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int, writer: str
 ) -> tuple[int, int, int]:
-    """`put_tm` inside the caller's write transaction (the count is exact under its lock)."""
-    added = updated = skipped = 0
-    now = datetime.now(UTC).isoformat(timespec="microseconds")
+    """`put_tm` inside the caller's write transaction (the count is exact under its lock): one count,
+    one lookup of the hashes, one multi-row upsert."""
+    latest = {r.source_hash: r for r in records}  # the last of equal hashes wins
+    hashes = list(latest)
     count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
-    for r in records:
-        e = r.entry
-        sql = "SELECT 1 FROM tm_entries WHERE owner = ? AND source_hash = ?"
-        exists = db.execute(sql, (owner, r.source_hash)).fetchone()
-        if exists is None and count >= cap:
+    known: set[str] = set()
+    for k in range(0, len(hashes), ROWS_PER_STATEMENT):
+        chunk = hashes[k : k + ROWS_PER_STATEMENT]
+        sql = f"SELECT source_hash FROM tm_entries WHERE owner = ? AND source_hash IN ({', '.join('?' for _ in chunk)})"
+        known |= {r["source_hash"] for r in db.execute(sql, [owner, *chunk])}
+    room = max(cap - count, 0)
+    admitted: set[str] = set()
+    for h in hashes:  # updates always; new entries while there is room
+        if h in known or room > 0:
+            admitted.add(h)
+            room -= h not in known
+    now = datetime.now(UTC).isoformat(timespec="microseconds")
+    rows = [
+        (owner, h, e.source, e.target, e.languages, e.origin, e.updated_at or now, now, writer)
+        for h in hashes
+        if h in admitted
+        for e in [latest[h].entry]
+    ]
+    _insert_rows(
+        db,
+        "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, written_at, "
+        "writer)",
+        rows,
+        " ON CONFLICT (owner, source_hash) DO UPDATE SET source = excluded.source, target = excluded.target, "
+        "origin = excluded.origin, updated_at = excluded.updated_at, written_at = excluded.written_at, "
+        "writer = excluded.writer",
+    )
+    added = updated = skipped = 0
+    seen: set[str] = set()
+    for r in records:  # a repeated hash updates what came before it
+        if r.source_hash not in admitted:
             skipped += 1
-            continue
-        db.execute(
-            "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, "
-            "written_at, writer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (owner, source_hash) DO UPDATE SET "
-            "source = excluded.source, target = excluded.target, origin = excluded.origin, "
-            "updated_at = excluded.updated_at, written_at = excluded.written_at, writer = excluded.writer",
-            (owner, r.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, now, writer),
-        )
-        if exists is None:
-            added, count = added + 1, count + 1
-        else:
+        elif r.source_hash in known or r.source_hash in seen:
             updated += 1
+        else:
+            added += 1
+        seen.add(r.source_hash)
     return added, updated, skipped
 
 
@@ -519,16 +542,36 @@ def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAn
         raise ConflictError("A request with this Idempotency-Key is already recorded.") from exc
 
 
+ROWS_PER_STATEMENT = 200
+"""Rows one multi-row INSERT carries (a step's batch is one statement per table, not one per row)."""
+
+
+def _insert_rows(db: sqlite3.Connection, insert: str, rows: Sequence[tuple[Any, ...]], suffix: str = "") -> None:
+    """`insert` (`INSERT INTO t (columns)`) of `rows` as multi-row VALUES statements, then `suffix`."""
+    for k in range(0, len(rows), ROWS_PER_STATEMENT):
+        chunk = rows[k : k + ROWS_PER_STATEMENT]
+        marks = ", ".join("(" + ", ".join("?" for _ in row) + ")" for row in chunk)
+        db.execute(f"{insert} VALUES {marks}{suffix}", [value for row in chunk for value in row])
+
+
 def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
     """Insert the units; one already written at the same (file, start) fails the whole commit."""
-    for u in units:
-        try:
-            db.execute(
-                f"INSERT INTO units (session_id, {_UNIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
-            )
-        except sqlite3.IntegrityError as exc:
-            raise ConflictError(f"A unit at {u.start} of {u.file_id} is already written.") from exc
+    rows = [
+        (session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp)
+        for u in units
+    ]
+    try:
+        _insert_rows(db, f"INSERT INTO units (session_id, {_UNIT_COLUMNS})", rows)
+    except sqlite3.IntegrityError as exc:
+        written = {(u.file_id, u.start) for u in units}
+        sql = (
+            "SELECT file_id, start FROM units WHERE session_id = ? AND (file_id, start) IN (VALUES "
+            + ", ".join("(?, ?)" for _ in written)
+            + ") ORDER BY start LIMIT 1"
+        )
+        found = db.execute(sql, [session_id, *(v for key in sorted(written) for v in key)]).fetchone()
+        where = f"at {found['start']} of {found['file_id']}" if found else "in this batch"
+        raise ConflictError(f"A unit {where} is already written.") from exc
 
 
 def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:

@@ -33,7 +33,17 @@ from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunCon
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_ai.models import Model
 
-from agent_core.document import FileState, Spans, add_span, at_most_lines, first_gap, initial_coverage, to_block_end
+from agent_core.document import (
+    FileState,
+    Spans,
+    add_span,
+    at_most_lines,
+    file_handle,
+    find_file,
+    first_gap,
+    initial_coverage,
+    to_block_end,
+)
 from agent_core.prompts import NextText, state_note, system_prompt
 
 BATCH_CHARS = 3_000
@@ -213,7 +223,8 @@ def _cover(file: FileState, content: str, src: str) -> FileState | None:
 
 async def _translate(ctx: RunContext[_Deps], file_id: str, src_string: str, translate_string: str) -> dict[str, str]:
     """Propose the translation of the next unit of a file; the reviewer approves it before it is written."""
-    covered = _cover(ctx.deps.file, ctx.deps.content, src_string) if file_id == ctx.deps.file.file_id else None
+    named = find_file([ctx.deps.file], file_id) is not None  # its handle (f1, as the prompt shows it) or id
+    covered = _cover(ctx.deps.file, ctx.deps.content, src_string) if named else None
     if covered is None:
         return {"status": "reject", "reason": "Not reviewed: the source is not the file's next untranslated text."}
     ctx.deps.file = covered
@@ -223,7 +234,11 @@ async def _translate(ctx: RunContext[_Deps], file_id: str, src_string: str, tran
 async def _read(ctx: RunContext[_Deps], file_id: str, max_chars: int = READ_WINDOW) -> dict[str, Any]:
     """Read the untranslated text of a file, from its first untranslated character."""
     file = ctx.deps.file
-    result: dict[str, Any] = {"file_id": file.file_id, "name": file.name, "total_chars": file.chars}
+    result: dict[str, Any] = {
+        "file_id": file_handle([file], file.file_id),
+        "name": file.name,
+        "total_chars": file.chars,
+    }
     result.update(translated_chars=file.translated_chars, complete=file.complete)
     gap = file.next_gap()
     if gap is None:

@@ -1,0 +1,33 @@
+"""The benchmark scripts run to the end on a small document (each as a user runs it, in its own
+process): a change to the prompt, the fake translator or the naive design that makes one of them
+loop or fail shows here, not only when someone next measures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> str:
+    done = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_provider_cost_completes_and_prints_its_figures() -> None:
+    out = run("bench/provider_cost.py", "--sizes", "4000", "--backend", "sqlite", "--memory", "off")
+    assert "| model input tokens per source character |" in out
+    assert "| median share of input tokens in a prefix identical to the previous request |" in out
+
+
+def test_step_cost_completes_beside_the_naive_design() -> None:
+    out = run("bench/step_cost.py", "--sizes", "4000", "--memory", "off")
+    assert "project/naive ms per reviewed batch" in out
+    assert "the naive design stopped" not in out

@@ -55,7 +55,8 @@ function firstLine(text) {
 }
 
 function toolReturn(part, names) {
-  const c = part.content && typeof part.content === "object" ? part.content : {};
+  // A unit approved as proposed returns the bare status; every other result is an object.
+  const c = part.content === "approve" ? { status: "approve" } : part.content && typeof part.content === "object" ? part.content : {};
   if (part.tool_name === "Read") {
     const name = c.name || names.get(c.file_id) || "the file";
     if (c.complete || c.text === "") return { kind: "activity", tone: "ok", text: `Read ${name}: fully translated` };

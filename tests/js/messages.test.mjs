@@ -1,0 +1,18 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { timelineEntries } from "../../web/js/messages.js";
+
+const returns = (...contents) => [
+  {
+    kind: "request",
+    parts: contents.map((content, k) => ({ part_kind: "tool-return", tool_name: "Translate", tool_call_id: `c${k}`, content })),
+  },
+];
+
+test("Translate results read as the reviewer's verdicts, the bare 'approve' included", () => {
+  const texts = timelineEntries(
+    returns("approve", { status: "approve", translated_string: "Bonjour" }, { status: "refined" }, { status: "reject", reason: "Too literal" }),
+  ).map((e) => e.text);
+  assert.deepEqual(texts, ["Unit approved", "Unit approved", "Unit edited and approved", "Unit rejected: Too literal"]);
+});

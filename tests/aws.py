@@ -47,3 +47,21 @@ def create_sessions_table(client: Any, name: str) -> None:
     ttl = props.get("TimeToLiveSpecification")
     if ttl:
         client.update_time_to_live(TableName=name, TimeToLiveSpecification=ttl)
+
+
+class DynamoRequests:
+    """DynamoDB requests by operation, counted at a boto3 client (`take` returns and resets them)."""
+
+    def __init__(self, client: Any) -> None:
+        from collections import Counter
+
+        self.seen: Counter[str] = Counter()
+        client.meta.events.register("before-call.dynamodb.*", self._count)
+
+    def _count(self, event_name: str = "", **_: Any) -> None:
+        self.seen[event_name.rsplit(".", 1)[-1]] += 1
+
+    def take(self) -> dict[str, int]:
+        seen = dict(self.seen)
+        self.seen.clear()
+        return seen

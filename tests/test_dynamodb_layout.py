@@ -6,7 +6,6 @@ for it, a window longer than it keeps, a response older than it."""
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,25 +16,11 @@ from agent_core.effects import SessionSnapshot
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES
 from storage.dynamodb_items import item_size
+from tests.aws import DynamoRequests
 from tests.storage_cases import SID, approve, calls, create, refine, returns, step, texts, user, users
 
 WINDOW = 16
 """What agent_core's runtime asks a step to load."""
-
-
-class Calls:
-    """DynamoDB requests by operation, counted at the client."""
-
-    def __init__(self, client: Any) -> None:
-        self.seen: Counter[str] = Counter()
-        client.meta.events.register("before-call.dynamodb.*", self._count)
-
-    def _count(self, event_name: str = "", **_: Any) -> None:
-        self.seen[event_name.rsplit(".", 1)[-1]] += 1
-
-    def take(self) -> Counter[str]:
-        seen, self.seen = self.seen, Counter()
-        return seen
 
 
 @pytest.fixture
@@ -44,8 +29,8 @@ def storage(moto_table: str) -> DynamoDBSessionStorage:
 
 
 @pytest.fixture
-def counted(storage: DynamoDBSessionStorage) -> Iterator[Calls]:
-    yield Calls(storage.client)
+def counted(storage: DynamoDBSessionStorage) -> Iterator[DynamoRequests]:
+    yield DynamoRequests(storage.client)
 
 
 def meta(storage: DynamoDBSessionStorage) -> dict[str, Any]:
@@ -92,14 +77,16 @@ def review_rounds(storage: DynamoDBSessionStorage, rounds: int, *, calls_each: i
         step(storage, messages=[returns(*ids), *users(100 + r, 1)])
 
 
-def test_a_step_loads_in_one_query_and_matches_the_buckets(storage: DynamoDBSessionStorage, counted: Calls) -> None:
+def test_a_step_loads_in_one_query_and_matches_the_buckets(
+    storage: DynamoDBSessionStorage, counted: DynamoRequests
+) -> None:
     create(storage, messages=users(0, 3))
     review_rounds(storage, 9)
     step(storage, messages=[calls("x1", "x2")])
     step(storage, verdicts=[approve("x1")])
     counted.take()
     loaded = storage.load_step(SID, window=WINDOW)
-    assert counted.take() == Counter({"Query": 1})
+    assert counted.take() == {"Query": 1}
     assert [v.tool.call_id for v in loaded.copilot_responses] == ["x1"]
     assert {v.tool.call_id for v in loaded.previous_verdicts} == {"c8_0", "c8_1"}
     same(loaded, from_buckets(storage))
@@ -130,7 +117,7 @@ def test_a_session_from_before_the_hot_window_loads_from_the_buckets(storage: Dy
     same(storage.load_step(SID, window=WINDOW), from_buckets(storage))
 
 
-def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionStorage, counted: Calls) -> None:
+def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionStorage, counted: DynamoRequests) -> None:
     noise = os.urandom(SLOT_BYTES).hex()  # incompressible enough: larger than a slot
     create(storage, messages=[*users(0, 2)])
     step(storage, messages=[calls("big")])

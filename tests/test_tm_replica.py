@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import boto3
 import pytest
@@ -18,6 +16,7 @@ from service import tm as tm_module
 from service.tm import MARGIN, OWNERS, TranslationMemory, record_of
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.sqlite import SQLiteStorage
+from tests.aws import DynamoRequests
 
 FR = "auto>french"
 
@@ -87,19 +86,6 @@ def test_replicas_are_kept_for_the_latest_owners_only(tmp_path: Path) -> None:
     assert len(kept) == OWNERS and f"owner{OWNERS + 4}" in kept and "owner0" not in kept
 
 
-class Requests:
-    def __init__(self, client: Any) -> None:
-        self.seen: Counter[str] = Counter()
-        client.meta.events.register("before-call.dynamodb.*", self._count)
-
-    def _count(self, event_name: str = "", **_: Any) -> None:
-        self.seen[event_name.rsplit(".", 1)[-1]] += 1
-
-    def take(self) -> Counter[str]:
-        seen, self.seen = self.seen, Counter()
-        return seen
-
-
 @pytest.fixture
 def dynamodb(moto_table: str) -> DynamoDBSessionStorage:
     return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
@@ -109,21 +95,21 @@ def test_on_dynamodb_a_refresh_is_one_query_and_lookups_read_nothing(dynamodb: D
     other = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=dynamodb.table)
     writer, reader = TranslationMemory(dynamodb), TranslationMemory(other)
     writer.record("alice", [record_of(f"Unit number {k}.", f"Unité {k}.", FR, "approved") for k in range(30)])
-    requests = Requests(other.client)
+    requests = DynamoRequests(other.client)
     asyncio.run(reader.refresh("alice"))
-    assert requests.take() == Counter({"Query": 1})
+    assert requests.take() == {"Query": 1}
     assert exact(reader, "alice", "Unit number 7.") == {"Unit number 7.": "Unité 7."}
     matches = asyncio.run(reader.similar_many("alice", FR, ["Unit numbers 7.", "Unit number 12!"]))
     assert matches["Unit numbers 7."][0].entry.target == "Unité 7."
-    assert requests.take() == Counter(), "lookups after a refresh read nothing"
+    assert requests.take() == {}, "lookups after a refresh read nothing"
     asyncio.run(reader.refresh("alice"))
-    assert requests.take() == Counter({"Query": 1}), "the changes' keys only: nothing new to fetch"
+    assert requests.take() == {"Query": 1}, "the changes' keys only: nothing new to fetch"
     writer.record("alice", [record_of("Unit number 7.", "Septième unité.", FR, "refined")])
     asyncio.run(reader.refresh("alice"))
-    assert requests.take() == Counter({"Query": 1, "BatchGetItem": 1}), "the keys, then the one entry changed"
+    assert requests.take() == {"Query": 1, "BatchGetItem": 1}, "the keys, then the one entry changed"
     assert exact(reader, "alice", "Unit number 7.") == {"Unit number 7.": "Septième unité."}
     asyncio.run(writer.refresh("alice"))
     writer.record("alice", [record_of("Unit number 8.", "Huitième.", FR, "refined")])  # warm: applied at once
-    writer_requests = Requests(dynamodb.client)
+    writer_requests = DynamoRequests(dynamodb.client)
     asyncio.run(writer.refresh("alice"))
-    assert writer_requests.take() == Counter({"Query": 1}), "its own writes are not fetched again"
+    assert writer_requests.take() == {"Query": 1}, "its own writes are not fetched again"

@@ -74,20 +74,25 @@ class FileState:
         return first_gap(self.covered, self.chars)
 
 
+def handle(position: int) -> str:
+    """The short name the model knows the file at `position` (0-based, upload order) by: `f1`, `f2`, …
+    Files are never removed, so a handle stays the file's for the whole session. Ids cost the model
+    ~20 tokens a call; handles, 2."""
+    return f"f{position + 1}"
+
+
 def file_handle(files: Sequence[FileState], file_id: str) -> str:
-    """The short name the model knows a file by: `f1`, `f2`, … in upload order (files are never
-    removed, so a handle stays the file's for the whole session). Ids cost the model ~20 tokens a
-    call; handles, 2."""
+    """The handle of the file `file_id` among the session's `files` (its id if it is not there)."""
     for k, f in enumerate(files):
         if f.file_id == file_id:
-            return f"f{k + 1}"
+            return handle(k)
     return file_id
 
 
 def find_file(files: Sequence[FileState], name: str) -> FileState | None:
     """The file a model's `file_id` names: its handle (`f2`) or its id."""
     for k, f in enumerate(files):
-        if name in (f.file_id, f"f{k + 1}"):
+        if name in (f.file_id, handle(k)):
             return f
     return None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .document import FileState
+from .document import FileState, handle
 from .tools.base import MAX_UNIT_CHARS
 
 RULES = f"""\
@@ -61,7 +61,7 @@ def _files_section(files: Sequence[FileState]) -> str:
     if not files:
         return "The session has no files yet. If the user asks for a translation, ask them to add one."
     lines = ["The session's files (name them by handle with Read, Translate and Revise):"]
-    lines += [f"- f{k + 1}: {f.name!r}, {f.chars} characters" for k, f in enumerate(files)]
+    lines += [f"- {handle(k)}: {f.name!r}, {f.chars} characters" for k, f in enumerate(files)]
     return "\n".join(lines)
 
 
@@ -78,17 +78,17 @@ def state_note(
     lines = ["Progress so far:"]
     blocks: list[str] = []
     for k, f in enumerate(files):
-        handle = f"f{k + 1}"
+        name = handle(k)
         if f.complete:
-            lines.append(f"- {handle} {f.name}: complete. (Revise changes a written unit.)")
+            lines.append(f"- {name} {f.name}: complete. (Revise changes a written unit.)")
             continue
-        lines.append(f"- {handle} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
+        lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         shown = next_texts.get(f.file_id)
         if shown is not None:
             after = "More untranslated text follows it." if shown.more else "Nothing untranslated follows it."
             blocks.append(
                 f"Next untranslated text of {f.name}, from character {shown.start} ({after}):\n"
-                f'<next-text file="{handle}" start="{shown.start}">{shown.text}</next-text>'
+                f'<next-text file="{name}" start="{shown.start}">{shown.text}</next-text>'
             )
     parts = ["\n".join(lines)]
     if memory.strip():

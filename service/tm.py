@@ -127,7 +127,7 @@ class TranslationMemory:
         view: what other processes added since its last read is not counted yet."""
         key = tm_languages(languages)
         latest = {source_hash(normalize(s), key): record_of(s, t, languages, o).entry for s, t, o in pairs}
-        replica = await asyncio.to_thread(self._read, owner, float("inf"))
+        replica = await self._current(owner, float("inf"))
         with replica.lock:
             known, room = replica.entries.keys(), MAX_TM_ENTRIES - len(replica.entries)
             new = [h for h in latest if h not in known][: max(room, 0)]
@@ -172,9 +172,13 @@ class TranslationMemory:
             found = {s: replica.candidates(candidate_keys(s, key), CANDIDATES_PER_KEY) for s in sources}
         return {s: fuzzy_matches(s, key, found[s], limit=limit) for s in sources}
 
-    async def _current(self, owner: str) -> _Replica:
-        """The replica, read again first if it is older than FRESH seconds (a lookup outside a step)."""
-        return await asyncio.to_thread(self._read, owner, FRESH)
+    async def _current(self, owner: str, fresh: float = FRESH) -> _Replica:
+        """The replica, read again first (in a worker thread) if it is older than `fresh` seconds: a
+        lookup in a step finds it just refreshed and goes on at once, with no thread hop."""
+        replica = self._replica(owner)
+        if replica.since is not None and time.monotonic() - replica.read_at < fresh:
+            return replica
+        return await asyncio.to_thread(self._read, owner, fresh)
 
     def _read(self, owner: str, fresh: float) -> _Replica:
         replica = self._replica(owner)

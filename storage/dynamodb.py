@@ -2,8 +2,9 @@
 
 Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
 
-    S#<session>                  META                      the session: owner, times, counters, version, and
-                                                           its hot window (storage.dynamodb_hot)
+    S#<session>                  META                      the session: owner, times, counters, version
+    S#<session>                  H#…, V#…                  the hot window: the latest messages and verdicts
+                                                           (storage.dynamodb_hot)
     S#<session>                  F#<file>                  a file: name, size, coverage
     S#<session>                  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
     S#<session>                  D#<file>#<n:05>           a chunk of the document the file was taken from
@@ -18,12 +19,14 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     O#<owner>…                   T#…, TN                   the owner's translation memory (storage.dynamodb_tm)
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
-BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads META and the
-files in one Query: META carries the latest messages and the verdicts on the latest two responses,
-compressed (storage.dynamodb_hot), so the buckets are read only for what it lacks. It commits in one
+BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads META, the
+files and the hot window (the latest messages and the verdicts on the latest two responses,
+compressed, in small items beside META: storage.dynamodb_hot) in one Query, so the buckets are read
+only for what the hot window lacks. It commits in one
 TransactWriteItems whose conditions are named below (a unit is written with the commit's time; a
 revision updates it in place, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
-gsi1sk = <updatedAt>#<session>) lists an owner's sessions newest first. Sizes are checked before
+gsi1sk = <updatedAt>#<session>) lists an owner's sessions newest first, and under TM#<owner> the
+owner's translation-memory entries by the time they were written. Sizes are checked before
 DynamoDB is called, as DynamoDB counts them (names plus UTF-8 values), so an oversized record is a
 TooLargeError that says what to shorten; an idempotency answer too large to keep is dropped rather
 than failing its request.
@@ -568,17 +571,8 @@ class DynamoDBSessionStorage(Storage):
             "ProjectionExpression": "sk, updatedAt",
             "FilterExpression": "writer <> :me",
         }
-        wanted: list[str] = []
-        while True:
-            with _errors():
-                page = self.client.query(TableName=self.table, **args)
-            for i in page["Items"]:
-                h = tm.source_hash_of(i)
-                if known.get(h) != i["updatedAt"]["S"] and h not in wanted:
-                    wanted.append(h)
-            if not page.get("LastEvaluatedKey"):
-                break
-            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        changed = (i for i in self._pages(args) if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"])
+        wanted = list(dict.fromkeys(tm.source_hash_of(i) for i in changed))
         return [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])] if wanted else []
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
@@ -621,7 +615,10 @@ class DynamoDBSessionStorage(Storage):
         self, pk: str, sk_condition: str | None = None, values: Item | None = None, **extra: Any
     ) -> Iterator[Item]:
         """Every item of the partition `pk` matching `sk_condition`, page after page."""
-        args = di.query_args(pk, sk_condition, values or {}) | extra
+        return self._pages(di.query_args(pk, sk_condition, values or {}) | extra)
+
+    def _pages(self, args: dict[str, Any]) -> Iterator[Item]:
+        """Every item a Query with `args` returns, page after page."""
         key = None
         while True:
             with _errors():

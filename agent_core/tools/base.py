@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol
 from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import CopilotRequest, Verdict
-from ..document import FileState, Spans, file_handle, find_file
+from ..document import FileState, Spans, file_handle, find_file, handle
 from ..effects import Correction, UnitWrite
 from ..memory import GlossaryEntry
 from ..ports import FileReader
@@ -128,4 +128,4 @@ def file_list(files: Mapping[str, FileState]) -> str:
     """The session's files, for an error message to the model."""
     if not files:
         return "The session has no files."
-    return "Files: " + ", ".join(f"f{k + 1} ({f.name})" for k, f in enumerate(files.values())) + "."
+    return "Files: " + ", ".join(f"{handle(k)} ({f.name})" for k, f in enumerate(files.values())) + "."

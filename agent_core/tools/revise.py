@@ -9,7 +9,7 @@ a written unit begins at `start`, the unit is not revised twice in one response,
 
 from __future__ import annotations
 
-from typing import assert_never
+from typing import Literal, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai.tools import ToolDefinition
@@ -111,39 +111,33 @@ def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> Tool
             origin="human" if origin == "human" else "model",
         )
 
+    def lesson(status: Literal["revised", "reject"], final: str | None) -> Correction:
+        return Correction(
+            file_id=unit.file_id,
+            status=status,
+            source=request.src_string,
+            proposal=request.translate_string,
+            final=final,
+            reason=response.reason,
+        )
+
     match response:
         case Approve():
             final = response.translated_string or request.translate_string
             return ToolResult(content={"status": "approve"}, revisions=[revised(final, "model")], reviewed=True)
         case Refined():
             final = response.translated_string
-            correction = Correction(
-                file_id=unit.file_id,
-                status="revised",
-                source=request.src_string,
-                proposal=request.translate_string,
-                final=final,
-                reason=response.reason,
-            )
             return ToolResult(
                 content={"status": "refined", "translated_string": final, "reason": response.reason},
                 revisions=[revised(final, "human")],
-                corrections=[correction],
+                corrections=[lesson("revised", final)],
                 reviewed=True,
             )
         case Reject():
             reason = response.reason or "The reviewer kept the written text."
-            correction = Correction(
-                file_id=unit.file_id,
-                status="reject",
-                source=request.src_string,
-                proposal=request.translate_string,
-                final=None,
-                reason=response.reason,
-            )
             return ToolResult(
                 content={"status": "reject", "reason": reason, "kept": snippet(unit.text, 200)},
-                corrections=[correction],
+                corrections=[lesson("reject", None)],
                 reviewed=True,
             )
         case _:

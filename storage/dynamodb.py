@@ -35,32 +35,27 @@ than failing its request.
 from __future__ import annotations
 
 import os
-import random
-import secrets
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from agent_core.document import FileState
-from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
-from agent_core.errors import InvalidRequestError, TooLargeError
-from agent_core.tm import TmEntry
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
+from agent_core.errors import InvalidRequestError
 
 from . import dynamodb_hot as hot
 from . import dynamodb_items as di
 from . import dynamodb_tm as tm
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
-from .errors import ConflictError, InvalidCursorError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, TmRecord, chunks, tm_record
-from .records import MemoryEntryRecord, Page, SessionRecord
-
-INDEX = "by-owner"
+from .dynamodb_memory import DynamoDBMemoryStorage
+from .dynamodb_table import INDEX, dynamodb_client, errors
+from .errors import ConflictError, InvalidCursorError, NotFoundError
+from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, chunks, tm_record
+from .records import Page, SessionRecord
 
 # Conditions, each named for why it is there:
 # A new session must not overwrite an existing one (two "create" steps racing on one id).
@@ -76,32 +71,13 @@ UNIT_WRITTEN = "attribute_exists(sk)"
 # A file is added only to a session that exists, and only while it holds fewer than :max files
 # (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
 FILE_ROOM = "attribute_exists(pk) AND (attribute_not_exists(fileCount) OR fileCount < :max)"
-# An owner's entries of one kind are counted in the same transaction that adds one, capped at :max.
-ENTRY_ROOM = "attribute_not_exists(entryCount) OR entryCount < :max"
-# A replaced (or deleted) memory entry is still the one that was read: its kind decides its counter.
-SAME_KIND = "kind = :kind"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
 KEY_FREE = "attribute_not_exists(pk) OR expiresAt <= :now"
 
 
-@lru_cache(maxsize=4)
-def dynamodb_client(endpoint_url: str | None = None) -> Any:
-    """A boto3 DynamoDB client, reused across warm invocations."""
-    import boto3
-
-    return boto3.client("dynamodb", endpoint_url=endpoint_url)
-
-
-class DynamoDBSessionStorage(Storage):
-    """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client."""
-
-    def __init__(self, boto3_client: Any, *, table_name: str) -> None:
-        self.client = boto3_client
-        self.table = table_name
-        self._writer = secrets.token_hex(8)
-        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
-        self._entries_seen: dict[str, int] = {}
-        """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
+class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
+    """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client (the owner's
+    memory's operations in storage.dynamodb_memory, the shared primitives in storage.dynamodb_table)."""
 
     @classmethod
     def from_env(cls) -> DynamoDBSessionStorage:
@@ -253,7 +229,7 @@ class DynamoDBSessionStorage(Storage):
             if start.get("gsi1pk") != {"S": f"O#{owner}"} or set(start) != {"pk", "sk", "gsi1pk", "gsi1sk"}:
                 raise InvalidCursorError("This cursor belongs to another listing.")
             args["ExclusiveStartKey"] = start
-        with _errors():
+        with errors():
             page = self.client.query(**args)
             last = page.get("LastEvaluatedKey")
             if last and len(page["Items"]) == args["Limit"]:
@@ -314,7 +290,7 @@ class DynamoDBSessionStorage(Storage):
             args = di.query_args(pk, "begins_with(sk, :r)", {":r": s("R#")}) | {"Limit": limit + 1 - len(found)}
             if after:
                 args["ExclusiveStartKey"] = {"pk": s(pk), "sk": s(after)}
-            with _errors():
+            with errors():
                 page = self.client.query(TableName=self.table, **args)
             found += [(bucket, i) for i in page["Items"]]
             after = page.get("LastEvaluatedKey", {}).get("sk", {}).get("S")
@@ -430,243 +406,6 @@ class DynamoDBSessionStorage(Storage):
             return []  # the request stands without its kept answer: a retry sees the session's state instead
         return writes
 
-    # -- the owner's memory --------------------------------------------------------------------
-
-    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """Newest first."""
-        if limit <= 0:
-            return []
-        args = di.query_args(f"O#{owner}", "begins_with(sk, :k)", {":k": s("K#")})
-        with _errors():
-            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=limit)["Items"]
-        return [di.correction(i) for i in items]
-
-    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes (one partition, bounded), oldest first."""
-        entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
-        return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
-
-    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
-        """One Query, newest first, of the owner's partition from its entries (P#, bounded by their caps)
-        down through the kinds' counters (N#) into the corrections (K#), stopped after `corrections` of
-        them: its page is sized by how many entries the owner had last time, so it is normally one call."""
-        args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
-        entries: list[MemoryEntryRecord] = []
-        found: list[Correction] = []
-        key: Item | None = None
-        past_entries = False
-        while True:
-            limit = self._entries_seen.get(owner, 8) + 4 + max(corrections, 0)
-            page_args = {**args, **({"ExclusiveStartKey": key} if key else {})}
-            with _errors():
-                page = self.client.query(TableName=self.table, **page_args, ScanIndexForward=False, Limit=limit)
-            for item in page["Items"]:
-                kind = item["sk"]["S"][:2]
-                if kind == "P#":
-                    entries.append(di.memory_entry(item))
-                    continue
-                past_entries = True
-                if kind == "K#" and len(found) < corrections:
-                    found.append(di.correction(item))
-            key = page.get("LastEvaluatedKey")
-            if key is None or (past_entries and len(found) >= corrections):
-                break
-            self._entries_seen[owner] = len(entries) + 8  # more than guessed: the next page, and next time
-        self._entries_seen[owner] = len(entries)
-        return sorted(entries, key=lambda e: (e.created_at, e.entry_id)), found
-
-    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
-        """Add the entry with its kind's count raised (capped) in one transaction, or replace it in place.
-
-        A replacement keeps the entry's kind (its count stays right): one of another kind is refused.
-        """
-        item = di.memory_item(record)
-        with di.storable():
-            di.check_size(item, "The memory entry")
-        add, same = di.put(item, "", NOT_WRITTEN)[0], di.put(item, "", SAME_KIND)[0]
-        same["Put"]["ExpressionAttributeValues"] = {":kind": s(record.kind)}
-        for _ in range(4):
-            try:
-                self._transact([self._entry_count(record.owner, record.kind, +1, max_entries), add], retries=8)
-                return
-            except di.Refused as exc:
-                full = exc.codes[1] != "ConditionalCheckFailed"
-            try:  # it exists (or the count is full): replace it in place, its count unchanged
-                with _errors():
-                    self.client.put_item(TableName=self.table, **same["Put"])
-                return
-            except di.Refused as exc:
-                if full:
-                    message = f"The memory holds at most {max_entries} {record.kind} entries; delete some first."
-                    raise InvalidRequestError(message) from exc
-                # deleted meanwhile: add it again
-        raise ConflictError(f"The memory entry {record.entry_id} changed meanwhile, or is of another kind.")
-
-    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
-        """Delete the owner's entry and lower its kind's count, in one transaction."""
-        key = {"pk": s(f"O#{owner}"), "sk": s(f"P#{entry_id}")}
-        found = self._get(key)
-        if found is None:
-            raise NotFoundError(f"No memory entry {entry_id}.")
-        kind = found["kind"]["S"]
-        delete = {"Key": key, "ConditionExpression": SAME_KIND}
-        delete["ExpressionAttributeValues"] = {":kind": s(kind)}
-        try:
-            self._transact([{"Delete": delete}, self._entry_count(owner, kind, -1, None)], retries=8)
-        except di.Refused as exc:
-            raise NotFoundError(f"No memory entry {entry_id}.") from exc
-
-    def _entry_count(self, owner: str, kind: str, delta: int, cap: int | None) -> Item:
-        values = {":d": n(delta)} | ({":max": n(cap)} if cap is not None else {})
-        key = di.memory_counter_key(owner, kind)
-        return di.update(key, "ADD entryCount :d", values, ENTRY_ROOM if cap is not None else None, "")[0]
-
-    # -- the owner's translation memory (items and planning in storage.dynamodb_tm) --------------
-
-    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
-        """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
-
-        A round reads up to 99 entries and the owner's count (one BatchGetItem) and writes what fits in
-        one TransactWriteItems: the count ADDed for the new entries (capped), each entry, its key index
-        items and, for an update, the Deletes of its old ones. A round a race refused is read again.
-        """
-        now = di.now_iso()
-        with di.storable():
-            latest = tm.checked(owner, records, now)
-        outcome: dict[str, tm.Outcome] = {}
-        pending, refused = list(latest), 0
-        while pending:
-            chunk = pending[: tm.READ_CHUNK]
-            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
-            count = next((int(i["entryCount"]["N"]) for i in found if i["sk"]["S"] == "TN"), 0)
-            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != "TN"}
-            with di.storable():
-                batch = tm.plan(
-                    owner, chunk, latest, stored, count, max_entries=max_entries, now=now, writer=self._writer
-                )
-            if batch.actions:
-                try:
-                    self._transact(batch.actions, retries=8)
-                except di.Refused as exc:
-                    if (refused := refused + 1) > 8:
-                        raise ConflictError("The translation memory kept changing meanwhile; try again.") from exc
-                    continue
-            outcome |= batch.outcome
-            pending = [h for h in pending if h not in outcome]
-        return tm.tally(records, outcome)
-
-    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """All: the owner's T# items (a consistent Query). Since a time: the keys and times of the
-        `by-owner` index's TM#<owner> partition after it that another instance wrote (one Query,
-        normally one page; this instance's own writes are filtered out by DynamoDB), then the entries
-        among them that `known` does not hold (one BatchGetItem, none when nothing is new)."""
-        known = known or {}
-        if since is None:
-            items = self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
-            return [tm.tm_entry(i) for i in items if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"]]
-        args: dict[str, Any] = {
-            "IndexName": INDEX,
-            "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
-            "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
-            "ProjectionExpression": "sk, updatedAt",
-            "FilterExpression": "writer <> :me",
-        }
-        changed = (i for i in self._pages(args) if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"])
-        wanted = list(dict.fromkeys(tm.source_hash_of(i) for i in changed))
-        return [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])] if wanted else []
-
-    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
-        """The owner's entries by source hash; the cursor is the last hash listed."""
-        limit = max(1, limit)
-        args = di.query_args(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
-        if cursor:
-            args["ExclusiveStartKey"] = tm.entry_key(owner, tm.cursor_hash(di.decode_cursor(cursor)))
-        found: list[Item] = []
-        while len(found) <= limit:
-            with _errors():
-                page = self.client.query(TableName=self.table, **args, Limit=limit + 1 - len(found))
-            found += page["Items"]
-            if not page.get("LastEvaluatedKey"):
-                break
-            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        next_cursor = di.encode_cursor({"t": tm.source_hash_of(found[limit - 1])}) if len(found) > limit else None
-        return Page([tm.tm_entry(i) for i in found[:limit]], next_cursor)
-
-    # -- primitives ----------------------------------------------------------------------------
-
-    def _transact(self, actions: list[Item], *, retries: int = 0) -> None:
-        """TransactWriteItems; one cancelled only by contention is retried `retries` times."""
-        for attempt in range(retries + 1):
-            try:
-                with _errors():
-                    self.client.transact_write_items(TransactItems=[_to(self.table, action) for action in actions])
-                return
-            except di.Contended:
-                if attempt == retries:
-                    raise
-                time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))
-
-    def _get(self, key: Item) -> Item | None:
-        with _errors():
-            item: Item | None = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
-        return item
-
-    def _query(
-        self, pk: str, sk_condition: str | None = None, values: Item | None = None, **extra: Any
-    ) -> Iterator[Item]:
-        """Every item of the partition `pk` matching `sk_condition`, page after page."""
-        return self._pages(di.query_args(pk, sk_condition, values or {}) | extra)
-
-    def _pages(self, args: dict[str, Any]) -> Iterator[Item]:
-        """Every item a Query with `args` returns, page after page."""
-        key = None
-        while True:
-            with _errors():
-                page = self.client.query(TableName=self.table, **args, **({"ExclusiveStartKey": key} if key else {}))
-            yield from page["Items"]
-            key = page.get("LastEvaluatedKey")
-            if not key:
-                return
-
-    def _batch_get(self, keys: Sequence[Item]) -> list[Item]:
-        """The items that exist of these (distinct) keys, consistently read, 100 keys a request."""
-        found: list[Item] = []
-        for i in range(0, len(keys), 100):
-            pending: Mapping[str, Any] = {self.table: {"Keys": list(keys[i : i + 100]), "ConsistentRead": True}}
-            for attempt in range(8):
-                with _errors():
-                    reply = self.client.batch_get_item(RequestItems=pending)
-                found += reply.get("Responses", {}).get(self.table, [])
-                if not (pending := reply.get("UnprocessedKeys") or {}):
-                    break
-                time.sleep(0.05 * 2**attempt)
-            else:
-                raise StorageUnavailableError("DynamoDB kept throttling a batch read; try again.", retry_after=2)
-        return found
-
-    def _batch_write(self, requests: list[Item]) -> None:
-        for i in range(0, len(requests), 25):
-            pending: Mapping[str, Any] = {self.table: requests[i : i + 25]}
-            for attempt in range(8):
-                with _errors():
-                    pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-                if not pending:
-                    break
-                time.sleep(0.05 * 2**attempt)
-            else:
-                raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
-
-
-TRANSACTION_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
-"""The kinds of action a transaction here holds, and the IAM action each is authorized as."""
-
-
-def _to(table: str, action: Item) -> Item:
-    """A transaction's action addressed to `table`."""
-    ((kind, body),) = action.items()
-    assert kind in TRANSACTION_ACTIONS, kind  # another kind would need its IAM action in template.yaml
-    return {kind: {"TableName": table, **body}}
-
 
 def _unit_writes(
     session_id: str, effects: StepEffects, now: str, actions: list[tuple[Item, int]]
@@ -696,34 +435,3 @@ def _unit_writes(
         positions[len(actions)] = u
         actions.append((action, size))
     return positions
-
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """botocore's errors become the project's own; nothing of botocore leaves this module."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    try:
-        yield
-    except ClientError as exc:
-        error = exc.response.get("Error", {})
-        code, message = error.get("Code", ""), str(error.get("Message", ""))
-        if code == "ConditionalCheckFailedException":
-            raise di.Refused(["ConditionalCheckFailed"], [exc.response.get("Item")]) from exc
-        if code == "TransactionCanceledException":
-            reasons = exc.response.get("CancellationReasons", [])
-            codes = [str(r.get("Code", "None")) for r in reasons]
-            if "ConditionalCheckFailed" in codes:
-                raise di.Refused(codes, [r.get("Item") for r in reasons]) from exc
-            if "TransactionConflict" in codes:
-                raise di.Contended("The session changed concurrently; reload it and try again.") from exc
-            message = " ".join(str(r.get("Message", "")) for r in reasons)
-        if code in ("ValidationException", "TransactionCanceledException") and "size" in message.lower():
-            raise TooLargeError(
-                "What this request would store exceeds the store's size limits; send shorter text."
-            ) from exc
-        if code in ("ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"):
-            raise StorageUnavailableError("The session store is busy; try again shortly.", retry_after=1) from exc
-        raise StorageUnavailableError(f"The session store failed ({code or 'error'}); try again.") from exc
-    except BotoCoreError as exc:
-        raise StorageUnavailableError(f"The session store is unreachable ({type(exc).__name__}).") from exc

@@ -703,7 +703,7 @@ def test_a_transaction_over_the_action_limit_is_too_large(storage: Storage) -> N
 def test_the_stores_size_errors_are_too_large(response: dict[str, object]) -> None:
     from botocore.exceptions import ClientError
 
-    from storage.dynamodb import _errors
+    from storage.dynamodb_table import errors as _errors
 
     with pytest.raises(TooLargeError), _errors():
         raise ClientError(response, "TransactWriteItems")

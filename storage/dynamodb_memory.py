@@ -1,0 +1,198 @@
+"""DynamoDB operations on owners' memory: corrections, glossary entries and style notes, and the
+translation memory (its items and planning in storage.dynamodb_tm). Layout in storage.dynamodb."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_core.effects import Correction
+from agent_core.errors import InvalidRequestError
+from agent_core.tm import TmEntry
+
+from . import dynamodb_items as di
+from . import dynamodb_tm as tm
+from .dynamodb_items import Item, n, s
+from .dynamodb_table import INDEX, DynamoDBTable, errors
+from .errors import ConflictError, NotFoundError
+from .interface import MemoryStorageInterface, TmRecord
+from .records import MemoryEntryRecord, Page
+
+# A new memory entry is never overwritten (two adds racing on one id: the second becomes a replace).
+NEW_ENTRY = "attribute_not_exists(sk)"
+# An owner's entries of one kind are counted in the same transaction that adds one, capped at :max.
+ENTRY_ROOM = "attribute_not_exists(entryCount) OR entryCount < :max"
+# A replaced (or deleted) memory entry is still the one that was read: its kind decides its counter.
+SAME_KIND = "kind = :kind"
+
+
+class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
+    """Owners' memory in the table (partition O#<owner>; the translation memory's changes in the index)."""
+
+    def __init__(self, boto3_client: Any, *, table_name: str) -> None:
+        super().__init__(boto3_client, table_name=table_name)
+        self._writer = secrets.token_hex(8)
+        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
+        self._entries_seen: dict[str, int] = {}
+        """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
+
+    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
+        """Newest first."""
+        if limit <= 0:
+            return []
+        args = di.query_args(f"O#{owner}", "begins_with(sk, :k)", {":k": s("K#")})
+        with errors():
+            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=limit)["Items"]
+        return [di.correction(i) for i in items]
+
+    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
+        """The owner's glossary entries and style notes (one partition, bounded), oldest first."""
+        entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
+        return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
+
+    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
+        """One Query, newest first, of the owner's partition from its entries (P#, bounded by their caps)
+        down through the kinds' counters (N#) into the corrections (K#), stopped after `corrections` of
+        them: its page is sized by how many entries the owner had last time, so it is normally one call."""
+        args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
+        entries: list[MemoryEntryRecord] = []
+        found: list[Correction] = []
+        key: Item | None = None
+        past_entries = False
+        while True:
+            limit = self._entries_seen.get(owner, 8) + 4 + max(corrections, 0)
+            page_args = {**args, **({"ExclusiveStartKey": key} if key else {})}
+            with errors():
+                page = self.client.query(TableName=self.table, **page_args, ScanIndexForward=False, Limit=limit)
+            for item in page["Items"]:
+                kind = item["sk"]["S"][:2]
+                if kind == "P#":
+                    entries.append(di.memory_entry(item))
+                    continue
+                past_entries = True
+                if kind == "K#" and len(found) < corrections:
+                    found.append(di.correction(item))
+            key = page.get("LastEvaluatedKey")
+            if key is None or (past_entries and len(found) >= corrections):
+                break
+            self._entries_seen[owner] = len(entries) + 8  # more than guessed: the next page, and next time
+        self._entries_seen[owner] = len(entries)
+        return sorted(entries, key=lambda e: (e.created_at, e.entry_id)), found
+
+    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
+        """Add the entry with its kind's count raised (capped) in one transaction, or replace it in place.
+
+        A replacement keeps the entry's kind (its count stays right): one of another kind is refused.
+        """
+        item = di.memory_item(record)
+        with di.storable():
+            di.check_size(item, "The memory entry")
+        add, same = di.put(item, "", NEW_ENTRY)[0], di.put(item, "", SAME_KIND)[0]
+        same["Put"]["ExpressionAttributeValues"] = {":kind": s(record.kind)}
+        for _ in range(4):
+            try:
+                self._transact([self._entry_count(record.owner, record.kind, +1, max_entries), add], retries=8)
+                return
+            except di.Refused as exc:
+                full = exc.codes[1] != "ConditionalCheckFailed"
+            try:  # it exists (or the count is full): replace it in place, its count unchanged
+                with errors():
+                    self.client.put_item(TableName=self.table, **same["Put"])
+                return
+            except di.Refused as exc:
+                if full:
+                    message = f"The memory holds at most {max_entries} {record.kind} entries; delete some first."
+                    raise InvalidRequestError(message) from exc
+                # deleted meanwhile: add it again
+        raise ConflictError(f"The memory entry {record.entry_id} changed meanwhile, or is of another kind.")
+
+    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
+        """Delete the owner's entry and lower its kind's count, in one transaction."""
+        key = {"pk": s(f"O#{owner}"), "sk": s(f"P#{entry_id}")}
+        found = self._get(key)
+        if found is None:
+            raise NotFoundError(f"No memory entry {entry_id}.")
+        kind = found["kind"]["S"]
+        delete = {"Key": key, "ConditionExpression": SAME_KIND}
+        delete["ExpressionAttributeValues"] = {":kind": s(kind)}
+        try:
+            self._transact([{"Delete": delete}, self._entry_count(owner, kind, -1, None)], retries=8)
+        except di.Refused as exc:
+            raise NotFoundError(f"No memory entry {entry_id}.") from exc
+
+    def _entry_count(self, owner: str, kind: str, delta: int, cap: int | None) -> Item:
+        values = {":d": n(delta)} | ({":max": n(cap)} if cap is not None else {})
+        key = di.memory_counter_key(owner, kind)
+        return di.update(key, "ADD entryCount :d", values, ENTRY_ROOM if cap is not None else None, "")[0]
+
+    # -- the owner's translation memory (items and planning in storage.dynamodb_tm) --------------
+
+    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
+        """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
+
+        A round reads up to 99 entries and the owner's count (one BatchGetItem) and writes what fits in
+        one TransactWriteItems: the count ADDed for the new entries (capped), each entry, its key index
+        items and, for an update, the Deletes of its old ones. A round a race refused is read again.
+        """
+        now = di.now_iso()
+        with di.storable():
+            latest = tm.checked(owner, records, now)
+        outcome: dict[str, tm.Outcome] = {}
+        pending, refused = list(latest), 0
+        while pending:
+            chunk = pending[: tm.READ_CHUNK]
+            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
+            count = next((int(i["entryCount"]["N"]) for i in found if i["sk"]["S"] == "TN"), 0)
+            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != "TN"}
+            with di.storable():
+                batch = tm.plan(
+                    owner, chunk, latest, stored, count, max_entries=max_entries, now=now, writer=self._writer
+                )
+            if batch.actions:
+                try:
+                    self._transact(batch.actions, retries=8)
+                except di.Refused as exc:
+                    if (refused := refused + 1) > 8:
+                        raise ConflictError("The translation memory kept changing meanwhile; try again.") from exc
+                    continue
+            outcome |= batch.outcome
+            pending = [h for h in pending if h not in outcome]
+        return tm.tally(records, outcome)
+
+    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
+        """All: the owner's T# items (a consistent Query). Since a time: the keys and times of the
+        `by-owner` index's TM#<owner> partition after it that another instance wrote (one Query,
+        normally one page; this instance's own writes are filtered out by DynamoDB), then the entries
+        among them that `known` does not hold (one BatchGetItem, none when nothing is new)."""
+        known = known or {}
+        if since is None:
+            items = self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
+            return [tm.tm_entry(i) for i in items if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"]]
+        args: dict[str, Any] = {
+            "IndexName": INDEX,
+            "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
+            "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
+            "ProjectionExpression": "sk, updatedAt",
+            "FilterExpression": "writer <> :me",
+        }
+        changed = (i for i in self._pages(args) if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"])
+        wanted = list(dict.fromkeys(tm.source_hash_of(i) for i in changed))
+        return [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])] if wanted else []
+
+    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
+        """The owner's entries by source hash; the cursor is the last hash listed."""
+        limit = max(1, limit)
+        args = di.query_args(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
+        if cursor:
+            args["ExclusiveStartKey"] = tm.entry_key(owner, tm.cursor_hash(di.decode_cursor(cursor)))
+        found: list[Item] = []
+        while len(found) <= limit:
+            with errors():
+                page = self.client.query(TableName=self.table, **args, Limit=limit + 1 - len(found))
+            found += page["Items"]
+            if not page.get("LastEvaluatedKey"):
+                break
+            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        next_cursor = di.encode_cursor({"t": tm.source_hash_of(found[limit - 1])}) if len(found) > limit else None
+        return Page([tm.tm_entry(i) for i in found[:limit]], next_cursor)

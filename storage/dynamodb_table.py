@@ -1,0 +1,140 @@
+"""The DynamoDB table as the backend's modules use it: the client, the calls with their retries and
+paging, and botocore's errors turned into the project's own (nothing of botocore leaves here)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+from agent_core.errors import TooLargeError
+
+from . import dynamodb_items as di
+from .dynamodb_items import Item
+from .errors import StorageUnavailableError
+
+INDEX = "by-owner"
+"""The table's one index (template.yaml): an owner's sessions, and their translation memory's changes."""
+
+
+@lru_cache(maxsize=4)
+def dynamodb_client(endpoint_url: str | None = None) -> Any:
+    """A boto3 DynamoDB client, reused across warm invocations."""
+    import boto3
+
+    return boto3.client("dynamodb", endpoint_url=endpoint_url)
+
+
+class DynamoDBTable:
+    """One table through an injected boto3 client: the primitives the backend's operations share."""
+
+    def __init__(self, boto3_client: Any, *, table_name: str) -> None:
+        self.client = boto3_client
+        self.table = table_name
+
+    def _transact(self, actions: list[Item], *, retries: int = 0) -> None:
+        """TransactWriteItems; one cancelled only by contention is retried `retries` times."""
+        for attempt in range(retries + 1):
+            try:
+                with errors():
+                    self.client.transact_write_items(TransactItems=[_to(self.table, action) for action in actions])
+                return
+            except di.Contended:
+                if attempt == retries:
+                    raise
+                time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))
+
+    def _get(self, key: Item) -> Item | None:
+        with errors():
+            item: Item | None = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
+        return item
+
+    def _query(
+        self, pk: str, sk_condition: str | None = None, values: Item | None = None, **extra: Any
+    ) -> Iterator[Item]:
+        """Every item of the partition `pk` matching `sk_condition`, page after page."""
+        return self._pages(di.query_args(pk, sk_condition, values or {}) | extra)
+
+    def _pages(self, args: dict[str, Any]) -> Iterator[Item]:
+        """Every item a Query with `args` returns, page after page."""
+        key = None
+        while True:
+            with errors():
+                page = self.client.query(TableName=self.table, **args, **({"ExclusiveStartKey": key} if key else {}))
+            yield from page["Items"]
+            key = page.get("LastEvaluatedKey")
+            if not key:
+                return
+
+    def _batch_get(self, keys: Sequence[Item]) -> list[Item]:
+        """The items that exist of these (distinct) keys, consistently read, 100 keys a request."""
+        found: list[Item] = []
+        for i in range(0, len(keys), 100):
+            pending: Mapping[str, Any] = {self.table: {"Keys": list(keys[i : i + 100]), "ConsistentRead": True}}
+            for attempt in range(8):
+                with errors():
+                    reply = self.client.batch_get_item(RequestItems=pending)
+                found += reply.get("Responses", {}).get(self.table, [])
+                if not (pending := reply.get("UnprocessedKeys") or {}):
+                    break
+                time.sleep(0.05 * 2**attempt)
+            else:
+                raise StorageUnavailableError("DynamoDB kept throttling a batch read; try again.", retry_after=2)
+        return found
+
+    def _batch_write(self, requests: list[Item]) -> None:
+        for i in range(0, len(requests), 25):
+            pending: Mapping[str, Any] = {self.table: requests[i : i + 25]}
+            for attempt in range(8):
+                with errors():
+                    pending = self.client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(0.05 * 2**attempt)
+            else:
+                raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
+
+
+TRANSACTION_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
+"""The kinds of action a transaction here holds, and the IAM action each is authorized as."""
+
+
+def _to(table: str, action: Item) -> Item:
+    """A transaction's action addressed to `table`."""
+    ((kind, body),) = action.items()
+    assert kind in TRANSACTION_ACTIONS, kind  # another kind would need its IAM action in template.yaml
+    return {kind: {"TableName": table, **body}}
+
+
+@contextmanager
+def errors() -> Iterator[None]:
+    """botocore's errors become the project's own; nothing of botocore leaves this module."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        yield
+    except ClientError as exc:
+        error = exc.response.get("Error", {})
+        code, message = error.get("Code", ""), str(error.get("Message", ""))
+        if code == "ConditionalCheckFailedException":
+            raise di.Refused(["ConditionalCheckFailed"], [exc.response.get("Item")]) from exc
+        if code == "TransactionCanceledException":
+            reasons = exc.response.get("CancellationReasons", [])
+            codes = [str(r.get("Code", "None")) for r in reasons]
+            if "ConditionalCheckFailed" in codes:
+                raise di.Refused(codes, [r.get("Item") for r in reasons]) from exc
+            if "TransactionConflict" in codes:
+                raise di.Contended("The session changed concurrently; reload it and try again.") from exc
+            message = " ".join(str(r.get("Message", "")) for r in reasons)
+        if code in ("ValidationException", "TransactionCanceledException") and "size" in message.lower():
+            raise TooLargeError(
+                "What this request would store exceeds the store's size limits; send shorter text."
+            ) from exc
+        if code in ("ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"):
+            raise StorageUnavailableError("The session store is busy; try again shortly.", retry_after=1) from exc
+        raise StorageUnavailableError(f"The session store failed ({code or 'error'}); try again.") from exc
+    except BotoCoreError as exc:
+        raise StorageUnavailableError(f"The session store is unreachable ({type(exc).__name__}).") from exc

@@ -94,6 +94,12 @@ def _tokens(text: str) -> list[Token]:
 
 def blocks(text: str, *, skip_lines: int = 0) -> list[Block]:
     """The blocks of `text` after its first `skip_lines` lines, in order (line numbers of `text`)."""
+    return list(_blocks(text, skip_lines))
+
+
+@lru_cache(maxsize=512)
+def _blocks(text: str, skip_lines: int) -> tuple[Block, ...]:
+    """`blocks`, parsed once per text: a step checks and shows the same units and windows several times."""
     starts = line_starts(text)
     body = text[starts[skip_lines] :] if skip_lines < len(starts) else ""
     found: list[Block] = []
@@ -113,7 +119,7 @@ def blocks(text: str, *, skip_lines: int = 0) -> list[Block]:
         if not covered[number] and line.strip():
             found.append(Block(number + skip_lines, number + skip_lines, "reference"))
     found.sort(key=lambda b: (b.first, b.nested))
-    return found
+    return tuple(found)
 
 
 def _kind(token: Token) -> BlockKind | None:

@@ -9,6 +9,7 @@ answer in between; `step` does both.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -199,20 +200,28 @@ class AgentRuntime:
     # -- stages ------------------------------------------------------------------------------
 
     async def _load(self, owner: str, session_id: str | None) -> _Loaded:
-        """The session (a new one when no id is given), the owner's memory, a reader of its files."""
+        """The session (a new one when no id is given), the owner's memory, a reader of its files: the
+        session's read and the owner's (its memory, then its translation memory's) at the same time."""
+
+        async def owners() -> Memory:
+            memory = await self.memory.recall(owner)
+            if self.tm is not None and self.memory_proposals:
+                await self.tm.refresh(owner)
+            return memory
+
         if session_id is None:
             session_id = new_id("s")
             token = StepToken(session_id=session_id, owner=owner, version=0, created_at=_now(), message_count=0)
             snapshot = SessionSnapshot(
                 token=token, window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[]
             )
+            memory = await owners()
         else:
-            snapshot = await self.store.load(session_id, window=self.window + self.chunk + 2)
+            snapshot, memory = await asyncio.gather(
+                self.store.load(session_id, window=self.window + self.chunk + 2), owners()
+            )
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
-        memory = await self.memory.recall(owner)
-        if self.tm is not None and self.memory_proposals:
-            await self.tm.refresh(owner)
         return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
 
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:

@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final, Literal
 
 from rapidfuzz import fuzz, process
@@ -88,6 +89,7 @@ def source_hash(normalized: str, languages: str) -> str:
     return hashlib.sha256(f"{languages}\x1f{normalized}".encode()).hexdigest()[:32]
 
 
+@lru_cache(maxsize=4096)
 def candidate_keys(source: str, languages: str, *, count: int = DEFAULT_KEYS) -> tuple[str, ...]:
     """Keys that a similar source most likely shares with `source`: hashes of its `count` rarest tokens.
 

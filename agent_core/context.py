@@ -21,6 +21,7 @@ from pydantic_ai.messages import (
 )
 
 from .copilot import Verdict
+from .tools.base import MEMORY_CALL_PREFIX
 
 
 class Context:
@@ -130,13 +131,16 @@ class Context:
 
         The window's first message moves in steps of `chunk` messages (keeping at least `window`),
         so from one request to the next everything before the newest turn is byte-identical and a
-        provider's prompt cache serves it.
+        provider's prompt cache serves it. The translation memory's own proposals are left out (the
+        model did not make them; the state note shows where the text goes on): between two model
+        requests only the model's latest exchange is new, however many memory batches came between.
         """
         messages = self.messages
         total = self._first_index + len(messages)
         first = max(0, (total - window) // max(chunk, 1) * max(chunk, 1)) if window > 0 else total
         recent = messages[max(0, first - self._first_index) :]
         whole = self._complete and len(recent) == len(messages)
+        recent = _without_memory_proposals(recent)
         if not whole:
             # Never start on a tool return: begin at a model response, after the framing request.
             while recent and not isinstance(recent[0], ModelResponse):
@@ -159,6 +163,27 @@ class Context:
             else:
                 merged.append(ModelRequest(parts=[UserPromptPart(state)]))
         return merged
+
+
+def _without_memory_proposals(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """The messages without the translation memory's proposals: its responses (every call a memory
+    call) and the returns of their calls; a request left with nothing is dropped."""
+    dropped: set[str] = set()
+    out: list[ModelMessage] = []
+    for message in messages:
+        if isinstance(message, ModelResponse):
+            calls = message.tool_calls
+            if calls and all(c.tool_call_id.startswith(MEMORY_CALL_PREFIX) for c in calls):
+                dropped |= {c.tool_call_id for c in calls}
+                continue
+            out.append(message)
+            continue
+        parts = [p for p in message.parts if getattr(p, "tool_call_id", None) not in dropped]
+        if len(parts) == len(message.parts):
+            out.append(message)
+        elif parts:
+            out.append(replace(message, parts=parts))
+    return out
 
 
 def _elide_old_reads(messages: list[ModelMessage]) -> list[ModelMessage]:

@@ -79,6 +79,10 @@ async def test_a_repeated_heading_is_proposed_from_memory_without_a_model_reques
     script.replies += [calls(translate(fid, "The second fix.", "La seconde correction.", call_id="c"))]
     await api.approve_all(sid, [proposal])
     last = await api.next(sid)
+    ids = {getattr(p, "tool_call_id", None) for m in script.seen[-1] for p in m.parts}
+    assert "b" in ids and not any(str(i).startswith("memory_") for i in ids), (
+        "the model sees its own exchanges, not the memory's proposals (a stable prefix between its requests)"
+    )
     await api.approve_all(sid, last["agentResponse"]["copilotRequests"])
     text = (await api.client.get(f"/api/sessions/{sid}/files/{fid}/translation")).text
     assert text == "## Corrigé\n\nLa première correction.\n\n## Corrigé\n\nLa seconde correction.\n"

@@ -63,8 +63,8 @@ class TranslationMemoryPort(Protocol):
     """The owner's translation memory: reviewed units by language pair."""
 
     async def refresh(self, owner: str) -> None:
-        """Read what changed in the owner's memory, once per step, before its lookups (which then read
-        nothing more)."""
+        """Read what changed in the owner's memory, once per step, after the step's `MemoryStore.recall`
+        (whose read may show that nothing did) and before its lookups (which then read nothing more)."""
         ...
 
     async def exact(self, owner: str, languages: str, sources: Sequence[str]) -> dict[str, TmEntry]:

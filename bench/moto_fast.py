@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,11 +44,18 @@ def patched() -> Iterator[None]:
         models.Table.query, models.DynamoDBBackend.transact_write_items = saved  # type: ignore[method-assign]
 
 
+_QUERYING = threading.RLock()
+
+
 def _install_partition_query() -> None:
     original = models.Table.query
     signature = inspect.signature(original)
 
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        with _QUERYING:  # a step's reads run in threads at once; the override below is the table's
+            return _partition_query(self, hash_key, *args, **kwargs)
+
+    def _partition_query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
         arguments = signature.bind(self, hash_key, *args, **kwargs).arguments
         index_name = arguments.get("index_name")
         if hash_key is None or not self.range_key_attr:

@@ -56,8 +56,8 @@ def build_services(
     storage = storage if storage is not None else backend_from_env()
     model = model if model is not None else resolve_model(os.environ.get("AGENT_MODEL"))
     cache = TextCache()
-    memory = OwnerMemory(storage)
     tm = TranslationMemory(storage)
+    memory = OwnerMemory(storage, tm=tm)
     runtime = AgentRuntime(
         StorageSessionStore(storage, cache=cache),
         model=model,

@@ -81,8 +81,12 @@ class Exports:
         view = await self.workbench.view(owner, sid, fid, with_pending=False)
         text = fill_with_source(view.source, view.units) if fill else assemble(view.source, view.units)
         name = view.state.name
-        return Download(content=text, media_type=text_type(name), filename=with_suffix(name, "translated"),
-                        complete=view.state.complete)
+        return Download(
+            content=text,
+            media_type=text_type(name),
+            filename=with_suffix(name, "translated"),
+            complete=view.state.complete,
+        )
 
     async def export(self, owner: str, sid: str, fid: str, fmt: str, *, srclang: str | None = None) -> Download:
         """The file in format `fmt` (EXPORT_FORMATS); InvalidRequestError for another format."""
@@ -103,17 +107,24 @@ class Exports:
         name, complete = view.state.name, view.state.complete
         if fmt == "tmx":
             pairs = [_pair(s, src, trg or "und") for s in segments if s.status in WRITTEN_STATUSES]
-            return Download(content=export_tmx(pairs, srclang=src), media_type=TMX_TYPE, filename=f"{name}.tmx",
-                            complete=complete)
+            return Download(
+                content=export_tmx(pairs, srclang=src), media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete
+            )
         corrections = await asyncio.to_thread(storage.recent_corrections, owner, limit=CORRECTION_NOTES)
         notes = _notes([c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id])
-        doc = BilingualExport(file_name=name, source_language=src, target_language=trg,
-                              segments=tuple(_bilingual(s, notes) for s in segments))
+        doc = BilingualExport(
+            file_name=name,
+            source_language=src,
+            target_language=trg,
+            segments=tuple(_bilingual(s, notes) for s in segments),
+        )
         if fmt == "xliff2":
-            return Download(content=export_xliff2(doc), media_type=XLIFF_TYPE, filename=f"{name}.xlf",
-                            complete=complete)
-        return Download(content=export_xliff12(doc), media_type=XLIFF_TYPE, filename=f"{name}.xliff12.xlf",
-                        complete=complete)
+            return Download(
+                content=export_xliff2(doc), media_type=XLIFF_TYPE, filename=f"{name}.xlf", complete=complete
+            )
+        return Download(
+            content=export_xliff12(doc), media_type=XLIFF_TYPE, filename=f"{name}.xliff12.xlf", complete=complete
+        )
 
 
 def _source_tag(srclang: str | None) -> str | None:
@@ -139,15 +150,22 @@ def _languages(view: FileView, original: str | None, source_tag: str | None) -> 
 
 def _filled(view: FileView, original: str) -> Download:
     layout = translatable_text(parse_xliff(original))
-    units = [WrittenUnit(start=s.start, end=s.end, translation=s.target, status=s.status)
-             for s in view.segments() if s.target is not None]
+    units = [
+        WrittenUnit(start=s.start, end=s.end, translation=s.target, status=s.status)
+        for s in view.segments()
+        if s.target is not None
+    ]
     targets = segment_targets(layout, units)
     try:
         content = fill_xliff(original, targets.targets, targets.states)
     except InterchangeError as exc:
         raise InvalidRequestError(f"The XLIFF document cannot be filled: {exc}") from exc
-    return Download(content=content, media_type=XLIFF_TYPE, filename=with_suffix(view.state.name, "translated"),
-                    complete=view.state.complete)
+    return Download(
+        content=content,
+        media_type=XLIFF_TYPE,
+        filename=with_suffix(view.state.name, "translated"),
+        complete=view.state.complete,
+    )
 
 
 def _pair(segment: Segment, src: str, trg: str) -> TmPair:

@@ -67,23 +67,35 @@ class MemoryInterchange:
         source = _tag(srclang) if srclang is not None else "und"
         if fmt == "tmx":
             pairs = [
-                TmPair(source=e.source, target=e.target, srclang=source, tgtlang=_tm_target(e.languages),
-                       changed=_moment(e.updated_at))
+                TmPair(
+                    source=e.source,
+                    target=e.target,
+                    srclang=source,
+                    tgtlang=_tm_target(e.languages),
+                    changed=_moment(e.updated_at),
+                )
                 for e in self.tm.entries(owner)
             ]
-            return MemoryDownload(content=export_tmx(pairs, srclang=source),
-                                  media_type="application/x-tmx+xml; charset=utf-8", filename="translation-memory.tmx")
+            return MemoryDownload(
+                content=export_tmx(pairs, srclang=source),
+                media_type="application/x-tmx+xml; charset=utf-8",
+                filename="translation-memory.tmx",
+            )
         entries = [e for e in self.memory.entries(owner) if e.kind == "glossary"]
         if fmt == "csv":
             out = io.StringIO()
             writer = csv.writer(out)
             writer.writerow(["source", "target", "languages"])
             writer.writerows([e.source, e.text, e.languages] for e in entries)
-            return MemoryDownload(content=out.getvalue(), media_type="text/csv; charset=utf-8; header=present",
-                                  filename="glossary.csv")
+            return MemoryDownload(
+                content=out.getvalue(), media_type="text/csv; charset=utf-8; header=present", filename="glossary.csv"
+            )
         terms = [GlossaryTerm(source=e.source, target=e.text, tgtlang=_glossary_target(e.languages)) for e in entries]
-        return MemoryDownload(content=export_tbx(terms, srclang=source, tgtlang="und"),
-                              media_type="application/x-tbx+xml; charset=utf-8", filename="glossary.tbx")
+        return MemoryDownload(
+            content=export_tbx(terms, srclang=source, tgtlang="und"),
+            media_type="application/x-tbx+xml; charset=utf-8",
+            filename="glossary.tbx",
+        )
 
     def import_(self, owner: str, body: MemoryImportBody) -> ImportResult:
         """Import a TMX memory or a CSV/TBX glossary; nothing is written when the document is bad."""
@@ -130,7 +142,8 @@ class MemoryInterchange:
             wanted[(" ".join(term.source.split()).casefold(), languages)] = (term.source, term.target)
         existing = {
             (" ".join(e.source.split()).casefold(), e.languages): e
-            for e in self.memory.entries(owner) if e.kind == "glossary"
+            for e in self.memory.entries(owner)
+            if e.kind == "glossary"
         }
         new = [key for key in wanted if key not in existing]
         held = len(existing)

@@ -27,6 +27,8 @@ from agent_core.memory import GlossaryEntry, Lessons, Memory, Origin, StyleNote
 from storage.interface import MemoryStorageInterface
 from storage.records import MemoryEntryRecord
 
+from .tm import TranslationMemory
+
 MAX_GLOSSARY = 200
 MAX_STYLE_NOTES = 30
 PROMPT_CORRECTIONS = 8
@@ -65,8 +67,10 @@ def _newest(entries: Sequence[MemoryEntryRecord]) -> list[MemoryEntryRecord]:
 class OwnerMemory:
     """Owners' memory: what a step shows the model, what it learns, what the owner edits."""
 
-    def __init__(self, storage: MemoryStorageInterface) -> None:
+    def __init__(self, storage: MemoryStorageInterface, *, tm: TranslationMemory | None = None) -> None:
         self.storage = storage
+        self.tm = tm
+        """Told the translation memory's write count that the owner's read brings (see service.tm)."""
 
     # -- for a step (agent_core's MemoryStore port; blocking work runs in a worker thread) ----------
 
@@ -82,14 +86,16 @@ class OwnerMemory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""
         glossary: list[GlossaryEntry] = []
         notes: list[StyleNote] = []
-        stored, corrections = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
-        for e in _newest(stored):
+        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
+        if self.tm is not None:
+            self.tm.observe(owner, read.tm_writes)
+        for e in _newest(read.entries):
             origin: Origin = "user" if e.origin == "user" else "learned"
             if e.kind == "glossary":
                 glossary.append(GlossaryEntry(source=e.source, target=e.text, languages=e.languages, origin=origin))
             else:
                 notes.append(StyleNote(text=e.text, languages=e.languages, origin=origin))
-        return Memory(glossary=tuple(glossary), style_notes=tuple(notes), corrections=tuple(corrections))
+        return Memory(glossary=tuple(glossary), style_notes=tuple(notes), corrections=tuple(read.corrections))
 
     def learn_now(self, owner: str, lessons: Lessons) -> None:
         """`learn`, in the calling thread."""

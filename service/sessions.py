@@ -45,7 +45,7 @@ def xliff_content(document: str) -> str:
     except InterchangeError as exc:
         raise InvalidRequestError(f"The XLIFF document cannot be read: {exc}") from exc
     if not parsed.translatable_segments():
-        raise InvalidRequestError("The XLIFF document has no segment to translate (all are empty or translate=\"no\").")
+        raise InvalidRequestError('The XLIFF document has no segment to translate (all are empty or translate="no").')
     return translatable_text(parsed).text
 
 

@@ -7,10 +7,13 @@ that are skipped and counted).
 
 Lookups are served by a replica of the owner's memory in this process (one per storage and owner,
 the OWNERS most recently used): an exact match is a lookup by hash, fuzzy candidates come through a
-few word keys (agent_core.tm), never a scan. A step brings the replica up to date with ONE storage
-read, `refresh`: the entries written since its last read, from MARGIN seconds before it (what
-another process wrote meanwhile, however late DynamoDB's index shows it). A cold replica reads the
-owner's whole memory once.
+few word keys (agent_core.tm), never a scan. A step brings the replica up to date with at most ONE
+storage read, `refresh`: the entries written since its last read, from MARGIN seconds before it
+(what another process wrote meanwhile, however late DynamoDB's index shows it). A cold replica reads
+the owner's whole memory once. Where the backend counts the owner's entry writes in the read of the
+owner's memory that comes first in a step (`observe`, from service.memory), a replica that accounts
+for every one of them (those it read, those this process wrote) reads nothing: only another
+process's writes cost the step a read, and the reads go on for MARGIN seconds after one.
 """
 
 from __future__ import annotations
@@ -73,7 +76,22 @@ class _Replica:
     since: str | None = None
     """Where the next read starts (None: not read yet)."""
     read_at: float = -1e9
+    writes: int | None = None
+    """The owner's entry writes this replica accounts for (None: not known, the next refresh reads)."""
+    observed: tuple[int, float, float] | None = None
+    """The write count the owner's memory last showed: (count, epoch and monotonic time of the read)."""
+    reread_until: float = -1e9
+    """Refreshes read until then (monotonic), whatever the count says: another process wrote, and
+    DynamoDB's index may show its entries late."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def counted_all(self) -> bool:
+        """True if the count just observed is the one this replica accounts for (and none is in doubt)."""
+        now = time.monotonic()
+        if self.since is None or self.observed is None or self.writes is None or now < self.reread_until:
+            return False
+        count, _, seen = self.observed
+        return count == self.writes and now - seen < FRESH
 
     def apply(self, entries: Iterable[TmEntry]) -> None:
         for e in entries:
@@ -116,7 +134,11 @@ class TranslationMemory:
         if not records:
             return 0, 0, 0
         counts = self.storage.put_tm(owner, records, max_entries=MAX_TM_ENTRIES)
-        self.kept(owner, [r.entry for r in records])
+        replica = self._replica(owner)
+        with replica.lock:
+            if replica.since is not None:
+                replica.apply(r.entry for r in records)
+            replica.writes = None  # some may have been skipped: count again from the next read
         return counts
 
     async def admit(
@@ -135,14 +157,32 @@ class TranslationMemory:
         return kept, len(new)
 
     def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:
-        """Entries a step committed, into this process's replica (unless it is cold: it reads them then)."""
+        """Entries a step committed (one write each), into this process's replica (unless it is cold: it
+        reads them then)."""
         replica = self._replica(owner)
         with replica.lock:
             if replica.since is not None:
                 replica.apply(entries)
+            if replica.writes is not None:
+                replica.writes += len(entries)
+
+    def observe(self, owner: str, writes: int | None) -> None:
+        """The owner's entry-write count, as the read of the owner's memory just showed it (None: the
+        backend does not count them)."""
+        started = time.time()
+        replica = self._replica(owner)
+        with replica.lock:
+            replica.observed = None if writes is None else (writes, started, time.monotonic())
 
     async def refresh(self, owner: str) -> None:
-        """Bring the owner's replica up to date: one storage read (a step's, before its lookups)."""
+        """Bring the owner's replica up to date (a step's, after its read of the owner's memory and
+        before its lookups): one storage read, none if that read showed no write the replica lacks."""
+        replica = self._replica(owner)
+        with replica.lock:
+            if replica.counted_all() and replica.observed is not None:
+                replica.since = _iso(replica.observed[1] - MARGIN)  # all written before it is held
+                replica.read_at = time.monotonic()
+                return
         await asyncio.to_thread(self._read, owner, 0.0)
 
     async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
@@ -185,8 +225,14 @@ class TranslationMemory:
         with replica.lock:
             if replica.since is None or time.monotonic() - replica.read_at >= fresh:
                 started = time.time() - MARGIN
+                warm = replica.since is not None
                 replica.apply(self.storage.tm_changes(owner, since=replica.since, known=replica.versions))
                 replica.since, replica.read_at = _iso(started), time.monotonic()
+                observed = replica.observed
+                if observed is not None and time.monotonic() - observed[2] < FRESH:
+                    if warm and observed[0] != replica.writes:  # another process wrote: its entries may lag
+                        replica.reread_until = time.monotonic() + MARGIN
+                    replica.writes = observed[0]
         return replica
 
     def _replica(self, owner: str) -> _Replica:

@@ -16,7 +16,7 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     O#<owner>                    K#<time>#<n>              a correction for the owner's memory
     O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
     O#<owner>                    N#<kind>                  how many entries of that kind the owner has
-    O#<owner>…                   T#…, TN                   the owner's translation memory (storage.dynamodb_tm)
+    O#<owner>…                   T#…, N#tm                 the owner's translation memory (storage.dynamodb_tm)
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
 BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads META, the

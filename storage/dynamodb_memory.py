@@ -17,7 +17,7 @@ from .dynamodb_items import Item, n, s
 from .dynamodb_table import INDEX, DynamoDBTable, errors
 from .errors import ConflictError, NotFoundError
 from .interface import MemoryStorageInterface, TmRecord
-from .records import MemoryEntryRecord, Page
+from .records import MemoryEntryRecord, OwnerSnapshot, Page
 
 # A new memory entry is never overwritten (two adds racing on one id: the second becomes a replace).
 NEW_ENTRY = "attribute_not_exists(sk)"
@@ -51,13 +51,15 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
         return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
 
-    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """One Query, newest first, of the owner's partition from its entries (P#, bounded by their caps)
-        down through the kinds' counters (N#) into the corrections (K#), stopped after `corrections` of
-        them: its page is sized by how many entries the owner had last time, so it is normally one call."""
+        down through the counters (N#: the kinds', and the translation memory's with its write count)
+        into the corrections (K#), stopped after `corrections` of them: its page is sized by how many
+        entries the owner had last time, so it is normally one call."""
         args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
         entries: list[MemoryEntryRecord] = []
         found: list[Correction] = []
+        writes = 0
         key: Item | None = None
         past_entries = False
         while True:
@@ -71,6 +73,8 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                     entries.append(di.memory_entry(item))
                     continue
                 past_entries = True
+                if item["sk"] == tm.counter_key(owner)["sk"]:
+                    writes = int(item.get("writes", {"N": "0"})["N"])
                 if kind == "K#" and len(found) < corrections:
                     found.append(di.correction(item))
             key = page.get("LastEvaluatedKey")
@@ -78,7 +82,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                 break
             self._entries_seen[owner] = len(entries) + 8  # more than guessed: the next page, and next time
         self._entries_seen[owner] = len(entries)
-        return sorted(entries, key=lambda e: (e.created_at, e.entry_id)), found
+        return OwnerSnapshot(sorted(entries, key=lambda e: (e.created_at, e.entry_id)), found, writes)
 
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
         """Add the entry with its kind's count raised (capped) in one transaction, or replace it in place.
@@ -131,9 +135,9 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
 
-        A round reads up to 99 entries and the owner's count (one BatchGetItem) and writes what fits in
-        one TransactWriteItems: the count ADDed for the new entries (capped), each entry, its key index
-        items and, for an update, the Deletes of its old ones. A round a race refused is read again.
+        A round reads up to 98 entries and the owner's counter (one BatchGetItem) and writes what fits in
+        one TransactWriteItems: the counter's count ADDed for the new entries (capped) and its write
+        count for all, then each entry. A round a race refused is read again.
         """
         now = di.now_iso()
         with di.storable():
@@ -142,12 +146,25 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         pending, refused = list(latest), 0
         while pending:
             chunk = pending[: tm.READ_CHUNK]
-            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
-            count = next((int(i["entryCount"]["N"]) for i in found if i["sk"]["S"] == "TN"), 0)
-            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != "TN"}
+            counters = {tm.counter_key(owner)["sk"]["S"]: 0, tm.legacy_counter_key(owner)["sk"]["S"]: 0}
+            keys = [tm.counter_key(owner), tm.legacy_counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)]
+            found = self._batch_get(keys)
+            for i in found:
+                if i["sk"]["S"] in counters:
+                    counters[i["sk"]["S"]] = int(i.get("entryCount", {"N": "0"})["N"])
+            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] not in counters}
+            counted, legacy = counters.values()
             with di.storable():
                 batch = tm.plan(
-                    owner, chunk, latest, stored, count, max_entries=max_entries, now=now, writer=self._writer
+                    owner,
+                    chunk,
+                    latest,
+                    stored,
+                    counted,
+                    legacy=legacy,
+                    max_entries=max_entries,
+                    now=now,
+                    writer=self._writer,
                 )
             if batch.actions:
                 try:

@@ -4,11 +4,16 @@ Layout (in the table of `storage.dynamodb`):
 
     O#<owner>   T#<source hash>   an entry: source, target, languages, origin, updatedAt; in the
                                   `by-owner` index under TM#<owner>, <written at>#<source hash>
-    O#<owner>   TN                how many entries the owner has (ADDed for new ones, capped)
+    O#<owner>   N#tm              the owner's counter: how many entries (entryCount, ADDed for new
+                                  ones, capped) and how many entry writes (writes, ADDed by each)
+    O#<owner>   TN                the count of releases before this one (entryCount, no longer
+                                  written; added to N#tm's)
 
 Lookups are not DynamoDB's: the service keeps a replica of an owner's memory in the warm process
 (service.tm) and brings it up to date with one Query of the index for the entries changed since it
-last looked (`tm_changes`); a cold replica reads the owner's T# items once. An entry is replaced
+last looked (`tm_changes`); a cold replica reads the owner's T# items once. N#tm sorts among the
+owner's memory counters, so the step's read of the owner's memory (`memory_snapshot`) returns its
+write count too: a replica that knows of that many writes reads no changes. An entry is replaced
 only while it is the version read (two puts racing on one hash: the second reads again). Releases
 before this one also wrote `O#<owner>#TK#<key>` partitions (a fuzzy index): nothing reads them now.
 """
@@ -27,8 +32,8 @@ from .interface import TmRecord
 
 Outcome = Literal["added", "updated", "skipped"]
 
-READ_CHUNK = MAX_TRANSACTION_ITEMS - 1
-"""Entries read (with the counter, one BatchGetItem) before a transaction is planned."""
+READ_CHUNK = MAX_TRANSACTION_ITEMS - 2
+"""Entries read (with the two counters, one BatchGetItem) before a transaction is planned."""
 
 # An entry is added once (two puts racing on one hash: the second becomes an update).
 NEW_ENTRY = "attribute_not_exists(sk)"
@@ -44,8 +49,23 @@ def entry_key(owner: str, source_hash: str) -> Item:
 
 
 def counter_key(owner: str) -> Item:
-    """The key of the item counting the owner's entries."""
+    """The key of the item counting the owner's entries and their writes."""
+    return {"pk": s(f"O#{owner}"), "sk": s("N#tm")}
+
+
+def legacy_counter_key(owner: str) -> Item:
+    """The key of the item that counted the owner's entries before N#tm (read, never written)."""
     return {"pk": s(f"O#{owner}"), "sk": s("TN")}
+
+
+def counter_write(owner: str, written: int, added: int, room: int | None) -> tuple[Item, int]:
+    """The counter's update for `written` entry writes of which `added` are new entries; with `room`,
+    conditional on the count leaving room for them (`TM_ROOM`)."""
+    values = {":w": n(written)} | ({":k": n(added)} if added else {})
+    if room is not None and added:
+        values[":room"] = n(room)
+    expression = "ADD writes :w" + (", entryCount :k" if added else "")
+    return update(counter_key(owner), expression, values, TM_ROOM if room is not None and added else None, "")
 
 
 def changes_pk(owner: str) -> str:
@@ -109,11 +129,13 @@ def plan(
     stored: Mapping[str, Item],
     count: int,
     *,
+    legacy: int = 0,
     max_entries: int,
     now: str,
     writer: str,
 ) -> Batch:
-    """The next transaction for `hashes` (in order), given the entries read and the owner's count.
+    """The next transaction for `hashes` (in order), given the entries read and the owner's counts
+    (N#tm's `count` and the `legacy` one's).
 
     New entries past the cap are skipped (final: the count never falls); the transaction stops before
     DynamoDB's limits, leaving the rest for the next one. Its first action counts the new entries.
@@ -121,7 +143,7 @@ def plan(
     batch, added = Batch(), 0
     for h in hashes:
         old = stored.get(h)
-        if old is None and count + added >= max_entries:
+        if old is None and legacy + count + added >= max_entries:
             batch.outcome[h] = "skipped"
             continue
         actions = writes(owner, latest[h], old, now, writer)
@@ -136,9 +158,9 @@ def plan(
         batch.size += size
         batch.outcome[h] = "updated" if old else "added"
         added += old is None
-    if added:
-        values = {":k": n(added), ":room": n(max_entries - added)}
-        batch.actions.insert(0, update(counter_key(owner), "ADD entryCount :k", values, TM_ROOM, "")[0])
+    if batch.actions:
+        written = len(batch.actions)
+        batch.actions.insert(0, counter_write(owner, written, added, max_entries - legacy - added)[0])
     return batch
 
 
@@ -153,14 +175,15 @@ def writes(owner: str, r: TmRecord, old: Item | None, now: str, writer: str) -> 
 
 def step_writes(owner: str, records: Sequence[TmRecord], added: int, now: str, writer: str) -> list[tuple[Item, int]]:
     """A step's entries as Puts for its transaction (the last write wins; no condition may cancel a
-    step), and the owner's count raised by the `added` ones the step's replica did not hold."""
+    step), and the owner's counter: its count raised by the `added` ones the step's replica did not
+    hold, its write count by all."""
     latest = checked(owner, records, now)
     writes = [
         put(entry_item(owner, r, r.entry.updated_at or now, now, writer), "A translation-memory entry")
         for r in latest.values()
     ]
-    if added and writes:
-        writes.append(update(counter_key(owner), "ADD entryCount :k", {":k": n(added)}, None, ""))
+    if writes:
+        writes.append(counter_write(owner, len(writes), added, None))
     return writes
 
 

@@ -20,7 +20,7 @@ from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
 from agent_core.tm import TmEntry, normalize, source_hash
 
-from .records import MemoryEntryRecord, Page, SessionRecord
+from .records import MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord
 
 MAX_STORED_BYTES = 400_000
 """No stored record (a message, a verdict, a unit, a kept answer) may be larger, in UTF-8, on any backend
@@ -123,8 +123,9 @@ class MemoryStorageInterface(ABC):
         """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
 
     @abstractmethod
-    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
-        """`list_memory` and `recent_corrections(limit=corrections)` in one read (what a step shows)."""
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        """`list_memory` and `recent_corrections(limit=corrections)` in one read (what a step shows), with
+        the translation memory's write count where the backend keeps one."""
 
     @abstractmethod
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:

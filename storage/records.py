@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from agent_core.effects import Telemetry
+from agent_core.effects import Correction, Telemetry
 
 SCHEMA_VERSION = 2
 """The layout version written with every session record (2 added the telemetry counters)."""
@@ -64,3 +64,17 @@ class Page(Generic[T]):
 
     items: list[T]
     next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerSnapshot:
+    """What a step reads of an owner's memory in one go."""
+
+    entries: list[MemoryEntryRecord]
+    """The glossary entries and style notes, oldest first."""
+    corrections: list[Correction]
+    """The latest corrections, newest first."""
+    tm_writes: int | None = None
+    """How many translation-memory entry writes the owner has had (every entry a put or a step writes
+    counts one), where the backend counts them in this same read; None where it does not. A replica
+    that knows of that many writes need not read the memory's changes (service.tm)."""

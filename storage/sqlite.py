@@ -38,7 +38,7 @@ from agent_core.tm import TmEntry
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
 from .interface import CHUNK_CHARS, MAX_STORED_BYTES, MAX_TM_ENTRIES, Storage, TmRecord, chunks, tm_record
-from .records import SCHEMA_VERSION, MemoryEntryRecord, Page, SessionRecord
+from .records import SCHEMA_VERSION, MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord
 from .sqlite_paging import decode_cursor, page
 from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
 
@@ -356,8 +356,9 @@ class SQLiteStorage(Storage):
             rows = db.execute(sql, (owner,)).fetchall()
         return [MemoryEntryRecord(**r) for r in rows]
 
-    def memory_snapshot(self, owner: str, *, corrections: int) -> tuple[list[MemoryEntryRecord], list[Correction]]:
-        """The entries and the latest corrections, in one read transaction."""
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        """The entries and the latest corrections, in one read transaction (no write count: reading the
+        translation memory's changes is one indexed statement here)."""
         entries = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
         latest = (
             "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
@@ -365,7 +366,7 @@ class SQLiteStorage(Storage):
         )
         with self._transaction(write=False) as db:
             found = [MemoryEntryRecord(**r) for r in db.execute(entries, (owner,))]
-            return found, [Correction(**r) for r in db.execute(latest, (owner, max(corrections, 0)))]
+            return OwnerSnapshot(found, [Correction(**r) for r in db.execute(latest, (owner, max(corrections, 0)))])
 
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
         """Add the entry or replace the owner's entry with the same id; a new one past the cap is refused."""

@@ -510,11 +510,13 @@ def test_the_memory_snapshot_is_the_entries_and_the_latest_corrections(
         step(storage, corrections=[correction(f"c{k}")])
     storage.put_memory_entry(entry("m_z", owner="bob"), max_entries=100)
     for _ in range(2):  # the second read is sized by the first
-        found, latest = storage.memory_snapshot("alice", corrections=wanted)
+        read = storage.memory_snapshot("alice", corrections=wanted)
+        found, latest = read.entries, read.corrections
         assert found == storage.list_memory("alice") and len(found) == entries
         assert latest == storage.recent_corrections("alice", limit=wanted)
         assert len(latest) == min(wanted, corrections)
-    assert storage.memory_snapshot("carol", corrections=3) == ([], [])
+    empty = storage.memory_snapshot("carol", corrections=3)
+    assert (empty.entries, empty.corrections, empty.tm_writes or 0) == ([], [], 0)
 
 
 def test_memory_entries_are_deleted_only_by_their_owner(storage: Storage) -> None:
@@ -602,6 +604,22 @@ def test_tm_changes_all_and_since_a_time(storage: Storage) -> None:
     assert "Later." not in {e.source for e in reader.tm_changes("alice", since=None, known=held)}
 
 
+def test_the_memory_snapshot_counts_the_translation_memorys_writes(storage: Storage) -> None:
+    from storage.dynamodb import DynamoDBSessionStorage
+
+    def writes() -> int | None:
+        return storage.memory_snapshot("alice", corrections=0).tm_writes
+
+    counts = isinstance(storage, DynamoDBSessionStorage)  # SQLite reads its changes in one statement instead
+    assert writes() == (0 if counts else None)
+    assert storage.put_tm("alice", [tm("a"), tm("b"), tm("c")], max_entries=2) == (2, 0, 1)
+    assert storage.put_tm("alice", [tm("a", "A2")], max_entries=2) == (0, 1, 0)
+    create(storage)
+    step(storage, memory=[tm("a", "A3").entry, tm("d").entry], memory_added=1)
+    assert writes() == (2 + 1 + 2 if counts else None), "each entry written counts one; a skipped one none"
+    assert storage.memory_snapshot("bob", corrections=0).tm_writes == (0 if counts else None)
+
+
 def test_tm_updates_in_place(storage: Storage) -> None:
     storage.put_tm("alice", [tm("old", at=1), tm("s2", at=2), tm("s3", at=3)], max_entries=10)
     assert storage.put_tm("alice", [tm("old", "NEW", at=9)], max_entries=10) == (0, 1, 0)
@@ -644,7 +662,7 @@ def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
 
 @pytest.mark.slow
 def test_tm_puts_larger_than_one_transaction(storage: Storage) -> None:
-    # 110 records: more than one read (99 entries) and one transaction (100 actions) hold.
+    # 110 records: more than one read (98 entries) and one transaction (100 actions) hold.
     records = [tm(f"s{i:03d}", at=i % 60) for i in range(110)]
     assert storage.put_tm("alice", records, max_entries=100) == (100, 0, 10)
     updated = [tm(f"s{i:03d}", "new", at=59) for i in range(110)]

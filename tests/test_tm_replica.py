@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -13,10 +14,12 @@ import boto3
 import pytest
 
 from service import tm as tm_module
+from service.memory import OwnerMemory
 from service.tm import MARGIN, OWNERS, TranslationMemory, record_of
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.sqlite import SQLiteStorage
 from tests.aws import DynamoRequests
+from tests.storage_cases import create, step
 
 FR = "auto>french"
 
@@ -113,3 +116,39 @@ def test_on_dynamodb_a_refresh_is_one_query_and_lookups_read_nothing(dynamodb: D
     writer_requests = DynamoRequests(dynamodb.client)
     asyncio.run(writer.refresh("alice"))
     assert writer_requests.take() == {"Query": 1}, "its own writes are not fetched again"
+
+
+def test_on_dynamodb_the_owners_read_tells_a_replica_when_to_read_changes(
+    dynamodb: DynamoDBSessionStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The step's read of the owner's memory carries the translation memory's write count: a replica
+    that holds every write reads nothing more; another process's write costs a read, and reads go on
+    for MARGIN seconds after it (its entries may show late in the index)."""
+    other = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=dynamodb.table)
+    tm, elsewhere = TranslationMemory(dynamodb), TranslationMemory(other)
+    memory = OwnerMemory(dynamodb, tm=tm)
+    requests = DynamoRequests(dynamodb.client)
+
+    def owners_read() -> dict[str, int]:
+        """What a step reads of the owner before its lookups (agent_core's runtime: recall, then refresh)."""
+        memory.snapshot("alice")
+        asyncio.run(tm.refresh("alice"))
+        return requests.take()
+
+    elsewhere.record("alice", [record_of("Open it.", "Ouvrez-le.", FR, "approved")])
+    assert owners_read() == {"Query": 2}, "cold: the owner's memory, then the whole translation memory"
+    assert owners_read() == {"Query": 1}, "warm, no write since: the owner's memory only"
+    create(dynamodb)
+    entries = [record_of(f"Unit {k}.", f"Unité {k}.", FR, "approved").entry for k in range(3)]
+    step(dynamodb, memory=entries, memory_added=3)  # this process's step, as the runtime commits it
+    tm.kept("alice", entries)
+    requests.take()
+    assert owners_read() == {"Query": 1}, "its own writes are counted as it makes them"
+    assert exact(tm, "alice", "Unit 2.") == {"Unit 2.": "Unité 2."} and requests.take() == {}
+    monkeypatch.setattr(tm_module, "MARGIN", 0.3)
+    elsewhere.record("alice", [record_of("Close it.", "Fermez-le.", FR, "approved")])
+    assert owners_read() == {"Query": 2, "BatchGetItem": 1}, "another process wrote: its changes are read"
+    assert exact(tm, "alice", "Close it.") == {"Close it.": "Fermez-le."}
+    assert owners_read() == {"Query": 2}, "and read again while its index may lag"
+    time.sleep(0.35)
+    assert owners_read() == {"Query": 1}, "past the margin, the count decides again"

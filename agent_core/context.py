@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 )
 
 from .copilot import Verdict
-from .tools.base import MEMORY_CALL_PREFIX
+from .tools.base import is_memory_call
 
 
 class Context:
@@ -134,6 +134,8 @@ class Context:
         provider's prompt cache serves it. The translation memory's own proposals are left out (the
         model did not make them; the state note shows where the text goes on): between two model
         requests only the model's latest exchange is new, however many memory batches came between.
+        The window counts history messages, the memory's among them: after many memory batches in a
+        row it may hold none of the model's own exchanges.
         """
         messages = self.messages
         total = self._first_index + len(messages)
@@ -173,7 +175,7 @@ def _without_memory_proposals(messages: list[ModelMessage]) -> list[ModelMessage
     for message in messages:
         if isinstance(message, ModelResponse):
             calls = message.tool_calls
-            if calls and all(c.tool_call_id.startswith(MEMORY_CALL_PREFIX) for c in calls):
+            if calls and all(is_memory_call(c.tool_call_id) for c in calls):
                 dropped |= {c.tool_call_id for c in calls}
                 continue
             out.append(message)

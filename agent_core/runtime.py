@@ -111,10 +111,12 @@ class AgentRuntime:
         memory_proposals: bool = True,
     ) -> None:
         self.store = store
-        self.memory_proposals = memory_proposals
-        """Propose remembered units and show similar ones (units are remembered either way)."""
         self.memory = memory
         self.tm = tm
+        """Where reviewed units are remembered."""
+        self.lookups = tm if memory_proposals else None
+        """Where remembered units are proposed from and similar ones shown (None: `memory_proposals`
+        off; units are remembered either way)."""
         self.model = model
         self.tools = dict(tools) if tools is not None else default_tools()
         self.definitions = [tool.definition for tool in self.tools.values()]
@@ -205,8 +207,8 @@ class AgentRuntime:
 
         async def owners() -> Memory:
             memory = await self.memory.recall(owner)
-            if self.tm is not None and self.memory_proposals:
-                await self.tm.refresh(owner)
+            if self.lookups is not None:
+                await self.lookups.refresh(owner)
             return memory
 
         if session_id is None:
@@ -256,8 +258,8 @@ class AgentRuntime:
             rendered = render_memory(current, text="\n".join(t.text for t in shown.values()))
             first = next(iter(shown.values()), None)
             similar = (
-                await self.tm.similar(snapshot.token.owner, languages, first_block(first.text))
-                if (self.tm and self.memory_proposals and first)
+                await self.lookups.similar(snapshot.token.owner, languages, first_block(first.text))
+                if (self.lookups and first)
                 else []
             )
             return state_note(
@@ -268,25 +270,27 @@ class AgentRuntime:
 
         async def recall(files: Sequence[FileState]) -> ModelResponse | None:
             return (
-                await memory_proposals(self.tm, owner, languages, loaded.reader, files, batch_chars=self.batch_chars)
-                if self.tm and self.memory_proposals
+                await memory_proposals(
+                    self.lookups, owner, languages, loaded.reader, files, batch_chars=self.batch_chars
+                )
+                if self.lookups
                 else None
             )
 
         found: dict[str, Sequence[TmMatch]] = {}  # a batch executed again in the step asks once
 
         async def references(source: str) -> Sequence[TmMatch]:
-            if self.tm is None or not self.memory_proposals:
+            if self.lookups is None:
                 return []
             if source not in found:
-                found[source] = await self.tm.similar(owner, languages, source)
+                found[source] = await self.lookups.similar(owner, languages, source)
             return found[source]
 
         async def prefetch(sources: Sequence[str]) -> None:
             # One lookup for the whole batch's cards, not one per card.
             wanted = [s for s in dict.fromkeys(sources) if s not in found]
-            if self.tm is not None and self.memory_proposals and wanted:
-                found.update(await self.tm.similar_many(owner, languages, wanted))
+            if self.lookups is not None and wanted:
+                found.update(await self.lookups.similar_many(owner, languages, wanted))
 
         units: dict[str, Sequence[UnitWrite]] = {}  # read once per step
 

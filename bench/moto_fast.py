@@ -9,6 +9,10 @@ nothing of the kind:
   only the queried partition's items (for an index, the items whose index key is the one queried,
   found in one plain pass); moto still filters, sorts, pages and projects them itself.
 
+Patched queries take one lock (the partition is handed over on the shared table object), so a
+step's two reads, which run at the same time against DynamoDB, run one after the other here: moto
+is in-process Python under one interpreter lock anyway, and the ms per step show no gain from it.
+
 Conditions, cancellation reasons, results and pagination are moto's own, so the benchmark measures
 the handler rather than the mock's table size. `bench/step_cost.py --exact-moto` runs without it.
 Tests use exact moto, except tests/test_end_to_end.py's long DynamoDB run, inside `patched()`

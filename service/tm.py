@@ -57,8 +57,12 @@ def record_of(source: str, target: str, languages: str, origin: TmOrigin, update
 
 MARGIN = 10.0
 """Seconds before its last read that a replica's next read starts (writes in flight, index lag)."""
-FRESH = 2.0
-"""A lookup outside a step (no `refresh`) reads the changes first if the replica is older than this."""
+FRESH = 60.0
+"""A lookup reads the changes first if the replica's last read (or refresh) is older than this: a
+step's refresh serves all its lookups, however long its model request takes; a lookup outside a step
+(the workbench's checks) sees what another process wrote within a minute."""
+OBSERVED = 5.0
+"""A write count observed longer ago than this is not relied on (a step's refresh follows its read)."""
 OWNERS = 16
 """Replicas kept per storage, the most recently used owners'."""
 
@@ -69,8 +73,6 @@ class _Replica:
 
     entries: dict[str, TmEntry] = field(default_factory=dict)
     """By source hash."""
-    versions: dict[str, str] = field(default_factory=dict)
-    """Source hash → the `updated_at` held (what a read need not send again)."""
     keys: dict[str, set[str]] = field(default_factory=dict)
     """Fuzzy candidate key → the hashes of the entries under it."""
     since: str | None = None
@@ -79,19 +81,34 @@ class _Replica:
     writes: int | None = None
     """The owner's entry writes this replica accounts for (None: not known, the next refresh reads)."""
     observed: tuple[int, float, float] | None = None
-    """The write count the owner's memory last showed: (count, epoch and monotonic time of the read)."""
+    """The write count the owner's memory last showed: (count, epoch and monotonic time it came)."""
     reread_until: float = -1e9
     """Refreshes read until then (monotonic), whatever the count says: another process wrote, and
     DynamoDB's index may show its entries late."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    """Guards the fields; held briefly (lookups take it on the event loop), never across a read."""
+    reading: threading.Lock = field(default_factory=threading.Lock)
+    """One storage read of this replica at a time (in worker threads)."""
 
-    def counted_all(self) -> bool:
-        """True if the count just observed is the one this replica accounts for (and none is in doubt)."""
-        now = time.monotonic()
-        if self.since is None or self.observed is None or self.writes is None or now < self.reread_until:
-            return False
-        count, _, seen = self.observed
-        return count == self.writes and now - seen < FRESH
+    def observation(self) -> tuple[int, float] | None:
+        """The count observed lately and the epoch time it was read at (None: none, or too old)."""
+        if self.observed is None or time.monotonic() - self.observed[2] >= OBSERVED:
+            return None
+        return self.observed[0], self.observed[1]
+
+    def settled(self) -> float | None:
+        """The epoch time of a fresh observation that shows no write this replica lacks (and none in
+        doubt), else None: before then, everything written is held."""
+        seen = self.observation()
+        if self.since is None or seen is None or time.monotonic() < self.reread_until:
+            return None
+        return seen[1] if seen[0] == self.writes else None
+
+    def read_from(self, started: float) -> None:
+        """Everything written before epoch `started` is held: the next read starts MARGIN before it."""
+        if self.since is None or _iso(started - MARGIN) > self.since:
+            self.since = _iso(started - MARGIN)
+        self.read_at = time.monotonic()
 
     def apply(self, entries: Iterable[TmEntry]) -> None:
         for e in entries:
@@ -100,7 +117,6 @@ class _Replica:
             if old is not None and old.updated_at > e.updated_at:
                 continue
             self.entries[h] = e
-            self.versions[h] = e.updated_at
             if old is None:
                 for k in candidate_keys(e.source, e.languages):
                     self.keys.setdefault(k, set()).add(h)
@@ -147,13 +163,12 @@ class TranslationMemory:
         """The units as entries (the last of equal sources wins) that the owner has room for, by the
         replica (read first only if cold), and how many of them are new to it. The cap is the replica's
         view: what other processes added since its last read is not counted yet."""
-        key = tm_languages(languages)
-        latest = {source_hash(normalize(s), key): record_of(s, t, languages, o).entry for s, t, o in pairs}
+        latest = {r.source_hash: r.entry for r in (record_of(s, t, languages, o) for s, t, o in pairs)}
         replica = await self._current(owner, float("inf"))
         with replica.lock:
-            known, room = replica.entries.keys(), MAX_TM_ENTRIES - len(replica.entries)
-            new = [h for h in latest if h not in known][: max(room, 0)]
-            kept = [e for h, e in latest.items() if h in known or h in new]
+            held, room = replica.entries, MAX_TM_ENTRIES - len(replica.entries)
+            new = set([h for h in latest if h not in held][: max(room, 0)])
+            kept = [e for h, e in latest.items() if h in held or h in new]
         return kept, len(new)
 
     def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:
@@ -169,19 +184,18 @@ class TranslationMemory:
     def observe(self, owner: str, writes: int | None) -> None:
         """The owner's entry-write count, as the read of the owner's memory just showed it (None: the
         backend does not count them)."""
-        started = time.time()
         replica = self._replica(owner)
         with replica.lock:
-            replica.observed = None if writes is None else (writes, started, time.monotonic())
+            replica.observed = None if writes is None else (writes, time.time(), time.monotonic())
 
     async def refresh(self, owner: str) -> None:
         """Bring the owner's replica up to date (a step's, after its read of the owner's memory and
         before its lookups): one storage read, none if that read showed no write the replica lacks."""
         replica = self._replica(owner)
         with replica.lock:
-            if replica.counted_all() and replica.observed is not None:
-                replica.since = _iso(replica.observed[1] - MARGIN)  # all written before it is held
-                replica.read_at = time.monotonic()
+            settled = replica.settled()
+            if settled is not None:
+                replica.read_from(settled)
                 return
         await asyncio.to_thread(self._read, owner, 0.0)
 
@@ -221,18 +235,25 @@ class TranslationMemory:
         return await asyncio.to_thread(self._read, owner, fresh)
 
     def _read(self, owner: str, fresh: float) -> _Replica:
+        """Read the changes unless the replica is warm and younger than `fresh` seconds; the storage
+        read happens outside the replica's lock, so lookups on the event loop never wait for it."""
         replica = self._replica(owner)
-        with replica.lock:
-            if replica.since is None or time.monotonic() - replica.read_at >= fresh:
-                started = time.time() - MARGIN
-                warm = replica.since is not None
-                replica.apply(self.storage.tm_changes(owner, since=replica.since, known=replica.versions))
-                replica.since, replica.read_at = _iso(started), time.monotonic()
-                observed = replica.observed
-                if observed is not None and time.monotonic() - observed[2] < FRESH:
-                    if warm and observed[0] != replica.writes:  # another process wrote: its entries may lag
+        with replica.reading:
+            with replica.lock:
+                since = replica.since
+                if since is not None and time.monotonic() - replica.read_at < fresh:
+                    return replica
+                known = {h: e.updated_at for h, e in replica.entries.items()}
+                seen = replica.observation()
+            started = time.time()
+            found = self.storage.tm_changes(owner, since=since, known=known)
+            with replica.lock:
+                replica.apply(found)
+                replica.read_from(started)
+                if seen is not None:
+                    if since is not None and seen[0] != replica.writes:  # another process wrote: it may lag
                         replica.reread_until = time.monotonic() + MARGIN
-                    replica.writes = observed[0]
+                    replica.writes = seen[0]
         return replica
 
     def _replica(self, owner: str) -> _Replica:

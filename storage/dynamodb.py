@@ -270,13 +270,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         count = self.get_session(session_id).message_count
         start = di.cursor_number(di.decode_cursor(cursor), "i", at_most=count) if cursor else 0
         end = min(count, start + max(1, limit))
-        data: list[str] = []
-        for b in di.buckets(start, end):
-            first, last = max(start, b * BUCKET), min(end, (b + 1) * BUCKET) - 1
-            bounds = {":a": s(di.message_sk(first)), ":b": s(di.message_sk(last))}
-            data += [
-                i["data"]["S"] for i in self._query(di.bucket_pk(session_id, first), "sk BETWEEN :a AND :b", bounds)
-            ]
+        data = [i["data"]["S"] for b in di.buckets(start, end) for i in self._messages(session_id, b, start, end)]
         return Page(load_messages(data), di.encode_cursor({"i": end}) if end < count else None)
 
     def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:

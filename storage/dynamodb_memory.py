@@ -59,7 +59,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
         entries: list[MemoryEntryRecord] = []
         found: list[Correction] = []
-        writes = 0
+        writes, counter = 0, tm.counter_key(owner)["sk"]
         key: Item | None = None
         past_entries = False
         while True:
@@ -73,7 +73,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                     entries.append(di.memory_entry(item))
                     continue
                 past_entries = True
-                if item["sk"] == tm.counter_key(owner)["sk"]:
+                if item["sk"] == counter:
                     writes = int(item.get("writes", {"N": "0"})["N"])
                 if kind == "K#" and len(found) < corrections:
                     found.append(di.correction(item))
@@ -135,9 +135,10 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
 
-        A round reads up to 98 entries and the owner's counter (one BatchGetItem) and writes what fits in
-        one TransactWriteItems: the counter's count ADDed for the new entries (capped) and its write
-        count for all, then each entry. A round a race refused is read again.
+        A round reads up to 98 entries and the owner's two counters, N#tm and the older releases' TN
+        (one BatchGetItem), and writes what fits in one TransactWriteItems: N#tm's count ADDed for the
+        new entries (capped) and its write count for all, then each entry. A round a race refused is
+        read again.
         """
         now = di.now_iso()
         with di.storable():

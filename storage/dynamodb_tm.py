@@ -13,8 +13,9 @@ Lookups are not DynamoDB's: the service keeps a replica of an owner's memory in 
 (service.tm) and brings it up to date with one Query of the index for the entries changed since it
 last looked (`tm_changes`); a cold replica reads the owner's T# items once. N#tm sorts among the
 owner's memory counters, so the step's read of the owner's memory (`memory_snapshot`) returns its
-write count too: a replica that knows of that many writes reads no changes. An entry is replaced
-only while it is the version read (two puts racing on one hash: the second reads again). Releases
+write count too: a replica that knows of that many writes reads no changes. A put replaces an
+entry only while it is the version read (two puts racing on one hash: the second reads again); a
+step's entries are written unconditionally (the last write wins: no condition may cancel a step). Releases
 before this one also wrote `O#<owner>#TK#<key>` partitions (a fuzzy index): nothing reads them now.
 """
 
@@ -26,7 +27,17 @@ from typing import Literal
 
 from agent_core.tm import TmEntry
 
-from .dynamodb_items import MAX_TRANSACTION_BYTES, MAX_TRANSACTION_ITEMS, Item, check_size, n, put, s, update
+from .dynamodb_items import (
+    MAX_TRANSACTION_BYTES,
+    MAX_TRANSACTION_ITEMS,
+    Item,
+    check_size,
+    memory_counter_key,
+    n,
+    put,
+    s,
+    update,
+)
 from .errors import InvalidCursorError
 from .interface import TmRecord
 
@@ -49,8 +60,9 @@ def entry_key(owner: str, source_hash: str) -> Item:
 
 
 def counter_key(owner: str) -> Item:
-    """The key of the item counting the owner's entries and their writes."""
-    return {"pk": s(f"O#{owner}"), "sk": s("N#tm")}
+    """The key of the item counting the owner's entries and their writes: among the memory's counters
+    (N#<kind>), so the owner's memory read returns it."""
+    return memory_counter_key(owner, "tm")
 
 
 def legacy_counter_key(owner: str) -> Item:
@@ -138,7 +150,8 @@ def plan(
     (N#tm's `count` and the `legacy` one's).
 
     New entries past the cap are skipped (final: the count never falls); the transaction stops before
-    DynamoDB's limits, leaving the rest for the next one. Its first action counts the new entries.
+    DynamoDB's limits, leaving the rest for the next one. Its first action, the counter's, counts
+    the new entries and every write.
     """
     batch, added = Batch(), 0
     for h in hashes:

@@ -49,6 +49,11 @@ _SESSION_COLUMNS = (
 )
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
+_MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
+_LATEST_CORRECTIONS = (
+    "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
+    "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
+)
 
 
 def _now() -> str:
@@ -341,32 +346,21 @@ class SQLiteStorage(Storage):
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """The owner's latest corrections, newest first (equal times: the later written first)."""
-        sql = (
-            "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
-            "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
-        )
         with self._transaction(write=False) as db:
-            rows = db.execute(sql, (owner, max(limit, 0))).fetchall()
-        return [Correction(**r) for r in rows]
+            return [Correction(**r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(limit, 0)))]
 
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
         """The owner's glossary entries and style notes, oldest first."""
-        sql = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
         with self._transaction(write=False) as db:
-            rows = db.execute(sql, (owner,)).fetchall()
-        return [MemoryEntryRecord(**r) for r in rows]
+            return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
 
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """The entries and the latest corrections, in one read transaction (no write count: reading the
         translation memory's changes is one indexed statement here)."""
-        entries = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
-        latest = (
-            "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
-            "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
-        )
         with self._transaction(write=False) as db:
-            found = [MemoryEntryRecord(**r) for r in db.execute(entries, (owner,))]
-            return OwnerSnapshot(found, [Correction(**r) for r in db.execute(latest, (owner, max(corrections, 0)))])
+            found = [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
+            latest = db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))
+            return OwnerSnapshot(found, [Correction(**r) for r in latest])
 
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
         """Add the entry or replace the owner's entry with the same id; a new one past the cap is refused."""

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
+from agent_core.tools.base import is_memory_call
 from handlers.app import create_app
 from service.container import Services
 from service.schemas import FileUpload, NextRequest
@@ -80,7 +81,7 @@ async def test_a_repeated_heading_is_proposed_from_memory_without_a_model_reques
     await api.approve_all(sid, [proposal])
     last = await api.next(sid)
     ids = {getattr(p, "tool_call_id", None) for m in script.seen[-1] for p in m.parts}
-    assert "b" in ids and not any(str(i).startswith("memory_") for i in ids), (
+    assert "b" in ids and not any(is_memory_call(str(i)) for i in ids), (
         "the model sees its own exchanges, not the memory's proposals (a stable prefix between its requests)"
     )
     await api.approve_all(sid, last["agentResponse"]["copilotRequests"])

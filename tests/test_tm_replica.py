@@ -118,6 +118,19 @@ def test_on_dynamodb_a_refresh_is_one_query_and_lookups_read_nothing(dynamodb: D
     assert writer_requests.take() == {"Query": 1}, "its own writes are not fetched again"
 
 
+class Clock:
+    """The clocks service.tm reads, moved forward by the test instead of by waiting."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def time(self) -> float:
+        return time.time() + self.ahead
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+
 def test_on_dynamodb_the_owners_read_tells_a_replica_when_to_read_changes(
     dynamodb: DynamoDBSessionStorage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -128,6 +141,8 @@ def test_on_dynamodb_the_owners_read_tells_a_replica_when_to_read_changes(
     tm, elsewhere = TranslationMemory(dynamodb), TranslationMemory(other)
     memory = OwnerMemory(dynamodb, tm=tm)
     requests = DynamoRequests(dynamodb.client)
+    clock = Clock()
+    monkeypatch.setattr(tm_module, "time", clock)
 
     def owners_read() -> dict[str, int]:
         """What a step reads of the owner before its lookups (agent_core's runtime: recall, then refresh)."""
@@ -145,10 +160,11 @@ def test_on_dynamodb_the_owners_read_tells_a_replica_when_to_read_changes(
     requests.take()
     assert owners_read() == {"Query": 1}, "its own writes are counted as it makes them"
     assert exact(tm, "alice", "Unit 2.") == {"Unit 2.": "Unité 2."} and requests.take() == {}
-    monkeypatch.setattr(tm_module, "MARGIN", 0.3)
+    clock.ahead += 30  # a slow model request later, in the same step
+    assert exact(tm, "alice", "Unit 1.") == {"Unit 1.": "Unité 1."} and requests.take() == {}, "the refresh serves it"
     elsewhere.record("alice", [record_of("Close it.", "Fermez-le.", FR, "approved")])
     assert owners_read() == {"Query": 2, "BatchGetItem": 1}, "another process wrote: its changes are read"
     assert exact(tm, "alice", "Close it.") == {"Close it.": "Fermez-le."}
     assert owners_read() == {"Query": 2}, "and read again while its index may lag"
-    time.sleep(0.35)
+    clock.ahead += tm_module.MARGIN
     assert owners_read() == {"Query": 1}, "past the margin, the count decides again"

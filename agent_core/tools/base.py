@@ -26,6 +26,11 @@ MEMORY_CALL_PREFIX = "memory_"
 """Tool calls the translation memory made (no model request): their proposals say `origin: "memory"`."""
 
 
+def is_memory_call(call_id: str) -> bool:
+    """True for a call the translation memory made, not the model (agent_core.ahead names them)."""
+    return call_id.startswith(MEMORY_CALL_PREFIX)
+
+
 @dataclass(slots=True)
 class BatchState:
     """State shared by the calls of one model response: each unit follows the previous one."""

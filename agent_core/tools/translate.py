@@ -25,11 +25,11 @@ from .base import (
     APPROVED,
     LINE_BREAK_NOTE,
     MAX_UNIT_CHARS,
-    MEMORY_CALL_PREFIX,
     ToolCall,
     ToolOutcome,
     ToolResult,
     file_list,
+    is_memory_call,
     snippet,
 )
 
@@ -90,7 +90,7 @@ class TranslateTool:
             return located
         file_id, start, end, cover_end = located
         src = args.src_string.strip()
-        from_memory = call.call_id.startswith(MEMORY_CALL_PREFIX)
+        from_memory = is_memory_call(call.call_id)
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
             file_id=file_id,
@@ -198,7 +198,7 @@ def _mismatch_hint(actual: str, src: str, common: int) -> str:
 def _approved(final: str, proposal: str, reason: str | None, origin: str) -> str | dict[str, str]:
     content = {"status": "approve"}
     if origin == "memory":
-        content["origin"] = "memory"  # the model keeps its later units consistent with the memory
+        content["origin"] = "memory"  # the history says who proposed it (the model is not sent these)
     if final != proposal:
         content["translated_string"] = final
     if reason:

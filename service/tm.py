@@ -160,15 +160,17 @@ class TranslationMemory:
     async def admit(
         self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]
     ) -> tuple[list[TmEntry], int]:
-        """The units as entries (the last of equal sources wins) that the owner has room for, by the
-        replica (read first only if cold), and how many of them are new to it. The cap is the replica's
-        view: what other processes added since its last read is not counted yet."""
+        """The units as entries (the last of equal sources wins) that the owner has room for and that
+        change the memory, by the replica (read first only if cold), and how many of them are new to
+        it. A unit whose remembered translation was kept as it is (a memory proposal approved) is not
+        written again. The cap is the replica's view: what other processes added since its last read
+        is not counted yet."""
         latest = {r.source_hash: r.entry for r in (record_of(s, t, languages, o) for s, t, o in pairs)}
         replica = await self._current(owner, float("inf"))
         with replica.lock:
             held, room = replica.entries, MAX_TM_ENTRIES - len(replica.entries)
             new = set([h for h in latest if h not in held][: max(room, 0)])
-            kept = [e for h, e in latest.items() if h in held or h in new]
+            kept = [e for h, e in latest.items() if h in new or (h in held and held[h].target != e.target)]
         return kept, len(new)
 
     def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:

@@ -11,6 +11,7 @@ from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserProm
 
 from agent_core.tools.base import is_memory_call
 from handlers.app import create_app
+from handlers.identity import LOCAL_USER
 from service.container import Services
 from service.schemas import FileUpload, NextRequest
 from storage.sqlite import SQLiteStorage
@@ -89,6 +90,24 @@ async def test_a_repeated_heading_is_proposed_from_memory_without_a_model_reques
     assert text == "## Corrigé\n\nLa première correction.\n\n## Corrigé\n\nLa seconde correction.\n"
     units = (await api.call("GET", f"/api/sessions/{sid}/files/{fid}/units"))["units"]
     assert [u["status"] for u in units] == ["approve"] * 4
+
+
+async def test_a_memory_proposal_approved_as_it_is_is_not_written_again() -> None:
+    script = Script()
+    services = services_for(model=script.model)
+    api = Api(services)
+    sid, fid = await api.start(DOC)
+    script.replies += [calls(translate(fid, "## Fixed", "## Corrigé", call_id="a"))]
+    first = await api.ask(sid)
+    script.replies += [calls(translate(fid, "The first fix.", "La première correction.", call_id="b"))]
+    await api.approve_all(sid, first["agentResponse"]["copilotRequests"])
+    second = await api.next(sid)
+    memory = await api.approve_all(sid, second["agentResponse"]["copilotRequests"])
+    before = {e.source: e.updated_at for e in services.storage.tm_changes(LOCAL_USER, since=None)}
+    script.replies += [calls(translate(fid, "The second fix.", "La seconde correction.", call_id="c"))]
+    await api.approve_all(sid, memory["agentResponse"]["copilotRequests"])  # the heading, from memory
+    after = {e.source: e.updated_at for e in services.storage.tm_changes(LOCAL_USER, since=None)}
+    assert after == before, "the remembered translation kept as it is: nothing to write"
 
 
 async def _finished_heading(api: Api, script: Script) -> None:

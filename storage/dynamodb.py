@@ -10,7 +10,11 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     S#<session>                  D#<file>#<n:05>           a chunk of the document the file was taken from
     S#<session>                  A#<digest>                marks the session's kept answer I#<digest>
     S#<session>#B#<bucket:06>    M#<index:010>             one pydantic-ai message (JSON)
+    S#<session>#B#<bucket:06>    R#<response:010>#~<v:010> the verdicts (by call) that the commit over
+                                                           version <v> gave on calls of the response
     S#<session>#B#<bucket:06>    R#<response:010>#<call>   a verdict on a call of the response at <response>
+                                                           (a commit whose verdicts fill more than an item;
+                                                           every verdict, before this release)
     S#<session>#U#<file>#<n:05>  <start:010>               a written unit (n = start // UNIT_SPAN)
     I#<digest>                   IDEMPOTENCY               a kept answer (digest of owner and key; TTL expiresAt)
     O#<owner>                    K#<time>#<n>              a correction for the owner's memory
@@ -36,7 +40,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -134,8 +138,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if found is not None:
             return found
         prefix = {":r": s(di.verdict_sk(response_index, ""))}
-        items = self._query(di.bucket_pk(session_id, response_index), "begins_with(sk, :r)", prefix)
-        return [i["data"]["S"] for i in items]
+        stored: dict[str, str] = {}
+        for item in self._query(di.bucket_pk(session_id, response_index), "begins_with(sk, :r)", prefix):
+            stored |= di.stored_verdicts(item)  # in key order, so commits in order: a later verdict wins
+        return [stored[call_id] for call_id in sorted(stored)]
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """One TransactWriteItems, conditional on the session's version.
@@ -158,9 +164,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             for k, data in enumerate(dumped):
                 index = token.message_count + k
                 actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
-            for call_id, data in answers.items():
-                item = di.verdict_item(sid, token.response_index, call_id, data, now)
-                actions.append(di.put(item, f"The copilot response to {call_id}"))
+            actions += _verdict_writes(token, answers, now)
             revised = _unit_writes(sid, effects, now, actions)
             for file_id, covered in effects.coverage.items():
                 key = {"pk": s(di.session_pk(sid)), "sk": s(f"F#{file_id}")}
@@ -277,23 +281,30 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """All verdicts, oldest first, bucket by bucket; the cursor names a bucket and the last key read."""
         count, limit = self.get_session(session_id).message_count, max(1, limit)
         last_bucket = (count - 1) // BUCKET if count else -1
-        bucket, after = di.verdict_position(cursor, last_bucket)
-        found: list[tuple[int, Item]] = []
+        bucket, start, listed = di.verdict_position(cursor, last_bucket)
+        found: list[tuple[int, str, int, str]] = []  # bucket, item key, place in the item, the verdict
+        key: Item | None = None
         while bucket <= last_bucket and len(found) <= limit:
             pk = di.bucket_pk(session_id, bucket * BUCKET)
-            args = di.query_args(pk, "begins_with(sk, :r)", {":r": s("R#")}) | {"Limit": limit + 1 - len(found)}
-            if after:
-                args["ExclusiveStartKey"] = {"pk": s(pk), "sk": s(after)}
+            bounds = {":a": s(start or "R#"), ":z": s("R$")}
+            args = di.query_args(pk, "sk BETWEEN :a AND :z", bounds) | {"Limit": limit + 1 - len(found)}
+            if key:
+                args["ExclusiveStartKey"] = key
             with errors():
                 page = self.client.query(TableName=self.table, **args)
-            found += [(bucket, i) for i in page["Items"]]
-            after = page.get("LastEvaluatedKey", {}).get("sk", {}).get("S")
-            bucket += 0 if after else 1
+            for item in page["Items"]:
+                sk = item["sk"]["S"]
+                kept = list(di.stored_verdicts(item).values())
+                found += [(bucket, sk, k, v) for k, v in enumerate(kept) if sk != start or k >= listed]
+            key = page.get("LastEvaluatedKey")
+            if key is None:
+                bucket, start = bucket + 1, None
         next_cursor = None
         if len(found) > limit:
+            b, sk, k, _ = found[limit]
+            next_cursor = di.encode_cursor({"b": b, "k": sk, "o": k})
             found = found[:limit]
-            next_cursor = di.encode_cursor({"b": found[-1][0], "k": found[-1][1]["sk"]["S"]})
-        return Page([load_verdict(i["data"]["S"]) for _, i in found], next_cursor)
+        return Page([load_verdict(v) for *_, v in found], next_cursor)
 
     # -- files and units -----------------------------------------------------------------------
 
@@ -399,6 +410,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         except InvalidRequestError:
             return []  # the request stands without its kept answer: a retry sees the session's state instead
         return writes
+
+
+def _verdict_writes(token: StepToken, answers: Mapping[str, str], now: str) -> list[tuple[Item, int]]:
+    """A commit's verdicts (call id → dumped) on the token's latest response: one item, or one item
+    per verdict when together they would not fit in one."""
+    if not answers:
+        return []
+    sid, response = token.session_id, token.response_index
+    item = di.verdicts_item(sid, response, token.version, answers, now)
+    if di.item_size(item) <= di.MAX_ITEM_BYTES:
+        return [di.put(item, "The copilot responses", NOT_WRITTEN)]
+    return [
+        di.put(di.verdict_item(sid, response, call_id, data, now), f"The copilot response to {call_id}")
+        for call_id, data in answers.items()
+    ]
 
 
 def _unit_writes(

@@ -12,7 +12,7 @@ import binascii
 import hashlib
 import json
 import secrets
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -107,6 +107,12 @@ def message_sk(index: int) -> str:
 def verdict_sk(response_index: int, call_id: str) -> str:
     """A verdict's sort key: the response it answers, then the call."""
     return f"R#{response_index:010d}#{call_id}"
+
+
+def verdicts_sk(response_index: int, version: int) -> str:
+    """The sort key of the verdicts one commit (the one over `version`) gave on the response's calls:
+    after the response's single verdicts (`~` sorts after a call id's characters), in commit order."""
+    return f"R#{response_index:010d}#~{version:010d}"
 
 
 def chunk_sk(file_id: str, number: int) -> str:
@@ -324,6 +330,24 @@ def verdict_item(session_id: str, response_index: int, call_id: str, data: str, 
     }
 
 
+def verdicts_item(session_id: str, response_index: int, version: int, dumped: Mapping[str, str], now: str) -> Item:
+    """The verdicts (call id → dumped verdict) one commit gave on calls of the response at `response_index`."""
+    return {
+        "pk": s(bucket_pk(session_id, response_index)),
+        "sk": s(verdicts_sk(response_index, version)),
+        "verdicts": {"M": {call_id: s(data) for call_id, data in dumped.items()}},
+        "createdAt": s(now),
+    }
+
+
+def stored_verdicts(item: Item) -> dict[str, str]:
+    """The dumped verdicts a verdict item holds, by call id in call-id order: a commit's (`verdicts_item`)
+    or a single one (`verdict_item`)."""
+    if "verdicts" in item:
+        return {c: v["S"] for c, v in sorted(item["verdicts"]["M"].items())}
+    return {item["sk"]["S"][len(verdict_sk(0, "")) :]: item["data"]["S"]}
+
+
 def buckets(start: int, end: int) -> range:
     """The buckets that hold history indexes `[start, end)`."""
     return range(start // BUCKET, (end - 1) // BUCKET + 1) if end > start else range(0)
@@ -364,13 +388,16 @@ def snapshot(
     )
 
 
-def verdict_position(cursor: str | None, last_bucket: int) -> tuple[int, str | None]:
-    """A verdict listing's cursor: the bucket to read and the last key read in it."""
+def verdict_position(cursor: str | None, last_bucket: int) -> tuple[int, str | None, int]:
+    """A verdict listing's cursor: the bucket to read, the key of the item to start at (None: the
+    bucket's first) and how many of that item's verdicts were listed already (a cursor of releases
+    before this one names the last item read: all of it)."""
     position = decode_cursor(cursor) if cursor else {"b": 0}
-    after = position.get("k")
-    if not (after is None or (isinstance(after, str) and after.startswith("R#") and len(after) < 1024)):
+    start = position.get("k")
+    if not (start is None or (isinstance(start, str) and start.startswith("R#") and len(start) < 1024)):
         raise InvalidCursorError("Invalid cursor.")
-    return cursor_number(position, "b", at_most=last_bucket + 1), after
+    listed = cursor_number(position, "o", at_most=MAX_CURSOR_NUMBER) if "o" in position else MAX_CURSOR_NUMBER
+    return cursor_number(position, "b", at_most=last_bucket + 1), start, listed
 
 
 # -- files and units --------------------------------------------------------------------------

@@ -142,3 +142,54 @@ def test_a_window_longer_than_meta_keeps_comes_from_the_buckets(storage: DynamoD
     long = storage.load_step(SID, window=HOT + 10)
     assert texts(long.window) == [f"m{i}" for i in range(70 - HOT - 10, 70)]
     assert texts(storage.load_step(SID, window=HOT).window) == [f"m{i}" for i in range(70 - HOT, 70)]
+
+
+def verdict_items(storage: DynamoDBSessionStorage, bucket: int = 0) -> list[dict[str, Any]]:
+    """The verdict items of one of the session's buckets, in key order."""
+    found: list[dict[str, Any]] = storage.client.query(
+        TableName=storage.table,
+        KeyConditionExpression="pk = :p AND begins_with(sk, :r)",
+        ExpressionAttributeValues={":p": {"S": f"S#{SID}#B#{bucket:06d}"}, ":r": {"S": "R#"}},
+        ConsistentRead=True,
+    )["Items"]
+    return found
+
+
+def listed(storage: DynamoDBSessionStorage, limit: int) -> list[str]:
+    """Every verdict's call id, page by page."""
+    ids: list[str] = []
+    cursor = None
+    while True:
+        page = storage.list_verdicts(SID, cursor=cursor, limit=limit)
+        ids += [v.tool.call_id for v in page.items]
+        if (cursor := page.next_cursor) is None:
+            return ids
+
+
+def test_a_commits_verdicts_are_one_item_and_single_ones_still_read(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 1))
+    step(storage, messages=[calls("c1", "c2", "c3")])
+    step(storage, verdicts=[approve("c2"), approve("c1")])
+    step(storage, verdicts=[refine("c3", "edit")])
+    assert [i["sk"]["S"] for i in verdict_items(storage)] == ["R#0000000001#~0000000002", "R#0000000001#~0000000003"]
+    expected = ["c1", "c2", "c3"]
+    assert [listed(storage, k) for k in (1, 2, 10)] == [expected] * 3, "pages may end inside a commit's item"
+    assert [v.tool.call_id for v in from_buckets(storage).copilot_responses] == expected
+    # A release before this one wrote an item per verdict: they read the same.
+    for item in verdict_items(storage):
+        storage.client.delete_item(TableName=storage.table, Key={"pk": item["pk"], "sk": item["sk"]})
+        for call_id, data in item["verdicts"]["M"].items():
+            single = {"pk": item["pk"], "sk": {"S": f"R#0000000001#{call_id}"}, "data": data}
+            storage.client.put_item(TableName=storage.table, Item=single | {"createdAt": item["createdAt"]})
+    assert [listed(storage, k) for k in (1, 2, 10)] == [expected] * 3
+    assert [v.tool.call_id for v in from_buckets(storage).copilot_responses] == expected
+
+
+def test_verdicts_too_large_for_one_item_are_stored_one_per_call(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 1))
+    ids = [f"big{k:02d}" for k in range(30)]
+    step(storage, messages=[calls(*ids)])
+    step(storage, verdicts=[refine(i, "中" * 4_990) for i in ids])  # 15 KB of UTF-8 each, 450 KB together
+    assert [i["sk"]["S"] for i in verdict_items(storage)] == [f"R#0000000001#{i}" for i in ids]
+    assert listed(storage, 7) == ids
+    same(storage.load_step(SID, window=WINDOW), from_buckets(storage))

@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import { describeEdit, diffWords } from "../../web/js/diff.js";
 import { dispositionName, retryAfterSeconds } from "../../web/js/http.js";
-import { editDecision, makeBatch, nextUndecided, responses, savable, summary, warningText } from "../../web/js/review.js";
+import { editDecision, editWarned, makeBatch, nextUndecided, responses, savable, summary, warningText } from "../../web/js/review.js";
 import { codePoints, excerpt, unitIndexer } from "../../web/js/text.js";
 
 const req = (i, warnings = []) => ({
@@ -84,4 +84,15 @@ test("Retry-After and Content-Disposition are read as the RFC say", () => {
   assert.equal(dispositionName(`attachment; filename="a.md"; filename*=UTF-8''%C3%A9t%C3%A9.md`), "été.md");
   assert.equal(dispositionName('attachment; filename="guide.translated.md"'), "guide.translated.md");
   assert.equal(dispositionName(null), null);
+});
+
+test("a batch waits for Send when the human's own edit drew a warning, not when only a proposal did", () => {
+  const batch = makeBatch([req(0, [{ code: "number", message: "Missing number: 3." }]), req(1)]);
+  batch[0].decision = { status: "approve" };
+  assert.equal(editWarned(batch), false, "a warned proposal approved as it is");
+  batch[1].decision = editDecision(batch[1].req, "mon texte");
+  batch[1].editWarnings = [{ code: "number", message: "Missing number: 1." }];
+  assert.equal(editWarned(batch), true);
+  batch[1].decision = { status: "reject", reason: "" };
+  assert.equal(editWarned(batch), false, "a rejection's text is not the human's translation");
 });

@@ -6,7 +6,7 @@ import { describeEdit, diffWords, renderDiff } from "./diff.js";
 import { glossaryPieces } from "./glossary.js";
 import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
 import { api } from "./api.js";
-import { editDecision, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
+import { editDecision, editWarned, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
 import { actions, state } from "./state.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
@@ -508,10 +508,10 @@ function decided(i, { hold = false } = {}) {
   if (state.batch.some((b) => b.mode !== "view")) return; // another card is still being edited
   if (!hold && pendingChecks.size) {
     // Wait for the checks, then decide as if they had been quick: the same rule whatever the timing.
-    pendingWarned().then(() => decided(i, { hold: editWarned() }));
+    pendingWarned().then(() => decided(i, { hold: editWarned(state.batch) }));
     return;
   }
-  if (hold || editWarned()) {
+  if (hold || editWarned(state.batch)) {
     focusCard(i, { focus: false });
     setStatus("Your edit has a warning (see the card): send the verdicts when you are ready.");
     $("send-verdicts").focus({ preventScroll: true });
@@ -520,10 +520,6 @@ function decided(i, { hold = false } = {}) {
   actions.sendVerdicts();
 }
 
-/** Whether the human's own text on a card of this batch drew a warning (then Send is offered, not automatic). */
-function editWarned() {
-  return state.batch.some((b) => b.decision?.status === "refined" && (b.editWarnings || []).length > 0);
-}
 
 /** Approve every undecided card, asking first when one of them has a warning. */
 export async function approveAll() {

@@ -79,6 +79,11 @@ export function nextUndecided(batch, i) {
   return -1;
 }
 
+/** Whether the human's own text on a card of the batch drew a warning (then Send is offered, not automatic). @param {Item[]} batch */
+export function editWarned(batch) {
+  return batch.some((b) => b.decision?.status === "refined" && (b.editWarnings || []).length > 0);
+}
+
 /** The cards approve-all should ask about: undecided ones whose proposal warns, and edits whose text warns. @param {Item[]} batch */
 export function warnedCards(batch) {
   return batch.filter((b) => (!b.decision && (b.req.warnings || []).length) || (b.decision?.status === "refined" && (b.editWarnings || []).length));

@@ -1,4 +1,4 @@
-"""DynamoDBSessionStorage: one table, one item per message, verdict, unit and file chunk.
+"""DynamoDBSessionStorage: one table; an item per message, per commit's verdicts, per unit and per file chunk.
 
 Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
 

@@ -1,6 +1,6 @@
 """The session's hot window: items beside META that a step reads in the same Query (`storage.dynamodb`).
 
-The durable history is the bucket items (one per message and per verdict, read by the listings); the
+The durable history is the bucket items (one per message and per commit's verdicts, read by the listings); the
 session's partition also holds, compressed, what a step needs of it:
 
     S#<session>  H#<i % HOT>   message i, while it is among the latest HOT (a ring of slot items: each

@@ -33,12 +33,17 @@ class Context:
         *,
         complete: bool,
         first_index: int = 0,
+        hidden_messages: int = 0,
         user_inputs: Sequence[str] = (),
         copilot_responses: Sequence[Verdict] = (),
         queued_inputs: Sequence[str] = (),
     ) -> None:
         self._loaded: list[ModelMessage] = list(window)
         self._first_index = 0 if complete else first_index
+        # The model-visible messages before the window: the history's hidden ones outside it are
+        # `hidden_messages` less those inside (0 for a complete window).
+        hidden_outside = hidden_messages - sum(map(is_hidden, self._loaded))
+        self._visible_before = max(0, self._first_index - max(0, hidden_outside))
         self._new: list[ModelMessage] = []
         self._complete = complete
         self._user_inputs = list(user_inputs)
@@ -57,6 +62,11 @@ class Context:
     def new_messages(self) -> list[ModelMessage]:
         """The messages this step added."""
         return list(self._new)
+
+    @property
+    def hidden_new_messages(self) -> int:
+        """How many of this step's messages the model is never shown (`is_hidden`)."""
+        return sum(map(is_hidden, self._new))
 
     @property
     def user_inputs(self) -> list[str]:
@@ -132,15 +142,25 @@ class Context:
         The window's first message moves in steps of `chunk` messages (keeping at least `window`),
         so from one request to the next everything before the newest turn is byte-identical and a
         provider's prompt cache serves it. The translation memory's own proposals are left out (the
-        model did not make them; the state note shows where the text goes on): between two model
-        requests only the model's latest exchange is new, however many memory batches came between.
-        The window counts history messages, the memory's among them: after many memory batches in a
-        row it may hold none of the model's own exchanges.
+        model did not make them; the state note shows where the text goes on), and the window counts
+        only the messages the model is shown: between two model requests only the model's latest
+        exchange is new, however many memory batches came between, and the boundary moves every
+        `chunk` of the model's own messages. When the loaded history does not reach back to the
+        boundary (many memory batches in a row), the window starts at the earliest loaded message.
         """
         messages = self.messages
-        total = self._first_index + len(messages)
-        first = max(0, (total - window) // max(chunk, 1) * max(chunk, 1)) if window > 0 else total
-        recent = messages[max(0, first - self._first_index) :]
+        hidden = [is_hidden(m) for m in messages]
+        visible = self._visible_before + hidden.count(False)
+        first = max(0, (visible - window) // max(chunk, 1) * max(chunk, 1)) if window > 0 else visible
+        start, number = len(messages), self._visible_before
+        for k, concealed in enumerate(hidden):
+            if concealed:
+                continue
+            if number >= first:
+                start = k
+                break
+            number += 1
+        recent = messages[start:]
         whole = self._complete and len(recent) == len(messages)
         recent = _without_memory_proposals(recent)
         if not whole:
@@ -167,24 +187,30 @@ class Context:
         return merged
 
 
+def is_hidden(message: ModelMessage) -> bool:
+    """True for a message the model is never shown: a translation memory proposal (a response whose
+    every call is the memory's), or a request holding only the returns of such calls."""
+    if isinstance(message, ModelResponse):
+        calls = message.tool_calls
+        return bool(calls) and all(is_memory_call(c.tool_call_id) for c in calls)
+    return bool(message.parts) and all(_memory_part(p) for p in message.parts)
+
+
+def _memory_part(part: object) -> bool:
+    call_id = getattr(part, "tool_call_id", None)
+    return isinstance(call_id, str) and is_memory_call(call_id)
+
+
 def _without_memory_proposals(messages: list[ModelMessage]) -> list[ModelMessage]:
-    """The messages without the translation memory's proposals: its responses (every call a memory
-    call) and the returns of their calls; a request left with nothing is dropped."""
-    dropped: set[str] = set()
+    """The messages without the translation memory's proposals and the returns of their calls (a
+    request that also carries other parts keeps those)."""
     out: list[ModelMessage] = []
     for message in messages:
-        if isinstance(message, ModelResponse):
-            calls = message.tool_calls
-            if calls and all(is_memory_call(c.tool_call_id) for c in calls):
-                dropped |= {c.tool_call_id for c in calls}
-                continue
-            out.append(message)
+        if is_hidden(message):
             continue
-        parts = [p for p in message.parts if getattr(p, "tool_call_id", None) not in dropped]
-        if len(parts) == len(message.parts):
-            out.append(message)
-        elif parts:
-            out.append(replace(message, parts=parts))
+        if isinstance(message, ModelRequest) and any(map(_memory_part, message.parts)):
+            message = replace(message, parts=[p for p in message.parts if not _memory_part(p)])
+        out.append(message)
     return out
 
 

@@ -103,6 +103,9 @@ class StepToken:
     """The call ids that already have a stored verdict (a replaced one is not counted again)."""
     previous_response_index: int = -1
     """The history index of the model response before the latest, -1 if none."""
+    hidden_messages: int = 0
+    """How many of the history's messages the model is never shown (the translation memory's
+    proposals and their returns): the window's boundary counts the others."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -131,6 +134,8 @@ class StepEffects:
 
     messages: Sequence[ModelMessage] = ()
     """New messages, appended after the token's `message_count`."""
+    hidden_messages: int = 0
+    """How many of `messages` the model is never shown (added to the token's `hidden_messages`)."""
     verdicts: Sequence[Verdict] = ()
     """New or replaced verdicts on the calls of the token's latest response."""
     units: Sequence[UnitWrite] = ()

@@ -321,6 +321,7 @@ class AgentRuntime:
             snapshot.window,
             complete=snapshot.window_complete,
             first_index=snapshot.token.message_count - len(snapshot.window),
+            hidden_messages=snapshot.token.hidden_messages,
             user_inputs=snapshot.user_inputs,
             copilot_responses=snapshot.copilot_responses,
             queued_inputs=snapshot.queued_inputs,
@@ -391,6 +392,7 @@ def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, ve
     inputs = context.user_inputs
     return StepEffects(
         messages=context.new_messages,
+        hidden_messages=context.hidden_new_messages,
         verdicts=verdicts,
         units=result.units,
         revisions=result.revisions,

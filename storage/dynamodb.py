@@ -196,6 +196,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         (storage.dynamodb_hot) set where absent."""
         counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
         counts["copilotResponseCount"] = new_verdicts
+        counts["hiddenMessages"] = effects.hidden_messages
         message_count = token.message_count + len(effects.messages)
         inputs = None if effects.user_inputs is None else s(di.to_json(list(effects.user_inputs)))
         queued = None if effects.queued_inputs is None else s(di.to_json(list(effects.queued_inputs)))

@@ -269,12 +269,18 @@ def session_record(i: Item) -> SessionRecord:
         updated_at=i["updatedAt"]["S"],
         version=int(i["version"]["N"]),
         message_count=int(i["messageCount"]["N"]),
+        hidden_messages=hidden_messages(i),
         copilot_response_count=int(i["copilotResponseCount"]["N"]),
         user_inputs=user_inputs(i),
         queued_inputs=queued_inputs(i),
         schema_version=int(i["schemaVersion"]["N"]),
         telemetry=telemetry(i),
     )
+
+
+def hidden_messages(i: Item) -> int:
+    """META's count of messages the model is never shown (absent before this count was kept)."""
+    return int(i.get("hiddenMessages", {"N": "0"})["N"])
 
 
 def user_inputs(i: Item) -> tuple[str, ...]:
@@ -372,6 +378,7 @@ def snapshot(
         version=int(meta["version"]["N"]),
         created_at=meta["createdAt"]["S"],
         message_count=int(meta["messageCount"]["N"]),
+        hidden_messages=hidden_messages(meta),
         response_index=latest[0],
         verdict_ids=frozenset(v.tool.call_id for v in verdicts),
         previous_response_index=previous[0],

@@ -28,6 +28,8 @@ class SessionRecord:
     version: int
     """Incremented by every commit; a commit is conditional on the version it loaded."""
     message_count: int = 0
+    hidden_messages: int = 0
+    """How many of the messages the model is never shown (agent_core's `StepToken.hidden_messages`)."""
     copilot_response_count: int = 0
     user_inputs: tuple[str, ...] = ()
     """The user's framing inputs (the first and the latest few)."""

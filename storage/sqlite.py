@@ -44,7 +44,8 @@ from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
 
 _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens")
 _SESSION_COLUMNS = (
-    "session_id, owner, created_at, updated_at, version, message_count, copilot_response_count, user_inputs, "
+    "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
+    "user_inputs, "
     "schema_version, queued_inputs, " + ", ".join(_TELEMETRY)
 )
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
@@ -173,6 +174,7 @@ class SQLiteStorage(Storage):
             version=record.version,
             created_at=record.created_at,
             message_count=record.message_count,
+            hidden_messages=record.hidden_messages,
             response_index=response_index,
             verdict_ids=frozenset(v.tool.call_id for v in verdicts),
             previous_response_index=previous_index,
@@ -505,11 +507,13 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
     queued = None if effects.queued_inputs is None else json.dumps(list(effects.queued_inputs))
     db.execute(
         "UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?, "
-        f"copilot_response_count = copilot_response_count + ?, user_inputs = coalesce(?, user_inputs), "
+        "hidden_messages = hidden_messages + ?, copilot_response_count = copilot_response_count + ?, "
+        "user_inputs = coalesce(?, user_inputs), "
         f"queued_inputs = coalesce(?, queued_inputs), {sets} WHERE session_id = ?",
         (
             stamp,
             len(effects.messages),
+            effects.hidden_messages,
             new_verdicts,
             inputs,
             queued,
@@ -626,6 +630,7 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         updated_at=row["updated_at"],
         version=row["version"],
         message_count=row["message_count"],
+        hidden_messages=row["hidden_messages"],
         copilot_response_count=row["copilot_response_count"],
         user_inputs=tuple(json.loads(row["user_inputs"])),
         queued_inputs=tuple(json.loads(row["queued_inputs"])),

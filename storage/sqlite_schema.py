@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 5
+LAYOUT_VERSION = 6
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -34,7 +34,8 @@ _MEMORY = (
 SCHEMA = (
     """CREATE TABLE sessions (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL, version INTEGER NOT NULL, message_count INTEGER NOT NULL,
-    copilot_response_count INTEGER NOT NULL, user_inputs TEXT NOT NULL, schema_version INTEGER NOT NULL,
+    hidden_messages INTEGER NOT NULL DEFAULT 0, copilot_response_count INTEGER NOT NULL, user_inputs TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
     steps INTEGER NOT NULL DEFAULT 0, model_requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
     model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
@@ -96,5 +97,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # 4 → 5: the translation memory's entries by the time they were written, and by whom (the
     # replica's changes); its word-key index is no longer read (lookups are the replica's, service.tm).
     4: ("DROP TABLE IF EXISTS tm_keys", *_TM_WRITTEN),
+    # 5 → 6: how many of a session's messages the model is never shown (the window's boundary).
+    5: ("ALTER TABLE sessions ADD COLUMN hidden_messages INTEGER NOT NULL DEFAULT 0",),
 }
 """The statements that take a file from layout `n` to `n + 1`."""

@@ -51,7 +51,7 @@ def test_a_layout_2_file_gains_the_memory_table_and_keeps_its_sessions(tmp_path:
     assert store.list_memory("alice") == [record]
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 5
+        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 6
 
 
 def test_a_layout_3_file_keeps_its_answers_and_steps_go_on(tmp_path: Path) -> None:
@@ -90,5 +90,20 @@ def test_a_layout_4_file_keeps_its_translation_memory_and_drops_the_word_index(t
     assert store.tm_changes("alice", since="2000-01-01") == [], "written before the layout knew when"
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION
         assert db.execute("SELECT name FROM sqlite_master WHERE name = 'tm_keys'").fetchone() is None
+
+
+def test_a_layout_5_file_counts_hidden_messages_from_zero(tmp_path: Path) -> None:
+    path = str(tmp_path / "old.sqlite3")
+    _old_file(path, 3)
+    with sqlite3.connect(path) as db:  # as the release of layout 5 left it
+        for layout in (3, 4):
+            for statement in MIGRATIONS[layout]:
+                db.execute(statement)
+        db.execute("PRAGMA user_version = 5")
+    store = SQLiteStorage(path)
+    snapshot = store.load_step(SID, window=10)
+    assert snapshot.token.hidden_messages == 0
+    store.commit(snapshot.token, StepEffects(hidden_messages=2))
+    assert store.get_session(SID).hidden_messages == 2

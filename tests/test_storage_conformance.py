@@ -101,6 +101,15 @@ def test_telemetry_adds_up(storage: Storage) -> None:
     assert storage.get_session(SID).telemetry == expected
 
 
+def test_hidden_messages_add_up_with_the_session(storage: Storage) -> None:
+    create(storage, messages=users(0, 3), hidden_messages=2)
+    step(storage, messages=users(3, 2))
+    step(storage, messages=users(5, 2), hidden_messages=1)
+    snapshot = storage.load_step(SID, window=2)
+    assert (snapshot.token.message_count, snapshot.token.hidden_messages) == (7, 3)
+    assert storage.get_session(SID).hidden_messages == 3
+
+
 def test_list_sessions_per_owner_newest_first(storage: Storage) -> None:
     for i in range(5):
         create(storage, sid=f"s_{i:032d}")

@@ -1,0 +1,64 @@
+"""The model's window over the history: its boundary counts only what the model is shown."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+
+from agent_core.context import Context, is_hidden
+
+WINDOW, CHUNK = 2, 4
+
+
+def _exchange(call_id: str) -> list[ModelMessage]:
+    return [
+        ModelResponse(parts=[ToolCallPart("Translate", {"n": call_id}, tool_call_id=call_id)]),
+        ModelRequest(parts=[ToolReturnPart("Translate", "ok", tool_call_id=call_id)]),
+    ]
+
+
+def _history(pattern: str) -> list[ModelMessage]:
+    """The task, then an exchange per letter: `m` the model's, `t` the translation memory's."""
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("Translate doc.md.")])]
+    for k, kind in enumerate(pattern):
+        history += _exchange(f"memory_{k:04d}" if kind == "t" else f"call_{k:04d}")
+    return history
+
+
+def _sent(history: list[ModelMessage], loaded: int | None = None) -> list[list[tuple[str, str]]]:
+    """What the model is sent, from the whole history or from its latest `loaded` messages."""
+    hidden = sum(map(is_hidden, history))
+    window = history if loaded is None else history[-loaded:]
+    context = Context(
+        window,
+        complete=len(window) == len(history),
+        first_index=len(history) - len(window),
+        hidden_messages=hidden,
+        user_inputs=["Translate doc.md."],
+    )
+    sent = context.to_model_messages("system", "state", window=WINDOW, chunk=CHUNK)
+    return [[(p.part_kind, str(getattr(p, "tool_call_id", None) or p.content)) for p in m.parts] for m in sent]
+
+
+def test_a_memory_batch_neither_shows_nor_moves_the_window() -> None:
+    pattern = "mmtmttmmmtmtmmttmmm"
+    for k in range(1, len(pattern) + 1):
+        if pattern[k - 1] != "m":
+            continue
+        before, after = _history(pattern[:k]), _history(pattern[:k] + "tt")
+        assert _sent(before, loaded=16) == _sent(after, loaded=16), f"after {pattern[:k]!r}"
+
+
+def test_the_boundary_moves_every_chunk_of_the_models_messages() -> None:
+    starts = []
+    for k in range(1, 12):
+        sent = _sent(_history("mt" * k), loaded=16)
+        starts.append(next(c for m in sent[1:] for kind, c in m if kind == "tool-call"))
+    # Two visible messages an exchange: the window's first response moves every CHUNK // 2 exchanges.
+    assert len(set(starts)) == len(starts) // (CHUNK // 2) + 1
+    assert all(not s.startswith("memory_") for s in starts)
+
+
+def test_a_loaded_window_shows_what_the_whole_history_would() -> None:
+    pattern = "mtmtmmttmmtm"
+    history = _history(pattern)
+    assert _sent(history, loaded=16) == _sent(history)

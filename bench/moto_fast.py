@@ -5,9 +5,10 @@ nothing of the kind:
 
 - TransactWriteItems rolls back by deep-copying the whole table before every transaction. The patch
   snapshots only the items a transaction touches and restores just those when it is cancelled.
-- Query sorts every item of the table and then keeps one partition. The patch hands moto's query
-  only the queried partition's items (for an index, the items whose index key is the one queried,
-  found in one plain pass); moto still filters, sorts, pages and projects them itself.
+- Query sorts every item of the table and then keeps one partition, and sizes every item of it
+  before it looks at the sort key. The patch hands moto's query only the queried partition's items
+  whose sort key meets the condition (for an index, the items whose index key is the one queried,
+  found in one plain pass); moto still checks, filters, sorts, pages and projects them itself.
 
 Patched queries take one lock (the partition is handed over on the shared table object), so a
 step's two reads, which run at the same time against DynamoDB, run one after the other here: moto
@@ -71,9 +72,12 @@ def _install_partition_query() -> None:
             attr, value = conditions[0]
             items = [i for p in self.items.values() for i in p.values() if attr in i.attrs and i.attrs[attr] == value]
             self.all_items = lambda: items
-        else:
-            partition = self.items.get(hash_key, {})
-            self.all_items = lambda: list(partition.values())
+        else:  # the partition's items, and of those only the ones the sort key condition keeps
+            items = list(self.items.get(hash_key, {}).values())
+            comparison, operands = arguments.get("range_comparison"), arguments.get("range_objs")
+            if comparison:
+                items = [i for i in items if i.range_key is not None and i.range_key.compare(comparison, operands)]
+            self.all_items = lambda: items
         try:
             return original(self, hash_key, *args, **kwargs)
         finally:

@@ -83,6 +83,11 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client (the owner's
     memory's operations in storage.dynamodb_memory, the shared primitives in storage.dynamodb_table)."""
 
+    def __init__(self, boto3_client: Any, *, table_name: str) -> None:
+        super().__init__(boto3_client, table_name=table_name)
+        self._held = hot.Held()
+        """The latest messages of the sessions this process stepped (their slots are not read again)."""
+
     @classmethod
     def from_env(cls) -> DynamoDBSessionStorage:
         """The table `SESSIONS_TABLE`, through a cached client (`AWS_ENDPOINT_URL_DYNAMODB` works)."""
@@ -101,17 +106,29 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         return di.session_record(item)
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        """META (with its hot window) and the files in one Query; the buckets only for what META lacks."""
-        head = list(self._query(di.session_pk(session_id), "sk >= :f", {":f": s("F#")}))
+        """META (with its hot window) and the files in one Query; the buckets only for what META lacks.
+
+        The slots of messages this process holds are left out of the Query (`hot.Held`), and none
+        when no message is asked for."""
+        values, extra = {":f": s("F#")}, {}
+        span = self._held.span(session_id) if window > 0 else None
+        if window <= 0:
+            extra["FilterExpression"] = "attribute_not_exists(i)"
+        elif span is not None:
+            values |= {":lo": n(span[0]), ":hi": n(span[1])}
+            extra["FilterExpression"] = "attribute_not_exists(i) OR i < :lo OR i >= :hi"
+        head = list(self._query(di.session_pk(session_id), "sk >= :f", values, **extra))
         meta = next((i for i in head if i["sk"]["S"] == "META"), None)
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
         count = int(meta["messageCount"]["N"])
         first = max(0, count - max(window, 0))
-        data = hot.window(meta, head, first, count)
+        data = hot.window(meta, head, first, count, self._held.messages(session_id) if span else None)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
             data = [i["data"]["S"] for i in items]
+        if data:
+            self._held.keep(session_id, first, data)
         messages = load_messages(data)
         responses = [first + k for k, m in enumerate(messages) if isinstance(m, ModelResponse)]
         latest = responses[-1] if responses else -1
@@ -188,6 +205,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 u = missing[0]
                 raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.") from exc
             raise
+        if dumped:
+            self._held.keep(sid, token.message_count, dumped)
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
 
@@ -244,6 +263,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def delete_session(self, session_id: str) -> None:
         """Delete every item of the session, its kept answers included; the META item goes last."""
+        self._held.forget(session_id)
         names = {"#m": "messageCount", "#c": "chars"}
         own = list(
             self._query(

@@ -14,7 +14,7 @@ session's partition also holds, compressed, what a step needs of it:
                                first commit since)
 
 They sort between the files (F#) and META, and after it, so the step's one Query (`sk >= F#`) returns
-them with META and the files. A message or verdict too large for its item (`SLOT_BYTES`,
+them with META and the files (less the slots of the messages the process holds, `Held`). A message or verdict too large for its item (`SLOT_BYTES`,
 `VERDICT_BYTES`), or past `HOT_VERDICTS` on one response, is stored as NULL: the step then reads that
 part from the buckets, as it does for a window longer than HOT or a response older than `hot`. Every
 write is a small item of its own (DynamoDB bills a write by the size of the item it writes), and
@@ -24,7 +24,9 @@ none of these items grows past HOT_VERDICTS × VERDICT_BYTES (360 KB; a few hund
 from __future__ import annotations
 
 import json
+import threading
 import zlib
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from agent_core.effects import StepToken
@@ -66,17 +68,80 @@ def _commit_attr(version: int) -> str:
     return f"c{version:010d}"
 
 
-def window(meta: Item, head: Sequence[Item], first: int, count: int) -> list[str] | None:
-    """Messages `[first, count)` from the slot items among `head`, or None when any must come from
-    the buckets (a window longer than HOT, older than `hot`, or a message too large for its slot)."""
+def window(
+    meta: Item, head: Sequence[Item], first: int, count: int, held: Mapping[int, str] | None = None
+) -> list[str] | None:
+    """Messages `[first, count)` from those the process `held` and the slot items among `head`, or
+    None when any must come from the buckets (a window longer than HOT, older than `hot`, or a
+    message too large for its slot)."""
+    held = held or {}
     since = meta.get("hot")
-    if since is None or first < int(since["N"]) or count - first > HOT:
+    if count - first > HOT:
         return None
     slots = {int(i["i"]["N"]): i["d"] for i in head if i["sk"]["S"].startswith("H#")}
-    found = [slots.get(i) for i in range(first, count)]
-    if any(v is None or "B" not in v for v in found):
-        return None
-    return [_unpack(v) for v in found if v is not None]
+    out: list[str] = []
+    for index in range(first, count):
+        if index in held:
+            out.append(held[index])
+            continue
+        value = slots.get(index)
+        if since is None or index < int(since["N"]) or value is None or "B" not in value:
+            return None
+        out.append(_unpack(value))
+    return out
+
+
+HELD_SESSIONS = 64
+"""Sessions whose latest messages a process keeps (at most HOT messages each)."""
+
+
+class Held:
+    """The latest messages (dumped) of the sessions a process stepped lately: thread-safe, least
+    recently used out first.
+
+    A committed message never changes, so a process that holds a session's messages `[lo, hi)` has
+    the step's Query leave their slots out (a filter on the slot's index: DynamoDB still reads them,
+    and bills the read, but they are neither sent nor parsed). It keeps what it loaded and what it
+    committed, never what a failed commit tried to write.
+    """
+
+    def __init__(self, sessions: int = HELD_SESSIONS) -> None:
+        self._sessions: OrderedDict[str, tuple[int, list[str]]] = OrderedDict()
+        self._capacity = sessions
+        self._lock = threading.Lock()
+
+    def span(self, session_id: str) -> tuple[int, int] | None:
+        """The indices `[lo, hi)` held of the session, if any."""
+        with self._lock:
+            found = self._sessions.get(session_id)
+        return None if found is None else (found[0], found[0] + len(found[1]))
+
+    def messages(self, session_id: str) -> dict[int, str]:
+        """The held messages by history index."""
+        with self._lock:
+            lo, data = self._sessions.get(session_id, (0, []))
+        return {lo + k: d for k, d in enumerate(data)}
+
+    def keep(self, session_id: str, first: int, data: Sequence[str]) -> None:
+        """Hold messages `first`, `first + 1`, … (committed ones): joined to those held when they
+        follow on or overlap, in their place otherwise; the latest HOT are kept."""
+        with self._lock:
+            lo, held = self._sessions.pop(session_id, (first, []))
+            if lo <= first <= lo + len(held):
+                joined = held[: first - lo] + list(data)
+            else:
+                lo, joined = first, list(data)
+            if len(joined) > HOT:
+                lo, joined = lo + len(joined) - HOT, joined[-HOT:]
+            if joined:
+                self._sessions[session_id] = (lo, joined)
+            while len(self._sessions) > self._capacity:
+                self._sessions.popitem(last=False)
+
+    def forget(self, session_id: str) -> None:
+        """Hold nothing of the session (it was deleted)."""
+        with self._lock:
+            self._sessions.pop(session_id, None)
 
 
 def verdicts(meta: Item, head: Sequence[Item], response_index: int) -> list[str] | None:

@@ -12,10 +12,11 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_core.effects import SessionSnapshot
+from agent_core.effects import SessionSnapshot, StepEffects
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES
 from storage.dynamodb_items import item_size
+from storage.errors import ConflictError
 from tests.aws import DynamoRequests
 from tests.storage_cases import SID, approve, calls, create, refine, returns, step, texts, user, users
 
@@ -50,13 +51,19 @@ def hot_items(storage: DynamoDBSessionStorage) -> list[str]:
     return [i["sk"]["S"] for i in found if i["sk"]["S"].startswith(("H#", "V#"))]
 
 
+def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
+    """Another process's storage on the same table: it holds no messages yet (`hot.Held`)."""
+    return DynamoDBSessionStorage(storage.client, table_name=storage.table)
+
+
 def from_buckets(storage: DynamoDBSessionStorage, window: int = WINDOW) -> SessionSnapshot:
-    """The snapshot as the buckets alone give it (META's `hot` mark removed from a copy)."""
+    """The snapshot as the buckets alone give it (META's `hot` mark removed from a copy), read by a
+    process that holds no messages."""
     saved = meta(storage)
     stripped = {k: v for k, v in saved.items() if k != "hot"}
     storage.client.put_item(TableName=storage.table, Item=stripped)
     try:
-        return storage.load_step(SID, window=window)
+        return fresh(storage).load_step(SID, window=window)
     finally:
         storage.client.put_item(TableName=storage.table, Item=saved)
 
@@ -109,12 +116,12 @@ def test_a_session_from_before_the_hot_window_loads_from_the_buckets(storage: Dy
     old = {k: v for k, v in meta(storage).items() if k != "hot"}
     storage.client.put_item(TableName=storage.table, Item=old)  # as the previous layout left it
     expected = from_buckets(storage)
-    same(storage.load_step(SID, window=WINDOW), expected)
+    same(fresh(storage).load_step(SID, window=WINDOW), expected)
     step(storage, messages=[calls("y1")])  # the first commit since: slots from here on
     assert meta(storage)["hot"] == {"N": str(expected.token.message_count)}
     step(storage, verdicts=[approve("y1")])
     review_rounds(storage, 5)
-    same(storage.load_step(SID, window=WINDOW), from_buckets(storage))
+    same(fresh(storage).load_step(SID, window=WINDOW), from_buckets(storage))
 
 
 def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionStorage, counted: DynamoRequests) -> None:
@@ -125,12 +132,13 @@ def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionSt
     step(storage, messages=[returns("big"), *users(50, 1)])
     step(storage, messages=[calls(*(f"v{k}" for k in range(HOT_VERDICTS + 5)))])
     step(storage, verdicts=[approve(f"v{k}") for k in range(HOT_VERDICTS + 5)])
-    same(storage.load_step(SID, window=WINDOW), from_buckets(storage))
+    same(fresh(storage).load_step(SID, window=WINDOW), from_buckets(storage))
     step(storage, messages=[returns(*(f"v{k}" for k in range(HOT_VERDICTS + 5))), users(60, 1)[0]])
     step(storage, messages=[*users(61, 1)])
     step(storage, messages=[user(noise)])
+    other = fresh(storage)
     counted.take()
-    loaded = storage.load_step(SID, window=WINDOW)
+    loaded = other.load_step(SID, window=WINDOW)
     assert counted.take()["Query"] >= 2  # the large message's slot is empty: the bucket has it
     same(loaded, from_buckets(storage))
     assert texts(loaded.window)[-1] == noise
@@ -139,9 +147,55 @@ def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionSt
 def test_a_window_longer_than_meta_keeps_comes_from_the_buckets(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 40))
     step(storage, messages=users(40, 30))
-    long = storage.load_step(SID, window=HOT + 10)
+    long = fresh(storage).load_step(SID, window=HOT + 10)
     assert texts(long.window) == [f"m{i}" for i in range(70 - HOT - 10, 70)]
     assert texts(storage.load_step(SID, window=HOT).window) == [f"m{i}" for i in range(70 - HOT, 70)]
+
+
+class Returned:
+    """The sort keys each Query returned, seen at the boto3 client."""
+
+    def __init__(self, client: Any) -> None:
+        self.queries: list[list[str]] = []
+        client.meta.events.register("after-call.dynamodb.Query", self._seen)
+
+    def _seen(self, parsed: dict[str, Any], **_: Any) -> None:
+        self.queries.append([i["sk"]["S"] for i in parsed.get("Items", [])])
+
+
+def test_a_process_reads_no_slot_of_the_messages_it_holds(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 3))
+    review_rounds(storage, 3)
+    returned = Returned(storage.client)
+    held = storage.load_step(SID, window=WINDOW)
+    (head,) = returned.queries
+    assert not [k for k in head if k.startswith("H#")], "every message of the window was held"
+    same(held, fresh(storage).load_step(SID, window=WINDOW))
+    other = fresh(storage)  # another process steps the session on: its new slots reach this one
+    step(other, messages=[calls("z1", "z2")])
+    returned.queries.clear()
+    after = storage.load_step(SID, window=WINDOW)
+    assert [k for k in returned.queries[0] if k.startswith("H#")] == [f"H#{held.token.message_count % HOT:02d}"]
+    same(after, fresh(storage).load_step(SID, window=WINDOW))
+    assert texts(after.window)[-1] == "z1"
+
+
+def test_a_failed_commit_leaves_nothing_held(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 3))
+    stale = storage.load_step(SID, window=WINDOW)
+    step(fresh(storage), messages=users(3, 2))
+    with pytest.raises(ConflictError):
+        storage.commit(stale.token, StepEffects(messages=[user("never stored")]))
+    loaded = storage.load_step(SID, window=WINDOW)
+    assert texts(loaded.window) == ["m0", "m1", "m2", "m3", "m4"]
+    same(loaded, fresh(storage).load_step(SID, window=WINDOW))
+
+
+def test_a_listing_of_files_reads_no_slot(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 5))
+    returned = Returned(fresh(storage).client)
+    assert fresh(storage).load_step(SID, window=0).window == []
+    assert not [k for q in returned.queries for k in q if k.startswith("H#")]
 
 
 def verdict_items(storage: DynamoDBSessionStorage, bucket: int = 0) -> list[dict[str, Any]]:

@@ -67,7 +67,7 @@ def proposal_warnings(source: str, proposal: str, *, glossary: Sequence[Glossary
 def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEntry] = ()) -> tuple[QaWarning, ...]:
     """The glossary and format checks `proposal` fails against `source` (empty when none)."""
     warnings: list[QaWarning] = []
-    prose = prose_only(source)
+    prose = prose_only(source) if glossary else ""
     for entry in glossary:
         if occurs(entry.source, prose) and not occurs(entry.target, proposal):
             message = f"Glossary: «{entry.source}» should be translated as «{entry.target}»."

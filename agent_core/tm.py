@@ -79,6 +79,7 @@ class TmMatch:
     """From the entry's source to the new one; empty for an exact match."""
 
 
+@lru_cache(maxsize=8192)
 def normalize(source: str) -> str:
     """`source` in NFC with every run of whitespace one space, stripped: what an exact match compares."""
     return " ".join(unicodedata.normalize("NFC", source).split())

@@ -133,32 +133,33 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[str, int, int, i
     if gap is None:
         return _reject(f"{state.name} is already completely translated; there is nothing left.")
     start, gap_end = gap
-    ahead = await batch.reader.read_text(state.file_id, start, min(gap_end, start + 120))
-    where = (
-        f"The next untranslated text of {state.name} begins at character {start} with «{snippet(ahead)}». "
-        f"{LINE_BREAK_NOTE}"
-    )
+
+    async def where() -> str:  # where the text goes on, for a rejection (a unit that fits never needs it)
+        ahead = snippet(await batch.reader.read_text(state.file_id, start, min(gap_end, start + 120)))
+        note = LINE_BREAK_NOTE
+        return f"The next untranslated text of {state.name} begins at character {start} with «{ahead}». {note}"
+
     if len(src) > MAX_UNIT_CHARS:
         return _reject(
             f"src_string has {len(src)} characters; a unit has at most {MAX_UNIT_CHARS}. "
-            f"Split it at a sentence or line end. {where}"
+            f"Split it at a sentence or line end. {await where()}"
         )
     actual = await batch.reader.read_text(state.file_id, start, start + len(src))
     if actual != src:
         hint = _mismatch_hint(actual, src, _common_prefix(actual, src))
-        return _reject(f"src_string does not begin at the next untranslated text. {hint}{where}")
+        return _reject(f"src_string does not begin at the next untranslated text. {hint}{await where()}")
     end = start + len(src)
     if state.name.lower().endswith((".xlf", ".xliff")) and "\n\n" in src:
         # An XLIFF file's segments are joined by a blank line: a unit lies inside one segment.
         return _reject(
             "In an XLIFF file a unit lies inside one segment (segments are separated by a blank line); "
-            f"end the unit before character {start + src.index(chr(10) * 2)}. {where}"
+            f"end the unit before character {start + src.index(chr(10) * 2)}. {await where()}"
         )
     if end > gap_end:
         tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
         return _reject(
             f"src_string runs into text that is already translated, from character {gap_end} "
-            f"(«{snippet(tail, 40)}»). End the unit before it. {where}"
+            f"(«{snippet(tail, 40)}»). End the unit before it. {await where()}"
         )
     cover_end = await _whitespace_end(call, state.file_id, end, gap_end)
     batch.coverage[state.file_id] = add_span(covered, start, cover_end)

@@ -31,3 +31,9 @@ def test_step_cost_completes_beside_the_naive_design() -> None:
     out = run("bench/step_cost.py", "--sizes", "4000", "--memory", "off")
     assert "project/naive ms per reviewed batch" in out
     assert "the naive design stopped" not in out
+
+
+def test_moto_costs_prints_each_request_shape() -> None:
+    out = run("bench/moto_costs.py", "--rounds", "2")
+    assert "naive: GetItem of the history item" in out
+    assert "transaction: 2 puts, each packing 18 units" in out

@@ -106,6 +106,8 @@ class StepToken:
     hidden_messages: int = 0
     """How many of the history's messages the model is never shown (the translation memory's
     proposals and their returns): the window's boundary counts the others."""
+    covered: Mapping[str, Spans] = field(default_factory=dict)
+    """Each file's coverage as loaded: a new unit must lie outside it (storage refuses the commit)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,7 +141,8 @@ class StepEffects:
     verdicts: Sequence[Verdict] = ()
     """New or replaced verdicts on the calls of the token's latest response."""
     units: Sequence[UnitWrite] = ()
-    """New units (a unit already written at the same start fails the commit)."""
+    """New units: each outside its file's coverage as the token loaded it (else the commit fails:
+    a unit is never written twice) and inside the step's new `coverage` of its file."""
     revisions: Sequence[UnitWrite] = ()
     """New texts of written units (each replaces the unit written at the same file and start)."""
     corrections: Sequence[Correction] = ()

@@ -15,7 +15,9 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     S#<session>#B#<bucket:06>    R#<response:010>#<call>   a verdict on a call of the response at <response>
                                                            (a commit whose verdicts fill more than an item;
                                                            every verdict, before this release)
-    S#<session>#U#<file>#<n:05>  <start:010>               a written unit (n = start // UNIT_SPAN)
+    S#<session>#U#<file>#<n:05>  <start:010>               a commit's units in that span of the file (a map by
+                                                           start, keyed by the first; n = start // UNIT_SPAN),
+                                                           or one unit, as releases before this one wrote them
     I#<digest>                   IDEMPOTENCY               a kept answer (digest of owner and key; TTL expiresAt)
     O#<owner>                    K#<time>#<n>              a correction for the owner's memory
     O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
@@ -27,8 +29,10 @@ BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step
 files and the hot window (the latest messages and the verdicts on the latest two responses,
 compressed, in small items beside META: storage.dynamodb_hot) in one Query, so the buckets are read
 only for what the hot window lacks. It commits in one
-TransactWriteItems whose conditions are named below (a unit is written with the commit's time; a
-revision updates it in place, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
+TransactWriteItems whose conditions are named below (a commit's units are written with its time, one
+item per span; a unit lies outside the coverage the step loaded, storage.interface.check_units, and
+the commit is conditional on the version it loaded; a revision updates the unit in place, in the
+item that holds it, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
 gsi1sk = <updatedAt>#<session>) lists an owner's sessions newest first, and under TM#<owner> the
 owner's translation-memory entries by the time they were written. Sizes are checked before
 DynamoDB is called, as DynamoDB counts them (names plus UTF-8 values), so an oversized record is a
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -58,7 +62,7 @@ from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors
 from .errors import ConflictError, InvalidCursorError, NotFoundError
-from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, chunks, tm_record
+from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, check_units, chunks, tm_record
 from .records import Page, SessionRecord
 
 # Conditions, each named for why it is there:
@@ -121,6 +125,9 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         meta = next((i for i in head if i["sk"]["S"] == "META"), None)
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
+        if span is not None and span[2] != meta["createdAt"]["S"]:  # held of a session deleted since
+            self._held.forget(session_id)
+            return self.load_step(session_id, window=window)
         count = int(meta["messageCount"]["N"])
         first = max(0, count - max(window, 0))
         data = hot.window(meta, head, first, count, self._held.messages(session_id) if span else None)
@@ -128,7 +135,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
             data = [i["data"]["S"] for i in items]
         if data:
-            self._held.keep(session_id, first, data)
+            self._held.keep(session_id, meta["createdAt"]["S"], first, data)
         messages = load_messages(data)
         responses = [first + k for k, m in enumerate(messages) if isinstance(m, ModelResponse)]
         latest = responses[-1] if responses else -1
@@ -167,6 +174,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         dropped (the step still commits; a retry is answered by the session's state, not by replay).
         """
         sid, now = token.session_id, di.now_iso()
+        check_units(token, effects)
         verdicts = {v.tool.call_id: v for v in effects.verdicts}  # one write per call: the last verdict wins
         if verdicts and token.response_index < 0:
             raise InvalidRequestError("There is no model response for these copilot responses to answer.")
@@ -182,7 +190,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 index = token.message_count + k
                 actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
             actions += _verdict_writes(token, answers, now)
-            revised = _unit_writes(sid, effects, now, actions)
+            revised = _unit_writes(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():
                 key = {"pk": s(di.session_pk(sid)), "sk": s(f"F#{file_id}")}
                 values = {":c": s(di.to_json(covered))}
@@ -206,7 +214,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.") from exc
             raise
         if dumped:
-            self._held.keep(sid, token.message_count, dumped)
+            self._held.keep(sid, token.created_at, token.message_count, dumped)
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
 
@@ -391,7 +399,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """The file's units by position, span by span."""
         chars = self._file(session_id, file_id).chars
         spans = range(chars // UNIT_SPAN + 1)
-        return [di.unit_write(i) for k in spans for i in self._query(di.unit_pk(session_id, file_id, k * UNIT_SPAN))]
+        items = (i for k in spans for i in self._query(di.unit_pk(session_id, file_id, k * UNIT_SPAN)))
+        return sorted((u for i in items for u in di.unit_writes(i)), key=lambda u: u.start)
 
     def _file(self, session_id: str, file_id: str) -> FileState:
         item = self._get({"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")})
@@ -449,15 +458,19 @@ def _verdict_writes(token: StepToken, answers: Mapping[str, str], now: str) -> l
 
 
 def _unit_writes(
-    session_id: str, effects: StepEffects, now: str, actions: list[tuple[Item, int]]
+    session_id: str,
+    effects: StepEffects,
+    now: str,
+    actions: list[tuple[Item, int]],
+    stored: Callable[[str], list[Item]],
 ) -> dict[int, UnitWrite]:
-    """Append the step's new units and revisions to `actions`; the revisions' positions there.
+    """Append the step's new units (one item per unit partition, `di.units_items`) and revisions to
+    `actions`; the revisions' positions there. `stored` reads a unit partition's items: a revision
+    updates the item that holds its unit (one of a commit's, or of an older release's one per unit).
 
     A revision of a unit written in the same step is folded into its Put (one action per item).
     """
     written = {(u.file_id, u.start): u for u in effects.units}
-    if len(written) < len(effects.units):
-        raise ConflictError("A step writes each unit once.")
     revisions: dict[tuple[str, int], UnitWrite] = {}
     for r in effects.revisions:
         key = (r.file_id, r.start)
@@ -465,14 +478,21 @@ def _unit_writes(
             written[key] = replace(written[key], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
         else:
             revisions[key] = r
-    for u in written.values():
-        actions.append(di.put(di.unit_item(session_id, u, now), f"The unit at {u.start}", NOT_WRITTEN))
+    for item in di.units_items(session_id, list(written.values()), now):
+        actions.append(di.put(item, "The step's units", NOT_WRITTEN))
     positions: dict[int, UnitWrite] = {}
     for u in revisions.values():
-        expression, values = di.unit_revision(u, now)
-        unit_key = di.unit_key(session_id, u.file_id, u.start)
-        action, size = di.update(unit_key, expression, values, UNIT_WRITTEN, f"The revised unit at {u.start}")
-        action["Update"]["ExpressionAttributeNames"] = di.UNIT_NAMES
+        pk = di.unit_pk(session_id, u.file_id, u.start)
+        holder = next((i for i in stored(pk) if u.start in {w.start for w in di.unit_writes(i)}), None)
+        if holder is None:
+            raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
+        if "units" in holder:
+            action, size = di.units_item_revision(holder, u, now)
+        else:  # a unit an older release wrote as an item of its own
+            expression, values = di.unit_revision(u, now)
+            unit_key = di.unit_key(session_id, u.file_id, u.start)
+            action, size = di.update(unit_key, expression, values, UNIT_WRITTEN, f"The revised unit at {u.start}")
+            action["Update"]["ExpressionAttributeNames"] = di.UNIT_NAMES
         positions[len(actions)] = u
         actions.append((action, size))
     return positions

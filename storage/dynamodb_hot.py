@@ -14,9 +14,10 @@ session's partition also holds, compressed, what a step needs of it:
                                first commit since)
 
 They sort between the files (F#) and META, and after it, so the step's one Query (`sk >= F#`) returns
-them with META and the files (less the slots of the messages the process holds, `Held`). A message or verdict too large for its item (`SLOT_BYTES`,
-`VERDICT_BYTES`), or past `HOT_VERDICTS` on one response, is stored as NULL: the step then reads that
-part from the buckets, as it does for a window longer than HOT or a response older than `hot`. Every
+them with META and the files (less the slots of the messages the process holds, `Held`). A message
+or verdict too large for its item (`SLOT_BYTES`, `VERDICT_BYTES`), or past `HOT_VERDICTS` on one
+response, is stored as NULL: the step then reads that part from the buckets, as it does for a
+window longer than HOT or a response older than `hot`. Every
 write is a small item of its own (DynamoDB bills a write by the size of the item it writes), and
 none of these items grows past HOT_VERDICTS × VERDICT_BYTES (360 KB; a few hundred bytes in practice).
 """
@@ -102,39 +103,41 @@ class Held:
     A committed message never changes, so a process that holds a session's messages `[lo, hi)` has
     the step's Query leave their slots out (a filter on the slot's index: DynamoDB still reads them,
     and bills the read, but they are neither sent nor parsed). It keeps what it loaded and what it
-    committed, never what a failed commit tried to write.
+    committed, never what a failed commit tried to write, each with the session's creation time: a
+    session deleted and created again under its id is another session.
     """
 
     def __init__(self, sessions: int = HELD_SESSIONS) -> None:
-        self._sessions: OrderedDict[str, tuple[int, list[str]]] = OrderedDict()
+        self._sessions: OrderedDict[str, tuple[str, int, list[str]]] = OrderedDict()
         self._capacity = sessions
         self._lock = threading.Lock()
 
-    def span(self, session_id: str) -> tuple[int, int] | None:
-        """The indices `[lo, hi)` held of the session, if any."""
+    def span(self, session_id: str) -> tuple[int, int, str] | None:
+        """The indices `[lo, hi)` held of the session, and the creation time of the session they are of."""
         with self._lock:
             found = self._sessions.get(session_id)
-        return None if found is None else (found[0], found[0] + len(found[1]))
+        return None if found is None else (found[1], found[1] + len(found[2]), found[0])
 
     def messages(self, session_id: str) -> dict[int, str]:
         """The held messages by history index."""
         with self._lock:
-            lo, data = self._sessions.get(session_id, (0, []))
+            _, lo, data = self._sessions.get(session_id, ("", 0, []))
         return {lo + k: d for k, d in enumerate(data)}
 
-    def keep(self, session_id: str, first: int, data: Sequence[str]) -> None:
-        """Hold messages `first`, `first + 1`, … (committed ones): joined to those held when they
-        follow on or overlap, in their place otherwise; the latest HOT are kept."""
+    def keep(self, session_id: str, created_at: str, first: int, data: Sequence[str]) -> None:
+        """Hold messages `first`, `first + 1`, … (committed ones) of the session created at
+        `created_at`: joined to those held when they follow on or overlap, in their place otherwise;
+        the latest HOT are kept."""
         with self._lock:
-            lo, held = self._sessions.pop(session_id, (first, []))
-            if lo <= first <= lo + len(held):
+            created, lo, held = self._sessions.pop(session_id, (created_at, first, []))
+            if created == created_at and lo <= first <= lo + len(held):
                 joined = held[: first - lo] + list(data)
             else:
                 lo, joined = first, list(data)
             if len(joined) > HOT:
                 lo, joined = lo + len(joined) - HOT, joined[-HOT:]
             if joined:
-                self._sessions[session_id] = (lo, joined)
+                self._sessions[session_id] = (created_at, lo, joined)
             while len(self._sessions) > self._capacity:
                 self._sessions.popitem(last=False)
 

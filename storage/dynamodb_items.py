@@ -14,6 +14,7 @@ import json
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -372,6 +373,7 @@ def snapshot(
     verdicts (dumped) on the latest response and the one before it, each with its index."""
     verdicts = [load_verdict(v) for v in latest[1]]
     before = [load_verdict(v) for v in previous[1]]
+    files = upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#"))
     token = StepToken(
         session_id=session_id,
         owner=meta["owner"]["S"],
@@ -382,6 +384,7 @@ def snapshot(
         response_index=latest[0],
         verdict_ids=frozenset(v.tool.call_id for v in verdicts),
         previous_response_index=previous[0],
+        covered={f.file_id: f.covered for f in files},
     )
     return SessionSnapshot(
         token=token,
@@ -391,7 +394,7 @@ def snapshot(
         queued_inputs=queued_inputs(meta),
         copilot_responses=verdicts,
         previous_verdicts=before,
-        files=upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#")),
+        files=files,
     )
 
 
@@ -468,8 +471,70 @@ UNIT_NAMES = {"#t": "text", "#s": "status", "#o": "origin", "#c": "callId", "#u"
 """The revised attributes by name (TEXT and STATUS are reserved words in expressions)."""
 
 
+UNITS_ITEM_BYTES = 300_000
+"""The most a commit's units take in one item (DynamoDB's limit is 400 KB; a revision may grow it)."""
+
+
+def _packed_unit(u: UnitWrite, now: str) -> Item:
+    fields = {"e": u.end, "c": u.cover_end, "t": u.text, "i": u.call_id, "s": u.status, "o": u.origin, "u": now}
+    return s(to_json(fields))
+
+
+def units_items(session_id: str, units: Sequence[UnitWrite], now: str) -> list[Item]:
+    """A commit's new units as items: one per unit partition (more when they would pass
+    UNITS_ITEM_BYTES), keyed like its first unit, holding the units in a map by start (`units`)."""
+    items: list[Item] = []
+    size = 0
+    for u in sorted(units, key=lambda u: (u.file_id, u.start)):
+        pk, packed = unit_pk(session_id, u.file_id, u.start), _packed_unit(u, now)
+        grows = len(packed["S"].encode()) + 20
+        if not items or items[-1]["pk"]["S"] != pk or size + grows > UNITS_ITEM_BYTES:
+            items.append({"pk": s(pk), "sk": s(f"{u.start:010d}"), "fileId": s(u.file_id), "units": {"M": {}}})
+            size = 200
+        items[-1]["units"]["M"][str(u.start)] = packed
+        size += grows
+    return items
+
+
+def units_item_revision(item: Item, r: UnitWrite, now: str) -> tuple[Item, int]:
+    """The Update that replaces the unit at `r.start` inside a commit's units `item` (its span stays),
+    on condition that the item still holds it."""
+    stored = next(u for u in unit_writes(item) if u.start == r.start)
+    revised = replace(stored, text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
+    key = {"pk": item["pk"], "sk": item["sk"]}
+    values = {":v": _packed_unit(revised, now)}
+    what = f"The revised unit at {r.start}"
+    action, size = update(key, "SET #units.#k = :v", values, "attribute_exists(#units.#k)", what)
+    action["Update"]["ExpressionAttributeNames"] = {"#units": "units", "#k": str(r.start)}
+    return action, size
+
+
+def unit_writes(i: Item) -> list[UnitWrite]:
+    """The units of a unit item: a commit's (a map by start), or the one unit of an older release's item."""
+    if "units" not in i:
+        return [unit_write(i)]
+    file_id = i["fileId"]["S"]
+    out = []
+    for start, value in i["units"]["M"].items():
+        f = json.loads(value["S"])
+        out.append(
+            UnitWrite(
+                file_id=file_id,
+                start=int(start),
+                end=f["e"],
+                cover_end=f["c"],
+                text=f["t"],
+                call_id=f["i"],
+                status=f["s"],
+                origin=f["o"],
+                updated_at=f["u"],
+            )
+        )
+    return out
+
+
 def unit_write(i: Item) -> UnitWrite:
-    """A unit item back."""
+    """A unit item of the releases that wrote one item per unit."""
     return UnitWrite(
         file_id=i["fileId"]["S"],
         start=int(i["sk"]["S"]),

@@ -20,6 +20,7 @@ from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
 from agent_core.tm import TmEntry, normalize, source_hash
 
+from .errors import ConflictError, InvalidRequestError
 from .records import MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord
 
 MAX_STORED_BYTES = 400_000
@@ -157,6 +158,23 @@ class MemoryStorageInterface(ABC):
 
 class Storage(SessionStorageInterface, MemoryStorageInterface, ABC):
     """A backend: both contracts over one store."""
+
+
+def check_units(token: StepToken, effects: StepEffects) -> None:
+    """The contract's rule for a step's new units, before anything is written: each is written once,
+    outside its file's coverage as the token loaded it (ConflictError: a unit is never written twice,
+    a replayed step fails whole) and inside the step's new coverage of its file (InvalidRequestError).
+    The commit is conditional on the token's version, so the coverage it loaded is the stored one."""
+    starts = [(u.file_id, u.start) for u in effects.units]
+    if len(set(starts)) < len(starts):
+        raise ConflictError("A step writes each unit once.")
+    for u in effects.units:
+        if any(s < u.end and u.start < e for s, e in token.covered.get(u.file_id, ())):
+            raise ConflictError(f"The text at {u.start} of {u.file_id} is translated already: a unit is written once.")
+        if not any(s <= u.start and u.end <= e for s, e in effects.coverage.get(u.file_id, ())):
+            raise InvalidRequestError(
+                f"The unit at {u.start} of {u.file_id} is outside the step's coverage of its file."
+            )
 
 
 def chunks(content: str) -> list[str]:

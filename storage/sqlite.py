@@ -37,7 +37,16 @@ from agent_core.tm import TmEntry
 
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
-from .interface import CHUNK_CHARS, MAX_STORED_BYTES, MAX_TM_ENTRIES, Storage, TmRecord, chunks, tm_record
+from .interface import (
+    CHUNK_CHARS,
+    MAX_STORED_BYTES,
+    MAX_TM_ENTRIES,
+    Storage,
+    TmRecord,
+    check_units,
+    chunks,
+    tm_record,
+)
 from .records import SCHEMA_VERSION, MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord
 from .sqlite_paging import decode_cursor, page
 from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
@@ -178,6 +187,7 @@ class SQLiteStorage(Storage):
             response_index=response_index,
             verdict_ids=frozenset(v.tool.call_id for v in verdicts),
             previous_response_index=previous_index,
+            covered={f.file_id: f.covered for f in files},
         )
         return SessionSnapshot(
             token=token,
@@ -193,6 +203,7 @@ class SQLiteStorage(Storage):
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the step in one transaction if the stored version is the token's, else ConflictError."""
         sid, stamp = token.session_id, _now()
+        check_units(token, effects)
         _check_sizes(effects)
         if answer is not None and not _fits(answer.body):
             answer = None  # kept answers that cannot fit are dropped, never fail the step

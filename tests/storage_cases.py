@@ -17,7 +17,7 @@ from pydantic_ai.messages import (
 )
 
 from agent_core.copilot import Approve, Refined, Reject, ToolRef
-from agent_core.document import FileState
+from agent_core.document import FileState, add_span
 from agent_core.effects import (
     SessionSnapshot,
     StepEffects,
@@ -124,6 +124,14 @@ def unit(start: int, end: int, call: str = "c1", file_id: str = FID) -> UnitWrit
     return UnitWrite(
         file_id=file_id, start=start, end=end, cover_end=end + 1, text=f"t{start}", call_id=call, status="approve"
     )
+
+
+def covering(*units: UnitWrite) -> dict[str, tuple[tuple[int, int], ...]]:
+    """The coverage of each file the units are in, as a step that writes only them leaves it."""
+    spans: dict[str, tuple[tuple[int, int], ...]] = {}
+    for u in units:
+        spans[u.file_id] = add_span(spans.get(u.file_id, ()), u.start, u.cover_end)
+    return spans
 
 
 def revision(

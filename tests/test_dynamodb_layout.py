@@ -12,13 +12,29 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_core.effects import SessionSnapshot, StepEffects
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES
-from storage.dynamodb_items import item_size
+from storage.dynamodb_items import item_size, unit_item
 from storage.errors import ConflictError
 from tests.aws import DynamoRequests
-from tests.storage_cases import SID, approve, calls, create, refine, returns, step, texts, user, users
+from tests.storage_cases import (
+    FID,
+    SID,
+    add_file,
+    approve,
+    calls,
+    covering,
+    create,
+    refine,
+    returns,
+    revision,
+    step,
+    texts,
+    unit,
+    user,
+    users,
+)
 
 WINDOW = 16
 """What agent_core's runtime asks a step to load."""
@@ -191,11 +207,64 @@ def test_a_failed_commit_leaves_nothing_held(storage: DynamoDBSessionStorage) ->
     same(loaded, fresh(storage).load_step(SID, window=WINDOW))
 
 
+def test_a_session_created_again_under_its_id_is_not_served_what_was_held(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 3))
+    assert texts(storage.load_step(SID, window=WINDOW).window) == ["m0", "m1", "m2"]
+    other = fresh(storage)
+    other.delete_session(SID)
+    again = StepToken(
+        session_id=SID, owner="alice", version=0, created_at="2026-02-02T00:00:00.000+00:00", message_count=0
+    )
+    other.commit(again, StepEffects(messages=[user("new"), user("session")]))
+    assert texts(storage.load_step(SID, window=WINDOW).window) == ["new", "session"]
+
+
 def test_a_listing_of_files_reads_no_slot(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 5))
     returned = Returned(fresh(storage).client)
     assert fresh(storage).load_step(SID, window=0).window == []
     assert not [k for q in returned.queries for k in q if k.startswith("H#")]
+
+
+def unit_items(storage: DynamoDBSessionStorage) -> list[dict[str, Any]]:
+    """The items of the file FID's first unit partition."""
+    found: list[dict[str, Any]] = storage.client.query(
+        TableName=storage.table,
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": f"S#{SID}#U#{FID}#00000"}},
+        ConsistentRead=True,
+    )["Items"]
+    return found
+
+
+def test_a_commits_units_are_one_item_and_an_older_releases_read_and_revise_the_same(
+    storage: DynamoDBSessionStorage,
+) -> None:
+    create(storage, messages=users(0, 1))
+    add_file(storage, "One. Two. Three. Four.")
+    first = [unit(0, 4, "a"), unit(5, 9, "a")]
+    step(storage, units=first, coverage=covering(*first))
+    step(storage, units=[unit(10, 16, "b")], coverage=covering(*first, unit(10, 16)))
+    assert [(i["sk"]["S"], sorted(i["units"]["M"])) for i in unit_items(storage)] == [
+        ("0000000000", ["0", "5"]),
+        ("0000000010", ["10"]),
+    ]
+    # A release before this one wrote an item per unit: they list and revise the same.
+    listed = storage.list_units(SID, FID)
+    for item in unit_items(storage):
+        storage.client.delete_item(TableName=storage.table, Key={"pk": item["pk"], "sk": item["sk"]})
+    for u in listed:
+        storage.client.put_item(TableName=storage.table, Item=unit_item(SID, u, u.updated_at))
+    assert storage.list_units(SID, FID) == listed
+    step(storage, revisions=[revision(5, 9, "Deux.")])
+    step(storage, units=[unit(17, 22, "c")], coverage=covering(*first, unit(10, 16), unit(17, 22)))
+    step(storage, revisions=[revision(17, 22, "Quatre.")])
+    assert [(u.start, u.text) for u in storage.list_units(SID, FID)] == [
+        (0, "t0"),
+        (5, "Deux."),
+        (10, "t10"),
+        (17, "Quatre."),
+    ]
 
 
 def verdict_items(storage: DynamoDBSessionStorage, bucket: int = 0) -> list[dict[str, Any]]:

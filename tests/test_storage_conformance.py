@@ -27,6 +27,7 @@ from tests.storage_cases import (
     approve,
     atomic_requests,
     calls,
+    covering,
     create,
     entry,
     file,
@@ -320,11 +321,27 @@ def test_units_are_never_overwritten(storage: Storage) -> None:
     assert storage.load_step(SID, window=1).files[0].covered == ((0, 10),)
 
 
+def test_a_unit_inside_written_text_or_outside_the_steps_coverage_commits_nothing(storage: Storage) -> None:
+    create(storage)
+    add_file(storage, "One. Two. Three.")
+    step(storage, units=[unit(0, 9, "a")], coverage={FID: ((0, 10),)})
+    with pytest.raises(ConflictError):  # another start, inside text already translated
+        step(storage, messages=users(0, 1), units=[unit(5, 9, "b")], coverage={FID: ((0, 10),)})
+    with pytest.raises(InvalidRequestError):  # a unit its step's coverage does not hold
+        step(storage, messages=users(0, 1), units=[unit(10, 14, "c")], coverage={FID: ((0, 10),)})
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count) == (2, 0)
+    assert [u.start for u in storage.list_units(SID, FID)] == [0]
+    step(storage, units=[unit(10, 14, "c")], coverage={FID: ((0, 15),)})
+    assert [u.start for u in storage.list_units(SID, FID)] == [0, 10]
+
+
 def test_units_far_into_a_long_file(storage: Storage) -> None:
     create(storage)
     content = "word " * 30_000  # 150,000 characters
     add_file(storage, content)
-    step(storage, units=[unit(149_990, 149_994, "z"), unit(0, 4, "a"), unit(70_000, 70_004, "m")])
+    units = [unit(149_990, 149_994, "z"), unit(0, 4, "a"), unit(70_000, 70_004, "m")]
+    step(storage, units=units, coverage=covering(*units))
     assert [u.start for u in storage.list_units(SID, FID)] == [0, 70_000, 149_990]
 
 
@@ -332,7 +349,8 @@ def test_units_carry_their_origin_and_the_time_they_were_written(storage: Storag
     create(storage)
     add_file(storage, "One. Two. Three.")
     kept = replace(unit(5, 9, "b"), status="verbatim", origin="verbatim", updated_at="ignored")
-    step(storage, units=[replace(unit(0, 4, "a"), origin="memory"), kept])
+    written = [replace(unit(0, 4, "a"), origin="memory"), kept]
+    step(storage, units=written, coverage=covering(*written))
     units = storage.list_units(SID, FID)
     assert [(u.start, u.status, u.origin) for u in units] == [(0, "approve", "memory"), (5, "verbatim", "verbatim")]
     assert all(u.updated_at and u.updated_at != "ignored" for u in units), "storage sets the time"
@@ -363,19 +381,20 @@ def test_a_revision_replaces_the_written_unit(storage: Storage) -> None:
 def test_a_unit_written_and_revised_in_one_step(storage: Storage) -> None:
     create(storage)
     add_file(storage, "One. Two.")
-    step(storage, units=[unit(0, 4, "a")], revisions=[revision(0, 4, "Un.")])
+    step(storage, units=[unit(0, 4, "a")], revisions=[revision(0, 4, "Un.")], coverage=covering(unit(0, 4)))
     assert [(u.text, u.status, u.origin) for u in storage.list_units(SID, FID)] == [("Un.", "revised", "human")]
 
 
 def test_a_revision_of_an_unwritten_unit_commits_nothing(storage: Storage) -> None:
     create(storage)
     add_file(storage, "One. Two. Three.")
-    step(storage, units=[unit(0, 4, "a")])
+    step(storage, units=[unit(0, 4, "a")], coverage=covering(unit(0, 4)))
     with pytest.raises(NotFoundError):
         step(
             storage,
             messages=users(0, 1),
             units=[unit(5, 9, "b")],
+            coverage=covering(unit(0, 4), unit(5, 9)),
             revisions=[revision(0, 4, "Un."), revision(10, 16, "Trois.")],
             queued_inputs=["lost"],
         )
@@ -449,7 +468,9 @@ def test_delete_removes_everything_answers_included(storage: Storage) -> None:
     create(storage, messages=[user("go"), calls("a")])
     add_file(storage)
     token = storage.load_step(SID, window=10).token
-    effects = StepEffects(verdicts=[approve("a")], units=[unit(0, 4, "a")], messages=[returns("a")])
+    effects = StepEffects(
+        verdicts=[approve("a")], units=[unit(0, 4, "a")], messages=[returns("a")], coverage=covering(unit(0, 4))
+    )
     storage.commit(token, effects, answer=answer(expires=far))
     storage.keep_answer(SID, answer("k2", expires=far), now=int(time.time()))
     storage.put_memory_entry(entry("m_a"), max_entries=10)

@@ -475,9 +475,20 @@ UNITS_ITEM_BYTES = 300_000
 """The most a commit's units take in one item (DynamoDB's limit is 400 KB; a revision may grow it)."""
 
 
+_PACKED_UNIT = {
+    "e": "end",
+    "c": "cover_end",
+    "t": "text",
+    "i": "call_id",
+    "s": "status",
+    "o": "origin",
+    "u": "updated_at",
+}
+"""A unit's fields by their short names in a commit's units item (file and start are the item's and its map's)."""
+
+
 def _packed_unit(u: UnitWrite, now: str) -> Item:
-    fields = {"e": u.end, "c": u.cover_end, "t": u.text, "i": u.call_id, "s": u.status, "o": u.origin, "u": now}
-    return s(to_json(fields))
+    return s(to_json({short: getattr(replace(u, updated_at=now), name) for short, name in _PACKED_UNIT.items()}))
 
 
 def units_items(session_id: str, units: Sequence[UnitWrite], now: str) -> list[Item]:
@@ -514,23 +525,11 @@ def unit_writes(i: Item) -> list[UnitWrite]:
     if "units" not in i:
         return [unit_write(i)]
     file_id = i["fileId"]["S"]
-    out = []
-    for start, value in i["units"]["M"].items():
-        f = json.loads(value["S"])
-        out.append(
-            UnitWrite(
-                file_id=file_id,
-                start=int(start),
-                end=f["e"],
-                cover_end=f["c"],
-                text=f["t"],
-                call_id=f["i"],
-                status=f["s"],
-                origin=f["o"],
-                updated_at=f["u"],
-            )
-        )
-    return out
+    return [
+        UnitWrite(file_id=file_id, start=int(start), **{name: fields[short] for short, name in _PACKED_UNIT.items()})
+        for start, value in i["units"]["M"].items()
+        for fields in [json.loads(value["S"])]
+    ]
 
 
 def unit_write(i: Item) -> UnitWrite:

@@ -481,18 +481,26 @@ def _unit_writes(
     for item in di.units_items(session_id, list(written.values()), now):
         actions.append(di.put(item, "The step's units", NOT_WRITTEN))
     positions: dict[int, UnitWrite] = {}
+    partitions: dict[str, list[Item]] = {}
+    in_items: dict[tuple[str, str], tuple[Item, list[UnitWrite]]] = {}
     for u in revisions.values():
         pk = di.unit_pk(session_id, u.file_id, u.start)
-        holder = next((i for i in stored(pk) if u.start in {w.start for w in di.unit_writes(i)}), None)
+        if pk not in partitions:
+            partitions[pk] = stored(pk)
+        holder = next((i for i in partitions[pk] if u.start in {w.start for w in di.unit_writes(i)}), None)
         if holder is None:
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
-        if "units" in holder:
-            action, size = di.units_item_revision(holder, u, now)
-        else:  # a unit an older release wrote as an item of its own
-            expression, values = di.unit_revision(u, now)
-            unit_key = di.unit_key(session_id, u.file_id, u.start)
-            action, size = di.update(unit_key, expression, values, UNIT_WRITTEN, f"The revised unit at {u.start}")
-            action["Update"]["ExpressionAttributeNames"] = di.UNIT_NAMES
+        if "units" in holder:  # revisions of one item are one action (a transaction touches an item once)
+            in_items.setdefault((pk, holder["sk"]["S"]), (holder, []))[1].append(u)
+            continue
+        # a unit an older release wrote as an item of its own
+        expression, values = di.unit_revision(u, now)
+        unit_key = di.unit_key(session_id, u.file_id, u.start)
+        action, size = di.update(unit_key, expression, values, UNIT_WRITTEN, f"The revised unit at {u.start}")
+        action["Update"]["ExpressionAttributeNames"] = di.UNIT_NAMES
         positions[len(actions)] = u
         actions.append((action, size))
+    for holder, revised in in_items.values():
+        positions[len(actions)] = revised[0]
+        actions.append(di.units_item_revision(holder, revised, now))
     return positions

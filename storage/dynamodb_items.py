@@ -507,16 +507,20 @@ def units_items(session_id: str, units: Sequence[UnitWrite], now: str) -> list[I
     return items
 
 
-def units_item_revision(item: Item, r: UnitWrite, now: str) -> tuple[Item, int]:
-    """The Update that replaces the unit at `r.start` inside a commit's units `item` (its span stays),
-    on condition that the item still holds it."""
-    stored = next(u for u in unit_writes(item) if u.start == r.start)
-    revised = replace(stored, text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
+def units_item_revision(item: Item, revisions: Sequence[UnitWrite], now: str) -> tuple[Item, int]:
+    """The one Update that replaces the revised units inside a commit's units `item` (their spans
+    stay), on condition that the item still holds each of them."""
+    stored = {u.start: u for u in unit_writes(item)}
+    sets, held, values, names = [], [], {}, {"#units": "units"}
+    for k, r in enumerate(revisions):
+        revised = replace(stored[r.start], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
+        sets.append(f"#units.#k{k} = :v{k}")
+        held.append(f"attribute_exists(#units.#k{k})")
+        values[f":v{k}"], names[f"#k{k}"] = _packed_unit(revised, now), str(r.start)
     key = {"pk": item["pk"], "sk": item["sk"]}
-    values = {":v": _packed_unit(revised, now)}
-    what = f"The revised unit at {r.start}"
-    action, size = update(key, "SET #units.#k = :v", values, "attribute_exists(#units.#k)", what)
-    action["Update"]["ExpressionAttributeNames"] = {"#units": "units", "#k": str(r.start)}
+    what = f"The revised unit at {revisions[0].start}"
+    action, size = update(key, "SET " + ", ".join(sets), values, " AND ".join(held), what)
+    action["Update"]["ExpressionAttributeNames"] = names
     return action, size
 
 

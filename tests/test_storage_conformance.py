@@ -378,6 +378,15 @@ def test_a_revision_replaces_the_written_unit(storage: Storage) -> None:
     assert storage.load_step(SID, window=1).files[0].covered == ((0, 10),)
 
 
+def test_units_written_together_are_revised_together(storage: Storage) -> None:
+    create(storage)
+    add_file(storage, "One. Two. Three.")
+    written = [unit(0, 4, "a"), unit(5, 9, "a"), unit(10, 16, "a")]
+    step(storage, units=written, coverage=covering(*written))
+    step(storage, revisions=[revision(10, 16, "Trois."), revision(0, 4, "Un.")])
+    assert [(u.start, u.text) for u in storage.list_units(SID, FID)] == [(0, "Un."), (5, "t5"), (10, "Trois.")]
+
+
 def test_a_unit_written_and_revised_in_one_step(storage: Storage) -> None:
     create(storage)
     add_file(storage, "One. Two.")

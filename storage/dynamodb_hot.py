@@ -94,6 +94,9 @@ def window(
 
 HELD_SESSIONS = 64
 """Sessions whose latest messages a process keeps (at most HOT messages each)."""
+HELD_CHARS = 8_000_000
+"""The most a process holds, in characters of dumped messages over all sessions (least recently
+stepped sessions go first); a session's latest messages past it are not held at all."""
 
 
 class Held:
@@ -107,9 +110,11 @@ class Held:
     session deleted and created again under its id is another session.
     """
 
-    def __init__(self, sessions: int = HELD_SESSIONS) -> None:
+    def __init__(self, sessions: int = HELD_SESSIONS, chars: int = HELD_CHARS) -> None:
         self._sessions: OrderedDict[str, tuple[str, int, list[str]]] = OrderedDict()
         self._capacity = sessions
+        self._budget = chars
+        self._chars = 0
         self._lock = threading.Lock()
 
     def span(self, session_id: str) -> tuple[int, int, str] | None:
@@ -129,22 +134,32 @@ class Held:
         `created_at`: joined to those held when they follow on or overlap, in their place otherwise;
         the latest HOT are kept."""
         with self._lock:
-            created, lo, held = self._sessions.pop(session_id, (created_at, first, []))
+            created, lo, held = self._drop(session_id) or (created_at, first, [])
             if created == created_at and lo <= first <= lo + len(held):
                 joined = held[: first - lo] + list(data)
             else:
                 lo, joined = first, list(data)
             if len(joined) > HOT:
                 lo, joined = lo + len(joined) - HOT, joined[-HOT:]
-            if joined:
-                self._sessions[session_id] = (created_at, lo, joined)
-            while len(self._sessions) > self._capacity:
-                self._sessions.popitem(last=False)
+            size = sum(map(len, joined))
+            if not joined or size > self._budget:
+                return
+            self._sessions[session_id] = (created_at, lo, joined)
+            self._chars += size
+            while len(self._sessions) > self._capacity or self._chars > self._budget:
+                self._drop(next(iter(self._sessions)))
 
     def forget(self, session_id: str) -> None:
         """Hold nothing of the session (it was deleted)."""
         with self._lock:
-            self._sessions.pop(session_id, None)
+            self._drop(session_id)
+
+    def _drop(self, session_id: str) -> tuple[str, int, list[str]] | None:
+        """Remove the session's entry (under the lock), and return it."""
+        found = self._sessions.pop(session_id, None)
+        if found is not None:
+            self._chars -= sum(map(len, found[2]))
+        return found
 
 
 def verdicts(meta: Item, head: Sequence[Item], response_index: int) -> list[str] | None:

@@ -14,7 +14,7 @@ import pytest
 
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken
 from storage.dynamodb import DynamoDBSessionStorage
-from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES
+from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES, Held
 from storage.dynamodb_items import item_size, unit_item
 from storage.errors import ConflictError
 from tests.aws import DynamoRequests
@@ -217,6 +217,24 @@ def test_a_session_created_again_under_its_id_is_not_served_what_was_held(storag
     )
     other.commit(again, StepEffects(messages=[user("new"), user("session")]))
     assert texts(storage.load_step(SID, window=WINDOW).window) == ["new", "session"]
+
+
+def test_what_a_process_holds_is_bounded_by_sessions_and_characters() -> None:
+    held = Held(sessions=2, chars=100)
+    held.keep("s1", "t", 0, ["a" * 10, "b" * 10])
+    held.keep("s1", "t", 2, ["c" * 10])  # follows on: joined
+    assert held.span("s1") == (0, 3, "t")
+    held.keep("s1", "t", 7, ["h"])  # a gap: in their place
+    assert held.messages("s1") == {7: "h"}
+    held.keep("s2", "t", 0, ["x" * 40])
+    held.keep("s3", "t", 0, ["y" * 40])  # a third session: the least recently stepped goes
+    assert (held.span("s1"), held.span("s2")) == (None, (0, 1, "t"))
+    held.keep("s2", "t", 1, ["z" * 40])  # 120 characters held: the other session goes
+    assert (held.span("s2"), held.span("s3")) == ((0, 2, "t"), None)
+    held.keep("s4", "t", 0, ["w" * 101])  # more than the whole budget: not held at all
+    assert held.span("s4") is None and held.span("s2") == (0, 2, "t")
+    held.keep("s2", "t", 0, [str(k) for k in range(HOT + 3)])  # the latest HOT only
+    assert held.span("s2") == (3, HOT + 3, "t")
 
 
 def test_a_listing_of_files_reads_no_slot(storage: DynamoDBSessionStorage) -> None:

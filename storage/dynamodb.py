@@ -133,7 +133,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         data = hot.window(meta, head, first, count, self._held.messages(session_id) if span else None)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
-            data = [i["data"]["S"] for i in items]
+            data = [di.message_data(i) for i in items]
         if data:
             self._held.keep(session_id, meta["createdAt"]["S"], first, data)
         messages = load_messages(data)
@@ -303,7 +303,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         count = self.get_session(session_id).message_count
         start = di.cursor_number(di.decode_cursor(cursor), "i", at_most=count) if cursor else 0
         end = min(count, start + max(1, limit))
-        data = [i["data"]["S"] for b in di.buckets(start, end) for i in self._messages(session_id, b, start, end)]
+        data = [di.message_data(i) for b in di.buckets(start, end) for i in self._messages(session_id, b, start, end)]
         return Page(load_messages(data), di.encode_cursor({"i": end}) if end < count else None)
 
     def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:

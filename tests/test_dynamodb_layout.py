@@ -6,6 +6,7 @@ for it, a window longer than it keeps, a response older than it."""
 from __future__ import annotations
 
 import os
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -158,6 +159,23 @@ def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionSt
     assert counted.take()["Query"] >= 2  # the large message's slot is empty: the bucket has it
     same(loaded, from_buckets(storage))
     assert texts(loaded.window)[-1] == noise
+
+
+def test_a_message_is_stored_compressed_and_an_older_releases_read_the_same(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 3))
+    bucket = storage.client.query(
+        TableName=storage.table,
+        KeyConditionExpression="pk = :p",
+        ExpressionAttributeValues={":p": {"S": f"S#{SID}#B#000000"}},
+        ConsistentRead=True,
+    )["Items"]
+    assert [sorted(i) for i in bucket] == [["pk", "sk", "z"]] * 3
+    expected = storage.list_messages(SID, cursor=None, limit=10).items
+    for item in bucket[:2]:  # as a release before this one wrote them: the JSON as it is
+        old = {"pk": item["pk"], "sk": item["sk"], "data": {"S": zlib.decompress(item["z"]["B"]).decode()}}
+        storage.client.put_item(TableName=storage.table, Item=old)
+    assert storage.list_messages(SID, cursor=None, limit=10).items == expected
+    assert list(from_buckets(storage).window) == expected
 
 
 def test_a_window_longer_than_meta_keeps_comes_from_the_buckets(storage: DynamoDBSessionStorage) -> None:

@@ -7,7 +7,8 @@ messages; DynamoDB requests and bytes per step (first and last quarter, ratio); 
 milliseconds per step; peak memory. Then, side by side with a naive design measured in the same
 run (bench/naive_agent.py: pydantic-ai deferred tools, the whole history in one DynamoDB item,
 the same pseudo model, reviewer and moto), per step and per reviewed batch: milliseconds, DynamoDB
-requests and bytes, model bytes, late/early ratios, and project/naive milliseconds per batch.
+requests, bytes and write units (as DynamoDB bills writes, by item size), model bytes, late/early
+ratios, and project/naive milliseconds per batch.
 A reviewed batch is the verdicts on one batch of proposals and every step until the next proposals
 (or the end). A benchmark, not a test: it asserts nothing.
 
@@ -19,9 +20,11 @@ A reviewed batch is the verdicts on one batch of proposals and every step until 
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import functools
 import io
+import json
 import os
 import resource
 import statistics
@@ -83,11 +86,14 @@ class MeasuredModel(WrapperModel):
 
 @dataclass
 class DynamoCounter:
-    """Counts DynamoDB requests and bytes (request and response bodies) per step."""
+    """Counts DynamoDB requests, bytes (request and response bodies) and write units per step."""
 
     requests: int = 0
     bytes: int = 0
+    write_units: int = 0
     per_step: list[tuple[int, int]] = field(default_factory=list)
+    units_per_step: list[int] = field(default_factory=list)
+    """Write units per step, as DynamoDB bills them by item size (see `write_units`)."""
     operations: Counter[str] = field(default_factory=Counter)
     """Requests by operation over the whole run (steps and setup)."""
 
@@ -96,16 +102,64 @@ class DynamoCounter:
         client.meta.events.register("after-call.dynamodb.*", self._received)
 
     def _sent(self, request: Any, event_name: str = "", **_: Any) -> None:
-        self.operations[event_name.rsplit(".", 1)[-1]] += 1
+        operation = event_name.rsplit(".", 1)[-1]
+        self.operations[operation] += 1
         self.requests += 1
         self.bytes += len(request.body or b"")
+        self.write_units += write_units(operation, json.loads(request.body or b"{}"))
 
     def _received(self, http_response: Any, **_: Any) -> None:
         self.bytes += len(http_response.content or b"")
 
     def mark(self) -> None:
         self.per_step.append((self.requests, self.bytes))
-        self.requests = self.bytes = 0
+        self.units_per_step.append(self.write_units)
+        self.requests = self.bytes = self.write_units = 0
+
+
+def write_units(operation: str, body: dict[str, Any]) -> int:
+    """The write units a request costs on DynamoDB, by the size of what it writes: 1 per KB of each
+    item, 2 in a transaction; an update or delete counted by what the request carries (a lower bound:
+    DynamoDB bills it by the item's size), an index's copy of an item not counted."""
+
+    def units(written: dict[str, Any]) -> int:
+        return max(1, -(-_wire_size(written) // 1024))
+
+    if operation == "TransactWriteItems":
+        total = 0
+        for action in body.get("TransactItems", []):
+            (kind, op), *_ = action.items()
+            written = op.get("Item") or {**op.get("Key", {}), **op.get("ExpressionAttributeValues", {})}
+            total += 2 * units(written) if kind != "ConditionCheck" else 0
+        return total
+    if operation == "PutItem":
+        return units(body["Item"])
+    if operation in ("UpdateItem", "DeleteItem"):
+        return units({**body["Key"], **body.get("ExpressionAttributeValues", {})})
+    if operation == "BatchWriteItem":
+        requests = [r for rs in body.get("RequestItems", {}).values() for r in rs]
+        return sum(units(r["PutRequest"]["Item"]) if "PutRequest" in r else 1 for r in requests)
+    return 0
+
+
+def _wire_size(item: dict[str, Any]) -> int:
+    """An item's size as DynamoDB counts it (names plus values), from its JSON on the wire."""
+
+    def value(v: dict[str, Any]) -> int:
+        (kind, x), *_ = v.items()
+        if kind == "S":
+            return len(x.encode("utf-8"))
+        if kind == "B":
+            return len(base64.b64decode(x))
+        if kind == "N":
+            return len(x) // 2 + 1
+        if kind == "M":
+            return 3 + sum(len(k.encode()) + value(e) for k, e in x.items())
+        if kind == "L":
+            return 3 + sum(1 + value(e) for e in x)
+        return 1
+
+    return sum(len(name.encode()) + value(v) for name, v in item.items())
 
 
 @dataclass
@@ -115,6 +169,8 @@ class Trace:
     step_ms: list[float] = field(default_factory=list)
     step_ddb: list[tuple[int, int]] = field(default_factory=list)
     """(requests, bytes) per step."""
+    step_write_units: list[int] = field(default_factory=list)
+    """DynamoDB write units per step (`write_units`)."""
     model_sent: list[int] = field(default_factory=list)
     """Bytes sent per model request."""
     batches: list[tuple[int, int, int, int]] = field(default_factory=list)
@@ -199,7 +255,9 @@ def run(
         counter.mark()
         counter.per_step.clear()
         counter.operations.clear()
+        counter.units_per_step.clear()
         trace.step_ddb = counter.per_step
+        trace.step_write_units = counter.units_per_step
 
         def timed(method: str, path: str, body: Any = None) -> tuple[int, Any]:
             started = time.perf_counter()
@@ -262,6 +320,7 @@ def run_naive(size: int, pseudo: Model) -> Trace:
         trace.model_sent = model.sent
         agent = NaiveAgent(model, store)
         counter.per_step = trace.step_ddb
+        counter.units_per_step = trace.step_write_units
         session_id, file_id = "s_naive", "f_" + "0" * 32
         agent.upload(session_id, file_id, "doc.md", source)
         counter.requests = counter.bytes = 0  # the table's creation and the upload are not steps
@@ -303,6 +362,7 @@ class Side:
     req_batch: tuple[float, float]
     bytes_step: tuple[float, float]
     bytes_batch: tuple[float, float]
+    write_units_batch: tuple[float, float]
     model_request: tuple[float, float]
     model_requests_batch: float
     units_batch: float
@@ -320,6 +380,7 @@ def side(trace: Trace) -> Side:
     byt = [float(sum(b for _, b in d)) for _, d, _ in batches]
     mod = [float(sum(s)) for _, _, s in batches]
     ratios = tuple(last / first if first else float("nan") for first, last in map(quarters, (ms, req, byt, mod)))
+    wcu = [float(sum(trace.step_write_units[a:b])) for a, b, _, _ in trace.batches]
     return Side(
         steps=len(trace.step_ms),
         batches=len(batches),
@@ -329,6 +390,7 @@ def side(trace: Trace) -> Side:
         req_batch=_pair(req),
         bytes_step=_pair([float(b) for _, b in trace.step_ddb]),
         bytes_batch=_pair(byt),
+        write_units_batch=_pair(wcu),
         model_request=_pair([float(s) for s in trace.model_sent]),
         model_requests_batch=statistics.mean(float(len(s)) for _, _, s in batches),
         units_batch=statistics.mean(float(u) for u in trace.units),
@@ -360,6 +422,11 @@ def print_sides(project: Side, naive: Side) -> None:
         ("DynamoDB requests per batch", pair.format(*project.req_batch), pair.format(*naive.req_batch)),
         ("DynamoDB bytes per step", whole.format(*project.bytes_step), whole.format(*naive.bytes_step)),
         ("DynamoDB bytes per batch", whole.format(*project.bytes_batch), whole.format(*naive.bytes_batch)),
+        (
+            "DynamoDB write units per batch",
+            whole.format(*project.write_units_batch),
+            whole.format(*naive.write_units_batch),
+        ),
         ("model bytes per request", whole.format(*project.model_request), whole.format(*naive.model_request)),
         ("model requests per batch, mean", f"{project.model_requests_batch:.2f}", f"{naive.model_requests_batch:.2f}"),
     ]

@@ -15,9 +15,8 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     S#<session>#B#<bucket:06>    R#<response:010>#<call>   a verdict on a call of the response at <response>
                                                            (a commit whose verdicts fill more than an item;
                                                            every verdict, before this release)
-    S#<session>#U#<file>#<n:05>  <start:010>               a commit's units in that span of the file (a map by
-                                                           start, keyed by the first; n = start // UNIT_SPAN),
-                                                           or one unit, as releases before this one wrote them
+    S#<session>#U#<file>#<n:05>  <start:010>               a commit's units in that span of the file
+                                                           (storage.dynamodb_units)
     I#<digest>                   IDEMPOTENCY               a kept answer (digest of owner and key; TTL expiresAt)
     O#<owner>                    K#<time>#<n>              a correction for the owner's memory
     O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
@@ -44,8 +43,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -57,6 +55,7 @@ from agent_core.errors import InvalidRequestError
 from . import dynamodb_hot as hot
 from . import dynamodb_items as di
 from . import dynamodb_tm as tm
+from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage
@@ -74,8 +73,6 @@ SAME_VERSION = "version = :expected"
 NOT_WRITTEN = "attribute_not_exists(sk)"
 # A file's coverage is updated only while the file (and so its session) still exists.
 FILE_EXISTS = "attribute_exists(sk)"
-# A revision replaces a written unit: one that is not written fails the step (NotFoundError).
-UNIT_WRITTEN = "attribute_exists(sk)"
 # A file is added only to a session that exists, and only while it holds fewer than :max files
 # (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
 FILE_ROOM = "attribute_exists(pk) AND (attribute_not_exists(fileCount) OR fileCount < :max)"
@@ -190,7 +187,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 index = token.message_count + k
                 actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
             actions += _verdict_writes(token, answers, now)
-            revised = _unit_writes(sid, effects, now, actions, lambda pk: list(self._query(pk)))
+            revised = units.unit_writes_of(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():
                 key = {"pk": s(di.session_pk(sid)), "sk": s(f"F#{file_id}")}
                 values = {":c": s(di.to_json(covered))}
@@ -400,7 +397,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         chars = self._file(session_id, file_id).chars
         spans = range(chars // UNIT_SPAN + 1)
         items = (i for k in spans for i in self._query(di.unit_pk(session_id, file_id, k * UNIT_SPAN)))
-        return sorted((u for i in items for u in di.unit_writes(i)), key=lambda u: u.start)
+        return sorted((u for i in items for u in units.unit_writes(i)), key=lambda u: u.start)
 
     def _file(self, session_id: str, file_id: str) -> FileState:
         item = self._get({"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")})
@@ -455,52 +452,3 @@ def _verdict_writes(token: StepToken, answers: Mapping[str, str], now: str) -> l
         di.put(di.verdict_item(sid, response, call_id, data, now), f"The copilot response to {call_id}")
         for call_id, data in answers.items()
     ]
-
-
-def _unit_writes(
-    session_id: str,
-    effects: StepEffects,
-    now: str,
-    actions: list[tuple[Item, int]],
-    stored: Callable[[str], list[Item]],
-) -> dict[int, UnitWrite]:
-    """Append the step's new units (one item per unit partition, `di.units_items`) and revisions to
-    `actions`; the revisions' positions there. `stored` reads a unit partition's items: a revision
-    updates the item that holds its unit (one of a commit's, or of an older release's one per unit).
-
-    A revision of a unit written in the same step is folded into its Put (one action per item).
-    """
-    written = {(u.file_id, u.start): u for u in effects.units}
-    revisions: dict[tuple[str, int], UnitWrite] = {}
-    for r in effects.revisions:
-        key = (r.file_id, r.start)
-        if key in written:
-            written[key] = replace(written[key], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
-        else:
-            revisions[key] = r
-    for item in di.units_items(session_id, list(written.values()), now):
-        actions.append(di.put(item, "The step's units", NOT_WRITTEN))
-    positions: dict[int, UnitWrite] = {}
-    partitions: dict[str, list[Item]] = {}
-    in_items: dict[tuple[str, str], tuple[Item, list[UnitWrite]]] = {}
-    for u in revisions.values():
-        pk = di.unit_pk(session_id, u.file_id, u.start)
-        if pk not in partitions:
-            partitions[pk] = stored(pk)
-        holder = next((i for i in partitions[pk] if u.start in {w.start for w in di.unit_writes(i)}), None)
-        if holder is None:
-            raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
-        if "units" in holder:  # revisions of one item are one action (a transaction touches an item once)
-            in_items.setdefault((pk, holder["sk"]["S"]), (holder, []))[1].append(u)
-            continue
-        # a unit an older release wrote as an item of its own
-        expression, values = di.unit_revision(u, now)
-        unit_key = di.unit_key(session_id, u.file_id, u.start)
-        action, size = di.update(unit_key, expression, values, UNIT_WRITTEN, f"The revised unit at {u.start}")
-        action["Update"]["ExpressionAttributeNames"] = di.UNIT_NAMES
-        positions[len(actions)] = u
-        actions.append((action, size))
-    for holder, revised in in_items.values():
-        positions[len(actions)] = revised[0]
-        actions.append(di.units_item_revision(holder, revised, now))
-    return positions

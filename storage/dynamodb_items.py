@@ -15,7 +15,6 @@ import secrets
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,7 +22,7 @@ from pydantic_ai.messages import ModelMessage
 from pydantic_core import PydanticSerializationError
 
 from agent_core.document import FileState
-from agent_core.effects import Correction, SessionSnapshot, StepToken, StoredAnswer, Telemetry, UnitWrite
+from agent_core.effects import Correction, SessionSnapshot, StepToken, StoredAnswer, Telemetry
 from agent_core.errors import InvalidRequestError, TooLargeError
 
 from .codec import load_verdict
@@ -421,7 +420,7 @@ def verdict_position(cursor: str | None, last_bucket: int) -> tuple[int, str | N
     return cursor_number(position, "b", at_most=last_bucket + 1), start, listed
 
 
-# -- files and units --------------------------------------------------------------------------
+# -- files --------------------------------------------------------------------------------------
 
 
 def file_item(session_id: str, f: FileState, created_at: str, chunk_count: int) -> Item:
@@ -451,115 +450,6 @@ def file_state(i: Item) -> FileState:
 def upload_order(files: Iterable[FileState]) -> list[FileState]:
     """Files in the order they were added."""
     return sorted(files, key=lambda f: (f.created_at, f.file_id))
-
-
-def unit_key(session_id: str, file_id: str, start: int) -> Item:
-    """The key of the unit written at `start` of the file."""
-    return {"pk": s(unit_pk(session_id, file_id, start)), "sk": s(f"{start:010d}")}
-
-
-def unit_item(session_id: str, u: UnitWrite, now: str) -> Item:
-    """A written unit, keyed by its start in the file, stamped with the commit's time."""
-    return unit_key(session_id, u.file_id, u.start) | {
-        "fileId": s(u.file_id),
-        "end": n(u.end),
-        "coverEnd": n(u.cover_end),
-        "text": s(u.text),
-        "callId": s(u.call_id),
-        "status": s(u.status),
-        "origin": s(u.origin),
-        "updatedAt": s(now),
-    }
-
-
-def unit_revision(u: UnitWrite, now: str) -> tuple[str, Item]:
-    """The update expression and values that replace a written unit's text (its span stays)."""
-    values = {":t": s(u.text), ":s": s(u.status), ":o": s(u.origin), ":c": s(u.call_id), ":u": s(now)}
-    return "SET #t = :t, #s = :s, #o = :o, #c = :c, #u = :u", values
-
-
-UNIT_NAMES = {"#t": "text", "#s": "status", "#o": "origin", "#c": "callId", "#u": "updatedAt"}
-"""The revised attributes by name (TEXT and STATUS are reserved words in expressions)."""
-
-
-UNITS_ITEM_BYTES = 300_000
-"""The most a commit's units take in one item (DynamoDB's limit is 400 KB; a revision may grow it)."""
-
-
-_PACKED_UNIT = {
-    "e": "end",
-    "c": "cover_end",
-    "t": "text",
-    "i": "call_id",
-    "s": "status",
-    "o": "origin",
-    "u": "updated_at",
-}
-"""A unit's fields by their short names in a commit's units item (file and start are the item's and its map's)."""
-
-
-def _packed_unit(u: UnitWrite, now: str) -> Item:
-    return s(to_json({short: getattr(replace(u, updated_at=now), name) for short, name in _PACKED_UNIT.items()}))
-
-
-def units_items(session_id: str, units: Sequence[UnitWrite], now: str) -> list[Item]:
-    """A commit's new units as items: one per unit partition (more when they would pass
-    UNITS_ITEM_BYTES), keyed like its first unit, holding the units in a map by start (`units`)."""
-    items: list[Item] = []
-    size = 0
-    for u in sorted(units, key=lambda u: (u.file_id, u.start)):
-        pk, packed = unit_pk(session_id, u.file_id, u.start), _packed_unit(u, now)
-        grows = len(packed["S"].encode()) + 20
-        if not items or items[-1]["pk"]["S"] != pk or size + grows > UNITS_ITEM_BYTES:
-            items.append({"pk": s(pk), "sk": s(f"{u.start:010d}"), "fileId": s(u.file_id), "units": {"M": {}}})
-            size = 200
-        items[-1]["units"]["M"][str(u.start)] = packed
-        size += grows
-    return items
-
-
-def units_item_revision(item: Item, revisions: Sequence[UnitWrite], now: str) -> tuple[Item, int]:
-    """The one Update that replaces the revised units inside a commit's units `item` (their spans
-    stay), on condition that the item still holds each of them."""
-    stored = {u.start: u for u in unit_writes(item)}
-    sets, held, values, names = [], [], {}, {"#units": "units"}
-    for k, r in enumerate(revisions):
-        revised = replace(stored[r.start], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
-        sets.append(f"#units.#k{k} = :v{k}")
-        held.append(f"attribute_exists(#units.#k{k})")
-        values[f":v{k}"], names[f"#k{k}"] = _packed_unit(revised, now), str(r.start)
-    key = {"pk": item["pk"], "sk": item["sk"]}
-    what = f"The revised unit at {revisions[0].start}"
-    action, size = update(key, "SET " + ", ".join(sets), values, " AND ".join(held), what)
-    action["Update"]["ExpressionAttributeNames"] = names
-    return action, size
-
-
-def unit_writes(i: Item) -> list[UnitWrite]:
-    """The units of a unit item: a commit's (a map by start), or the one unit of an older release's item."""
-    if "units" not in i:
-        return [unit_write(i)]
-    file_id = i["fileId"]["S"]
-    return [
-        UnitWrite(file_id=file_id, start=int(start), **{name: fields[short] for short, name in _PACKED_UNIT.items()})
-        for start, value in i["units"]["M"].items()
-        for fields in [json.loads(value["S"])]
-    ]
-
-
-def unit_write(i: Item) -> UnitWrite:
-    """A unit item of the releases that wrote one item per unit."""
-    return UnitWrite(
-        file_id=i["fileId"]["S"],
-        start=int(i["sk"]["S"]),
-        end=int(i["end"]["N"]),
-        cover_end=int(i["coverEnd"]["N"]),
-        text=i["text"]["S"],
-        call_id=i["callId"]["S"],
-        status=i["status"]["S"],
-        origin=i["origin"]["S"] if "origin" in i else "model",
-        updated_at=i["updatedAt"]["S"] if "updatedAt" in i else "",
-    )
 
 
 # -- answers ----------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import pytest
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES, Held
-from storage.dynamodb_items import item_size, unit_item
+from storage.dynamodb_items import item_size
+from storage.dynamodb_units import unit_item
 from storage.errors import ConflictError
 from tests.aws import DynamoRequests
 from tests.storage_cases import (

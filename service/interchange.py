@@ -30,7 +30,7 @@ from interchange import (
     parse_tbx,
     parse_tmx,
 )
-from storage.interface import MemoryStorageInterface, TmRecord
+from storage.interface import TmRecord
 
 from .memory import MAX_GLOSSARY, OwnerMemory
 from .schemas import ImportResult, MemoryImportBody
@@ -56,8 +56,9 @@ class MemoryDownload:
 class MemoryInterchange:
     """Imports into and exports of one owner's memory."""
 
-    def __init__(self, storage: MemoryStorageInterface, memory: OwnerMemory) -> None:
-        self.tm = TranslationMemory(storage)
+    def __init__(self, tm: TranslationMemory, memory: OwnerMemory) -> None:
+        self.tm = tm
+        """The process's translation memory: what an import adds, its replicas hold at once."""
         self.memory = memory
 
     def export(self, owner: str, fmt: str, *, srclang: str | None = None) -> MemoryDownload:

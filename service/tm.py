@@ -5,9 +5,10 @@ TMX variant `fr-FR` serves a session "into French"; the source language is not c
 say only what they translate into). An owner keeps at most MAX_TM_ENTRIES entries (new ones past
 that are skipped and counted).
 
-Lookups are served by a replica of the owner's memory in this process (one per storage and owner,
-the OWNERS most recently used): an exact match is a lookup by hash, fuzzy candidates come through a
-few word keys (agent_core.tm), never a scan. A step brings the replica up to date with at most ONE
+Lookups are served by a replica of the owner's memory in this process (one per owner, the OWNERS
+most recently used, held by the process's one TranslationMemory, built with its services): an exact
+match is a lookup by hash, fuzzy candidates come through a few word keys (agent_core.tm), never a
+scan. A step brings the replica up to date with at most ONE
 storage read, `refresh`: the entries written since its last read, from MARGIN seconds before it
 (what another process wrote meanwhile, however late DynamoDB's index shows it). A cold replica reads
 the owner's whole memory once. Where the backend counts the owner's entry writes in the read of the
@@ -22,7 +23,6 @@ import asyncio
 import heapq
 import threading
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -131,10 +131,6 @@ class _Replica:
         return list(found.values())
 
 
-_REPLICAS: weakref.WeakKeyDictionary[MemoryStorageInterface, OrderedDict[str, _Replica]] = weakref.WeakKeyDictionary()
-_REPLICAS_LOCK = threading.Lock()
-
-
 def _iso(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="microseconds")
 
@@ -144,6 +140,9 @@ class TranslationMemory:
 
     def __init__(self, storage: MemoryStorageInterface) -> None:
         self.storage = storage
+        self._replicas: OrderedDict[str, _Replica] = OrderedDict()
+        """The owners' replicas, least recently used first (at most OWNERS)."""
+        self._replicas_lock = threading.Lock()
 
     def record(self, owner: str, records: Sequence[TmRecord]) -> tuple[int, int, int]:
         """Keep entries: `(added, updated, skipped)`; this process's replica has them at once."""
@@ -259,8 +258,8 @@ class TranslationMemory:
         return replica
 
     def _replica(self, owner: str) -> _Replica:
-        with _REPLICAS_LOCK:
-            owners = _REPLICAS.setdefault(self.storage, OrderedDict())
+        with self._replicas_lock:
+            owners = self._replicas
             replica = owners.get(owner)
             if replica is None:
                 replica = owners[owner] = _Replica()
@@ -268,6 +267,11 @@ class TranslationMemory:
                     owners.popitem(last=False)
             owners.move_to_end(owner)
             return replica
+
+    def owners(self) -> list[str]:
+        """The owners whose replicas this process holds, least recently used first."""
+        with self._replicas_lock:
+            return list(self._replicas)
 
     def entries(self, owner: str) -> Iterator[TmEntry]:
         """All the owner's entries (for export), page by page."""

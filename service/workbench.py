@@ -77,12 +77,20 @@ class FileView:
 class Workbench:
     """Segments, revisions and QA of the caller's files."""
 
-    def __init__(self, storage: Storage, runtime: AgentRuntime, sessions: SessionService, memory: OwnerMemory) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        runtime: AgentRuntime,
+        sessions: SessionService,
+        memory: OwnerMemory,
+        tm: TranslationMemory,
+    ) -> None:
         self.storage = storage
         self.runtime = runtime
         self.sessions = sessions
         self.memory = memory
-        self.tm = TranslationMemory(storage)
+        self.tm = tm
+        """The process's translation memory (its replicas are the steps' too)."""
 
     async def view(self, owner: str, sid: str, fid: str, *, with_pending: bool = True) -> FileView:
         """One file's state, source, units and (unless not wanted) this file's pending proposals."""
@@ -185,4 +193,4 @@ def _revised(segment: Segment, warnings: list[QaWarningView], version: int) -> R
 
 def workbench_of(services: Services) -> Workbench:
     """The workbench over the app's services (construct once per process if it grows state)."""
-    return Workbench(services.storage, services.runtime, services.sessions, services.memory)
+    return Workbench(services.storage, services.runtime, services.sessions, services.memory, services.tm)

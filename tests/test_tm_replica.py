@@ -85,7 +85,7 @@ def test_replicas_are_kept_for_the_latest_owners_only(tmp_path: Path) -> None:
     a, _, _ = two_processes(tmp_path)
     for k in range(OWNERS + 5):
         asyncio.run(a.refresh(f"owner{k}"))
-    kept = tm_module._REPLICAS[a.storage]
+    kept = a.owners()
     assert len(kept) == OWNERS and f"owner{OWNERS + 4}" in kept and "owner0" not in kept
 
 

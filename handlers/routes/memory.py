@@ -107,7 +107,7 @@ def export_memory(
 
     from .files import content_disposition
 
-    found = MemoryInterchange(services.storage, services.memory).export(owner, format, srclang=srclang)
+    found = MemoryInterchange(services.tm, services.memory).export(owner, format, srclang=srclang)
     return Response(
         found.content, media_type=found.media_type, headers={"Content-Disposition": content_disposition(found.filename)}
     )
@@ -118,7 +118,7 @@ def import_memory(body: MemoryImportBody, owner: OwnerDep, services: ServicesDep
     """Import a TMX translation memory or a CSV/TBX glossary (bad input: 422, nothing changed)."""
     from service.interchange import MemoryInterchange
 
-    return MemoryInterchange(services.storage, services.memory).import_(owner, body)
+    return MemoryInterchange(services.tm, services.memory).import_(owner, body)
 
 
 class EntryEditBody(_Body):

@@ -16,6 +16,7 @@ from typing import Literal
 
 from .effects import Correction
 from .languages import ANY, languages_match
+from .tm import diff_tokens
 
 MEMORY_BUDGET = 2_000
 """The most characters of memory the system prompt carries."""
@@ -137,7 +138,6 @@ def _correction_line(c: Correction) -> str:
     return line
 
 
-_TOKENS = re.compile(r"\s+|\w+|[^\w\s]")
 CONTEXT_WORDS = 3
 """Words of unchanged text shown on each side of a correction's change."""
 
@@ -146,7 +146,7 @@ def changed_part(old: str, new: str) -> tuple[str, str]:
     """What the reviewer changed: the span of `old` from its first to its last difference from `new`
     and what `new` has there, each with up to CONTEXT_WORDS unchanged words around it (`…` where
     text is left out). The whole unit twice would cost the model tokens that teach it nothing."""
-    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    a, b = diff_tokens(old), diff_tokens(new)
     edits = [op for op in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if op[0] != "equal"]
     if not edits:
         return old, new

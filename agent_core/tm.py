@@ -28,6 +28,7 @@ __all__ = [
     "TmEntry",
     "TmMatch",
     "candidate_keys",
+    "diff_tokens",
     "fuzzy_matches",
     "normalize",
     "source_hash",
@@ -145,9 +146,15 @@ def fuzzy_matches(
     ]
 
 
+def diff_tokens(text: str) -> list[str]:
+    """`text` as the tokens a diff compares: words, runs of whitespace, punctuation marks, and each
+    character of scripts written without spaces (joined, the tokens are the text)."""
+    return _TOKEN.findall(text)
+
+
 def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
-    """How `new` differs from `old`, word by word (whitespace and punctuation are tokens of their own)."""
-    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    """How `new` differs from `old`, word by word (`diff_tokens`)."""
+    a, b = diff_tokens(old), diff_tokens(new)
     parts: list[DiffPart] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         if tag == "equal":

@@ -476,6 +476,8 @@ def test_a_correction_shows_the_change_with_a_few_words_around_it() -> None:
     assert changed_part("Le outil.", "L’outil.") == ("Le outil.", "L’outil."), "short texts stay whole"
     assert changed_part("Bonjour.", "« Bonjour.") == ("Bonjour.", "« Bonjour.")
     assert changed_part("Même texte.", "Même texte.") == ("Même texte.", "Même texte.")
+    chinese = ("客户端在收到响应后关闭连接，然后重新打开连接。", "客户端在收到响应后断开连接，然后重新打开连接。")
+    assert changed_part(*chinese) == ("…响应后关闭连接，然…", "…响应后断开连接，然…"), "a character is a word there"
     first_and_last = changed_part("a b c d e f g h i j k l m n", "A b c d e f g h i j k l m N")
     assert first_and_last == ("a b c d e f g h i j k l m n", "A b c d e f g h i j k l m N"), "one span over both"
     memory = Memory(

@@ -136,14 +136,18 @@ class SQLiteStorage(Storage):
             self._conn.close()
 
     @contextmanager
-    def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
-        """One transaction: IMMEDIATE for writes (the writer lock before the version is read)."""
+    def _transaction(self, *, write: bool, statements: int = 2) -> Iterator[sqlite3.Connection]:
+        """One transaction: IMMEDIATE for writes (the writer lock before the version is read). A read
+        of one statement needs none (the connection is in autocommit: a statement is atomic)."""
         with self._lock:
             db = self._conn
+            bare = not write and statements == 1
             try:
-                db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                if not bare:
+                    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 yield db
-                db.execute("COMMIT")
+                if not bare:
+                    db.execute("COMMIT")
             except BaseException as exc:
                 if db.in_transaction:
                     with suppress(sqlite3.Error):
@@ -173,9 +177,13 @@ class SQLiteStorage(Storage):
             responses = [rows[i]["index"] for i in range(len(rows)) if isinstance(messages[i], ModelResponse)]
             response_index = responses[-1] if responses else -1
             previous_index = responses[-2] if len(responses) > 1 else -1
-            sql = "SELECT data FROM copilot_responses WHERE session_id = ? AND response_index = ? ORDER BY call_id"
-            verdicts = [load_verdict(r["data"]) for r in db.execute(sql, (session_id, response_index))]
-            previous = [load_verdict(r["data"]) for r in db.execute(sql, (session_id, previous_index))]
+            sql = (
+                "SELECT response_index, data FROM copilot_responses WHERE session_id = ? AND response_index IN (?, ?) "
+                "ORDER BY call_id"
+            )
+            both = db.execute(sql, (session_id, response_index, previous_index)).fetchall()
+            verdicts = [load_verdict(r["data"]) for r in both if r["response_index"] == response_index]
+            previous = [load_verdict(r["data"]) for r in both if r["response_index"] == previous_index]
             files = _files(db, session_id)
         token = StepToken(
             session_id=session_id,
@@ -207,17 +215,19 @@ class SQLiteStorage(Storage):
         _check_sizes(effects)
         if answer is not None and not _fits(answer.body):
             answer = None  # kept answers that cannot fit are dropped, never fail the step
+        advanced = ConflictError("The session advanced concurrently; reload it and try again.")
         with self._transaction(write=True) as db:
-            row = db.execute("SELECT version FROM sessions WHERE session_id = ?", (sid,)).fetchone()
-            if (row["version"] if row else 0) != token.version:
-                raise ConflictError("The session advanced concurrently; reload it and try again.")
             if token.version == 0:
-                db.execute(
+                created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
-                    "copilot_response_count, user_inputs, schema_version) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?)",
+                    "copilot_response_count, user_inputs, schema_version) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?) "
+                    "ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION),
                 )
-            _update_session(db, token, effects, stamp)
+                if created.rowcount != 1:
+                    raise advanced
+            if not _update_session(db, token, effects, stamp):  # the version check, in the same statement
+                raise advanced
             _insert_rows(
                 db,
                 'INSERT INTO messages (session_id, "index", data)',
@@ -419,7 +429,7 @@ class SQLiteStorage(Storage):
         """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
         instance's own writes are left out of the changes since a time."""
         sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
-        with self._transaction(write=False) as db:
+        with self._transaction(write=False, statements=1) as db:
             if since is None:
                 rows = db.execute(sql, (owner,))
             else:
@@ -509,18 +519,19 @@ def _check_sizes(effects: StepEffects) -> None:
             )
 
 
-def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffects, stamp: str) -> None:
-    """The version, counters and framing inputs after the step: the backend's arithmetic."""
+def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffects, stamp: str) -> bool:
+    """The version, counters and framing inputs after the step (the backend's arithmetic), if the
+    stored version is still the token's: False when it is not (nothing was changed)."""
     spent = effects.telemetry
     new_verdicts = len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids)
     sets = ", ".join(f"{c} = {c} + ?" for c in _TELEMETRY)
     inputs = None if effects.user_inputs is None else json.dumps(list(effects.user_inputs))
     queued = None if effects.queued_inputs is None else json.dumps(list(effects.queued_inputs))
-    db.execute(
+    changed = db.execute(
         "UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?, "
         "hidden_messages = hidden_messages + ?, copilot_response_count = copilot_response_count + ?, "
         "user_inputs = coalesce(?, user_inputs), "
-        f"queued_inputs = coalesce(?, queued_inputs), {sets} WHERE session_id = ?",
+        f"queued_inputs = coalesce(?, queued_inputs), {sets} WHERE session_id = ? AND version = ?",
         (
             stamp,
             len(effects.messages),
@@ -530,8 +541,10 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
             queued,
             *(getattr(spent, c) for c in _TELEMETRY),
             token.session_id,
+            token.version,
         ),
     )
+    return bool(changed.rowcount == 1)
 
 
 def _correction_row(token: StepToken, c: Correction, stamp: str) -> tuple[str | None, ...]:

@@ -69,7 +69,7 @@ from .records import Page, SessionRecord
 IS_NEW = "attribute_not_exists(pk)"
 # Optimistic concurrency: a step commits only over the version it loaded.
 SAME_VERSION = "version = :expected"
-# History is append-only: a message, unit, file or new memory entry is never overwritten (a replay fails whole).
+# History is append-only: a message, file or new memory entry is never overwritten (a replay fails whole).
 NOT_WRITTEN = "attribute_not_exists(sk)"
 # A file's coverage is updated only while the file (and so its session) still exists.
 FILE_EXISTS = "attribute_exists(sk)"

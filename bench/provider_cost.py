@@ -234,7 +234,7 @@ ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
     ("  units per reviewed batch", lambda r: f"{r['units_per_batch']:.1f}"),
     (
         "median share of input tokens in a prefix identical to the previous request",
-        lambda r: f"{r['prefix_share']:.0%}",
+        lambda r: f"{r['prefix_share']:.1%}",
     ),
     ("  input tokens per source character outside that prefix", lambda r: f"{r['uncached_per_char']:.1f}"),
     ("storage calls per request (median; DynamoDB calls or SQLite statements)", lambda r: f"{r['storage_median']:.0f}"),

@@ -112,22 +112,22 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         The slots of messages this process holds are left out of the Query (`hot.Held`), and none
         when no message is asked for."""
         values, extra = {":f": s("F#")}, {}
-        span = self._held.span(session_id) if window > 0 else None
+        held = self._held.get(session_id) if window > 0 else None
         if window <= 0:
             extra["FilterExpression"] = "attribute_not_exists(i)"
-        elif span is not None:
-            values |= {":lo": n(span[0]), ":hi": n(span[1])}
+        elif held is not None:
+            values |= {":lo": n(held.first), ":hi": n(held.end)}
             extra["FilterExpression"] = "attribute_not_exists(i) OR i < :lo OR i >= :hi"
         head = list(self._query(di.session_pk(session_id), "sk >= :f", values, **extra))
         meta = next((i for i in head if i["sk"]["S"] == "META"), None)
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
-        if span is not None and span[2] != meta["createdAt"]["S"]:  # held of a session deleted since
+        if held is not None and held.created_at != meta["createdAt"]["S"]:  # of a session deleted since
             self._held.forget(session_id)
             return self.load_step(session_id, window=window)
         count = int(meta["messageCount"]["N"])
         first = max(0, count - max(window, 0))
-        data = hot.window(meta, head, first, count, self._held.messages(session_id) if span else None)
+        data = hot.window(meta, head, first, count, held.by_index() if held else None)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
             data = [di.message_data(i) for i in items]

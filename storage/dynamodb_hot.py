@@ -29,6 +29,7 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from agent_core.effects import StepToken
 
@@ -99,6 +100,24 @@ HELD_CHARS = 8_000_000
 stepped sessions go first); a session's latest messages past it are not held at all."""
 
 
+@dataclass(frozen=True, slots=True)
+class HeldMessages:
+    """A session's messages `[first, end)` as a process holds them, and when the session was created."""
+
+    created_at: str
+    first: int
+    data: tuple[str, ...]
+
+    @property
+    def end(self) -> int:
+        """The index after the last held message."""
+        return self.first + len(self.data)
+
+    def by_index(self) -> dict[int, str]:
+        """The messages by history index."""
+        return {self.first + k: d for k, d in enumerate(self.data)}
+
+
 class Held:
     """The latest messages (dumped) of the sessions a process stepped lately: thread-safe, least
     recently used out first.
@@ -117,17 +136,11 @@ class Held:
         self._chars = 0
         self._lock = threading.Lock()
 
-    def span(self, session_id: str) -> tuple[int, int, str] | None:
-        """The indices `[lo, hi)` held of the session, and the creation time of the session they are of."""
+    def get(self, session_id: str) -> HeldMessages | None:
+        """What is held of the session, if anything (one consistent view)."""
         with self._lock:
             found = self._sessions.get(session_id)
-        return None if found is None else (found[1], found[1] + len(found[2]), found[0])
-
-    def messages(self, session_id: str) -> dict[int, str]:
-        """The held messages by history index."""
-        with self._lock:
-            _, lo, data = self._sessions.get(session_id, ("", 0, []))
-        return {lo + k: d for k, d in enumerate(data)}
+        return None if found is None else HeldMessages(found[0], found[1], tuple(found[2]))
 
     def keep(self, session_id: str, created_at: str, first: int, data: Sequence[str]) -> None:
         """Hold messages `first`, `first + 1`, … (committed ones) of the session created at

@@ -240,20 +240,28 @@ def test_a_session_created_again_under_its_id_is_not_served_what_was_held(storag
 
 def test_what_a_process_holds_is_bounded_by_sessions_and_characters() -> None:
     held = Held(sessions=2, chars=100)
+
+    def span(session_id: str) -> tuple[int, int] | None:
+        found = held.get(session_id)
+        return None if found is None else (found.first, found.end)
+
     held.keep("s1", "t", 0, ["a" * 10, "b" * 10])
     held.keep("s1", "t", 2, ["c" * 10])  # follows on: joined
-    assert held.span("s1") == (0, 3, "t")
+    assert span("s1") == (0, 3)
     held.keep("s1", "t", 7, ["h"])  # a gap: in their place
-    assert held.messages("s1") == {7: "h"}
+    found = held.get("s1")
+    assert found is not None and found.by_index() == {7: "h"} and found.created_at == "t"
     held.keep("s2", "t", 0, ["x" * 40])
     held.keep("s3", "t", 0, ["y" * 40])  # a third session: the least recently stepped goes
-    assert (held.span("s1"), held.span("s2")) == (None, (0, 1, "t"))
+    assert (span("s1"), span("s2")) == (None, (0, 1))
     held.keep("s2", "t", 1, ["z" * 40])  # 120 characters held: the other session goes
-    assert (held.span("s2"), held.span("s3")) == ((0, 2, "t"), None)
+    assert (span("s2"), span("s3")) == ((0, 2), None)
     held.keep("s4", "t", 0, ["w" * 101])  # more than the whole budget: not held at all
-    assert held.span("s4") is None and held.span("s2") == (0, 2, "t")
+    assert span("s4") is None and span("s2") == (0, 2)
     held.keep("s2", "t", 0, [str(k) for k in range(HOT + 3)])  # the latest HOT only
-    assert held.span("s2") == (3, HOT + 3, "t")
+    assert span("s2") == (3, HOT + 3)
+    held.keep("s2", "u", HOT + 3, ["new"])  # another session under the id: what was held goes
+    assert span("s2") == (HOT + 3, HOT + 4)
 
 
 def test_a_listing_of_files_reads_no_slot(storage: DynamoDBSessionStorage) -> None:

@@ -58,6 +58,7 @@ from bench.naive_agent import NaiveAgent, NaiveStore  # noqa: E402
 from handlers.deps import LazyServices  # noqa: E402
 from service.container import build_services  # noqa: E402
 from storage.dynamodb import DynamoDBSessionStorage  # noqa: E402
+from storage.dynamodb_items import item_size  # noqa: E402
 from storage.interface import Storage  # noqa: E402
 from storage.sqlite import SQLiteStorage  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
@@ -151,23 +152,20 @@ def write_units(operation: str, body: dict[str, Any]) -> int:
 
 
 def _wire_size(item: dict[str, Any]) -> int:
-    """An item's size as DynamoDB counts it (names plus values), from its JSON on the wire."""
+    """An item's size as DynamoDB counts it (storage.dynamodb_items.item_size), from its JSON on the
+    wire, where binary values are base64."""
 
-    def value(v: dict[str, Any]) -> int:
+    def typed(v: dict[str, Any]) -> dict[str, Any]:
         (kind, x), *_ = v.items()
-        if kind == "S":
-            return len(x.encode("utf-8"))
         if kind == "B":
-            return len(base64.b64decode(x))
-        if kind == "N":
-            return len(x) // 2 + 1
+            return {"B": base64.b64decode(x)}
         if kind == "M":
-            return 3 + sum(len(k.encode()) + value(e) for k, e in x.items())
+            return {"M": {k: typed(e) for k, e in x.items()}}
         if kind == "L":
-            return 3 + sum(1 + value(e) for e in x)
-        return 1
+            return {"L": [typed(e) for e in x]}
+        return v
 
-    return sum(len(name.encode()) + value(v) for name, v in item.items())
+    return item_size({name: typed(v) for name, v in item.items()})
 
 
 @dataclass

@@ -143,6 +143,8 @@ def item_size(item: Item) -> int:
 def _value_size(value: Item) -> int:
     if "S" in value:
         return len(value["S"].encode("utf-8"))
+    if "B" in value:
+        return len(value["B"])
     if "N" in value:
         return len(value["N"])  # an upper bound: DynamoDB packs two digits a byte
     if "L" in value:

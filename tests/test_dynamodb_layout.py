@@ -58,15 +58,19 @@ def meta(storage: DynamoDBSessionStorage) -> dict[str, Any]:
     return item
 
 
+def partition(storage: DynamoDBSessionStorage, pk: str, sk_prefix: str = "") -> list[dict[str, Any]]:
+    """The items of one partition (those whose sort key begins with `sk_prefix`), in key order."""
+    values = {":p": {"S": pk}} | ({":k": {"S": sk_prefix}} if sk_prefix else {})
+    condition = "pk = :p" + (" AND begins_with(sk, :k)" if sk_prefix else "")
+    found: list[dict[str, Any]] = storage.client.query(
+        TableName=storage.table, KeyConditionExpression=condition, ExpressionAttributeValues=values, ConsistentRead=True
+    )["Items"]
+    return found
+
+
 def hot_items(storage: DynamoDBSessionStorage) -> list[str]:
     """The sort keys of the session's hot-window items."""
-    found = storage.client.query(
-        TableName=storage.table,
-        KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": f"S#{SID}"}},
-        ConsistentRead=True,
-    )["Items"]
-    return [i["sk"]["S"] for i in found if i["sk"]["S"].startswith(("H#", "V#"))]
+    return [i["sk"]["S"] for i in partition(storage, f"S#{SID}") if i["sk"]["S"].startswith(("H#", "V#"))]
 
 
 def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
@@ -164,12 +168,7 @@ def test_what_meta_cannot_hold_comes_from_the_buckets(storage: DynamoDBSessionSt
 
 def test_a_message_is_stored_compressed_and_an_older_releases_read_the_same(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 3))
-    bucket = storage.client.query(
-        TableName=storage.table,
-        KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": f"S#{SID}#B#000000"}},
-        ConsistentRead=True,
-    )["Items"]
+    bucket = partition(storage, f"S#{SID}#B#000000")
     assert [sorted(i) for i in bucket] == [["pk", "sk", "z"]] * 3
     expected = storage.list_messages(SID, cursor=None, limit=10).items
     for item in bucket[:2]:  # as a release before this one wrote them: the JSON as it is
@@ -238,6 +237,10 @@ def test_a_session_created_again_under_its_id_is_not_served_what_was_held(storag
     assert texts(storage.load_step(SID, window=WINDOW).window) == ["new", "session"]
 
 
+def test_an_items_size_counts_its_binary_values_by_their_bytes() -> None:
+    assert item_size({"pk": {"S": "S#x"}, "z": {"B": b"\x00" * 1_000}}) == 2 + 3 + 1 + 1_000
+
+
 def test_what_a_process_holds_is_bounded_by_sessions_and_characters() -> None:
     held = Held(sessions=2, chars=100)
 
@@ -273,13 +276,7 @@ def test_a_listing_of_files_reads_no_slot(storage: DynamoDBSessionStorage) -> No
 
 def unit_items(storage: DynamoDBSessionStorage) -> list[dict[str, Any]]:
     """The items of the file FID's first unit partition."""
-    found: list[dict[str, Any]] = storage.client.query(
-        TableName=storage.table,
-        KeyConditionExpression="pk = :p",
-        ExpressionAttributeValues={":p": {"S": f"S#{SID}#U#{FID}#00000"}},
-        ConsistentRead=True,
-    )["Items"]
-    return found
+    return partition(storage, f"S#{SID}#U#{FID}#00000")
 
 
 def test_a_commits_units_are_one_item_and_an_older_releases_read_and_revise_the_same(
@@ -314,13 +311,7 @@ def test_a_commits_units_are_one_item_and_an_older_releases_read_and_revise_the_
 
 def verdict_items(storage: DynamoDBSessionStorage, bucket: int = 0) -> list[dict[str, Any]]:
     """The verdict items of one of the session's buckets, in key order."""
-    found: list[dict[str, Any]] = storage.client.query(
-        TableName=storage.table,
-        KeyConditionExpression="pk = :p AND begins_with(sk, :r)",
-        ExpressionAttributeValues={":p": {"S": f"S#{SID}#B#{bucket:06d}"}, ":r": {"S": "R#"}},
-        ConsistentRead=True,
-    )["Items"]
-    return found
+    return partition(storage, f"S#{SID}#B#{bucket:06d}", "R#")
 
 
 def listed(storage: DynamoDBSessionStorage, limit: int) -> list[str]:

@@ -162,7 +162,7 @@ class Context:
             number += 1
         recent = messages[start:]
         whole = self._complete and len(recent) == len(messages)
-        recent = _without_memory_proposals(recent)
+        recent = _without_memory_proposals(recent, hidden[start:])
         if not whole:
             # Never start on a tool return: begin at a model response, after the framing request.
             while recent and not isinstance(recent[0], ModelResponse):
@@ -201,12 +201,12 @@ def _memory_part(part: object) -> bool:
     return isinstance(call_id, str) and is_memory_call(call_id)
 
 
-def _without_memory_proposals(messages: list[ModelMessage]) -> list[ModelMessage]:
+def _without_memory_proposals(messages: list[ModelMessage], hidden: Sequence[bool]) -> list[ModelMessage]:
     """The messages without the translation memory's proposals and the returns of their calls (a
-    request that also carries other parts keeps those)."""
+    request that also carries other parts keeps those); `hidden` tells which are `is_hidden`."""
     out: list[ModelMessage] = []
-    for message in messages:
-        if is_hidden(message):
+    for message, concealed in zip(messages, hidden, strict=True):
+        if concealed:
             continue
         if isinstance(message, ModelRequest) and any(map(_memory_part, message.parts)):
             message = replace(message, parts=[p for p in message.parts if not _memory_part(p)])

@@ -136,12 +136,12 @@ class SQLiteStorage(Storage):
             self._conn.close()
 
     @contextmanager
-    def _transaction(self, *, write: bool, statements: int = 2) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, *, write: bool, one_statement: bool = False) -> Iterator[sqlite3.Connection]:
         """One transaction: IMMEDIATE for writes (the writer lock before the version is read). A read
         of one statement needs none (the connection is in autocommit: a statement is atomic)."""
         with self._lock:
             db = self._conn
-            bare = not write and statements == 1
+            bare = not write and one_statement
             try:
                 if not bare:
                     db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -429,7 +429,7 @@ class SQLiteStorage(Storage):
         """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
         instance's own writes are left out of the changes since a time."""
         sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
-        with self._transaction(write=False, statements=1) as db:
+        with self._transaction(write=False, one_statement=True) as db:
             if since is None:
                 rows = db.execute(sql, (owner,))
             else:

@@ -1,9 +1,7 @@
 """SQLiteStorage: the embedded backend, one SQLite file shared by threads and processes.
 
-Every write is one `BEGIN IMMEDIATE` transaction (SQLite's writer lock), so a commit's version check
-and its writes, and a cap's count and its insert, cannot interleave with another process's.
-`sqlite3.Error` becomes StorageUnavailableError (an integrity failure ConflictError) in one place,
-`_transaction`. `:memory:` gives a private in-process store (the tests' fast backend).
+Sessions, steps, files, units and kept answers are here; the connection, its layout and its
+transactions are storage.sqlite_db's, the owners' memory's operations storage.sqlite_memory's.
 """
 
 from __future__ import annotations
@@ -11,12 +9,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -33,7 +28,6 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError, TooLargeError
-from agent_core.tm import TmEntry
 
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
@@ -42,14 +36,14 @@ from .interface import (
     MAX_STORED_BYTES,
     MAX_TM_ENTRIES,
     Storage,
-    TmRecord,
     check_units,
     chunks,
     tm_record,
 )
-from .records import SCHEMA_VERSION, MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord
+from .records import SCHEMA_VERSION, Page, SessionRecord
+from .sqlite_db import insert_rows, timestamp
+from .sqlite_memory import SQLiteMemoryStorage, put_tm_rows
 from .sqlite_paging import decode_cursor, page
-from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
 
 _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens")
 _SESSION_COLUMNS = (
@@ -57,108 +51,16 @@ _SESSION_COLUMNS = (
     "user_inputs, "
     "schema_version, queued_inputs, " + ", ".join(_TELEMETRY)
 )
-_MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
-_MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
-_LATEST_CORRECTIONS = (
-    "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
-    "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
-)
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _row_dict(cursor: sqlite3.Cursor, row: tuple[Any, ...]) -> dict[str, Any]:
-    return {column[0]: value for column, value in zip(cursor.description, row, strict=True)}
-
-
-class SQLiteStorage(Storage):
+class SQLiteStorage(SQLiteMemoryStorage, Storage):
     """Sessions and memory in one SQLite file (WAL), one connection behind a lock, safe across processes."""
-
-    def __init__(self, path: str) -> None:
-        self._lock = threading.Lock()
-        self._writer = uuid.uuid4().hex[:16]
-        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
-        try:
-            folder = os.path.dirname(path)
-            if folder and path != ":memory:":
-                os.makedirs(folder, exist_ok=True)
-            self._conn = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
-            self._conn.row_factory = _row_dict
-            self._conn.execute("PRAGMA busy_timeout = 5000")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-        except (OSError, sqlite3.Error) as exc:
-            raise StorageUnavailableError(f"Cannot open the session database {path}: {exc}") from exc
-        try:
-            self._create_schema(path)
-            self._use_wal(path)
-        except StorageUnavailableError:
-            self._conn.close()
-            raise
-
-    def _create_schema(self, path: str) -> None:
-        """Create the tables once (under the writer lock, so racing processes agree); refuse newer layouts."""
-        with self._transaction(write=True) as db:
-            layout = int(db.execute("PRAGMA user_version").fetchone()["user_version"])
-            if layout > LAYOUT_VERSION:
-                raise StorageUnavailableError(
-                    f"{path} was written by a newer storage layout ({layout} > {LAYOUT_VERSION}); upgrade the app."
-                )
-            if layout < LAYOUT_VERSION:
-                steps = [SCHEMA] if layout == 0 else [MIGRATIONS[n] for n in range(layout, LAYOUT_VERSION)]
-                for step in steps:
-                    for statement in step:
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
-
-    def _use_wal(self, path: str) -> None:
-        """Switch the file to WAL once; the switch ignores busy_timeout, so retry while others open it."""
-        error: sqlite3.Error | None = None
-        for _ in range(50):
-            try:
-                if self._conn.execute("PRAGMA journal_mode = WAL").fetchone()["journal_mode"] in ("wal", "memory"):
-                    return
-            except sqlite3.OperationalError as exc:
-                error = exc
-            time.sleep(0.1)
-        raise StorageUnavailableError(f"Cannot switch {path} to WAL journal mode: {error}") from error
 
     @classmethod
     def from_env(cls) -> SQLiteStorage:
         """A store at `SQLITE_PATH` (default `data/sessions.sqlite3`, relative to the working directory)."""
         return cls(os.environ.get("SQLITE_PATH") or "data/sessions.sqlite3")
-
-    def close(self) -> None:
-        """Close the connection; the store is unusable afterwards."""
-        with self._lock:
-            self._conn.close()
-
-    @contextmanager
-    def _transaction(self, *, write: bool, one_statement: bool = False) -> Iterator[sqlite3.Connection]:
-        """One transaction: IMMEDIATE for writes (the writer lock before the version is read). A read
-        of one statement needs none (the connection is in autocommit: a statement is atomic)."""
-        with self._lock:
-            db = self._conn
-            bare = not write and one_statement
-            try:
-                if not bare:
-                    db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield db
-                if not bare:
-                    db.execute("COMMIT")
-            except BaseException as exc:
-                if db.in_transaction:
-                    with suppress(sqlite3.Error):
-                        db.execute("ROLLBACK")
-                if isinstance(exc, UnicodeEncodeError):
-                    raise InvalidRequestError("The text cannot be stored: it is not valid Unicode.") from exc
-                if isinstance(exc, sqlite3.IntegrityError):
-                    raise ConflictError(f"The write conflicts with stored data: {exc}") from exc
-                if isinstance(exc, sqlite3.Error):
-                    raise StorageUnavailableError(f"The session database failed: {exc}") from exc
-                raise
 
     # -- sessions and steps ----------------------------------------------------------------
 
@@ -210,7 +112,7 @@ class SQLiteStorage(Storage):
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the step in one transaction if the stored version is the token's, else ConflictError."""
-        sid, stamp = token.session_id, _now()
+        sid, stamp = token.session_id, timestamp()
         check_units(token, effects)
         _check_sizes(effects)
         if answer is not None and not _fits(answer.body):
@@ -228,12 +130,12 @@ class SQLiteStorage(Storage):
                     raise advanced
             if not _update_session(db, token, effects, stamp):  # the version check, in the same statement
                 raise advanced
-            _insert_rows(
+            insert_rows(
                 db,
                 'INSERT INTO messages (session_id, "index", data)',
                 [(sid, token.message_count + i, dump_message(m)) for i, m in enumerate(effects.messages)],
             )
-            _insert_rows(
+            insert_rows(
                 db,
                 "INSERT INTO copilot_responses (session_id, response_index, call_id, data, created_at)",
                 [(sid, token.response_index, v.tool.call_id, dump_verdict(v), stamp) for v in effects.verdicts],
@@ -246,14 +148,14 @@ class SQLiteStorage(Storage):
                 update = "UPDATE files SET covered = ? WHERE session_id = ? AND file_id = ?"
                 if db.execute(update, (json.dumps(covered), sid, file_id)).rowcount == 0:
                     raise NotFoundError(f"No file {file_id} in this session.")
-            _insert_rows(
+            insert_rows(
                 db,
                 "INSERT INTO corrections (correction_id, owner, session_id, file_id, status, source, proposal, final, "
                 "reason, created_at)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
             if effects.memory:
-                _put_tm(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES, self._writer)
+                put_tm_rows(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES, self._writer)
             if answer is not None:
                 _put_answer(db, sid, answer, int(time.time()))
 
@@ -301,6 +203,7 @@ class SQLiteStorage(Storage):
         self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
     ) -> None:
         """Store a file of an existing session in chunks; the cap is counted under the writer lock."""
+        stamp = timestamp()
         with self._transaction(write=True) as db:
             _require(db, session_id)
             count = db.execute("SELECT count(*) AS n FROM files WHERE session_id = ?", (session_id,)).fetchone()["n"]
@@ -308,7 +211,7 @@ class SQLiteStorage(Storage):
                 raise InvalidRequestError(f"A session holds at most {max_files} files.")
             db.execute(
                 "INSERT INTO files (session_id, file_id, name, chars, covered, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (session_id, file.file_id, file.name, file.chars, json.dumps(file.covered), file.created_at or _now()),
+                (session_id, file.file_id, file.name, file.chars, json.dumps(file.covered), file.created_at or stamp),
             )
             db.executemany(
                 "INSERT INTO file_chunks VALUES (?, ?, ?, ?)",
@@ -364,138 +267,6 @@ class SQLiteStorage(Storage):
             return
         with self._transaction(write=True) as db:
             _put_answer(db, session_id, answer, now)
-
-    # -- the owners' memory ----------------------------------------------------------------------
-
-    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """The owner's latest corrections, newest first (equal times: the later written first)."""
-        with self._transaction(write=False) as db:
-            return [Correction(**r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(limit, 0)))]
-
-    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes, oldest first."""
-        with self._transaction(write=False) as db:
-            return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
-
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        """The entries and the latest corrections, in one read transaction (no write count: reading the
-        translation memory's changes is one indexed statement here)."""
-        with self._transaction(write=False) as db:
-            found = [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
-            latest = db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))
-            return OwnerSnapshot(found, [Correction(**r) for r in latest])
-
-    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
-        """Add the entry or replace the owner's entry with the same id; a new one past the cap is refused."""
-        with self._transaction(write=True) as db:
-            sql = "SELECT 1 FROM memory_entries WHERE owner = ? AND entry_id = ?"
-            if db.execute(sql, (record.owner, record.entry_id)).fetchone() is None:
-                sql = "SELECT count(*) AS n FROM memory_entries WHERE owner = ? AND kind = ?"
-                if db.execute(sql, (record.owner, record.kind)).fetchone()["n"] >= max_entries:
-                    raise InvalidRequestError(f"The memory holds at most {max_entries} entries of this kind.")
-            db.execute(
-                f"INSERT INTO memory_entries ({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (owner, entry_id) DO UPDATE SET kind = excluded.kind, source = excluded.source, "
-                "text = excluded.text, languages = excluded.languages, origin = excluded.origin, "
-                "updated_at = excluded.updated_at",
-                (
-                    record.entry_id,
-                    record.owner,
-                    record.kind,
-                    record.source,
-                    record.text,
-                    record.languages,
-                    record.origin,
-                    record.created_at,
-                    record.updated_at,
-                ),
-            )
-
-    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
-        """Delete the owner's entry; NotFoundError if there is none."""
-        with self._transaction(write=True) as db:
-            sql = "DELETE FROM memory_entries WHERE owner = ? AND entry_id = ?"
-            if db.execute(sql, (owner, entry_id)).rowcount == 0:
-                raise NotFoundError(f"No memory entry {entry_id}.")
-
-    # -- the owners' translation memory -----------------------------------------------------------
-
-    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
-        """Add or replace entries by source hash; new ones past the cap are skipped."""
-        with self._transaction(write=True) as db:
-            return _put_tm(db, owner, records, max_entries, self._writer)
-
-    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
-        instance's own writes are left out of the changes since a time."""
-        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
-        with self._transaction(write=False, one_statement=True) as db:
-            if since is None:
-                rows = db.execute(sql, (owner,))
-            else:
-                rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
-            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["updated_at"]]
-        return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
-
-    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
-        """The owner's entries by source hash, a page at a time."""
-        after = decode_cursor(cursor, "t", (str,))
-        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
-        sql += " AND source_hash > ?" if after else ""
-        with self._transaction(write=False) as db:
-            rows = db.execute(sql + " ORDER BY source_hash LIMIT ?", (owner, *after, max(limit, 0) + 1)).fetchall()
-        found = page(rows, limit, "t", lambda r: [r["source_hash"]])
-        return Page(
-            [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found.items], found.next_cursor
-        )
-
-
-def _put_tm(
-    db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int, writer: str
-) -> tuple[int, int, int]:
-    """`put_tm` inside the caller's write transaction (the count is exact under its lock): one count,
-    one lookup of the hashes, one multi-row upsert."""
-    latest = {r.source_hash: r for r in records}  # the last of equal hashes wins
-    hashes = list(latest)
-    count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
-    known: set[str] = set()
-    for k in range(0, len(hashes), ROWS_PER_STATEMENT):
-        chunk = hashes[k : k + ROWS_PER_STATEMENT]
-        sql = f"SELECT source_hash FROM tm_entries WHERE owner = ? AND source_hash IN ({', '.join('?' for _ in chunk)})"
-        known |= {r["source_hash"] for r in db.execute(sql, [owner, *chunk])}
-    room = max(cap - count, 0)
-    admitted: set[str] = set()
-    for h in hashes:  # updates always; new entries while there is room
-        if h in known or room > 0:
-            admitted.add(h)
-            room -= h not in known
-    now = datetime.now(UTC).isoformat(timespec="microseconds")
-    rows = [
-        (owner, h, e.source, e.target, e.languages, e.origin, e.updated_at or now, now, writer)
-        for h in hashes
-        if h in admitted
-        for e in [latest[h].entry]
-    ]
-    _insert_rows(
-        db,
-        "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, written_at, "
-        "writer)",
-        rows,
-        " ON CONFLICT (owner, source_hash) DO UPDATE SET source = excluded.source, target = excluded.target, "
-        "origin = excluded.origin, updated_at = excluded.updated_at, written_at = excluded.written_at, "
-        "writer = excluded.writer",
-    )
-    added = updated = skipped = 0
-    seen: set[str] = set()
-    for r in records:  # a repeated hash updates what came before it
-        if r.source_hash not in admitted:
-            skipped += 1
-        elif r.source_hash in known or r.source_hash in seen:
-            updated += 1
-        else:
-            added += 1
-        seen.add(r.source_hash)
-    return added, updated, skipped
 
 
 def _fits(text: str) -> bool:
@@ -559,22 +330,10 @@ def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAn
         db.execute(
             "INSERT INTO idempotency (owner, key, request_hash, body, created_at, expires_at, session_id) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (answer.owner, answer.key, answer.request_hash, answer.body, _now(), answer.expires_at, session_id),
+            (answer.owner, answer.key, answer.request_hash, answer.body, timestamp(), answer.expires_at, session_id),
         )
     except sqlite3.IntegrityError as exc:
         raise ConflictError("A request with this Idempotency-Key is already recorded.") from exc
-
-
-ROWS_PER_STATEMENT = 200
-"""Rows one multi-row INSERT carries (a step's batch is one statement per table, not one per row)."""
-
-
-def _insert_rows(db: sqlite3.Connection, insert: str, rows: Sequence[tuple[Any, ...]], suffix: str = "") -> None:
-    """`insert` (`INSERT INTO t (columns)`) of `rows` as multi-row VALUES statements, then `suffix`."""
-    for k in range(0, len(rows), ROWS_PER_STATEMENT):
-        chunk = rows[k : k + ROWS_PER_STATEMENT]
-        marks = ", ".join("(" + ", ".join("?" for _ in row) + ")" for row in chunk)
-        db.execute(f"{insert} VALUES {marks}{suffix}", [value for row in chunk for value in row])
 
 
 def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
@@ -584,7 +343,7 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
         for u in units
     ]
     try:
-        _insert_rows(db, f"INSERT INTO units (session_id, {_UNIT_COLUMNS})", rows)
+        insert_rows(db, f"INSERT INTO units (session_id, {_UNIT_COLUMNS})", rows)
     except sqlite3.IntegrityError as exc:
         written = {(u.file_id, u.start) for u in units}
         sql = (

@@ -1,0 +1,160 @@
+"""The owners' memory in SQLite: corrections, glossary entries and style notes, the translation memory."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from agent_core.effects import Correction
+from agent_core.errors import InvalidRequestError
+from agent_core.tm import TmEntry
+
+from .errors import NotFoundError
+from .interface import TmRecord
+from .records import MemoryEntryRecord, OwnerSnapshot, Page
+from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
+from .sqlite_paging import decode_cursor, page
+
+_MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
+_MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
+_LATEST_CORRECTIONS = (
+    "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
+    "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
+)
+
+
+class SQLiteMemoryStorage(SQLiteDatabase):
+    """The owners' memory's operations of the SQLite backend (storage.sqlite adds the sessions')."""
+
+    # -- the owners' memory ----------------------------------------------------------------------
+
+    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
+        """The owner's latest corrections, newest first (equal times: the later written first)."""
+        with self._transaction(write=False) as db:
+            return [Correction(**r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(limit, 0)))]
+
+    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
+        """The owner's glossary entries and style notes, oldest first."""
+        with self._transaction(write=False) as db:
+            return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
+
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        """The entries and the latest corrections, in one read transaction (no write count: reading the
+        translation memory's changes is one indexed statement here)."""
+        with self._transaction(write=False) as db:
+            found = [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
+            latest = db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))
+            return OwnerSnapshot(found, [Correction(**r) for r in latest])
+
+    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
+        """Add the entry or replace the owner's entry with the same id; a new one past the cap is refused."""
+        with self._transaction(write=True) as db:
+            sql = "SELECT 1 FROM memory_entries WHERE owner = ? AND entry_id = ?"
+            if db.execute(sql, (record.owner, record.entry_id)).fetchone() is None:
+                sql = "SELECT count(*) AS n FROM memory_entries WHERE owner = ? AND kind = ?"
+                if db.execute(sql, (record.owner, record.kind)).fetchone()["n"] >= max_entries:
+                    raise InvalidRequestError(f"The memory holds at most {max_entries} entries of this kind.")
+            db.execute(
+                f"INSERT INTO memory_entries ({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (owner, entry_id) DO UPDATE SET kind = excluded.kind, source = excluded.source, "
+                "text = excluded.text, languages = excluded.languages, origin = excluded.origin, "
+                "updated_at = excluded.updated_at",
+                (
+                    record.entry_id,
+                    record.owner,
+                    record.kind,
+                    record.source,
+                    record.text,
+                    record.languages,
+                    record.origin,
+                    record.created_at,
+                    record.updated_at,
+                ),
+            )
+
+    def delete_memory_entry(self, owner: str, entry_id: str) -> None:
+        """Delete the owner's entry; NotFoundError if there is none."""
+        with self._transaction(write=True) as db:
+            sql = "DELETE FROM memory_entries WHERE owner = ? AND entry_id = ?"
+            if db.execute(sql, (owner, entry_id)).rowcount == 0:
+                raise NotFoundError(f"No memory entry {entry_id}.")
+
+    # -- the owners' translation memory -----------------------------------------------------------
+
+    def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
+        """Add or replace entries by source hash; new ones past the cap are skipped."""
+        with self._transaction(write=True) as db:
+            return put_tm_rows(db, owner, records, max_entries, self._writer)
+
+    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
+        """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
+        instance's own writes are left out of the changes since a time."""
+        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
+        with self._transaction(write=False, one_statement=True) as db:
+            if since is None:
+                rows = db.execute(sql, (owner,))
+            else:
+                rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
+            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["updated_at"]]
+        return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
+
+    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
+        """The owner's entries by source hash, a page at a time."""
+        after = decode_cursor(cursor, "t", (str,))
+        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
+        sql += " AND source_hash > ?" if after else ""
+        with self._transaction(write=False) as db:
+            rows = db.execute(sql + " ORDER BY source_hash LIMIT ?", (owner, *after, max(limit, 0) + 1)).fetchall()
+        found = page(rows, limit, "t", lambda r: [r["source_hash"]])
+        return Page(
+            [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found.items], found.next_cursor
+        )
+
+
+def put_tm_rows(
+    db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int, writer: str
+) -> tuple[int, int, int]:
+    """`put_tm` inside the caller's write transaction (the count is exact under its lock): one count,
+    one lookup of the hashes, one multi-row upsert."""
+    latest = {r.source_hash: r for r in records}  # the last of equal hashes wins
+    hashes = list(latest)
+    count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
+    known: set[str] = set()
+    for k in range(0, len(hashes), ROWS_PER_STATEMENT):
+        chunk = hashes[k : k + ROWS_PER_STATEMENT]
+        sql = f"SELECT source_hash FROM tm_entries WHERE owner = ? AND source_hash IN ({', '.join('?' for _ in chunk)})"
+        known |= {r["source_hash"] for r in db.execute(sql, [owner, *chunk])}
+    room = max(cap - count, 0)
+    admitted: set[str] = set()
+    for h in hashes:  # updates always; new entries while there is room
+        if h in known or room > 0:
+            admitted.add(h)
+            room -= h not in known
+    now = datetime.now(UTC).isoformat(timespec="microseconds")
+    rows = [
+        (owner, h, e.source, e.target, e.languages, e.origin, e.updated_at or now, now, writer)
+        for h in hashes
+        if h in admitted
+        for e in [latest[h].entry]
+    ]
+    insert_rows(
+        db,
+        "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, written_at, "
+        "writer)",
+        rows,
+        " ON CONFLICT (owner, source_hash) DO UPDATE SET source = excluded.source, target = excluded.target, "
+        "origin = excluded.origin, updated_at = excluded.updated_at, written_at = excluded.written_at, "
+        "writer = excluded.writer",
+    )
+    added = updated = skipped = 0
+    seen: set[str] = set()
+    for r in records:  # a repeated hash updates what came before it
+        if r.source_hash not in admitted:
+            skipped += 1
+        elif r.source_hash in known or r.source_hash in seen:
+            updated += 1
+        else:
+            added += 1
+        seen.add(r.source_hash)
+    return added, updated, skipped

@@ -20,18 +20,15 @@ A reviewed batch is the verdicts on one batch of proposals and every step until 
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
 import functools
 import io
-import json
 import os
 import resource
 import statistics
 import sys
 import time
 import warnings
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,11 +51,11 @@ from pydantic_ai.settings import ModelSettings  # noqa: E402
 import handlers.api as api  # noqa: E402
 from agent_core.distill_model import distiller_for  # noqa: E402
 from agent_core.models import resolve_model  # noqa: E402
+from bench.dynamo_meter import DynamoCounter  # noqa: E402
 from bench.naive_agent import NaiveAgent, NaiveStore  # noqa: E402
 from handlers.deps import LazyServices  # noqa: E402
 from service.container import build_services  # noqa: E402
 from storage.dynamodb import DynamoDBSessionStorage  # noqa: E402
-from storage.dynamodb_items import item_size  # noqa: E402
 from storage.interface import Storage  # noqa: E402
 from storage.sqlite import SQLiteStorage  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
@@ -91,81 +88,6 @@ class MeasuredModel(WrapperModel):
             if isinstance(first, ModelRequest):
                 self.system_bytes = len(ModelMessagesTypeAdapter.dump_json([ModelRequest(parts=first.parts[:1])]))
         self._pending.clear()
-
-
-@dataclass
-class DynamoCounter:
-    """Counts DynamoDB requests, bytes (request and response bodies) and write units per step."""
-
-    requests: int = 0
-    bytes: int = 0
-    write_units: int = 0
-    per_step: list[tuple[int, int]] = field(default_factory=list)
-    units_per_step: list[int] = field(default_factory=list)
-    """Write units per step, as DynamoDB bills them by item size (see `write_units`)."""
-    operations: Counter[str] = field(default_factory=Counter)
-    """Requests by operation over the whole run (steps and setup)."""
-
-    def attach(self, client: Any) -> None:
-        client.meta.events.register("before-send.dynamodb.*", self._sent)
-        client.meta.events.register("after-call.dynamodb.*", self._received)
-
-    def _sent(self, request: Any, event_name: str = "", **_: Any) -> None:
-        operation = event_name.rsplit(".", 1)[-1]
-        self.operations[operation] += 1
-        self.requests += 1
-        self.bytes += len(request.body or b"")
-        self.write_units += write_units(operation, json.loads(request.body or b"{}"))
-
-    def _received(self, http_response: Any, **_: Any) -> None:
-        self.bytes += len(http_response.content or b"")
-
-    def mark(self) -> None:
-        self.per_step.append((self.requests, self.bytes))
-        self.units_per_step.append(self.write_units)
-        self.requests = self.bytes = self.write_units = 0
-
-
-def write_units(operation: str, body: dict[str, Any]) -> int:
-    """The write units a request costs on DynamoDB, by the size of what it writes: 1 per KB of each
-    item, 2 in a transaction; an update or delete counted by what the request carries (a lower bound:
-    DynamoDB bills it by the item's size), an index's copy of an item not counted."""
-
-    def units(written: dict[str, Any]) -> int:
-        return max(1, -(-_wire_size(written) // 1024))
-
-    if operation == "TransactWriteItems":
-        total = 0
-        for action in body.get("TransactItems", []):
-            (kind, op), *_ = action.items()
-            written = op.get("Item") or {**op.get("Key", {}), **op.get("ExpressionAttributeValues", {})}
-            total += 2 * units(written) if kind != "ConditionCheck" else 0
-        return total
-    if operation == "PutItem":
-        return units(body["Item"])
-    if operation in ("UpdateItem", "DeleteItem"):
-        return units({**body["Key"], **body.get("ExpressionAttributeValues", {})})
-    if operation == "BatchWriteItem":
-        requests = [r for rs in body.get("RequestItems", {}).values() for r in rs]
-        return sum(units(r["PutRequest"]["Item"]) if "PutRequest" in r else 1 for r in requests)
-    return 0
-
-
-def _wire_size(item: dict[str, Any]) -> int:
-    """An item's size as DynamoDB counts it (storage.dynamodb_items.item_size), from its JSON on the
-    wire, where binary values are base64."""
-
-    def typed(v: dict[str, Any]) -> dict[str, Any]:
-        (kind, x), *_ = v.items()
-        if kind == "B":
-            return {"B": base64.b64decode(x)}
-        if kind == "M":
-            return {"M": {k: typed(e) for k, e in x.items()}}
-        if kind == "L":
-            return {"L": [typed(e) for e in x]}
-        return v
-
-    return item_size({name: typed(v) for name, v in item.items()})
 
 
 @dataclass

@@ -99,6 +99,18 @@ def main() -> None:
             "UpdateExpression": "SET version = :v ADD " + ", ".join(f"counter{k} :one" for k in range(8)),
             "ExpressionAttributeValues": {":v": {"N": "2"}, ":one": {"N": "1"}},
         }
+        versions = iter(range(2, 10**9))
+
+        def meta_put() -> Any:
+            version = next(versions)
+            put = {
+                "TableName": TABLE,
+                "Item": _meta("S#put") | {"version": {"N": str(version)}},
+                "ConditionExpression": "attribute_not_exists(pk) OR version = :expected",
+                "ExpressionAttributeValues": {":expected": {"N": str(version - 1)}},
+            }
+            return client.transact_write_items(TransactItems=[{"Put": put}])
+
         shapes: list[tuple[str, Callable[[], Any]]] = [
             (
                 "naive: GetItem of the history item",
@@ -118,6 +130,7 @@ def main() -> None:
                 "transaction: META's update (SET and 8 ADDs)",
                 lambda: client.transact_write_items(TransactItems=[{"Update": meta_update}]),
             ),
+            ("transaction: META put whole over its version", meta_put),
             ("transaction: 36 unit puts, 12 attributes, conditions", puts(36, packed=False, condition=True)),
             ("transaction: 36 unit puts, 3 attributes, conditions", puts(36, packed=True, condition=True)),
             ("transaction: 36 unit puts, 3 attributes, no conditions", puts(36, packed=True, condition=False)),

@@ -6,6 +6,8 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     S#<session>                  H#…, V#…                  the hot window: the latest messages and verdicts
                                                            (storage.dynamodb_hot)
     S#<session>                  F#<file>                  a file: name, size, coverage
+    S#<session>                  COUNT#files               how many files the session holds (`files`;
+                                                           META's `fileCount` before this release)
     S#<session>                  C#<file>#<n:05>           a chunk of the file's text (CHUNK_CHARS characters)
     S#<session>                  D#<file>#<n:05>           a chunk of the document the file was taken from
     S#<session>                  A#<digest>                marks the session's kept answer I#<digest>
@@ -48,7 +50,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
-from agent_core.document import FileState
+from agent_core.document import FileState, Spans
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
 from agent_core.errors import InvalidRequestError
 
@@ -75,7 +77,8 @@ NOT_WRITTEN = "attribute_not_exists(sk)"
 FILE_EXISTS = "attribute_exists(sk)"
 # A file is added only to a session that exists, and only while it holds fewer than :max files
 # (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
-FILE_ROOM = "attribute_exists(pk) AND (attribute_not_exists(fileCount) OR fileCount < :max)"
+SESSION_EXISTS = "attribute_exists(pk)"
+FILE_ROOM = "attribute_not_exists(files) OR files < :max"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
 KEY_FREE = "attribute_not_exists(pk) OR expiresAt <= :now"
 
@@ -133,6 +136,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             data = [di.message_data(i) for i in items]
         if data:
             self._held.keep(session_id, meta["createdAt"]["S"], first, data)
+        self._held.keep_head(meta, head)
         messages = load_messages(data)
         responses = [first + k for k, m in enumerate(messages) if isinstance(m, ModelResponse)]
         latest = responses[-1] if responses else -1
@@ -180,18 +184,17 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             dumped = [dump_message(m) for m in effects.messages]
             answers = {call_id: dump_verdict(v) for call_id, v in verdicts.items()}
             responses = [isinstance(m, ModelResponse) for m in effects.messages]
-            actions = [self._meta_write(token, effects, new_verdicts, now)]
+            head = self._held.head(token)  # what the step loaded, if this process holds it
+            actions = [_meta_write(token, effects, new_verdicts, now, head.get("META") if head else None)]
             pk = di.session_pk(sid)
-            actions += hot.hot_writes(token, pk, dumped, responses, answers)
+            actions += hot.hot_writes(token, pk, dumped, responses, answers, head)
             for k, data in enumerate(dumped):
                 index = token.message_count + k
                 actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
             actions += _verdict_writes(token, answers, now)
             revised = units.unit_writes_of(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():
-                key = {"pk": s(di.session_pk(sid)), "sk": s(f"F#{file_id}")}
-                values = {":c": s(di.to_json(covered))}
-                actions.append(di.update(key, "SET covered = :c", values, FILE_EXISTS, "The file's coverage"))
+                actions.append(_coverage_write(sid, file_id, covered, head.get(f"F#{file_id}") if head else None))
             for order, c in enumerate(effects.corrections):
                 actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
             remembered = [tm_record(e) for e in effects.memory]
@@ -214,34 +217,6 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             self._held.keep(sid, token.created_at, token.message_count, dumped)
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
-
-    def _meta_write(self, token: StepToken, effects: StepEffects, new_verdicts: int, now: str) -> tuple[Item, int]:
-        """Create META (version 0) or update it over the token's version: counters are ADDed, and `hot`
-        (storage.dynamodb_hot) set where absent."""
-        counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
-        counts["copilotResponseCount"] = new_verdicts
-        counts["hiddenMessages"] = effects.hidden_messages
-        message_count = token.message_count + len(effects.messages)
-        inputs = None if effects.user_inputs is None else s(di.to_json(list(effects.user_inputs)))
-        queued = None if effects.queued_inputs is None else s(di.to_json(list(effects.queued_inputs)))
-        what = "The session's user inputs"
-        if token.version == 0:
-            item = di.meta_item(token.session_id, token.owner, token.created_at, now)
-            item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
-            item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]"), "hot": n(0)}
-            return di.put(item, what, IS_NEW)
-        values = {":next": n(token.version + 1), ":now": s(now), ":g": s(f"{now}#{token.session_id}")}
-        values |= {":count": n(message_count), ":expected": n(token.version), ":since": n(token.message_count)}
-        sets = "version = :next, updatedAt = :now, gsi1sk = :g, messageCount = :count, hot = if_not_exists(hot, :since)"
-        if inputs is not None:
-            sets, values[":u"] = sets + ", userInputs = :u", inputs
-        if queued is not None:
-            sets, values[":q"] = sets + ", queuedInputs = :q", queued
-        added = {attr: v for attr, v in counts.items() if v}  # a counter that does not move is left alone
-        values |= {f":{attr}": n(v) for attr, v in added.items()}
-        adds = f" ADD {', '.join(f'{attr} :{attr}' for attr in added)}" if added else ""
-        key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
-        return di.update(key, f"SET {sets}{adds}", values, SAME_VERSION, what)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""
@@ -337,7 +312,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     def add_file(
         self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
     ) -> None:
-        """Chunks first (the original's too), then the file item and the session's file count in one transaction.
+        """The session's META read (its file count, as releases before this one kept it), the chunks
+        (the original's too), then the file item and the session's file count in one transaction.
 
         A refused file's chunks are deleted again; a crash between leaves only chunks that no file
         item names, which deleting the session removes.
@@ -355,17 +331,22 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 ]
             for part in (*parts, item):
                 di.check_size(part, "The file")
+        meta = self._get({"pk": pk, "sk": s("META")})
+        if meta is None:
+            raise NotFoundError(f"No session {session_id}.")
         self._batch_write([{"PutRequest": {"Item": p}} for p in parts])
-        values = {":one": n(1), ":max": n(max_files)}
-        count = di.update({"pk": pk, "sk": s("META")}, "ADD fileCount :one", values, FILE_ROOM, "")[0]
-        count["Update"]["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
         try:
-            self._transact([count, di.put(item, "", NOT_WRITTEN)[0]], retries=8)
+            # Releases before this one counted the files in META: the count goes on from there.
+            values = {":seed": meta.get("fileCount", n(0)), ":one": n(1), ":max": n(max_files)}
+            count = "SET files = if_not_exists(files, :seed) + :one"
+            exists = {"ConditionCheck": {"Key": {"pk": pk, "sk": s("META")}, "ConditionExpression": SESSION_EXISTS}}
+            counted = di.update(di.files_key(session_id), count, values, FILE_ROOM, "")[0]
+            self._transact([exists, counted, di.put(item, "", NOT_WRITTEN)[0]], retries=8)
         except di.Refused as exc:
-            if exc.codes[1] == "ConditionalCheckFailed":
+            if exc.failed(2):
                 raise ConflictError(f"The file {file.file_id} was already added.") from exc
             self._batch_write([{"DeleteRequest": {"Key": {"pk": p["pk"], "sk": p["sk"]}}} for p in parts])
-            if exc.items[0] is None:
+            if exc.failed(0):
                 raise NotFoundError(f"No session {session_id}.") from exc
             raise InvalidRequestError(f"A session holds at most {max_files} files.") from exc
 
@@ -437,6 +418,53 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         except InvalidRequestError:
             return []  # the request stands without its kept answer: a retry sees the session's state instead
         return writes
+
+
+def _meta_write(
+    token: StepToken, effects: StepEffects, new_verdicts: int, now: str, loaded: Item | None
+) -> tuple[Item, int]:
+    """Create META (version 0), or write it over the token's version: put whole from the META the
+    step `loaded` (its counters raised), else updated (counters ADDed). `hot` (storage.dynamodb_hot)
+    is set where absent."""
+    counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
+    counts["copilotResponseCount"] = new_verdicts
+    counts["hiddenMessages"] = effects.hidden_messages
+    message_count = token.message_count + len(effects.messages)
+    inputs = None if effects.user_inputs is None else s(di.to_json(list(effects.user_inputs)))
+    queued = None if effects.queued_inputs is None else s(di.to_json(list(effects.queued_inputs)))
+    what = "The session's user inputs"
+    if token.version == 0:
+        item = di.meta_item(token.session_id, token.owner, token.created_at, now)
+        item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
+        item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]"), "hot": n(0)}
+        return di.put(item, what, IS_NEW)
+    changed = {"version": n(token.version + 1), "updatedAt": s(now), "gsi1sk": s(f"{now}#{token.session_id}")}
+    changed["messageCount"] = n(message_count)
+    changed |= {"userInputs": inputs} if inputs is not None else {}
+    changed |= {"queuedInputs": queued} if queued is not None else {}
+    added = {attr: v for attr, v in counts.items() if v}  # a counter that does not move is left alone
+    if loaded is not None:
+        item = {"hot": n(token.message_count)} | loaded | changed
+        item |= {attr: n(int(loaded.get(attr, {"N": "0"})["N"]) + v) for attr, v in added.items()}
+        action, size = di.put(item, what, SAME_VERSION)
+        action["Put"]["ExpressionAttributeValues"] = {":expected": n(token.version)}
+        return action, size
+    values = {f":{attr}": v for attr, v in changed.items()} | {":expected": n(token.version)}
+    values[":since"] = n(token.message_count)
+    sets = ", ".join(f"{attr} = :{attr}" for attr in changed) + ", hot = if_not_exists(hot, :since)"
+    values |= {f":{attr}": n(v) for attr, v in added.items()}
+    adds = f" ADD {', '.join(f'{attr} :{attr}' for attr in added)}" if added else ""
+    key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
+    return di.update(key, f"SET {sets}{adds}", values, SAME_VERSION, what)
+
+
+def _coverage_write(session_id: str, file_id: str, covered: Spans, loaded: Item | None) -> tuple[Item, int]:
+    """The file's new coverage: its item put whole from the one the step `loaded`, else updated."""
+    what = "The file's coverage"
+    if loaded is not None:
+        return di.put(loaded | {"covered": s(di.to_json(covered))}, what, FILE_EXISTS)
+    key = {"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")}
+    return di.update(key, "SET covered = :c", {":c": s(di.to_json(covered))}, FILE_EXISTS, what)
 
 
 def _verdict_writes(token: StepToken, answers: Mapping[str, str], now: str) -> list[tuple[Item, int]]:

@@ -127,10 +127,15 @@ class Held:
     and bills the read, but they are neither sent nor parsed). It keeps what it loaded and what it
     committed, never what a failed commit tried to write, each with the session's creation time: a
     session deleted and created again under its id is another session.
+
+    It also holds the other items the latest step of each session loaded (META, the files, the
+    verdict items: `keep_head`), so that the commit puts each item it changes whole, over the
+    version loaded, instead of updating it with an expression.
     """
 
     def __init__(self, sessions: int = HELD_SESSIONS, chars: int = HELD_CHARS) -> None:
         self._sessions: OrderedDict[str, tuple[str, int, list[str]]] = OrderedDict()
+        self._heads: OrderedDict[str, tuple[str, int, dict[str, Item]]] = OrderedDict()
         self._capacity = sessions
         self._budget = chars
         self._chars = 0
@@ -162,10 +167,32 @@ class Held:
             while len(self._sessions) > self._capacity or self._chars > self._budget:
                 self._drop(next(iter(self._sessions)))
 
+    def keep_head(self, meta: Item, items: Sequence[Item]) -> None:
+        """Hold the items a step loaded beside the slots (META, the files, the verdict items) at META's
+        version: the step's commit writes the ones it changes whole, over that version (`head`)."""
+        session_id = str(meta["pk"]["S"]).removeprefix("S#")
+        head = {i["sk"]["S"]: i for i in items if not i["sk"]["S"].startswith("H#")}
+        with self._lock:
+            self._heads.pop(session_id, None)
+            self._heads[session_id] = (meta["createdAt"]["S"], int(meta["version"]["N"]), head)
+            while len(self._heads) > self._capacity:
+                self._heads.popitem(last=False)
+
+    def head(self, token: StepToken) -> Mapping[str, Item] | None:
+        """The items (by sort key) the process loaded of the token's session at the token's version, or
+        None if it holds none of that version. Only commits write them, each over the version it
+        loaded, so they are what that version's commit finds, and an item absent is absent."""
+        with self._lock:
+            found = self._heads.get(token.session_id)
+        if found is None or found[:2] != (token.created_at, token.version):
+            return None
+        return found[2]
+
     def forget(self, session_id: str) -> None:
         """Hold nothing of the session (it was deleted)."""
         with self._lock:
             self._drop(session_id)
+            self._heads.pop(session_id, None)
 
     def _drop(self, session_id: str) -> tuple[str, int, list[str]] | None:
         """Remove the session's entry (under the lock), and return it."""
@@ -200,10 +227,12 @@ def hot_writes(
     messages: Sequence[str],
     is_response: Sequence[bool],
     verdicts: Mapping[str, str],
+    head: Mapping[str, Item] | None = None,
 ) -> list[tuple[Item, int]]:
     """A commit's actions on the hot window, each with the size it writes: the slots of its new
     `messages` (dumped; `is_response` tells which are model responses), its `verdicts` (call id →
-    dumped verdict, on the token's latest response) into that response's item, and the Delete of the
+    dumped verdict, on the token's latest response) into that response's item (put whole when the
+    process holds the `head` the token's version loaded, `Held.head`), and the Delete of the
     verdict item of any response no longer among the latest two."""
     actions: list[tuple[Item, int]] = []
     new_responses = [token.message_count + k for k, r in enumerate(is_response) if r]
@@ -216,13 +245,18 @@ def hot_writes(
     if verdicts and token.response_index not in dropped:
         answered = len(token.verdict_ids | verdicts.keys())
         packed = _pack(json.dumps(dict(verdicts)), VERDICT_BYTES) if answered <= HOT_VERDICTS else _NULL
-        update = {
-            "Key": {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))},
-            "UpdateExpression": "SET #c = :c",
-            "ExpressionAttributeNames": {"#c": _commit_attr(token.version)},
-            "ExpressionAttributeValues": {":c": packed},
-        }
-        actions.append(({"Update": update}, item_size({":c": packed}) + 1_000))
+        key = {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))}
+        if head is not None:  # the item as the token's version left it (or none): put it whole
+            item = (head.get(key["sk"]["S"]) or key) | {_commit_attr(token.version): packed}
+            actions.append(({"Put": {"Item": item}}, item_size(item)))
+        else:
+            update = {
+                "Key": key,
+                "UpdateExpression": "SET #c = :c",
+                "ExpressionAttributeNames": {"#c": _commit_attr(token.version)},
+                "ExpressionAttributeValues": {":c": packed},
+            }
+            actions.append(({"Update": update}, item_size({":c": packed}) + 1_000))
     for response in dropped:
         actions.append(({"Delete": {"Key": {"pk": s(pk), "sk": s(verdicts_sk(response))}}}, 200))
     return actions

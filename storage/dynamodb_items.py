@@ -100,6 +100,12 @@ def unit_pk(session_id: str, file_id: str, start: int) -> str:
     return f"S#{session_id}#U#{file_id}#{start // UNIT_SPAN:05d}"
 
 
+def files_key(session_id: str) -> Item:
+    """The key of the item counting the session's files: outside the step's Query (`sk >= F#`), so
+    only uploads read or write it, and META has the session's steps as its only writers."""
+    return {"pk": s(session_pk(session_id)), "sk": s("COUNT#files")}
+
+
 def message_sk(index: int) -> str:
     """A message's sort key (zero-padded, so keys sort as indexes)."""
     return f"M#{index:010d}"

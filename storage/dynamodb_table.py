@@ -98,7 +98,12 @@ class DynamoDBTable:
                 raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
 
 
-TRANSACTION_ACTIONS = {"Put": "PutItem", "Update": "UpdateItem", "Delete": "DeleteItem"}
+TRANSACTION_ACTIONS = {
+    "Put": "PutItem",
+    "Update": "UpdateItem",
+    "Delete": "DeleteItem",
+    "ConditionCheck": "ConditionCheckItem",
+}
 """The kinds of action a transaction here holds, and the IAM action each is authorized as."""
 
 

@@ -13,12 +13,12 @@ from typing import Any
 import boto3
 import pytest
 
-from agent_core.effects import SessionSnapshot, StepEffects, StepToken
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken, Telemetry
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES, Held
 from storage.dynamodb_items import item_size
 from storage.dynamodb_units import unit_item
-from storage.errors import ConflictError
+from storage.errors import ConflictError, InvalidRequestError
 from tests.aws import DynamoRequests
 from tests.storage_cases import (
     FID,
@@ -28,6 +28,7 @@ from tests.storage_cases import (
     calls,
     covering,
     create,
+    file,
     refine,
     returns,
     revision,
@@ -352,3 +353,93 @@ def test_verdicts_too_large_for_one_item_are_stored_one_per_call(storage: Dynamo
     assert [i["sk"]["S"] for i in verdict_items(storage)] == [f"R#0000000001#{i}" for i in ids]
     assert listed(storage, 7) == ids
     same(storage.load_step(SID, window=WINDOW), from_buckets(storage))
+
+
+class Transactions:
+    """The actions of every TransactWriteItems sent through a client: (kind, sort key) pairs."""
+
+    def __init__(self, client: Any) -> None:
+        self.sent: list[list[tuple[str, str]]] = []
+        client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", self._seen)
+
+    def _seen(self, params: dict[str, Any], **_: Any) -> None:
+        actions = [next(iter(a.items())) for a in params["TransactItems"]]
+        self.sent.append([(kind, (op.get("Key") or op.get("Item"))["sk"]["S"]) for kind, op in actions])
+
+
+def session_items(storage: DynamoDBSessionStorage, sid: str) -> dict[str, dict[str, Any]]:
+    """META, the files and the verdict items of a session, by sort key, without what names the session."""
+    named = ("pk", "gsi1sk", "updatedAt", "createdAt")
+    return {
+        i["sk"]["S"]: {k: v for k, v in i.items() if k not in named}
+        for i in partition(storage, f"S#{sid}")
+        if i["sk"]["S"].startswith(("META", "F#", "V#"))
+    }
+
+
+def test_a_commit_puts_whole_what_its_step_loaded_and_updates_what_another_process_loaded(
+    storage: DynamoDBSessionStorage,
+) -> None:
+    """META, a file's coverage and a verdict item are put whole over the version the process loaded
+    (moto, like botocore, charges by expression and attribute); a token loaded by another process
+    commits through updates; both leave the same items."""
+    sent = Transactions(storage.client)
+    other = fresh(storage)
+    spent = Telemetry(steps=1, model_requests=1, input_tokens=900, output_tokens=40, model_ms=700, cached_tokens=300)
+    for sid, committer in (("s_" + "3" * 32, storage), ("s_" + "4" * 32, other)):
+        create(storage, sid, messages=users(0, 2), user_inputs=["Translate."])
+        storage.add_file(sid, file(FID, "Hello world. Bye.\n"), "Hello world. Bye.\n", max_files=20)
+        rounds: list[dict[str, Any]] = [
+            {"messages": [calls("a", "b")], "telemetry": spent, "queued_inputs": ["Faster."]},
+            {"verdicts": [approve("a")], "units": [unit(0, 12, "a")], "coverage": covering(unit(0, 12, "a"))},
+            {"verdicts": [approve("b")], "units": [unit(13, 17, "b")], "coverage": covering(unit(0, 12), unit(13, 17))},
+            {"messages": [returns("a", "b"), calls("c")], "telemetry": spent, "hidden_messages": 1},
+        ]
+        sent.sent.clear()
+        for effects in rounds:
+            loaded = storage.load_step(sid, window=WINDOW)
+            committer.commit(loaded.token, StepEffects(**effects))
+        kinds = {sk: kind for tx in sent.sent for kind, sk in tx if sk.startswith(("META", "F#", "V#"))}
+        expected = "Put" if committer is storage else "Update"
+        assert set(kinds.values()) == {expected}, kinds
+        assert len(kinds) == 3
+    first, second = (session_items(storage, "s_" + c * 32) for c in "34")
+    assert first == second
+    assert storage.get_session("s_" + "3" * 32).telemetry == Telemetry(
+        steps=2, model_requests=2, input_tokens=1800, output_tokens=80, model_ms=1400, cached_tokens=600
+    )
+
+
+def test_a_stale_token_puts_nothing_over_a_newer_version(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    add_file(storage)
+    stale = storage.load_step(SID, window=WINDOW)
+    step(fresh(storage), messages=users(2, 1), units=[unit(0, 5)], coverage=covering(unit(0, 5)))
+    before = session_items(storage, SID)
+    with pytest.raises(ConflictError):
+        storage.commit(stale.token, StepEffects(units=[unit(6, 11)], coverage=covering(unit(6, 11))))
+    assert session_items(storage, SID) == before
+
+
+def test_an_upload_during_a_step_fails_neither_and_is_counted(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    add_file(storage)
+    loaded = storage.load_step(SID, window=WINDOW)
+    add_file(storage, "Second file.", "f_" + "5" * 32, max_files=3)
+    storage.commit(loaded.token, StepEffects(messages=users(2, 1), units=[unit(0, 5)], coverage=covering(unit(0, 5))))
+    add_file(storage, "Third file.", "f_" + "6" * 32, max_files=3)
+    with pytest.raises(InvalidRequestError):
+        add_file(storage, "Fourth file.", "f_" + "7" * 32, max_files=3)
+    assert len(storage.load_step(SID, window=WINDOW).files) == 3
+    assert "fileCount" not in meta(storage), "META is written by steps only"
+
+
+def test_a_session_of_an_older_release_counts_its_files_on_from_meta(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    add_file(storage)
+    counter = {"pk": {"S": f"S#{SID}"}, "sk": {"S": "COUNT#files"}}
+    storage.client.delete_item(TableName=storage.table, Key=counter)  # as an older release left it:
+    storage.client.put_item(TableName=storage.table, Item=meta(storage) | {"fileCount": {"N": "2"}})  # 2 files
+    add_file(storage, "Another file.", "f_" + "5" * 32, max_files=3)
+    with pytest.raises(InvalidRequestError):
+        add_file(storage, "One too many.", "f_" + "6" * 32, max_files=3)

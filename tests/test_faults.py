@@ -342,6 +342,7 @@ UPLOAD_FAULTS = [
     ("upload", "BatchWriteItem", "EndpointConnectionError", 0),
     ("upload", "TransactWriteItems", "ServiceUnavailable", 0),  # the file item and the file count, after the chunks
     ("upload", "GetItem", "InternalServerError", 0),  # the upload's session check
+    ("upload", "GetItem", "Throttled", 1),  # the session's META, before the chunks
     # Writing the verbatim units (code blocks) after the file: best effort, the upload still succeeds.
     ("upload", "Query", "Throttled", 0),  # the session read before its verbatim text is written
     ("upload", "TransactWriteItems", "InternalServerError", 1),  # the verbatim units

@@ -72,7 +72,7 @@ def main() -> None:
         client.put_item(TableName=TABLE, Item={"pk": {"S": "N#naive"}, "sk": {"S": "S"}, "h": {"B": history}})
         client.put_item(TableName=TABLE, Item=_meta("S#read"))
         for k in range(16):
-            slot = {"pk": {"S": "S#read"}, "sk": {"S": f"H#{k:02d}"}, "i": {"N": str(k)}, "d": {"B": b"x" * 2_000}}
+            slot = {"pk": {"S": "S#read"}, "sk": {"S": f"W#{k:02d}"}, "i": {"N": str(k)}, "d": {"B": b"x" * 2_000}}
             client.put_item(TableName=TABLE, Item=slot)
 
         def puts(count: int, *, packed: bool, condition: bool) -> Callable[[], Any]:

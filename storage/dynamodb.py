@@ -3,7 +3,7 @@
 Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
 
     S#<session>                  META                      the session: owner, times, counters, version
-    S#<session>                  H#…, V#…                  the hot window: the latest messages and verdicts
+    S#<session>                  V#…, W#…                  the hot window: the latest verdicts and messages
                                                            (storage.dynamodb_hot)
     S#<session>                  F#<file>                  a file: name, size, coverage
     S#<session>                  COUNT#files               how many files the session holds (`files`;
@@ -110,18 +110,15 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         return di.session_record(item)
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        """META (with its hot window) and the files in one Query; the buckets only for what META lacks.
-
-        The slots of messages this process holds are left out of the Query (`hot.Held`), and none
-        when no message is asked for."""
-        values, extra = {":f": s("F#")}, {}
+        """META, the files and the verdicts in one Query, with the hot window's slots only when this
+        process holds none of the session's messages (`hot.Held`); the slots of messages committed
+        elsewhere since, then the buckets, only for what that lacks."""
+        pk = di.session_pk(session_id)
         held = self._held.get(session_id) if window > 0 else None
-        if window <= 0:
-            extra["FilterExpression"] = "attribute_not_exists(i)"
-        elif held is not None:
-            values |= {":lo": n(held.first), ":hi": n(held.end)}
-            extra["FilterExpression"] = "attribute_not_exists(i) OR i < :lo OR i >= :hi"
-        head = list(self._query(di.session_pk(session_id), "sk >= :f", values, **extra))
+        if window > 0 and held is None:
+            head = list(self._query(pk, "sk >= :f", {":f": s("F#")}))
+        else:  # up to the slots
+            head = list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
         meta = next((i for i in head if i["sk"]["S"] == "META"), None)
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
@@ -130,6 +127,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             return self.load_step(session_id, window=window)
         count = int(meta["messageCount"]["N"])
         first = max(0, count - max(window, 0))
+        if held is not None and count - first <= hot.HOT and not held.first <= first <= count <= held.end:
+            # Committed elsewhere since (or a longer window than held): the slots of the messages not held.
+            values = {":w": s(hot.SLOTS), ":lo": n(held.first), ":hi": n(held.end)}
+            head += self._query(pk, "sk >= :w", values, FilterExpression="i < :lo OR i >= :hi")
         data = hot.window(meta, head, first, count, held.by_index() if held else None)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
@@ -168,6 +169,22 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             stored |= di.stored_verdicts(item)  # in key order, so commits in order: a later verdict wins
         return [stored[call_id] for call_id in sorted(stored)]
 
+    def _head(self, token: StepToken) -> Mapping[str, Item]:
+        """META, the files and the verdict items as the token's step loaded them: as this process
+        holds them (`hot.Held.head`), else read again (ConflictError if the session moved on since,
+        as the commit's condition on the version would be)."""
+        if token.version == 0:
+            return {}
+        held = self._held.head(token)
+        if held is not None:
+            return held
+        pk = di.session_pk(token.session_id)
+        items = list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
+        meta = next((i for i in items if i["sk"]["S"] == "META"), None)
+        if meta is None or (meta["createdAt"]["S"], int(meta["version"]["N"])) != (token.created_at, token.version):
+            raise ConflictError("The session changed concurrently; reload it and try again.")
+        return {i["sk"]["S"]: i for i in items}
+
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """One TransactWriteItems, conditional on the session's version.
 
@@ -184,21 +201,24 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             dumped = [dump_message(m) for m in effects.messages]
             answers = {call_id: dump_verdict(v) for call_id, v in verdicts.items()}
             responses = [isinstance(m, ModelResponse) for m in effects.messages]
-            head = self._held.head(token)  # what the step loaded, if this process holds it
-            actions = [_meta_write(token, effects, new_verdicts, now, head.get("META") if head else None)]
+            head = self._head(token)
+            actions = [_meta_write(token, effects, new_verdicts, now, head.get("META", {}))]
             pk = di.session_pk(sid)
             actions += hot.hot_writes(token, pk, dumped, responses, answers, head)
+            legacy = hot.legacy_deletes(head)
             for k, data in enumerate(dumped):
                 index = token.message_count + k
                 actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
             actions += _verdict_writes(token, answers, now)
             revised = units.unit_writes_of(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():
-                actions.append(_coverage_write(sid, file_id, covered, head.get(f"F#{file_id}") if head else None))
+                actions.append(_coverage_write(sid, file_id, covered, head.get(f"F#{file_id}")))
             for order, c in enumerate(effects.corrections):
                 actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
             remembered = [tm_record(e) for e in effects.memory]
             memory = tm.step_writes(token.owner, remembered, effects.memory_added, now, self._writer)
+        if len(actions) + len(legacy) <= di.MAX_TRANSACTION_ITEMS // 2:  # else a later commit deletes them
+            actions += legacy
         di.check_transaction([size for _, size in actions])
         later = not tm.fits(memory, beside=[size for _, size in actions])
         if not later:
@@ -420,12 +440,9 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         return writes
 
 
-def _meta_write(
-    token: StepToken, effects: StepEffects, new_verdicts: int, now: str, loaded: Item | None
-) -> tuple[Item, int]:
-    """Create META (version 0), or write it over the token's version: put whole from the META the
-    step `loaded` (its counters raised), else updated (counters ADDed). `hot` (storage.dynamodb_hot)
-    is set where absent."""
+def _meta_write(token: StepToken, effects: StepEffects, new_verdicts: int, now: str, loaded: Item) -> tuple[Item, int]:
+    """Create META (version 0), or put it whole over the token's version from the META its step
+    `loaded`, the counters raised; `hot` (storage.dynamodb_hot) is set where absent."""
     counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
     counts["copilotResponseCount"] = new_verdicts
     counts["hiddenMessages"] = effects.hidden_messages
@@ -438,28 +455,19 @@ def _meta_write(
         item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
         item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]"), "hot": n(0)}
         return di.put(item, what, IS_NEW)
-    changed = {"version": n(token.version + 1), "updatedAt": s(now), "gsi1sk": s(f"{now}#{token.session_id}")}
-    changed["messageCount"] = n(message_count)
-    changed |= {"userInputs": inputs} if inputs is not None else {}
-    changed |= {"queuedInputs": queued} if queued is not None else {}
-    added = {attr: v for attr, v in counts.items() if v}  # a counter that does not move is left alone
-    if loaded is not None:
-        item = {"hot": n(token.message_count)} | loaded | changed
-        item |= {attr: n(int(loaded.get(attr, {"N": "0"})["N"]) + v) for attr, v in added.items()}
-        action, size = di.put(item, what, SAME_VERSION)
-        action["Put"]["ExpressionAttributeValues"] = {":expected": n(token.version)}
-        return action, size
-    values = {f":{attr}": v for attr, v in changed.items()} | {":expected": n(token.version)}
-    values[":since"] = n(token.message_count)
-    sets = ", ".join(f"{attr} = :{attr}" for attr in changed) + ", hot = if_not_exists(hot, :since)"
-    values |= {f":{attr}": n(v) for attr, v in added.items()}
-    adds = f" ADD {', '.join(f'{attr} :{attr}' for attr in added)}" if added else ""
-    key = {"pk": s(di.session_pk(token.session_id)), "sk": s("META")}
-    return di.update(key, f"SET {sets}{adds}", values, SAME_VERSION, what)
+    item = {"hot": n(token.message_count)} | loaded
+    item |= {"version": n(token.version + 1), "updatedAt": s(now), "gsi1sk": s(f"{now}#{token.session_id}")}
+    item |= {"messageCount": n(message_count)} | ({"userInputs": inputs} if inputs is not None else {})
+    item |= {"queuedInputs": queued} if queued is not None else {}
+    item |= {attr: n(int(loaded.get(attr, {"N": "0"})["N"]) + v) for attr, v in counts.items() if v}
+    action, size = di.put(item, what, SAME_VERSION)
+    action["Put"]["ExpressionAttributeValues"] = {":expected": n(token.version)}
+    return action, size
 
 
 def _coverage_write(session_id: str, file_id: str, covered: Spans, loaded: Item | None) -> tuple[Item, int]:
-    """The file's new coverage: its item put whole from the one the step `loaded`, else updated."""
+    """The file's new coverage: its item put whole from the one the step `loaded`, else (a file the
+    step did not load, added since) updated."""
     what = "The file's coverage"
     if loaded is not None:
         return di.put(loaded | {"covered": s(di.to_json(covered))}, what, FILE_EXISTS)

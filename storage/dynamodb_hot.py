@@ -3,23 +3,27 @@
 The durable history is the bucket items (one per message and per commit's verdicts, read by the listings); the
 session's partition also holds, compressed, what a step needs of it:
 
-    S#<session>  H#<i % HOT>   message i, while it is among the latest HOT (a ring of slot items: each
-                               commit puts its new messages' slots, so no commit rewrites the others)
     S#<session>  V#<R:010>     the verdicts on the calls of the response at index R, one attribute
                                per commit that brought some (its version: a later one wins), for the
                                latest two responses (a commit that appends a response deletes the
                                third-latest's)
-    S#<session>  META  hot     the history index from which every message has its slot (0 for sessions
-                               created with this layout; for older ones, the message count at their
-                               first commit since)
+    S#<session>  W#<i % HOT>   message i, while it is among the latest HOT (a ring of slot items: each
+                               commit puts its new messages' slots, so no commit rewrites the others)
+    S#<session>  META  hot     the history index from which every message has its slot and every
+                               response its verdict item (0 for sessions created with this layout;
+                               for older ones, the message count at their first commit since)
+    S#<session>  H#<i % HOT>   the slots as releases before this one kept them (read by nothing; the
+                               first commit that sees them deletes them)
 
-They sort between the files (F#) and META, and after it, so the step's one Query (`sk >= F#`) returns
-them with META and the files (less the slots of the messages the process holds, `Held`). A message
-or verdict too large for its item (`SLOT_BYTES`, `VERDICT_BYTES`), or past `HOT_VERDICTS` on one
-response, is stored as NULL: the step then reads that part from the buckets, as it does for a
-window longer than HOT or a response older than `hot`. Every
-write is a small item of its own (DynamoDB bills a write by the size of the item it writes), and
-none of these items grows past HOT_VERDICTS × VERDICT_BYTES (360 KB; a few hundred bytes in practice).
+The verdict items sort after META, the slots after them: a process that holds the latest messages
+of the session (`Held`) reads META, the files and the verdicts in one Query that stops before the
+slots (`sk BETWEEN F# AND W#`), and the slots only when another process committed since (their new
+messages) or when it holds none (`sk >= F#`, everything). A message or verdict too large for its
+item (`SLOT_BYTES`, `VERDICT_BYTES`), or past `HOT_VERDICTS` on one response, is stored as NULL: the
+step then reads that part from the buckets, as it does for a window longer than HOT, a slot not yet
+written, or a response older than `hot`. Every write is a small item of its own (DynamoDB bills a
+write by the size of the item it writes), and none of these items grows past HOT_VERDICTS ×
+VERDICT_BYTES (360 KB; a few hundred bytes in practice).
 """
 
 from __future__ import annotations
@@ -45,6 +49,10 @@ most HOT_VERDICTS commits: each brings a verdict on a call not yet answered)."""
 HOT_VERDICTS = 60
 """Verdicts kept per response (a batch has at most 20 units)."""
 _NULL: Item = {"NULL": True}
+SLOTS = "W#"
+"""The slots' prefix: they sort after META and the verdict items."""
+LEGACY_SLOTS = "H#"
+"""The slots' prefix before this release (between the files and META)."""
 
 
 def _pack(data: str, limit: int) -> Item:
@@ -58,7 +66,7 @@ def _unpack(value: Item) -> str:
 
 def slot_sk(index: int) -> str:
     """The sort key of the slot that holds message `index` while it is among the latest HOT."""
-    return f"H#{index % HOT:02d}"
+    return f"{SLOTS}{index % HOT:02d}"
 
 
 def verdicts_sk(response_index: int) -> str:
@@ -74,13 +82,13 @@ def window(
     meta: Item, head: Sequence[Item], first: int, count: int, held: Mapping[int, str] | None = None
 ) -> list[str] | None:
     """Messages `[first, count)` from those the process `held` and the slot items among `head`, or
-    None when any must come from the buckets (a window longer than HOT, older than `hot`, or a
-    message too large for its slot)."""
+    None when any must come from the buckets (a window longer than HOT, older than `hot`, a slot not
+    written since, or a message too large for its slot)."""
     held = held or {}
     since = meta.get("hot")
     if count - first > HOT:
         return None
-    slots = {int(i["i"]["N"]): i["d"] for i in head if i["sk"]["S"].startswith("H#")}
+    slots = {int(i["i"]["N"]): i["d"] for i in head if i["sk"]["S"].startswith(SLOTS)}
     out: list[str] = []
     for index in range(first, count):
         if index in held:
@@ -129,8 +137,8 @@ class Held:
     session deleted and created again under its id is another session.
 
     It also holds the other items the latest step of each session loaded (META, the files, the
-    verdict items: `keep_head`), so that the commit puts each item it changes whole, over the
-    version loaded, instead of updating it with an expression.
+    verdict items: `keep_head`), which the step's commit puts whole, changed, over the version
+    loaded (a commit whose process no longer holds them reads them again).
     """
 
     def __init__(self, sessions: int = HELD_SESSIONS, chars: int = HELD_CHARS) -> None:
@@ -171,7 +179,8 @@ class Held:
         """Hold the items a step loaded beside the slots (META, the files, the verdict items) at META's
         version: the step's commit writes the ones it changes whole, over that version (`head`)."""
         session_id = str(meta["pk"]["S"]).removeprefix("S#")
-        head = {i["sk"]["S"]: i for i in items if not i["sk"]["S"].startswith("H#")}
+        head = {i["sk"]["S"]: i for i in items if not i["sk"]["S"].startswith((SLOTS, LEGACY_SLOTS))}
+        head |= {i["sk"]["S"]: {"pk": i["pk"], "sk": i["sk"]} for i in items if i["sk"]["S"].startswith(LEGACY_SLOTS)}
         with self._lock:
             self._heads.pop(session_id, None)
             self._heads[session_id] = (meta["createdAt"]["S"], int(meta["version"]["N"]), head)
@@ -227,13 +236,13 @@ def hot_writes(
     messages: Sequence[str],
     is_response: Sequence[bool],
     verdicts: Mapping[str, str],
-    head: Mapping[str, Item] | None = None,
+    head: Mapping[str, Item],
 ) -> list[tuple[Item, int]]:
     """A commit's actions on the hot window, each with the size it writes: the slots of its new
     `messages` (dumped; `is_response` tells which are model responses), its `verdicts` (call id →
-    dumped verdict, on the token's latest response) into that response's item (put whole when the
-    process holds the `head` the token's version loaded, `Held.head`), and the Delete of the
-    verdict item of any response no longer among the latest two."""
+    dumped verdict, on the token's latest response) into that response's item (put whole, from the
+    `head` the token's step loaded), and the Delete of the verdict item of any response no longer
+    among the latest two."""
     actions: list[tuple[Item, int]] = []
     new_responses = [token.message_count + k for k, r in enumerate(is_response) if r]
     responses = [r for r in (token.previous_response_index, token.response_index) if r >= 0] + new_responses
@@ -246,17 +255,14 @@ def hot_writes(
         answered = len(token.verdict_ids | verdicts.keys())
         packed = _pack(json.dumps(dict(verdicts)), VERDICT_BYTES) if answered <= HOT_VERDICTS else _NULL
         key = {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))}
-        if head is not None:  # the item as the token's version left it (or none): put it whole
-            item = (head.get(key["sk"]["S"]) or key) | {_commit_attr(token.version): packed}
-            actions.append(({"Put": {"Item": item}}, item_size(item)))
-        else:
-            update = {
-                "Key": key,
-                "UpdateExpression": "SET #c = :c",
-                "ExpressionAttributeNames": {"#c": _commit_attr(token.version)},
-                "ExpressionAttributeValues": {":c": packed},
-            }
-            actions.append(({"Update": update}, item_size({":c": packed}) + 1_000))
+        item = (head.get(key["sk"]["S"]) or key) | {_commit_attr(token.version): packed}  # put whole
+        actions.append(({"Put": {"Item": item}}, item_size(item)))
     for response in dropped:
         actions.append(({"Delete": {"Key": {"pk": s(pk), "sk": s(verdicts_sk(response))}}}, 200))
     return actions
+
+
+def legacy_deletes(head: Mapping[str, Item]) -> list[tuple[Item, int]]:
+    """The Deletes of the slots a release before this one left (`LEGACY_SLOTS`) among the `head` a step loaded."""
+    keys = [k for sk, k in head.items() if sk.startswith(LEGACY_SLOTS)]
+    return [({"Delete": {"Key": {"pk": k["pk"], "sk": k["sk"]}}}, 200) for k in keys]

@@ -2,7 +2,8 @@
 
 Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
 
-    S#<session>                  META                      the session: owner, times, counters, version
+    S#<session>                  META                      the session: its version, and owner, times, counters
+                                                           packed in one attribute (storage.dynamodb_meta)
     S#<session>                  V#…, W#…                  the hot window: the latest verdicts and messages
                                                            (storage.dynamodb_hot)
     S#<session>                  F#<file>                  a file: name, size, coverage
@@ -56,6 +57,7 @@ from agent_core.errors import InvalidRequestError
 
 from . import dynamodb_hot as hot
 from . import dynamodb_items as di
+from . import dynamodb_meta as meta
 from . import dynamodb_tm as tm
 from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
@@ -107,7 +109,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         item = self._get({"pk": s(di.session_pk(session_id)), "sk": s("META")})
         if item is None:
             raise NotFoundError(f"No session {session_id}.")
-        return di.session_record(item)
+        return meta.read(item).record
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         """META, the files and the verdicts in one Query, with the hot window's slots only when this
@@ -119,37 +121,38 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             head = list(self._query(pk, "sk >= :f", {":f": s("F#")}))
         else:  # up to the slots
             head = list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
-        meta = next((i for i in head if i["sk"]["S"] == "META"), None)
-        if meta is None:
+        found = next((i for i in head if i["sk"]["S"] == "META"), None)
+        if found is None:
             raise NotFoundError(f"No session {session_id}.")
-        if held is not None and held.created_at != meta["createdAt"]["S"]:  # of a session deleted since
+        loaded = meta.read(found)
+        if held is not None and held.created_at != loaded.record.created_at:  # of a session deleted since
             self._held.forget(session_id)
             return self.load_step(session_id, window=window)
-        count = int(meta["messageCount"]["N"])
+        count = loaded.record.message_count
         first = max(0, count - max(window, 0))
         if held is not None and count - first <= hot.HOT and not held.first <= first <= count <= held.end:
             # Committed elsewhere since (or a longer window than held): the slots of the messages not held.
             values = {":w": s(hot.SLOTS), ":lo": n(held.first), ":hi": n(held.end)}
             head += self._query(pk, "sk >= :w", values, FilterExpression="i < :lo OR i >= :hi")
-        data = hot.window(meta, head, first, count, held.by_index() if held else None)
+        data = hot.window(loaded.hot, head, first, count, held.by_index() if held else None)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
             data = [di.message_data(i) for i in items]
         if data:
-            self._held.keep(session_id, meta["createdAt"]["S"], first, data)
-        self._held.keep_head(meta, head)
+            self._held.keep(session_id, loaded.record.created_at, first, data)
+        self._held.keep_head(loaded, head)
         messages = load_messages(data)
         responses = [first + k for k, m in enumerate(messages) if isinstance(m, ModelResponse)]
         latest = responses[-1] if responses else -1
         previous = responses[-2] if len(responses) > 1 else -1
         return di.snapshot(
             session_id,
-            meta,
+            loaded.record,
             head,
             messages,
             first,
-            latest=(latest, self._verdicts(session_id, meta, head, latest)),
-            previous=(previous, self._verdicts(session_id, meta, head, previous)),
+            latest=(latest, self._verdicts(session_id, loaded.hot, head, latest)),
+            previous=(previous, self._verdicts(session_id, loaded.hot, head, previous)),
         )
 
     def _messages(self, session_id: str, bucket: int, first: int, count: int) -> Iterator[Item]:
@@ -158,9 +161,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         values = {":a": s(di.message_sk(start)), ":b": s(di.message_sk(end))}
         return self._query(di.bucket_pk(session_id, start), "sk BETWEEN :a AND :b", values)
 
-    def _verdicts(self, session_id: str, meta: Item, head: Sequence[Item], response_index: int) -> list[str]:
-        """The stored verdicts on the response at `response_index`: from the hot window, else its bucket."""
-        found = hot.verdicts(meta, head, response_index)
+    def _verdicts(self, session_id: str, since: int | None, head: Sequence[Item], response_index: int) -> list[str]:
+        """The stored verdicts on the response at `response_index`: from the hot window (written since
+        `since`, META's `hot`), else its bucket."""
+        found = hot.verdicts(since, head, response_index)
         if found is not None:
             return found
         prefix = {":r": s(di.verdict_sk(response_index, ""))}
@@ -180,8 +184,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             return held
         pk = di.session_pk(token.session_id)
         items = list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
-        meta = next((i for i in items if i["sk"]["S"] == "META"), None)
-        if meta is None or (meta["createdAt"]["S"], int(meta["version"]["N"])) != (token.created_at, token.version):
+        found = next((meta.read(i) for i in items if i["sk"]["S"] == "META"), None)
+        if found is None or (found.record.created_at, found.record.version) != (token.created_at, token.version):
             raise ConflictError("The session changed concurrently; reload it and try again.")
         return {i["sk"]["S"]: i for i in items}
 
@@ -202,7 +206,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             answers = {call_id: dump_verdict(v) for call_id, v in verdicts.items()}
             responses = [isinstance(m, ModelResponse) for m in effects.messages]
             head = self._head(token)
-            actions = [_meta_write(token, effects, new_verdicts, now, head.get("META", {}))]
+            actions = [_meta_write(token, effects, new_verdicts, now, head.get("META"))]
             pk = di.session_pk(sid)
             actions += hot.hot_writes(token, pk, dumped, responses, answers, head)
             legacy = hot.legacy_deletes(head)
@@ -259,15 +263,15 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             if last and len(page["Items"]) == args["Limit"]:
                 # DynamoDB may report a next key on an exactly full last page; look ahead once.
                 last = last if self.client.query(**{**args, "ExclusiveStartKey": last, "Limit": 1})["Items"] else None
-        return Page([di.session_record(i) for i in page["Items"]], di.encode_cursor(last) if last else None)
+        return Page([meta.read(i).record for i in page["Items"]], di.encode_cursor(last) if last else None)
 
     def delete_session(self, session_id: str) -> None:
         """Delete every item of the session, its kept answers included; the META item goes last."""
         self._held.forget(session_id)
-        names = {"#m": "messageCount", "#c": "chars"}
+        names = {"#m": "messageCount", "#s": meta.STATE, "#c": "chars"}
         own = list(
             self._query(
-                di.session_pk(session_id), ProjectionExpression="pk, sk, #m, #c", ExpressionAttributeNames=names
+                di.session_pk(session_id), ProjectionExpression="pk, sk, #m, #s, #c", ExpressionAttributeNames=names
             )
         )
         partitions: list[str] = []
@@ -275,7 +279,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         for item in own:
             sk = item["sk"]["S"]
             if sk == "META":
-                count = int(item["messageCount"]["N"])
+                count = meta.message_count(item)
                 partitions += [di.bucket_pk(session_id, b * BUCKET) for b in range(count // BUCKET + 1)]
             elif sk.startswith("F#"):
                 chars = int(item["chars"]["N"])
@@ -351,13 +355,13 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 ]
             for part in (*parts, item):
                 di.check_size(part, "The file")
-        meta = self._get({"pk": pk, "sk": s("META")})
-        if meta is None:
+        session = self._get({"pk": pk, "sk": s("META")})
+        if session is None:
             raise NotFoundError(f"No session {session_id}.")
         self._batch_write([{"PutRequest": {"Item": p}} for p in parts])
         try:
             # Releases before this one counted the files in META: the count goes on from there.
-            values = {":seed": meta.get("fileCount", n(0)), ":one": n(1), ":max": n(max_files)}
+            values = {":seed": session.get("fileCount", n(0)), ":one": n(1), ":max": n(max_files)}
             count = "SET files = if_not_exists(files, :seed) + :one"
             exists = {"ConditionCheck": {"Key": {"pk": pk, "sk": s("META")}, "ConditionExpression": SESSION_EXISTS}}
             counted = di.update(di.files_key(session_id), count, values, FILE_ROOM, "")[0]
@@ -440,27 +444,18 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         return writes
 
 
-def _meta_write(token: StepToken, effects: StepEffects, new_verdicts: int, now: str, loaded: Item) -> tuple[Item, int]:
-    """Create META (version 0), or put it whole over the token's version from the META its step
-    `loaded`, the counters raised; `hot` (storage.dynamodb_hot) is set where absent."""
-    counts = {attr: getattr(effects.telemetry, field) for field, attr in di.TELEMETRY.items()}
-    counts["copilotResponseCount"] = new_verdicts
-    counts["hiddenMessages"] = effects.hidden_messages
-    message_count = token.message_count + len(effects.messages)
-    inputs = None if effects.user_inputs is None else s(di.to_json(list(effects.user_inputs)))
-    queued = None if effects.queued_inputs is None else s(di.to_json(list(effects.queued_inputs)))
-    what = "The session's user inputs"
+def _meta_write(
+    token: StepToken, effects: StepEffects, new_verdicts: int, now: str, loaded: Item | None
+) -> tuple[Item, int]:
+    """META put whole: a new session's (version 0, where none exists), or over the token's version
+    from the META its step `loaded`."""
     if token.version == 0:
-        item = di.meta_item(token.session_id, token.owner, token.created_at, now)
-        item |= {attr: n(v) for attr, v in counts.items()} | {"version": n(1), "messageCount": n(message_count)}
-        item |= {"userInputs": inputs or s("[]"), "queuedInputs": queued or s("[]"), "hot": n(0)}
-        return di.put(item, what, IS_NEW)
-    item = {"hot": n(token.message_count)} | loaded
-    item |= {"version": n(token.version + 1), "updatedAt": s(now), "gsi1sk": s(f"{now}#{token.session_id}")}
-    item |= {"messageCount": n(message_count)} | ({"userInputs": inputs} if inputs is not None else {})
-    item |= {"queuedInputs": queued} if queued is not None else {}
-    item |= {attr: n(int(loaded.get(attr, {"N": "0"})["N"]) + v) for attr, v in counts.items() if v}
-    action, size = di.put(item, what, SAME_VERSION)
+        item = meta.item(meta.committed(None, token, effects, new_verdicts=new_verdicts, now=now))
+        return di.put(item, "The session's user inputs", IS_NEW)
+    if loaded is None:  # not in what the step loaded: the session is gone
+        raise ConflictError("The session changed concurrently; reload it and try again.")
+    item = meta.item(meta.committed(meta.read(loaded), token, effects, new_verdicts=new_verdicts, now=now))
+    action, size = di.put(item, "The session's user inputs", SAME_VERSION)
     action["Put"]["ExpressionAttributeValues"] = {":expected": n(token.version)}
     return action, size
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from agent_core.effects import StepToken
 
 from .dynamodb_items import Item, item_size, n, s
+from .dynamodb_meta import Meta
 
 HOT = 16
 """Messages kept in slots: at least the window a step loads (agent_core's runtime asks for 16)."""
@@ -79,13 +80,12 @@ def _commit_attr(version: int) -> str:
 
 
 def window(
-    meta: Item, head: Sequence[Item], first: int, count: int, held: Mapping[int, str] | None = None
+    since: int | None, head: Sequence[Item], first: int, count: int, held: Mapping[int, str] | None = None
 ) -> list[str] | None:
     """Messages `[first, count)` from those the process `held` and the slot items among `head`, or
-    None when any must come from the buckets (a window longer than HOT, older than `hot`, a slot not
-    written since, or a message too large for its slot)."""
+    None when any must come from the buckets (a window longer than HOT, older than META's `hot`
+    (`since`), a slot not written since, or a message too large for its slot)."""
     held = held or {}
-    since = meta.get("hot")
     if count - first > HOT:
         return None
     slots = {int(i["i"]["N"]): i["d"] for i in head if i["sk"]["S"].startswith(SLOTS)}
@@ -95,7 +95,7 @@ def window(
             out.append(held[index])
             continue
         value = slots.get(index)
-        if since is None or index < int(since["N"]) or value is None or "B" not in value:
+        if since is None or index < since or value is None or "B" not in value:
             return None
         out.append(_unpack(value))
     return out
@@ -175,15 +175,15 @@ class Held:
             while len(self._sessions) > self._capacity or self._chars > self._budget:
                 self._drop(next(iter(self._sessions)))
 
-    def keep_head(self, meta: Item, items: Sequence[Item]) -> None:
+    def keep_head(self, meta: Meta, items: Sequence[Item]) -> None:
         """Hold the items a step loaded beside the slots (META, the files, the verdict items) at META's
         version: the step's commit writes the ones it changes whole, over that version (`head`)."""
-        session_id = str(meta["pk"]["S"]).removeprefix("S#")
+        session_id = meta.record.session_id
         head = {i["sk"]["S"]: i for i in items if not i["sk"]["S"].startswith((SLOTS, LEGACY_SLOTS))}
         head |= {i["sk"]["S"]: {"pk": i["pk"], "sk": i["sk"]} for i in items if i["sk"]["S"].startswith(LEGACY_SLOTS)}
         with self._lock:
             self._heads.pop(session_id, None)
-            self._heads[session_id] = (meta["createdAt"]["S"], int(meta["version"]["N"]), head)
+            self._heads[session_id] = (meta.record.created_at, meta.record.version, head)
             while len(self._heads) > self._capacity:
                 self._heads.popitem(last=False)
 
@@ -211,13 +211,12 @@ class Held:
         return found
 
 
-def verdicts(meta: Item, head: Sequence[Item], response_index: int) -> list[str] | None:
+def verdicts(since: int | None, head: Sequence[Item], response_index: int) -> list[str] | None:
     """The stored verdicts on the response at `response_index` (by call id), or None when they must
-    come from the buckets (a response from before `hot`, or one of its verdicts too large)."""
-    since = meta.get("hot")
+    come from the buckets (a response from before META's `hot`, `since`, or one of its verdicts too large)."""
     if response_index < 0:
         return []
-    if since is None or response_index < int(since["N"]):
+    if since is None or response_index < since:
         return None
     wanted = verdicts_sk(response_index)
     item = next((i for i in head if i["sk"]["S"] == wanted), {})

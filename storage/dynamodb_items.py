@@ -16,18 +16,21 @@ import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic_ai.messages import ModelMessage
 from pydantic_core import PydanticSerializationError
 
 from agent_core.document import FileState
-from agent_core.effects import Correction, SessionSnapshot, StepToken, StoredAnswer, Telemetry
+from agent_core.effects import Correction, SessionSnapshot, StepToken, StoredAnswer
 from agent_core.errors import InvalidRequestError, TooLargeError
 
 from .codec import load_verdict
 from .errors import ConflictError, InvalidCursorError
-from .records import SCHEMA_VERSION, MemoryEntryRecord, SessionRecord
+from .records import MemoryEntryRecord
+
+if TYPE_CHECKING:
+    from .records import SessionRecord
 
 Item = dict[str, Any]
 BUCKET = 100
@@ -42,15 +45,6 @@ MAX_TRANSACTION_ITEMS = 100
 """DynamoDB's limit on the actions of one transaction."""
 MAX_CURSOR_NUMBER = 2**53
 """No index or bucket a cursor names can be larger (anything else was not issued here)."""
-TELEMETRY = {
-    "steps": "steps",
-    "model_requests": "modelRequests",
-    "input_tokens": "inputTokens",
-    "output_tokens": "outputTokens",
-    "model_ms": "modelMs",
-    "cached_tokens": "cachedTokens",
-}
-"""Telemetry fields and the META attributes that count them (ADDed by every commit)."""
 
 
 def s(value: str) -> Item:
@@ -266,67 +260,6 @@ def cursor_number(position: dict[str, Any], key: str, *, at_most: int) -> int:
     return value
 
 
-# -- sessions -------------------------------------------------------------------------------
-
-
-def session_record(i: Item) -> SessionRecord:
-    """A META item as the session's record."""
-    return SessionRecord(
-        session_id=i["pk"]["S"].removeprefix("S#"),
-        owner=i["owner"]["S"],
-        created_at=i["createdAt"]["S"],
-        updated_at=i["updatedAt"]["S"],
-        version=int(i["version"]["N"]),
-        message_count=int(i["messageCount"]["N"]),
-        hidden_messages=hidden_messages(i),
-        copilot_response_count=int(i["copilotResponseCount"]["N"]),
-        user_inputs=user_inputs(i),
-        queued_inputs=queued_inputs(i),
-        schema_version=int(i["schemaVersion"]["N"]),
-        telemetry=telemetry(i),
-    )
-
-
-def hidden_messages(i: Item) -> int:
-    """META's count of messages the model is never shown (absent before this count was kept)."""
-    return int(i.get("hiddenMessages", {"N": "0"})["N"])
-
-
-def user_inputs(i: Item) -> tuple[str, ...]:
-    """The META item's framing user inputs."""
-    return tuple(json.loads(i["userInputs"]["S"])) if "userInputs" in i else ()
-
-
-def queued_inputs(i: Item) -> tuple[str, ...]:
-    """The META item's inputs waiting for the next model request."""
-    return tuple(json.loads(i["queuedInputs"]["S"])) if "queuedInputs" in i else ()
-
-
-def telemetry(i: Item) -> Telemetry:
-    """The session's telemetry: the counters, plus the JSON totals a schema-2 record was written with."""
-    legacy = json.loads(i["telemetry"]["S"]) if "telemetry" in i else []
-    legacy += [0] * (len(TELEMETRY) - len(legacy))  # a schema-2 record has no cached tokens
-    values = {
-        field: int(old) + int(i.get(attr, {"N": "0"})["N"])
-        for (field, attr), old in zip(TELEMETRY.items(), legacy, strict=True)
-    }
-    return Telemetry(**values)
-
-
-def meta_item(session_id: str, owner: str, created_at: str, now: str) -> Item:
-    """A new session's META item (its counters are set by the commit that creates it)."""
-    return {
-        "pk": s(session_pk(session_id)),
-        "sk": s("META"),
-        "owner": s(owner),
-        "createdAt": s(created_at),
-        "updatedAt": s(now),
-        "schemaVersion": n(SCHEMA_VERSION),
-        "gsi1pk": s(f"O#{owner}"),
-        "gsi1sk": s(f"{now}#{session_id}"),
-    }
-
-
 # -- history ----------------------------------------------------------------------------------
 
 
@@ -380,7 +313,7 @@ def buckets(start: int, end: int) -> range:
 
 def snapshot(
     session_id: str,
-    meta: Item,
+    meta: SessionRecord,
     head: Sequence[Item],
     messages: Sequence[ModelMessage],
     first: int,
@@ -394,11 +327,11 @@ def snapshot(
     files = upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#"))
     token = StepToken(
         session_id=session_id,
-        owner=meta["owner"]["S"],
-        version=int(meta["version"]["N"]),
-        created_at=meta["createdAt"]["S"],
-        message_count=int(meta["messageCount"]["N"]),
-        hidden_messages=hidden_messages(meta),
+        owner=meta.owner,
+        version=meta.version,
+        created_at=meta.created_at,
+        message_count=meta.message_count,
+        hidden_messages=meta.hidden_messages,
         response_index=latest[0],
         verdict_ids=frozenset(v.tool.call_id for v in verdicts),
         previous_response_index=previous[0],
@@ -408,8 +341,8 @@ def snapshot(
         token=token,
         window=list(messages),
         window_complete=first == 0,
-        user_inputs=user_inputs(meta),
-        queued_inputs=queued_inputs(meta),
+        user_inputs=meta.user_inputs,
+        queued_inputs=meta.queued_inputs,
         copilot_responses=verdicts,
         previous_verdicts=before,
         files=files,

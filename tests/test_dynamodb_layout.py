@@ -5,15 +5,18 @@ for it, a window longer than it keeps, a response older than it."""
 
 from __future__ import annotations
 
+import json
 import os
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import boto3
 import pytest
 
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken, Telemetry
+from storage import dynamodb_meta
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES, Held
 from storage.dynamodb_items import item_size
@@ -53,8 +56,8 @@ def counted(storage: DynamoDBSessionStorage) -> Iterator[DynamoRequests]:
     yield DynamoRequests(storage.client)
 
 
-def meta(storage: DynamoDBSessionStorage) -> dict[str, Any]:
-    key = {"pk": {"S": f"S#{SID}"}, "sk": {"S": "META"}}
+def meta(storage: DynamoDBSessionStorage, sid: str = SID) -> dict[str, Any]:
+    key = {"pk": {"S": f"S#{sid}"}, "sk": {"S": "META"}}
     item: dict[str, Any] = storage.client.get_item(TableName=storage.table, Key=key, ConsistentRead=True)["Item"]
     return item
 
@@ -79,12 +82,16 @@ def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
     return DynamoDBSessionStorage(storage.client, table_name=storage.table)
 
 
+def without_hot(item: dict[str, Any]) -> dict[str, Any]:
+    """A META item with no `hot` mark (as a session from before the hot window has it)."""
+    return dynamodb_meta.item(replace(dynamodb_meta.read(item), hot=None))
+
+
 def from_buckets(storage: DynamoDBSessionStorage, window: int = WINDOW) -> SessionSnapshot:
     """The snapshot as the buckets alone give it (META's `hot` mark removed from a copy), read by a
     process that holds no messages."""
     saved = meta(storage)
-    stripped = {k: v for k, v in saved.items() if k != "hot"}
-    storage.client.put_item(TableName=storage.table, Item=stripped)
+    storage.client.put_item(TableName=storage.table, Item=without_hot(saved))
     try:
         return fresh(storage).load_step(SID, window=window)
     finally:
@@ -136,12 +143,11 @@ def test_the_hot_window_keeps_the_verdicts_of_the_latest_two_responses_only(
 def test_a_session_from_before_the_hot_window_loads_from_the_buckets(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 2))
     review_rounds(storage, 2)
-    old = {k: v for k, v in meta(storage).items() if k != "hot"}
-    storage.client.put_item(TableName=storage.table, Item=old)  # as the previous layout left it
+    storage.client.put_item(TableName=storage.table, Item=without_hot(meta(storage)))  # as the previous layout left it
     expected = from_buckets(storage)
     same(fresh(storage).load_step(SID, window=WINDOW), expected)
-    step(storage, messages=[calls("y1")])  # the first commit since: slots from here on
-    assert meta(storage)["hot"] == {"N": str(expected.token.message_count)}
+    step(fresh(storage), messages=[calls("y1")])  # the first commit since: slots from here on
+    assert dynamodb_meta.read(meta(storage)).hot == expected.token.message_count
     step(storage, verdicts=[approve("y1")])
     review_rounds(storage, 5)
     same(fresh(storage).load_step(SID, window=WINDOW), from_buckets(storage))
@@ -369,12 +375,15 @@ class Transactions:
 
 def session_items(storage: DynamoDBSessionStorage, sid: str) -> dict[str, dict[str, Any]]:
     """META, the files and the verdict items of a session, by sort key, without what names the session."""
-    named = ("pk", "gsi1sk", "updatedAt", "createdAt")
-    return {
+    named = ("pk", "gsi1sk", "createdAt")
+    found: dict[str, Any] = {
         i["sk"]["S"]: {k: v for k, v in i.items() if k not in named}
         for i in partition(storage, f"S#{sid}")
-        if i["sk"]["S"].startswith(("META", "F#", "V#"))
+        if i["sk"]["S"].startswith(("F#", "V#"))
     }
+    read = dynamodb_meta.read(meta(storage, sid))
+    found["META"] = replace(read, record=replace(read.record, session_id="", created_at="", updated_at=""))
+    return found
 
 
 def test_a_commit_puts_whole_what_its_step_loaded_and_reads_it_again_if_the_process_no_longer_holds_it(
@@ -461,3 +470,45 @@ def test_the_slots_of_an_older_release_are_read_by_nothing_and_deleted_by_the_ne
     step(other, messages=[calls("n1")])
     assert hot_items(storage) and not partition(storage, f"S#{SID}", "H#")
     same(fresh(storage).load_step(SID, window=WINDOW), from_buckets(storage))
+
+
+def test_a_meta_of_an_older_release_reads_the_same_and_the_next_commit_packs_it(
+    storage: DynamoDBSessionStorage,
+) -> None:
+    spent = Telemetry(steps=1, model_requests=1, input_tokens=500, output_tokens=20, model_ms=300, cached_tokens=100)
+    create(storage, messages=users(0, 2), user_inputs=["Translate."], telemetry=spent)
+    add_file(storage)
+    step(storage, messages=[calls("a")], queued_inputs=["Faster."], telemetry=spent, hidden_messages=1)
+    record, packed = storage.get_session(SID), meta(storage)
+    assert sorted(packed) == ["gsi1pk", "gsi1sk", "pk", "sk", "state", "version"]
+    fields = json.loads(packed["state"]["S"])
+    old = {k: v for k, v in packed.items() if k != "state"} | {  # each field an attribute, as releases before
+        "owner": {"S": fields["owner"]},
+        "createdAt": {"S": fields["createdAt"]},
+        "updatedAt": {"S": fields["updatedAt"]},
+        "messageCount": {"N": str(fields["messageCount"])},
+        "hiddenMessages": {"N": str(fields["hiddenMessages"])},
+        "copilotResponseCount": {"N": "0"},
+        "userInputs": {"S": json.dumps(fields["userInputs"])},
+        "queuedInputs": {"S": json.dumps(fields["queuedInputs"])},
+        "hot": {"N": "0"},
+        "schemaVersion": {"N": "2"},
+        "telemetry": {"S": json.dumps([1, 1, 500, 20, 300])},  # schema 2's totals, beside the counters
+        "steps": {"N": "1"},
+        "modelRequests": {"N": "1"},
+        "inputTokens": {"N": "500"},
+        "outputTokens": {"N": "20"},
+        "modelMs": {"N": "300"},
+        "cachedTokens": {"N": "200"},
+        "fileCount": {"N": "1"},
+    }
+    storage.client.put_item(TableName=storage.table, Item=old)
+    assert fresh(storage).get_session(SID) == record
+    same(fresh(storage).load_step(SID, window=WINDOW), storage.load_step(SID, window=WINDOW))
+    step(fresh(storage), verdicts=[approve("a")], telemetry=spent)
+    repacked = meta(storage)
+    assert sorted(repacked) == ["fileCount", "gsi1pk", "gsi1sk", "pk", "sk", "state", "version"], "kept as it is"
+    assert storage.get_session(SID).telemetry == Telemetry(
+        steps=3, model_requests=3, input_tokens=1500, output_tokens=60, model_ms=900, cached_tokens=300
+    )
+    assert storage.get_session(SID).copilot_response_count == 1

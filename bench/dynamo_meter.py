@@ -47,21 +47,25 @@ class DynamoCounter:
 
 def write_units(operation: str, body: dict[str, Any]) -> int:
     """The write units a request costs on DynamoDB, by the size of what it writes: 1 per KB of each
-    item, 2 in a transaction; an update or delete counted by what the request carries (a lower bound:
-    DynamoDB bills it by the item's size), an index's copy of an item not counted."""
+    item, 2 in a transaction, and 1 per KB of a put item's copy in the table's index (one that carries
+    the index's keys); an update or delete counted by what the request carries (a lower bound:
+    DynamoDB bills it by the item's size, and an update's or delete's index copy is not counted)."""
 
     def units(written: dict[str, Any]) -> int:
         return max(1, -(-_wire_size(written) // 1024))
+
+    def indexed(item: dict[str, Any] | None) -> int:
+        return units(item) if item and "gsi1pk" in item else 0
 
     if operation == "TransactWriteItems":
         total = 0
         for action in body.get("TransactItems", []):
             (kind, op), *_ = action.items()
             written = op.get("Item") or {**op.get("Key", {}), **op.get("ExpressionAttributeValues", {})}
-            total += 2 * units(written) if kind != "ConditionCheck" else 0
+            total += 2 * units(written) + indexed(op.get("Item")) if kind != "ConditionCheck" else 0
         return total
     if operation == "PutItem":
-        return units(body["Item"])
+        return units(body["Item"]) + indexed(body["Item"])
     if operation in ("UpdateItem", "DeleteItem"):
         return units({**body["Key"], **body.get("ExpressionAttributeValues", {})})
     if operation == "BatchWriteItem":

@@ -36,10 +36,10 @@ item per span; a unit lies outside the coverage the step loaded, storage.interfa
 the commit is conditional on the version it loaded; a revision updates the unit in place, in the
 item that holds it, so nothing is counted twice). The `by-owner` index (gsi1pk = O#<owner>,
 gsi1sk = <updatedAt>#<session>) lists an owner's sessions newest first, and under TM#<owner> the
-owner's translation-memory entries by the time they were written. Sizes are checked before
-DynamoDB is called, as DynamoDB counts them (names plus UTF-8 values), so an oversized record is a
-TooLargeError that says what to shorten; an idempotency answer too large to keep is dropped rather
-than failing its request.
+notes of the owner's translation-memory writes by the time they were written (storage.dynamodb_tm).
+Sizes are checked before DynamoDB is called, as DynamoDB counts them (names plus UTF-8 values), so
+an oversized record is a TooLargeError that says what to shorten; an idempotency answer too large
+to keep is dropped rather than failing its request.
 """
 
 from __future__ import annotations

@@ -179,23 +179,24 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         return tm.tally(records, outcome)
 
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """All: the owner's T# items (a consistent Query). Since a time: the keys and times of the
-        `by-owner` index's TM#<owner> partition after it that another instance wrote (one Query,
-        normally one page; this instance's own writes are filtered out by DynamoDB), then the entries
-        among them that `known` does not hold (one BatchGetItem, none when nothing is new)."""
+        """All: the owner's T# items (a consistent Query), as for a `since` older than the notes kept.
+        Since a time: the notes of writes after it in the `by-owner` index's TM#<owner> partition that
+        another instance wrote (one Query, normally one page; this instance's own notes are filtered
+        out by DynamoDB), then the entries they name that `known` does not hold at that time (one
+        BatchGetItem, none when nothing is new)."""
         known = known or {}
-        if since is None:
+        if since is None or not tm.notes_kept_since(since):
             items = self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
             return [tm.tm_entry(i) for i in items if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"]]
         args: dict[str, Any] = {
             "IndexName": INDEX,
             "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
             "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
-            "ProjectionExpression": "sk, updatedAt",
+            "ProjectionExpression": "sk, updatedAt, entries",
             "FilterExpression": "writer <> :me",
         }
-        changed = (i for i in self._pages(args) if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"])
-        wanted = list(dict.fromkeys(tm.source_hash_of(i) for i in changed))
+        written = (h for i in self._pages(args) for h, at in tm.noted(i).items() if known.get(h) != at)
+        wanted = list(dict.fromkeys(written))
         return [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])] if wanted else []
 
     def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:

@@ -2,27 +2,38 @@
 
 Layout (in the table of `storage.dynamodb`):
 
-    O#<owner>   T#<source hash>   an entry: source, target, languages, origin, updatedAt; in the
-                                  `by-owner` index under TM#<owner>, <written at>#<source hash>
+    O#<owner>   T#<source hash>   an entry: source, target, languages, origin, updatedAt
+    O#<owner>   J#<written at>#<writer>#<n>
+                                  a note of one transaction's entry writes: `entries`, source hash →
+                                  updatedAt, and its writer; in the `by-owner` index under
+                                  TM#<owner>, <written at>#~<writer>#<n>; it expires (TTL
+                                  `expiresAt`) after NOTE_DAYS
     O#<owner>   N#tm              the owner's counter: how many entries (entryCount, ADDed for new
                                   ones, capped) and how many entry writes (writes, ADDed by each)
     O#<owner>   TN                the count of releases before this one (entryCount, no longer
                                   written; added to N#tm's)
 
 Lookups are not DynamoDB's: the service keeps a replica of an owner's memory in the warm process
-(service.tm) and brings it up to date with one Query of the index for the entries changed since it
-last looked (`tm_changes`); a cold replica reads the owner's T# items once. N#tm sorts among the
-owner's memory counters, so the step's read of the owner's memory (`memory_snapshot`) returns its
-write count too: a replica that knows of that many writes reads no changes. A put replaces an
-entry only while it is the version read (two puts racing on one hash: the second reads again); a
-step's entries are written unconditionally (the last write wins: no condition may cancel a step). Releases
-before this one also wrote `O#<owner>#TK#<key>` partitions (a fuzzy index): nothing reads them now.
+(service.tm) and brings it up to date with one Query of the index for the notes written since it
+last looked, then the entries they name that it does not hold (`tm_changes`); a cold replica, or one
+that last looked before the oldest note kept, reads the owner's T# items. A transaction's entries
+share one note in the index, not an index entry each (DynamoDB bills a write to an index for each
+item written to it). N#tm sorts among the owner's memory counters, so the step's read of the owner's
+memory (`memory_snapshot`) returns its write count too: a replica that knows of that many writes
+reads no changes. A put replaces an entry only while it is the version read (two puts racing on one
+hash: the second reads again); a step's entries are written unconditionally (the last write wins: no
+condition may cancel a step). Releases before this one put each entry in the index itself (under
+TM#<owner>, <written at>#<source hash>, with its writer), and wrote `O#<owner>#TK#<key>` partitions
+(a fuzzy index) that nothing reads now; their entries in the index are read as notes of one entry.
 """
 
 from __future__ import annotations
 
+import secrets
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from agent_core.tm import TmEntry
@@ -43,8 +54,11 @@ from .interface import TmRecord
 
 Outcome = Literal["added", "updated", "skipped"]
 
-READ_CHUNK = MAX_TRANSACTION_ITEMS - 2
-"""Entries read (with the two counters, one BatchGetItem) before a transaction is planned."""
+READ_CHUNK = MAX_TRANSACTION_ITEMS - 3
+"""Entries read (with the two counters, one BatchGetItem) before a transaction is planned (with its
+counter and its note)."""
+NOTE_DAYS = 30
+"""How long a note of entry writes is kept (TTL): a replica that last looked earlier reads everything."""
 
 # An entry is added once (two puts racing on one hash: the second becomes an update).
 NEW_ENTRY = "attribute_not_exists(sk)"
@@ -85,19 +99,47 @@ def changes_pk(owner: str) -> str:
     return f"TM#{owner}"
 
 
-def entry_item(owner: str, r: TmRecord, at: str, written: str, writer: str) -> Item:
-    """An entry item: `at` is the entry's time, `written` the write's (its key among the owner's changes),
-    `writer` the storage instance that wrote it (whose own reads of the changes leave it out)."""
+def entry_item(owner: str, r: TmRecord, at: str) -> Item:
+    """An entry item: `at` is the entry's time."""
     return entry_key(owner, r.source_hash) | {
-        "writer": s(writer),
         "source": s(r.entry.source),
         "target": s(r.entry.target),
         "languages": s(r.entry.languages),
         "origin": s(r.entry.origin),
         "updatedAt": s(at),
-        "gsi1pk": s(changes_pk(owner)),
-        "gsi1sk": s(f"{written}#{r.source_hash}"),
     }
+
+
+def note_write(owner: str, entries: Mapping[str, str], written: str, writer: str) -> tuple[Item, int]:
+    """The Put of the note of one transaction's entry `entries` (source hash → the entry's time),
+    written at `written` by `writer` (the storage instance, whose own reads of the changes leave it
+    out), in the owner's changes (the `by-owner` index) under that time."""
+    tag = f"{writer}#{secrets.token_hex(4)}"
+    expires = int(time.time()) + NOTE_DAYS * 86_400
+    item = {
+        "pk": s(f"O#{owner}"),
+        "sk": s(f"J#{written}#{tag}"),
+        "writer": s(writer),
+        "entries": {"M": {h: s(at) for h, at in entries.items()}},
+        "gsi1pk": s(changes_pk(owner)),
+        "gsi1sk": s(f"{written}#~{tag}"),
+        "expiresAt": n(expires),
+    }
+    return put(item, "The translation memory's note of a write")
+
+
+def noted(i: Item) -> dict[str, str]:
+    """What an item of the owner's changes says was written: a note's entries, or (written by a
+    release before this one) the one entry it is, each source hash with the entry's time."""
+    if "entries" in i:
+        return {h: v["S"] for h, v in i["entries"]["M"].items()}
+    return {source_hash_of(i): i["updatedAt"]["S"]}
+
+
+def notes_kept_since(since: str) -> bool:
+    """True if every note written after `since` is still kept (none has expired)."""
+    kept_from = datetime.now(UTC) - timedelta(days=NOTE_DAYS - 1)
+    return since >= kept_from.isoformat(timespec="milliseconds")
 
 
 def tm_entry(i: Item) -> TmEntry:
@@ -120,7 +162,7 @@ def checked(owner: str, records: Sequence[TmRecord], now: str) -> dict[str, TmRe
     """The records by hash (the last of equal hashes wins, in first-seen order), each checked to fit."""
     latest: dict[str, TmRecord] = {}
     for r in records:
-        check_size(entry_item(owner, r, r.entry.updated_at or now, now, "w" * 16), "A translation-memory entry")
+        check_size(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry")
         latest[r.source_hash] = r
     return latest
 
@@ -151,7 +193,7 @@ def plan(
 
     New entries past the cap are skipped (final: the count never falls); the transaction stops before
     DynamoDB's limits, leaving the rest for the next one. Its first action, the counter's, counts
-    the new entries and every write.
+    the new entries and every write; its last, the note, names them.
     """
     batch, added = Batch(), 0
     for h in hashes:
@@ -159,12 +201,12 @@ def plan(
         if old is None and legacy + count + added >= max_entries:
             batch.outcome[h] = "skipped"
             continue
-        actions = writes(owner, latest[h], old, now, writer)
+        actions = writes(owner, latest[h], old, now)
         size = sum(size for _, size in actions)
-        # One action and a kilobyte are kept for the counter.
+        # Two actions are kept for the counter and the note, a kilobyte for the counter, 100 bytes a hash for the note.
         if batch.actions and (
-            len(batch.actions) + len(actions) > MAX_TRANSACTION_ITEMS - 1
-            or batch.size + size > MAX_TRANSACTION_BYTES - 1_000
+            len(batch.actions) + len(actions) > MAX_TRANSACTION_ITEMS - 2
+            or batch.size + size + 100 * (len(batch.outcome) + 1) > MAX_TRANSACTION_BYTES - 1_000
         ):
             break
         batch.actions += [a for a, _ in actions]
@@ -174,12 +216,14 @@ def plan(
     if batch.actions:
         written = len(batch.actions)
         batch.actions.insert(0, counter_write(owner, written, added, max_entries - legacy - added)[0])
+        times = {h: latest[h].entry.updated_at or now for h, o in batch.outcome.items() if o != "skipped"}
+        batch.actions.append(note_write(owner, times, now, writer)[0])
     return batch
 
 
-def writes(owner: str, r: TmRecord, old: Item | None, now: str, writer: str) -> list[tuple[Item, int]]:
+def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[Item, int]]:
     """The entry's Put: a new one, or over the version read."""
-    item = entry_item(owner, r, r.entry.updated_at or now, now, writer)
+    item = entry_item(owner, r, r.entry.updated_at or now)
     entry, size = put(item, "A translation-memory entry", NEW_ENTRY if old is None else SAME_ENTRY)
     if old is not None:
         entry["Put"]["ExpressionAttributeValues"] = {":at": old["updatedAt"]}
@@ -188,15 +232,15 @@ def writes(owner: str, r: TmRecord, old: Item | None, now: str, writer: str) -> 
 
 def step_writes(owner: str, records: Sequence[TmRecord], added: int, now: str, writer: str) -> list[tuple[Item, int]]:
     """A step's entries as Puts for its transaction (the last write wins; no condition may cancel a
-    step), and the owner's counter: its count raised by the `added` ones the step's replica did not
-    hold, its write count by all."""
+    step), the owner's counter (its count raised by the `added` ones the step's replica did not
+    hold, its write count by all) and the note that names them."""
     latest = checked(owner, records, now)
     writes = [
-        put(entry_item(owner, r, r.entry.updated_at or now, now, writer), "A translation-memory entry")
-        for r in latest.values()
+        put(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry") for r in latest.values()
     ]
     if writes:
         writes.append(counter_write(owner, len(writes), added, None))
+        writes.append(note_write(owner, {h: r.entry.updated_at or now for h, r in latest.items()}, now, writer))
     return writes
 
 

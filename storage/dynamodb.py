@@ -79,8 +79,10 @@ NOT_WRITTEN = "attribute_not_exists(sk)"
 FILE_EXISTS = "attribute_exists(sk)"
 # A file is added only to a session that exists, and only while it holds fewer than :max files
 # (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
+# A count not kept yet starts from the one META kept before this release (:seed), if that leaves room.
 SESSION_EXISTS = "attribute_exists(pk)"
-FILE_ROOM = "attribute_not_exists(files) OR files < :max"
+FILE_ROOM = "files < :max"
+FILE_ROOM_FROM_SEED = "attribute_not_exists(files) OR files < :max"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
 KEY_FREE = "attribute_not_exists(pk) OR expiresAt <= :now"
 
@@ -361,10 +363,12 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         self._batch_write([{"PutRequest": {"Item": p}} for p in parts])
         try:
             # Releases before this one counted the files in META: the count goes on from there.
-            values = {":seed": session.get("fileCount", n(0)), ":one": n(1), ":max": n(max_files)}
+            seed = int(session.get("fileCount", n(0))["N"])
+            values = {":seed": n(seed), ":one": n(1), ":max": n(max_files)}
             count = "SET files = if_not_exists(files, :seed) + :one"
+            room = FILE_ROOM_FROM_SEED if seed < max_files else FILE_ROOM
             exists = {"ConditionCheck": {"Key": {"pk": pk, "sk": s("META")}, "ConditionExpression": SESSION_EXISTS}}
-            counted = di.update(di.files_key(session_id), count, values, FILE_ROOM, "")[0]
+            counted = di.update(di.files_key(session_id), count, values, room, "")[0]
             self._transact([exists, counted, di.put(item, "", NOT_WRITTEN)[0]], retries=8)
         except di.Refused as exc:
             if exc.failed(2):

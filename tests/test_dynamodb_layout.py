@@ -455,6 +455,11 @@ def test_a_session_of_an_older_release_counts_its_files_on_from_meta(storage: Dy
     add_file(storage, "Another file.", "f_" + "5" * 32, max_files=3)
     with pytest.raises(InvalidRequestError):
         add_file(storage, "One too many.", "f_" + "6" * 32, max_files=3)
+    storage.client.delete_item(TableName=storage.table, Key=counter)  # an older release's session at its cap
+    storage.client.put_item(TableName=storage.table, Item=meta(storage) | {"fileCount": {"N": "3"}})
+    with pytest.raises(InvalidRequestError):
+        add_file(storage, "Over the cap.", "f_" + "7" * 32, max_files=3)
+    assert len(storage.load_step(SID, window=WINDOW).files) == 2
 
 
 def test_the_slots_of_an_older_release_are_read_by_nothing_and_deleted_by_the_next_commit(

@@ -24,13 +24,19 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     O#<owner>                    K#<time>#<n>              a correction for the owner's memory
     O#<owner>                    P#<entry>                 a glossary entry or style note of the owner's memory
     O#<owner>                    N#<kind>                  how many entries of that kind the owner has
-    O#<owner>…                   T#…, N#tm                 the owner's translation memory (storage.dynamodb_tm)
+    O#<owner>…                   T#…, J#…, N#tm            the owner's translation memory: its entries, the
+                                                           notes of their writes, its counter
+                                                           (storage.dynamodb_tm)
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
 BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads META, the
 files and the hot window (the latest messages and the verdicts on the latest two responses,
-compressed, in small items beside META: storage.dynamodb_hot) in one Query, so the buckets are read
-only for what the hot window lacks. It commits in one
+compressed, in small items beside META: storage.dynamodb_hot) in one Query, normally (a second for
+slots another process wrote since), so the buckets are read only for what the hot window lacks;
+a read that met a commit half applied is read again (META's stamps, storage.dynamodb_meta). The
+layout changes of this release read older releases' items, but an older release cannot read this
+one's (META packed, the slots under W#, the file count and the translation memory's notes): it
+cannot be rolled back to. It commits in one
 TransactWriteItems whose conditions are named below (a commit's units are written with its time, one
 item per span; a unit lies outside the coverage the step loaded, storage.interface.check_units, and
 the commit is conditional on the version it loaded; a revision updates the unit in place, in the
@@ -67,6 +73,9 @@ from .dynamodb_table import INDEX, dynamodb_client, errors
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, check_units, chunks, tm_record
 from .records import Page, SessionRecord
+
+READS = 4
+"""Reads of a step's snapshot before one that keeps meeting a commit half applied is a conflict."""
 
 # Conditions, each named for why it is there:
 # A new session must not overwrite an existing one (two "create" steps racing on one id).
@@ -116,7 +125,20 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         """META, the files and the verdicts in one Query, with the hot window's slots only when this
         process holds none of the session's messages (`hot.Held`); the slots of messages committed
-        elsewhere since, then the buckets, only for what that lacks."""
+        elsewhere since, then the buckets, only for what that lacks.
+
+        A Query reads each item as committed, not the partition as of one transaction: one that
+        read a commit half applied (its META, but not yet an item or message it wrote: META's
+        stamps, the message count) is read again, a few times, then refused as a conflict."""
+        for attempt in range(READS):
+            loaded = self._read_step(session_id, window)
+            if loaded is not None:
+                return loaded
+            time.sleep(0.01 * (attempt + 1))
+        raise ConflictError("The session is being written by another request; reload it and try again.")
+
+    def _read_step(self, session_id: str, window: int) -> SessionSnapshot | None:
+        """One read of the step's snapshot (`load_step`); None if it saw a commit half applied."""
         pk = di.session_pk(session_id)
         held = self._held.get(session_id) if window > 0 else None
         if window > 0 and held is None:
@@ -129,17 +151,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         loaded = meta.read(found)
         if held is not None and held.created_at != loaded.record.created_at:  # of a session deleted since
             self._held.forget(session_id)
-            return self.load_step(session_id, window=window)
+            return self._read_step(session_id, window)
         count = loaded.record.message_count
         first = max(0, count - max(window, 0))
         if held is not None and count - first <= hot.HOT and not held.first <= first <= count <= held.end:
             # Committed elsewhere since (or a longer window than held): the slots of the messages not held.
             values = {":w": s(hot.SLOTS), ":lo": n(held.first), ":hi": n(held.end)}
             head += self._query(pk, "sk >= :w", values, FilterExpression="i < :lo OR i >= :hi")
+        if not meta.seen_whole(loaded, head):
+            return None
         data = hot.window(loaded.hot, head, first, count, held.by_index() if held else None)
         if data is None:
             items = (i for b in di.buckets(first, count) for i in self._messages(session_id, b, first, count))
             data = [di.message_data(i) for i in items]
+            if len(data) != count - first:  # a message of the latest commit not read yet
+                return None
         if data:
             self._held.keep(session_id, loaded.record.created_at, first, data)
         self._held.keep_head(loaded, head)
@@ -189,6 +215,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         found = next((meta.read(i) for i in items if i["sk"]["S"] == "META"), None)
         if found is None or (found.record.created_at, found.record.version) != (token.created_at, token.version):
             raise ConflictError("The session changed concurrently; reload it and try again.")
+        if not meta.seen_whole(found, items):  # the commit of that version not read whole yet
+            raise ConflictError("The session is being written by another request; reload it and try again.")
         return {i["sk"]["S"]: i for i in items}
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
@@ -208,7 +236,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             answers = {call_id: dump_verdict(v) for call_id, v in verdicts.items()}
             responses = [isinstance(m, ModelResponse) for m in effects.messages]
             head = self._head(token)
-            actions = [_meta_write(token, effects, new_verdicts, now, head.get("META"))]
+            actions: list[tuple[Item, int]] = [({}, 0)]  # META's, once the others are known (its stamps)
             pk = di.session_pk(sid)
             actions += hot.hot_writes(token, pk, dumped, responses, answers, head)
             legacy = hot.legacy_deletes(head)
@@ -218,7 +246,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             actions += _verdict_writes(token, answers, now)
             revised = units.unit_writes_of(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():
-                actions.append(_coverage_write(sid, file_id, covered, head.get(f"F#{file_id}")))
+                actions.append(_coverage_write(sid, file_id, covered, head.get(f"F#{file_id}"), token.version + 1))
+            actions[0] = _meta_write(token, effects, new_verdicts, now, head.get("META"), _stamped(pk, actions))
             for order, c in enumerate(effects.corrections):
                 actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
             remembered = [tm_record(e) for e in effects.memory]
@@ -449,29 +478,52 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
 
 def _meta_write(
-    token: StepToken, effects: StepEffects, new_verdicts: int, now: str, loaded: Item | None
+    token: StepToken,
+    effects: StepEffects,
+    new_verdicts: int,
+    now: str,
+    loaded: Item | None,
+    stamped: tuple[list[str], list[str]],
 ) -> tuple[Item, int]:
     """META put whole: a new session's (version 0, where none exists), or over the token's version
-    from the META its step `loaded`."""
+    from the META its step `loaded`, with the stamps of the items the commit writes and deletes
+    (`stamped`, storage.dynamodb_meta.seen_whole)."""
+    written, deleted = stamped
     if token.version == 0:
-        item = meta.item(meta.committed(None, token, effects, new_verdicts=new_verdicts, now=now))
-        return di.put(item, "The session's user inputs", IS_NEW)
+        new = meta.committed(None, token, effects, new_verdicts=new_verdicts, now=now, written=written)
+        return di.put(meta.item(new), "The session's user inputs", IS_NEW)
     if loaded is None:  # not in what the step loaded: the session is gone
         raise ConflictError("The session changed concurrently; reload it and try again.")
-    item = meta.item(meta.committed(meta.read(loaded), token, effects, new_verdicts=new_verdicts, now=now))
-    action, size = di.put(item, "The session's user inputs", SAME_VERSION)
+    base = meta.read(loaded)
+    new = meta.committed(base, token, effects, new_verdicts=new_verdicts, now=now, written=written, deleted=deleted)
+    action, size = di.put(meta.item(new), "The session's user inputs", SAME_VERSION)
     action["Put"]["ExpressionAttributeValues"] = {":expected": n(token.version)}
     return action, size
 
 
-def _coverage_write(session_id: str, file_id: str, covered: Spans, loaded: Item | None) -> tuple[Item, int]:
-    """The file's new coverage: its item put whole from the one the step `loaded`, else (a file the
-    step did not load, added since) updated."""
+def _stamped(pk: str, actions: Sequence[tuple[Item, int]]) -> tuple[list[str], list[str]]:
+    """The sort keys of the session's file and verdict items these actions put, and of those they delete."""
+    written: list[str] = []
+    deleted: list[str] = []
+    for action, _ in actions:
+        for kind, body in action.items():
+            key = body.get("Item") or body.get("Key") or {}
+            if key.get("pk") == s(pk) and key["sk"]["S"].startswith(("F#", "V#")):
+                (deleted if kind == "Delete" else written).append(key["sk"]["S"])
+    return written, deleted
+
+
+def _coverage_write(
+    session_id: str, file_id: str, covered: Spans, loaded: Item | None, version: int
+) -> tuple[Item, int]:
+    """The file's new coverage, with the version that wrote it: its item put whole from the one the
+    step `loaded`, else (a file the step did not load, added since) updated."""
     what = "The file's coverage"
     if loaded is not None:
-        return di.put(loaded | {"covered": s(di.to_json(covered))}, what, FILE_EXISTS)
+        return di.put(loaded | {"covered": s(di.to_json(covered)), "v": n(version)}, what, FILE_EXISTS)
     key = {"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")}
-    return di.update(key, "SET covered = :c", {":c": s(di.to_json(covered))}, FILE_EXISTS, what)
+    values = {":c": s(di.to_json(covered)), ":v": n(version)}
+    return di.update(key, "SET covered = :c, v = :v", values, FILE_EXISTS, what)
 
 
 def _verdict_writes(token: StepToken, answers: Mapping[str, str], now: str) -> list[tuple[Item, int]]:

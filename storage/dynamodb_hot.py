@@ -9,11 +9,14 @@ session's partition also holds, compressed, what a step needs of it:
                                third-latest's)
     S#<session>  W#<i % HOT>   message i, while it is among the latest HOT (a ring of slot items: each
                                commit puts its new messages' slots, so no commit rewrites the others)
-    S#<session>  META  hot     the history index from which every message has its slot and every
+    S#<session>  META  hot     the history index from which every message has had its slot and every
                                response its verdict item (0 for sessions created with this layout;
-                               for older ones, the message count at their first commit since)
-    S#<session>  H#<i % HOT>   the slots as releases before this one kept them (read by nothing; the
-                               first commit that sees them deletes them)
+                               for older ones, the message count at their first commit since; a
+                               slot not written under W# yet, or overwritten, sends the read to
+                               the buckets)
+    S#<session>  H#<i % HOT>   the slots as releases before this one kept them (returned with the
+                               files and META until deleted, but never used; a commit that sees
+                               them deletes them, if it has room for it)
 
 The verdict items sort after META, the slots after them: a process that holds the latest messages
 of the session (`Held`) reads META, the files and the verdicts in one Query that stops before the
@@ -106,6 +109,9 @@ HELD_SESSIONS = 64
 HELD_CHARS = 8_000_000
 """The most a process holds, in characters of dumped messages over all sessions (least recently
 stepped sessions go first); a session's latest messages past it are not held at all."""
+HELD_HEAD_BYTES = 8_000_000
+"""The most a process holds of what steps loaded beside the slots (META, files, verdict items), in
+bytes as DynamoDB sizes items, over all sessions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +137,8 @@ class Held:
     recently used out first.
 
     A committed message never changes, so a process that holds a session's messages `[lo, hi)` has
-    the step's Query leave their slots out (a filter on the slot's index: DynamoDB still reads them,
-    and bills the read, but they are neither sent nor parsed). It keeps what it loaded and what it
+    the step's Query stop before the slots, and reads only the slots of messages past `hi` (committed
+    by another process since), with a filter on the slot's index. It keeps what it loaded and what it
     committed, never what a failed commit tried to write, each with the session's creation time: a
     session deleted and created again under its id is another session.
 
@@ -141,12 +147,15 @@ class Held:
     loaded (a commit whose process no longer holds them reads them again).
     """
 
-    def __init__(self, sessions: int = HELD_SESSIONS, chars: int = HELD_CHARS) -> None:
+    def __init__(
+        self, sessions: int = HELD_SESSIONS, chars: int = HELD_CHARS, head_bytes: int = HELD_HEAD_BYTES
+    ) -> None:
         self._sessions: OrderedDict[str, tuple[str, int, list[str]]] = OrderedDict()
-        self._heads: OrderedDict[str, tuple[str, int, dict[str, Item]]] = OrderedDict()
+        self._heads: OrderedDict[str, tuple[str, int, dict[str, Item], int]] = OrderedDict()
         self._capacity = sessions
         self._budget = chars
         self._chars = 0
+        self._head_bytes, self._head_budget = 0, head_bytes
         self._lock = threading.Lock()
 
     def get(self, session_id: str) -> HeldMessages | None:
@@ -181,16 +190,23 @@ class Held:
         session_id = meta.record.session_id
         head = {i["sk"]["S"]: i for i in items if not i["sk"]["S"].startswith((SLOTS, LEGACY_SLOTS))}
         head |= {i["sk"]["S"]: {"pk": i["pk"], "sk": i["sk"]} for i in items if i["sk"]["S"].startswith(LEGACY_SLOTS)}
+        size = sum(item_size(i) for i in head.values())
         with self._lock:
-            self._heads.pop(session_id, None)
-            self._heads[session_id] = (meta.record.created_at, meta.record.version, head)
-            while len(self._heads) > self._capacity:
-                self._heads.popitem(last=False)
+            if (old := self._heads.pop(session_id, None)) is not None:
+                self._head_bytes -= old[3]
+            if size > self._head_budget:
+                return  # its commit reads it again
+            self._heads[session_id] = (meta.record.created_at, meta.record.version, head, size)
+            self._head_bytes += size
+            while len(self._heads) > self._capacity or self._head_bytes > self._head_budget:
+                self._head_bytes -= self._heads.popitem(last=False)[1][3]
 
     def head(self, token: StepToken) -> Mapping[str, Item] | None:
         """The items (by sort key) the process loaded of the token's session at the token's version, or
         None if it holds none of that version. Only commits write them, each over the version it
-        loaded, so they are what that version's commit finds, and an item absent is absent."""
+        loaded, and a load keeps only a read that holds every item its META's latest commits wrote
+        (storage.dynamodb_meta.seen_whole), so they are what that version's commit finds, and an
+        item absent is absent."""
         with self._lock:
             found = self._heads.get(token.session_id)
         if found is None or found[:2] != (token.created_at, token.version):
@@ -201,7 +217,8 @@ class Held:
         """Hold nothing of the session (it was deleted)."""
         with self._lock:
             self._drop(session_id)
-            self._heads.pop(session_id, None)
+            if (old := self._heads.pop(session_id, None)) is not None:
+                self._head_bytes -= old[3]
 
     def _drop(self, session_id: str) -> tuple[str, int, list[str]] | None:
         """Remove the session's entry (under the lock), and return it."""
@@ -254,7 +271,8 @@ def hot_writes(
         answered = len(token.verdict_ids | verdicts.keys())
         packed = _pack(json.dumps(dict(verdicts)), VERDICT_BYTES) if answered <= HOT_VERDICTS else _NULL
         key = {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))}
-        item = (head.get(key["sk"]["S"]) or key) | {_commit_attr(token.version): packed}  # put whole
+        written = {_commit_attr(token.version): packed, "v": n(token.version + 1)}  # and the version that wrote it
+        item = (head.get(key["sk"]["S"]) or key) | written  # put whole
         actions.append(({"Put": {"Item": item}}, item_size(item)))
     for response in dropped:
         actions.append(({"Delete": {"Key": {"pk": s(pk), "sk": s(verdicts_sk(response))}}}, 200))

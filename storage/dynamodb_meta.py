@@ -7,9 +7,9 @@ Layout (in the table of `storage.dynamodb`):
                         gsi1sk
                         state      the rest, compact JSON: owner, createdAt, updatedAt, messageCount,
                                    hiddenMessages, copilotResponseCount, userInputs, queuedInputs,
-                                   hot (storage.dynamodb_hot), schemaVersion, and the telemetry's
-                                   counters (steps, modelRequests, inputTokens, outputTokens,
-                                   modelMs, cachedTokens)
+                                   hot (storage.dynamodb_hot), stamps (`seen_whole`),
+                                   schemaVersion, and the telemetry's counters (steps,
+                                   modelRequests, inputTokens, outputTokens, modelMs, cachedTokens)
 
 Its only writers are the session's commits, each over the version it loaded, so a commit puts it
 whole from the META its step loaded, its counters raised: DynamoDB bills a write by the item's size
@@ -23,6 +23,7 @@ other attribute of theirs (the file count, `fileCount`, that uploads go on from)
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,6 +70,9 @@ class Meta:
     """The history index from which every message has its slot (storage.dynamodb_hot; None: no slots)."""
     kept: Item = field(default_factory=dict)
     """Attributes of older releases that are not META's fields (put back as they are)."""
+    stamps: Mapping[str, int] = field(default_factory=dict)
+    """The session's files and verdict items (by sort key) that commits rewrite, each with the
+    version of the last commit that wrote it (`seen_whole`)."""
 
 
 def read(item: Item) -> Meta:
@@ -97,7 +101,8 @@ def read(item: Item) -> Meta:
         telemetry=Telemetry(**totals),
     )
     hot = None if f.get("hot") is None else int(f["hot"])
-    return Meta(record, hot, {k: v for k, v in item.items() if k not in _OWN and k not in _FIELDS})
+    kept = {k: v for k, v in item.items() if k not in _OWN and k not in _FIELDS}
+    return Meta(record, hot, kept, {k: int(v) for k, v in f.get("stamps", {}).items()})
 
 
 def _plain(value: Item) -> Any:
@@ -118,6 +123,7 @@ def item(m: Meta) -> Item:
         "userInputs": list(r.user_inputs),
         "queuedInputs": list(r.queued_inputs),
         "hot": m.hot,
+        "stamps": dict(m.stamps),
         "schemaVersion": r.schema_version,
     } | {name: getattr(r.telemetry, k) for k, name in TELEMETRY.items()}
     return m.kept | {
@@ -137,10 +143,20 @@ def message_count(item: Item) -> int:
     return int(item.get("messageCount", {"N": "0"})["N"])
 
 
-def committed(loaded: Meta | None, token: StepToken, effects: StepEffects, *, new_verdicts: int, now: str) -> Meta:
+def committed(
+    loaded: Meta | None,
+    token: StepToken,
+    effects: StepEffects,
+    *,
+    new_verdicts: int,
+    now: str,
+    written: Sequence[str] = (),
+    deleted: Sequence[str] = (),
+) -> Meta:
     """The META a commit puts over the token's version: the one its step `loaded` (None: a session the
     commit creates), counters raised by the step's share, inputs replaced where the step set them,
-    and `hot` set where absent (at the history's end)."""
+    `hot` set where absent (at the history's end), and the stamps of the items the commit `written`
+    (now the new version's) and `deleted` (gone)."""
     new = SessionRecord(
         session_id=token.session_id, owner=token.owner, created_at=token.created_at, updated_at=now, version=0
     )
@@ -157,4 +173,18 @@ def committed(loaded: Meta | None, token: StepToken, effects: StepEffects, *, ne
         queued_inputs=r.queued_inputs if effects.queued_inputs is None else tuple(effects.queued_inputs),
         telemetry=Telemetry(**{k: getattr(r.telemetry, k) + getattr(spent, k) for k in TELEMETRY}),
     )
-    return replace(base, record=record, hot=token.message_count if base.hot is None else base.hot)
+    stamps = {k: v for k, v in base.stamps.items() if k not in deleted} | dict.fromkeys(written, record.version)
+    return replace(base, record=record, hot=token.message_count if base.hot is None else base.hot, stamps=stamps)
+
+
+def seen_whole(m: Meta, head: Sequence[Item]) -> bool:
+    """True if `head`, read with META `m`, holds every stamped item as the commit that stamped it
+    wrote it, or later. A Query reads each item as committed, not the partition as of one
+    transaction: read while a commit is applied, it can return its META and an older file or
+    verdict item (read again, then)."""
+    found = {i["sk"]["S"]: i for i in head}
+    for key, version in m.stamps.items():
+        item = found.get(key)
+        if item is None or int(item.get("v", {"N": "0"})["N"]) < version:
+            return False
+    return True

@@ -30,3 +30,42 @@ def test_what_is_kept_is_bounded_by_messages_and_by_characters() -> None:
     assert small.load(data[2:3])[0] is kept[2] and small.load(data[:1])[0] is not kept[0]
     (alone,) = _Parsed(chars=5).load(data[:1])
     assert dump_message(alone) == data[0], "too large to keep, still parsed"
+
+
+def test_no_step_changes_a_message_it_was_given_parsed() -> None:
+    """The parsed messages are shared by every later load in the process (a session's window, and
+    the same JSON in any session): a whole translation through the API, reviewed with edits and
+    rejections, leaves each one as it was parsed."""
+    import asyncio
+
+    from agent_core.models import resolve_model
+    from storage import codec
+    from tests.helpers import AsyncApi, services_for
+
+    async def translate() -> None:
+        api = AsyncApi(services_for(model=resolve_model("pseudo")))
+        text = "".join(f"Line {k} of the guide, with `code` and a [link](https://example.com).\n\n" for k in range(40))
+        sid, _ = await api.start(text)
+        agent = await api.until_user(sid, userInput="Translate doc.md into French.")
+        for round_ in range(100):
+            if not agent["copilotRequests"]:
+                return
+            verdicts = []
+            for k, r in enumerate(agent["copilotRequests"]):
+                if (round_ + k) % 5 == 0:
+                    verdicts.append({"tool": r["tool"], "status": "reject", "reason": "Too literal."})
+                elif k % 3 == 0:
+                    verdicts.append(
+                        {"tool": r["tool"], "status": "refined", "translated_string": "« " + r["translate_string"]}
+                    )
+                else:
+                    verdicts.append({"tool": r["tool"], "status": "approve"})
+            agent = await api.until_user(sid, copilotResponses=verdicts)
+        raise AssertionError("the translation did not finish")
+
+    asyncio.run(translate())
+    kept = list(codec._PARSED._found.items())
+    assert len(kept) > 20
+    for data, message in kept:
+        (again,) = _Parsed().load([data])
+        assert dump_message(message) == dump_message(again), data[:200]

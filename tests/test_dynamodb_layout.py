@@ -536,16 +536,90 @@ def test_a_steps_memory_entries_share_one_note_in_the_index(storage: DynamoDBSes
     reader = fresh(storage)
     assert sorted(e.source for e in reader.tm_changes("alice", since=mark)) == [f"Unit {k}." for k in range(5)]
     assert storage.tm_changes("alice", since=mark) == [], "its own note: the writer has them"
-    old = entries[0] | {  # as a release before this one put an entry: in the index itself
-        "writer": {"S": "an-older-process"},
-        "target": {"S": "Unité zéro."},
-        "updatedAt": {"S": "2027-01-01T00:00:00.000+00:00"},
-        "gsi1pk": {"S": "TM#alice"},
-        "gsi1sk": {"S": f"2027-01-01T00:00:00.000+00:00#{entries[0]['sk']['S'][2:]}"},
-    }
+    old = (
+        entries[0]
+        | {  # as a release before this one put an entry: in the index itself
+            "writer": {"S": "an-older-process"},
+            "target": {"S": "Unité zéro."},
+            "updatedAt": {"S": "2027-01-01T00:00:00.000+00:00"},
+            "gsi1pk": {"S": "TM#alice"},
+            "gsi1sk": {"S": f"2027-01-01T00:00:00.000+00:00#{entries[0]['sk']['S'][2:]}"},
+        }
+    )
     storage.client.put_item(TableName=storage.table, Item=old)
     known = {i["sk"]["S"][2:]: i["updatedAt"]["S"] for i in entries}
     assert [e.target for e in storage.tm_changes("alice", since=mark, known=known)] == ["Unité zéro."]
     long_ago = "2020-01-01T00:00:00.000+00:00"  # before the oldest note kept: everything not known
     assert [e.target for e in reader.tm_changes("alice", since=long_ago, known=known)] == ["Unité zéro."]
     assert len(reader.tm_changes("alice", since=long_ago)) == 5
+
+
+class Torn:
+    """The next `times` Queries that return the item at `key` return it as `stale` instead (None:
+    not at all), as a Query read while a commit is applied can (DynamoDB reads each item as
+    committed, not the partition as of one transaction)."""
+
+    def __init__(self, client: Any, key: dict[str, Any], stale: dict[str, Any] | None, times: int) -> None:
+        self.key, self.stale, self.times, self.torn = key, stale, times, 0
+        client.meta.events.register("after-call.dynamodb.Query", self._seen)
+
+    def _seen(self, parsed: dict[str, Any], **_: Any) -> None:
+        items = parsed.get("Items", [])
+        if self.times and any(i["pk"] == self.key["pk"] and i["sk"] == self.key["sk"] for i in items):
+            same = [i["pk"] == self.key["pk"] and i["sk"] == self.key["sk"] for i in items]
+            parsed["Items"] = [(self.stale if hit else i) for i, hit in zip(items, same, strict=True)]
+            parsed["Items"] = [i for i in parsed["Items"] if i is not None]
+            self.times -= 1
+            self.torn += 1
+
+
+def test_a_read_that_meets_a_commit_half_applied_reads_again(storage: DynamoDBSessionStorage) -> None:
+    """A file's coverage, a verdict item or a message the latest commit wrote, read as before it,
+    is read again: a step never loads coverage older than its META (a unit would be written twice)."""
+    create(storage, messages=users(0, 2))
+    add_file(storage)
+    step(storage, messages=[calls("a", "b")])
+    file_key = {"pk": {"S": f"S#{SID}"}, "sk": {"S": f"F#{FID}"}}
+    before = partition(storage, f"S#{SID}", "F#")[0]
+    step(storage, verdicts=[approve("a")], units=[unit(0, 5, "a")], coverage=covering(unit(0, 5, "a")))
+    expected = fresh(storage).load_step(SID, window=WINDOW)
+    reader = fresh(storage)
+    torn = Torn(reader.client, file_key, before, times=1)
+    same(reader.load_step(SID, window=WINDOW), expected)
+    assert torn.torn == 1 and expected.token.covered == {FID: ((0, 6),)}
+    verdicts_key = {"pk": {"S": f"S#{SID}"}, "sk": {"S": "V#0000000002"}}
+    reader = fresh(storage)
+    torn = Torn(reader.client, verdicts_key, None, times=2)  # the verdicts' item not read yet, twice
+    same(reader.load_step(SID, window=WINDOW), expected)
+    assert torn.torn == 2
+    reader = fresh(storage)
+    Torn(reader.client, file_key, before, times=100)  # a commit that never shows whole: a conflict
+    with pytest.raises(ConflictError):
+        reader.load_step(SID, window=WINDOW)
+
+
+def test_a_message_of_the_latest_commit_not_read_yet_is_read_again(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 40))
+    step(storage, messages=users(40, 2))
+    latest = {"pk": {"S": f"S#{SID}#B#000000"}, "sk": {"S": "M#0000000041"}}
+    reader = fresh(storage)
+    torn = Torn(reader.client, latest, None, times=1)
+    long = reader.load_step(SID, window=HOT + 10)  # longer than the hot window: from the buckets
+    assert torn.torn == 1 and texts(long.window)[-1] == "m41" and len(long.window) == HOT + 10
+
+
+def test_what_a_process_holds_of_its_steps_reads_is_bounded_by_bytes(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    add_file(storage)
+    loaded = storage.load_step(SID, window=WINDOW)
+    read = [i for i in partition(storage, f"S#{SID}") if "F#" <= i["sk"]["S"] < "W#"]  # as the step's Query
+    size = sum(item_size(i) for i in read)
+    held = Held(head_bytes=size)
+    held.keep_head(dynamodb_meta.read(meta(storage)), read)
+    assert held.head(loaded.token) is not None
+    small = Held(head_bytes=size - 1)
+    small.keep_head(dynamodb_meta.read(meta(storage)), read)
+    assert small.head(loaded.token) is None, "too large to hold: the commit reads it again"
+    storage._held = small  # a commit whose process does not hold what its step loaded still commits
+    storage.commit(loaded.token, StepEffects(messages=users(2, 1)))
+    assert storage.get_session(SID).message_count == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
@@ -21,6 +22,10 @@ class LazyServices:
         self._services = services
         self._lock = threading.Lock()
 
+    def ready(self) -> Services | None:
+        """The services if they are built (None: the first use builds them)."""
+        return self._services
+
     def get(self) -> Services:
         """The services, built from the environment the first time."""
         if self._services is None:
@@ -32,18 +37,24 @@ class LazyServices:
         return self._services
 
 
-def get_services(request: Request) -> Services:
+# The dependencies are coroutines: FastAPI runs a plain function dependency in a worker thread, a
+# hop per dependency per request, and these only read the request (the services' first build,
+# which opens the store, goes to a worker thread).
+
+
+async def get_services(request: Request) -> Services:
     """The app's services (tests swap them through `app.dependency_overrides[get_services]`)."""
     lazy: LazyServices = request.app.state.services
-    return lazy.get()
+    services = lazy.ready()
+    return services if services is not None else await asyncio.to_thread(lazy.get)
 
 
-def get_owner(request: Request) -> str:
+async def get_owner(request: Request) -> str:
     """The caller (the JWT `sub`), or 401 when authentication is required and missing."""
     return caller(request)
 
 
-def get_time_left(request: Request) -> Callable[[], float] | None:
+async def get_time_left(request: Request) -> Callable[[], float] | None:
     """Seconds left in the Lambda invocation, when there is one."""
     context = request.scope.get("aws.context")
     remaining = getattr(context, "get_remaining_time_in_millis", None)

@@ -57,8 +57,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
-from agent_core.document import FileState, Spans
-from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Verdict
 from agent_core.errors import InvalidRequestError
 
 from . import dynamodb_hot as hot
@@ -67,11 +66,12 @@ from . import dynamodb_meta as meta
 from . import dynamodb_tm as tm
 from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
+from .dynamodb_files import DynamoDBFiles, coverage_write
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors
 from .errors import ConflictError, InvalidCursorError, NotFoundError
-from .interface import CHUNK_CHARS, MAX_TM_ENTRIES, Storage, check_units, chunks, tm_record
+from .interface import MAX_TM_ENTRIES, Storage, check_units, tm_record
 from .records import Page, SessionRecord
 
 READS = 4
@@ -84,21 +84,14 @@ IS_NEW = "attribute_not_exists(pk)"
 SAME_VERSION = "version = :expected"
 # History is append-only: a message, file or new memory entry is never overwritten (a replay fails whole).
 NOT_WRITTEN = "attribute_not_exists(sk)"
-# A file's coverage is updated only while the file (and so its session) still exists.
-FILE_EXISTS = "attribute_exists(sk)"
-# A file is added only to a session that exists, and only while it holds fewer than :max files
-# (the count is raised in the same transaction, so concurrent uploads cannot pass the cap together).
-# A count not kept yet starts from the one META kept before this release (:seed), if that leaves room.
-SESSION_EXISTS = "attribute_exists(pk)"
-FILE_ROOM = "files < :max"
-FILE_ROOM_FROM_SEED = "attribute_not_exists(files) OR files < :max"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
 KEY_FREE = "attribute_not_exists(pk) OR expiresAt <= :now"
 
 
-class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
-    """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client (the owner's
-    memory's operations in storage.dynamodb_memory, the shared primitives in storage.dynamodb_table)."""
+class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
+    """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client (the files'
+    operations in storage.dynamodb_files, the owner's memory's in storage.dynamodb_memory, the shared
+    primitives in storage.dynamodb_table)."""
 
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         super().__init__(boto3_client, table_name=table_name)
@@ -144,7 +137,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if window > 0 and held is None:
             head = list(self._query(pk, "sk >= :f", {":f": s("F#")}))
         else:  # up to the slots
-            head = list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
+            head = self._up_to_slots(pk)
         found = next((i for i in head if i["sk"]["S"] == "META"), None)
         if found is None:
             raise NotFoundError(f"No session {session_id}.")
@@ -183,6 +176,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             previous=(previous, self._verdicts(session_id, loaded.hot, head, previous)),
         )
 
+    def _up_to_slots(self, pk: str) -> list[Item]:
+        """The session's files, META and verdict items: its partition from F# up to the slots."""
+        return list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
+
     def _messages(self, session_id: str, bucket: int, first: int, count: int) -> Iterator[Item]:
         """The bucket's messages in `[first, count)`."""
         start, end = max(first, bucket * BUCKET), min(count, (bucket + 1) * BUCKET) - 1
@@ -211,7 +208,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if held is not None:
             return held
         pk = di.session_pk(token.session_id)
-        items = list(self._query(pk, "sk BETWEEN :f AND :w", {":f": s("F#"), ":w": s(hot.SLOTS)}))
+        items = self._up_to_slots(pk)
         found = next((meta.read(i) for i in items if i["sk"]["S"] == "META"), None)
         if found is None or (found.record.created_at, found.record.version) != (token.created_at, token.version):
             raise ConflictError("The session changed concurrently; reload it and try again.")
@@ -246,7 +243,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             actions += _verdict_writes(token, answers, now)
             revised = units.unit_writes_of(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():
-                actions.append(_coverage_write(sid, file_id, covered, head.get(f"F#{file_id}"), token.version + 1))
+                actions.append(coverage_write(sid, file_id, covered, head.get(f"F#{file_id}"), token.version + 1))
             actions[0] = _meta_write(token, effects, new_verdicts, now, head.get("META"), _stamped(pk, actions))
             for order, c in enumerate(effects.corrections):
                 actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
@@ -362,87 +359,6 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             found = found[:limit]
         return Page([load_verdict(v) for *_, v in found], next_cursor)
 
-    # -- files and units -----------------------------------------------------------------------
-
-    def add_file(
-        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
-    ) -> None:
-        """The session's META read (its file count, as releases before this one kept it), the chunks
-        (the original's too), then the file item and the session's file count in one transaction.
-
-        A refused file's chunks are deleted again; a crash between leaves only chunks that no file
-        item names, which deleting the session removes.
-        """
-        pk = s(di.session_pk(session_id))
-        with di.storable():
-            parts = [
-                {"pk": pk, "sk": s(di.chunk_sk(file.file_id, k)), "text": s(t)} for k, t in enumerate(chunks(content))
-            ]
-            item = di.file_item(session_id, file, file.created_at or di.now_iso(), len(parts))
-            if original is not None:
-                parts += [
-                    {"pk": pk, "sk": s(di.original_sk(file.file_id, k)), "text": s(t)}
-                    for k, t in enumerate(chunks(original))
-                ]
-            for part in (*parts, item):
-                di.check_size(part, "The file")
-        session = self._get({"pk": pk, "sk": s("META")})
-        if session is None:
-            raise NotFoundError(f"No session {session_id}.")
-        self._batch_write([{"PutRequest": {"Item": p}} for p in parts])
-        try:
-            # Releases before this one counted the files in META: the count goes on from there.
-            seed = int(session.get("fileCount", n(0))["N"])
-            values = {":seed": n(seed), ":one": n(1), ":max": n(max_files)}
-            count = "SET files = if_not_exists(files, :seed) + :one"
-            room = FILE_ROOM_FROM_SEED if seed < max_files else FILE_ROOM
-            exists = {"ConditionCheck": {"Key": {"pk": pk, "sk": s("META")}, "ConditionExpression": SESSION_EXISTS}}
-            counted = di.update(di.files_key(session_id), count, values, room, "")[0]
-            self._transact([exists, counted, di.put(item, "", NOT_WRITTEN)[0]], retries=8)
-        except di.Refused as exc:
-            if exc.failed(2):
-                raise ConflictError(f"The file {file.file_id} was already added.") from exc
-            self._batch_write([{"DeleteRequest": {"Key": {"pk": p["pk"], "sk": p["sk"]}}} for p in parts])
-            if exc.failed(0):
-                raise NotFoundError(f"No session {session_id}.") from exc
-            raise InvalidRequestError(f"A session holds at most {max_files} files.") from exc
-
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """Only the chunks that hold `[start, end)`, in one query."""
-        start = max(0, start)
-        first, last = start // CHUNK_CHARS, min((max(end, 1) - 1) // CHUNK_CHARS, 99_999)
-        texts: list[str] = []
-        if end > start and first <= last:
-            bounds = {":a": s(di.chunk_sk(file_id, first)), ":b": s(di.chunk_sk(file_id, last))}
-            texts = [i["text"]["S"] for i in self._query(di.session_pk(session_id), "sk BETWEEN :a AND :b", bounds)]
-        if not texts:
-            self._file(session_id, file_id)  # NotFound for an unknown file; else the range is past its end
-            return ""
-        offset = first * CHUNK_CHARS
-        return "".join(texts)[start - offset : end - offset]
-
-    def read_original(self, session_id: str, file_id: str) -> str | None:
-        """The document the file was taken from, in one query (None if it was stored without one)."""
-        bounds = {":a": s(di.original_sk(file_id, 0)), ":b": s(di.original_sk(file_id, 99_999))}
-        texts = [i["text"]["S"] for i in self._query(di.session_pk(session_id), "sk BETWEEN :a AND :b", bounds)]
-        if not texts:
-            self._file(session_id, file_id)  # NotFound for an unknown file
-            return None
-        return "".join(texts)
-
-    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
-        """The file's units by position, span by span."""
-        chars = self._file(session_id, file_id).chars
-        spans = range(chars // UNIT_SPAN + 1)
-        items = (i for k in spans for i in self._query(di.unit_pk(session_id, file_id, k * UNIT_SPAN)))
-        return sorted((u for i in items for u in units.unit_writes(i)), key=lambda u: u.start)
-
-    def _file(self, session_id: str, file_id: str) -> FileState:
-        item = self._get({"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")})
-        if item is None:
-            raise NotFoundError(f"No file {file_id} in this session.")
-        return di.file_state(item)
-
     # -- kept answers --------------------------------------------------------------------------
 
     def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:
@@ -511,19 +427,6 @@ def _stamped(pk: str, actions: Sequence[tuple[Item, int]]) -> tuple[list[str], l
             if key.get("pk") == s(pk) and key["sk"]["S"].startswith(("F#", "V#")):
                 (deleted if kind == "Delete" else written).append(key["sk"]["S"])
     return written, deleted
-
-
-def _coverage_write(
-    session_id: str, file_id: str, covered: Spans, loaded: Item | None, version: int
-) -> tuple[Item, int]:
-    """The file's new coverage, with the version that wrote it: its item put whole from the one the
-    step `loaded`, else (a file the step did not load, added since) updated."""
-    what = "The file's coverage"
-    if loaded is not None:
-        return di.put(loaded | {"covered": s(di.to_json(covered)), "v": n(version)}, what, FILE_EXISTS)
-    key = {"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")}
-    values = {":c": s(di.to_json(covered)), ":v": n(version)}
-    return di.update(key, "SET covered = :c, v = :v", values, FILE_EXISTS, what)
 
 
 def _verdict_writes(token: StepToken, answers: Mapping[str, str], now: str) -> list[tuple[Item, int]]:

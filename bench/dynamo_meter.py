@@ -40,8 +40,13 @@ class DynamoCounter:
         self.bytes += len(http_response.content or b"")
 
     def mark(self) -> None:
+        """One step's figures end here."""
         self.per_step.append((self.requests, self.bytes))
         self.units_per_step.append(self.write_units)
+        self.reset()
+
+    def reset(self) -> None:
+        """What was counted since the last mark is not a step's (setup: the table, the upload)."""
         self.requests = self.bytes = self.write_units = 0
 
 

@@ -180,10 +180,8 @@ def run(
         _, created = call("POST", "/api/sessions", None)
         call("POST", f"/api/sessions/{created['id']}/files", {"name": "doc.md", "content": source})
         step_ms = trace.step_ms
-        counter.mark()
-        counter.per_step.clear()
+        counter.reset()
         counter.operations.clear()
-        counter.units_per_step.clear()
         trace.step_ddb = counter.per_step
         trace.step_write_units = counter.units_per_step
 
@@ -252,7 +250,7 @@ def run_naive(size: int, pseudo: Model) -> Trace:
         counter.units_per_step = trace.step_write_units
         session_id, file_id = "s_naive", "f_" + "0" * 32
         agent.upload(session_id, file_id, "doc.md", source)
-        counter.requests = counter.bytes = 0  # the table's creation and the upload are not steps
+        counter.reset()  # the table's creation and the upload are not steps
 
         def timed(step: Any) -> Any:
             started = time.perf_counter()

@@ -235,11 +235,13 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             head = self._head(token)
             actions: list[tuple[Item, int]] = [({}, 0)]  # META's, once the others are known (its stamps)
             pk = di.session_pk(sid)
-            actions += hot.hot_writes(token, pk, dumped, responses, answers, head)
+            packed = [di.pack(data) for data in dumped]  # each compressed once: its slot's and its bucket item's
+            actions += hot.hot_writes(token, pk, packed, responses, answers, head)
             legacy = hot.legacy_deletes(head)
-            for k, data in enumerate(dumped):
+            for k, (data, compressed) in enumerate(zip(dumped, packed, strict=True)):
                 index = token.message_count + k
-                actions.append(di.put(di.message_item(sid, index, data), f"Message {index}", NOT_WRITTEN))
+                item = di.message_item(sid, index, data, compressed)
+                actions.append(di.put(item, f"Message {index}", NOT_WRITTEN))
             actions += _verdict_writes(token, answers, now)
             revised = units.unit_writes_of(sid, effects, now, actions, lambda pk: list(self._query(pk)))
             for file_id, covered in effects.coverage.items():

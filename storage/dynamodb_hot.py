@@ -33,14 +33,13 @@ from __future__ import annotations
 
 import json
 import threading
-import zlib
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_core.effects import StepToken
 
-from .dynamodb_items import Item, item_size, n, s
+from .dynamodb_items import Item, item_size, n, pack, s, unpack
 from .dynamodb_meta import Meta
 
 HOT = 16
@@ -59,13 +58,13 @@ LEGACY_SLOTS = "H#"
 """The slots' prefix before this release (between the files and META)."""
 
 
-def _pack(data: str, limit: int) -> Item:
-    packed = zlib.compress(data.encode("utf-8"), 6)
+def _held_in(packed: bytes, limit: int) -> Item:
+    """A slot's or verdict item's value: the packed text, or NULL when it is over `limit` bytes."""
     return {"B": packed} if len(packed) <= limit else _NULL
 
 
 def _unpack(value: Item) -> str:
-    return zlib.decompress(value["B"]).decode("utf-8")
+    return unpack(value["B"])
 
 
 def slot_sk(index: int) -> str:
@@ -249,14 +248,15 @@ def verdicts(since: int | None, head: Sequence[Item], response_index: int) -> li
 def hot_writes(
     token: StepToken,
     pk: str,
-    messages: Sequence[str],
+    messages: Sequence[bytes],
     is_response: Sequence[bool],
     verdicts: Mapping[str, str],
     head: Mapping[str, Item],
 ) -> list[tuple[Item, int]]:
     """A commit's actions on the hot window, each with the size it writes: the slots of its new
-    `messages` (dumped; `is_response` tells which are model responses), its `verdicts` (call id →
-    dumped verdict, on the token's latest response) into that response's item (put whole, from the
+    `messages` (dumped and packed, `dynamodb_items.pack`; `is_response` tells which are model
+    responses), its `verdicts` (call id → dumped verdict, on the token's latest response) into that
+    response's item (put whole, from the
     `head` the token's step loaded), and the Delete of the verdict item of any response no longer
     among the latest two."""
     actions: list[tuple[Item, int]] = []
@@ -265,11 +265,11 @@ def hot_writes(
     dropped = responses[:-2]
     for k, data in enumerate(messages[-HOT:], start=max(0, len(messages) - HOT)):
         index = token.message_count + k
-        item = {"pk": s(pk), "sk": s(slot_sk(index)), "i": n(index), "d": _pack(data, SLOT_BYTES)}
+        item = {"pk": s(pk), "sk": s(slot_sk(index)), "i": n(index), "d": _held_in(data, SLOT_BYTES)}
         actions.append(({"Put": {"Item": item}}, item_size(item)))
     if verdicts and token.response_index not in dropped:
         answered = len(token.verdict_ids | verdicts.keys())
-        packed = _pack(json.dumps(dict(verdicts)), VERDICT_BYTES) if answered <= HOT_VERDICTS else _NULL
+        packed = _held_in(pack(json.dumps(dict(verdicts))), VERDICT_BYTES) if answered <= HOT_VERDICTS else _NULL
         key = {"pk": s(pk), "sk": s(verdicts_sk(token.response_index))}
         written = {_commit_attr(token.version): packed, "v": n(token.version + 1)}  # and the version that wrote it
         item = (head.get(key["sk"]["S"]) or key) | written  # put whole

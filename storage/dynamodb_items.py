@@ -263,18 +263,27 @@ def cursor_number(position: dict[str, Any], key: str, *, at_most: int) -> int:
 # -- history ----------------------------------------------------------------------------------
 
 
-def message_item(session_id: str, index: int, data: str) -> Item:
-    """One stored message, its JSON compressed (`z`: DynamoDB bills a write by the item's size). The
-    limit every backend keeps is the record's own size, so it is checked on the JSON."""
+def pack(data: str) -> bytes:
+    """Text compressed as the table stores it (a message's bucket item and slot, a commit's verdicts)."""
+    return zlib.compress(data.encode("utf-8"), 6)
+
+
+def unpack(packed: bytes) -> str:
+    """Text `pack` compressed."""
+    return zlib.decompress(packed).decode("utf-8")
+
+
+def message_item(session_id: str, index: int, data: str, packed: bytes) -> Item:
+    """One stored message, its JSON compressed (`z`, `pack(data)`: DynamoDB bills a write by the
+    item's size). The limit every backend keeps is the record's own size, so it is checked on the JSON."""
     check_size({"pk": s(bucket_pk(session_id, index)), "data": s(data)}, f"Message {index}")
-    packed = zlib.compress(data.encode("utf-8"), 6)
     return {"pk": s(bucket_pk(session_id, index)), "sk": s(message_sk(index)), "z": {"B": packed}}
 
 
 def message_data(i: Item) -> str:
     """A message item's JSON: compressed (`z`), or as releases before this one stored it (`data`)."""
     if "z" in i:
-        return zlib.decompress(i["z"]["B"]).decode("utf-8")
+        return unpack(i["z"]["B"])
     return str(i["data"]["S"])
 
 

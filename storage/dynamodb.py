@@ -66,7 +66,7 @@ from . import dynamodb_meta as meta
 from . import dynamodb_tm as tm
 from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
-from .dynamodb_files import DynamoDBFiles, coverage_write
+from .dynamodb_files import DynamoDBFiles, coverage_write, files_in
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors
@@ -169,7 +169,7 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         return di.snapshot(
             session_id,
             loaded.record,
-            head,
+            files_in(head),
             messages,
             first,
             latest=(latest, self._verdicts(session_id, loaded.hot, head, latest)),

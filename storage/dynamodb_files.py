@@ -4,13 +4,16 @@ written to them, and the item a commit puts with a file's new coverage. Layout i
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
+
 from agent_core.document import FileState, Spans
 from agent_core.effects import UnitWrite
 from agent_core.errors import InvalidRequestError
 
 from . import dynamodb_items as di
 from . import dynamodb_units as units
-from .dynamodb_items import UNIT_SPAN, Item, n, s
+from .dynamodb_items import UNIT_SPAN, Item, n, s, session_pk, to_json
 from .dynamodb_table import DynamoDBTable
 from .errors import ConflictError, NotFoundError
 from .interface import CHUNK_CHARS, chunks
@@ -25,6 +28,57 @@ FILE_EXISTS = "attribute_exists(sk)"
 SESSION_EXISTS = "attribute_exists(pk)"
 FILE_ROOM = "files < :max"
 FILE_ROOM_FROM_SEED = "attribute_not_exists(files) OR files < :max"
+
+
+def files_key(session_id: str) -> Item:
+    """The key of the item counting the session's files: outside the step's Query (`sk >= F#`), so
+    only uploads read or write it, and META has the session's steps as its only writers."""
+    return {"pk": s(session_pk(session_id)), "sk": s("COUNT#files")}
+
+
+def chunk_sk(file_id: str, number: int) -> str:
+    """The sort key of a file's chunk `number`."""
+    return f"C#{file_id}#{number:05d}"
+
+
+def original_sk(file_id: str, number: int) -> str:
+    """The sort key of chunk `number` of the document the file was taken from (sorts before F#, which
+    a step reads, so a step never reads originals)."""
+    return f"D#{file_id}#{number:05d}"
+
+
+def file_item(session_id: str, f: FileState, created_at: str, chunk_count: int) -> Item:
+    """A file's item (its text is in chunk items)."""
+    return {
+        "pk": s(session_pk(session_id)),
+        "sk": s(f"F#{f.file_id}"),
+        "name": s(f.name),
+        "chars": n(f.chars),
+        "covered": s(to_json(f.covered)),
+        "createdAt": s(created_at),
+        "chunks": n(chunk_count),
+    }
+
+
+def file_state(i: Item) -> FileState:
+    """A file item as the agent's FileState."""
+    return FileState(
+        file_id=i["sk"]["S"][2:],
+        name=i["name"]["S"],
+        chars=int(i["chars"]["N"]),
+        covered=tuple((int(a), int(b)) for a, b in json.loads(i["covered"]["S"])),
+        created_at=i["createdAt"]["S"],
+    )
+
+
+def upload_order(files: Iterable[FileState]) -> list[FileState]:
+    """Files in the order they were added."""
+    return sorted(files, key=lambda f: (f.created_at, f.file_id))
+
+
+def files_in(head: Iterable[Item]) -> list[FileState]:
+    """The file items among a step's read, as FileStates in upload order."""
+    return upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#"))
 
 
 class DynamoDBFiles(DynamoDBTable):
@@ -42,12 +96,12 @@ class DynamoDBFiles(DynamoDBTable):
         pk = s(di.session_pk(session_id))
         with di.storable():
             parts = [
-                {"pk": pk, "sk": s(di.chunk_sk(file.file_id, k)), "text": s(t)} for k, t in enumerate(chunks(content))
+                {"pk": pk, "sk": s(chunk_sk(file.file_id, k)), "text": s(t)} for k, t in enumerate(chunks(content))
             ]
-            item = di.file_item(session_id, file, file.created_at or di.now_iso(), len(parts))
+            item = file_item(session_id, file, file.created_at or di.now_iso(), len(parts))
             if original is not None:
                 parts += [
-                    {"pk": pk, "sk": s(di.original_sk(file.file_id, k)), "text": s(t)}
+                    {"pk": pk, "sk": s(original_sk(file.file_id, k)), "text": s(t)}
                     for k, t in enumerate(chunks(original))
                 ]
             for part in (*parts, item):
@@ -63,7 +117,7 @@ class DynamoDBFiles(DynamoDBTable):
             count = "SET files = if_not_exists(files, :seed) + :one"
             room = FILE_ROOM_FROM_SEED if seed < max_files else FILE_ROOM
             exists = {"ConditionCheck": {"Key": {"pk": pk, "sk": s("META")}, "ConditionExpression": SESSION_EXISTS}}
-            counted = di.update(di.files_key(session_id), count, values, room, "")[0]
+            counted = di.update(files_key(session_id), count, values, room, "")[0]
             self._transact([exists, counted, di.put(item, "", NEW_FILE)[0]], retries=8)
         except di.Refused as exc:
             if exc.failed(2):
@@ -79,7 +133,7 @@ class DynamoDBFiles(DynamoDBTable):
         first, last = start // CHUNK_CHARS, min((max(end, 1) - 1) // CHUNK_CHARS, 99_999)
         texts: list[str] = []
         if end > start and first <= last:
-            bounds = {":a": s(di.chunk_sk(file_id, first)), ":b": s(di.chunk_sk(file_id, last))}
+            bounds = {":a": s(chunk_sk(file_id, first)), ":b": s(chunk_sk(file_id, last))}
             texts = [i["text"]["S"] for i in self._query(di.session_pk(session_id), "sk BETWEEN :a AND :b", bounds)]
         if not texts:
             self._file(session_id, file_id)  # NotFound for an unknown file; else the range is past its end
@@ -89,7 +143,7 @@ class DynamoDBFiles(DynamoDBTable):
 
     def read_original(self, session_id: str, file_id: str) -> str | None:
         """The document the file was taken from, in one query (None if it was stored without one)."""
-        bounds = {":a": s(di.original_sk(file_id, 0)), ":b": s(di.original_sk(file_id, 99_999))}
+        bounds = {":a": s(original_sk(file_id, 0)), ":b": s(original_sk(file_id, 99_999))}
         texts = [i["text"]["S"] for i in self._query(di.session_pk(session_id), "sk BETWEEN :a AND :b", bounds)]
         if not texts:
             self._file(session_id, file_id)  # NotFound for an unknown file
@@ -107,7 +161,7 @@ class DynamoDBFiles(DynamoDBTable):
         item = self._get({"pk": s(di.session_pk(session_id)), "sk": s(f"F#{file_id}")})
         if item is None:
             raise NotFoundError(f"No file {file_id} in this session.")
-        return di.file_state(item)
+        return file_state(item)
 
 
 def coverage_write(

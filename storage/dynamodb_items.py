@@ -13,7 +13,7 @@ import hashlib
 import json
 import secrets
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -94,12 +94,6 @@ def unit_pk(session_id: str, file_id: str, start: int) -> str:
     return f"S#{session_id}#U#{file_id}#{start // UNIT_SPAN:05d}"
 
 
-def files_key(session_id: str) -> Item:
-    """The key of the item counting the session's files: outside the step's Query (`sk >= F#`), so
-    only uploads read or write it, and META has the session's steps as its only writers."""
-    return {"pk": s(session_pk(session_id)), "sk": s("COUNT#files")}
-
-
 def message_sk(index: int) -> str:
     """A message's sort key (zero-padded, so keys sort as indexes)."""
     return f"M#{index:010d}"
@@ -114,17 +108,6 @@ def verdicts_sk(response_index: int, version: int) -> str:
     """The sort key of the verdicts one commit (the one over `version`) gave on the response's calls:
     after the response's single verdicts (`~` sorts after a call id's characters), in commit order."""
     return f"R#{response_index:010d}#~{version:010d}"
-
-
-def chunk_sk(file_id: str, number: int) -> str:
-    """The sort key of a file's chunk `number`."""
-    return f"C#{file_id}#{number:05d}"
-
-
-def original_sk(file_id: str, number: int) -> str:
-    """The sort key of chunk `number` of the document the file was taken from (sorts before F#, which
-    a step reads, so a step never reads originals)."""
-    return f"D#{file_id}#{number:05d}"
 
 
 def answer_digest(owner: str, key: str) -> str:
@@ -323,17 +306,16 @@ def buckets(start: int, end: int) -> range:
 def snapshot(
     session_id: str,
     meta: SessionRecord,
-    head: Sequence[Item],
+    files: Sequence[FileState],
     messages: Sequence[ModelMessage],
     first: int,
     latest: tuple[int, Sequence[str]],
     previous: tuple[int, Sequence[str]],
 ) -> SessionSnapshot:
-    """A step's snapshot from META, the files (`head`), the window from index `first`, and the stored
+    """A step's snapshot from META, the files (in upload order), the window from index `first`, and the stored
     verdicts (dumped) on the latest response and the one before it, each with its index."""
     verdicts = [load_verdict(v) for v in latest[1]]
     before = [load_verdict(v) for v in previous[1]]
-    files = upload_order(file_state(i) for i in head if i["sk"]["S"].startswith("F#"))
     token = StepToken(
         session_id=session_id,
         owner=meta.owner,
@@ -368,38 +350,6 @@ def verdict_position(cursor: str | None, last_bucket: int) -> tuple[int, str | N
         raise InvalidCursorError("Invalid cursor.")
     listed = cursor_number(position, "o", at_most=MAX_CURSOR_NUMBER) if "o" in position else MAX_CURSOR_NUMBER
     return cursor_number(position, "b", at_most=last_bucket + 1), start, listed
-
-
-# -- files --------------------------------------------------------------------------------------
-
-
-def file_item(session_id: str, f: FileState, created_at: str, chunk_count: int) -> Item:
-    """A file's item (its text is in chunk items)."""
-    return {
-        "pk": s(session_pk(session_id)),
-        "sk": s(f"F#{f.file_id}"),
-        "name": s(f.name),
-        "chars": n(f.chars),
-        "covered": s(to_json(f.covered)),
-        "createdAt": s(created_at),
-        "chunks": n(chunk_count),
-    }
-
-
-def file_state(i: Item) -> FileState:
-    """A file item as the agent's FileState."""
-    return FileState(
-        file_id=i["sk"]["S"][2:],
-        name=i["name"]["S"],
-        chars=int(i["chars"]["N"]),
-        covered=tuple((int(a), int(b)) for a, b in json.loads(i["covered"]["S"])),
-        created_at=i["createdAt"]["S"],
-    )
-
-
-def upload_order(files: Iterable[FileState]) -> list[FileState]:
-    """Files in the order they were added."""
-    return sorted(files, key=lambda f: (f.created_at, f.file_id))
 
 
 # -- answers ----------------------------------------------------------------------------------

@@ -178,13 +178,44 @@ class Context:
             }
             framing += [UserPromptPart(t) for t in self._user_inputs if t not in shown]
         merged = _merge_requests([ModelRequest(parts=framing), *_elide_old_reads(recent)])
-        if state:
-            last = merged[-1]
-            if isinstance(last, ModelRequest):
-                merged[-1] = ModelRequest(parts=[*last.parts, UserPromptPart(state)])
-            else:
-                merged.append(ModelRequest(parts=[UserPromptPart(state)]))
-        return merged
+        return with_state(merged, state)
+
+
+def with_state(messages: list[ModelMessage], state: str) -> list[ModelMessage]:
+    """The messages with the state note last (in the final request, or a request of its own)."""
+    if not state:
+        return messages
+    last = messages[-1]
+    if isinstance(last, ModelRequest):
+        return [*messages[:-1], ModelRequest(parts=[*last.parts, UserPromptPart(state)])]
+    return [*messages, ModelRequest(parts=[UserPromptPart(state)])]
+
+
+def reviews_shown(messages: Sequence[ModelMessage]) -> frozenset[str]:
+    """What the messages already show of the reviewer's corrections: the final text of each unit the
+    reviewer edited (a result's `translated_string`) and each proposal the reviewer rejected (the
+    call's `translate_string`). The state note leaves out the corrections these repeat."""
+    proposals = {
+        c.tool_call_id: c.args_as_dict().get("translate_string")
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for c in m.tool_calls
+    }
+    shown: set[str] = set()
+    for m in messages:
+        if not isinstance(m, ModelRequest):
+            continue
+        for p in m.parts:
+            if not isinstance(p, ToolReturnPart) or not isinstance(p.content, dict):
+                continue
+            final = p.content.get("translated_string")
+            if isinstance(final, str) and final:
+                shown.add(final)
+            elif p.content.get("status") == "reject":
+                proposal = proposals.get(p.tool_call_id)
+                if isinstance(proposal, str):
+                    shown.add(proposal)
+    return frozenset(shown)
 
 
 def is_hidden(message: ModelMessage) -> bool:

@@ -26,7 +26,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
-from .context import Context
+from .context import Context, reviews_shown, with_state
 from .copilot import CopilotRequest
 from .deltas import DeltaSink, unique_id
 from .document import FileState, add_span
@@ -53,8 +53,9 @@ class AgentLoopOptions:
     definitions: Sequence[ToolDefinition] = ()
     """The tools' definitions as the model sees them (built once per process)."""
     system_prompt: str
-    state: Callable[[Sequence[FileState]], Awaitable[str]] | None = None
-    """The state note for the files as they are when the model is asked (after the step's units)."""
+    state: Callable[[Sequence[FileState], frozenset[str]], Awaitable[str]] | None = None
+    """The state note for the files as they are when the model is asked (after the step's units),
+    given the corrections the request's window already shows (`context.reviews_shown`)."""
     recall: Callable[[Sequence[FileState]], Awaitable[ModelResponse | None]] | None = None
     """Proposals from the translation memory for the next text, made instead of a model request."""
     references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
@@ -162,9 +163,13 @@ class AgentLoop:
             shown = await self._execute_pending(list(recalled.tool_calls))
             result = replace(shown, messages=[recalled, *shown.messages], reviewed=frozenset())
         else:
-            state = await self.options.state(files) if self.options.state else ""
+            options = self.options
+            window = self.context.to_model_messages(
+                options.system_prompt, "", window=options.window, chunk=options.chunk
+            )
+            state = await options.state(files, reviews_shown(window)) if options.state else ""
             started = time.perf_counter()
-            response = _unique_call_ids(await self._request_model(state))
+            response = _unique_call_ids(await self._request_model(with_state(window, state)))
             elapsed = int((time.perf_counter() - started) * 1000)
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"
@@ -260,7 +265,7 @@ class AgentLoop:
         invocation = ToolCall(name=call.tool_name, call_id=call.tool_call_id, args=args, batch=batch)
         return await tool.execute(invocation, self.context.copilot_response(call.tool_call_id))
 
-    async def _request_model(self, state: str) -> ModelResponse:
+    async def _request_model(self, messages: list[ModelMessage]) -> ModelResponse:
         options = self.options
         time_left = options.time_left() if options.time_left else None
         if time_left is not None and time_left < options.min_model_seconds:
@@ -270,9 +275,6 @@ class AgentLoop:
             )
         definitions = list(options.definitions) or [tool.definition for tool in options.tools.values()]
         params = ModelRequestParameters(function_tools=definitions, allow_text_output=True)
-        messages = self.context.to_model_messages(
-            options.system_prompt, state, window=options.window, chunk=options.chunk
-        )
         # A model still answering when only the commit's time is left is abandoned: the step then
         # fails cleanly (nothing committed, 504) instead of being cut off by the invocation's end.
         budget = None if time_left is None else max(0.0, time_left - options.commit_seconds)

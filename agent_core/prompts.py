@@ -12,32 +12,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .document import FileState, handle
-from .tools.base import MAX_UNIT_CHARS
 
-RULES = f"""\
+RULES = """\
 You are a careful translator working with a human reviewer. You translate the session's files
 unit by unit with the `Translate` tool; a person approves, edits or rejects every unit.
 
 Rules:
 - Follow the user's requirements: the target language, tone, terminology and any instructions.
 - Every request ends with the state of the work: each unfinished file's next untranslated text
-  between <next-text file="…" start="…"> and </next-text>, exactly as it stands in the file. Translate
-  from there; you do not need `Read` to go on (use it only to look further ahead).
-- Propose the next units as one batch of `Translate` calls: consecutive units that together cover
-  the whole next text shown (a screen of text), in order. Each unit is one paragraph-sized piece
-  (a heading, a paragraph, a list, a table, a code block) of at most {MAX_UNIT_CHARS} characters;
-  keep Markdown blocks whole and split a longer block at sentence ends.
-- Each unit begins exactly at the first untranslated character and the next unit right after the
-  previous one, copied exactly (spaces and line breaks included). Leave nothing out.
+  between <next-text file="…" start="…"> and </next-text> (`start`: its position in the file),
+  exactly as it stands in the file; more untranslated text follows it unless the note says nothing
+  does. Translate from there; you do not need `Read` to go on (use it only to look further ahead).
+- Propose the next units as one batch of `Translate` calls: consecutive units, as Translate's
+  description defines them, that together cover the whole next text shown (a screen of text).
 - Keep Markdown syntax, code blocks, inline code, URLs, numbers and placeholders as they are;
   translate the prose (including comments in code only if the user asks).
-- The Translate result is the reviewed text. `approve` or `refined` means the unit is done;
-  learn from the reviewer's edits and apply them to later units. `reject` means it was not
-  written: translate that unit again, following the reason (a reason that begins with
-  "Not reviewed:" comes from the tool's own checks, not from the reviewer).
+- Learn from the reviewer's edits (`refined`) and apply them to later units. Translate a rejected
+  unit again, following the reason (a reason that begins with "Not reviewed:" comes from the
+  tool's own checks, not from the reviewer).
 - To change units already written (the user asks for it, even after the document is complete),
-  use `Revise` with the unit's `start` (Read with `written: true` lists the written units); the
-  reviewer reviews every revision.
+  use `Revise` (Read with `written: true` lists the written units); the reviewer reviews every
+  revision.
 - When every file is complete, answer with a short summary in the user's language and stop
   calling tools. If the user asks something else, answer briefly."""
 
@@ -85,11 +80,8 @@ def state_note(
         lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         shown = next_texts.get(f.file_id)
         if shown is not None:
-            after = "More untranslated text follows it." if shown.more else "Nothing untranslated follows it."
-            blocks.append(
-                f"Next untranslated text of {f.name}, from character {shown.start} ({after}):\n"
-                f'<next-text file="{name}" start="{shown.start}">{shown.text}</next-text>'
-            )
+            block = f'<next-text file="{name}" start="{shown.start}">{shown.text}</next-text>'
+            blocks.append(block if shown.more else f"{block}\n(Nothing untranslated follows it in {name}.)")
     parts = ["\n".join(lines)]
     if memory.strip():
         parts.append("What this reviewer has taught you (apply it):\n" + memory.strip())

@@ -252,9 +252,11 @@ class AgentRuntime:
             learned[:0] = found
             return found
 
-        async def state(files: Sequence[FileState]) -> str:
+        async def state(files: Sequence[FileState], reviewed: frozenset[str]) -> str:
             shown = await next_texts(loaded.reader, files, batch_chars=self.batch_chars)
-            current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]))
+            # A correction the window shows (the reviewer's text in a result) is not repeated.
+            corrections = tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)
+            current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]), corrections=corrections)
             rendered = render_memory(current, text="\n".join(t.text for t in shown.values()))
             first = next(iter(shown.values()), None)
             similar = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
 
-from agent_core.context import Context, is_hidden
+from agent_core.context import Context, is_hidden, reviews_shown
 
 WINDOW, CHUNK = 2, 4
 
@@ -62,3 +62,17 @@ def test_a_loaded_window_shows_what_the_whole_history_would() -> None:
     pattern = "mtmtmmttmmtm"
     history = _history(pattern)
     assert _sent(history, loaded=16) == _sent(history)
+
+
+def test_reviews_shown_are_the_edited_texts_and_the_rejected_proposals() -> None:
+    calls = [
+        ToolCallPart("Translate", {"src_string": s, "translate_string": t}, tool_call_id=c)
+        for c, s, t in [("a", "One.", "Un."), ("b", "Two.", "Deu."), ("c", "Three.", "Trois.")]
+    ]
+    returns = [
+        ToolReturnPart("Translate", "approve", tool_call_id="a"),
+        ToolReturnPart("Translate", {"translated_string": "Deux.", "status": "refined"}, tool_call_id="b"),
+        ToolReturnPart("Translate", {"translated_string": "", "status": "reject", "reason": "no"}, tool_call_id="c"),
+    ]
+    shown = reviews_shown([ModelResponse(parts=calls), ModelRequest(parts=returns)])
+    assert shown == {"Deux.", "Trois."}, "the edit's final text and the rejected proposal; not an approval"

@@ -11,7 +11,7 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from agent_core.copilot import Refined, Reject, ToolRef
+from agent_core.copilot import Approve, Refined, Reject, ToolRef
 from agent_core.distill import RuleDistiller, is_prose, reads_like_rule, term_pairs
 from agent_core.distill_model import ModelDistiller, distiller_for, parse_lessons
 from agent_core.effects import Correction
@@ -74,6 +74,26 @@ def correction(final: str | None, *, reason: str | None = None, source: str = SO
 
 
 # -- the scenario: a refinement in one session changes what the model is told in the next ------------
+
+
+async def test_a_correction_the_window_shows_is_not_repeated_in_the_state_note() -> None:
+    h = harness()
+    fid = h.add_file(SOURCE + "\n\nThe exporter writes a file.\n")
+    proposal = pseudo_translate(SOURCE)
+    h.script.replies.append(calls(translate(fid, SOURCE, proposal, call_id="a")))
+    await step(h, user_input=FRENCH)
+    second = "The exporter writes a file."
+    h.script.replies.append(calls(translate(fid, second, pseudo_translate(second), call_id="b")))
+    edited = proposal.replace("ţóóĺ", "outil")
+    await step(h, copilot_responses=[Refined(tool=ref("a"), status="refined", translated_string=edited)])
+    h.script.replies.append(ModelResponse(parts=[TextPart("Done.")]))
+    await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
+    sent = h.script.seen[-1]  # asked after the edit was committed to the owner's memory
+    shown = [p for m in sent if isinstance(m, ModelRequest) for p in m.parts if getattr(p, "tool_call_id", "") == "a"]
+    assert shown and edited in json.dumps(shown[0].content, ensure_ascii=False), "the window shows the edit"
+    assert "Recent corrections" not in system_prompt(sent), "the state note does not repeat it"
+    # Where no window shows it (another session of the owner), the state note teaches it.
+    assert "Recent corrections" in await told(new_session(h, "alice", "Open the tool settings.\n"))
 
 
 async def test_a_refinement_teaches_later_sessions_of_the_same_owner_only() -> None:

@@ -231,8 +231,11 @@ async def test_the_model_is_told_the_files_and_rules() -> None:
     assert isinstance(first, ModelRequest) and isinstance(first.parts[0], SystemPromptPart)
     system = first.parts[0].content
     assert f"- f1: 'guide.md', {len(DOC)} characters" in system and fid not in system
-    assert "at most 300 characters" in system and "Read" in system
-    assert [t.name for t in h.script.infos[0].function_tools] == ["Read", "Translate", "Revise"]
+    assert "`Translate` calls" in system and "Read" in system
+    tools = h.script.infos[0].function_tools
+    assert [t.name for t in tools] == ["Read", "Translate", "Revise"]
+    # What a unit is, once: in Translate's description, which the rules point to.
+    assert "most 300 characters" in (tools[1].description or "") and "300" not in system
 
 
 async def test_continue_while_waiting_for_the_user_calls_no_model() -> None:

@@ -36,20 +36,17 @@ from .base import (
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
 
-- Every request ends with each unfinished file's next untranslated text (`<next-text file="f1"
-  start="…">`): translate from there. `Read` shows more of a file when you need it.
 - A unit is one paragraph-sized piece (a heading, a paragraph, a list, a table, a code block) of at
   most {MAX_UNIT_CHARS} characters; split longer blocks at sentence ends. Keep Markdown blocks whole.
-- `src_string` must begin exactly at the first untranslated character (the next text's `start`)
-  and be copied from the source exactly, spaces and line breaks included. Several units in one
-  response follow each other: each begins right after the previous one.
-- Never include text that is already translated; never skip text. Identical passages elsewhere in
-  the file do not matter: the position locates the unit.
-- `translate_string` is your best translation of `src_string`, keeping its Markdown, code,
-  URLs and placeholders, so the reviewer has little to correct.
-- The result is the reviewed text: `approve` (as proposed) or `refined` means the unit is done
-  (`translated_string` is the final text; learn from the reviewer's edits); `reject` means it was
-  not written: translate that same unit again, following `reason`."""
+- `src_string` begins exactly at the first untranslated character (the next text's `start`) and is
+  copied from the file exactly, spaces and line breaks included; each unit of a response begins
+  right after the previous one. Never include translated text, never skip text (identical passages
+  elsewhere in the file do not matter: the position locates the unit).
+- `translate_string` is your best translation of `src_string`, keeping its Markdown, code, URLs and
+  placeholders.
+- The result is the reviewed text: `approve` (as proposed) or `refined` (`translated_string` is the
+  final text) means the unit is written; `reject` means it was not: translate that unit again,
+  following `reason`."""
 
 
 class TranslateArgs(BaseModel):

@@ -265,10 +265,7 @@ def main() -> None:
         from bench import moto_fast
 
         moto_fast.install()
-    counter = StorageCounter()
-    # Once per process: the app's DynamoDB client is cached per process, like on a warm Lambda.
-    counter.attach_dynamodb() if args.backend == "dynamodb" else counter.attach_sqlite()
-    counter = StorageCounter()
+    counter = StorageCounter()  # DynamoDB's hooks are attached in each run, inside moto
     if args.backend == "sqlite":
         counter.attach_sqlite()
     memories = ["off", "on"] if args.memory == "both" else [args.memory]

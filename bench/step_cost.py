@@ -8,7 +8,8 @@ milliseconds per step; peak memory. Then, side by side with a naive design measu
 run (bench/naive_agent.py: pydantic-ai deferred tools, the whole history in one DynamoDB item,
 the same pseudo model, reviewer and moto), per step and per reviewed batch: milliseconds, DynamoDB
 requests, bytes and write units (as DynamoDB bills writes, by item size), model bytes, late/early
-ratios, and project/naive milliseconds per batch.
+ratios, and project/naive milliseconds per batch (with --repeat, also the medians of every round's
+batches pooled: steadier on a noisy machine than any one round's).
 A reviewed batch is the verdicts on one batch of proposals and every step until the next proposals
 (or the end). A benchmark, not a test: it asserts nothing.
 
@@ -300,6 +301,11 @@ class Side:
     """Last quarter over first quarter of the batches (medians): ms, DynamoDB requests, DynamoDB bytes, model bytes."""
 
 
+def batch_ms(trace: Trace) -> list[float]:
+    """Milliseconds of each reviewed batch (the sum of its steps)."""
+    return [sum(trace.step_ms[a:b]) for a, b, _, _ in trace.batches]
+
+
 def side(trace: Trace) -> Side:
     """The per-step and per-batch figures of a trace."""
     batches = [(sum(trace.step_ms[a:b]), trace.step_ddb[a:b], trace.model_sent[c:d]) for a, b, c, d in trace.batches]
@@ -420,6 +426,13 @@ def main() -> None:
                 listed = ", ".join(f"{x:.2f}" for x in ratios)
                 print(
                     f"project/naive median ms per batch in each of {len(rounds)} rounds: {listed} (shown: the median)"
+                )
+                mine = [m for _, t, _, _ in rounds for m in batch_ms(t)]
+                theirs = [m for _, _, n, _ in rounds if n is not None for m in batch_ms(n)]
+                print(
+                    f"pooled over the {len(rounds)} rounds ({len(mine)} and {len(theirs)} batches): median ms per "
+                    f"batch {statistics.median(mine):.1f} vs {statistics.median(theirs):.1f}, project/naive "
+                    f"{statistics.median(mine) / statistics.median(theirs):.2f}"
                 )
 
 

@@ -195,13 +195,8 @@ def reviews_shown(messages: Sequence[ModelMessage]) -> frozenset[str]:
     """What the messages already show of the reviewer's corrections: the final text of each unit the
     reviewer edited (a result's `translated_string`) and each proposal the reviewer rejected (the
     call's `translate_string`). The state note leaves out the corrections these repeat."""
-    proposals = {
-        c.tool_call_id: c.args_as_dict().get("translate_string")
-        for m in messages
-        if isinstance(m, ModelResponse)
-        for c in m.tool_calls
-    }
     shown: set[str] = set()
+    rejected: set[str] = set()
     for m in messages:
         if not isinstance(m, ModelRequest):
             continue
@@ -212,9 +207,14 @@ def reviews_shown(messages: Sequence[ModelMessage]) -> frozenset[str]:
             if isinstance(final, str) and final:
                 shown.add(final)
             elif p.content.get("status") == "reject":
-                proposal = proposals.get(p.tool_call_id)
-                if isinstance(proposal, str):
-                    shown.add(proposal)
+                rejected.add(p.tool_call_id)
+    if rejected:  # only the rejected calls' arguments are parsed
+        for m in messages:
+            if isinstance(m, ModelResponse):
+                for c in m.tool_calls:
+                    proposal = c.args_as_dict().get("translate_string") if c.tool_call_id in rejected else None
+                    if isinstance(proposal, str):
+                        shown.add(proposal)
     return frozenset(shown)
 
 

@@ -308,16 +308,15 @@ def batch_ms(trace: Trace) -> list[float]:
 
 def side(trace: Trace) -> Side:
     """The per-step and per-batch figures of a trace."""
-    batches = [(sum(trace.step_ms[a:b]), trace.step_ddb[a:b], trace.model_sent[c:d]) for a, b, c, d in trace.batches]
-    ms = [m for m, _, _ in batches]
-    req = [float(sum(r for r, _ in d)) for _, d, _ in batches]
-    byt = [float(sum(b for _, b in d)) for _, d, _ in batches]
-    mod = [float(sum(s)) for _, _, s in batches]
+    ms = batch_ms(trace)
+    req = [float(sum(r for r, _ in trace.step_ddb[a:b])) for a, b, _, _ in trace.batches]
+    byt = [float(sum(n for _, n in trace.step_ddb[a:b])) for a, b, _, _ in trace.batches]
+    mod = [float(sum(trace.model_sent[c:d])) for _, _, c, d in trace.batches]
     ratios = tuple(last / first if first else float("nan") for first, last in map(quarters, (ms, req, byt, mod)))
     wcu = [float(sum(trace.step_write_units[a:b])) for a, b, _, _ in trace.batches]
     return Side(
         steps=len(trace.step_ms),
-        batches=len(batches),
+        batches=len(trace.batches),
         ms_step=_pair(trace.step_ms),
         ms_batch=_pair(ms),
         req_step=_pair([float(r) for r, _ in trace.step_ddb]),
@@ -326,7 +325,7 @@ def side(trace: Trace) -> Side:
         bytes_batch=_pair(byt),
         write_units_batch=_pair(wcu),
         model_request=_pair([float(s) for s in trace.model_sent]),
-        model_requests_batch=statistics.mean(float(len(s)) for _, _, s in batches),
+        model_requests_batch=statistics.mean(float(d - c) for _, _, c, d in trace.batches),
         units_batch=statistics.mean(float(u) for u in trace.units),
         ms_unit=sum(ms) / max(1, sum(trace.units)),
         late_early=(ratios[0], ratios[1], ratios[2], ratios[3]),

@@ -1,5 +1,8 @@
 """What DynamoDB requests a benchmark's steps make, counted at a boto3 client: requests, bytes and
-write units (as DynamoDB bills writes), per step. Used by bench/step_cost.py for both designs."""
+write units (as DynamoDB bills writes), per step. Used by bench/step_cost.py for both designs.
+
+A request's body is kept as it is sent and sized into write units at `mark` (after the step), so
+that the metering is not timed as either design's work."""
 
 from __future__ import annotations
 
@@ -24,6 +27,8 @@ class DynamoCounter:
     """Write units per step, as DynamoDB bills them by item size (see `write_units`)."""
     operations: Counter[str] = field(default_factory=Counter)
     """Requests by operation over the whole run (steps and setup)."""
+    _bodies: list[tuple[str, bytes]] = field(default_factory=list)
+    """The write requests sent since the last mark, to size at the next (operation, body)."""
 
     def attach(self, client: Any) -> None:
         client.meta.events.register("before-send.dynamodb.*", self._sent)
@@ -34,13 +39,16 @@ class DynamoCounter:
         self.operations[operation] += 1
         self.requests += 1
         self.bytes += len(request.body or b"")
-        self.write_units += write_units(operation, json.loads(request.body or b"{}"))
+        if operation in WRITES:
+            self._bodies.append((operation, request.body or b"{}"))
 
     def _received(self, http_response: Any, **_: Any) -> None:
         self.bytes += len(http_response.content or b"")
 
     def mark(self) -> None:
         """One step's figures end here."""
+        self.write_units += sum(write_units(operation, json.loads(body)) for operation, body in self._bodies)
+        self._bodies.clear()
         self.per_step.append((self.requests, self.bytes))
         self.units_per_step.append(self.write_units)
         self.reset()
@@ -48,6 +56,11 @@ class DynamoCounter:
     def reset(self) -> None:
         """What was counted since the last mark is not a step's (setup: the table, the upload)."""
         self.requests = self.bytes = self.write_units = 0
+        self._bodies.clear()
+
+
+WRITES = frozenset({"TransactWriteItems", "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"})
+"""The operations that cost write units (`write_units` counts nothing for the others)."""
 
 
 def write_units(operation: str, body: dict[str, Any]) -> int:

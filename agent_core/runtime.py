@@ -9,7 +9,6 @@ answer in between; `step` does both.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -203,7 +202,10 @@ class AgentRuntime:
 
     async def _load(self, owner: str, session_id: str | None) -> _Loaded:
         """The session (a new one when no id is given), the owner's memory, a reader of its files: the
-        session's read and the owner's (its memory, then its translation memory's) at the same time."""
+        session's read, then the owner's (its memory, then its translation memory's). Not at the same
+        time: a store may learn in its read of the session whether the owner's memory changed since it
+        last read it (DynamoDB's, in the process that committed the session's latest step), and then
+        the owner's read costs no request."""
 
         async def owners() -> Memory:
             memory = await self.memory.recall(owner)
@@ -219,11 +221,10 @@ class AgentRuntime:
             )
             memory = await owners()
         else:
-            snapshot, memory = await asyncio.gather(
-                self.store.load(session_id, window=self.window + self.chunk + 2), owners()
-            )
+            snapshot = await self.store.load(session_id, window=self.window + self.chunk + 2)
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
+            memory = await owners()
         return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
 
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:

@@ -66,7 +66,7 @@ from . import dynamodb_meta as meta
 from . import dynamodb_tm as tm
 from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
-from .dynamodb_files import DynamoDBFiles, coverage_write, files_in
+from .dynamodb_files import DynamoDBFiles, coverage_write, files_in, files_key
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors
@@ -134,14 +134,19 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         """One read of the step's snapshot (`load_step`); None if it saw a commit half applied."""
         pk = di.session_pk(session_id)
         held = self._held.get(session_id) if window > 0 else None
-        if window > 0 and held is None:
+        kept = self._held.latest_head(session_id) if held is not None else None
+        head = self._held_head(session_id, kept) if kept is not None else None
+        if head is None and window > 0 and held is None:
             head = list(self._query(pk, "sk >= :f", {":f": s("F#")}))
-        else:  # up to the slots
+        elif head is None:  # up to the slots
             head = self._up_to_slots(pk)
         found = next((i for i in head if i["sk"]["S"] == "META"), None)
         if found is None:
             raise NotFoundError(f"No session {session_id}.")
         loaded = meta.read(found)
+        if kept is None and (holding := self._held.latest_head(session_id, moved=True)) is not None:
+            # Stepped elsewhere lately: the version this process holds is still the session's, or not.
+            self._held.moved(session_id, on=holding[:2] != (loaded.record.created_at, loaded.record.version))
         if held is not None and held.created_at != loaded.record.created_at:  # of a session deleted since
             self._held.forget(session_id)
             return self._read_step(session_id, window)
@@ -175,6 +180,28 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             latest=(latest, self._verdicts(session_id, loaded.hot, head, latest)),
             previous=(previous, self._verdicts(session_id, loaded.hot, head, previous)),
         )
+
+    def _held_head(self, session_id: str, held: tuple[str, int, Mapping[str, Item]]) -> list[Item] | None:
+        """META, the files and the verdict items as this process last loaded or committed them
+        (`held`: the session's creation time, version and items), if they are still the session's:
+        one BatchGetItem of META and the file count (an upload adds a file without a commit, so
+        without a new version) shows the version held and as many files as held. None when it does
+        not (the step's Query reads them; after a commit elsewhere, the next steps go to the Query
+        at once until it finds the version this process holds is the session's: `Held.moved`)."""
+        items = held[2]
+        pk = s(di.session_pk(session_id))
+        owner = meta.read(items["META"]).record.owner
+        version = di.memory_version_key(owner)
+        read = {i["sk"]["S"]: i for i in self._batch_get([{"pk": pk, "sk": s("META")}, files_key(session_id), version])}
+        self._snapshots.observe(owner, read.get(version["sk"]["S"]))
+        current = read.get("META")
+        if current is None or (meta.read(current).record.created_at, int(current["version"]["N"])) != held[:2]:
+            self._held.moved(session_id, on=current is not None)
+            return None
+        counted = read.get("COUNT#files", {}).get("files") or current.get("fileCount") or n(0)
+        if int(counted["N"]) != sum(sk.startswith("F#") for sk in items):
+            return None
+        return [current, *(i for sk, i in items.items() if sk != "META")]
 
     def _up_to_slots(self, pk: str) -> list[Item]:
         """The session's files, META and verdict items: its partition from F# up to the slots."""
@@ -247,16 +274,19 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             for file_id, covered in effects.coverage.items():
                 actions.append(coverage_write(sid, file_id, covered, head.get(f"F#{file_id}"), token.version + 1))
             actions[0] = _meta_write(token, effects, new_verdicts, now, head.get("META"), _stamped(pk, actions))
-            for order, c in enumerate(effects.corrections):
-                actions.append(di.put(di.correction_item(sid, token.owner, c, now, order), "A correction"))
+            corrections = [di.correction_item(sid, token.owner, c, now, k) for k, c in enumerate(effects.corrections)]
+            actions += [di.put(item, "A correction") for item in corrections]
             remembered = [tm_record(e) for e in effects.memory]
-            memory = tm.step_writes(token.owner, remembered, effects.memory_added, now, self._writer)
+            changed = bool(corrections)  # the owner's memory changes: counted with the entries' writes, or alone
+            memory = tm.step_writes(token.owner, remembered, effects.memory_added, now, self._writer, changed=changed)
         if len(actions) + len(legacy) <= di.MAX_TRANSACTION_ITEMS // 2:  # else a later commit deletes them
             actions += legacy
         di.check_transaction([size for _, size in actions])
         later = not tm.fits(memory, beside=[size for _, size in actions])
         if not later:
             actions += memory
+        if changed and (later or not memory):
+            actions.append((di.memory_changed(token.owner), 200))
         if answer is not None:
             actions += self._answer_writes(sid, answer, int(time.time()), beside=[size for _, size in actions])
         try:
@@ -269,8 +299,30 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             raise
         if dumped:
             self._held.keep(sid, token.created_at, token.message_count, dumped)
+        self._hold_committed(pk, head, actions)
+        if changed:
+            newest = sorted(corrections, key=lambda i: i["sk"]["S"], reverse=True)
+            self._snapshots.committed(token.owner, [di.correction(i) for i in newest])
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
+
+    def _hold_committed(self, pk: str, loaded: Mapping[str, Item], actions: Sequence[tuple[Item, int]]) -> None:
+        """Hold META, the files and the verdict items as the commit of `actions` left them: those it
+        put whole over what its step `loaded`, without those it deleted (nothing, if it updated one
+        in place: the next step reads them)."""
+        head = dict(loaded)
+        for action, _ in actions:
+            for kind, body in action.items():
+                key = body.get("Item") or body.get("Key") or {}
+                if key.get("pk") != s(pk) or not hot.HEAD_FIRST <= key["sk"]["S"] < hot.SLOTS:
+                    continue
+                if kind == "Put":
+                    head[key["sk"]["S"]] = body["Item"]
+                elif kind == "Delete":
+                    head.pop(key["sk"]["S"], None)
+                else:
+                    return
+        self._held.keep_head(meta.read(head["META"]), list(head.values()))
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""

@@ -52,6 +52,8 @@ most HOT_VERDICTS commits: each brings a verdict on a call not yet answered)."""
 HOT_VERDICTS = 60
 """Verdicts kept per response (a batch has at most 20 units)."""
 _NULL: Item = {"NULL": True}
+HEAD_FIRST = "F#"
+"""The first sort key of what a step reads beside the slots: the files, META, the verdict items."""
 SLOTS = "W#"
 """The slots' prefix: they sort after META and the verdict items."""
 LEGACY_SLOTS = "H#"
@@ -143,7 +145,9 @@ class Held:
 
     It also holds the other items the latest step of each session loaded (META, the files, the
     verdict items: `keep_head`), which the step's commit puts whole, changed, over the version
-    loaded (a commit whose process no longer holds them reads them again).
+    loaded (a commit whose process no longer holds them reads them again), and after the commit as
+    it put them: the next step of the session in this process reads only META and the file count
+    to know they are still the session's (storage.dynamodb, `_held_head`).
     """
 
     def __init__(
@@ -155,6 +159,8 @@ class Held:
         self._budget = chars
         self._chars = 0
         self._head_bytes, self._head_budget = 0, head_bytes
+        self._moved: set[str] = set()
+        """Sessions held (in `_heads`) that were found stepped elsewhere since (`moved`)."""
         self._lock = threading.Lock()
 
     def get(self, session_id: str) -> HeldMessages | None:
@@ -194,11 +200,34 @@ class Held:
             if (old := self._heads.pop(session_id, None)) is not None:
                 self._head_bytes -= old[3]
             if size > self._head_budget:
+                self._moved.discard(session_id)
                 return  # its commit reads it again
             self._heads[session_id] = (meta.record.created_at, meta.record.version, head, size)
             self._head_bytes += size
             while len(self._heads) > self._capacity or self._head_bytes > self._head_budget:
-                self._head_bytes -= self._heads.popitem(last=False)[1][3]
+                evicted, (_, _, _, size) = self._heads.popitem(last=False)
+                self._head_bytes -= size
+                self._moved.discard(evicted)
+
+    def latest_head(self, session_id: str, *, moved: bool = False) -> tuple[str, int, Mapping[str, Item]] | None:
+        """The items held of the session (by sort key) with the creation time and version of the
+        session they were held at (the latest step's load or commit in this process), if any; None
+        also while the session is `moved`, unless asked for a `moved` one too."""
+        with self._lock:
+            found = self._heads.get(session_id)
+            if session_id in self._moved and not moved:
+                return None
+        return None if found is None else (found[0], found[1], found[2])
+
+    def moved(self, session_id: str, *, on: bool) -> None:
+        """The session was (`on`) or was not found stepped elsewhere since this process held it: while
+        it is, its steps here read with the Query at once (requests that alternate between processes
+        would otherwise pay for a read that finds the version held stale before every Query)."""
+        with self._lock:
+            if on and session_id in self._heads:
+                self._moved.add(session_id)
+            else:
+                self._moved.discard(session_id)
 
     def head(self, token: StepToken) -> Mapping[str, Item] | None:
         """The items (by sort key) the process loaded of the token's session at the token's version, or
@@ -216,6 +245,7 @@ class Held:
         """Hold nothing of the session (it was deleted)."""
         with self._lock:
             self._drop(session_id)
+            self._moved.discard(session_id)
             if (old := self._heads.pop(session_id, None)) is not None:
                 self._head_bytes -= old[3]
 

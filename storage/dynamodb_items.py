@@ -453,3 +453,19 @@ def memory_entry(i: Item) -> MemoryEntryRecord:
 def memory_counter_key(owner: str, kind: str) -> Item:
     """The key of the item counting the owner's entries of one kind."""
     return {"pk": s(f"O#{owner}"), "sk": s(f"N#{kind}")}
+
+
+def memory_version_key(owner: str) -> Item:
+    """The key of the item whose `changes` count every write that changes what a step reads of the
+    owner's memory (its entries and corrections): the translation memory's counter (N#tm)."""
+    return memory_counter_key(owner, "tm")
+
+
+def memory_changed(owner: str) -> Item:
+    """The Update that counts one change of the owner's memory (`memory_version_key`)."""
+    return update(memory_version_key(owner), "ADD changes :one", {":one": n(1)}, None, "")[0]
+
+
+def memory_changes(item: Item | None) -> int:
+    """The count of the owner's memory changes on its version item (0: none, or not read)."""
+    return int((item or {}).get("changes", {"N": "0"})["N"])

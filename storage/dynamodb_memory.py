@@ -4,7 +4,11 @@ translation memory (its items and planning in storage.dynamodb_tm). Layout in st
 from __future__ import annotations
 
 import secrets
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent_core.effects import Correction
@@ -27,6 +31,75 @@ ENTRY_ROOM = "attribute_not_exists(entryCount) OR entryCount < :max"
 SAME_KIND = "kind = :kind"
 
 
+OBSERVED = 5.0
+"""Seconds for which a count of the owner's memory changes that a step's read of its session brought
+stands for a read of the owner's memory (`Snapshots`)."""
+OWNERS = 64
+"""Owners whose memory a process keeps (`Snapshots`), the most recently read."""
+
+
+class Snapshots:
+    """What a step last read of each owner's memory, by the count of the owner's memory changes
+    (`dynamodb_items.memory_changes`) observed just BEFORE that read; thread-safe.
+
+    Every write that changes what a step reads of an owner's memory (an entry put or deleted, a
+    step's corrections) counts one on the owner's version item in its own transaction, and a step's
+    read of its session in the process that holds it brings that item along
+    (storage.dynamodb, `_held_head`): while the count observed is the one a kept read was taken at,
+    the owner's memory is as that read saw it, and the step reads nothing more. A read is kept with
+    the count observed before it, never with the one it returned itself (a Query reads each item as
+    committed, not the partition at one moment: it may show the new count of a write whose entry it
+    had read before the write): what it saw of a later write only sends the next step to read again.
+    """
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[str, int], tuple[int, OwnerSnapshot]] = OrderedDict()
+        self._observed: dict[str, tuple[int, int | None, float]] = {}
+        self._lock = threading.Lock()
+
+    def observe(self, owner: str, version: Item | None) -> None:
+        """The owner's version item, as a step's read just brought it (None: it does not exist yet)."""
+        writes = int(version["writes"]["N"]) if version and "writes" in version else 0
+        with self._lock:
+            self._observed[owner] = (di.memory_changes(version), writes, time.monotonic())
+            while len(self._observed) > OWNERS:
+                del self._observed[next(iter(self._observed))]
+
+    def _changes(self, owner: str) -> tuple[int, int | None] | None:
+        seen = self._observed.get(owner)
+        return None if seen is None or time.monotonic() - seen[2] >= OBSERVED else (seen[0], seen[1])
+
+    def get(self, owner: str, corrections: int) -> OwnerSnapshot | None:
+        """The kept read, if a count observed lately shows the owner's memory unchanged since."""
+        with self._lock:
+            seen, kept = self._changes(owner), self._kept.get((owner, corrections))
+            if seen is None or kept is None or kept[0] != seen[0]:
+                return None
+            self._kept.move_to_end((owner, corrections))
+        return replace(kept[1], tm_writes=seen[1])
+
+    def keep(self, owner: str, corrections: int, read: OwnerSnapshot) -> None:
+        """A read just taken: kept with the count observed before it, if one was lately."""
+        with self._lock:
+            seen = self._changes(owner)
+            if seen is None:
+                return
+            self._kept[(owner, corrections)] = (seen[0], read)
+            self._kept.move_to_end((owner, corrections))
+            while len(self._kept) > OWNERS:
+                self._kept.popitem(last=False)
+
+    def committed(self, owner: str, added: Sequence[Correction]) -> None:
+        """This process committed the owner's memory's next change: `added` corrections (newest first),
+        nothing else. A kept read becomes the next count's, the corrections first: if another write
+        counted one meanwhile, the count observed next is past it and the step reads again."""
+        with self._lock:
+            for key in [k for k in self._kept if k[0] == owner]:
+                changes, read = self._kept[key]
+                corrections = [*added, *read.corrections][: key[1]]
+                self._kept[key] = (changes + 1, replace(read, corrections=corrections))
+
+
 class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     """Owners' memory in the table (partition O#<owner>; the translation memory's changes in the index)."""
 
@@ -36,6 +109,8 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
         self._entries_seen: dict[str, int] = {}
         """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
+        self._snapshots = Snapshots()
+        """The owners' memory as steps last read it, while it is unchanged."""
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """Newest first."""
@@ -52,10 +127,20 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
 
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        """One Query, newest first, of the owner's partition from its entries (P#, bounded by their caps)
-        down through the counters (N#: the kinds', and the translation memory's with its write count)
-        into the corrections (K#), stopped after `corrections` of them: its page is sized by how many
-        entries the owner had last time, so it is normally one call."""
+        """What a step read before, while the step's read of its session showed the owner's memory
+        unchanged since (`Snapshots`); else one Query, newest first, of the owner's partition from its
+        entries (P#, bounded by their caps) down through the counters (N#: the kinds', and the
+        translation memory's with its write count) into the corrections (K#), stopped after
+        `corrections` of them: its page is sized by how many entries the owner had last time, so it
+        is normally one call."""
+        kept = self._snapshots.get(owner, corrections)
+        if kept is not None:
+            return kept
+        read = self._read_snapshot(owner, corrections)
+        self._snapshots.keep(owner, corrections, read)
+        return read
+
+    def _read_snapshot(self, owner: str, corrections: int) -> OwnerSnapshot:
         args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
         entries: list[MemoryEntryRecord] = []
         found: list[Correction] = []
@@ -94,15 +179,16 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             di.check_size(item, "The memory entry")
         add, same = di.put(item, "", NEW_ENTRY)[0], di.put(item, "", SAME_KIND)[0]
         same["Put"]["ExpressionAttributeValues"] = {":kind": s(record.kind)}
+        changed = di.memory_changed(record.owner)
+        counted = self._entry_count(record.owner, record.kind, +1, max_entries)
         for _ in range(4):
             try:
-                self._transact([self._entry_count(record.owner, record.kind, +1, max_entries), add], retries=8)
+                self._transact([counted, add, changed], retries=8)
                 return
             except di.Refused as exc:
                 full = exc.codes[1] != "ConditionalCheckFailed"
             try:  # it exists (or the count is full): replace it in place, its count unchanged
-                with errors():
-                    self.client.put_item(TableName=self.table, **same["Put"])
+                self._transact([same, changed], retries=8)
                 return
             except di.Refused as exc:
                 if full:
@@ -121,7 +207,9 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         delete = {"Key": key, "ConditionExpression": SAME_KIND}
         delete["ExpressionAttributeValues"] = {":kind": s(kind)}
         try:
-            self._transact([{"Delete": delete}, self._entry_count(owner, kind, -1, None)], retries=8)
+            self._transact(
+                [{"Delete": delete}, self._entry_count(owner, kind, -1, None), di.memory_changed(owner)], retries=8
+            )
         except di.Refused as exc:
             raise NotFoundError(f"No memory entry {entry_id}.") from exc
 

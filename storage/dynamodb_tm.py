@@ -84,13 +84,15 @@ def legacy_counter_key(owner: str) -> Item:
     return {"pk": s(f"O#{owner}"), "sk": s("TN")}
 
 
-def counter_write(owner: str, written: int, added: int, room: int | None) -> tuple[Item, int]:
+def counter_write(owner: str, written: int, added: int, room: int | None, *, changed: bool = False) -> tuple[Item, int]:
     """The counter's update for `written` entry writes of which `added` are new entries; with `room`,
-    conditional on the count leaving room for them (`TM_ROOM`)."""
-    values = {":w": n(written)} | ({":k": n(added)} if added else {})
+    conditional on the count leaving room for them (`TM_ROOM`); `changed`: the same transaction
+    changes the owner's memory too (its corrections), counted on this item
+    (`dynamodb_items.memory_version_key`)."""
+    values = {":w": n(written)} | ({":k": n(added)} if added else {}) | ({":one": n(1)} if changed else {})
     if room is not None and added:
         values[":room"] = n(room)
-    expression = "ADD writes :w" + (", entryCount :k" if added else "")
+    expression = "ADD writes :w" + (", entryCount :k" if added else "") + (", changes :one" if changed else "")
     return update(counter_key(owner), expression, values, TM_ROOM if room is not None and added else None, "")
 
 
@@ -230,16 +232,19 @@ def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[It
     return [(entry, size)]
 
 
-def step_writes(owner: str, records: Sequence[TmRecord], added: int, now: str, writer: str) -> list[tuple[Item, int]]:
+def step_writes(
+    owner: str, records: Sequence[TmRecord], added: int, now: str, writer: str, *, changed: bool = False
+) -> list[tuple[Item, int]]:
     """A step's entries as Puts for its transaction (the last write wins; no condition may cancel a
     step), the owner's counter (its count raised by the `added` ones the step's replica did not
-    hold, its write count by all) and the note that names them."""
+    hold, its write count by all, its memory's changes by one if `changed`) and the note that names
+    them."""
     latest = checked(owner, records, now)
     writes = [
         put(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry") for r in latest.values()
     ]
     if writes:
-        writes.append(counter_write(owner, len(writes), added, None))
+        writes.append(counter_write(owner, len(writes), added, None, changed=changed))
         writes.append(note_write(owner, {h: r.entry.updated_at or now for h, r in latest.items()}, now, writer))
     return writes
 

@@ -1,7 +1,8 @@
 """The DynamoDB layout's promises beyond the contract: a step loads in one Query with the session's
-hot window (storage.dynamodb_hot), and falls back to the buckets, with the same snapshot, whenever
-the hot window lacks something: a session from before the layout, a message or verdict too large
-for it, a window longer than it keeps, a response older than it."""
+hot window (storage.dynamodb_hot), or in one BatchGetItem of META and the file count in the process
+that committed the session's latest step, and falls back to the buckets, with the same snapshot,
+whenever the hot window lacks something: a session from before the layout, a message or verdict too
+large for it, a window longer than it keeps, a response older than it."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES, Held
 from storage.dynamodb_items import item_size, now_iso
 from storage.dynamodb_units import unit_item
-from storage.errors import ConflictError, InvalidRequestError
+from storage.errors import ConflictError, InvalidRequestError, NotFoundError
 from tests.aws import DynamoRequests
 from tests.storage_cases import (
     FID,
@@ -123,11 +124,49 @@ def test_a_step_loads_in_one_query_and_matches_the_buckets(
     step(storage, messages=[calls("x1", "x2")])
     step(storage, verdicts=[approve("x1")])
     counted.take()
-    loaded = storage.load_step(SID, window=WINDOW)
+    loaded = fresh(storage).load_step(SID, window=WINDOW)  # another process: it holds nothing of the session
     assert counted.take() == {"Query": 1}
     assert [v.tool.call_id for v in loaded.copilot_responses] == ["x1"]
     assert {v.tool.call_id for v in loaded.previous_verdicts} == {"c8_0", "c8_1"}
     same(loaded, from_buckets(storage))
+    counted.take()
+    same(storage.load_step(SID, window=WINDOW), loaded)
+    assert counted.take() == {"BatchGetItem": 1}, "the process that committed it: META and the file count"
+
+
+def test_a_held_version_is_used_only_while_it_is_the_sessions(
+    storage: DynamoDBSessionStorage, counted: DynamoRequests
+) -> None:
+    """The process that committed the latest step reads META and the file count only; a commit
+    elsewhere, a new file, a session deleted or created again under its id each send it to the Query."""
+    create(storage, messages=users(0, 2))
+    add_file(storage)
+    step(storage, messages=[calls("a", "b")])
+    other = fresh(storage)
+    step(other, verdicts=[approve("a")], units=[unit(0, 5, "a")], coverage=covering(unit(0, 5, "a")))
+    counted.take()
+    loaded = storage.load_step(SID, window=WINDOW)  # committed elsewhere since: read again
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}
+    same(loaded, fresh(storage).load_step(SID, window=WINDOW))
+    step(other, messages=[returns("a"), calls("c")])
+    counted.take()
+    loaded = storage.load_step(SID, window=WINDOW)  # stepped elsewhere lately: the Query at once
+    assert counted.take() == {"Query": 2}, "the Query, then the slots of the messages committed elsewhere"
+    step(storage, verdicts=[approve("b")])  # its load (the Query) finds the version held is the session's
+    counted.take()
+    same(storage.load_step(SID, window=WINDOW), fresh(storage).load_step(SID, window=WINDOW))
+    assert counted.take()["BatchGetItem"] == 1, "its own commit's version: META and the file count again"
+    add_file(storage, "Second file.", "f_" + "1" * 32)
+    counted.take()
+    loaded = storage.load_step(SID, window=WINDOW)  # uploaded since: no new version, one more file
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}
+    assert [f.file_id for f in loaded.files] == [FID, "f_" + "1" * 32]
+    storage.delete_session(SID)
+    create(fresh(storage), messages=users(0, 2))  # another session under the same id
+    assert texts(storage.load_step(SID, window=WINDOW).window) == ["m0", "m1"]
+    storage.delete_session(SID)
+    with pytest.raises(NotFoundError):
+        storage.load_step(SID, window=WINDOW)
 
 
 def test_the_hot_window_keeps_the_verdicts_of_the_latest_two_responses_only(
@@ -210,8 +249,7 @@ def test_a_process_reads_no_slot_of_the_messages_it_holds(storage: DynamoDBSessi
     review_rounds(storage, 3)
     returned = Returned(storage.client)
     held = storage.load_step(SID, window=WINDOW)
-    (head,) = returned.queries
-    assert not [k for k in head if k.startswith("W#")], "every message of the window was held"
+    assert returned.queries == [], "its own commit's version: META and the file count (BatchGetItem) only"
     same(held, fresh(storage).load_step(SID, window=WINDOW))
     other = fresh(storage)  # another process steps the session on: its new slots reach this one
     step(other, messages=[calls("z1", "z2")])
@@ -392,8 +430,8 @@ def test_a_commit_puts_whole_what_its_step_loaded_and_reads_it_again_if_the_proc
 ) -> None:
     """META, a file's coverage and a verdict item are put whole over the version the step loaded:
     no update expression (moto, like botocore, charges by expression and attribute). A process that
-    holds no longer what the step loaded (here: another one) reads it again first; both leave the
-    same items."""
+    holds no longer what the step loaded (here: another one, before it committed a version itself)
+    reads it again first; both leave the same items."""
     sent = Transactions(storage.client)
     counted = DynamoRequests(storage.client)
     other = fresh(storage)
@@ -408,11 +446,13 @@ def test_a_commit_puts_whole_what_its_step_loaded_and_reads_it_again_if_the_proc
             {"messages": [returns("a", "b"), calls("c")], "telemetry": spent, "hidden_messages": 1},
         ]
         sent.sent.clear()
-        for effects in rounds:
+        for k, effects in enumerate(rounds):
             loaded = storage.load_step(sid, window=WINDOW)
             counted.take()
             committer.commit(loaded.token, StepEffects(**effects))
-            assert counted.take() == {"Query": reads, "TransactWriteItems": 1} if reads else {"TransactWriteItems": 1}
+            # The other process reads before its first commit only: then it holds what it committed.
+            expected = {"Query": 1, "TransactWriteItems": 1} if reads and k == 0 else {"TransactWriteItems": 1}
+            assert counted.take() == expected
         kinds = {sk: kind for tx in sent.sent for kind, sk in tx if sk.startswith(("META", "F#", "V#"))}
         assert kinds == {"META": "Put", f"F#{FID}": "Put", "V#0000000002": "Put"}
     first, second = (session_items(storage, "s_" + c * 32) for c in "34")

@@ -330,11 +330,13 @@ def test_a_failure_at_any_point_of_a_step_changes_nothing_and_the_retry_goes_on(
     assert never <= plan.gone(), f"calls never failed: {never}"
     # What only a process's first step reads: file text (cached after), the session's slots with
     # META (the latest messages are held after) and the translation memory's whole memory for its
-    # replica (changes only after).
+    # replica (changes only after); and what only some steps read: the owner's memory (after it
+    # changed: a held step's read of its session shows its version).
     once = (
         "Query pk = :p AND sk BETWEEN :a AND :b :a=C#",
         "Query pk = :p AND sk >= :f :f=F#",
         "Query pk = :p AND begins_with(sk, :t) :p=O#",
+        "Query pk = :p AND sk BETWEEN :k AND :top :k=K#",
     )
     assert all(what.startswith(once) for _, what in never), never
     assert len({kind for _, _, kind, _ in injected}) == len(KINDS), injected

@@ -1,0 +1,134 @@
+"""What a step reads on DynamoDB in the process that committed the session's latest step: one
+BatchGetItem of META, the file count and the owner's memory version, and nothing more while the
+owner's memory is unchanged; any write to that memory, from any process, is read by the next step."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+
+from agent_core.effects import Correction
+from storage.dynamodb import DynamoDBSessionStorage
+from storage.records import OwnerSnapshot
+from tests.aws import DynamoRequests
+from tests.storage_cases import SID, approve, calls, create, entry, refine, reject, step, users
+
+WINDOW = 16
+CORRECTIONS = 8
+"""What a step shows of the owner's latest corrections (service.memory)."""
+
+
+@pytest.fixture
+def storage(moto_table: str) -> DynamoDBSessionStorage:
+    return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
+
+
+def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
+    """Another process's storage on the same table."""
+    return DynamoDBSessionStorage(storage.client, table_name=storage.table)
+
+
+def step_reads(storage: DynamoDBSessionStorage) -> OwnerSnapshot:
+    """A step's reads in this process, in the runtime's order: the session, then the owner's memory."""
+    storage.load_step(SID, window=WINDOW)
+    return storage.memory_snapshot("alice", corrections=CORRECTIONS)
+
+
+def as_read(storage: DynamoDBSessionStorage) -> OwnerSnapshot:
+    """The owner's memory as a process that holds nothing reads it."""
+    return fresh(storage).memory_snapshot("alice", corrections=CORRECTIONS)
+
+
+def correction(call_id: str, final: str | None, reason: str | None = None) -> Correction:
+    status = "refined" if final is not None else "reject"
+    return Correction(file_id="f", status=status, source=f"src {call_id}", proposal="p", final=final, reason=reason)
+
+
+def test_a_held_step_reads_the_owners_memory_once_then_not_while_unchanged(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls("a", "b")])
+    counted = DynamoRequests(storage.client)
+    first = step_reads(storage)
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the first: kept with the version observed"
+    again = step_reads(storage)
+    assert counted.take() == {"BatchGetItem": 1}, "unchanged since: META, the file count, the version"
+    assert again == first == as_read(storage)
+
+
+def test_every_write_to_the_owners_memory_is_read_by_the_next_step(storage: DynamoDBSessionStorage) -> None:
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls("a", "b", "c")])
+    step_reads(storage)
+    other = fresh(storage)
+    writes = [
+        lambda: other.put_memory_entry(entry("e1"), max_entries=10),  # an entry added
+        lambda: other.put_memory_entry(entry("e1", at="2026-01-01T00:00:09.000+00:00"), max_entries=10),  # replaced
+        lambda: other.put_memory_entry(entry("e2", kind="style"), max_entries=10),
+        lambda: other.delete_memory_entry("alice", "e2"),
+        # another session of the owner's commits corrections (in another process)
+        lambda: create(other, "s_" + "9" * 32, corrections=[correction("x", "fixed")]),
+    ]
+    for write in writes:
+        step_reads(storage)  # kept
+        write()
+        assert step_reads(storage) == as_read(storage)
+
+
+def test_a_steps_own_corrections_are_in_its_next_read_without_reading(storage: DynamoDBSessionStorage) -> None:
+    """The process that commits corrections keeps its read with them; what another process commits
+    meanwhile sends it to read again."""
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls(*(f"c{k}" for k in range(12)))])
+    step_reads(storage)
+    counted = DynamoRequests(storage.client)
+    for k in range(0, 12, 3):
+        corrections = [correction(f"c{k}", "edit"), correction(f"c{k + 1}", None, "no")]
+        verdicts = [refine(f"c{k}", "edit"), reject(f"c{k + 1}"), approve(f"c{k + 2}")]
+        step(storage, verdicts=verdicts, corrections=corrections)
+        counted.take()
+        read = step_reads(storage)
+        assert counted.take().get("Query") is None, "its own corrections: kept, not read"
+        assert read == as_read(storage)
+    create(fresh(storage), "s_" + "9" * 32, corrections=[correction("y", "from elsewhere")])
+    step(storage, messages=users(2, 1), corrections=[correction("z", "mine")])
+    counted.take()
+    read = step_reads(storage)
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "a correction from elsewhere between: read"
+    assert read == as_read(storage)
+    assert [c.final for c in as_read(storage).corrections[:2]] == ["mine", "from elsewhere"]
+
+
+def test_a_read_that_meets_a_write_is_kept_as_of_before_it(storage: DynamoDBSessionStorage) -> None:
+    """The owner's memory written between the session's read (which observed its version) and the
+    read of the memory: that read is kept as of the version observed before it, so the next step,
+    observing the write, reads again."""
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls("a")])
+    step_reads(storage)
+    fresh(storage).put_memory_entry(entry("early"), max_entries=10)
+    storage.load_step(SID, window=WINDOW)  # observes the version after it: no read kept of that one
+    fresh(storage).put_memory_entry(entry("late", at="2026-01-01T00:00:02.000+00:00"), max_entries=10)
+    seen = storage.memory_snapshot("alice", corrections=CORRECTIONS)
+    assert [e.entry_id for e in seen.entries] == ["early", "late"], "the read itself sees the later write"
+    counted = DynamoRequests(storage.client)
+    read = step_reads(storage)
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}
+    assert read == as_read(storage)
+
+
+def test_without_a_fresh_observation_the_memory_is_read(
+    storage: DynamoDBSessionStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside a held step (no version observed lately) the owner's memory is read, and not kept."""
+    import storage.dynamodb_memory as dm
+
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls("a")])
+    step_reads(storage)
+    counted = DynamoRequests(storage.client)
+    clock = [1e6]
+    monkeypatch.setattr(dm.time, "monotonic", lambda: clock[0])
+    storage.load_step(SID, window=WINDOW)
+    clock[0] += dm.OBSERVED
+    storage.memory_snapshot("alice", corrections=CORRECTIONS)
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the observation is too old to stand for a read"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
+
+from service.blocking import blocking
 
 from .identity import caller
 
@@ -39,14 +40,14 @@ class LazyServices:
 
 # The dependencies are coroutines: FastAPI runs a plain function dependency in a worker thread, a
 # hop per dependency per request, and these only read the request (the services' first build,
-# which opens the store, goes to a worker thread).
+# which opens the store, is a blocking call: service.blocking).
 
 
 async def get_services(request: Request) -> Services:
     """The app's services (tests swap them through `app.dependency_overrides[get_services]`)."""
     lazy: LazyServices = request.app.state.services
     services = lazy.ready()
-    return services if services is not None else await asyncio.to_thread(lazy.get)
+    return services if services is not None else await blocking(lazy.get)
 
 
 async def get_owner(request: Request) -> str:

@@ -11,7 +11,6 @@ the owner's latest CORRECTION_NOTES corrections (older ones are not read, to kee
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,6 +35,7 @@ from interchange import (
     translatable_text,
 )
 
+from .blocking import blocking
 from .schemas import Segment
 from .segments import WRITTEN_STATUSES, fill_with_source
 from .workbench import FileView, Workbench, target_tag
@@ -97,7 +97,7 @@ class Exports:
             return await self.translation(owner, sid, fid)
         view = await self.workbench.view(owner, sid, fid, with_pending=fmt != "tmx")
         storage = self.workbench.storage
-        original = await asyncio.to_thread(storage.read_original, sid, view.state.file_id)
+        original = await blocking(storage.read_original, sid, view.state.file_id)
         if fmt == "xliff":
             if original is None:
                 raise InvalidRequestError("Format xliff is only for files uploaded as XLIFF; use xliff2 or xliff12.")
@@ -110,7 +110,7 @@ class Exports:
             return Download(
                 content=export_tmx(pairs, srclang=src), media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete
             )
-        corrections = await asyncio.to_thread(storage.recent_corrections, owner, limit=CORRECTION_NOTES)
+        corrections = await blocking(storage.recent_corrections, owner, limit=CORRECTION_NOTES)
         notes = _notes([c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id])
         doc = BilingualExport(
             file_name=name,

@@ -11,7 +11,6 @@ position rules make harmless.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import time
@@ -21,6 +20,8 @@ from pydantic import BaseModel
 from agent_core.effects import StoredAnswer
 from agent_core.errors import InvalidRequestError
 from storage.interface import SessionStorageInterface
+
+from .blocking import blocking
 
 TTL_SECONDS = 24 * 3600
 """How long the answer to a request with an Idempotency-Key is kept for its retries."""
@@ -50,7 +51,7 @@ class IdempotencyKey:
 
 async def replay(storage: SessionStorageInterface, key: IdempotencyKey) -> str | None:
     """The kept answer's body for this key; the same key with another body is refused."""
-    kept = await asyncio.to_thread(storage.get_answer, key.owner, key.key, now=int(time.time()))
+    kept = await blocking(storage.get_answer, key.owner, key.key, now=int(time.time()))
     if kept is None:
         return None
     if kept.request_hash != key.request_hash:

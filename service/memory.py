@@ -14,7 +14,6 @@ step shows the model. The rules live here, not in a backend:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from agent_core.memory import GlossaryEntry, Lessons, Memory, Origin, StyleNote
 from storage.interface import MemoryStorageInterface
 from storage.records import MemoryEntryRecord
 
+from .blocking import blocking
 from .tm import TranslationMemory
 
 MAX_GLOSSARY = 200
@@ -76,11 +76,11 @@ class OwnerMemory:
 
     async def recall(self, owner: str) -> Memory:
         """The owner's memory as a step shows it to the model."""
-        return await asyncio.to_thread(self.snapshot, owner)
+        return await blocking(self.snapshot, owner)
 
     async def learn(self, owner: str, lessons: Lessons) -> None:
         """Store distilled lessons (deduplicated; an entry the owner wrote is never overwritten)."""
-        await asyncio.to_thread(self.learn_now, owner, lessons)
+        await blocking(self.learn_now, owner, lessons)
 
     def snapshot(self, owner: str) -> Memory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""

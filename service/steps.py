@@ -13,6 +13,7 @@ from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
 from storage.interface import SessionStorageInterface
 from storage.records import Page, SessionRecord
 
+from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .schemas import NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
@@ -79,10 +80,10 @@ class StepService:
 
     async def view(self, owner: str, sid: str) -> SessionView:
         """Everything a client needs to restore its view after a lost response or a reload."""
-        snapshot = await asyncio.to_thread(self.storage.load_step, session_id(sid), window=SESSION_VIEW_MESSAGES)
+        snapshot = await blocking(self.storage.load_step, session_id(sid), window=SESSION_VIEW_MESSAGES)
         if snapshot.token.owner != owner:
             raise NotFoundError(f"No session {sid}.")
-        record, verdicts = await asyncio.to_thread(self._record_and_verdicts, sid)
+        record, verdicts = await blocking(self._record_and_verdicts, sid)
         actor, pending = await self.runtime.pending_reviews(owner, sid)
         spent = record.telemetry
         return SessionView(

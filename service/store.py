@@ -1,14 +1,14 @@
 """agent_core's ports over a storage backend, with the backend's blocking calls run off the event loop.
 
 Every backend is synchronous (sqlite3, boto3); the agent's ports are async. Each call here runs the
-backend in a worker thread (`asyncio.to_thread`), so a slow store never stalls other requests on
-the same event loop. File text never changes once uploaded, so the reader keeps what it read in a
-small per-process cache: a warm process reads a file's chunk once.
+backend in a worker thread (service.blocking), so a slow store never stalls other requests on
+the same event loop (in place where the process serves the request alone: a Lambda invocation).
+File text never changes once uploaded, so the reader keeps what it read in a small per-process
+cache: a warm process reads a file's chunk once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections import OrderedDict
@@ -16,6 +16,8 @@ from collections import OrderedDict
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
 from agent_core.ports import FileReader
 from storage.interface import CHUNK_CHARS, SessionStorageInterface
+
+from .blocking import blocking
 
 TEXT_CACHE_CHUNKS = 256
 """How many file chunks a process keeps (at most 256 × CHUNK_CHARS characters)."""
@@ -73,9 +75,7 @@ class _Reader:
         text = self._cache.get(key)
         if text is None:
             first = n * CHUNK_CHARS
-            text = await asyncio.to_thread(
-                self._storage.read_file, self._session_id, file_id, first, first + CHUNK_CHARS
-            )
+            text = await blocking(self._storage.read_file, self._session_id, file_id, first, first + CHUNK_CHARS)
             self._cache.put(key, text)  # a file's text never changes once uploaded
         return text
 
@@ -89,15 +89,15 @@ class StorageSessionStore:
 
     async def load(self, session_id: str, *, window: int) -> SessionSnapshot:
         """The session's state for a step."""
-        return await asyncio.to_thread(self.storage.load_step, session_id, window=window)
+        return await blocking(self.storage.load_step, session_id, window=window)
 
     async def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None) -> None:
         """The step's effects, in one conditional transaction."""
-        await asyncio.to_thread(self.storage.commit, token, effects, answer=answer)
+        await blocking(self.storage.commit, token, effects, answer=answer)
 
     async def keep_answer(self, session_id: str, answer: StoredAnswer) -> None:
         """The answer to a request that committed nothing."""
-        await asyncio.to_thread(self.storage.keep_answer, session_id, answer, now=int(time.time()))
+        await blocking(self.storage.keep_answer, session_id, answer, now=int(time.time()))
 
     def reader(self, session_id: str) -> FileReader:
         """A reader of the session's files."""
@@ -105,4 +105,4 @@ class StorageSessionStore:
 
     async def units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """A file's written units."""
-        return await asyncio.to_thread(self.storage.list_units, session_id, file_id)
+        return await blocking(self.storage.list_units, session_id, file_id)

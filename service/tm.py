@@ -19,7 +19,6 @@ process's writes cost the step a read, and the reads go on for MARGIN seconds af
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import threading
 import time
@@ -31,6 +30,8 @@ from datetime import UTC, datetime
 from agent_core.tm import TmEntry, TmMatch, TmOrigin, candidate_keys, fuzzy_matches, normalize, source_hash
 from interchange.languages import bcp47, primary_subtag
 from storage.interface import MAX_TM_ENTRIES, MemoryStorageInterface, TmRecord, tm_record
+
+from .blocking import blocking
 
 CANDIDATES_PER_KEY = 50
 """How many of the newest entries under each fuzzy candidate key a lookup ranks."""
@@ -198,12 +199,12 @@ class TranslationMemory:
             if settled is not None:
                 replica.read_from(settled)
                 return
-        await asyncio.to_thread(self._read, owner, 0.0)
+        await blocking(self._read, owner, 0.0)
 
     async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
         """Keep reviewed units (source, final text, origin) for the session's language pair."""
         records = [record_of(source, target, languages, origin) for source, target, origin in pairs]
-        await asyncio.to_thread(self.record, owner, records)
+        await blocking(self.record, owner, records)
 
     async def exact(self, owner: str, languages: str, sources: Sequence[str]) -> dict[str, TmEntry]:
         """For each candidate source that the memory holds (whitespace-normalised), its entry."""
@@ -233,7 +234,7 @@ class TranslationMemory:
         replica = self._replica(owner)
         if replica.since is not None and time.monotonic() - replica.read_at < fresh:
             return replica
-        return await asyncio.to_thread(self._read, owner, fresh)
+        return await blocking(self._read, owner, fresh)
 
     def _read(self, owner: str, fresh: float) -> _Replica:
         """Read the changes unless the replica is warm and younger than `fresh` seconds; the storage

@@ -9,7 +9,6 @@ memory records the new text, both best effort: the revision is committed either 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -25,6 +24,7 @@ from agent_core.tm import TmOrigin
 from interchange.languages import bcp47
 from storage.interface import Storage
 
+from .blocking import blocking
 from .memory import OwnerMemory
 from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
 from .segments import SegmentQuery, build_segments, select, written_segment
@@ -94,8 +94,8 @@ class Workbench:
 
     async def view(self, owner: str, sid: str, fid: str, *, with_pending: bool = True) -> FileView:
         """One file's state, source, units and (unless not wanted) this file's pending proposals."""
-        snapshot, state = await asyncio.to_thread(self._load, owner, sid, fid)
-        source, units = await asyncio.to_thread(self._read, sid, state)
+        snapshot, state = await blocking(self._load, owner, sid, fid)
+        source, units = await blocking(self._read, sid, state)
         pending: list[CopilotRequest] = []
         if with_pending:
             _, requests = await self.runtime.pending_reviews(owner, sid)
@@ -110,7 +110,7 @@ class Workbench:
 
     async def qa(self, owner: str, sid: str, fid: str, source: str, text: str) -> list[QaWarningView]:
         """The checks on a human's text for a unit of the file (the session's glossary included)."""
-        snapshot, _ = await asyncio.to_thread(self._load, owner, sid, fid)
+        snapshot, _ = await blocking(self._load, owner, sid, fid)
         return await self._warnings(owner, session_languages(snapshot), source, text)
 
     async def revise(
@@ -125,17 +125,17 @@ class Workbench:
         time_left: Callable[[], float] | None = None,
     ) -> RevisedSegment:
         """Give the written unit at `start` the human's text (status `revised`, origin `human`)."""
-        snapshot, state = await asyncio.to_thread(self._load, owner, sid, fid)
+        snapshot, state = await blocking(self._load, owner, sid, fid)
         token = snapshot.token
         check_if_match(if_match, token.version)
-        units = await asyncio.to_thread(self.storage.list_units, sid, state.file_id)
+        units = await blocking(self.storage.list_units, sid, state.file_id)
         unit = next((u for u in units if u.start == start), None)
         if unit is None:
             raise NotFoundError(f"No written unit begins at {start} of this file.")
         _, pending = await self.runtime.pending_reviews(owner, sid)
         if pending:
             raise ConflictError(f"{len(pending)} proposed unit(s) await your review; answer them before revising.")
-        source = await asyncio.to_thread(self.storage.read_file, sid, state.file_id, unit.start, unit.end)
+        source = await blocking(self.storage.read_file, sid, state.file_id, unit.start, unit.end)
         languages = session_languages(snapshot)
         warnings = await self._warnings(owner, languages, source, body.translated_string)
         if body.translated_string == unit.text:  # nothing changes: no commit, no correction
@@ -149,11 +149,11 @@ class Workbench:
             final=body.translated_string,
             reason=body.reason,
         )
-        await asyncio.to_thread(self.storage.commit, token, StepEffects(revisions=[revised], corrections=[correction]))
+        await blocking(self.storage.commit, token, StepEffects(revisions=[revised], corrections=[correction]))
         await self._learn(owner, languages, [correction], time_left)
-        after = await asyncio.to_thread(self.storage.list_units, sid, state.file_id)
+        after = await blocking(self.storage.list_units, sid, state.file_id)
         written = next((u for u in after if u.start == start), revised)
-        record = await asyncio.to_thread(self.storage.get_session, sid)
+        record = await blocking(self.storage.get_session, sid)
         return _revised(written_segment(written, source), warnings, record.version)
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -61,6 +61,7 @@ class Snapshots:
         """The owner's version item, as a step's read just brought it (None: it does not exist yet)."""
         writes = int(version["writes"]["N"]) if version and "writes" in version else 0
         with self._lock:
+            self._observed.pop(owner, None)  # to the end: the most recently observed go last
             self._observed[owner] = (di.memory_changes(version), writes, time.monotonic())
             while len(self._observed) > OWNERS:
                 del self._observed[next(iter(self._observed))]

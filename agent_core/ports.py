@@ -81,10 +81,6 @@ class TranslationMemoryPort(Protocol):
         """`similar` for each of a batch's sources, in one lookup."""
         ...
 
-    async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
-        """Keep reviewed units: (source, final text, origin)."""
-        ...
-
     async def admit(
         self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]
     ) -> tuple[list[TmEntry], int]:

@@ -41,7 +41,6 @@ MAX_TERM = 200
 """The longest glossary term or translation (as `POST /api/memory/glossary` takes)."""
 MAX_TM_TEXT = 5_000
 """The longest source or target a translation-memory entry takes; longer pairs are skipped."""
-WRITE_BATCH = 200
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,12 +124,9 @@ class MemoryInterchange:
             record = record_of(pair.source, pair.target, languages, "imported", moment.isoformat() if moment else "")
             skipped += record.source_hash in records  # the same source twice: the later one wins
             records[record.source_hash] = record
-        added = updated = 0
-        batch = list(records.values())
-        for i in range(0, len(batch), WRITE_BATCH):
-            a, u, s = self.tm.record(owner, batch[i : i + WRITE_BATCH])
-            added, updated, skipped = added + a, updated + u, skipped + s
-        return ImportResult(added=added, updated=updated, skipped=skipped)
+        # One put (the backend writes it in rounds): it reads what the memory holds once, not per batch.
+        added, updated, unplaced = self.tm.record(owner, list(records.values()))
+        return ImportResult(added=added, updated=updated, skipped=skipped + unplaced)
 
     def _import_glossary(self, owner: str, terms: Sequence[GlossaryTerm], default: str) -> ImportResult:
         wanted: dict[tuple[str, str], tuple[str, str]] = {}

@@ -23,7 +23,7 @@ import heapq
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -201,11 +201,6 @@ class TranslationMemory:
                 return
         await blocking(self._read, owner, 0.0)
 
-    async def remember(self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]) -> None:
-        """Keep reviewed units (source, final text, origin) for the session's language pair."""
-        records = [record_of(source, target, languages, origin) for source, target, origin in pairs]
-        await blocking(self.record, owner, records)
-
     async def exact(self, owner: str, languages: str, sources: Sequence[str]) -> dict[str, TmEntry]:
         """For each candidate source that the memory holds (whitespace-normalised), its entry."""
         key = tm_languages(languages)
@@ -274,12 +269,7 @@ class TranslationMemory:
         with self._replicas_lock:
             return list(self._replicas)
 
-    def entries(self, owner: str) -> Iterator[TmEntry]:
-        """All the owner's entries (for export), page by page."""
-        cursor: str | None = None
-        while True:
-            page = self.storage.list_tm(owner, cursor=cursor, limit=500)
-            yield from page.items
-            if page.next_cursor is None:
-                return
-            cursor = page.next_cursor
+    def entries(self, owner: str) -> list[TmEntry]:
+        """All the owner's entries (for export), in one read, by language pair and source."""
+        found = self.storage.tm_changes(owner, since=None)
+        return sorted(found, key=lambda e: (e.languages, e.source.casefold(), e.source))

@@ -10,7 +10,7 @@ memory records the new text, both best effort: the revision is committed either 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -20,7 +20,6 @@ from agent_core.effects import Correction, SessionSnapshot, StepEffects, UnitWri
 from agent_core.errors import ConflictError, NotFoundError
 from agent_core.languages import task_languages, task_target
 from agent_core.qa import text_warnings
-from agent_core.tm import TmOrigin
 from interchange.languages import bcp47
 from storage.interface import Storage
 
@@ -149,8 +148,12 @@ class Workbench:
             final=body.translated_string,
             reason=body.reason,
         )
-        await blocking(self.storage.commit, token, StepEffects(revisions=[revised], corrections=[correction]))
-        await self._learn(owner, languages, [correction], time_left)
+        # The revised unit goes to the translation memory in the revision's own commit.
+        remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])
+        effects = StepEffects(revisions=[revised], corrections=[correction], memory=remembered, memory_added=added)
+        await blocking(self.storage.commit, token, effects)
+        self.tm.kept(owner, remembered)
+        await self.runtime.learner.after_commit(owner, [correction], languages=languages, time_left=time_left)
         after = await blocking(self.storage.list_units, sid, state.file_id)
         written = next((u for u in after if u.start == start), revised)
         record = await blocking(self.storage.get_session, sid)
@@ -174,17 +177,6 @@ class Workbench:
     async def _warnings(self, owner: str, languages: str, source: str, text: str) -> list[QaWarningView]:
         glossary = (await self.memory.recall(owner)).for_languages(languages).glossary
         return [QaWarningView(code=w.code, message=w.message) for w in text_warnings(source, text, glossary)]
-
-    async def _learn(
-        self, owner: str, languages: str, corrections: Sequence[Correction], time_left: Callable[[], float] | None
-    ) -> None:
-        """After the commit: distil the correction, record the unit in the translation memory; never fails."""
-        await self.runtime.learner.after_commit(owner, corrections, languages=languages, time_left=time_left)
-        pairs: list[tuple[str, str, TmOrigin]] = [(c.source, c.final, "revised") for c in corrections if c.final]
-        try:
-            await self.tm.remember(owner, languages, pairs)
-        except Exception as exc:  # the revision is committed: recording it for reuse must not fail it
-            logger.warning("translation memory not updated", extra={"error": f"{type(exc).__name__}: {exc}"})
 
 
 def _revised(segment: Segment, warnings: list[QaWarningView], version: int) -> RevisedSegment:

@@ -26,13 +26,19 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
     O#<owner>                    N#<kind>                  how many entries of that kind the owner has
     O#<owner>…                   T#…, J#…, N#tm            the owner's translation memory: its entries, the
                                                            notes of their writes, its counter
-                                                           (storage.dynamodb_tm)
+                                                           (storage.dynamodb_tm); N#tm also counts
+                                                           the changes of the owner's memory
+                                                           (`changes`: storage.dynamodb_memory.Snapshots)
+    O#<owner>                    TJ#…                      the steps' translation-memory entries, a
+                                                           journal each (storage.dynamodb_journal)
 
 No item grows with the session, and no partition either: messages and verdicts live in buckets of
 BUCKET messages (bucket = index // BUCKET), units in spans of the source. A step reads META, the
 files and the hot window (the latest messages and the verdicts on the latest two responses,
 compressed, in small items beside META: storage.dynamodb_hot) in one Query, normally (a second for
-slots another process wrote since), so the buckets are read only for what the hot window lacks;
+slots another process wrote since), so the buckets are read only for what the hot window lacks; in
+the process that committed the session's latest step, which holds what that commit put, one
+BatchGetItem of META, the file count and the owner's memory version shows they are still current;
 a read that met a commit half applied is read again (META's stamps, storage.dynamodb_meta). The
 layout changes of this release read older releases' items, but an older release cannot read this
 one's (META packed, the slots under W#, the file count and the translation memory's notes): it
@@ -303,6 +309,8 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         if changed:
             newest = sorted(corrections, key=lambda i: i["sk"]["S"], reverse=True)
             self._snapshots.committed(token.owner, [di.correction(i) for i in newest])
+        if memory and not later:
+            self._merge_due(token.owner)
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
 

@@ -3,12 +3,14 @@ translation memory (its items and planning in storage.dynamodb_tm). Layout in st
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from agent_core.effects import Correction
@@ -16,12 +18,13 @@ from agent_core.errors import InvalidRequestError
 from agent_core.tm import TmEntry
 
 from . import dynamodb_items as di
+from . import dynamodb_journal as journal
 from . import dynamodb_tm as tm
 from .dynamodb_items import Item, n, s
 from .dynamodb_table import INDEX, DynamoDBTable, errors
-from .errors import ConflictError, NotFoundError
+from .errors import ConflictError, NotFoundError, StorageUnavailableError, TooLargeError
 from .interface import MemoryStorageInterface, TmRecord
-from .records import MemoryEntryRecord, OwnerSnapshot, Page
+from .records import MemoryEntryRecord, OwnerSnapshot
 
 # A new memory entry is never overwritten (two adds racing on one id: the second becomes a replace).
 NEW_ENTRY = "attribute_not_exists(sk)"
@@ -31,11 +34,15 @@ ENTRY_ROOM = "attribute_not_exists(entryCount) OR entryCount < :max"
 SAME_KIND = "kind = :kind"
 
 
+logger = logging.getLogger(__name__)
+
 OBSERVED = 5.0
 """Seconds for which a count of the owner's memory changes that a step's read of its session brought
 stands for a read of the owner's memory (`Snapshots`)."""
 OWNERS = 64
 """Owners whose memory a process keeps (`Snapshots`), the most recently read."""
+MERGE_PAUSE = 600.0
+"""Seconds after a process tried to merge an owner's journals before it tries again."""
 
 
 class Snapshots:
@@ -55,16 +62,27 @@ class Snapshots:
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple[str, int], tuple[int, OwnerSnapshot]] = OrderedDict()
         self._observed: dict[str, tuple[int, int | None, float]] = {}
-        self._lock = threading.Lock()
+        self._journals: dict[str, int] = {}
+        """The journals not merged yet each owner's version item showed last (storage.dynamodb_journal)."""
+        self.lock = threading.Lock()
+        """Guards its state (and the storage's merge times)."""
 
     def observe(self, owner: str, version: Item | None) -> None:
         """The owner's version item, as a step's read just brought it (None: it does not exist yet)."""
         writes = int(version["writes"]["N"]) if version and "writes" in version else 0
-        with self._lock:
+        journals = int(version["journals"]["N"]) if version and "journals" in version else 0
+        with self.lock:
             self._observed.pop(owner, None)  # to the end: the most recently observed go last
             self._observed[owner] = (di.memory_changes(version), writes, time.monotonic())
+            self._journals[owner] = journals
             while len(self._observed) > OWNERS:
-                del self._observed[next(iter(self._observed))]
+                self._journals.pop(oldest := next(iter(self._observed)), None)
+                del self._observed[oldest]
+
+    def journals(self, owner: str) -> int:
+        """The owner's journals not merged yet, as its version item last showed them (0: not seen)."""
+        with self.lock:
+            return self._journals.get(owner, 0)
 
     def _changes(self, owner: str) -> tuple[int, int | None] | None:
         seen = self._observed.get(owner)
@@ -72,7 +90,7 @@ class Snapshots:
 
     def get(self, owner: str, corrections: int) -> OwnerSnapshot | None:
         """The kept read, if a count observed lately shows the owner's memory unchanged since."""
-        with self._lock:
+        with self.lock:
             seen, kept = self._changes(owner), self._kept.get((owner, corrections))
             if seen is None or kept is None or kept[0] != seen[0]:
                 return None
@@ -81,7 +99,7 @@ class Snapshots:
 
     def keep(self, owner: str, corrections: int, read: OwnerSnapshot) -> None:
         """A read just taken: kept with the count observed before it, if one was lately."""
-        with self._lock:
+        with self.lock:
             seen = self._changes(owner)
             if seen is None:
                 return
@@ -94,7 +112,7 @@ class Snapshots:
         """This process committed the owner's memory's next change: `added` corrections (newest first),
         nothing else. A kept read becomes the next count's, the corrections first: if another write
         counted one meanwhile, the count observed next is past it and the step reads again."""
-        with self._lock:
+        with self.lock:
             for key in [k for k in self._kept if k[0] == owner]:
                 changes, read = self._kept[key]
                 corrections = [*added, *read.corrections][: key[1]]
@@ -112,6 +130,8 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
         self._snapshots = Snapshots()
         """The owners' memory as steps last read it, while it is unchanged."""
+        self._merges: OrderedDict[str, float] = OrderedDict()
+        """When this process last tried to merge each owner's journals (monotonic)."""
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """Newest first."""
@@ -232,6 +252,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         now = di.now_iso()
         with di.storable():
             latest = tm.checked(owner, records, now)
+        journaled = set(journal.newest(e for i in self._journal_items(owner) for e in journal.decode(i)))
         outcome: dict[str, tm.Outcome] = {}
         pending, refused = list(latest), 0
         while pending:
@@ -252,6 +273,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                     stored,
                     counted,
                     legacy=legacy,
+                    journaled=journaled,
                     max_entries=max_entries,
                     now=now,
                     writer=self._writer,
@@ -268,39 +290,87 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         return tm.tally(records, outcome)
 
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """All: the owner's T# items (a consistent Query), as for a `since` older than the notes kept.
-        Since a time: the notes of writes after it in the `by-owner` index's TM#<owner> partition that
-        another instance wrote (one Query, normally one page; this instance's own notes are filtered
-        out by DynamoDB), then the entries they name that `known` does not hold at that time (one
-        BatchGetItem, none when nothing is new)."""
+        """All: the owner's T# items and journals (two consistent Queries), the newest of each source,
+        as for a `since` older than the index keeps. Since a time: the notes and journals of writes
+        after it in the `by-owner` index's TM#<owner> partition that another instance wrote (one
+        Query, normally one page; this instance's own are filtered out by DynamoDB): a journal's
+        entries are in it; a note's, not in `known` at that time, in one BatchGetItem."""
         known = known or {}
         if since is None or not tm.notes_kept_since(since):
-            items = self._query(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
-            return [tm.tm_entry(i) for i in items if known.get(tm.source_hash_of(i)) != i["updatedAt"]["S"]]
+            items = list(self._query(f"O#{owner}", "sk BETWEEN :t AND :j", {":t": s("T#"), ":j": s("TJ$")}))
+            stored = [(tm.source_hash_of(i), tm.tm_entry(i)) for i in items if i["sk"]["S"].startswith("T#")]
+            journaled = (e for i in items if "z" in i for e in journal.decode(i))  # T#, then TJ#: newer wins ties
+            found = journal.newest([*stored, *journaled])
+            return [e for h, e in found.items() if known.get(h) != e.updated_at]
         args: dict[str, Any] = {
             "IndexName": INDEX,
             "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
             "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
-            "ProjectionExpression": "sk, updatedAt, entries",
+            "ProjectionExpression": "sk, updatedAt, entries, z",
             "FilterExpression": "writer <> :me",
         }
-        written = (h for i in self._pages(args) for h, at in tm.noted(i).items() if known.get(h) != at)
-        wanted = list(dict.fromkeys(written))
-        return [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])] if wanted else []
+        inline: list[TmEntry] = []
+        named: list[str] = []
+        for i in self._pages(args):
+            if "z" in i:
+                inline += journal.decode(i)
+            else:
+                named += [h for h, at in tm.noted(i).items() if known.get(h) != at]
+        changed = [e for h, e in journal.newest(inline).items() if known.get(h) != e.updated_at]
+        wanted = list(dict.fromkeys(named))
+        if wanted:
+            changed += [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])]
+        return changed
 
-    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
-        """The owner's entries by source hash; the cursor is the last hash listed."""
-        limit = max(1, limit)
-        args = di.query_args(f"O#{owner}", "begins_with(sk, :t)", {":t": s("T#")})
-        if cursor:
-            args["ExclusiveStartKey"] = tm.entry_key(owner, tm.cursor_hash(di.decode_cursor(cursor)))
-        found: list[Item] = []
-        while len(found) <= limit:
-            with errors():
-                page = self.client.query(TableName=self.table, **args, Limit=limit + 1 - len(found))
-            found += page["Items"]
-            if not page.get("LastEvaluatedKey"):
+    def _journal_items(self, owner: str, *, before: str = "TJ$") -> list[Item]:
+        """The owner's journals and merged journals (storage.dynamodb_journal) whose keys sort before
+        `before`, in key order."""
+        names = {"#z": "z"}
+        found = self._query(
+            f"O#{owner}",
+            "sk BETWEEN :a AND :b",
+            {":a": s(journal.PREFIX), ":b": s(before)},
+            ProjectionExpression="pk, sk, #z, gsi1pk",
+            ExpressionAttributeNames=names,
+        )
+        return [i for i in found if "z" in i]
+
+    def _merge_due(self, owner: str) -> None:
+        """After a commit that wrote a journal: merge the owner's old journals if its version item
+        showed MERGE_AT of them or more not merged yet (at most once in MERGE_PAUSE per owner here).
+        Never fails the commit: a merge that fails is left for a later one."""
+        if self._snapshots.journals(owner) < journal.MERGE_AT:
+            return
+        now = time.monotonic()
+        with self._snapshots.lock:
+            if now - self._merges.get(owner, -MERGE_PAUSE) < MERGE_PAUSE:
+                return
+            self._merges[owner] = now
+            self._merges.move_to_end(owner)
+            while len(self._merges) > OWNERS:
+                self._merges.popitem(last=False)
+        try:
+            self.merge_journals(owner)
+        except (StorageUnavailableError, ConflictError, TooLargeError) as exc:
+            logger.warning("journals not merged: %s: %s", type(exc).__name__, exc)
+
+    def merge_journals(self, owner: str, *, transactions: int = 4) -> int:
+        """Merge the owner's journals that no reader of the index can need any longer (older than
+        `dynamodb_journal.MERGE_AFTER`), at most `transactions` transactions of them: how many were
+        merged. A merge that meets another (of the same journals) stops."""
+        items = self._journal_items(owner, before=journal.mergeable_before(datetime.now(UTC)))
+        merged = 0
+        for _ in range(transactions):
+            plan = journal.merge_plan(owner, items, self._writer)
+            if plan is None:
                 break
-            args["ExclusiveStartKey"] = page["LastEvaluatedKey"]
-        next_cursor = di.encode_cursor({"t": tm.source_hash_of(found[limit - 1])}) if len(found) > limit else None
-        return Page([tm.tm_entry(i) for i in found[:limit]], next_cursor)
+            with di.storable():
+                di.check_size(plan.actions[0]["Put"]["Item"], "Merged journals")
+            try:
+                self._transact(plan.actions)
+            except di.Refused:
+                break
+            merged += plan.journals
+            done = {a["Delete"]["Key"]["sk"]["S"] for a in plan.actions if "Delete" in a}
+            items = [i for i in items if i["sk"]["S"] not in done]
+        return merged

@@ -13,10 +13,13 @@ Layout (in the table of `storage.dynamodb`):
     O#<owner>   TN                the count of releases before this one (entryCount, no longer
                                   written; added to N#tm's)
 
+A step writes no T# item: its entries are its journal (storage.dynamodb_journal), and the owner's
+translation memory is its T# items and its journals' entries, the newest of each source winning.
 Lookups are not DynamoDB's: the service keeps a replica of an owner's memory in the warm process
-(service.tm) and brings it up to date with one Query of the index for the notes written since it
-last looked, then the entries they name that it does not hold (`tm_changes`); a cold replica, or one
-that last looked before the oldest note kept, reads the owner's T# items. A transaction's entries
+(service.tm) and brings it up to date with one Query of the index for the notes and journals written
+since it last looked, then the entries the notes name that it does not hold (`tm_changes`); a cold
+replica, or one that last looked before the oldest note or journal the index keeps, reads the
+owner's T# items and journals (one Query: they sort together). A transaction's entries
 share one note in the index, not an index entry each (DynamoDB bills a write to an index for each
 item written to it). N#tm sorts among the owner's memory counters, so the step's read of the owner's
 memory (`memory_snapshot`) returns its write count too: a replica that knows of that many writes
@@ -31,8 +34,8 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
@@ -49,6 +52,7 @@ from .dynamodb_items import (
     s,
     update,
 )
+from .dynamodb_journal import journal_write, kept_since
 from .errors import InvalidCursorError
 from .interface import TmRecord
 
@@ -84,15 +88,19 @@ def legacy_counter_key(owner: str) -> Item:
     return {"pk": s(f"O#{owner}"), "sk": s("TN")}
 
 
-def counter_write(owner: str, written: int, added: int, room: int | None, *, changed: bool = False) -> tuple[Item, int]:
+def counter_write(
+    owner: str, written: int, added: int, room: int | None, *, changed: bool = False, journal: bool = False
+) -> tuple[Item, int]:
     """The counter's update for `written` entry writes of which `added` are new entries; with `room`,
     conditional on the count leaving room for them (`TM_ROOM`); `changed`: the same transaction
     changes the owner's memory too (its corrections), counted on this item
-    (`dynamodb_items.memory_version_key`)."""
-    values = {":w": n(written)} | ({":k": n(added)} if added else {}) | ({":one": n(1)} if changed else {})
+    (`dynamodb_items.memory_version_key`); `journal`: the entries are a journal not merged yet
+    (storage.dynamodb_journal), counted too."""
+    values = {":w": n(written)} | ({":k": n(added)} if added else {}) | ({":one": n(1)} if changed or journal else {})
     if room is not None and added:
         values[":room"] = n(room)
     expression = "ADD writes :w" + (", entryCount :k" if added else "") + (", changes :one" if changed else "")
+    expression += ", journals :one" if journal else ""
     return update(counter_key(owner), expression, values, TM_ROOM if room is not None and added else None, "")
 
 
@@ -131,17 +139,19 @@ def note_write(owner: str, entries: Mapping[str, str], written: str, writer: str
 
 
 def noted(i: Item) -> dict[str, str]:
-    """What an item of the owner's changes says was written: a note's entries, or (written by a
-    release before this one) the one entry it is, each source hash with the entry's time."""
+    """What an item of the owner's changes says was written (a journal's entries are in the item
+    itself: `dynamodb_journal.decode`): a note's entries, or (written by a release before this one)
+    the one entry it is, each source hash with the entry's time."""
     if "entries" in i:
         return {h: v["S"] for h, v in i["entries"]["M"].items()}
     return {source_hash_of(i): i["updatedAt"]["S"]}
 
 
 def notes_kept_since(since: str) -> bool:
-    """True if every note written after `since` is still kept (none has expired)."""
+    """True if every note and journal written after `since` is still in the index (no note has
+    expired, no journal been merged)."""
     kept_from = datetime.now(UTC) - timedelta(days=NOTE_DAYS - 1)
-    return since >= kept_from.isoformat(timespec="milliseconds")
+    return since >= kept_from.isoformat(timespec="milliseconds") and kept_since(since)
 
 
 def tm_entry(i: Item) -> TmEntry:
@@ -186,12 +196,14 @@ def plan(
     count: int,
     *,
     legacy: int = 0,
+    journaled: Collection[str] = (),
     max_entries: int,
     now: str,
     writer: str,
 ) -> Batch:
-    """The next transaction for `hashes` (in order), given the entries read and the owner's counts
-    (N#tm's `count` and the `legacy` one's).
+    """The next transaction for `hashes` (in order), given the entries read, the hashes the owner's
+    journals hold (`journaled`: such an entry is there already, with no T# item yet) and the owner's
+    counts (N#tm's `count` and the `legacy` one's).
 
     New entries past the cap are skipped (final: the count never falls); the transaction stops before
     DynamoDB's limits, leaving the rest for the next one. Its first action, the counter's, counts
@@ -200,7 +212,8 @@ def plan(
     batch, added = Batch(), 0
     for h in hashes:
         old = stored.get(h)
-        if old is None and legacy + count + added >= max_entries:
+        new = old is None and h not in journaled
+        if new and legacy + count + added >= max_entries:
             batch.outcome[h] = "skipped"
             continue
         actions = writes(owner, latest[h], old, now)
@@ -213,8 +226,8 @@ def plan(
             break
         batch.actions += [a for a, _ in actions]
         batch.size += size
-        batch.outcome[h] = "updated" if old else "added"
-        added += old is None
+        batch.outcome[h] = "added" if new else "updated"
+        added += new
     if batch.actions:
         written = len(batch.actions)
         batch.actions.insert(0, counter_write(owner, written, added, max_entries - legacy - added)[0])
@@ -235,18 +248,16 @@ def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[It
 def step_writes(
     owner: str, records: Sequence[TmRecord], added: int, now: str, writer: str, *, changed: bool = False
 ) -> list[tuple[Item, int]]:
-    """A step's entries as Puts for its transaction (the last write wins; no condition may cancel a
-    step), the owner's counter (its count raised by the `added` ones the step's replica did not
-    hold, its write count by all, its memory's changes by one if `changed`) and the note that names
-    them."""
-    latest = checked(owner, records, now)
-    writes = [
-        put(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry") for r in latest.values()
-    ]
-    if writes:
-        writes.append(counter_write(owner, len(writes), added, None, changed=changed))
-        writes.append(note_write(owner, {h: r.entry.updated_at or now for h, r in latest.items()}, now, writer))
-    return writes
+    """A step's entries as its journal (one Put: storage.dynamodb_journal; the last write wins, no
+    condition may cancel a step) and the owner's counter (its count raised by the `added` ones the
+    step's replica did not hold, its write count by all, its journals by one, its memory's changes
+    by one if `changed`)."""
+    latest = {r.source_hash: replace(r.entry, updated_at=r.entry.updated_at or now) for r in records}
+    if not latest:
+        return []
+    journal = journal_write(owner, list(latest.values()), now, writer)
+    check_size(journal[0]["Put"]["Item"], "A step's translation-memory entries")
+    return [counter_write(owner, len(latest), added, None, changed=changed, journal=True), journal]
 
 
 def fits(writes: Sequence[tuple[Item, int]], *, beside: Sequence[int]) -> bool:

@@ -144,16 +144,13 @@ class MemoryStorageInterface(ABC):
 
     @abstractmethod
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """The owner's entries written after `since` (an ISO time; None: all of them), in no set order,
+        """The owner's entries written after `since` (an ISO time; None: all of them, as an export reads
+        them), in no set order,
         except those `known` (source hash → `updated_at`) already holds in that version and, after a
         time, those this same instance wrote (its caller keeps them as it writes them: service.tm).
 
         A change may show a few seconds after its write (DynamoDB's index is eventually consistent), so
         a caller asks again from a margin before its last read (service.tm)."""
-
-    @abstractmethod
-    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
-        """The owner's translation memory, a page at a time (for export)."""
 
 
 class Storage(SessionStorageInterface, MemoryStorageInterface, ABC):

@@ -12,9 +12,8 @@ from agent_core.tm import TmEntry
 
 from .errors import NotFoundError
 from .interface import TmRecord
-from .records import MemoryEntryRecord, OwnerSnapshot, Page
+from .records import MemoryEntryRecord, OwnerSnapshot
 from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
-from .sqlite_paging import decode_cursor, page
 
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
 _MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
@@ -98,18 +97,6 @@ class SQLiteMemoryStorage(SQLiteDatabase):
                 rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
             found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["updated_at"]]
         return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
-
-    def list_tm(self, owner: str, *, cursor: str | None, limit: int) -> Page[TmEntry]:
-        """The owner's entries by source hash, a page at a time."""
-        after = decode_cursor(cursor, "t", (str,))
-        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
-        sql += " AND source_hash > ?" if after else ""
-        with self._transaction(write=False) as db:
-            rows = db.execute(sql + " ORDER BY source_hash LIMIT ?", (owner, *after, max(limit, 0) + 1)).fetchall()
-        found = page(rows, limit, "t", lambda r: [r["source_hash"]])
-        return Page(
-            [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found.items], found.next_cursor
-        )
 
 
 def put_tm_rows(

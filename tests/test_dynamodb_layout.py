@@ -17,11 +17,10 @@ import boto3
 import pytest
 
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken, Telemetry
-from agent_core.tm import TmEntry
 from storage import dynamodb_meta
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.dynamodb_hot import HOT, HOT_VERDICTS, SLOT_BYTES, Held
-from storage.dynamodb_items import item_size, now_iso
+from storage.dynamodb_items import item_size
 from storage.dynamodb_units import unit_item
 from storage.errors import ConflictError, InvalidRequestError, NotFoundError
 from tests.aws import DynamoRequests
@@ -558,40 +557,6 @@ def test_a_meta_of_an_older_release_reads_the_same_and_the_next_commit_packs_it(
         steps=3, model_requests=3, input_tokens=1500, output_tokens=60, model_ms=900, cached_tokens=300
     )
     assert storage.get_session(SID).copilot_response_count == 1
-
-
-def test_a_steps_memory_entries_share_one_note_in_the_index(storage: DynamoDBSessionStorage) -> None:
-    """The owner's changes list a note per transaction, not each entry (an index write is billed per
-    item); another process reads the entries it names, an entry in the index as a release before this
-    one put it is read too, and a replica that looked before the notes kept reads everything."""
-    create(storage, messages=users(0, 2))
-    mark = now_iso()
-    remembered = [TmEntry(source=f"Unit {k}.", target=f"Unité {k}.", languages="*>fr") for k in range(5)]
-    step(storage, messages=users(2, 1), memory=remembered, memory_added=5)
-    owner = partition(storage, "O#alice")
-    entries = [i for i in owner if i["sk"]["S"].startswith("T#")]
-    (note,) = [i for i in owner if i["sk"]["S"].startswith("J#")]
-    assert len(entries) == 5 and not [i for i in entries if "gsi1pk" in i]
-    assert sorted(note["entries"]["M"]) == sorted(i["sk"]["S"][2:] for i in entries) and "expiresAt" in note
-    reader = fresh(storage)
-    assert sorted(e.source for e in reader.tm_changes("alice", since=mark)) == [f"Unit {k}." for k in range(5)]
-    assert storage.tm_changes("alice", since=mark) == [], "its own note: the writer has them"
-    old = (
-        entries[0]
-        | {  # as a release before this one put an entry: in the index itself
-            "writer": {"S": "an-older-process"},
-            "target": {"S": "Unité zéro."},
-            "updatedAt": {"S": "2027-01-01T00:00:00.000+00:00"},
-            "gsi1pk": {"S": "TM#alice"},
-            "gsi1sk": {"S": f"2027-01-01T00:00:00.000+00:00#{entries[0]['sk']['S'][2:]}"},
-        }
-    )
-    storage.client.put_item(TableName=storage.table, Item=old)
-    known = {i["sk"]["S"][2:]: i["updatedAt"]["S"] for i in entries}
-    assert [e.target for e in storage.tm_changes("alice", since=mark, known=known)] == ["Unité zéro."]
-    long_ago = "2020-01-01T00:00:00.000+00:00"  # before the oldest note kept: everything not known
-    assert [e.target for e in reader.tm_changes("alice", since=long_ago, known=known)] == ["Unité zéro."]
-    assert len(reader.tm_changes("alice", since=long_ago)) == 5
 
 
 class Torn:

@@ -664,7 +664,7 @@ def test_tm_updates_in_place(storage: Storage) -> None:
     assert storage.put_tm("alice", [tm("old", "NEW", at=9)], max_entries=10) == (0, 1, 0)
     found = storage.tm_changes("alice", since=None)
     assert sorted((e.source, e.target) for e in found) == [("old", "NEW"), ("s2", "S2"), ("s3", "S3")]
-    entries = storage.list_tm("alice", cursor=None, limit=10).items
+    entries = storage.tm_changes("alice", since=None)
     assert sorted((e.source, e.target, e.updated_at) for e in entries) == [
         ("old", "NEW", second(9)),
         ("s2", "S2", second(2)),
@@ -679,7 +679,7 @@ def test_tm_cap_per_owner(storage: Storage) -> None:
     assert storage.put_tm("alice", [tm(f"s{i}") for i in range(5)], max_entries=3) == (3, 0, 2)
     assert storage.put_tm("alice", [tm("s0", "again"), tm("new")], max_entries=3) == (0, 1, 1), "updates need no room"
     assert storage.put_tm("bob", [tm("s0")], max_entries=3) == (1, 0, 0), "each owner has its own room"
-    assert sorted(e.source for e in storage.list_tm("alice", cursor=None, limit=10).items) == ["s0", "s1", "s2"]
+    assert sorted(e.source for e in storage.tm_changes("alice", since=None)) == ["s0", "s1", "s2"]
     assert storage.put_tm("alice", [tm("s9")], max_entries=4) == (1, 0, 0)
 
 
@@ -693,10 +693,8 @@ def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
         outcomes = list(pool.map(put, range(20)))
     added, updated, skipped = (sum(o[k] for o in outcomes) for k in range(3))
     assert added == 10 and added + updated + skipped == 40
-    entries = storage.list_tm("alice", cursor=None, limit=50).items
-    assert len(entries) == 10 and len({e.source for e in entries}) == 10
-    found = storage.tm_changes("alice", since=None)
-    assert sorted(e.source for e in found) == sorted(e.source for e in entries), "each entry once"
+    entries = storage.tm_changes("alice", since=None)
+    assert len(entries) == 10 and len({e.source for e in entries}) == 10, "each entry once"
 
 
 @pytest.mark.slow
@@ -708,26 +706,6 @@ def test_tm_puts_larger_than_one_transaction(storage: Storage) -> None:
     assert storage.put_tm("alice", updated, max_entries=100) == (0, 100, 10)
     found = storage.tm_changes("alice", since=None)
     assert len(found) == 100 and {e.target for e in found} == {"new"}
-
-
-def test_tm_lists_page_by_page(storage: Storage) -> None:
-    storage.put_tm("alice", [tm(f"s{i}") for i in range(7)], max_entries=10)
-    storage.put_tm("bob", [tm("b")], max_entries=10)
-    storage.put_memory_entry(entry("m_a"), max_entries=10)  # the memory's other entries are not listed
-    seen: list[str] = []
-    cursor = None
-    while True:
-        page = storage.list_tm("alice", cursor=cursor, limit=3)
-        assert len(page.items) == (3 if page.next_cursor else 1)
-        seen += [e.source for e in page.items]
-        if (cursor := page.next_cursor) is None:
-            break
-    assert sorted(seen) == [f"s{i}" for i in range(7)]
-    exact = storage.list_tm("alice", cursor=None, limit=7)
-    assert len(exact.items) == 7 and exact.next_cursor is None
-    assert storage.list_tm("carol", cursor=None, limit=3).items == []
-    with pytest.raises(InvalidCursorError):
-        storage.list_tm("alice", cursor="not-a-cursor!", limit=3)
 
 
 # -- DynamoDB's own limits (what the other backends need not share) -----------------------------------

@@ -25,7 +25,7 @@ FR = "auto>french"
 
 
 def remember(memory: TranslationMemory, owner: str, *pairs: tuple[str, str]) -> None:
-    asyncio.run(memory.remember(owner, FR, [(s, t, "approved") for s, t in pairs]))
+    memory.record(owner, [record_of(s, t, FR, "approved") for s, t in pairs])
 
 
 def exact(memory: TranslationMemory, owner: str, *sources: str) -> dict[str, str]:

@@ -56,6 +56,7 @@ to keep is dropped rather than failing its request.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -198,16 +199,22 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         pk = s(di.session_pk(session_id))
         owner = meta.read(items["META"]).record.owner
         version = di.memory_version_key(owner)
-        read = {i["sk"]["S"]: i for i in self._batch_get([{"pk": pk, "sk": s("META")}, files_key(session_id), version])}
+        keys = [{"pk": pk, "sk": s("META")}, files_key(session_id), version]
+        # Only what tells: META's version and fields (the creation time), the counts.
+        shown = ("sk", "version", meta.STATE, "fileCount", "files", "changes", "writes", "journals")
+        read = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=shown)}
         self._snapshots.observe(owner, read.get(version["sk"]["S"]))
         current = read.get("META")
-        if current is None or (meta.read(current).record.created_at, int(current["version"]["N"])) != held[:2]:
+        if current is None or meta.STATE not in current:  # gone, or as an older release kept it: the Query
             self._held.moved(session_id, on=current is not None)
+            return None
+        if (json.loads(current[meta.STATE]["S"])["createdAt"], int(current["version"]["N"])) != held[:2]:
+            self._held.moved(session_id, on=True)
             return None
         counted = read.get("COUNT#files", {}).get("files") or current.get("fileCount") or n(0)
         if int(counted["N"]) != sum(sk.startswith("F#") for sk in items):
             return None
-        return [current, *(i for sk, i in items.items() if sk != "META")]
+        return list(items.values())  # META as held: the version read is that one
 
     def _up_to_slots(self, pk: str) -> list[Item]:
         """The session's files, META and verdict items: its partition from F# up to the slots."""

@@ -69,11 +69,17 @@ class DynamoDBTable:
             if not key:
                 return
 
-    def _batch_get(self, keys: Sequence[Item]) -> list[Item]:
-        """The items that exist of these (distinct) keys, consistently read, 100 keys a request."""
+    def _batch_get(self, keys: Sequence[Item], *, attributes: Sequence[str] = ()) -> list[Item]:
+        """The items that exist of these (distinct) keys, consistently read, 100 keys a request; only
+        their `attributes` if some are named."""
         found: list[Item] = []
+        projected: dict[str, Any] = {}
+        if attributes:
+            names = {f"#a{k}": name for k, name in enumerate(attributes)}
+            projected = {"ProjectionExpression": ", ".join(names), "ExpressionAttributeNames": names}
         for i in range(0, len(keys), 100):
-            pending: Mapping[str, Any] = {self.table: {"Keys": list(keys[i : i + 100]), "ConsistentRead": True}}
+            request = {"Keys": list(keys[i : i + 100]), "ConsistentRead": True, **projected}
+            pending: Mapping[str, Any] = {self.table: request}
             for attempt in range(8):
                 with errors():
                     reply = self.client.batch_get_item(RequestItems=pending)

@@ -11,7 +11,6 @@ the new one.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import unicodedata
@@ -21,6 +20,7 @@ from functools import lru_cache
 from typing import Final, Literal
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import Indel
 
 __all__ = [
     "DEFAULT_THRESHOLD",
@@ -153,15 +153,24 @@ def diff_tokens(text: str) -> list[str]:
 
 
 def word_diff(old: str, new: str) -> tuple[DiffPart, ...]:
-    """How `new` differs from `old`, word by word (`diff_tokens`)."""
+    """How `new` differs from `old`, word by word (`diff_tokens`): the tokens both keep (a longest
+    common subsequence: RapidFuzz's Indel opcodes), and between two runs of them what `old` loses,
+    then what `new` gains."""
     a, b = diff_tokens(old), diff_tokens(new)
     parts: list[DiffPart] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            _add(parts, "equal", "".join(a[i1:i2]))
-            continue
-        _add(parts, "delete", "".join(a[i1:i2]))
-        _add(parts, "insert", "".join(b[j1:j2]))
+    lost: list[str] = []
+    gained: list[str] = []
+    for op in Indel.opcodes(a, b):
+        if op.tag == "equal":
+            _add(parts, "delete", "".join(lost))
+            _add(parts, "insert", "".join(gained))
+            lost, gained = [], []
+            _add(parts, "equal", "".join(a[op.src_start : op.src_end]))
+        else:
+            lost += a[op.src_start : op.src_end]
+            gained += b[op.dest_start : op.dest_end]
+    _add(parts, "delete", "".join(lost))
+    _add(parts, "insert", "".join(gained))
     return tuple(parts)
 
 

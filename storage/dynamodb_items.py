@@ -281,18 +281,22 @@ def verdict_item(session_id: str, response_index: int, call_id: str, data: str, 
 
 
 def verdicts_item(session_id: str, response_index: int, version: int, dumped: Mapping[str, str], now: str) -> Item:
-    """The verdicts (call id → dumped verdict) one commit gave on calls of the response at `response_index`."""
+    """The verdicts (call id → dumped verdict) one commit gave on calls of the response at
+    `response_index`, packed in one attribute (`v`: a JSON object), as a commit's units are: DynamoDB
+    bills by size either way, and one value is what a client and the store parse, not one a verdict."""
     return {
         "pk": s(bucket_pk(session_id, response_index)),
         "sk": s(verdicts_sk(response_index, version)),
-        "verdicts": {"M": {call_id: s(data) for call_id, data in dumped.items()}},
+        "v": s(to_json(dict(dumped))),
         "createdAt": s(now),
     }
 
 
 def stored_verdicts(item: Item) -> dict[str, str]:
-    """The dumped verdicts a verdict item holds, by call id in call-id order: a commit's (`verdicts_item`)
-    or a single one (`verdict_item`)."""
+    """The dumped verdicts a verdict item holds, by call id in call-id order: a commit's (`verdicts_item`;
+    a map of them, `verdicts`, before this release) or a single one (`verdict_item`)."""
+    if "v" in item:
+        return dict(sorted(json.loads(item["v"]["S"]).items()))
     if "verdicts" in item:
         return {c: v["S"] for c, v in sorted(item["verdicts"]["M"].items())}
     return {item["sk"]["S"][len(verdict_sk(0, "")) :]: item["data"]["S"]}

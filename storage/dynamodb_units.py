@@ -3,10 +3,11 @@
 Layout (in the table of `storage.dynamodb`):
 
     S#<session>#U#<file>#<n:05>  <start:010>   a commit's units in that span of the file (n = start //
-                                               UNIT_SPAN): `units`, a map by start of each unit's fields
-                                               (compact JSON), keyed like its first unit; or one unit
-                                               with its fields as attributes, as releases before this
-                                               one wrote them (read and revised the same)
+                                               UNIT_SPAN): `u`, one JSON object of each unit's fields
+                                               by start, keyed like its first unit; or, as releases
+                                               before this one wrote them (read and revised the same),
+                                               `units`, a map by start of each unit's fields (compact
+                                               JSON), or one unit with its fields as attributes
 
 A unit is never written twice: `storage.interface.check_units` refuses a unit inside the coverage
 the step loaded, and the commit is conditional on the session's version, so no per-unit condition
@@ -77,30 +78,44 @@ _PACKED_UNIT = {
 """A unit's fields by their short names in a commit's units item (file and start are the item's and its map's)."""
 
 
+def _fields(u: UnitWrite, now: str) -> dict[str, object]:
+    return {short: getattr(replace(u, updated_at=now), name) for short, name in _PACKED_UNIT.items()}
+
+
 def _packed_unit(u: UnitWrite, now: str) -> Item:
-    return s(to_json({short: getattr(replace(u, updated_at=now), name) for short, name in _PACKED_UNIT.items()}))
+    return s(to_json(_fields(u, now)))
 
 
 def units_items(session_id: str, units: Sequence[UnitWrite], now: str) -> list[Item]:
     """A commit's new units as items: one per unit partition (more when they would pass
-    UNITS_ITEM_BYTES), keyed like its first unit, holding the units in a map by start (`units`)."""
-    items: list[Item] = []
+    UNITS_ITEM_BYTES), keyed like its first unit, holding the units' fields by start in one JSON
+    object (`u`: one value to parse, not one a unit)."""
+    groups: list[tuple[str, str, str, dict[str, object]]] = []
     size = 0
     for u in sorted(units, key=lambda u: (u.file_id, u.start)):
-        pk, packed = unit_pk(session_id, u.file_id, u.start), _packed_unit(u, now)
-        grows = len(packed["S"].encode()) + 20
-        if not items or items[-1]["pk"]["S"] != pk or size + grows > UNITS_ITEM_BYTES:
-            items.append({"pk": s(pk), "sk": s(f"{u.start:010d}"), "fileId": s(u.file_id), "units": {"M": {}}})
+        pk, fields = unit_pk(session_id, u.file_id, u.start), _fields(u, now)
+        grows = len(to_json(fields).encode()) + 20
+        if not groups or groups[-1][0] != pk or size + grows > UNITS_ITEM_BYTES:
+            groups.append((pk, f"{u.start:010d}", u.file_id, {}))
             size = 200
-        items[-1]["units"]["M"][str(u.start)] = packed
+        groups[-1][3][str(u.start)] = fields
         size += grows
-    return items
+    return [{"pk": s(pk), "sk": s(sk), "fileId": s(f), "u": s(to_json(by_start))} for pk, sk, f, by_start in groups]
 
 
 def units_item_revision(item: Item, revisions: Sequence[UnitWrite], now: str) -> tuple[Item, int]:
-    """The one Update that replaces the revised units inside a commit's units `item` (their spans
-    stay), on condition that the item still holds each of them."""
+    """The one action that replaces the revised units inside a commit's units `item` (their spans
+    stay): the item put whole, on condition that it still exists (the commit is conditional on the
+    session's version, so no other write of it can come between its read and this); an update of
+    each unit's entry in the map of an item of the previous release, on condition that it holds each."""
     stored = {u.start: u for u in unit_writes(item)}
+    what = f"The revised unit at {revisions[0].start}"
+    if "u" in item:
+        by_start = json.loads(item["u"]["S"])
+        for r in revisions:
+            revised = replace(stored[r.start], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
+            by_start[str(r.start)] = _fields(revised, now)
+        return put(item | {"u": s(to_json(by_start))}, what, UNIT_WRITTEN)
     sets, held, values, names = [], [], {}, {"#units": "units"}
     for k, r in enumerate(revisions):
         revised = replace(stored[r.start], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
@@ -108,21 +123,24 @@ def units_item_revision(item: Item, revisions: Sequence[UnitWrite], now: str) ->
         held.append(f"attribute_exists(#units.#k{k})")
         values[f":v{k}"], names[f"#k{k}"] = _packed_unit(revised, now), str(r.start)
     key = {"pk": item["pk"], "sk": item["sk"]}
-    what = f"The revised unit at {revisions[0].start}"
     action, size = update(key, "SET " + ", ".join(sets), values, " AND ".join(held), what)
     action["Update"]["ExpressionAttributeNames"] = names
     return action, size
 
 
 def unit_writes(i: Item) -> list[UnitWrite]:
-    """The units of a unit item: a commit's (a map by start), or the one unit of an older release's item."""
-    if "units" not in i:
+    """The units of a unit item: a commit's (one JSON object by start, or a map by start as the
+    previous release wrote it), or the one unit of an older release's item."""
+    if "u" in i:
+        by_start = json.loads(i["u"]["S"])
+    elif "units" in i:
+        by_start = {start: json.loads(value["S"]) for start, value in i["units"]["M"].items()}
+    else:
         return [unit_write(i)]
     file_id = i["fileId"]["S"]
     return [
         UnitWrite(file_id=file_id, start=int(start), **{name: fields[short] for short, name in _PACKED_UNIT.items()})
-        for start, value in i["units"]["M"].items()
-        for fields in [json.loads(value["S"])]
+        for start, fields in by_start.items()
     ]
 
 
@@ -174,7 +192,9 @@ def unit_writes_of(
         holder = next((i for i in partitions[pk] if u.start in {w.start for w in unit_writes(i)}), None)
         if holder is None:
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
-        if "units" in holder:  # revisions of one item are one action (a transaction touches an item once)
+        if (
+            "u" in holder or "units" in holder
+        ):  # revisions of one item are one action (a transaction touches an item once)
             in_items.setdefault((pk, holder["sk"]["S"]), (holder, []))[1].append(u)
             continue
         # a unit an older release wrote as an item of its own

@@ -332,11 +332,23 @@ def test_a_commits_units_are_one_item_and_an_older_releases_read_and_revise_the_
     first = [unit(0, 4, "a"), unit(5, 9, "a")]
     step(storage, units=first, coverage=covering(*first))
     step(storage, units=[unit(10, 16, "b")], coverage=covering(*first, unit(10, 16)))
-    assert [(i["sk"]["S"], sorted(i["units"]["M"])) for i in unit_items(storage)] == [
+    assert [(i["sk"]["S"], sorted(json.loads(i["u"]["S"]))) for i in unit_items(storage)] == [
         ("0000000000", ["0", "5"]),
         ("0000000010", ["10"]),
     ]
-    # A release before this one wrote an item per unit: they list and revise the same.
+    listed = storage.list_units(SID, FID)
+    step(storage, revisions=[revision(0, 4, "Un."), revision(5, 9, "Deux.")])  # one item: put whole
+    assert [(u.start, u.text) for u in storage.list_units(SID, FID)][:2] == [(0, "Un."), (5, "Deux.")]
+    # The previous release kept a commit's units as a map: they list and revise the same.
+    for item, units in zip(unit_items(storage), ([unit(0, 4, "a"), unit(5, 9, "a")], [unit(10, 16, "b")]), strict=True):
+        as_map = {"M": {str(u.start): {"S": json.dumps(json.loads(item["u"]["S"])[str(u.start)])} for u in units}}
+        storage.client.put_item(
+            TableName=storage.table, Item={k: v for k, v in item.items() if k != "u"} | {"units": as_map}
+        )
+    assert [(u.start, u.text) for u in storage.list_units(SID, FID)][:2] == [(0, "Un."), (5, "Deux.")]
+    step(storage, revisions=[revision(0, 4, "t0")])
+    assert storage.list_units(SID, FID)[0].text == "t0" and "units" in unit_items(storage)[0]
+    # A release before that wrote an item per unit: they list and revise the same.
     listed = storage.list_units(SID, FID)
     for item in unit_items(storage):
         storage.client.delete_item(TableName=storage.table, Key={"pk": item["pk"], "sk": item["sk"]})
@@ -344,7 +356,7 @@ def test_a_commits_units_are_one_item_and_an_older_releases_read_and_revise_the_
         storage.client.put_item(TableName=storage.table, Item=unit_item(SID, u, u.updated_at))
     assert storage.list_units(SID, FID) == listed
     step(storage, revisions=[revision(5, 9, "Deux.")])
-    step(storage, units=[unit(17, 22, "c")], coverage=covering(*first, unit(10, 16), unit(17, 22)))
+    step(storage, units=[unit(17, 22, "c")], coverage=covering(*first, unit(10, 16), unit(17, 22)))  # a new one
     step(storage, revisions=[revision(17, 22, "Quatre.")])
     assert [(u.start, u.text) for u in storage.list_units(SID, FID)] == [
         (0, "t0"),
@@ -379,7 +391,16 @@ def test_a_commits_verdicts_are_one_item_and_single_ones_still_read(storage: Dyn
     expected = ["c1", "c2", "c3"]
     assert [listed(storage, k) for k in (1, 2, 10)] == [expected] * 3, "pages may end inside a commit's item"
     assert [v.tool.call_id for v in from_buckets(storage).copilot_responses] == expected
-    # A release before this one wrote an item per verdict: they read the same.
+    packed = verdict_items(storage)
+    assert all(sorted(i) == ["createdAt", "pk", "sk", "v"] for i in packed), "one attribute for the verdicts"
+    # The previous release kept a commit's verdicts as a map: they read the same.
+    for item in packed:
+        as_map = {"M": {call_id: {"S": data} for call_id, data in json.loads(item["v"]["S"]).items()}}
+        old = {k: v for k, v in item.items() if k != "v"} | {"verdicts": as_map}
+        storage.client.put_item(TableName=storage.table, Item=old)
+    assert [listed(storage, k) for k in (1, 2, 10)] == [expected] * 3
+    assert [v.tool.call_id for v in from_buckets(storage).copilot_responses] == expected
+    # Releases before that wrote an item per verdict: they read the same.
     for item in verdict_items(storage):
         storage.client.delete_item(TableName=storage.table, Key={"pk": item["pk"], "sk": item["sk"]})
         for call_id, data in item["verdicts"]["M"].items():

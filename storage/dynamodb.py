@@ -201,7 +201,7 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         version = di.memory_version_key(owner)
         keys = [{"pk": pk, "sk": s("META")}, files_key(session_id), version]
         # Only what tells: META's version and fields (the creation time), the counts.
-        shown = ("sk", "version", meta.STATE, "fileCount", "files", "changes", "writes", "journals")
+        shown = ("sk", "version", meta.STATE, "fileCount", "files", "changes", "writes", "merged")
         read = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=shown)}
         self._snapshots.observe(owner, read.get(version["sk"]["S"]))
         current = read.get("META")

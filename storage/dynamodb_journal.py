@@ -13,12 +13,13 @@ They sort right after the T# items, so one Query reads the owner's whole transla
 
 A step writes its entries as its journal, one item in its transaction, where one entry item (T#)
 each used to cost it an action, an item and a kilobyte of write each (DynamoDB bills by item, a
-transaction twice); the owner's counter (N#tm) counts the writes as before, and the journals not
-merged yet (`journals`). The owner's translation memory is its T# items (what a put wrote: imports,
-and releases before this one) and its journals' entries, the newest of each source winning
-(`newest`). The journals a reader of the index could still need (those younger than MERGE_AFTER)
-stay as they are; older ones are merged, a few at a time, into items out of the index (`merge_plan`),
-so that a whole read of the owner's memory reads few items.
+transaction twice); the owner's counter (N#tm) counts the writes as before (`writes`), and of them
+those that wait for no merge (`merged`: a put's, and a journal's once a merge was tried after it).
+The owner's translation memory is its T# items (what a put wrote: imports, and releases before this
+one) and its journals' entries, the newest of each source winning (`newest`). The journals a reader
+of the index could still need (those younger than MERGE_AFTER) stay as they are; older ones are
+merged, a few at a time, into items out of the index (`merge_plan`), so that a whole read of the
+owner's memory reads few items.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ MERGE_AFTER = timedelta(days=1)
 ago than that reads the whole memory, `notes_kept_since`)."""
 MERGED_BYTES = 300_000
 """The most a merged item's compressed entries take (DynamoDB's item limit is 400 KB)."""
-MERGE_AT = 64
-"""Journals not merged yet past which a step's commit merges what it may."""
+MERGE_AT = 640
+"""Entries written since the last merge (`writes` - `merged`) past which a step's commit merges the
+journals it may (a step writes about a screen of units: some sixty journals)."""
 
 # A journal is merged once (two processes merging the same journals: the second is refused).
 STILL_THERE = "attribute_exists(sk)"
@@ -51,6 +53,15 @@ STILL_THERE = "attribute_exists(sk)"
 def counter_key(owner: str) -> Item:
     """The owner's translation-memory counter (storage.dynamodb_tm's N#tm)."""
     return {"pk": s(f"O#{owner}"), "sk": s("N#tm")}
+
+
+# A merge tried records the writes it was tried after; a later record never goes back.
+LATER = "attribute_not_exists(merged) OR merged < :w"
+
+
+def merge_tried(owner: str, writes: int) -> Item:
+    """The Update that records a merge tried after `writes` entry writes: none of them waits for one."""
+    return update(counter_key(owner), "SET merged = :w", {":w": n(writes)}, LATER, "")[0]
 
 
 def encode(entries: Iterable[TmEntry]) -> bytes:
@@ -104,7 +115,7 @@ def mergeable_before(now: datetime) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Merge:
-    """One merge's transaction: the merged item, the Deletes of what it merges, the counter's update."""
+    """One merge's transaction: the merged item and the Deletes of what it merges."""
 
     actions: list[Item]
     journals: int
@@ -132,10 +143,7 @@ def merge_plan(owner: str, items: Sequence[Item], writer: str) -> Merge | None:
     item["z"] = {"B": encode(merged.values())}
     actions = [put(item, "Merged journals")[0]]
     actions += [{"Delete": {"Key": {"pk": i["pk"], "sk": i["sk"]}, "ConditionExpression": STILL_THERE}} for i in picked]
-    journals = sum("gsi1pk" in i for i in picked)
-    if journals:
-        actions.append(update(counter_key(owner), "ADD journals :j", {":j": n(-journals)}, None, "")[0])
-    return Merge(actions, journals)
+    return Merge(actions, sum("gsi1pk" in i for i in picked))
 
 
 def kept_since(since: str, now: datetime | None = None) -> bool:

@@ -62,27 +62,29 @@ class Snapshots:
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple[str, int], tuple[int, OwnerSnapshot]] = OrderedDict()
         self._observed: dict[str, tuple[int, int | None, float]] = {}
-        self._journals: dict[str, int] = {}
-        """The journals not merged yet each owner's version item showed last (storage.dynamodb_journal)."""
+        self._pending: dict[str, tuple[int, int]] = {}
+        """The writes each owner's version item showed last, and of them those waiting for a merge
+        (storage.dynamodb_journal)."""
         self.lock = threading.Lock()
         """Guards its state (and the storage's merge times)."""
 
     def observe(self, owner: str, version: Item | None) -> None:
         """The owner's version item, as a step's read just brought it (None: it does not exist yet)."""
         writes = int(version["writes"]["N"]) if version and "writes" in version else 0
-        journals = int(version["journals"]["N"]) if version and "journals" in version else 0
+        merged = int(version["merged"]["N"]) if version and "merged" in version else 0
         with self.lock:
             self._observed.pop(owner, None)  # to the end: the most recently observed go last
             self._observed[owner] = (di.memory_changes(version), writes, time.monotonic())
-            self._journals[owner] = journals
+            self._pending[owner] = (writes, writes - merged)
             while len(self._observed) > OWNERS:
-                self._journals.pop(oldest := next(iter(self._observed)), None)
+                self._pending.pop(oldest := next(iter(self._observed)), None)
                 del self._observed[oldest]
 
-    def journals(self, owner: str) -> int:
-        """The owner's journals not merged yet, as its version item last showed them (0: not seen)."""
+    def pending(self, owner: str) -> tuple[int, int]:
+        """The owner's entry writes, and of them those waiting for a merge, as its version item last
+        showed them ((0, 0): not seen)."""
         with self.lock:
-            return self._journals.get(owner, 0)
+            return self._pending.get(owner, (0, 0))
 
     def _changes(self, owner: str) -> tuple[int, int | None] | None:
         seen = self._observed.get(owner)
@@ -337,9 +339,11 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
 
     def _merge_due(self, owner: str) -> None:
         """After a commit that wrote a journal: merge the owner's old journals if its version item
-        showed MERGE_AT of them or more not merged yet (at most once in MERGE_PAUSE per owner here).
-        Never fails the commit: a merge that fails is left for a later one."""
-        if self._snapshots.journals(owner) < journal.MERGE_AT:
+        showed MERGE_AT entries or more written since a merge was last tried (at most once in
+        MERGE_PAUSE per owner here), and record it tried. Never fails the commit: a merge that
+        fails is left for a later one."""
+        writes, pending = self._snapshots.pending(owner)
+        if pending < journal.MERGE_AT:
             return
         now = time.monotonic()
         with self._snapshots.lock:
@@ -351,6 +355,9 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                 self._merges.popitem(last=False)
         try:
             self.merge_journals(owner)
+            self._transact([journal.merge_tried(owner, writes)])
+        except di.Refused:
+            pass  # another process recorded a later try
         except (StorageUnavailableError, ConflictError, TooLargeError) as exc:
             logger.warning("journals not merged: %s: %s", type(exc).__name__, exc)
 

@@ -89,18 +89,18 @@ def legacy_counter_key(owner: str) -> Item:
 
 
 def counter_write(
-    owner: str, written: int, added: int, room: int | None, *, changed: bool = False, journal: bool = False
+    owner: str, written: int, added: int, room: int | None, *, changed: bool = False, merged: bool = False
 ) -> tuple[Item, int]:
     """The counter's update for `written` entry writes of which `added` are new entries; with `room`,
     conditional on the count leaving room for them (`TM_ROOM`); `changed`: the same transaction
     changes the owner's memory too (its corrections), counted on this item
-    (`dynamodb_items.memory_version_key`); `journal`: the entries are a journal not merged yet
-    (storage.dynamodb_journal), counted too."""
-    values = {":w": n(written)} | ({":k": n(added)} if added else {}) | ({":one": n(1)} if changed or journal else {})
+    (`dynamodb_items.memory_version_key`); `merged`: the writes are no journal's (a put's T# items),
+    so none of them waits to be merged (`merged`, storage.dynamodb_journal)."""
+    values = {":w": n(written)} | ({":k": n(added)} if added else {}) | ({":one": n(1)} if changed else {})
     if room is not None and added:
         values[":room"] = n(room)
     expression = "ADD writes :w" + (", entryCount :k" if added else "") + (", changes :one" if changed else "")
-    expression += ", journals :one" if journal else ""
+    expression += ", merged :w" if merged else ""
     return update(counter_key(owner), expression, values, TM_ROOM if room is not None and added else None, "")
 
 
@@ -230,7 +230,7 @@ def plan(
         added += new
     if batch.actions:
         written = len(batch.actions)
-        batch.actions.insert(0, counter_write(owner, written, added, max_entries - legacy - added)[0])
+        batch.actions.insert(0, counter_write(owner, written, added, max_entries - legacy - added, merged=True)[0])
         times = {h: latest[h].entry.updated_at or now for h, o in batch.outcome.items() if o != "skipped"}
         batch.actions.append(note_write(owner, times, now, writer)[0])
     return batch
@@ -250,14 +250,13 @@ def step_writes(
 ) -> list[tuple[Item, int]]:
     """A step's entries as its journal (one Put: storage.dynamodb_journal; the last write wins, no
     condition may cancel a step) and the owner's counter (its count raised by the `added` ones the
-    step's replica did not hold, its write count by all, its journals by one, its memory's changes
-    by one if `changed`)."""
+    step's replica did not hold, its write count by all, its memory's changes by one if `changed`)."""
     latest = {r.source_hash: replace(r.entry, updated_at=r.entry.updated_at or now) for r in records}
     if not latest:
         return []
     journal = journal_write(owner, list(latest.values()), now, writer)
     check_size(journal[0]["Put"]["Item"], "A step's translation-memory entries")
-    return [counter_write(owner, len(latest), added, None, changed=changed, journal=True), journal]
+    return [counter_write(owner, len(latest), added, None, changed=changed), journal]
 
 
 def fits(writes: Sequence[tuple[Item, int]], *, beside: Sequence[int]) -> bool:

@@ -79,7 +79,7 @@ _PACKED_UNIT = {
 
 
 def _fields(u: UnitWrite, now: str) -> dict[str, object]:
-    return {short: getattr(replace(u, updated_at=now), name) for short, name in _PACKED_UNIT.items()}
+    return {short: now if name == "updated_at" else getattr(u, name) for short, name in _PACKED_UNIT.items()}
 
 
 def _packed_unit(u: UnitWrite, now: str) -> Item:

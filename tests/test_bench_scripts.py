@@ -4,6 +4,8 @@ loop or fail shows here, not only when someone next measures."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,3 +39,11 @@ def test_moto_costs_prints_each_request_shape() -> None:
     out = run("bench/moto_costs.py", "--rounds", "2")
     assert "naive: GetItem of the history item" in out
     assert "transaction: 2 puts, each packing 18 units" in out
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None, reason="needs valgrind and cc")
+def test_step_instructions_counts_each_designs_batches() -> None:
+    figures = json.loads(run("bench/step_instructions.py", "--size", "4000", "--json"))
+    assert figures["batches"]["project"] and figures["batches"]["naive"]
+    assert all(count > 1_000_000 for design in ("project", "naive") for count in figures["batches"][design])
+    assert figures["ratio"] > 0

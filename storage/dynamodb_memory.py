@@ -110,6 +110,14 @@ class Snapshots:
             while len(self._kept) > OWNERS:
                 self._kept.popitem(last=False)
 
+    def forget(self, owner: str) -> None:
+        """This process just changed the owner's memory otherwise (an entry put or deleted): what it
+        observed and kept of it stands for nothing now (its next read is a read)."""
+        with self.lock:
+            self._observed.pop(owner, None)
+            for key in [k for k in self._kept if k[0] == owner]:
+                del self._kept[key]
+
     def committed(self, owner: str, added: Sequence[Correction]) -> None:
         """This process committed the owner's memory's next change: `added` corrections (newest first),
         nothing else. A kept read becomes the next count's, the corrections first: if another write
@@ -204,6 +212,15 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         same["Put"]["ExpressionAttributeValues"] = {":kind": s(record.kind)}
         changed = di.memory_changed(record.owner)
         counted = self._entry_count(record.owner, record.kind, +1, max_entries)
+        try:
+            self._put_entry(record, max_entries, counted, add, same, changed)
+        finally:
+            self._snapshots.forget(record.owner)
+
+    def _put_entry(
+        self, record: MemoryEntryRecord, max_entries: int, counted: Item, add: Item, same: Item, changed: Item
+    ) -> None:
+        """`put_memory_entry`'s writes: an add, else a replacement in place, a few times over races."""
         for _ in range(4):
             try:
                 self._transact([counted, add, changed], retries=8)
@@ -235,6 +252,8 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             )
         except di.Refused as exc:
             raise NotFoundError(f"No memory entry {entry_id}.") from exc
+        finally:
+            self._snapshots.forget(owner)
 
     def _entry_count(self, owner: str, kind: str, delta: int, cap: int | None) -> Item:
         values = {":d": n(delta)} | ({":max": n(cap)} if cap is not None else {})

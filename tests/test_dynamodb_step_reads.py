@@ -132,3 +132,17 @@ def test_without_a_fresh_observation_the_memory_is_read(
     clock[0] += dm.OBSERVED
     storage.memory_snapshot("alice", corrections=CORRECTIONS)
     assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the observation is too old to stand for a read"
+
+
+def test_this_processs_own_entry_writes_are_read_at_once(storage: DynamoDBSessionStorage) -> None:
+    """An entry this process puts or deletes right after a step's read: the next read of the owner's
+    memory (the workbench's checks, say) reads it, without waiting for another step's read."""
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls("a")])
+    step_reads(storage)
+    storage.load_step(SID, window=WINDOW)  # observes the version: the kept read stands for now
+    storage.put_memory_entry(entry("mine"), max_entries=10)
+    assert [e.entry_id for e in storage.memory_snapshot("alice", corrections=CORRECTIONS).entries] == ["mine"]
+    storage.load_step(SID, window=WINDOW)
+    storage.delete_memory_entry("alice", "mine")
+    assert storage.memory_snapshot("alice", corrections=CORRECTIONS).entries == []

@@ -60,6 +60,7 @@ import json
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -75,7 +76,7 @@ from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_files import DynamoDBFiles, coverage_write, files_in, files_key
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
-from .dynamodb_memory import DynamoDBMemoryStorage
+from .dynamodb_memory import DynamoDBMemoryStorage, MemoryVersion, memory_version
 from .dynamodb_table import INDEX, dynamodb_client, errors
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import MAX_TM_ENTRIES, Storage, check_units, tm_record
@@ -142,7 +143,11 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         pk = di.session_pk(session_id)
         held = self._held.get(session_id) if window > 0 else None
         kept = self._held.latest_head(session_id) if held is not None else None
-        head = self._held_head(session_id, kept) if kept is not None else None
+        seen: MemoryVersion | None = None
+        head: list[Item] | None = None
+        if kept is not None:
+            head, seen = self._held_head(session_id, kept)
+            seen = seen if head is not None else None  # the owner's, as the session held (its version's)
         if head is None and window > 0 and held is None:
             head = list(self._query(pk, "sk >= :f", {":f": s("F#")}))
         elif head is None:  # up to the slots
@@ -178,7 +183,7 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         responses = [first + k for k, m in enumerate(messages) if isinstance(m, ModelResponse)]
         latest = responses[-1] if responses else -1
         previous = responses[-2] if len(responses) > 1 else -1
-        return di.snapshot(
+        snapshot = di.snapshot(
             session_id,
             loaded.record,
             files_in(head),
@@ -187,8 +192,11 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             latest=(latest, self._verdicts(session_id, loaded.hot, head, latest)),
             previous=(previous, self._verdicts(session_id, loaded.hot, head, previous)),
         )
+        return replace(snapshot, owner_memory=seen) if seen is not None else snapshot
 
-    def _held_head(self, session_id: str, held: tuple[str, int, Mapping[str, Item]]) -> list[Item] | None:
+    def _held_head(
+        self, session_id: str, held: tuple[str, int, Mapping[str, Item]]
+    ) -> tuple[list[Item] | None, MemoryVersion]:
         """META, the files and the verdict items as this process last loaded or committed them
         (`held`: the session's creation time, version and items), if they are still the session's:
         one BatchGetItem of META and the file count (an upload adds a file without a commit, so
@@ -204,17 +212,18 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         shown = ("sk", "version", meta.STATE, "fileCount", "files", "changes", "writes", "merged")
         read = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=shown)}
         self._snapshots.observe(owner, read.get(version["sk"]["S"]))
+        seen = memory_version(read.get(version["sk"]["S"]))
         current = read.get("META")
         if current is None or meta.STATE not in current:  # gone, or as an older release kept it: the Query
             self._held.moved(session_id, on=current is not None)
-            return None
+            return None, seen
         if (json.loads(current[meta.STATE]["S"])["createdAt"], int(current["version"]["N"])) != held[:2]:
             self._held.moved(session_id, on=True)
-            return None
+            return None, seen
         counted = read.get("COUNT#files", {}).get("files") or current.get("fileCount") or n(0)
         if int(counted["N"]) != sum(sk.startswith("F#") for sk in items):
-            return None
-        return list(items.values())  # META as held: the version read is that one
+            return None, seen
+        return list(items.values()), seen  # META as held: the version read is that one
 
     def _up_to_slots(self, pk: str) -> list[Item]:
         """The session's files, META and verdict items: its partition from F# up to the slots."""
@@ -294,12 +303,12 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             memory = tm.step_writes(token.owner, remembered, effects.memory_added, now, self._writer, changed=changed)
         if len(actions) + len(legacy) <= di.MAX_TRANSACTION_ITEMS // 2:  # else a later commit deletes them
             actions += legacy
-        di.check_transaction([size for _, size in actions])
         later = not tm.fits(memory, beside=[size for _, size in actions])
         if not later:
             actions += memory
-        if changed and (later or not memory):
+        if changed and (later or not memory):  # the memory's change counted alone
             actions.append((di.memory_changed(token.owner), 200))
+        di.check_transaction([size for _, size in actions])
         if answer is not None:
             actions += self._answer_writes(sid, answer, int(time.time()), beside=[size for _, size in actions])
         try:
@@ -314,8 +323,7 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             self._held.keep(sid, token.created_at, token.message_count, dumped)
         self._hold_committed(pk, head, actions)
         if changed:
-            newest = sorted(corrections, key=lambda i: i["sk"]["S"], reverse=True)
-            self._snapshots.committed(token.owner, [di.correction(i) for i in newest])
+            self._snapshots.forget(token.owner)
         if memory and not later:
             self._merge_due(token.owner)
         if later:  # a step too large to carry its memory entries: they follow it

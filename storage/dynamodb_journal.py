@@ -6,7 +6,7 @@ Layout (in the table of `storage.dynamodb`, beside storage.dynamodb_tm's items):
                                               the `by-owner` index under TM#<owner>, <written at>#~…
                                               (where replicas read what other processes wrote), kept
                                               (no TTL) until merged
-    O#<owner>   TJ#<written at>#<writer>#m<n> merged journals: the newest of each source's entries of
+    O#<owner>   TJ#<latest written>#~m<n>     merged journals: the newest of each source's entries of
                                               journals older than MERGE_AFTER (`z`), not in the index
 
 They sort right after the T# items, so one Query reads the owner's whole translation memory.
@@ -138,8 +138,10 @@ def merge_plan(owner: str, items: Sequence[Item], writer: str) -> Merge | None:
     if len(picked) < 2:
         return None
     merged = newest(e for i in picked for e in decode(i))
-    first = picked[0]["sk"]["S"].split("#")[1]
-    item = {"pk": s(f"O#{owner}"), "sk": s(f"{PREFIX}{first}#{writer}#m{secrets.token_hex(4)}")}
+    # Keyed after every item it replaces (`~` sorts after a writer's name): a whole read that has
+    # passed some of them, in key order, still meets it if it has not met the others.
+    last = max(i["sk"]["S"].split("#")[1] for i in picked)
+    item = {"pk": s(f"O#{owner}"), "sk": s(f"{PREFIX}{last}#~m{writer}{secrets.token_hex(4)}")}
     item["z"] = {"B": encode(merged.values())}
     actions = [put(item, "Merged journals")[0]]
     actions += [{"Delete": {"Key": {"pk": i["pk"], "sk": i["sk"]}, "ConditionExpression": STILL_THERE}} for i in picked]

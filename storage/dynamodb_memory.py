@@ -9,7 +9,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,49 +36,61 @@ SAME_KIND = "kind = :kind"
 
 logger = logging.getLogger(__name__)
 
-OBSERVED = 5.0
-"""Seconds for which a count of the owner's memory changes that a step's read of its session brought
-stands for a read of the owner's memory (`Snapshots`)."""
 OWNERS = 64
 """Owners whose memory a process keeps (`Snapshots`), the most recently read."""
 MERGE_PAUSE = 600.0
 """Seconds after a process tried to merge an owner's journals before it tries again."""
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryVersion:
+    """The owner's memory version item as a step's read of its session brought it (storage.dynamodb,
+    `_held_head`): the count of the memory's changes and of the translation memory's writes."""
+
+    changes: int
+    writes: int
+
+
+def memory_version(item: Item | None) -> MemoryVersion:
+    """The version item read (None: it does not exist yet)."""
+    writes = int(item["writes"]["N"]) if item and "writes" in item else 0
+    return MemoryVersion(changes=di.memory_changes(item), writes=writes)
+
+
 class Snapshots:
-    """What a step last read of each owner's memory, by the count of the owner's memory changes
-    (`dynamodb_items.memory_changes`) observed just BEFORE that read; thread-safe.
+    """What steps last read of each owner's memory, by the count of its changes
+    (`dynamodb_items.memory_changes`) that the step's read of its session showed BEFORE that read;
+    thread-safe.
 
     Every write that changes what a step reads of an owner's memory (an entry put or deleted, a
     step's corrections) counts one on the owner's version item in its own transaction, and a step's
-    read of its session in the process that holds it brings that item along
-    (storage.dynamodb, `_held_head`): while the count observed is the one a kept read was taken at,
-    the owner's memory is as that read saw it, and the step reads nothing more. A read is kept with
-    the count observed before it, never with the one it returned itself (a Query reads each item as
-    committed, not the partition at one moment: it may show the new count of a write whose entry it
-    had read before the write): what it saw of a later write only sends the next step to read again.
+    read of its session in the process that holds it brings that item along (storage.dynamodb,
+    `_held_head`, handed to `memory_snapshot` through the SessionSnapshot): while the count a step
+    brings is the one a kept read was taken at, the owner's memory is as that read saw it, and the
+    step reads nothing more. A read is kept with the count its step brought before it, never with the
+    one it returned itself (a Query reads each item as committed, not the partition at one moment: it
+    may show the new count of a write whose entry it had read before the write): what it saw of a
+    later write only sends the next step to read again. A read without such a count (not a held
+    step's) is neither served from here nor kept.
     """
 
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple[str, int], tuple[int, OwnerSnapshot]] = OrderedDict()
-        self._observed: dict[str, tuple[int, int | None, float]] = {}
-        self._pending: dict[str, tuple[int, int]] = {}
+        self._pending: OrderedDict[str, tuple[int, int]] = OrderedDict()
         """The writes each owner's version item showed last, and of them those waiting for a merge
         (storage.dynamodb_journal)."""
         self.lock = threading.Lock()
         """Guards its state (and the storage's merge times)."""
 
     def observe(self, owner: str, version: Item | None) -> None:
-        """The owner's version item, as a step's read just brought it (None: it does not exist yet)."""
+        """The owner's version item, as a step's read just brought it: the writes waiting for a merge."""
         writes = int(version["writes"]["N"]) if version and "writes" in version else 0
         merged = int(version["merged"]["N"]) if version and "merged" in version else 0
         with self.lock:
-            self._observed.pop(owner, None)  # to the end: the most recently observed go last
-            self._observed[owner] = (di.memory_changes(version), writes, time.monotonic())
             self._pending[owner] = (writes, writes - merged)
-            while len(self._observed) > OWNERS:
-                self._pending.pop(oldest := next(iter(self._observed)), None)
-                del self._observed[oldest]
+            self._pending.move_to_end(owner)
+            while len(self._pending) > OWNERS:
+                self._pending.popitem(last=False)
 
     def pending(self, owner: str) -> tuple[int, int]:
         """The owner's entry writes, and of them those waiting for a merge, as its version item last
@@ -86,47 +98,30 @@ class Snapshots:
         with self.lock:
             return self._pending.get(owner, (0, 0))
 
-    def _changes(self, owner: str) -> tuple[int, int | None] | None:
-        seen = self._observed.get(owner)
-        return None if seen is None or time.monotonic() - seen[2] >= OBSERVED else (seen[0], seen[1])
-
-    def get(self, owner: str, corrections: int) -> OwnerSnapshot | None:
-        """The kept read, if a count observed lately shows the owner's memory unchanged since."""
+    def get(self, owner: str, corrections: int, seen: MemoryVersion) -> OwnerSnapshot | None:
+        """The kept read, if it was taken at the count `seen` shows (the memory unchanged since)."""
         with self.lock:
-            seen, kept = self._changes(owner), self._kept.get((owner, corrections))
-            if seen is None or kept is None or kept[0] != seen[0]:
+            kept = self._kept.get((owner, corrections))
+            if kept is None or kept[0] != seen.changes:
                 return None
             self._kept.move_to_end((owner, corrections))
-        return replace(kept[1], tm_writes=seen[1])
+        return replace(kept[1], tm_writes=seen.writes)
 
-    def keep(self, owner: str, corrections: int, read: OwnerSnapshot) -> None:
-        """A read just taken: kept with the count observed before it, if one was lately."""
+    def keep(self, owner: str, corrections: int, read: OwnerSnapshot, seen: MemoryVersion) -> None:
+        """A read just taken, after its step's read of its session showed the count `seen` shows."""
         with self.lock:
-            seen = self._changes(owner)
-            if seen is None:
-                return
-            self._kept[(owner, corrections)] = (seen[0], read)
+            self._kept[(owner, corrections)] = (seen.changes, read)
             self._kept.move_to_end((owner, corrections))
             while len(self._kept) > OWNERS:
                 self._kept.popitem(last=False)
 
     def forget(self, owner: str) -> None:
-        """This process just changed the owner's memory otherwise (an entry put or deleted): what it
-        observed and kept of it stands for nothing now (its next read is a read)."""
+        """This process just changed the owner's memory (an entry put or deleted, corrections
+        committed): keep nothing read of it before (a step's count would show the change anyway; a
+        read in this process right after, as the workbench's checks, reads)."""
         with self.lock:
-            self._observed.pop(owner, None)
             for key in [k for k in self._kept if k[0] == owner]:
                 del self._kept[key]
-
-    def committed(self, owner: str, added: Sequence[Correction]) -> None:
-        """This process committed the owner's memory's next change: `added` corrections (newest first),
-        nothing else. A kept read becomes the next count's, the corrections first: if another write
-        counted one meanwhile, the count observed next is past it and the step reads again."""
-        with self.lock:
-            for key in [k for k in self._kept if k[0] == owner]:
-                changes, read = self._kept[key]
-                corrections = [*added, *read.corrections][: key[1]]
-                self._kept[key] = (changes + 1, replace(read, corrections=corrections))
 
 
 class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
@@ -157,18 +152,20 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
         return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
 
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
         """What a step read before, while the step's read of its session showed the owner's memory
-        unchanged since (`Snapshots`); else one Query, newest first, of the owner's partition from its
-        entries (P#, bounded by their caps) down through the counters (N#: the kinds', and the
-        translation memory's with its write count) into the corrections (K#), stopped after
-        `corrections` of them: its page is sized by how many entries the owner had last time, so it
-        is normally one call."""
-        kept = self._snapshots.get(owner, corrections)
-        if kept is not None:
-            return kept
+        unchanged since (`seen`: its MemoryVersion, `Snapshots`); else one Query, newest first, of the
+        owner's partition from its entries (P#, bounded by their caps) down through the counters (N#:
+        the kinds', and the translation memory's with its write count) into the corrections (K#),
+        stopped after `corrections` of them: its page is sized by how many entries the owner had last
+        time, so it is normally one call."""
+        if isinstance(seen, MemoryVersion):
+            kept = self._snapshots.get(owner, corrections, seen)
+            if kept is not None:
+                return kept
         read = self._read_snapshot(owner, corrections)
-        self._snapshots.keep(owner, corrections, read)
+        if isinstance(seen, MemoryVersion):
+            self._snapshots.keep(owner, corrections, read, seen)
         return read
 
     def _read_snapshot(self, owner: str, corrections: int) -> OwnerSnapshot:

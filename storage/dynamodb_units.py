@@ -30,6 +30,9 @@ from .errors import NotFoundError
 NEW_ITEM = "attribute_not_exists(sk)"
 # A revision replaces a written unit: one that is not written fails the step (NotFoundError).
 UNIT_WRITTEN = "attribute_exists(sk)"
+# A revision puts a commit's units whole over the units it read (and the commit is conditional on
+# the session's version): it never puts back what another commit changed meanwhile.
+AS_READ = "u = :read"
 
 
 def unit_key(session_id: str, file_id: str, start: int) -> Item:
@@ -105,9 +108,9 @@ def units_items(session_id: str, units: Sequence[UnitWrite], now: str) -> list[I
 
 def units_item_revision(item: Item, revisions: Sequence[UnitWrite], now: str) -> tuple[Item, int]:
     """The one action that replaces the revised units inside a commit's units `item` (their spans
-    stay): the item put whole, on condition that it still exists (the commit is conditional on the
-    session's version, so no other write of it can come between its read and this); an update of
-    each unit's entry in the map of an item of the previous release, on condition that it holds each."""
+    stay): the item put whole, on condition that it still holds the units read (`AS_READ`); an update
+    of each unit's entry in the map of an item of the previous release, on condition that it holds
+    each."""
     stored = {u.start: u for u in unit_writes(item)}
     what = f"The revised unit at {revisions[0].start}"
     if "u" in item:
@@ -115,7 +118,9 @@ def units_item_revision(item: Item, revisions: Sequence[UnitWrite], now: str) ->
         for r in revisions:
             revised = replace(stored[r.start], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)
             by_start[str(r.start)] = _fields(revised, now)
-        return put(item | {"u": s(to_json(by_start))}, what, UNIT_WRITTEN)
+        action, size = put(item | {"u": s(to_json(by_start))}, what, AS_READ)
+        action["Put"]["ExpressionAttributeValues"] = {":read": item["u"]}
+        return action, size
     sets, held, values, names = [], [], {}, {"#units": "units"}
     for k, r in enumerate(revisions):
         revised = replace(stored[r.start], text=r.text, status=r.status, origin=r.origin, call_id=r.call_id)

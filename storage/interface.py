@@ -124,9 +124,11 @@ class MemoryStorageInterface(ABC):
         """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
 
     @abstractmethod
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
         """`list_memory` and `recent_corrections(limit=corrections)` in one read (what a step shows), with
-        the translation memory's write count where the backend keeps one."""
+        the translation memory's write count where the backend keeps one. `seen`: the owner's memory
+        version as this backend's `load_step` read it with the session (`SessionSnapshot.owner_memory`),
+        if it did: a backend may then answer from what it read before while that version is unchanged."""
 
     @abstractmethod
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:

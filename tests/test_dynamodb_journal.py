@@ -123,11 +123,14 @@ def test_old_journals_merge_out_of_the_index(storage: DynamoDBSessionStorage, mo
     assert before["Shared."] == "T4"
     assert storage.merge_journals("alice") == 0, "all too recent: a replica of the index may still need them"
     monkeypatch.setattr(journal, "MERGE_AFTER", timedelta(0))
+    replaced = [i["sk"]["S"] for i in owner_items(storage, "TJ#")]
     other = fresh(storage)
     assert other.merge_journals("alice") == 5
     assert storage.merge_journals("alice") == 0, "nothing left to merge"
     (merged,) = owner_items(storage, "TJ#")
     assert "gsi1pk" not in merged, "out of the index"
+    # After all it replaces: a whole read that passed some of them before the merge meets it after.
+    assert merged["sk"]["S"] > max(replaced)
     assert by_source(fresh(storage).tm_changes("alice", since=None)) == before
     long_ago = "2026-01-01T00:00:00.000+00:00"  # before what the index keeps now: everything
     assert by_source(fresh(storage).tm_changes("alice", since=long_ago)) == before

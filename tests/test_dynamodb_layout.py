@@ -337,6 +337,11 @@ def test_a_commits_units_are_one_item_and_an_older_releases_read_and_revise_the_
         ("0000000010", ["10"]),
     ]
     listed = storage.list_units(SID, FID)
+    stale = storage.load_step(SID, window=WINDOW)
+    step(fresh(storage), revisions=[revision(0, 4, "Zéro.")])  # another commit revises a unit of the item
+    with pytest.raises(ConflictError):  # over the version (and the units) it read: refused whole
+        storage.commit(stale.token, StepEffects(revisions=[revision(5, 9, "Cinq.")]))
+    assert [u.text for u in storage.list_units(SID, FID)][:2] == ["Zéro.", "t5"]
     step(storage, revisions=[revision(0, 4, "Un."), revision(5, 9, "Deux.")])  # one item: put whole
     assert [(u.start, u.text) for u in storage.list_units(SID, FID)][:2] == [(0, "Un."), (5, "Deux.")]
     # The previous release kept a commit's units as a map: they list and revise the same.

@@ -1,6 +1,7 @@
 """What a step reads on DynamoDB in the process that committed the session's latest step: one
 BatchGetItem of META, the file count and the owner's memory version, and nothing more while the
-owner's memory is unchanged; any write to that memory, from any process, is read by the next step."""
+owner's memory is unchanged; any write to that memory, from any process, is read by the next step,
+and a memory read without the version its step's read brought always reads."""
 
 from __future__ import annotations
 
@@ -29,9 +30,10 @@ def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
 
 
 def step_reads(storage: DynamoDBSessionStorage) -> OwnerSnapshot:
-    """A step's reads in this process, in the runtime's order: the session, then the owner's memory."""
-    storage.load_step(SID, window=WINDOW)
-    return storage.memory_snapshot("alice", corrections=CORRECTIONS)
+    """A step's reads in this process, in the runtime's order: the session, then the owner's memory
+    (with what the session's read brought of its version)."""
+    loaded = storage.load_step(SID, window=WINDOW)
+    return storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory)
 
 
 def as_read(storage: DynamoDBSessionStorage) -> OwnerSnapshot:
@@ -74,9 +76,8 @@ def test_every_write_to_the_owners_memory_is_read_by_the_next_step(storage: Dyna
         assert step_reads(storage) == as_read(storage)
 
 
-def test_a_steps_own_corrections_are_in_its_next_read_without_reading(storage: DynamoDBSessionStorage) -> None:
-    """The process that commits corrections keeps its read with them; what another process commits
-    meanwhile sends it to read again."""
+def test_after_a_steps_corrections_the_next_step_reads_the_memory(storage: DynamoDBSessionStorage) -> None:
+    """A commit with corrections changes the owner's memory: the next step reads it (and keeps it)."""
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls(*(f"c{k}" for k in range(12)))])
     step_reads(storage)
@@ -87,28 +88,24 @@ def test_a_steps_own_corrections_are_in_its_next_read_without_reading(storage: D
         step(storage, verdicts=verdicts, corrections=corrections)
         counted.take()
         read = step_reads(storage)
-        assert counted.take().get("Query") is None, "its own corrections: kept, not read"
+        assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "changed: read again"
         assert read == as_read(storage)
-    create(fresh(storage), "s_" + "9" * 32, corrections=[correction("y", "from elsewhere")])
-    step(storage, messages=users(2, 1), corrections=[correction("z", "mine")])
-    counted.take()
-    read = step_reads(storage)
-    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "a correction from elsewhere between: read"
-    assert read == as_read(storage)
-    assert [c.final for c in as_read(storage).corrections[:2]] == ["mine", "from elsewhere"]
+        counted.take()
+        assert step_reads(storage) == read and counted.take() == {"BatchGetItem": 1}, "unchanged: kept"
+    assert [c.final for c in as_read(storage).corrections[:2]] == [None, "edit"]
 
 
 def test_a_read_that_meets_a_write_is_kept_as_of_before_it(storage: DynamoDBSessionStorage) -> None:
-    """The owner's memory written between the session's read (which observed its version) and the
-    read of the memory: that read is kept as of the version observed before it, so the next step,
-    observing the write, reads again."""
+    """The owner's memory written between the session's read (which brought its version) and the
+    read of the memory: that read is kept as of the version brought before it, so the next step,
+    bringing the write's, reads again."""
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("a")])
     step_reads(storage)
     fresh(storage).put_memory_entry(entry("early"), max_entries=10)
-    storage.load_step(SID, window=WINDOW)  # observes the version after it: no read kept of that one
+    loaded = storage.load_step(SID, window=WINDOW)  # brings the version after it: no read kept of that one
     fresh(storage).put_memory_entry(entry("late", at="2026-01-01T00:00:02.000+00:00"), max_entries=10)
-    seen = storage.memory_snapshot("alice", corrections=CORRECTIONS)
+    seen = storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory)
     assert [e.entry_id for e in seen.entries] == ["early", "late"], "the read itself sees the later write"
     counted = DynamoRequests(storage.client)
     read = step_reads(storage)
@@ -116,33 +113,31 @@ def test_a_read_that_meets_a_write_is_kept_as_of_before_it(storage: DynamoDBSess
     assert read == as_read(storage)
 
 
-def test_without_a_fresh_observation_the_memory_is_read(
-    storage: DynamoDBSessionStorage, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Outside a held step (no version observed lately) the owner's memory is read, and not kept."""
-    import storage.dynamodb_memory as dm
-
+def test_a_read_without_the_sessions_version_reads(storage: DynamoDBSessionStorage) -> None:
+    """Only the memory read of a step whose session's read brought the version is served from what
+    was read before: any other (a new session's step, the workbench's checks, a step whose read went
+    to the Query) reads, even right after a held step of this process."""
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("a")])
     step_reads(storage)
-    counted = DynamoRequests(storage.client)
-    clock = [1e6]
-    monkeypatch.setattr(dm.time, "monotonic", lambda: clock[0])
     storage.load_step(SID, window=WINDOW)
-    clock[0] += dm.OBSERVED
-    storage.memory_snapshot("alice", corrections=CORRECTIONS)
-    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the observation is too old to stand for a read"
+    fresh(storage).put_memory_entry(entry("elsewhere"), max_entries=10)
+    counted = DynamoRequests(storage.client)
+    read = storage.memory_snapshot("alice", corrections=CORRECTIONS)
+    assert counted.take() == {"Query": 1} and [e.entry_id for e in read.entries] == ["elsewhere"]
+    assert fresh(storage).load_step(SID, window=WINDOW).owner_memory is None, "the Query brings no version"
 
 
 def test_this_processs_own_entry_writes_are_read_at_once(storage: DynamoDBSessionStorage) -> None:
-    """An entry this process puts or deletes right after a step's read: the next read of the owner's
-    memory (the workbench's checks, say) reads it, without waiting for another step's read."""
+    """An entry this process puts or deletes between a step's read of its session and its read of the
+    owner's memory: that read reads it."""
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("a")])
     step_reads(storage)
-    storage.load_step(SID, window=WINDOW)  # observes the version: the kept read stands for now
+    loaded = storage.load_step(SID, window=WINDOW)  # brings the version: the kept read would stand
     storage.put_memory_entry(entry("mine"), max_entries=10)
-    assert [e.entry_id for e in storage.memory_snapshot("alice", corrections=CORRECTIONS).entries] == ["mine"]
-    storage.load_step(SID, window=WINDOW)
+    read = storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory)
+    assert [e.entry_id for e in read.entries] == ["mine"]
+    loaded = storage.load_step(SID, window=WINDOW)
     storage.delete_memory_entry("alice", "mine")
-    assert storage.memory_snapshot("alice", corrections=CORRECTIONS).entries == []
+    assert storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory).entries == []

@@ -321,7 +321,7 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             raise
         if dumped:
             self._held.keep(sid, token.created_at, token.message_count, dumped)
-        self._hold_committed(pk, head, actions)
+        self._hold_committed(sid, head, actions)
         if changed:
             self._snapshots.forget(token.owner)
         if memory and not later:
@@ -329,11 +329,11 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         if later:  # a step too large to carry its memory entries: they follow it
             self.put_tm(token.owner, remembered, max_entries=MAX_TM_ENTRIES)
 
-    def _hold_committed(self, pk: str, loaded: Mapping[str, Item], actions: Sequence[tuple[Item, int]]) -> None:
+    def _hold_committed(self, sid: str, loaded: Mapping[str, Item], actions: Sequence[tuple[Item, int]]) -> None:
         """Hold META, the files and the verdict items as the commit of `actions` left them: those it
         put whole over what its step `loaded`, without those it deleted (nothing, if it updated one
         in place: the next step reads them)."""
-        head = dict(loaded)
+        head, pk = dict(loaded), di.session_pk(sid)
         for action, _ in actions:
             for kind, body in action.items():
                 key = body.get("Item") or body.get("Key") or {}
@@ -344,6 +344,7 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
                 elif kind == "Delete":
                     head.pop(key["sk"]["S"], None)
                 else:
+                    self._held.drop_head(sid)
                     return
         self._held.keep_head(meta.read(head["META"]), list(head.values()))
 

@@ -241,6 +241,14 @@ class Held:
             return None
         return found[2]
 
+    def drop_head(self, session_id: str) -> None:
+        """Hold nothing of what steps of the session loaded (its latest commit changed an item it did
+        not put whole: the next step reads them)."""
+        with self._lock:
+            self._moved.discard(session_id)
+            if (old := self._heads.pop(session_id, None)) is not None:
+                self._head_bytes -= old[3]
+
     def forget(self, session_id: str) -> None:
         """Hold nothing of the session (it was deleted)."""
         with self._lock:

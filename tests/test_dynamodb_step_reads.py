@@ -8,11 +8,11 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from agent_core.effects import Correction
+from agent_core.effects import Correction, StepEffects, StepToken
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.records import OwnerSnapshot
 from tests.aws import DynamoRequests
-from tests.storage_cases import SID, approve, calls, create, entry, refine, reject, step, users
+from tests.storage_cases import SID, approve, calls, create, entry, refine, reject, step, texts, user, users
 
 WINDOW = 16
 CORRECTIONS = 8
@@ -141,3 +141,21 @@ def test_this_processs_own_entry_writes_are_read_at_once(storage: DynamoDBSessio
     loaded = storage.load_step(SID, window=WINDOW)
     storage.delete_memory_entry("alice", "mine")
     assert storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory).entries == []
+
+
+def test_a_session_created_again_elsewhere_at_the_same_version_is_read_afresh(
+    storage: DynamoDBSessionStorage,
+) -> None:
+    """Another process deletes the session and creates it again under its id, to the version this
+    process holds: the creation time tells them apart, and the step reads the new one."""
+    create(storage, messages=users(0, 2))
+    assert texts(storage.load_step(SID, window=WINDOW).window) == ["m0", "m1"]
+    other = fresh(storage)
+    other.delete_session(SID)
+    again = StepToken(
+        session_id=SID, owner="alice", version=0, created_at="2026-02-02T00:00:00.000+00:00", message_count=0
+    )
+    other.commit(again, StepEffects(messages=[user("new"), user("session")]))
+    counted = DynamoRequests(storage.client)
+    assert texts(storage.load_step(SID, window=WINDOW).window) == ["new", "session"]
+    assert counted.take()["BatchGetItem"] == 1, "the held version's number matched; its creation time did not"

@@ -65,3 +65,10 @@ class DynamoRequests:
         seen = dict(self.seen)
         self.seen.clear()
         return seen
+
+
+def another_process(storage: Any) -> Any:
+    """Another process's DynamoDB storage on the same table (it holds nothing of this one's)."""
+    from storage.dynamodb import DynamoDBSessionStorage
+
+    return DynamoDBSessionStorage(storage.client, table_name=storage.table)

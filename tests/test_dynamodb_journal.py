@@ -17,6 +17,7 @@ from storage.dynamodb_items import now_iso
 from storage.errors import ConflictError
 from storage.interface import tm_record
 from tests.aws import DynamoRequests
+from tests.aws import another_process as fresh
 from tests.storage_cases import SID, calls, create, step, users
 
 WINDOW = 16
@@ -25,11 +26,6 @@ WINDOW = 16
 @pytest.fixture
 def storage(moto_table: str) -> DynamoDBSessionStorage:
     return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
-
-
-def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
-    """Another process's storage on the same table."""
-    return DynamoDBSessionStorage(storage.client, table_name=storage.table)
 
 
 def owner_items(storage: DynamoDBSessionStorage, prefix: str) -> list[dict[str, Any]]:

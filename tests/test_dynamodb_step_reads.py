@@ -12,6 +12,7 @@ from agent_core.effects import Correction, StepEffects, StepToken
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.records import OwnerSnapshot
 from tests.aws import DynamoRequests
+from tests.aws import another_process as fresh
 from tests.storage_cases import SID, approve, calls, create, entry, refine, reject, step, texts, user, users
 
 WINDOW = 16
@@ -22,11 +23,6 @@ CORRECTIONS = 8
 @pytest.fixture
 def storage(moto_table: str) -> DynamoDBSessionStorage:
     return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
-
-
-def fresh(storage: DynamoDBSessionStorage) -> DynamoDBSessionStorage:
-    """Another process's storage on the same table."""
-    return DynamoDBSessionStorage(storage.client, table_name=storage.table)
 
 
 def step_reads(storage: DynamoDBSessionStorage) -> OwnerSnapshot:

@@ -75,6 +75,7 @@ from . import dynamodb_tm as tm
 from . import dynamodb_units as units
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_files import DynamoDBFiles, coverage_write, files_in, files_key
+from .dynamodb_hot import HeldHead
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage, MemoryVersion, memory_version
 from .dynamodb_table import INDEX, dynamodb_client, errors
@@ -142,12 +143,10 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         """One read of the step's snapshot (`load_step`); None if it saw a commit half applied."""
         pk = di.session_pk(session_id)
         held = self._held.get(session_id) if window > 0 else None
-        kept = self._held.latest_head(session_id) if held is not None else None
-        seen: MemoryVersion | None = None
-        head: list[Item] | None = None
-        if kept is not None:
-            head, seen = self._held_head(session_id, kept)
-            seen = seen if head is not None else None  # the owner's, as the session held (its version's)
+        holding = self._held.latest_head(session_id)
+        tried = held is not None and holding is not None and not holding.moved
+        current = self._held_head(session_id, holding) if tried and holding is not None else None
+        head, seen = current or (None, None)
         if head is None and window > 0 and held is None:
             head = list(self._query(pk, "sk >= :f", {":f": s("F#")}))
         elif head is None:  # up to the slots
@@ -156,9 +155,12 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         if found is None:
             raise NotFoundError(f"No session {session_id}.")
         loaded = meta.read(found)
-        if kept is None and (holding := self._held.latest_head(session_id, moved=True)) is not None:
+        if not tried and holding is not None:
             # Stepped elsewhere lately: the version this process holds is still the session's, or not.
-            self._held.moved(session_id, on=holding[:2] != (loaded.record.created_at, loaded.record.version))
+            self._held.moved(
+                session_id,
+                on=(holding.created_at, holding.version) != (loaded.record.created_at, loaded.record.version),
+            )
         if held is not None and held.created_at != loaded.record.created_at:  # of a session deleted since
             self._held.forget(session_id)
             return self._read_step(session_id, window)
@@ -194,36 +196,35 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         )
         return replace(snapshot, owner_memory=seen) if seen is not None else snapshot
 
-    def _held_head(
-        self, session_id: str, held: tuple[str, int, Mapping[str, Item]]
-    ) -> tuple[list[Item] | None, MemoryVersion]:
+    def _held_head(self, session_id: str, held: HeldHead) -> tuple[list[Item], MemoryVersion] | None:
         """META, the files and the verdict items as this process last loaded or committed them
-        (`held`: the session's creation time, version and items), if they are still the session's:
-        one BatchGetItem of META and the file count (an upload adds a file without a commit, so
-        without a new version) shows the version held and as many files as held. None when it does
+        (`held`), if they are still the session's, with the owner's memory version: one BatchGetItem
+        of META, the file count (an upload adds a file without a commit, so without a new version) and
+        the owner's version item shows the version held and as many files as held. None when it does
         not (the step's Query reads them; after a commit elsewhere, the next steps go to the Query
         at once until it finds the version this process holds is the session's: `Held.moved`)."""
-        items = held[2]
         pk = s(di.session_pk(session_id))
-        owner = meta.read(items["META"]).record.owner
-        version = di.memory_version_key(owner)
+        version = di.memory_version_key(held.owner)
         keys = [{"pk": pk, "sk": s("META")}, files_key(session_id), version]
         # Only what tells: META's version and fields (the creation time), the counts.
         shown = ("sk", "version", meta.STATE, "fileCount", "files", "changes", "writes", "merged")
         read = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=shown)}
-        self._snapshots.observe(owner, read.get(version["sk"]["S"]))
         seen = memory_version(read.get(version["sk"]["S"]))
+        self._snapshots.observe(held.owner, seen)
         current = read.get("META")
         if current is None or meta.STATE not in current:  # gone, or as an older release kept it: the Query
             self._held.moved(session_id, on=current is not None)
-            return None, seen
-        if (json.loads(current[meta.STATE]["S"])["createdAt"], int(current["version"]["N"])) != held[:2]:
+            return None
+        if (json.loads(current[meta.STATE]["S"])["createdAt"], int(current["version"]["N"])) != (
+            held.created_at,
+            held.version,
+        ):
             self._held.moved(session_id, on=True)
-            return None, seen
+            return None
         counted = read.get("COUNT#files", {}).get("files") or current.get("fileCount") or n(0)
-        if int(counted["N"]) != sum(sk.startswith("F#") for sk in items):
-            return None, seen
-        return list(items.values()), seen  # META as held: the version read is that one
+        if int(counted["N"]) != sum(sk.startswith("F#") for sk in held.items):
+            return None
+        return list(held.items.values()), seen  # META as held: the version read is that one
 
     def _up_to_slots(self, pk: str) -> list[Item]:
         """The session's files, META and verdict items: its partition from F# up to the slots."""
@@ -333,19 +334,17 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         """Hold META, the files and the verdict items as the commit of `actions` left them: those it
         put whole over what its step `loaded`, without those it deleted (nothing, if it updated one
         in place: the next step reads them)."""
-        head, pk = dict(loaded), di.session_pk(sid)
-        for action, _ in actions:
-            for kind, body in action.items():
-                key = body.get("Item") or body.get("Key") or {}
-                if key.get("pk") != s(pk) or not hot.HEAD_FIRST <= key["sk"]["S"] < hot.SLOTS:
-                    continue
-                if kind == "Put":
-                    head[key["sk"]["S"]] = body["Item"]
-                elif kind == "Delete":
-                    head.pop(key["sk"]["S"], None)
-                else:
-                    self._held.drop_head(sid)
-                    return
+        head = dict(loaded)
+        for kind, sk, body in _session_actions(di.session_pk(sid), actions):
+            if not hot.HEAD_FIRST <= sk < hot.SLOTS:
+                continue
+            if kind == "Put":
+                head[sk] = body["Item"]
+            elif kind == "Delete":
+                head.pop(sk, None)
+            else:
+                self._held.drop_head(sid)
+                return
         self._held.keep_head(meta.read(head["META"]), list(head.values()))
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
@@ -495,15 +494,22 @@ def _meta_write(
     return action, size
 
 
+def _session_actions(pk: str, actions: Sequence[tuple[Item, int]]) -> Iterator[tuple[str, str, Item]]:
+    """The kind, sort key and body of each of these actions on the session's own partition `pk`."""
+    for action, _ in actions:
+        for kind, body in action.items():
+            key = body.get("Item") or body.get("Key") or {}
+            if key.get("pk") == s(pk):
+                yield kind, key["sk"]["S"], body
+
+
 def _stamped(pk: str, actions: Sequence[tuple[Item, int]]) -> tuple[list[str], list[str]]:
     """The sort keys of the session's file and verdict items these actions put, and of those they delete."""
     written: list[str] = []
     deleted: list[str] = []
-    for action, _ in actions:
-        for kind, body in action.items():
-            key = body.get("Item") or body.get("Key") or {}
-            if key.get("pk") == s(pk) and key["sk"]["S"].startswith(("F#", "V#")):
-                (deleted if kind == "Delete" else written).append(key["sk"]["S"])
+    for kind, sk, _ in _session_actions(pk, actions):
+        if sk.startswith(("F#", "V#")):
+            (deleted if kind == "Delete" else written).append(sk)
     return written, deleted
 
 

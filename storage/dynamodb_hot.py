@@ -105,6 +105,20 @@ def window(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class HeldHead:
+    """A session's META, files and verdict items as a process holds them (`Held.latest_head`)."""
+
+    created_at: str
+    version: int
+    """The session's creation time and version they were held at."""
+    items: Mapping[str, Item]
+    """By sort key."""
+    moved: bool
+    """The session was found stepped elsewhere since (`Held.moved`)."""
+    owner: str
+
+
 HELD_SESSIONS = 64
 """Sessions whose latest messages a process keeps (at most HOT messages each)."""
 HELD_CHARS = 8_000_000
@@ -154,7 +168,8 @@ class Held:
         self, sessions: int = HELD_SESSIONS, chars: int = HELD_CHARS, head_bytes: int = HELD_HEAD_BYTES
     ) -> None:
         self._sessions: OrderedDict[str, tuple[str, int, list[str]]] = OrderedDict()
-        self._heads: OrderedDict[str, tuple[str, int, dict[str, Item], int]] = OrderedDict()
+        self._heads: OrderedDict[str, tuple[str, int, dict[str, Item], int, str]] = OrderedDict()
+        """By session: its creation time and version, the items held, their size, its owner."""
         self._capacity = sessions
         self._budget = chars
         self._chars = 0
@@ -202,22 +217,22 @@ class Held:
             if size > self._head_budget:
                 self._moved.discard(session_id)
                 return  # its commit reads it again
-            self._heads[session_id] = (meta.record.created_at, meta.record.version, head, size)
+            self._heads[session_id] = (meta.record.created_at, meta.record.version, head, size, meta.record.owner)
             self._head_bytes += size
             while len(self._heads) > self._capacity or self._head_bytes > self._head_budget:
-                evicted, (_, _, _, size) = self._heads.popitem(last=False)
+                evicted, (_, _, _, size, _) = self._heads.popitem(last=False)
                 self._head_bytes -= size
                 self._moved.discard(evicted)
 
-    def latest_head(self, session_id: str, *, moved: bool = False) -> tuple[str, int, Mapping[str, Item]] | None:
-        """The items held of the session (by sort key) with the creation time and version of the
-        session they were held at (the latest step's load or commit in this process), if any; None
-        also while the session is `moved`, unless asked for a `moved` one too."""
+    def latest_head(self, session_id: str) -> HeldHead | None:
+        """What is held of the session's items beside the slots, at the version this process's latest
+        step of it loaded or committed, if anything."""
         with self._lock:
             found = self._heads.get(session_id)
-            if session_id in self._moved and not moved:
-                return None
-        return None if found is None else (found[0], found[1], found[2])
+            moved = session_id in self._moved
+        if found is None:
+            return None
+        return HeldHead(found[0], found[1], found[2], moved, found[4])
 
     def moved(self, session_id: str, *, on: bool) -> None:
         """The session was (`on`) or was not found stepped elsewhere since this process held it: while
@@ -251,11 +266,9 @@ class Held:
 
     def forget(self, session_id: str) -> None:
         """Hold nothing of the session (it was deleted)."""
+        self.drop_head(session_id)
         with self._lock:
             self._drop(session_id)
-            self._moved.discard(session_id)
-            if (old := self._heads.pop(session_id, None)) is not None:
-                self._head_bytes -= old[3]
 
     def _drop(self, session_id: str) -> tuple[str, int, list[str]] | None:
         """Remove the session's entry (under the lock), and return it."""

@@ -31,9 +31,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from agent_core.tm import TmEntry, normalize, source_hash
+from agent_core.tm import TmEntry
 
-from .dynamodb_items import MAX_TRANSACTION_ITEMS, Item, n, put, s, update
+from .dynamodb_items import MAX_TRANSACTION_ITEMS, Item, memory_version_key, n, put, s, update
+from .interface import tm_record
 
 PREFIX = "TJ#"
 """The journals' sort keys begin so: after the T# items (and the older releases' TN)."""
@@ -50,18 +51,13 @@ journals it may (a step writes about a screen of units: some sixty journals)."""
 STILL_THERE = "attribute_exists(sk)"
 
 
-def counter_key(owner: str) -> Item:
-    """The owner's translation-memory counter (storage.dynamodb_tm's N#tm)."""
-    return {"pk": s(f"O#{owner}"), "sk": s("N#tm")}
-
-
 # A merge tried records the writes it was tried after; a later record never goes back.
 LATER = "attribute_not_exists(merged) OR merged < :w"
 
 
 def merge_tried(owner: str, writes: int) -> Item:
     """The Update that records a merge tried after `writes` entry writes: none of them waits for one."""
-    return update(counter_key(owner), "SET merged = :w", {":w": n(writes)}, LATER, "")[0]
+    return update(memory_version_key(owner), "SET merged = :w", {":w": n(writes)}, LATER, "")[0]
 
 
 def encode(entries: Iterable[TmEntry]) -> bytes:
@@ -76,17 +72,13 @@ def decode(item: Item) -> list[TmEntry]:
     return [TmEntry(source=r[0], target=r[1], languages=r[2], origin=r[3], updated_at=r[4]) for r in rows]
 
 
-def key_of(e: TmEntry) -> str:
-    """An entry's source hash (its normalised source and language pair)."""
-    return source_hash(normalize(e.source), e.languages)
-
-
 def newest(entries: Iterable[TmEntry | tuple[str, TmEntry]]) -> dict[str, TmEntry]:
     """By source hash, the newest of the entries (by `updated_at`; of equal times, the later given),
-    each given alone (its hash computed: `key_of`) or with the hash it is stored under."""
+    each given alone (its hash computed: `storage.interface.tm_record`) or with the hash it is stored
+    under."""
     found: dict[str, TmEntry] = {}
     for given in entries:
-        h, e = given if isinstance(given, tuple) else (key_of(given), given)
+        h, e = given if isinstance(given, tuple) else (tm_record(given).source_hash, given)
         old = found.get(h)
         if old is None or old.updated_at <= e.updated_at:
             found[h] = e

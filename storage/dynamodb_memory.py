@@ -49,12 +49,14 @@ class MemoryVersion:
 
     changes: int
     writes: int
+    merged: int = 0
+    """Of the writes, those that wait for no merge of journals (storage.dynamodb_journal)."""
 
 
 def memory_version(item: Item | None) -> MemoryVersion:
     """The version item read (None: it does not exist yet)."""
-    writes = int(item["writes"]["N"]) if item and "writes" in item else 0
-    return MemoryVersion(changes=di.memory_changes(item), writes=writes)
+    counts = {k: int(item[k]["N"]) if item and k in item else 0 for k in ("writes", "merged")}
+    return MemoryVersion(changes=di.memory_changes(item), **counts)
 
 
 class Snapshots:
@@ -76,31 +78,37 @@ class Snapshots:
 
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple[str, int], tuple[int, OwnerSnapshot]] = OrderedDict()
-        self._pending: OrderedDict[str, tuple[int, int]] = OrderedDict()
-        """The writes each owner's version item showed last, and of them those waiting for a merge
-        (storage.dynamodb_journal)."""
-        self.lock = threading.Lock()
-        """Guards its state (and the storage's merge times)."""
+        self._observed: OrderedDict[str, MemoryVersion] = OrderedDict()
+        """The version each owner's version item showed last (for merges: `merge_due`)."""
+        self._merges: dict[str, float] = {}
+        """When this process last tried to merge each owner's journals (monotonic)."""
+        self._lock = threading.Lock()
 
-    def observe(self, owner: str, version: Item | None) -> None:
-        """The owner's version item, as a step's read just brought it: the writes waiting for a merge."""
-        writes = int(version["writes"]["N"]) if version and "writes" in version else 0
-        merged = int(version["merged"]["N"]) if version and "merged" in version else 0
-        with self.lock:
-            self._pending[owner] = (writes, writes - merged)
-            self._pending.move_to_end(owner)
-            while len(self._pending) > OWNERS:
-                self._pending.popitem(last=False)
+    def observe(self, owner: str, version: MemoryVersion) -> None:
+        """The owner's version, as a step's read just brought it."""
+        with self._lock:
+            self._observed[owner] = version
+            self._observed.move_to_end(owner)
+            while len(self._observed) > OWNERS:
+                self._merges.pop(self._observed.popitem(last=False)[0], None)
 
-    def pending(self, owner: str) -> tuple[int, int]:
-        """The owner's entry writes, and of them those waiting for a merge, as its version item last
-        showed them ((0, 0): not seen)."""
-        with self.lock:
-            return self._pending.get(owner, (0, 0))
+    def merge_due(self, owner: str) -> int | None:
+        """The entry writes to record a merge of the owner's journals tried after, if one is due: the
+        owner's version item showed MERGE_AT entries or more written since a merge was last tried, and
+        this process has not tried one in MERGE_PAUSE (it counts as tried from now)."""
+        now = time.monotonic()
+        with self._lock:
+            seen = self._observed.get(owner)
+            if seen is None or seen.writes - seen.merged < journal.MERGE_AT:
+                return None
+            if now - self._merges.get(owner, -MERGE_PAUSE) < MERGE_PAUSE:
+                return None
+            self._merges[owner] = now
+            return seen.writes
 
     def get(self, owner: str, corrections: int, seen: MemoryVersion) -> OwnerSnapshot | None:
         """The kept read, if it was taken at the count `seen` shows (the memory unchanged since)."""
-        with self.lock:
+        with self._lock:
             kept = self._kept.get((owner, corrections))
             if kept is None or kept[0] != seen.changes:
                 return None
@@ -109,7 +117,7 @@ class Snapshots:
 
     def keep(self, owner: str, corrections: int, read: OwnerSnapshot, seen: MemoryVersion) -> None:
         """A read just taken, after its step's read of its session showed the count `seen` shows."""
-        with self.lock:
+        with self._lock:
             self._kept[(owner, corrections)] = (seen.changes, read)
             self._kept.move_to_end((owner, corrections))
             while len(self._kept) > OWNERS:
@@ -119,7 +127,7 @@ class Snapshots:
         """This process just changed the owner's memory (an entry put or deleted, corrections
         committed): keep nothing read of it before (a step's count would show the change anyway; a
         read in this process right after, as the workbench's checks, reads)."""
-        with self.lock:
+        with self._lock:
             for key in [k for k in self._kept if k[0] == owner]:
                 del self._kept[key]
 
@@ -135,8 +143,6 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
         self._snapshots = Snapshots()
         """The owners' memory as steps last read it, while it is unchanged."""
-        self._merges: OrderedDict[str, float] = OrderedDict()
-        """When this process last tried to merge each owner's journals (monotonic)."""
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """Newest first."""
@@ -358,17 +364,9 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         showed MERGE_AT entries or more written since a merge was last tried (at most once in
         MERGE_PAUSE per owner here), and record it tried. Never fails the commit: a merge that
         fails is left for a later one."""
-        writes, pending = self._snapshots.pending(owner)
-        if pending < journal.MERGE_AT:
+        writes = self._snapshots.merge_due(owner)
+        if writes is None:
             return
-        now = time.monotonic()
-        with self._snapshots.lock:
-            if now - self._merges.get(owner, -MERGE_PAUSE) < MERGE_PAUSE:
-                return
-            self._merges[owner] = now
-            self._merges.move_to_end(owner)
-            while len(self._merges) > OWNERS:
-                self._merges.popitem(last=False)
         try:
             self.merge_journals(owner)
             self._transact([journal.merge_tried(owner, writes)])

@@ -53,7 +53,6 @@ from .dynamodb_items import (
     update,
 )
 from .dynamodb_journal import journal_write, kept_since
-from .errors import InvalidCursorError
 from .interface import TmRecord
 
 Outcome = Literal["added", "updated", "skipped"]
@@ -278,11 +277,3 @@ def tally(records: Sequence[TmRecord], outcome: Mapping[str, Outcome]) -> tuple[
         seen.add(r.source_hash)
         counts[result] += 1
     return counts["added"], counts["updated"], counts["skipped"]
-
-
-def cursor_hash(position: Mapping[str, object]) -> str:
-    """The last source hash a listing's cursor names."""
-    value = position.get("t")
-    if not isinstance(value, str) or not 0 < len(value) < 1024:
-        raise InvalidCursorError("Invalid cursor.")
-    return value

@@ -28,7 +28,7 @@ Layout (pk / sk; template.yaml declares the table and its `by-owner` index):
                                                            notes of their writes, its counter
                                                            (storage.dynamodb_tm); N#tm also counts
                                                            the changes of the owner's memory
-                                                           (`changes`: storage.dynamodb_memory.Snapshots)
+                                                           (`changes`: storage.dynamodb_owner_reads)
     O#<owner>                    TJ#…                      the steps' translation-memory entries, a
                                                            journal each (storage.dynamodb_journal)
 
@@ -77,7 +77,8 @@ from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_files import DynamoDBFiles, coverage_write, files_in, files_key
 from .dynamodb_hot import HeldHead
 from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
-from .dynamodb_memory import DynamoDBMemoryStorage, MemoryVersion, memory_version
+from .dynamodb_memory import DynamoDBMemoryStorage
+from .dynamodb_owner_reads import MemoryVersion, memory_version
 from .dynamodb_table import INDEX, dynamodb_client, errors
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import MAX_TM_ENTRIES, Storage, check_units, tm_record

@@ -5,7 +5,8 @@ Usage: python -m tests.race_worker <session_id> <rounds> <deadline_seconds> <sta
 Storage and model come from the environment (STORAGE_BACKEND, SESSIONS_TABLE or SQLITE_PATH,
 AGENT_MODEL), exactly as the deployed function builds them. Once imported it marks itself ready in
 `<start_dir>` and waits there for `go`, so all the workers' first rounds start together (a race is
-certain, not a matter of how fast each process started). Each round reads the session view and
+certain, not a matter of how fast each process started; the first round's view is read before
+that). Each round reads the session view and
 either approves its pending copilot requests or sends a "continue". Prints one JSON object:
 `{"statuses": [...], "conflicts": [<409 bodies>], "unexpected": [<other bodies>]}`.
 """
@@ -34,6 +35,9 @@ def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
 
 def main() -> None:
     session_id, rounds, deadline, start = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), Path(sys.argv[4])
+    # The first round's view is read before the start, so every worker's first step answers the same
+    # version's reviews at once: a race is certain, however fast a step runs against the others' reads.
+    viewed: tuple[int, Any] | None = call("GET", f"/api/sessions/{session_id}")
     (start / f"ready-{os.getpid()}").touch()
     stop = time.monotonic() + deadline
     while not (start / "go").exists() and time.monotonic() < stop:
@@ -44,7 +48,8 @@ def main() -> None:
     for _ in range(rounds):
         if time.monotonic() > stop:
             break
-        status, view = call("GET", f"/api/sessions/{session_id}")
+        status, view = viewed or call("GET", f"/api/sessions/{session_id}")
+        viewed = None
         if status != 200:
             unexpected.append({"route": "view", "status": status, "body": view})
             continue

@@ -157,7 +157,7 @@ def _filled(view: FileView, original: str) -> Download:
     ]
     targets = segment_targets(layout, units)
     try:
-        content = fill_xliff(original, targets.targets, targets.states)
+        content = fill_xliff(original, targets.targets, targets.states).text
     except InterchangeError as exc:
         raise InvalidRequestError(f"The XLIFF document cannot be filled: {exc}") from exc
     return Download(

@@ -214,11 +214,17 @@ def placeholder_mismatches(source: str, target: str) -> tuple[str, ...]:
         for m in TOKEN.finditer(source) if not m.group(1)
     ]
     unique = list({c.token: c for c in codes}.values())
-    invented = [m.group() for m in TOKEN.finditer(target) if m.group() not in tokens]
     found = list(problems(target, unique))
-    if invented:
-        found.append(f"Placeholder {', '.join(dict.fromkeys(invented))} is not in the source.")
+    extra = invented(source, target)
+    if extra:
+        found.append(f"Placeholder {', '.join(extra)} is not in the source.")
     return tuple(found)
+
+
+def invented(source: str, target: str) -> tuple[str, ...]:
+    """The placeholders (`{7}`, `{/7}`) of `target` that `source` does not have, each once, in order."""
+    tokens = {m.group() for m in TOKEN.finditer(source)}
+    return tuple(dict.fromkeys(m.group() for m in TOKEN.finditer(target) if m.group() not in tokens))
 
 
 def _check_order(text: str, by_token: Mapping[int, InlineCode]) -> None:

@@ -24,7 +24,7 @@ from . import codes as inline
 from ._names import UniqueNames
 from ._xml import XML_LANG, XML_SPACE, clean
 from .errors import PlaceholderError
-from .inline_out import Format, modes_of, write_inline
+from .inline_out import Format, write_inline
 from .model import BilingualExport, BilingualSegment, Exported, Note, Status
 from .states import xliff2_state, xliff12_state
 
@@ -143,7 +143,7 @@ def _write(element: etree._Element, text: str, segment: BilingualSegment, fmt: F
         inline._append_text(element, text, version)
         return None
     try:
-        write_inline(element, text, segment.codes, modes_of(segment.source, segment.codes), fmt)
+        write_inline(element, text, segment.source, segment.codes, fmt)
         return None
     except PlaceholderError as exc:
         for child in list(element):

@@ -14,7 +14,7 @@ the translation, or else the existing target's text for that segment, or else a 
 A translation whose placeholders cannot become the source's codes (one repeated, crossed, closed
 before it opens, left open) does not fail the document: it goes in as plain text (placeholders
 literal) with the state of a pending proposal and a comment before it, and `FilledXliff.plain`
-names it.
+names it. So does one with a placeholder its source does not have (`{7}`).
 """
 
 from __future__ import annotations
@@ -94,8 +94,11 @@ def _fill_plain(item: Located, text: str, status: Status) -> bool:
 def _rebuild(target: etree._Element, item: Located, text: str) -> bool:
     """`target` filled with `text`, its placeholders as the source's codes; else as plain text (False)."""
     _clear(target)
-    _, codes = inline.extract(item.source, item.version, preserve=item.preserve)
+    source, codes = inline.extract(item.source, item.version, preserve=item.preserve)
     try:
+        extra = inline.invented(source, text)
+        if extra:
+            raise PlaceholderError(f"Placeholder {', '.join(extra)} is not in the source.")
         inline.rebuild(target, text, codes, item.version)
         return True
     except PlaceholderError as exc:

@@ -10,10 +10,11 @@ text writes each as the element its format has for that kind of code, numbered b
     a start alone in the text  <sc isolated="yes"/>      <bx/>               <it pos="begin">
     an end alone in the text   <ec isolated="yes"/>      <ex/>               <it pos="end">
 
-`modes_of(source, codes)` says which, from the source text (a unit may hold only part of a segment,
+Which one is decided from the source text (a unit may hold only part of a segment,
 so one half of a pair); the target uses the source's modes. A placeholder with no code is literal
 text. PlaceholderError when the target repeats one, closes one before it opens, crosses nesting
-pairs or leaves one open: the caller then writes the text as plain text (`codes._append_text`).
+pairs, leaves one open or invents one the source lacks: the caller then writes the text as plain
+text (`codes._append_text`).
 """
 
 from __future__ import annotations
@@ -59,9 +60,13 @@ def modes_of(source: str, codes: Sequence[InlineCode]) -> dict[int, Mode]:
     return modes
 
 
-def write_inline(parent: etree._Element, text: str, codes: Sequence[InlineCode], modes: Mapping[int, Mode],
-                 fmt: Format) -> None:
-    """Append `text` to the empty `parent`, its placeholders as `fmt`'s inline elements; PlaceholderError."""
+def write_inline(parent: etree._Element, text: str, source: str, codes: Sequence[InlineCode], fmt: Format) -> None:
+    """Append `text` (the source or a target of `source`) to the empty `parent`, its placeholders as
+    `fmt`'s inline elements; PlaceholderError when they do not fit, or one is not in `source`."""
+    invented = inline.invented(source, text)
+    if invented:
+        raise PlaceholderError(f"Placeholder {', '.join(invented)} is not in the source.")
+    modes = modes_of(source, codes)
     writer = _Writer(parent, {c.token: c for c in codes if c.token in modes}, modes, fmt)
     position = 0
     for match in inline.TOKEN.finditer(text):
@@ -79,6 +84,7 @@ class _Writer:
         self.stack: list[tuple[etree._Element, int]] = [(parent, 0)]
         self.used: set[str] = set()
         self.open: set[int] = set()
+        self.wraps: list[int] = []  # open nesting codes, innermost last (TMX writes them flat, but they still nest)
 
     def text(self, text: str) -> None:
         inline._append_text(self.stack[-1][0], text, self.version)
@@ -102,17 +108,20 @@ class _Writer:
     def _start(self, token: int, mode: Mode) -> None:
         parent = self.stack[-1][0]
         element = self._element(parent, _ELEMENTS[self.fmt][mode][0], token, mode)
+        if mode == "wrap":
+            self.wraps.append(token)
         if mode == "wrap" and self.fmt != "tmx":
             self.stack.append((element, token))
         elif mode in ("wrap", "pair"):
             self.open.add(token)
 
     def _close(self, token: int, mode: Mode, whole: str) -> None:
+        if mode == "wrap":
+            if not self.wraps or self.wraps[-1] != token:
+                raise PlaceholderError(f"{whole} closes a code that is not the innermost open one."
+                                       if token in self.wraps else f"{whole} comes before {{{token}}}.")
+            self.wraps.pop()
         if mode == "wrap" and self.fmt != "tmx":
-            if self.stack[-1][1] != token:
-                opened = any(t == token for _, t in self.stack)
-                raise PlaceholderError(f"{whole} closes a code that is not the innermost open one." if opened
-                                       else f"{whole} comes before {{{token}}}.")
             self.stack.pop()
             return
         if token not in self.open:

@@ -22,7 +22,7 @@ from lxml import etree
 from . import codes as inline
 from ._xml import XML_LANG, clean, local, parse
 from .errors import PlaceholderError, UnsupportedFormat
-from .inline_out import modes_of, write_inline
+from .inline_out import write_inline
 from .languages import same_language
 from .model import Exported, TmPair
 
@@ -58,14 +58,13 @@ def _tu(pair: TmPair, srclang: str) -> etree._Element | None:
         tu.set("creationdate", _format(pair.created))
     if pair.changed is not None:
         tu.set("changedate", _format(pair.changed))
-    modes = modes_of(pair.source, pair.codes)
     for lang, text in ((pair.srclang, pair.source), (pair.tgtlang, pair.target)):
         seg = etree.SubElement(etree.SubElement(tu, "tuv", attrib={XML_LANG: clean(lang)}), "seg")
         if not pair.codes:
             inline._append_text(seg, text, "1.2")
             continue
         try:
-            write_inline(seg, text, pair.codes, modes, "tmx")
+            write_inline(seg, text, pair.source, pair.codes, "tmx")
         except PlaceholderError:
             return None
     return tu

@@ -100,7 +100,10 @@ def _units12(file: etree._Element) -> Iterator[tuple[etree._Element, list[Triple
     for unit in file.iter():
         if local(unit.tag) != "trans-unit":
             continue
-        source, seg_source, target = (_child(unit, n) for n in ("source", "seg-source", "target"))
+        first: dict[str, etree._Element] = {}
+        for child in unit:  # one pass over the unit's children for all three
+            first.setdefault(local(child.tag), child)
+        source, seg_source, target = first.get("source"), first.get("seg-source"), first.get("target")
         if source is None:
             continue
         marks = _seg_marks(seg_source) if seg_source is not None else []

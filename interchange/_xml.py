@@ -7,8 +7,8 @@ MAX_XML_ELEMENTS elements (`limits.py`).
 
 Writing: XML 1.0 cannot hold C0 controls other than tab, newline and CR, U+FFFE/U+FFFF or lone
 surrogates. Every writer of the package passes text and attribute values through `clean` (each such
-character becomes U+FFFD), except XLIFF 2.0 content, which escapes them as `<cp hex="…"/>`
-(`codes.py`, splitting with `FORBIDDEN`).
+character becomes U+FFFD), except XLIFF 2.0 content, which escapes them as `<cp hex="…"/>` but for
+lone surrogates (`codes.py`, splitting with `FORBIDDEN`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ omit codes); a placeholder with no code stays literal text. A code used twice, a
 `{n}`, a pair left open or pairs that cross (`{1}a{2}b{/1}c{/2}` for `<g>`) raise PlaceholderError.
 An `<mrk>` with `translate="no"` (1.2 `mtype="protected"`) is one standalone code: its text is kept.
 An XLIFF 2.0 `<cp hex="…"/>` is the character it stands for; when writing, characters XML forbids
-become `<cp/>` in 2.0 and U+FFFD in 1.2.
+become `<cp/>` in 2.0 and U+FFFD in 1.2 (a lone surrogate, no character at all, U+FFFD in both).
 """
 
 from __future__ import annotations
@@ -308,9 +308,12 @@ def _append_text(parent: etree._Element, text: str, version: Version) -> None:
         return
     position = 0
     for match in FORBIDDEN.finditer(text):
-        _add(parent, text[position : match.start()])
-        cp = etree.SubElement(parent, sibling_tag(parent, "cp"), attrib={"hex": f"{ord(match.group()):04X}"})
-        cp.tail = None
+        code = ord(match.group())
+        if 0xD800 <= code <= 0xDFFF:  # a lone surrogate is no character: <cp/> would only hand it on
+            _add(parent, text[position : match.start()] + "\ufffd")
+        else:
+            _add(parent, text[position : match.start()])
+            etree.SubElement(parent, sibling_tag(parent, "cp"), attrib={"hex": f"{code:04X}"}).tail = None
         position = match.end()
     _add(parent, text[position:])
 

@@ -390,3 +390,23 @@ def test_glossary_csv_neutralises_formulas_and_the_import_restores_them(api_of: 
         assert answer.status_code == 200 and answer.json()["added"] == len(FORMULAS) + 1
         again = client.get("/api/memory/export", params={"format": "csv"}).text
         assert sorted(again.splitlines()) == sorted(exported.text.splitlines())
+
+
+def test_a_refined_verdict_that_breaks_placeholders_leaves_every_export_working(api_of: Api) -> None:
+    """Through the review itself: the first proposal refined with `{1}` twice; the others approved."""
+    sid, fid = coded_file(api_of)
+    answer = api_of.call("POST", "/api/next", {"sessionId": sid, "userInput": "Translate app.xlf into French."})
+    for _ in range(10):
+        assert answer.status == 200, answer.text
+        requests = answer.json()["agentResponse"]["copilotRequests"]
+        if requests:
+            break
+        answer = api_of.call("POST", "/api/next", {"sessionId": sid})
+    first = next(r for r in requests if "{1}" in r["translate_string"])
+    broken = first["translate_string"].replace("{1}", "{1}{1}", 1)
+    verdicts = [{"tool": first["tool"], "status": "refined", "translated_string": broken}]
+    verdicts += [{"tool": r["tool"], "status": "approve"} for r in requests if r is not first]
+    answer = api_of.call("POST", "/api/next", {"sessionId": sid, "copilotResponses": verdicts})
+    assert answer.status == 200, answer.text
+    for fmt in ("xliff", "xliff2", "xliff12", "tmx"):
+        assert api_of.export(sid, fid, fmt).headers["x-export-skipped"] == "1", fmt

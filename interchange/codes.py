@@ -13,7 +13,7 @@ omit codes); a placeholder with no code stays literal text. A code used twice, a
 `{n}`, a pair left open or pairs that cross (`{1}a{2}b{/1}c{/2}` for `<g>`) raise PlaceholderError.
 An `<mrk>` with `translate="no"` (1.2 `mtype="protected"`) is one standalone code: its text is kept.
 An XLIFF 2.0 `<cp hex="…"/>` is the character it stands for; when writing, characters XML forbids
-become `<cp/>` in 2.0 and U+FFFD in 1.2.
+become `<cp/>` in 2.0 and U+FFFD in 1.2 (a lone surrogate, no character at all, U+FFFD in both).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Literal
 
 from lxml import etree
 
-from ._xml import local, sibling_tag, xml_char_ok
+from ._xml import FORBIDDEN, clean, local, sibling_tag
 from .errors import PlaceholderError
 from .model import InlineCode
 
@@ -179,7 +179,7 @@ def _short(text: str, limit: int = 80) -> str:
 def problems(text: str, codes: Sequence[InlineCode]) -> tuple[str, ...]:
     """What is wrong with the placeholders of a translated `text` for these codes (empty when nothing)."""
     by_token = {c.token: c for c in codes}
-    seen: list[str] = []
+    seen: set[str] = set()
     issues: list[str] = []
     for match in TOKEN.finditer(text):
         code = by_token.get(int(match.group(2)))
@@ -187,7 +187,7 @@ def problems(text: str, codes: Sequence[InlineCode]) -> tuple[str, ...]:
             continue
         if match.group() in seen:
             issues.append(f"Placeholder {match.group()} appears more than once.")
-        seen.append(match.group())
+        seen.add(match.group())
     expected = [f"{{{c.token}}}" for c in codes] + [f"{{/{c.token}}}" for c in codes if c.kind == "paired"]
     missing = [t for t in expected if t not in seen]
     if missing:
@@ -199,8 +199,37 @@ def problems(text: str, codes: Sequence[InlineCode]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(issues))
 
 
+def placeholder_mismatches(source: str, target: str) -> tuple[str, ...]:
+    """What is wrong with the placeholders of `target` against those of `source` (empty when nothing).
+
+    Every `{n}` of the source is a code, paired with `{/n}` when the source has that too (`g`-like:
+    pairs must nest). A target that repeats, drops, reorders across a pair, crosses pairs or invents
+    a placeholder (`{7}` the source lacks) gets one message per problem. For plain text and for an
+    XLIFF source's units alike (the text shows its codes as these placeholders).
+    """
+    tokens = {m.group() for m in TOKEN.finditer(source)}
+    codes = [
+        InlineCode(token=int(m.group(2)), kind="paired" if f"{{/{m.group(2)}}}" in tokens else "single",
+                   element="g", code_id=None)
+        for m in TOKEN.finditer(source) if not m.group(1)
+    ]
+    unique = list({c.token: c for c in codes}.values())
+    found = list(problems(target, unique))
+    extra = invented(source, target)
+    if extra:
+        found.append(f"Placeholder {', '.join(extra)} is not in the source.")
+    return tuple(found)
+
+
+def invented(source: str, target: str) -> tuple[str, ...]:
+    """The placeholders (`{7}`, `{/7}`) of `target` that `source` does not have, each once, in order."""
+    tokens = {m.group() for m in TOKEN.finditer(source)}
+    return tuple(dict.fromkeys(m.group() for m in TOKEN.finditer(target) if m.group() not in tokens))
+
+
 def _check_order(text: str, by_token: Mapping[int, InlineCode]) -> None:
     stack: list[int] = []
+    opened: dict[int, int] = {}  # how many copies of each start are open (a repeat is reported apart)
     for match in TOKEN.finditer(text):
         token = int(match.group(2))
         code = by_token.get(token)
@@ -208,12 +237,17 @@ def _check_order(text: str, by_token: Mapping[int, InlineCode]) -> None:
             continue
         if not match.group(1):
             stack.append(token)
-        elif token not in stack:
+            opened[token] = opened.get(token, 0) + 1
+        elif not opened.get(token):
             raise PlaceholderError(f"{match.group()} comes before {{{token}}}.")
         elif stack[-1] != token and code.element in ("g", "pc", "mrk"):
             raise PlaceholderError(f"{{{stack[-1]}}} and {{{token}}} overlap: close {{/{stack[-1]}}} first.")
         else:
-            stack.remove(token)
+            opened[token] -= 1
+            if stack[-1] == token:
+                stack.pop()
+            else:  # a start/end pair (bpt/ept, sc/ec) may cross others
+                stack.remove(token)
     if stack:
         raise PlaceholderError(f"{{{stack[-1]}}} is never closed with {{/{stack[-1]}}}.")
 
@@ -269,19 +303,19 @@ def _append_text(parent: etree._Element, text: str, version: Version) -> None:
     """Append `text` at the end of `parent`'s content; characters XML forbids become `<cp/>` (2.0) or U+FFFD."""
     if not text:
         return
-    pieces: list[str] = []
-    for char in text:
-        if xml_char_ok(char):
-            pieces.append(char)
-            continue
-        if version == "1.2":
-            pieces.append("\ufffd")
-            continue
-        _add(parent, "".join(pieces))
-        pieces = []
-        cp = etree.SubElement(parent, sibling_tag(parent, "cp"), attrib={"hex": f"{ord(char):04X}"})
-        cp.tail = None
-    _add(parent, "".join(pieces))
+    if version == "1.2":
+        _add(parent, clean(text))
+        return
+    position = 0
+    for match in FORBIDDEN.finditer(text):
+        code = ord(match.group())
+        if 0xD800 <= code <= 0xDFFF:  # a lone surrogate is no character: <cp/> would only hand it on
+            _add(parent, text[position : match.start()] + "\ufffd")
+        else:
+            _add(parent, text[position : match.start()])
+            etree.SubElement(parent, sibling_tag(parent, "cp"), attrib={"hex": f"{code:04X}"}).tail = None
+        position = match.end()
+    _add(parent, text[position:])
 
 
 def _add(parent: etree._Element, text: str) -> None:

@@ -3,7 +3,8 @@
     InterchangeError
     ├── NotWellFormed      the text is not XML (or uses a DTD/entity we refuse)
     ├── UnsupportedFormat  XML, but not the format expected (no XLIFF 1.2/2.0 root, no TMX, no TBX, bad CSV header)
-    └── PlaceholderError   a translated text's placeholders cannot be put back (unknown, repeated, misnested)
+    ├── PlaceholderError   a translated text's placeholders cannot be put back (unknown, repeated, misnested)
+    └── TooLarge           more elements, segments or rows than one request can handle (the limit is in the message)
 """
 
 from __future__ import annotations
@@ -23,3 +24,7 @@ class UnsupportedFormat(InterchangeError):
 
 class PlaceholderError(InterchangeError):
     """A translated text's placeholders do not match the segment's inline codes."""
+
+
+class TooLarge(InterchangeError):
+    """The document holds more than a limit allows (`limits.py`); nothing of it is read."""

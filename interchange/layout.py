@@ -15,6 +15,7 @@ in it. The position-based translation units then map onto segments by this rule:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -75,10 +76,12 @@ def translatable_text(document: XliffDocument) -> XliffText:
 
 
 def span_of(layout: XliffText, start: int, end: int) -> SegmentSpan | None:
-    """The segment span that holds `[start, end)`, or None when the range crosses or leaves every span."""
-    for span in layout.spans:
-        if span.start <= start and end <= span.end:
-            return span
+    """The segment span that holds `[start, end)`, or None when the range crosses or leaves every span.
+
+    A binary search: the spans are in order and do not overlap."""
+    at = bisect.bisect_right(layout.spans, start, key=lambda s: s.start) - 1
+    if at >= 0 and layout.spans[at].start <= start and end <= layout.spans[at].end:
+        return layout.spans[at]
     return None
 
 
@@ -87,8 +90,15 @@ def segment_targets(layout: XliffText, units: Sequence[WrittenUnit]) -> SegmentT
     targets: dict[str, str] = {}
     states: dict[str, Status] = {}
     ordered = sorted((u for u in units if u.status != "untranslated"), key=lambda u: u.start)
-    for span in layout.spans:
-        inside = [u for u in ordered if span.start <= u.start and u.end <= span.end]
+    at = 0
+    for span in layout.spans:  # one sweep over the spans and the units, both in order
+        while at < len(ordered) and ordered[at].start < span.start:
+            at += 1
+        inside: list[WrittenUnit] = []
+        while at < len(ordered) and ordered[at].start <= span.end:
+            if ordered[at].end <= span.end:
+                inside.append(ordered[at])
+            at += 1
         pieces: list[str] = []
         position = span.start
         for unit in inside:

@@ -38,6 +38,9 @@ class BilingualSegment:
     target: str | None
     status: Status
     notes: tuple[Note, ...] = ()
+    codes: tuple[InlineCode, ...] = ()
+    """The inline codes of the XLIFF segment it lies in (an XLIFF source): its placeholders are
+    written as the format's inline elements. Empty for plain text (placeholders are literal)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,11 +63,25 @@ class TmPair:
     tgtlang: str
     created: datetime | None = None
     changed: datetime | None = None
+    codes: tuple[InlineCode, ...] = ()
+    """As BilingualSegment.codes: written as TMX inline elements when given."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exported:
+    """An export's text, and what of it is not as it was asked."""
+
+    text: str
+    left: tuple[str, ...] = ()
+    """The ids of the segments (TMX: sources) whose target is not written as given: a target whose
+    placeholders do not fit the source's inline codes is plain text for review in XLIFF, and left
+    out of TMX."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GlossaryTerm:
-    """A source term and its translation; languages are BCP 47 tags when known."""
+    """A source term and its translation; languages are BCP 47 tags when known (a CSV's `languages`
+    cell, a stored pair such as `auto>french`, is given as `tgtlang` as written)."""
 
     source: str
     target: str

@@ -5,6 +5,11 @@ Reading takes every `<tu>`: its source variant is the one in the header's (or th
 each other variant makes one pair. Inline markup in `<seg>` is reduced to text: `<hi>` and `<sub>`
 keep their text, the native codes of `<bpt>`, `<ept>`, `<ph>`, `<it>`, `<ut>` are dropped. TMX 1.1's
 `lang` attribute is read like `xml:lang`.
+
+Writing: a pair of an XLIFF source carries its inline codes, written as `<bpt>`/`<ept>`/`<ph>`/`<it>`
+(`inline_out.py`); a pair whose target's placeholders do not fit them is left out (a memory should
+hold no broken pair) and named in `Exported.left` by its source. Characters XML forbids become
+U+FFFD (`_xml.clean`).
 """
 
 from __future__ import annotations
@@ -15,36 +20,54 @@ from datetime import UTC, datetime
 from lxml import etree
 
 from . import codes as inline
-from ._xml import XML_LANG, local, parse
-from .errors import UnsupportedFormat
+from ._xml import XML_LANG, clean, local, parse
+from .errors import PlaceholderError, UnsupportedFormat
+from .inline_out import write_inline
 from .languages import same_language
-from .model import TmPair
+from .model import Exported, TmPair
 
 TOOL = "translation-agent"
 _DATE = "%Y%m%dT%H%M%SZ"
 _CODES = frozenset({"bpt", "ept", "ph", "it", "ut"})
 
 
-def export_tmx(units: Sequence[TmPair], *, srclang: str) -> str:
+def export_tmx(units: Sequence[TmPair], *, srclang: str) -> Exported:
     """The pairs as a TMX 1.4b document whose header says `srclang`."""
     root = etree.Element("tmx", attrib={"version": "1.4"})
     etree.SubElement(root, "header", attrib={
         "creationtool": TOOL, "creationtoolversion": "1", "segtype": "block", "o-tmf": TOOL,
-        "adminlang": "en", "srclang": srclang, "datatype": "plaintext"})
+        "adminlang": "en", "srclang": clean(srclang), "datatype": "plaintext"})
     body = etree.SubElement(root, "body")
+    left: list[str] = []
     for pair in units:
-        tu = etree.SubElement(body, "tu")
-        if pair.srclang != srclang:
-            tu.set("srclang", pair.srclang)
-        if pair.created is not None:
-            tu.set("creationdate", _format(pair.created))
-        if pair.changed is not None:
-            tu.set("changedate", _format(pair.changed))
-        for lang, text in ((pair.srclang, pair.source), (pair.tgtlang, pair.target)):
-            tuv = etree.SubElement(tu, "tuv", attrib={XML_LANG: lang})
-            inline._append_text(etree.SubElement(tuv, "seg"), text, "1.2")
+        tu = _tu(pair, srclang)
+        if tu is None:
+            left.append(pair.source)
+        else:
+            body.append(tu)
     data: bytes = etree.tostring(root, encoding="UTF-8", xml_declaration=True, pretty_print=True)
-    return data.decode("utf-8")
+    return Exported(text=data.decode("utf-8"), left=tuple(left))
+
+
+def _tu(pair: TmPair, srclang: str) -> etree._Element | None:
+    """The `<tu>` of a pair; None when its target's placeholders do not fit its codes."""
+    tu = etree.Element("tu")
+    if pair.srclang != srclang:
+        tu.set("srclang", clean(pair.srclang))
+    if pair.created is not None:
+        tu.set("creationdate", _format(pair.created))
+    if pair.changed is not None:
+        tu.set("changedate", _format(pair.changed))
+    for lang, text in ((pair.srclang, pair.source), (pair.tgtlang, pair.target)):
+        seg = etree.SubElement(etree.SubElement(tu, "tuv", attrib={XML_LANG: clean(lang)}), "seg")
+        if not pair.codes:
+            inline._append_text(seg, text, "1.2")
+            continue
+        try:
+            write_inline(seg, text, pair.source, pair.codes, "tmx")
+        except PlaceholderError:
+            return None
+    return tu
 
 
 def parse_tmx(text: str) -> list[TmPair]:

@@ -5,6 +5,11 @@ Segments: a 1.2 `<trans-unit>` is one segment, or one per `<mrk mtype="seg">` of
 Units inside `<group>`s and several `<file>`s are read in document order. `translate="no"` on a
 unit, or inherited from a group or (2.0) a file, makes its segments untranslatable. XLIFF 1.0/1.1
 documents and 1.2 documents without a namespace are read as 1.2; 2.1 and 2.2 as 2.0.
+
+Refused (UnsupportedFormat): a `<seg-source>` whose segment marks repeat a `mid` (the target's
+segments are found by mid, so one of them would lose its translation). TooLarge: more than
+MAX_SEGMENTS segments. Reading is linear in the document: keys are made unique with a counter per
+key, and a unit's notes and original data are read once for all its segments.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from dataclasses import dataclass
 from lxml import etree
 
 from . import codes as inline
+from ._names import UniqueNames
 from ._xml import local, namespace, parse, preserves_space
-from .errors import UnsupportedFormat
+from .errors import TooLarge, UnsupportedFormat
+from .limits import MAX_SEGMENTS
 from .model import Note, XliffDocument, XliffSegment
 from .states import status_from_xliff2, status_from_xliff12
 
@@ -44,7 +51,8 @@ def parse_xliff(text: str) -> XliffDocument:
     tree, _ = parse(text)
     version, located = locate(tree)
     root = tree.getroot()
-    segments = tuple(_segment(item) for item in located)
+    per_unit = _PerUnit()
+    segments = tuple(_segment(item, per_unit) for item in located)
     if version == "2.0":
         return XliffDocument(version=version, source_language=root.get("srcLang"),
                              target_language=root.get("trgLang"), segments=segments)
@@ -71,14 +79,17 @@ def locate(tree: etree._ElementTree) -> tuple[inline.Version, list[Located]]:
     root = tree.getroot()
     version = version_of(root)
     found: list[Located] = []
-    seen: set[str] = set()
+    unique = UniqueNames("#")
     for number, file in enumerate(_children(root, "file"), start=1):
         units = _units12(file) if version == "1.2" else _units20(file)
         for unit, segments in units:
+            translatable = _translatable(unit)
             for index, (source, target, holder) in enumerate(segments, start=1):
-                key = _unique(f"{number}/{unit.get('id', '')}/{index}", seen)
-                found.append(Located(key, version, unit, source, target, holder, _translatable(unit),
+                key = unique(f"{number}/{unit.get('id', '')}/{index}")
+                found.append(Located(key, version, unit, source, target, holder, translatable,
                                      preserves_space(source), file))
+            if len(found) > MAX_SEGMENTS:
+                raise TooLarge(f"The document has more than {MAX_SEGMENTS} segments, the most a file takes; split it.")
     return version, found
 
 
@@ -89,15 +100,31 @@ def _units12(file: etree._Element) -> Iterator[tuple[etree._Element, list[Triple
     for unit in file.iter():
         if local(unit.tag) != "trans-unit":
             continue
-        source, seg_source, target = (_child(unit, n) for n in ("source", "seg-source", "target"))
+        first: dict[str, etree._Element] = {}
+        for child in unit:  # one pass over the unit's children for all three
+            first.setdefault(local(child.tag), child)
+        source, seg_source, target = first.get("source"), first.get("seg-source"), first.get("target")
         if source is None:
             continue
         marks = _seg_marks(seg_source) if seg_source is not None else []
         if not marks:
             yield unit, [(source, target, target)]
             continue
+        _distinct_mids(unit, marks)
         by_mid = {m.get("mid"): m for m in _seg_marks(target)} if target is not None else {}
         yield unit, [(m, by_mid.get(m.get("mid")), target) for m in marks]
+
+
+def _distinct_mids(unit: etree._Element, marks: list[etree._Element]) -> None:
+    seen: set[str | None] = set()
+    for mark in marks:
+        mid = mark.get("mid")
+        if mid in seen:
+            raise UnsupportedFormat(
+                f"The <seg-source> of trans-unit {unit.get('id', '')[:80]!r} has two segments with mid {mid!r}; "
+                "give each <mrk mtype=\"seg\"> its own mid."
+            )
+        seen.add(mid)
 
 
 def _units20(file: etree._Element) -> Iterator[tuple[etree._Element, list[Triple]]]:
@@ -112,8 +139,23 @@ def _units20(file: etree._Element) -> Iterator[tuple[etree._Element, list[Triple
         yield unit, triples
 
 
-def _segment(item: Located) -> XliffSegment:
-    data = _original_data(item.unit) if item.version == "2.0" else {}
+class _PerUnit:
+    """What is read once per unit, whatever its number of segments: its original data and notes."""
+
+    def __init__(self) -> None:
+        self.data: dict[int, dict[str, str]] = {}
+        self.notes: dict[int, tuple[Note, ...]] = {}
+
+    def of(self, item: Located) -> tuple[dict[str, str], tuple[Note, ...]]:
+        key = id(item.unit)
+        if key not in self.notes:
+            self.data[key] = _original_data(item.unit) if item.version == "2.0" else {}
+            self.notes[key] = _notes(item.unit, item.version)
+        return self.data[key], self.notes[key]
+
+
+def _segment(item: Located, per_unit: _PerUnit) -> XliffSegment:
+    data, notes = per_unit.of(item)
     source, codes = inline.extract(item.source, item.version, preserve=item.preserve)
     target = None
     if item.target is not None:
@@ -130,7 +172,7 @@ def _segment(item: Located) -> XliffSegment:
     return XliffSegment(
         key=item.key, unit_id=item.unit.get("id", ""), source=source, target=target, state=state,
         status=status, translatable=item.translatable, codes=tuple(c.public(data) for c in codes),
-        notes=_notes(item.unit, item.version),
+        notes=notes,
     )
 
 
@@ -172,11 +214,3 @@ def _child(element: etree._Element, name: str) -> etree._Element | None:
     found = _children(element, name)
     return found[0] if found else None
 
-
-def _unique(key: str, seen: set[str]) -> str:
-    candidate, n = key, 1
-    while candidate in seen:
-        n += 1
-        candidate = f"{key}#{n}"
-    seen.add(candidate)
-    return candidate

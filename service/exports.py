@@ -1,12 +1,19 @@
 """A file's downloads (API.md "Files"): the translation (optionally filled with the source) and the exports.
 
 Exports are built from the file's segments (service.segments): `xliff2` and `xliff12` carry every
-segment with its state (pending proposals included); `tmx` the written units; `md` the translation;
-`xliff`, for a file uploaded as XLIFF, the original document with the targets of the segments its
-units cover filled in (interchange.fill). The source language is `und` unless the caller names it
-(`srclang`) or the XLIFF source says it; the target is the BCP 47 tag of the session's target
-language (or the XLIFF source's). Notes: the reviewer's reasons and corrections of this file among
-the owner's latest CORRECTION_NOTES corrections (older ones are not read, to keep an export bounded).
+segment with its state (pending proposals included); `tmx` the written units but those kept verbatim;
+`md` the translation; `xliff`, for a file uploaded as XLIFF, the original document with the targets
+of the segments its units cover filled in (interchange.fill). The source language is the caller's
+(`srclang`), else the session's, else the XLIFF source's, else `und`; the target is the BCP 47 tag of
+the session's target language (or the XLIFF source's). Notes: the reviewer's reasons and corrections
+of this file among the owner's latest CORRECTION_NOTES corrections (older ones are not read, to keep
+an export bounded). A file uploaded as XLIFF has its inline codes written as the format's elements.
+
+One bad target never fails an export: a target whose placeholders do not fit the source's codes is
+plain text for review (XLIFF) or left out (TMX); `Download.skipped` counts them (the route sends it
+as `X-Export-Skipped`). Reading is async (the workbench's view, storage off the event loop); building
+the document is `render_export`, a plain function run through `blocking` (a worker thread; in place
+under Lambda), so a big export never stalls the event loop.
 """
 
 from __future__ import annotations
@@ -21,10 +28,12 @@ from agent_core.errors import InvalidRequestError
 from interchange import (
     BilingualExport,
     BilingualSegment,
+    InlineCode,
     InterchangeError,
     Note,
     TmPair,
     WrittenUnit,
+    XliffDocument,
     bcp47,
     export_tmx,
     export_xliff2,
@@ -32,6 +41,7 @@ from interchange import (
     fill_xliff,
     parse_xliff,
     segment_targets,
+    span_of,
     translatable_text,
 )
 
@@ -56,6 +66,19 @@ class Download:
     filename: str
     complete: bool
     """True when every non-whitespace character of the source is in a written unit."""
+    skipped: int = 0
+    """Targets not written as they are (placeholders that do not fit: plain text in XLIFF, left out of TMX)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExportInputs:
+    """What an export is made of, all read before it is built."""
+
+    view: FileView
+    original: str | None
+    """The XLIFF document the file was uploaded as, or None."""
+    corrections: Sequence[Correction]
+    """This file's corrections among the owner's latest (for notes)."""
 
 
 def text_type(name: str) -> str:
@@ -79,14 +102,7 @@ class Exports:
     async def translation(self, owner: str, sid: str, fid: str, *, fill: bool = False) -> Download:
         """The assembled translation; with `fill`, untranslated spans are the source text."""
         view = await self.workbench.view(owner, sid, fid, with_pending=False)
-        text = fill_with_source(view.source, view.units) if fill else assemble(view.source, view.units)
-        name = view.state.name
-        return Download(
-            content=text,
-            media_type=text_type(name),
-            filename=with_suffix(name, "translated"),
-            complete=view.state.complete,
-        )
+        return await blocking(render_translation, view, fill=fill)
 
     async def export(self, owner: str, sid: str, fid: str, fmt: str, *, srclang: str | None = None) -> Download:
         """The file in format `fmt` (EXPORT_FORMATS); InvalidRequestError for another format."""
@@ -96,35 +112,65 @@ class Exports:
         if fmt == "md":
             return await self.translation(owner, sid, fid)
         view = await self.workbench.view(owner, sid, fid, with_pending=fmt != "tmx")
+        inputs = await blocking(self._inputs, owner, sid, view, notes=fmt in ("xliff2", "xliff12"))
+        language = source_tag if source_tag is not None else await blocking(self._session_language, sid)
+        return await blocking(render_export, inputs, fmt, source_language=language)
+
+    def _inputs(self, owner: str, sid: str, view: FileView, *, notes: bool) -> ExportInputs:
         storage = self.workbench.storage
-        original = await blocking(storage.read_original, sid, view.state.file_id)
-        if fmt == "xliff":
-            if original is None:
-                raise InvalidRequestError("Format xliff is only for files uploaded as XLIFF; use xliff2 or xliff12.")
-            return _filled(view, original)
-        src, trg = _languages(view, original, source_tag)
-        segments = view.segments()
-        name, complete = view.state.name, view.state.complete
-        if fmt == "tmx":
-            pairs = [_pair(s, src, trg or "und") for s in segments if s.status in WRITTEN_STATUSES]
-            return Download(
-                content=export_tmx(pairs, srclang=src), media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete
-            )
-        corrections = await blocking(storage.recent_corrections, owner, limit=CORRECTION_NOTES)
-        notes = _notes([c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id])
-        doc = BilingualExport(
-            file_name=name,
-            source_language=src,
-            target_language=trg,
-            segments=tuple(_bilingual(s, notes) for s in segments),
-        )
-        if fmt == "xliff2":
-            return Download(
-                content=export_xliff2(doc), media_type=XLIFF_TYPE, filename=f"{name}.xlf", complete=complete
-            )
-        return Download(
-            content=export_xliff12(doc), media_type=XLIFF_TYPE, filename=f"{name}.xliff12.xlf", complete=complete
-        )
+        original = storage.read_original(sid, view.state.file_id)
+        corrections = storage.recent_corrections(owner, limit=CORRECTION_NOTES) if notes else []
+        mine = [c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id]
+        return ExportInputs(view=view, original=original, corrections=mine)
+
+    def _session_language(self, sid: str) -> str:
+        """The session's source language as a BCP 47 tag, or `und`."""
+        record = self.workbench.storage.get_session(sid)
+        language = getattr(record, "source_language", None) or "und"  # until SessionRecord.source_language lands
+        return bcp47(language) or "und"
+
+
+def render_translation(view: FileView, *, fill: bool = False) -> Download:
+    """The assembled translation of a file read in `view` (plain, CPU only)."""
+    text = fill_with_source(view.source, view.units) if fill else assemble(view.source, view.units)
+    name = view.state.name
+    return Download(content=text, media_type=text_type(name), filename=with_suffix(name, "translated"),
+                    complete=view.state.complete)
+
+
+def render_export(inputs: ExportInputs, fmt: str, *, source_language: str) -> Download:
+    """The export in `fmt` (`xliff2`, `xliff12`, `tmx`, `xliff`) of what was read (plain, CPU only).
+
+    `source_language` is a BCP 47 tag or `und` (an XLIFF source's own language replaces `und`)."""
+    view, original = inputs.view, inputs.original
+    document = _document(original)
+    if fmt == "xliff":
+        if original is None or document is None:
+            raise InvalidRequestError("Format xliff is only for files uploaded as XLIFF; use xliff2 or xliff12.")
+        return _filled(view, original, document)
+    if source_language == "und" and document is not None and document.source_language:
+        source_language = document.source_language
+    target = target_tag(view.snapshot) or (document.target_language if document is not None else None)
+    segments = view.segments()
+    codes = _codes_by_segment(document, segments)
+    name, complete = view.state.name, view.state.complete
+    if fmt == "tmx":
+        pairs = [_pair(s, source_language, target or "und", codes.get(s.start, ()))
+                 for s in segments if s.status in WRITTEN_STATUSES and s.status != "verbatim"]
+        tmx = export_tmx(pairs, srclang=source_language)
+        return Download(content=tmx.text, media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete,
+                        skipped=len(tmx.left))
+    notes = _notes(inputs.corrections)
+    doc = BilingualExport(
+        file_name=name,
+        source_language=source_language,
+        target_language=target,
+        segments=tuple(_bilingual(s, notes, codes.get(s.start, ())) for s in segments),
+    )
+    written = export_xliff2(doc) if fmt == "xliff2" else export_xliff12(doc)
+    filename = f"{name}.xlf" if fmt == "xliff2" else f"{name}.xliff12.xlf"
+    return Download(content=written.text, media_type=XLIFF_TYPE, filename=filename, complete=complete,
+                    skipped=len(written.left))
 
 
 def _source_tag(srclang: str | None) -> str | None:
@@ -136,20 +182,32 @@ def _source_tag(srclang: str | None) -> str | None:
     return tag
 
 
-def _languages(view: FileView, original: str | None, source_tag: str | None) -> tuple[str, str | None]:
-    """The export's source and target tags: the caller's, the session's, the XLIFF source's, else `und`."""
-    doc_source = doc_target = None
-    if original is not None:
-        try:
-            doc = parse_xliff(original)
-            doc_source, doc_target = doc.source_language, doc.target_language
-        except InterchangeError:
-            pass  # it parsed when uploaded; a failure here only loses the languages
-    return source_tag or doc_source or "und", target_tag(view.snapshot) or doc_target
+def _document(original: str | None) -> XliffDocument | None:
+    """The XLIFF source, parsed; None for a plain file."""
+    if original is None:
+        return None
+    try:
+        return parse_xliff(original)
+    except InterchangeError as exc:  # it parsed when uploaded
+        raise InvalidRequestError(f"The file's XLIFF document cannot be read: {exc}") from exc
 
 
-def _filled(view: FileView, original: str) -> Download:
-    layout = translatable_text(parse_xliff(original))
+def _codes_by_segment(document: XliffDocument | None, segments: Sequence[Segment]) -> dict[int, tuple[InlineCode, ...]]:
+    """The inline codes of the XLIFF segment each export segment lies in, by its start (an XLIFF source)."""
+    if document is None:
+        return {}
+    layout = translatable_text(document)
+    by_key = {s.key: s.codes for s in document.segments}
+    found: dict[int, tuple[InlineCode, ...]] = {}
+    for segment in segments:
+        span = span_of(layout, segment.start, segment.end)
+        if span is not None and by_key.get(span.key):
+            found[segment.start] = by_key[span.key]
+    return found
+
+
+def _filled(view: FileView, original: str, document: XliffDocument) -> Download:
+    layout = translatable_text(document)
     units = [
         WrittenUnit(start=s.start, end=s.end, translation=s.target, status=s.status)
         for s in view.segments()
@@ -157,20 +215,22 @@ def _filled(view: FileView, original: str) -> Download:
     ]
     targets = segment_targets(layout, units)
     try:
-        content = fill_xliff(original, targets.targets, targets.states)
+        filled = fill_xliff(original, targets.targets, targets.states)
     except InterchangeError as exc:
         raise InvalidRequestError(f"The XLIFF document cannot be filled: {exc}") from exc
     return Download(
-        content=content,
+        content=filled.text,
         media_type=XLIFF_TYPE,
         filename=with_suffix(view.state.name, "translated"),
         complete=view.state.complete,
+        skipped=len(filled.plain),
     )
 
 
-def _pair(segment: Segment, src: str, trg: str) -> TmPair:
+def _pair(segment: Segment, src: str, trg: str, codes: tuple[InlineCode, ...]) -> TmPair:
     changed = _moment(segment.updatedAt)
-    return TmPair(source=segment.source, target=segment.target or "", srclang=src, tgtlang=trg, changed=changed)
+    return TmPair(source=segment.source, target=segment.target or "", srclang=src, tgtlang=trg, changed=changed,
+                  codes=codes)
 
 
 def _moment(value: str | None) -> datetime | None:
@@ -192,7 +252,7 @@ def _notes(corrections: Sequence[Correction]) -> dict[str, list[Note]]:
     return notes
 
 
-def _bilingual(segment: Segment, notes: dict[str, list[Note]]) -> BilingualSegment:
+def _bilingual(segment: Segment, notes: dict[str, list[Note]], codes: tuple[InlineCode, ...]) -> BilingualSegment:
     return BilingualSegment(
         id=f"s{segment.start}",
         start=segment.start,
@@ -201,4 +261,5 @@ def _bilingual(segment: Segment, notes: dict[str, list[Note]]) -> BilingualSegme
         target=segment.target,
         status=segment.status,
         notes=tuple(notes.get(segment.source, ())) if segment.status != "untranslated" else (),
+        codes=codes,
     )

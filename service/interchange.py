@@ -2,7 +2,11 @@
 
 Export: TMX of every translation-memory entry (target language from the entry's `*>fr` key, the
 source language `und` unless the caller names it); CSV `source,target,languages` and TBX-Basic of
-the glossary. Import: the whole document is read and checked before anything is written, so bad
+the glossary. A CSV cell that begins like a spreadsheet formula (`=`, `+`, `-`, `@`, tab, CR) is
+written with a `'` in front, which the CSV import takes off again (interchange.csv_cells). All of
+it is plain synchronous code (the routes run it in a worker thread).
+
+Import: the whole document is read and checked before anything is written, so bad
 input (422, saying what to fix) changes nothing. TMX pairs become translation-memory entries of
 origin `imported` (newest wins per source and target language; past the owner's cap they are
 skipped). Glossary terms are added as the owner's own entries (`user`), for the pair the file names
@@ -11,8 +15,6 @@ skipped). Glossary terms are added as the owner's own entries (`user`), for the 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,6 +31,7 @@ from interchange import (
     parse_glossary_csv,
     parse_tbx,
     parse_tmx,
+    write_csv,
 )
 from storage.interface import TmRecord
 
@@ -77,18 +80,15 @@ class MemoryInterchange:
                 for e in self.tm.entries(owner)
             ]
             return MemoryDownload(
-                content=export_tmx(pairs, srclang=source),
+                content=export_tmx(pairs, srclang=source).text,
                 media_type="application/x-tmx+xml; charset=utf-8",
                 filename="translation-memory.tmx",
             )
         entries = [e for e in self.memory.entries(owner) if e.kind == "glossary"]
         if fmt == "csv":
-            out = io.StringIO()
-            writer = csv.writer(out)
-            writer.writerow(["source", "target", "languages"])
-            writer.writerows([e.source, e.text, e.languages] for e in entries)
+            rows = [["source", "target", "languages"], *([e.source, e.text, e.languages] for e in entries)]
             return MemoryDownload(
-                content=out.getvalue(), media_type="text/csv; charset=utf-8; header=present", filename="glossary.csv"
+                content=write_csv(rows), media_type="text/csv; charset=utf-8; header=present", filename="glossary.csv"
             )
         terms = [GlossaryTerm(source=e.source, target=e.text, tgtlang=_glossary_target(e.languages)) for e in entries]
         return MemoryDownload(
@@ -106,7 +106,7 @@ class MemoryInterchange:
         try:
             if body.format == "tmx":
                 return self._import_tmx(owner, parse_tmx(body.content))
-            terms = parse_tbx(body.content) if body.format == "tbx" else _csv_terms(body.content)
+            terms = parse_tbx(body.content) if body.format == "tbx" else parse_glossary_csv(body.content)
         except InterchangeError as exc:
             raise InvalidRequestError(f"The {body.format.upper()} document cannot be read: {exc}") from exc
         return self._import_glossary(owner, terms, default)
@@ -159,21 +159,6 @@ class MemoryInterchange:
             self.memory.add_glossary(owner, source=source, target=target, languages=languages)
             added, updated = (added + 1, updated) if same is None else (added, updated + 1)
         return ImportResult(added=added, updated=updated, skipped=skipped)
-
-
-def _csv_terms(text: str) -> list[GlossaryTerm]:
-    """The CSV's terms, each with the `languages` column's pair when the file has one."""
-    terms = parse_glossary_csv(text)
-    rows = csv.reader(io.StringIO(text.removeprefix("\ufeff"), newline=""))
-    names = [" ".join(h.split()).casefold() for h in next(rows, [])]
-    if "languages" not in names:
-        return terms
-    at, source, target = names.index("languages"), names.index("source"), names.index("target")
-    pairs: dict[tuple[str, str], str] = {}
-    for row in rows:
-        if len(row) > max(at, source, target) and row[at].strip():
-            pairs[(row[source].strip(), row[target].strip())] = row[at].strip()
-    return [GlossaryTerm(source=t.source, target=t.target, tgtlang=pairs.get((t.source, t.target))) for t in terms]
 
 
 def _term_languages(term: GlossaryTerm, default: str) -> str:

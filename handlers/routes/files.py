@@ -175,13 +175,14 @@ def media_type(name: str) -> str:
 
 
 def attachment(found: Download) -> Response:
-    """A download: its media type, `Content-Disposition` and `X-Translation-Complete`."""
+    """A download: its media type, `Content-Disposition`, `X-Translation-Complete` and `X-Export-Skipped`."""
     return Response(
         found.content,
         media_type=found.media_type,
         headers={
             "Content-Disposition": content_disposition(found.filename),
             "X-Translation-Complete": "true" if found.complete else "false",
+            "X-Export-Skipped": str(found.skipped),
         },
     )
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from lxml import etree
 
-from interchange import PlaceholderError, fill_xliff, parse_xliff, placeholder_problems
+from interchange import fill_xliff, parse_xliff, placeholder_problems
 
 XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
 <xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
@@ -29,6 +30,13 @@ def _segment(unit_id: str):  # type: ignore[no-untyped-def]
     return next(s for s in parse_xliff(XLIFF12).segments if s.unit_id == unit_id)
 
 
+def _target12(text: str, unit_id: str) -> etree._Element:
+    ns = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+    found: list[etree._Element] = etree.fromstring(text.encode()).xpath(
+        f"//x:trans-unit[@id='{unit_id}']/x:target", namespaces=ns)
+    return found[0]
+
+
 def test_codes_become_numbered_placeholders_skipping_literal_ones() -> None:
     greet = _segment("greet")
     # {0} is literal text of the source, so numbering starts at 1 and skips nothing else.
@@ -50,7 +58,7 @@ def test_a_literal_placeholder_number_is_skipped() -> None:
 def test_translation_with_reordered_placeholders_comes_back_as_the_codes() -> None:
     greet = _segment("greet")
     translated = "{3}Jetzt {4}hier{/3} {2}: Hallo {0}, {1}willkommen{/1}{5}"
-    filled = fill_xliff(XLIFF12, {greet.key: translated}, {greet.key: "approved"})
+    filled = fill_xliff(XLIFF12, {greet.key: translated}, {greet.key: "approved"}).text
     assert ('<target xml:lang="de" state="signed-off"><g id="3" ctype="italic">Jetzt <x id="4" equiv-text="[br]"/>hier'
             '</g> <ph id="2">%s</ph>: Hallo {0}, <bpt id="1" ctype="bold">&lt;b&gt;</bpt>willkommen'
             '<ept id="1">&lt;/b&gt;</ept><it id="5" pos="open">&lt;i&gt;</it></target>') in filled
@@ -61,7 +69,7 @@ def test_translation_with_reordered_placeholders_comes_back_as_the_codes() -> No
 
 def test_protected_mark_is_copied_whole() -> None:
     prot = _segment("prot")
-    filled = fill_xliff(XLIFF12, {prot.key: "Zuerst {1} ausführen."}, {prot.key: "pending"})
+    filled = fill_xliff(XLIFF12, {prot.key: "Zuerst {1} ausführen."}, {prot.key: "pending"}).text
     assert ('<target xml:lang="de" state="needs-review-translation" state-qualifier="mt-suggestion">'
             'Zuerst <mrk mtype="protected">make all</mrk> ausführen.</target>') in filled
 
@@ -71,10 +79,17 @@ def test_protected_mark_is_copied_whole() -> None:
     ("{1}x {2} {2} {3}{4}{/3}{/1} {5}", "more than once"),
     ("{1}x {2} {3}{4} {5}{/1}", "never closed"),
 ])
-def test_bad_placeholders_raise_and_are_reported(text: str, message: str) -> None:
+def test_bad_placeholders_go_in_as_plain_text_for_review_and_are_reported(text: str, message: str) -> None:
     greet = _segment("greet")
-    with pytest.raises(PlaceholderError, match=message):
-        fill_xliff(XLIFF12, {greet.key: text}, {})
+    other = _segment("prot")
+    filled = fill_xliff(XLIFF12, {greet.key: text, other.key: "Zuerst {1} ausführen."}, {greet.key: "approved"})
+    assert filled.plain == (greet.key,)
+    target = _target12(filled.text, "greet")
+    assert "".join(target.itertext()) == text and len(target) == 0  # the text as is, no code
+    assert target.get("state") == "needs-review-translation"
+    comment = target.getprevious()
+    assert isinstance(comment, etree._Comment) and message in comment.text
+    assert parse_xliff(filled.text).segments[2].target == "Zuerst {1} ausführen."  # the others are filled
     assert placeholder_problems(text, greet.codes)
 
 
@@ -143,7 +158,7 @@ def test_xliff2_fill_is_schema_valid_and_keeps_extensions() -> None:
     first, second = parse_xliff(XLIFF20).segments
     filled = fill_xliff(XLIFF20, {first.key: "{3}Ouvert{/3}, {1}gras {2}et imbriqué{/2}{/1}{4} cloche\x07.",
                                   second.key: "Deuxième {1}."},
-                        {first.key: "refined", second.key: "approved"})
+                        {first.key: "refined", second.key: "approved"}).text
     assert_valid_xliff2(filled)
     assert 'my:flag="1"' in filled and '<note id="n1">File note</note>' in filled
     assert ('<target><sc id="3" type="fmt"/>Ouvert<ec startRef="3" type="fmt"/>, <pc id="1" dataRefStart="d1" '
@@ -152,9 +167,11 @@ def test_xliff2_fill_is_schema_valid_and_keeps_extensions() -> None:
     assert '<segment id="s1" state="final" subState="tagent:refined">' in filled
 
 
-def test_crossing_paired_codes_raise() -> None:
+def test_crossing_paired_codes_go_in_as_plain_text() -> None:
     first = parse_xliff(XLIFF20).segments[0]
     text = "{1}a{2}b{/1}c{/2} {3}{/3}{4}"
-    with pytest.raises(PlaceholderError, match="not the innermost"):
-        fill_xliff(XLIFF20, {first.key: text}, {})
+    filled = fill_xliff(XLIFF20, {first.key: text}, {first.key: "refined"})
+    assert filled.plain == (first.key,)
+    assert "not the innermost" in filled.text and 'state="translated" subState="tagent:pending"' in filled.text
+    assert parse_xliff(filled.text).segments[0].target == text
     assert any("overlap" in p for p in placeholder_problems(text, first.codes))

@@ -26,12 +26,12 @@ PAIRS = [
 
 
 def test_tmx_round_trip_loses_nothing() -> None:
-    assert parse_tmx(export_tmx(PAIRS, srclang="en")) == PAIRS
+    assert parse_tmx(export_tmx(PAIRS, srclang="en").text) == PAIRS
 
 
 def test_tmx_export_reads_with_translate_toolkit() -> None:
     tmx = pytest.importorskip("translate.storage.tmx")
-    store = tmx.tmxfile.parsestring(export_tmx(PAIRS, srclang="en").encode())
+    store = tmx.tmxfile.parsestring(export_tmx(PAIRS, srclang="en").text.encode())
     assert [(u.source, u.target) for u in store.units] == [(p.source, p.target) for p in PAIRS]
 
 

@@ -27,11 +27,11 @@ DOC = BilingualExport(file_name="guide.md", source_language="en", target_languag
 
 
 def test_xliff2_export_is_valid_against_the_oasis_core_schema() -> None:
-    assert_valid_xliff2(export_xliff2(DOC))
+    assert_valid_xliff2(export_xliff2(DOC).text)
 
 
 def test_xliff2_states_follow_the_documented_mapping() -> None:
-    root = etree.fromstring(export_xliff2(DOC).encode())
+    root = etree.fromstring(export_xliff2(DOC).text.encode())
     ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
     states = [(s.get("state"), s.get("subState")) for s in root.iterfind(".//x:segment", ns)]
     assert states == [("final", "tagent:approved"), ("final", "tagent:refined"), ("final", "tagent:revised"),
@@ -42,7 +42,7 @@ def test_xliff2_states_follow_the_documented_mapping() -> None:
 
 @pytest.mark.parametrize("export", [export_xliff2, export_xliff12])
 def test_export_then_parse_loses_nothing(export) -> None:  # type: ignore[no-untyped-def]
-    document = parse_xliff(export(DOC))
+    document = parse_xliff(export(DOC).text)
     assert document.source_language == "en" and document.target_language == "fr-FR"
     got = [(s.unit_id, s.source, s.target, s.status, s.notes) for s in document.segments]
     expected_sources = [s.source if export is export_xliff2 else s.source.replace("\x0c", "\ufffd") for s in SEGMENTS]
@@ -55,7 +55,7 @@ def test_export_then_parse_loses_nothing(export) -> None:  # type: ignore[no-unt
 
 
 def test_xliff12_export_reads_with_translate_toolkit() -> None:
-    store = translate_xliff.xlifffile.parsestring(export_xliff12(DOC).encode())
+    store = translate_xliff.xlifffile.parsestring(export_xliff12(DOC).text.encode())
     units = [u for u in store.units if not u.isheader()]
     assert [u.getid().split("\x04")[-1] for u in units] == ["u0", "u11", "u62", "u82", "u92", "gap_102"]
     assert units[1].source == SEGMENTS[1].source and units[1].target == SEGMENTS[1].target
@@ -66,7 +66,7 @@ def test_xliff12_export_reads_with_translate_toolkit() -> None:
 
 def test_xliff2_export_reads_with_translate_toolkit() -> None:
     xliff2 = pytest.importorskip("translate.storage.xliff2")
-    store = xliff2.Xliff2File.parsestring(export_xliff2(DOC).encode())
+    store = xliff2.Xliff2File.parsestring(export_xliff2(DOC).text.encode())
     # translate-toolkit drops the <cp/> of the form feed; the rest reads the same.
     assert [u.source for u in store.units][:5] == [s.source for s in SEGMENTS][:5]
 
@@ -76,6 +76,6 @@ def test_unknown_target_language_is_und_and_ids_stay_unique() -> None:
         BilingualSegment(id="a b", start=0, end=1, source="x", target="y", status="approved"),
         BilingualSegment(id="a_b", start=2, end=3, source="z", target=None, status="untranslated"),
     ))
-    text = export_xliff2(doc)
+    text = export_xliff2(doc).text
     assert_valid_xliff2(text)
     assert [s.unit_id for s in parse_xliff(text).segments] == ["a_b", "a_b-2"]

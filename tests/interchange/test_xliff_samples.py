@@ -33,7 +33,7 @@ def _skeleton(text: str) -> bytes:
 def _translate_all(text: str) -> tuple[str, dict[str, str]]:
     document = parse_xliff(text)
     targets = {s.key: f"[fr] {s.source}" for s in document.translatable_segments()}
-    return fill_xliff(text, targets, dict.fromkeys(targets, "approved")), targets
+    return fill_xliff(text, targets, dict.fromkeys(targets, "approved")).text, targets
 
 
 @pytest.mark.parametrize("name", SAMPLES_12 + SAMPLES_20)
@@ -77,7 +77,7 @@ def test_okapi_codes_become_placeholders_and_come_back_as_xml() -> None:
     assert by_unit["tu5"].source == "This is line 1\nand now line 2\nand line 3 with [   ]=3spaces"
     assert by_unit["tu4"].source.startswith("Paragraph that is originally split into several lines")
     key = by_unit["tu2"].key
-    filled = fill_xliff(sample("okapi-htmltest.html.xlf"), {key: "Texte en {1}gras{/1}."}, {key: "refined"})
+    filled = fill_xliff(sample("okapi-htmltest.html.xlf"), {key: "Texte en {1}gras{/1}."}, {key: "refined"}).text
     assert '<target xml:lang="fr" state="signed-off">Texte en <g id="1">gras</g>.</target>' in filled
     assert 'xmlns:x="http://net.sf.okapi/ns/xliff-extensions"' in filled and 'x:inputEncoding="windows-1252"' in filled
 
@@ -89,7 +89,7 @@ def test_segmented_units_are_one_segment_per_mark_and_partial_fill_keeps_the_res
     assert [s.key for s in tu9] == ["2/tu9/1", "2/tu9/2", "2/tu9/3"]
     assert [s.source for s in tu9] == [
         "This is a test in DOCX format.", "This is the second sentence in this paragraph.", "This one is the third."]
-    filled = fill_xliff(original, {"2/tu9/2": "Voici la deuxième phrase."}, {"2/tu9/2": "approved"})
+    filled = fill_xliff(original, {"2/tu9/2": "Voici la deuxième phrase."}, {"2/tu9/2": "approved"}).text
     again = {s.key: s for s in parse_xliff(filled).segments}
     assert again["2/tu9/2"].target == "Voici la deuxième phrase."
     assert again["2/tu9/1"].target == "This is a test in DOCX format."
@@ -126,6 +126,6 @@ def test_layout_maps_position_units_onto_segments() -> None:
     result = segment_targets(layout, units)
     assert result.targets == {"2/tu9/1": "Ceci est un test au format DOCX."}
     assert result.states == {"2/tu9/1": "revised"}
-    filled = fill_xliff(original, result.targets, result.states)
+    filled = fill_xliff(original, result.targets, result.states).text
     segment = next(s for s in parse_xliff(filled).segments if s.key == "2/tu9/1")
     assert segment.target == "Ceci est un test au format DOCX."

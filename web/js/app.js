@@ -6,7 +6,7 @@ import { api } from "./api.js";
 import { signInRequired, startAuth } from "./auth.js";
 import { approveAll, clearBatch, focusCard, showBatch, updateReviewHead } from "./cards.js";
 import { queuedText, StepClient } from "./client.js";
-import { $, autosize, h, store } from "./dom.js";
+import { $, autosize, h, store, trackHeight } from "./dom.js";
 import { clearForming, showDelta } from "./forming.js";
 import { onKeydown } from "./keys.js";
 import { languageFromTitle, refreshMemory, setupMemory } from "./memory.js";
@@ -523,6 +523,7 @@ async function init() {
   setupSegments();
   setupMemory();
   document.addEventListener("keydown", onKeydown);
+  trackHeight($("statusbar"), "--statusbar-h");
   $("stop").addEventListener("click", stopLoop);
   $("continue").addEventListener("click", () => {
     $("continue").hidden = true;

@@ -345,9 +345,33 @@ export function focusCard(i, { scroll = true, focus = true } = {}) {
   });
   const card = /** @type {HTMLElement} */ (state.batch[i].el);
   if (focus && state.batch[i].mode === "view") card.focus({ preventScroll: true });
-  if (scroll) card.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  if (scroll) reveal(card, "smooth");
   actions.highlightCurrent();
 }
+
+/**
+ * Scroll `el` (a card, a text box) fully into the part of the review below its sticky header: its top
+ * there when it is above or too tall to fit, else its bottom in view; nothing when it is visible.
+ * Computed rather than left to scrollIntoView, whose scroll padding does not account for a header that
+ * is only stuck once the review has scrolled.
+ * @param {HTMLElement} el @param {ScrollBehavior} behavior
+ */
+function reveal(el, behavior) {
+  const review = $("review");
+  const head = $("review-head");
+  const scrolls = getComputedStyle(review).overflowY !== "visible";
+  const box = review.getBoundingClientRect();
+  // Where the header's top sits once stuck: its `top` from the scrollport's padding edge (or the window's top).
+  const stuck = (scrolls ? box.top + review.clientTop + parseFloat(getComputedStyle(review).paddingTop) : 0) + parseFloat(getComputedStyle(head).top);
+  const top = stuck + head.offsetHeight + GAP;
+  const bottom = (scrolls ? box.top + review.clientTop + review.clientHeight : window.innerHeight) - GAP;
+  const r = el.getBoundingClientRect();
+  const by = r.top < top || r.height > bottom - top ? r.top - top : r.bottom > bottom ? r.bottom - bottom : 0;
+  if (by) (scrolls ? review : window).scrollBy({ top: by, behavior });
+}
+
+/** The room (px) kept between a revealed card and the header or the review's bottom. */
+const GAP = 10;
 
 /** @param {number} i */
 export function approve(i) {
@@ -373,15 +397,16 @@ export function openMode(i, mode) {
     ta.value = d?.status === "refined" ? d.text : item.req.translate_string;
     autosize(ta);
     updateLiveDiff(i);
-    ta.focus();
+    ta.focus({ preventScroll: true });
     ta.setSelectionRange(ta.value.length, ta.value.length);
   } else {
     const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
     ta.value = d?.status === "reject" ? d.reason || "" : "";
     autosize(ta);
-    ta.focus();
+    ta.focus({ preventScroll: true });
   }
-  card.scrollIntoView({ block: "nearest" });
+  reveal(card, "auto");
+  reveal(/** @type {HTMLElement} */ (document.activeElement), "auto"); // the text box, when the card is taller than the view
 }
 
 /** @param {number} i */

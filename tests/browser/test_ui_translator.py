@@ -1,0 +1,125 @@
+"""The web UI as a translator uses it (issue 27): what a reviewer sees at each step, in a real browser.
+
+The real service (SQLite, the offline `pseudo` model) and the system Chromium, as in test_ui.py: the
+current card is never under the sticky review header, long table lines stay inside their pane, a style
+note says what it was learned from, a term to keep is named as such, and the segment count is stable.
+Screenshots go to test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+try:
+    from playwright.sync_api import Page
+except ImportError:  # pragma: no cover - depends on the environment
+    pass
+
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+
+GUIDE = ROOT / "tests" / "data" / "guide.md"
+SHOTS = ROOT / "test-artifacts" / "screenshots"
+
+pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
+
+NEW_BATCH_OR_DONE = """(seen) => {
+  const phase = document.body.dataset.phase;
+  if (phase === 'done') return true;
+  if (phase !== 'review') return false;
+  const ids = [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId);
+  return ids.length > 0 && ids.some(id => !seen.includes(id));
+}"""
+
+CURRENT_CARD_CLEAR = """() => {
+  const card = document.querySelector('#cards .card.current').getBoundingClientRect();
+  const head = document.querySelector('.review-head').getBoundingClientRect();
+  const review = document.querySelector('#review').getBoundingClientRect();
+  const fits = card.height <= review.bottom - head.bottom;
+  return card.top >= head.bottom - 0.5 && (!fits || card.bottom <= review.bottom + 0.5);
+}"""
+"""The current card lies below the sticky header, and (when it fits) above the review's bottom."""
+
+OUTSIDE_PANE = """(id) => {
+  const pane = document.getElementById(id);
+  const box = pane.getBoundingClientRect();
+  const right = box.left + pane.clientLeft + pane.clientWidth - parseFloat(getComputedStyle(pane).paddingRight);
+  const range = document.createRange();
+  range.selectNodeContents(pane);
+  const worst = Math.max(0, ...[...range.getClientRects()].map(r => r.right - right));
+  const marks = [...pane.querySelectorAll('span')].flatMap(s => [...s.getClientRects()]);
+  return Math.max(worst, 0, ...marks.map(r => r.right - right));
+}"""
+"""How far (px) the text or a highlighted span of pane `id` reaches past the pane's content box."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real service on a free port; yields its base URL (with a trailing slash)."""
+    with running_service(tmp_path_factory.mktemp("translator"), free_port()) as base:
+        yield base
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[Page]:
+    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
+    with chromium_page() as page:
+        yield page
+
+
+def _start(page: Page, server: str, text: str, name: str) -> str:
+    """Start a translation of `text` into French; the session id once the first batch shows."""
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", text)
+    page.fill("#doc-name", name)
+    page.fill("#target-lang", "French")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    session_id: str = page.evaluate("() => location.hash.slice(1)")
+    return session_id
+
+
+def _call_ids(page: Page) -> list[str]:
+    ids: list[str] = page.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
+    return ids
+
+
+def _post_json(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def _delete(url: str) -> None:
+    urllib.request.urlopen(urllib.request.Request(url, method="DELETE"), timeout=10).close()
+
+
+def test_the_current_card_is_below_the_sticky_header_after_every_batch(server: str, page: Page) -> None:
+    """Card by card with the keyboard in a short window: every new batch's first card, and each next one,
+    shows whole below the sticky review header (it used to land under it once the review had scrolled)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1280, "height": 620})
+    _start(page, server, GUIDE.read_text(encoding="utf-8"), "guide.md")
+    seen: list[str] = []
+    batches = scrolled = 0
+    while page.evaluate("() => document.body.dataset.phase") == "review":
+        batches += 1
+        ids = _call_ids(page)
+        seen.extend(ids)
+        for n in range(len(ids)):
+            page.wait_for_function(CURRENT_CARD_CLEAR, timeout=3_000)
+            if n == 0 and page.evaluate("() => document.querySelector('#review').scrollTop") > 0:
+                scrolled += 1
+                page.screenshot(path=str(SHOTS / "new-batch-scrolled.png"))
+            page.focus("#cards .card.current")
+            page.keyboard.press("a")
+        page.wait_for_function(NEW_BATCH_OR_DONE, arg=seen)
+    assert batches >= 3
+    assert scrolled >= 1, "a batch began with the review scrolled (the case that hid the card)"

@@ -123,3 +123,39 @@ def test_the_current_card_is_below_the_sticky_header_after_every_batch(server: s
         page.wait_for_function(NEW_BATCH_OR_DONE, arg=seen)
     assert batches >= 3
     assert scrolled >= 1, "a batch began with the review scrolled (the case that hid the card)"
+
+
+def _row(*cells: str) -> str:
+    widths = (34, 64, 24)
+    return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |\n"
+
+
+TABLE = (
+    "# Options\n\nEvery option, aligned as editors write tables.\n\n"
+    + _row("option", "what it does", "default")
+    + _row("-" * 34, "-" * 64, "-" * 24)
+    + "".join(_row(f"`--option-{i}`", "turns the feature on when the other one is off", "`auto`") for i in range(3))
+    + _row("`--" + "x" * 60 + "`", "a-single-unbreakable-word-" * 4, "`none`")
+    + "\nThe end.\n"
+)
+
+
+def test_long_table_lines_stay_inside_their_pane(server: str, page: Page) -> None:
+    """Side by side, an aligned table's long lines (runs of spaces, a long word) wrap inside the source pane
+    and the translation pane: no text and no highlight reaches past a pane's content box."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    _start(page, server, TABLE, "options.md")
+    page.click("#tab-both")
+    page.wait_for_selector("#source-pane .seg-pending")
+    assert page.evaluate(OUTSIDE_PANE, "source-pane") <= 0.5, "the source's table spills out of its pane"
+    while page.evaluate("() => document.body.dataset.phase") == "review":
+        ids = _call_ids(page)
+        page.focus("#cards .card.current")
+        page.keyboard.press("Shift+A" if len(ids) > 1 else "a")
+        page.wait_for_function(NEW_BATCH_OR_DONE, arg=ids)
+    page.wait_for_selector("#translation-pane .seg-done")
+    page.wait_for_function("() => document.querySelector('#translation-pane').textContent.includes('|')")
+    page.screenshot(path=str(SHOTS / "table-side-by-side.png"))
+    for pane in ("source-pane", "translation-pane"):
+        assert page.evaluate(OUTSIDE_PANE, pane) <= 0.5, f"the table spills out of #{pane}"
+        assert page.evaluate(f"() => document.getElementById('{pane}').scrollWidth <= document.getElementById('{pane}').clientWidth")

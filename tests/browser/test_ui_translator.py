@@ -159,3 +159,25 @@ def test_long_table_lines_stay_inside_their_pane(server: str, page: Page) -> Non
     for pane in ("source-pane", "translation-pane"):
         assert page.evaluate(OUTSIDE_PANE, pane) <= 0.5, f"the table spills out of #{pane}"
         assert page.evaluate(f"() => document.getElementById('{pane}').scrollWidth <= document.getElementById('{pane}').clientWidth")
+
+
+def test_a_style_note_from_a_rejection_says_it_was_learned_from_a_review(server: str, page: Page) -> None:
+    """A rejection whose reason states a rule becomes a style note labelled "learned from your reviews", not
+    "from your edits": no edit was made."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    _start(page, server, "# Notes\n\nRun the tool every day.\n\nThe end.\n", "notes.md")
+    page.focus("#cards .card.current")
+    page.keyboard.press("r")
+    page.wait_for_selector(".card.current .reason-text:focus")
+    page.keyboard.type("Always use the formal register.")
+    page.keyboard.press("Control+Enter")
+    page.focus("#cards .card.current")
+    page.keyboard.press("Shift+A")
+    note = page.locator("#memory-notes .memory-item[data-origin=learned]").first
+    note.wait_for()
+    assert "Always use the formal register." in note.inner_text()
+    meta = note.locator(".memory-meta").inner_text()
+    assert "learned from your reviews" in meta and "edits" not in meta, meta
+    note.screenshot(path=str(SHOTS / "memory-note-from-rejection.png"))
+    for item in get_json(f"{server}api/memory")["styleNotes"]:
+        _delete(f"{server}api/memory/{item['id']}")

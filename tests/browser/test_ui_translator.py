@@ -181,3 +181,29 @@ def test_a_style_note_from_a_rejection_says_it_was_learned_from_a_review(server:
     note.screenshot(path=str(SHOTS / "memory-note-from-rejection.png"))
     for item in get_json(f"{server}api/memory")["styleNotes"]:
         _delete(f"{server}api/memory/{item['id']}")
+
+
+def test_a_term_to_keep_is_named_as_such_and_a_kept_one_draws_no_warning(server: str, page: Page) -> None:
+    """A glossary entry whose translation is its term (Clippy → Clippy) is a term to keep: a proposal that
+    changes it says "keep «Clippy» as it is", never "should be translated as «Clippy»"; an edit that keeps
+    it draws no warning, so the batch goes out without asking."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    entry = _post_json(f"{server}api/memory/glossary", {"source": "Clippy", "target": "Clippy", "languages": "auto>french"})
+    try:
+        _start(page, server, "# Lints\n\nRun Clippy before every commit.\n", "lints.md")
+        card = page.locator("#cards .card:has(.card-source:has-text('Clippy'))")
+        warnings = card.locator(".card-warnings").inner_text()
+        assert "keep «Clippy» as it is" in warnings and "should be translated" not in warnings, warnings
+        assert card.locator("mark.term").get_attribute("title") == "Glossary: keep Clippy as it is"
+        card.screenshot(path=str(SHOTS / "keep-term-warning.png"))
+        page.focus("#cards .card.current")
+        page.keyboard.press("a")  # the heading
+        page.wait_for_selector("#cards .card.current:has(.card-source:has-text('Clippy'))")
+        page.keyboard.press("e")
+        page.wait_for_selector(".card.current .edit-text:focus")
+        page.fill(".card.current .edit-text", "Lancez Clippy avant chaque commit.")
+        page.keyboard.press("Control+Enter")
+        page.wait_for_selector("body[data-phase=done]")
+        assert page.locator("#send-verdicts:visible").count() == 0, "no warning held the batch"
+    finally:
+        _delete(f"{server}api/memory/{entry['id']}")

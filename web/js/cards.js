@@ -3,7 +3,7 @@
 // (asking first when a card has a warning), and the review head with its counts and Send.
 
 import { describeEdit, diffWords, renderDiff } from "./diff.js";
-import { glossaryPieces } from "./glossary.js";
+import { glossaryPieces, isKeepTerm, shownWarnings } from "./glossary.js";
 import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
 import { api } from "./api.js";
 import { editDecision, editWarned, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
@@ -99,7 +99,7 @@ const button = (label, action, cls, keys, aria) =>
 function buildCard(item, index, total) {
   const { req } = item;
   const id = `card-${index}`;
-  const warnings = (req.warnings || []).filter(Boolean).map(warningText);
+  const warnings = item.warnings.map(warningText);
   const revise = req.tool.name === "Revise";
   const card = h(
     "article",
@@ -205,9 +205,12 @@ function buildCard(item, index, total) {
 /** The source with the glossary's terms marked, the preferred translation as a tooltip. @param {string} text */
 function sourcePieces(text) {
   return glossaryPieces(text, state.glossary).map((p) =>
-    p.term ? h("mark", { class: "term", title: `Glossary: ${p.term.source} → ${p.term.target}`, text: p.text }) : p.text,
+    p.term ? h("mark", { class: "term", title: termTitle(p.term), text: p.text }) : p.text,
   );
 }
+
+/** A marked term's tooltip: its translation, or that it is kept as it is. @param {import("./glossary.js").Term} t */
+const termTitle = (t) => (isKeepTerm(t.source, t.target) ? `Glossary: keep ${t.source} as it is` : `Glossary: ${t.source} → ${t.target}`);
 
 /** Mark the glossary's terms again in every card's source (the glossary changed). */
 export function remarkTerms() {
@@ -422,7 +425,7 @@ async function checkText(req, text) {
   if (!req.file_id || !state.sessionId) return [];
   try {
     const r = await api.qa(state.sessionId, req.file_id, { source: req.src_string, translated_string: text });
-    return (r.warnings || []).filter(Boolean);
+    return shownWarnings(r.warnings || [], text);
   } catch {
     return [];
   }

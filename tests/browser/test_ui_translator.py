@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-try:
-    from playwright.sync_api import Page
-except ImportError:  # pragma: no cover - depends on the environment
-    pass
-
 from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 GUIDE = ROOT / "tests" / "data" / "guide.md"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -55,6 +53,8 @@ OUTSIDE_PANE = """(id) => {
   return Math.max(worst, 0, ...marks.map(r => r.right - right));
 }"""
 """How far (px) the text or a highlighted span of pane `id` reaches past the pane's content box."""
+
+NO_SIDEWAYS_SCROLL = "(id) => { const p = document.getElementById(id); return p.scrollWidth <= p.clientWidth; }"
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +158,7 @@ def test_long_table_lines_stay_inside_their_pane(server: str, page: Page) -> Non
     page.screenshot(path=str(SHOTS / "table-side-by-side.png"))
     for pane in ("source-pane", "translation-pane"):
         assert page.evaluate(OUTSIDE_PANE, pane) <= 0.5, f"the table spills out of #{pane}"
-        assert page.evaluate(f"() => document.getElementById('{pane}').scrollWidth <= document.getElementById('{pane}').clientWidth")
+        assert page.evaluate(NO_SIDEWAYS_SCROLL, pane), f"#{pane} scrolls sideways"
 
 
 def test_a_style_note_from_a_rejection_says_it_was_learned_from_a_review(server: str, page: Page) -> None:
@@ -188,7 +188,8 @@ def test_a_term_to_keep_is_named_as_such_and_a_kept_one_draws_no_warning(server:
     changes it says "keep «Clippy» as it is", never "should be translated as «Clippy»"; an edit that keeps
     it draws no warning, so the batch goes out without asking."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    entry = _post_json(f"{server}api/memory/glossary", {"source": "Clippy", "target": "Clippy", "languages": "auto>french"})
+    keep = {"source": "Clippy", "target": "Clippy", "languages": "auto>french"}
+    entry = _post_json(f"{server}api/memory/glossary", keep)
     try:
         _start(page, server, "# Lints\n\nRun Clippy before every commit.\n", "lints.md")
         card = page.locator("#cards .card:has(.card-source:has-text('Clippy'))")
@@ -207,3 +208,39 @@ def test_a_term_to_keep_is_named_as_such_and_a_kept_one_draws_no_warning(server:
         assert page.locator("#send-verdicts:visible").count() == 0, "no warning held the batch"
     finally:
         _delete(f"{server}api/memory/{entry['id']}")
+
+
+def _progress(page: Page) -> str:
+    text: str = page.inner_text("#seg-progress")
+    return text
+
+
+def test_the_segment_count_is_right_before_any_review_and_stable_after(server: str, page: Page) -> None:
+    """guide.md's code blocks are written as they are at upload: before any review the count says 0 units
+    translated and 3 kept as is (it said "3 of 15 written"), and as batches are reviewed the translated
+    count only grows, the kept count stays, and no total of units is claimed that later drifts."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    _start(page, server, GUIDE.read_text(encoding="utf-8"), "guide.md")
+    page.wait_for_selector("#seglist .seg[data-status=pending]")
+    first = _progress(page)
+    assert first.startswith("0 units translated · 3 kept as is (code, URLs) · "), first
+    page.locator("#seg-progress").screenshot(path=str(SHOTS / "segment-count-start.png"))
+    counts = [0]
+    seen: list[str] = []
+    while page.evaluate("() => document.body.dataset.phase") == "review":
+        ids = _call_ids(page)
+        seen.extend(ids)
+        page.focus("#cards .card.current")
+        page.keyboard.press("Shift+A" if len(ids) > 1 else "a")
+        page.wait_for_function(NEW_BATCH_OR_DONE, arg=seen)
+        page.wait_for_function(
+            "(n) => parseInt(document.querySelector('#seg-progress').textContent) > n", arg=counts[-1]
+        )
+        text = _progress(page)
+        assert " of " not in text.split("·")[0], f"a total of units is claimed: {text}"
+        assert "3 kept as is (code, URLs)" in text, text
+        counts.append(int(text.split(" ")[0]))
+    assert counts == sorted(counts) and counts[-1] > 0
+    final = _progress(page)
+    assert final.endswith(" units translated · 3 kept as is (code, URLs) · 1,087 / 1,087 characters"), final
+    assert "to translate" not in final and "in review" not in final

@@ -8,7 +8,7 @@ import { focusCard } from "./cards.js";
 import { $, autosize, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
 import { showInSource } from "./preview.js";
-import { filterSegments, isWritten, loadSegments, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
+import { filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { actions, state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt } from "./text.js";
@@ -62,9 +62,10 @@ export function renderSegments() {
   const file = state.files.find((f) => f.fileId === state.activeFileId);
   const done = file?.progress?.translatedChars ?? p.chars;
   const total = file?.progress?.totalChars ?? file?.chars ?? p.total;
+  const units = progressParts(p, typeof file?.segments === "number" ? file.segments : null);
   const parts = [
-    h("strong", { text: `${num.format(p.units)} of ${num.format(p.segments)}` }),
-    ` segments written · ${num.format(done)} / ${num.format(total)} characters`,
+    h("strong", { class: "seg-progress-head", text: units.head }),
+    ...[...units.rest, `${num.format(done)} / ${num.format(total)} characters`].flatMap((t) => [" · ", h("span", { class: "seg-progress-part", text: t })]),
   ];
   if (list.length !== all.length) parts.push(h("span", { class: "hint", text: ` · ${num.format(list.length)} shown` }));
   $("seg-progress").replaceChildren(...parts);

@@ -31,7 +31,8 @@
  * @property {boolean} [queued]
  *
  * @typedef {{translatedChars: number, totalChars: number, complete: boolean}} Progress
- * @typedef {{fileId: string, name: string, chars: number, progress?: Progress}} FileInfo
+ * @typedef {{fileId: string, name: string, chars: number, segments?: number, progress?: Progress}} FileInfo
+ * (`segments`: the file's segment count, fixed at upload, where the server gives it)
  * @typedef {{sessionId: string, agentResponse: AgentResponse, queued?: boolean, progress?: FileInfo[]}} StepResponse
  *
  * @typedef {string | {text?: string, userInput?: string, content?: string}} QueuedInput

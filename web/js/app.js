@@ -17,6 +17,7 @@ import {
 } from "./preview.js";
 import { responses } from "./review.js";
 import { highlightBatch, refreshSegments, renderSegments, setupSegments } from "./segments.js";
+import { setupSourceLanguage, showSourceLanguage } from "./sourcelang.js";
 import { deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
 import { actions, state } from "./state.js";
 import { clearError, retryNow, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
@@ -126,6 +127,8 @@ async function startTranslation() {
   });
   state.sources.set(/** @type {string} */ (draft.fileId), content);
   refreshDocument(draft.fileId ?? null, { source: true });
+  // The language the server detected from the upload (the step's answer does not carry it).
+  api.session(sid).then((view) => sid === state.sessionId && showSourceLanguage(view), () => {});
   runLoop({ sessionId: sid, userInput });
 }
 
@@ -167,6 +170,7 @@ function enterSession(id, { title, files, messages, messageCount, messagesComple
   $("send-verdicts").hidden = true;
   $("review-count").textContent = "";
   $("seglist").replaceChildren();
+  showSourceLanguage(null);
   renderTitle();
   renderFiles();
   renderProgress();
@@ -219,6 +223,7 @@ async function openSession(id) {
     messagesComplete: data.messagesComplete !== false,
     queued: (data.queuedInputs || []).map(queuedText),
   });
+  showSourceLanguage(data);
   restore(data);
   refreshDocument(state.activeFileId, { source: true });
 }
@@ -247,6 +252,7 @@ function adoptView(view) {
   state.messagesComplete = view.messagesComplete !== false;
   state.files = view.files || state.files;
   state.queued = (view.queuedInputs || []).map(queuedText);
+  showSourceLanguage(view);
   renderTimeline();
   renderQueued();
   renderFiles();
@@ -522,6 +528,7 @@ async function init() {
   setupDocument((show) => show === "segments" && highlightBatch());
   setupSegments();
   setupMemory();
+  setupSourceLanguage();
   document.addEventListener("keydown", onKeydown);
   trackHeight($("statusbar"), "--statusbar-h");
   $("stop").addEventListener("click", stopLoop);

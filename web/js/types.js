@@ -46,6 +46,8 @@
  * @property {FileInfo[]} files
  * @property {QueuedInput[]} [queuedInputs]
  * @property {string} [updatedAt]
+ * @property {string | null} [sourceLanguage] BCP 47; null while not known (absent on older servers)
+ * @property {string | null} [targetLanguage] BCP 47, or null
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment

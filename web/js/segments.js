@@ -11,7 +11,7 @@ import { showInSource } from "./preview.js";
 import { filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { actions, state } from "./state.js";
 import { setStatus } from "./status.js";
-import { excerpt } from "./text.js";
+import { excerpt, lineExcerpt } from "./text.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -78,6 +78,8 @@ export function renderSegments() {
 /** @param {Segment} seg @param {number} n @param {number} position */
 function row(seg, n, position) {
   const index = batchIndex(seg);
+  // Text kept as it is (code) keeps its lines; prose is one flowing excerpt.
+  const shorten = seg.status === "verbatim" ? lineExcerpt : (/** @type {string} */ t) => excerpt(t, 140);
   const el = h(
     "li",
     {
@@ -90,8 +92,8 @@ function row(seg, n, position) {
     },
     h("span", { class: "seg-num", text: String(position) }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
-    h("span", { class: "seg-src", text: excerpt(seg.source, 140) }),
-    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? excerpt(seg.target, 140) : "" }),
+    h("span", { class: "seg-src", text: shorten(seg.source) }),
+    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(seg.target) : "" }),
   );
   el.addEventListener("click", (e) => {
     if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor")) return;

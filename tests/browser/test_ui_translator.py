@@ -244,3 +244,9 @@ def test_the_segment_count_is_right_before_any_review_and_stable_after(server: s
     final = _progress(page)
     assert final.endswith(" units translated · 3 kept as is (code, URLs) · 1,087 / 1,087 characters"), final
     assert "to translate" not in final and "in review" not in final
+
+    # Back home, the form offers a new document (not the one just translated again), in the same language.
+    page.click("#home-link")
+    page.wait_for_selector("body[data-phase=home] #session-list .session-item")
+    assert page.input_value("#doc-text") == "" and page.input_value("#doc-name") == "document.md"
+    assert page.input_value("#target-lang") == "French"

@@ -18,7 +18,7 @@ import {
 import { responses } from "./review.js";
 import { highlightBatch, refreshSegments, renderSegments, setupSegments } from "./segments.js";
 import { setupSourceLanguage, showSourceLanguage } from "./sourcelang.js";
-import { deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
+import { clearStartForm, deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
 import { actions, state } from "./state.js";
 import { clearError, retryNow, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
 import { appendTimeline, loadFullHistory, renderTimeline } from "./timeline.js";
@@ -116,6 +116,7 @@ async function startTranslation() {
   }
   setBusy(false);
   startDraft = null;
+  clearStartForm();
   const sid = /** @type {string} */ (draft.sessionId);
   store.set(`title:${sid}`, userInput);
   history.pushState(null, "", `#${sid}`);

@@ -8,6 +8,7 @@ import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
 import { api } from "./api.js";
 import { editDecision, editWarned, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
 import { actions, state } from "./state.js";
+import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
 
@@ -351,30 +352,6 @@ export function focusCard(i, { scroll = true, focus = true } = {}) {
   if (scroll) reveal(card, "smooth");
   actions.highlightCurrent();
 }
-
-/**
- * Scroll `el` (a card, a text box) fully into the part of the review below its sticky header: its top
- * there when it is above or too tall to fit, else its bottom in view; nothing when it is visible.
- * Computed rather than left to scrollIntoView, whose scroll padding does not account for a header that
- * is only stuck once the review has scrolled.
- * @param {HTMLElement} el @param {ScrollBehavior} behavior
- */
-function reveal(el, behavior) {
-  const review = $("review");
-  const head = $("review-head");
-  const scrolls = getComputedStyle(review).overflowY !== "visible";
-  const box = review.getBoundingClientRect();
-  // Where the header's top sits once stuck: its `top` from the scrollport's padding edge (or the window's top).
-  const stuck = (scrolls ? box.top + review.clientTop + parseFloat(getComputedStyle(review).paddingTop) : 0) + parseFloat(getComputedStyle(head).top);
-  const top = stuck + head.offsetHeight + GAP;
-  const bottom = (scrolls ? box.top + review.clientTop + review.clientHeight : window.innerHeight) - GAP;
-  const r = el.getBoundingClientRect();
-  const by = r.top < top || r.height > bottom - top ? r.top - top : r.bottom > bottom ? r.bottom - bottom : 0;
-  if (by) (scrolls ? review : window).scrollBy({ top: by, behavior });
-}
-
-/** The room (px) kept between a revealed card and the header or the review's bottom. */
-const GAP = 10;
 
 /** @param {number} i */
 export function approve(i) {

@@ -444,9 +444,8 @@ def test_workbench_and_the_fixed_defects(server: str, page: Page) -> None:
 
     # The segment list shows the whole document, the batch in review, progress in units and characters.
     page.wait_for_selector("#seglist .seg[data-status=pending]")
-    assert "0 of" in page.inner_text("#seg-progress") and f"/ {len(WIDGET)} characters" in page.inner_text(
-        "#seg-progress"
-    )
+    progress = page.inner_text("#seg-progress")
+    assert progress.startswith("0 units translated") and f"/ {len(WIDGET)} characters" in progress
     assert page.locator("#seglist .seg.seg-current").count() == 1, "the current card's segment is outlined"
 
     # Approve all asks first when a card warns (the glossary says widget → gadget); Cancel changes nothing.

@@ -18,8 +18,10 @@ function paragraphs(text) {
 }
 
 export class FakeApi {
-  constructor({ batch = 2, document = "# Title\n\nFirst paragraph.\n\nSecond one.\n\nThe end.\n" } = {}) {
+  constructor({ batch = 2, document = "# Title\n\nFirst paragraph.\n\nSecond one.\n\nThe end.\n", languages = true } = {}) {
     this.batch = batch;
+    /** Whether sessions have `sourceLanguage` and PATCH (false: a server from before them). */
+    this.languages = languages;
     this.document = document;
     this.sessions = new Map();
     this.keys = new Map(); // Idempotency-Key → {body, response}
@@ -44,6 +46,7 @@ export class FakeApi {
       queued: [],
       version: 0,
       started: false,
+      sourceLanguage: null, // detected from the text by a real server; set by PATCH here
     });
     return id;
   }
@@ -57,6 +60,7 @@ export class FakeApi {
       actor: s.pending.length ? "user" : s.started && this.remaining(s).length ? "agent" : "user",
       files: [{ fileId: "f_1", name: "doc.md", chars: [...this.document].length, progress: this.progress(s) }],
       queuedInputs: [...s.queued],
+      ...(this.languages ? { sourceLanguage: s.sourceLanguage, targetLanguage: "fr" } : {}),
     };
   }
 
@@ -164,6 +168,7 @@ export class FakeApi {
       const s = this.sessions.get(decodeURIComponent(m[1]));
       return s ? json(200, this.view(s)) : json(404, { error: "No such session." });
     }
+    if (method === "PATCH" && (m = /^sessions\/([^/]+)$/.exec(path))) return this.patch(decodeURIComponent(m[1]), body);
     if ((m = /^sessions\/([^/]+)\/files\/f_1\/segments(?:\/(\d+))?$/.exec(path))) {
       const s = this.sessions.get(m[1]);
       if (!this.supportsSegments || !s) return json(404, { error: "Not Found" });
@@ -229,6 +234,20 @@ export class FakeApi {
     Object.assign(w, { target: body.translated_string, status: "revised", updatedAt: "2025-01-02T00:00:00Z" });
     s.version++;
     return json(200, w);
+  }
+
+  /** PATCH /api/sessions/{id}: `sourceLanguage` a BCP 47 tag (422 otherwise); 405 without the feature. */
+  patch(id, body) {
+    if (!this.languages) return json(405, { error: "Method Not Allowed" });
+    const s = this.sessions.get(id);
+    if (!s) return json(404, { error: "No such session." });
+    const tag = body?.sourceLanguage;
+    if (typeof tag !== "string" || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag)) {
+      return json(422, { error: "sourceLanguage: not a BCP 47 language tag." });
+    }
+    s.sourceLanguage = tag;
+    s.version++;
+    return json(200, this.view(s));
   }
 
   importMemory(body) {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { appliesTo, glossaryPieces } from "../../web/js/glossary.js";
+import { appliesTo, glossaryPieces, isKeepTerm, keepsTerm, shownWarnings } from "../../web/js/glossary.js";
+import { makeBatch, summary, warnedCards } from "../../web/js/review.js";
 
 const tool = { source: "tool", target: "outil", languages: "auto>french" };
 const line = { source: "command line", target: "ligne de commande" };
@@ -38,4 +39,48 @@ test("entries apply to their target language, every language, or an unknown one"
   assert.ok(appliesTo(undefined, "French"));
   assert.ok(appliesTo("auto>unknown", "French"));
   assert.ok(appliesTo("auto>german", null));
+});
+
+const glossaryWarning = (term, target) => ({ code: "glossary", message: `Glossary: «${term}» should be translated as «${target}».` });
+
+test("an entry whose translation is its term is a term to keep", () => {
+  assert.equal(isKeepTerm("Clippy", "Clippy"), true);
+  assert.equal(isKeepTerm(" Visual Studio Code ", "visual studio code"), true);
+  assert.equal(isKeepTerm("tool", "outil"), false);
+  assert.equal(isKeepTerm("", ""), false);
+});
+
+test("a text keeps a term when a word begins with it, in any case and with an ending", () => {
+  assert.equal(keepsTerm("Lancez Clippy.", "Clippy"), true);
+  assert.equal(keepsTerm("die Warnungen Clippys", "Clippy"), true, "an inflected name is kept");
+  assert.equal(keepsTerm("CLIPPY le dit", "Clippy"), true);
+  assert.equal(keepsTerm("Visual  Studio\nCode s'ouvre", "Visual Studio Code"), true);
+  assert.equal(keepsTerm("Ćĺíṕṕý le dit", "Clippy"), false, "a pseudo-translated name is not kept");
+  assert.equal(keepsTerm("unClippy", "Clippy"), false, "not inside a longer word");
+  assert.equal(keepsTerm("anything", " "), false);
+});
+
+test("a kept term draws no warning; a changed one says to keep it, not to translate it as itself", () => {
+  const warnings = [glossaryWarning("Clippy", "Clippy"), glossaryWarning("tool", "outil"), { code: "missing_number", message: "Missing number: 3." }];
+  assert.deepEqual(
+    shownWarnings(warnings, "Les avertissements de Clippys, 3 fois."),
+    [glossaryWarning("tool", "outil"), { code: "missing_number", message: "Missing number: 3." }],
+  );
+  const changed = shownWarnings(warnings, "Ćĺíṕṕý ţóóĺ");
+  assert.equal(changed.length, 3);
+  assert.deepEqual(changed[0], { code: "glossary", message: "Glossary: keep «Clippy» as it is (a term not to translate)." });
+  assert.doesNotMatch(JSON.stringify(changed), /should be translated as «Clippy»/);
+  assert.deepEqual(shownWarnings(["Glossary: «Git» should be translated as «git».", null], "Utilisez git."), [], "plain-string warnings too");
+  assert.deepEqual(shownWarnings([{ code: "links", message: "Glossary: «a» should be translated as «a»." }], "b").length, 1, "another check's code is left alone");
+});
+
+test("Approve all does not ask about a card whose only warning is a kept term", () => {
+  const req = (i, proposal, warnings) => ({ tool: { name: "Translate", callId: `c${i}` }, src_string: `Clippy ${i}`, translate_string: proposal, start: i * 10, warnings });
+  const keep = [glossaryWarning("Clippy", "Clippy")];
+  const batch = makeBatch([req(1, "Clippy dit 1", keep), req(2, "Clippys Warnung 2", keep), req(3, "Bonjour 3", [])]);
+  assert.deepEqual(warnedCards(batch), [], "no card to ask about");
+  assert.equal(summary(batch).warned, 0);
+  const changed = makeBatch([req(1, "Ćĺíṕṕý 1", keep), req(2, "Clippy 2", keep)]);
+  assert.deepEqual(warnedCards(changed).map((b) => b.req.tool.callId), ["c1"], "the card that changed the term is asked about");
+  assert.match(String(/** @type {any} */ (changed[0].warnings[0]).message), /keep «Clippy» as it is/);
 });

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { describeEdit, diffWords } from "../../web/js/diff.js";
 import { dispositionName, retryAfterSeconds } from "../../web/js/http.js";
 import { editDecision, editWarned, makeBatch, nextUndecided, responses, savable, summary, warningText } from "../../web/js/review.js";
-import { codePoints, excerpt, unitIndexer } from "../../web/js/text.js";
+import { codePoints, excerpt, lineExcerpt, unitIndexer } from "../../web/js/text.js";
 
 const req = (i, warnings = []) => ({
   tool: { name: "Translate", callId: `c${i}` },
@@ -95,4 +95,11 @@ test("a batch waits for Send when the human's own edit drew a warning, not when 
   assert.equal(editWarned(batch), true);
   batch[1].decision = { status: "reject", reason: "" };
   assert.equal(editWarned(batch), false, "a rejection's text is not the human's translation");
+});
+
+test("code in the segment list keeps its lines and indentation, at most four", () => {
+  assert.equal(lineExcerpt("```bash\npip install x\n  x --version\n```\n"), "```bash\npip install x\n  x --version\n```");
+  assert.equal(lineExcerpt("\n    indented code\n"), "    indented code", "the first line's indentation is kept");
+  assert.equal(lineExcerpt("1\n2\n3\n4\n5\n6"), "1\n2\n3\n4\n…");
+  assert.equal(lineExcerpt("a\n2\n3", 2), "a\n2\n…");
 });

@@ -6,7 +6,7 @@ import { api } from "./api.js";
 import { signInRequired, startAuth } from "./auth.js";
 import { approveAll, clearBatch, focusCard, showBatch, updateReviewHead } from "./cards.js";
 import { queuedText, StepClient } from "./client.js";
-import { $, autosize, h, store } from "./dom.js";
+import { $, autosize, h, store, trackHeight } from "./dom.js";
 import { clearForming, showDelta } from "./forming.js";
 import { onKeydown } from "./keys.js";
 import { languageFromTitle, refreshMemory, setupMemory } from "./memory.js";
@@ -17,7 +17,8 @@ import {
 } from "./preview.js";
 import { responses } from "./review.js";
 import { highlightBatch, refreshSegments, renderSegments, setupSegments } from "./segments.js";
-import { deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
+import { setupSourceLanguage, showSourceLanguage } from "./sourcelang.js";
+import { clearStartForm, deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
 import { actions, state } from "./state.js";
 import { clearError, retryNow, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
 import { appendTimeline, loadFullHistory, renderTimeline } from "./timeline.js";
@@ -115,6 +116,7 @@ async function startTranslation() {
   }
   setBusy(false);
   startDraft = null;
+  clearStartForm();
   const sid = /** @type {string} */ (draft.sessionId);
   store.set(`title:${sid}`, userInput);
   history.pushState(null, "", `#${sid}`);
@@ -126,6 +128,8 @@ async function startTranslation() {
   });
   state.sources.set(/** @type {string} */ (draft.fileId), content);
   refreshDocument(draft.fileId ?? null, { source: true });
+  // The language the server detected from the upload (the step's answer does not carry it).
+  api.session(sid).then((view) => sid === state.sessionId && showSourceLanguage(view), () => {});
   runLoop({ sessionId: sid, userInput });
 }
 
@@ -167,6 +171,7 @@ function enterSession(id, { title, files, messages, messageCount, messagesComple
   $("send-verdicts").hidden = true;
   $("review-count").textContent = "";
   $("seglist").replaceChildren();
+  showSourceLanguage(null);
   renderTitle();
   renderFiles();
   renderProgress();
@@ -219,6 +224,7 @@ async function openSession(id) {
     messagesComplete: data.messagesComplete !== false,
     queued: (data.queuedInputs || []).map(queuedText),
   });
+  showSourceLanguage(data);
   restore(data);
   refreshDocument(state.activeFileId, { source: true });
 }
@@ -247,6 +253,7 @@ function adoptView(view) {
   state.messagesComplete = view.messagesComplete !== false;
   state.files = view.files || state.files;
   state.queued = (view.queuedInputs || []).map(queuedText);
+  showSourceLanguage(view);
   renderTimeline();
   renderQueued();
   renderFiles();
@@ -522,7 +529,9 @@ async function init() {
   setupDocument((show) => show === "segments" && highlightBatch());
   setupSegments();
   setupMemory();
+  setupSourceLanguage();
   document.addEventListener("keydown", onKeydown);
+  trackHeight($("statusbar"), "--statusbar-h");
   $("stop").addEventListener("click", stopLoop);
   $("continue").addEventListener("click", () => {
     $("continue").hidden = true;

@@ -3,11 +3,12 @@
 // (asking first when a card has a warning), and the review head with its counts and Send.
 
 import { describeEdit, diffWords, renderDiff } from "./diff.js";
-import { glossaryPieces } from "./glossary.js";
+import { glossaryPieces, isKeepTerm, shownWarnings } from "./glossary.js";
 import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
 import { api } from "./api.js";
 import { editDecision, editWarned, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
 import { actions, state } from "./state.js";
+import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
 
@@ -99,7 +100,7 @@ const button = (label, action, cls, keys, aria) =>
 function buildCard(item, index, total) {
   const { req } = item;
   const id = `card-${index}`;
-  const warnings = (req.warnings || []).filter(Boolean).map(warningText);
+  const warnings = item.warnings.map(warningText);
   const revise = req.tool.name === "Revise";
   const card = h(
     "article",
@@ -205,9 +206,12 @@ function buildCard(item, index, total) {
 /** The source with the glossary's terms marked, the preferred translation as a tooltip. @param {string} text */
 function sourcePieces(text) {
   return glossaryPieces(text, state.glossary).map((p) =>
-    p.term ? h("mark", { class: "term", title: `Glossary: ${p.term.source} → ${p.term.target}`, text: p.text }) : p.text,
+    p.term ? h("mark", { class: "term", title: termTitle(p.term), text: p.text }) : p.text,
   );
 }
+
+/** A marked term's tooltip: its translation, or that it is kept as it is. @param {import("./glossary.js").Term} t */
+const termTitle = (t) => (isKeepTerm(t.source, t.target) ? `Glossary: keep ${t.source} as it is` : `Glossary: ${t.source} → ${t.target}`);
 
 /** Mark the glossary's terms again in every card's source (the glossary changed). */
 export function remarkTerms() {
@@ -345,7 +349,7 @@ export function focusCard(i, { scroll = true, focus = true } = {}) {
   });
   const card = /** @type {HTMLElement} */ (state.batch[i].el);
   if (focus && state.batch[i].mode === "view") card.focus({ preventScroll: true });
-  if (scroll) card.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  if (scroll) reveal(card, "smooth");
   actions.highlightCurrent();
 }
 
@@ -373,15 +377,16 @@ export function openMode(i, mode) {
     ta.value = d?.status === "refined" ? d.text : item.req.translate_string;
     autosize(ta);
     updateLiveDiff(i);
-    ta.focus();
+    ta.focus({ preventScroll: true });
     ta.setSelectionRange(ta.value.length, ta.value.length);
   } else {
     const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
     ta.value = d?.status === "reject" ? d.reason || "" : "";
     autosize(ta);
-    ta.focus();
+    ta.focus({ preventScroll: true });
   }
-  card.scrollIntoView({ block: "nearest" });
+  reveal(card, "auto");
+  reveal(/** @type {HTMLElement} */ (document.activeElement), "auto"); // the text box, when the card is taller than the view
 }
 
 /** @param {number} i */
@@ -397,7 +402,7 @@ async function checkText(req, text) {
   if (!req.file_id || !state.sessionId) return [];
   try {
     const r = await api.qa(state.sessionId, req.file_id, { source: req.src_string, translated_string: text });
-    return (r.warnings || []).filter(Boolean);
+    return shownWarnings(r.warnings || [], text);
   } catch {
     return [];
   }

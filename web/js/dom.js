@@ -102,3 +102,14 @@ export function scrollPaneTo(pane, el) {
     pane.scrollTo({ top: Math.max(0, top - pane.clientHeight / 3), behavior: "smooth" });
   }
 }
+
+/**
+ * Keep the CSS variable `name` on the root equal to `el`'s height in pixels, as it changes (the sticky
+ * status bar's, which the review head sticks below on a narrow window).
+ * @param {HTMLElement} el @param {string} name
+ */
+export function trackHeight(el, name) {
+  const set = () => document.documentElement.style.setProperty(name, `${Math.ceil(el.getBoundingClientRect().height)}px`);
+  set();
+  new ResizeObserver(set).observe(el);
+}

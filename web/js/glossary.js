@@ -1,6 +1,7 @@
 // @ts-check
 // The owner's glossary in the cards' sources: which entries apply to the session's target language,
-// and where their terms occur (case-insensitive, whole words), without the DOM.
+// where their terms occur (case-insensitive, whole words), and terms to keep ("Clippy → Clippy") in
+// the cards' warnings, without the DOM.
 
 /** @typedef {{source: string, target: string, languages?: string}} Term */
 /** @typedef {{text: string, term: Term | null}} Piece */
@@ -43,5 +44,56 @@ export function glossaryPieces(text, terms) {
     pos = end;
   }
   if (pos < text.length) out.push({ text: text.slice(pos), term: null });
+  return out;
+}
+
+/** @typedef {import("./types.js").Warning} Warning */
+
+/** The server's glossary warning (agent_core/qa.py): «term» should be translated as «target». */
+const GLOSSARY_WARNING = /^Glossary: «(.+)» should be translated as «(.+)»\.?$/su;
+
+/**
+ * Whether an entry is a term to keep, not to translate: its translation is the term itself
+ * ("Clippy → Clippy"), ignoring case and surrounding spaces.
+ * @param {string} source @param {string} target
+ */
+export function isKeepTerm(source, target) {
+  const s = source.trim();
+  return s !== "" && s.toLocaleLowerCase() === target.trim().toLocaleLowerCase();
+}
+
+/**
+ * Whether `text` keeps `term`: the term begins a word of the text, in any case, with or without an
+ * ending (a kept name still takes the target language's inflection: "Clippys", "Clippyä").
+ * @param {string} text @param {string} term
+ */
+export function keepsTerm(text, term) {
+  const words = term.trim().split(/\s+/u).filter(Boolean).map(escape);
+  if (!words.length) return false;
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${words.join("\\s+")}`, "iu").test(text);
+}
+
+/**
+ * The warnings a card shows for its `text` (the proposal, or the reviewer's edit): the server's, but a
+ * glossary warning on a term to keep says "keep «X» as it is" instead of "should be translated as «X»",
+ * and is dropped when the text keeps the term (then there is nothing to warn about, and "Approve all"
+ * does not ask).
+ * @param {Warning[]} warnings @param {string} text @returns {Warning[]}
+ */
+export function shownWarnings(warnings, text) {
+  /** @type {Warning[]} */
+  const out = [];
+  for (const w of warnings) {
+    if (!w) continue;
+    const message = typeof w === "string" ? w : w.message;
+    const m = GLOSSARY_WARNING.exec(message || "");
+    if (!m || (typeof w !== "string" && w.code && w.code !== "glossary") || !isKeepTerm(m[1], m[2])) {
+      out.push(w);
+      continue;
+    }
+    if (keepsTerm(text, m[1])) continue;
+    const kept = `Glossary: keep «${m[1]}» as it is (a term not to translate).`;
+    out.push(typeof w === "string" ? kept : { ...w, message: kept });
+  }
   return out;
 }

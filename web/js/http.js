@@ -244,6 +244,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     session: (id) => request("GET", s(id)),
     /** @param {string} id @param {string | null} [cursor] */
     messages: (id, cursor) => request("GET", `${s(id)}/messages${query({ limit: 500, cursor })}`),
+    /** Change a session's settings (`sourceLanguage`, a BCP 47 tag). @param {string} id @param {{sourceLanguage?: string}} body @returns {Promise<SessionView>} */
+    updateSession: (id, body) => request("PATCH", s(id), { body }),
     /** @param {string} id */
     deleteSession: (id) => request("DELETE", s(id)),
     /** @param {string} id @param {string} name @param {string} content */

@@ -6,15 +6,8 @@ import { api } from "./api.js";
 import { remarkTerms } from "./cards.js";
 import { $, h, num, store } from "./dom.js";
 import { appliesTo } from "./glossary.js";
+import { languagesLabel, originLabel } from "./memorytext.js";
 import { state } from "./state.js";
-
-/** "French" for "auto>french". @param {string} pair */
-function languagesLabel(pair) {
-  const target = (pair || "").split(">")[1] || "";
-  if (!target || target === "*") return "all languages";
-  if (target === "unknown") return "any language";
-  return target.replace(/(^|[\s(-])\p{L}/gu, (m) => m.toUpperCase());
-}
 
 /** The target language named in "Translate x into French.". @param {string | null} title */
 export function languageFromTitle(title) {
@@ -46,7 +39,7 @@ export async function refreshMemory() {
 
 /** @param {{id: string, origin: string, languages: string, source?: string, target?: string, text?: string}} entry @param {string} label @param {any} text */
 function memoryItem(entry, label, text) {
-  const origin = entry.origin === "learned" ? "learned from your edits" : entry.origin === "imported" ? "imported" : "added by you";
+  const origin = originLabel(entry.target != null ? "glossary" : "style", entry.origin);
   const item = h(
     "li",
     { class: "memory-item", "data-entry-id": entry.id, "data-origin": entry.origin },

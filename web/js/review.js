@@ -6,9 +6,12 @@
 /** @typedef {import("./types.js").CopilotResponse} CopilotResponse */
 /** @typedef {import("./types.js").Warning} Warning */
 
+import { shownWarnings } from "./glossary.js";
+
 /**
  * @typedef {{status: "approve"} | {status: "refined", text: string} | {status: "reject", reason?: string}} Decision
- * @typedef {{req: CopilotRequest, decision: Decision | null, mode: "view" | "edit" | "reject", el: HTMLElement | null, editWarnings?: Warning[]}} Item
+ * @typedef {{req: CopilotRequest, warnings: Warning[], decision: Decision | null, mode: "view" | "edit" | "reject", el: HTMLElement | null, editWarnings?: Warning[]}} Item
+ * (`warnings`: what the card shows of the proposal's warnings, glossary.js shownWarnings)
  */
 
 /** The words of a warning, whichever form the server sends. @param {Warning} w */
@@ -23,7 +26,13 @@ export function warningText(w) {
  * @returns {Item[]}
  */
 export function makeBatch(requests, saved = {}) {
-  return requests.map((req) => ({ req, decision: saved[req.tool.callId] || null, mode: "view", el: null }));
+  return requests.map((req) => ({
+    req,
+    warnings: shownWarnings(req.warnings || [], req.translate_string),
+    decision: saved[req.tool.callId] || null,
+    mode: "view",
+    el: null,
+  }));
 }
 
 /** What the review head shows and offers. @param {Item[]} batch */
@@ -31,7 +40,7 @@ export function summary(batch) {
   const total = batch.length;
   const decided = batch.filter((b) => b.decision).length;
   const open = batch.filter((b) => b.mode !== "view").length;
-  const warned = batch.filter((b) => (!b.decision && (b.req.warnings || []).length) || (b.editWarnings || []).length).length;
+  const warned = batch.filter((b) => (!b.decision && b.warnings.length) || (b.editWarnings || []).length).length;
   const allDecided = total > 0 && decided === total;
   return {
     total,
@@ -86,5 +95,5 @@ export function editWarned(batch) {
 
 /** The cards approve-all should ask about: undecided ones whose proposal warns, and edits whose text warns. @param {Item[]} batch */
 export function warnedCards(batch) {
-  return batch.filter((b) => (!b.decision && (b.req.warnings || []).length) || (b.decision?.status === "refined" && (b.editWarnings || []).length));
+  return batch.filter((b) => (!b.decision && b.warnings.length) || (b.decision?.status === "refined" && (b.editWarnings || []).length));
 }

@@ -8,10 +8,10 @@ import { focusCard } from "./cards.js";
 import { $, autosize, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
 import { showInSource } from "./preview.js";
-import { filterSegments, isWritten, loadSegments, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
+import { filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { actions, state } from "./state.js";
 import { setStatus } from "./status.js";
-import { excerpt } from "./text.js";
+import { excerpt, lineExcerpt } from "./text.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -62,9 +62,10 @@ export function renderSegments() {
   const file = state.files.find((f) => f.fileId === state.activeFileId);
   const done = file?.progress?.translatedChars ?? p.chars;
   const total = file?.progress?.totalChars ?? file?.chars ?? p.total;
+  const units = progressParts(p, typeof file?.segments === "number" ? file.segments : null);
   const parts = [
-    h("strong", { text: `${num.format(p.units)} of ${num.format(p.segments)}` }),
-    ` segments written · ${num.format(done)} / ${num.format(total)} characters`,
+    h("strong", { class: "seg-progress-head", text: units.head }),
+    ...[...units.rest, `${num.format(done)} / ${num.format(total)} characters`].flatMap((t) => [" · ", h("span", { class: "seg-progress-part", text: t })]),
   ];
   if (list.length !== all.length) parts.push(h("span", { class: "hint", text: ` · ${num.format(list.length)} shown` }));
   $("seg-progress").replaceChildren(...parts);
@@ -77,6 +78,8 @@ export function renderSegments() {
 /** @param {Segment} seg @param {number} n @param {number} position */
 function row(seg, n, position) {
   const index = batchIndex(seg);
+  // Text kept as it is (code) keeps its lines; prose is one flowing excerpt.
+  const shorten = seg.status === "verbatim" ? lineExcerpt : (/** @type {string} */ t) => excerpt(t, 140);
   const el = h(
     "li",
     {
@@ -89,8 +92,8 @@ function row(seg, n, position) {
     },
     h("span", { class: "seg-num", text: String(position) }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
-    h("span", { class: "seg-src", text: excerpt(seg.source, 140) }),
-    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? excerpt(seg.target, 140) : "" }),
+    h("span", { class: "seg-src", text: shorten(seg.source) }),
+    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(seg.target) : "" }),
   );
   el.addEventListener("click", (e) => {
     if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor")) return;

@@ -161,7 +161,13 @@ export function filterSegments(segments, { status = "", q = "" }) {
   });
 }
 
-/** Progress in units and characters (code points of source text in written segments). @param {Segment[]} segments */
+/**
+ * Progress in units and characters (code points of source text in written segments): `translated`
+ * (reviewed and written: approved, edited, revised), `kept` (verbatim: code, URLs, written at upload
+ * without a review), `pending`, and `untranslated` passages (a passage becomes one unit or several once
+ * proposed, so the list's length is no total of units: it grows as the translation goes).
+ * @param {Segment[]} segments
+ */
 export function segmentProgress(segments) {
   let units = 0;
   let chars = 0;
@@ -177,7 +183,34 @@ export function segmentProgress(segments) {
       chars += n;
     }
   }
-  return { units, segments: segments.length, chars, total, byStatus };
+  const kept = byStatus.verbatim || 0;
+  const count = (/** @type {string} */ k) => byStatus[k] || 0;
+  return {
+    units, segments: segments.length, chars, total, byStatus,
+    translated: units - kept, kept, pending: count("pending"), untranslated: count("untranslated"),
+  };
+}
+
+/** @param {number} n @param {string} one @param {string} many */
+const counted = (n, one, many) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
+/**
+ * The unit counts of the progress line: the headline ("12 units translated", or "35 of 94 segments
+ * written" when the server gave a total fixed at upload) and the rest ("3 kept as is", "4 in review",
+ * "5 passages to translate"), none of them a total that changes as passages are split into units.
+ * @param {ReturnType<typeof segmentProgress>} p @param {number | null} [fixedTotal] the file's segment count, when the server gives one
+ * @returns {{head: string, rest: string[]}}
+ */
+export function progressParts(p, fixedTotal = null) {
+  const head =
+    typeof fixedTotal === "number" && fixedTotal >= p.units
+      ? `${p.units.toLocaleString()} of ${counted(fixedTotal, "segment", "segments")} written`
+      : `${counted(p.translated, "unit", "units")} translated`;
+  const rest = [];
+  if (p.kept) rest.push(`${p.kept.toLocaleString()} kept as is (code, URLs)`);
+  if (p.pending) rest.push(`${p.pending.toLocaleString()} in review`);
+  if (p.untranslated) rest.push(`${counted(p.untranslated, "passage", "passages")} to translate`);
+  return { head, rest };
 }
 
 /**

@@ -116,6 +116,13 @@ export async function deleteSession(id, title) {
   }
 }
 
+/** Empty the start form once its document is uploaded (the language stays): back home, it offers a new one, not the same again. */
+export function clearStartForm() {
+  for (const id of ["doc-text", "doc-file", "instructions"]) $(id).value = "";
+  $("doc-name").value = "document.md";
+  $("doc-stats").textContent = "";
+}
+
 /** The start form: file, drop, paste, counts; `start` runs on submit or Ctrl+Enter. @param {() => void} start @param {() => void} onInput */
 export function setupStartForm(start, onInput) {
   const datalist = $("languages");

@@ -51,6 +51,16 @@ export function excerpt(text, max = 80) {
   return `${(space > max * 0.6 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/**
+ * At most `lines` lines of `text` as they are (code keeps its line breaks and indentation), "…" when
+ * some are left out; blank lines at either end dropped.
+ * @param {string} text @param {number} [lines]
+ */
+export function lineExcerpt(text, lines = 4) {
+  const all = text.replace(/^\s*\n|\s+$/g, "").split("\n");
+  return all.length <= lines ? all.join("\n") : `${all.slice(0, lines).join("\n")}\n…`;
+}
+
 /** "1 unit", "3 units". @param {number} n @param {string} one @param {string} many */
 export function plural(n, one, many) {
   return `${new Intl.NumberFormat("en").format(n)} ${n === 1 ? one : many}`;

@@ -31,7 +31,8 @@
  * @property {boolean} [queued]
  *
  * @typedef {{translatedChars: number, totalChars: number, complete: boolean}} Progress
- * @typedef {{fileId: string, name: string, chars: number, progress?: Progress}} FileInfo
+ * @typedef {{fileId: string, name: string, chars: number, segments?: number, progress?: Progress}} FileInfo
+ * (`segments`: the file's segment count, fixed at upload, where the server gives it)
  * @typedef {{sessionId: string, agentResponse: AgentResponse, queued?: boolean, progress?: FileInfo[]}} StepResponse
  *
  * @typedef {string | {text?: string, userInput?: string, content?: string}} QueuedInput
@@ -45,6 +46,8 @@
  * @property {FileInfo[]} files
  * @property {QueuedInput[]} [queuedInputs]
  * @property {string} [updatedAt]
+ * @property {string | null} [sourceLanguage] BCP 47; null while not known (absent on older servers)
+ * @property {string | null} [targetLanguage] BCP 47, or null
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment

@@ -12,8 +12,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Input, Label, ProgressBar, RichLog, Static
 
-from .api import ApiClient, ApiError, Turn, verdicts_body
-from .models import CopilotRequest, FileInfo, Step, ToolRef, Verdict
+from .api import ApiClient, ApiError, Turn, new_key, verdicts_body
+from .batch import Batch, batch_of
+from .local_state import LocalState
+from .models import FileInfo, Step, ToolRef, Verdict
 from .stream import Delta, FormingAnswer
 from .styles import CSS
 from .widgets import Card, ConfirmScreen, EditScreen, RejectScreen
@@ -28,10 +30,12 @@ class Job:
     output: Path
     first_input: str | None = None
     """A message to send first (a new translation); None: resume the session as the server has it."""
+    state: LocalState | None = None
+    """Where verdicts that cannot be sent when the reviewer quits are kept (None: nowhere but the server)."""
 
 
 class ReviewApp(App[None]):
-    """Review a translation in the terminal; all state is on the server, so quitting loses nothing sent."""
+    """Review a translation in the terminal; quitting keeps every verdict given (docs/ui.md, "terminal")."""
 
     CSS = CSS
     TITLE = "translation-agent"
@@ -59,7 +63,9 @@ class ReviewApp(App[None]):
         self._retry: dict[str, Any] | None = None
         self.forming = FormingAnswer()
         """The model's answer as it streams in, until its step arrives."""
-        self.sub_title = job.session_id
+        self.farewell = ""
+        """What became of the verdicts of the batch on quitting, for the command to print."""
+        self.sub_title = f"{job.session_id} → {job.output}"
 
     def compose(self) -> ComposeResult:
         """Progress on top, the cards, the model's answers, a message box, the keys."""
@@ -102,6 +108,8 @@ class ReviewApp(App[None]):
         finally:
             self._clear_forming()
             self._set_busy(False)
+        if "copilotResponses" in body:
+            self._keep_drafts([])  # the server has them now
         await self._show_turn(turn)
 
     async def _restore(self) -> None:
@@ -119,7 +127,26 @@ class ReviewApp(App[None]):
         if not view.pendingCopilotRequests and view.actor == "agent":
             self._run({"sessionId": view.id})  # an interrupted loop: go on where the server is
             return
-        await self._show_turn(Turn(view.id, view.actor, view.pendingCopilotRequests, view.files))
+        self._progress(view.files)
+        if view.pendingCopilotRequests:
+            await self._resume_batch(batch_of(view))
+            return
+        await self._show_turn(Turn(view.id, view.actor, (), view.files))
+
+    async def _resume_batch(self, batch: Batch) -> None:
+        """The batch's cards with the verdicts the server holds, and those kept here when sending failed."""
+        await self._show_batch(batch)
+        drafts = {v.tool.callId: v for v in self.job.state.drafts(self.job.session_id)} if self.job.state else {}
+        restored = 0
+        for card in self.cards:
+            if (draft := drafts.get(card.request.tool.callId)) is not None and draft != card.decision:
+                card.decide(draft)
+                restored += 1
+        kept = sum(1 for c in self.cards if c.stored)
+        said = [f"{kept} kept on the server"] if kept else []
+        said += [f"{restored} restored from {self.job.state.path}"] if restored and self.job.state else []
+        self._focus_next()
+        self._review_status(f"Resumed with the verdicts given before ({', '.join(said)}). " if said else "")
 
     def _on_delta(self, delta: Delta) -> None:
         """The model's answer forming: its text and proposals, shown above the cards until the step arrives."""
@@ -167,7 +194,7 @@ class ReviewApp(App[None]):
         self.error = None
         self._progress(turn.files)
         if turn.copilot_requests:
-            await self._show_batch(turn.copilot_requests)
+            await self._show_batch(Batch(turn.copilot_requests))
             return
         await self._clear_cards()
         if self.complete:
@@ -197,12 +224,16 @@ class ReviewApp(App[None]):
         self.cards = []
         await self.query_one("#cards", VerticalScroll).remove_children()
 
-    async def _show_batch(self, requests: tuple[CopilotRequest, ...]) -> None:
+    async def _show_batch(self, batch: Batch) -> None:
         await self._clear_cards()
+        requests = batch.requests
         self.cards = [Card(r, i, len(requests)) for i, r in enumerate(requests)]
         await self.query_one("#cards", VerticalScroll).mount_all(self.cards)
+        for card in self.cards:
+            if (verdict := batch.stored.get(card.request.tool.callId)) is not None:
+                card.decide(verdict, stored=True)
         if self.file_id is None:
-            self.file_id = requests[0].file_id
+            self.file_id = next((r.file_id for r in requests if r.file_id), None)
         self.query_one("#message", Input).disabled = True
         self._focus_card(0)
         self._review_status()
@@ -215,20 +246,26 @@ class ReviewApp(App[None]):
             card.set_class(i == self.current, "-current")
         self.query_one("#cards", VerticalScroll).scroll_to_widget(self.cards[self.current], animate=False)
 
-    def _review_status(self) -> None:
+    def _review_status(self, before: str = "") -> None:
         left = sum(1 for c in self.cards if c.decision is None)
         warned = sum(1 for c in self.cards if c.request.warnings)
         note = f" · {warned} with warnings" if warned else ""
-        self._status(f"Review: {left} of {len(self.cards)} undecided{note}.", "review")
+        if left:
+            self._status(f"{before}Review: {left} of {len(self.cards)} undecided{note}.", "review")
+        else:
+            self._status(f"{before}Every proposal is decided: press s to send the verdicts.", "review")
+
+    def _focus_next(self) -> None:
+        undecided = [i for i, c in enumerate(self.cards) if c.decision is None]
+        later = [i for i in undecided if i > self.current]
+        self._focus_card(later[0] if later else undecided[0] if undecided else self.current)
 
     def _decide(self, card: Card, verdict: Verdict) -> None:
         card.decide(verdict)
-        undecided = [i for i, c in enumerate(self.cards) if c.decision is None]
-        if not undecided:
+        if all(c.decision is not None for c in self.cards):
             self._send()
             return
-        later = [i for i in undecided if i > self.current]
-        self._focus_card(later[0] if later else undecided[0])
+        self._focus_next()
         self._review_status()
 
     def _verdict(self, card: Card, status: str, **fields: str) -> Verdict:
@@ -317,6 +354,41 @@ class ReviewApp(App[None]):
             self.notify(f"{left} proposal(s) still undecided.", severity="warning")
         else:
             self._send()
+
+    async def action_quit(self) -> None:
+        """Quit, keeping every verdict given: stored on the server as part of the batch, or kept here."""
+        unsent = [c.decision for c in self.cards if c.decision is not None and not c.stored]
+        if unsent:
+            self.farewell = await self._keep_unsent(unsent)
+        self.exit()
+
+    async def _keep_unsent(self, unsent: list[Verdict]) -> str:
+        """Send part of a batch (docs/api.md: the rest stays pending); what cannot be sent goes to drafts."""
+        given = f"{len(unsent)} verdict{'' if len(unsent) == 1 else 's'}"
+        left = sum(1 for c in self.cards if c.decision is None)
+        why = "they were on their way when you quit"
+        if not self.busy and left:
+            self._set_busy(True, f"Saving {given} on the server…")
+            try:
+                step = await self.client.step(verdicts_body(self.job.session_id, unsent), new_key())
+            except ApiError as exc:
+                why = str(exc)
+            else:
+                still = {r.tool.callId for r in step.agentResponse.copilotRequests}
+                if not still & {v.tool.callId for v in unsent}:
+                    self._keep_drafts([])
+                    return f"{given} of this batch saved on the server; {left} proposal(s) left to review."
+                why = "the server did not take them"
+            finally:
+                self._set_busy(False)
+        if self.job.state is None:
+            return f"{given} of this batch were not sent ({why})."
+        self._keep_drafts([c.decision for c in self.cards if c.decision is not None])
+        return f"{given} kept in {self.job.state.path} ({why}); they come back when you resume."
+
+    def _keep_drafts(self, verdicts: list[Verdict]) -> None:
+        if self.job.state is not None:
+            self.job.state.keep_drafts(self.job.session_id, verdicts)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """A message to the agent, when it waits for one."""

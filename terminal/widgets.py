@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
 from .models import CopilotRequest, Verdict
+from .stream import FormingAnswer
 
 MARKS = {"approve": "✓ approved", "refined": "✎ edited", "reject": "✗ rejected"}
 
@@ -17,6 +18,19 @@ MARKS = {"approve": "✓ approved", "refined": "✎ edited", "reject": "✗ reje
 def _visible(text: str) -> Text:
     """Text shown as is (no markup), with an empty string still taking a line."""
     return Text(text) if text else Text("(empty)", style="dim italic")
+
+
+def forming_text(forming: FormingAnswer) -> Text:
+    """The model's answer as it forms: its text, then each proposal so far."""
+    lines = Text()
+    if forming.text:
+        lines.append(forming.text + "\n", style="italic")
+    for n, p in enumerate(forming.proposals.values(), 1):
+        lines.append(f"Unit {n} (forming) ", style="bold")
+        lines.append(p.src_string)
+        lines.append("  →  ", style="dim")
+        lines.append(p.translate_string + "▍\n")
+    return lines
 
 
 class Card(Vertical):
@@ -75,7 +89,9 @@ ACCEPT_KEYS = "ctrl+enter,ctrl+j,ctrl+s"
 xterm's modifyOtherKeys) or as Ctrl+J (a line feed, where plain Enter is a carriage return); Ctrl+S
 where a terminal sends Ctrl+Enter as plain Enter, which must stay a new line in the edit box."""
 
-KEYS_HINT = "Ctrl+Enter (or Ctrl+J, Ctrl+S) accept · Ctrl+A select all · Esc cancel"
+KEYS_HINT = (
+    "Ctrl+Enter accept (or Ctrl+J, Ctrl+S: a terminal may send Ctrl+Enter as Enter) · Ctrl+A select all · Esc cancel"
+)
 
 
 class EditScreen(ModalScreen[str | None]):
@@ -95,7 +111,8 @@ class EditScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """The source for reference and the text to edit."""
         with Vertical(classes="box"):
-            yield Label(f"Edit the translation  [dim]({KEYS_HINT})[/]")
+            yield Static("[b]Edit the translation[/]")
+            yield Static(f"[dim]{KEYS_HINT}[/]", classes="keys")
             yield Static(Text(self._source), classes="source")
             yield TextArea(self._text, id="edit-text", soft_wrap=True)
 
@@ -106,8 +123,12 @@ class EditScreen(ModalScreen[str | None]):
         area.focus()
 
     def action_accept(self) -> None:
-        """Keep the edited text."""
-        self.dismiss(self.query_one(TextArea).text)
+        """Keep the edited text, less line breaks at its end that the proposal has not (a terminal's Ctrl+Enter
+        may arrive as Enter first, which the box takes as a new line)."""
+        text = self.query_one(TextArea).text
+        kept = len(self._text) - len(self._text.rstrip("\r\n"))
+        trimmed = text.rstrip("\r\n")
+        self.dismiss(trimmed + text[len(trimmed) :][:kept])
 
     def action_select_all(self) -> None:
         """Select the whole text (TextArea's own Ctrl+A goes to the line's start)."""
@@ -134,7 +155,8 @@ class RejectScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """The source for reference and the reason input."""
         with Vertical(classes="box"):
-            yield Label("Why reject it? The model reads this.  [dim](Enter or Ctrl+Enter reject · Esc cancel)[/]")
+            yield Static("[b]Why reject it?[/] The model reads this.")
+            yield Static("[dim]Enter or Ctrl+Enter reject · Ctrl+A select all · Esc cancel[/]", classes="keys")
             yield Static(Text(self._source), classes="source")
             yield Input(placeholder="e.g. too literal; keep the product name", id="reason")
 

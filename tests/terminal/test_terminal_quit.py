@@ -54,7 +54,7 @@ async def test_quit_stores_the_verdicts_given_and_resume_shows_them(local_client
     job = await start(local_client, tmp_path)
     job = Job(job.session_id, job.file_id, job.output, job.first_input, state)
     app, calls = await decide_three_and_quit(local_client, job)
-    assert "3 verdicts of this batch saved on the server; 1 proposal(s) left" in app.farewell
+    assert "3 verdicts of this batch saved on the server; 1 proposal left to review." in app.farewell
 
     view = await local_client.session(job.session_id)
     assert [r.tool.callId for r in view.pendingCopilotRequests] == calls[3:]
@@ -120,11 +120,12 @@ async def test_edit_box_keys(local_client: ApiClient, tmp_path: Path) -> None:
         await settle(pilot)
         await pilot.press("e")
         await pilot.pause()
-        assert "Ctrl+Enter" in str(app.screen.query("Label").first().render())
-        await pilot.press("ctrl+a", "X", "ctrl+enter")
+        assert "Ctrl+Enter accept" in str(app.screen.query_one(".keys").render())
+        await pilot.press("ctrl+a", "X", "enter", "ctrl+enter")  # Ctrl+Enter sent as Enter, then as itself
         await settle(pilot)
         first = app.cards[0].decision
-        assert first is not None and first.status == "refined" and first.translated_string == "X"
+        assert first is not None and first.status == "refined"
+        assert first.translated_string == "X", "no line break the proposal has not at the end"
         await pilot.press("e")
         await pilot.pause()
         await pilot.press("ctrl+a", "Y", "ctrl+j")
@@ -137,3 +138,24 @@ async def test_edit_box_keys(local_client: ApiClient, tmp_path: Path) -> None:
         await settle(pilot)
         third = app.cards[2].decision
         assert third is not None and third.status == "reject" and third.reason == "Z"
+
+
+async def test_keys_that_cannot_act_are_not_offered(local_client: ApiClient, tmp_path: Path) -> None:
+    """The footer offers the card keys only while a batch is shown; at the end, the message box is open."""
+    job = await start(local_client, tmp_path)
+    app = ReviewApp(local_client, job)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.check_action("approve", ()) and app.check_action("send", ())
+        for _ in range(10):
+            if app.complete:
+                break
+            await pilot.press("A")
+            await settle(pilot)
+        assert app.complete and not app.cards
+        for action in ("approve", "edit", "reject", "move", "approve_all", "send"):
+            assert not app.check_action(action, ()), action
+        footer = {b.binding.action for b in app.active_bindings.values() if b.enabled}
+        assert "quit" in footer and "approve" not in footer
+        assert not app.query_one("#message").disabled, "the agent can still be told something"
+        assert "Ctrl+Q quits" in str(app.query_one("#status").render())

@@ -108,7 +108,7 @@ class ReviewApp(BatchReview):
         kept = sum(1 for c in self.cards if c.stored)
         said = [f"{kept} kept on the server"] if kept else []
         said += [f"{restored} restored from {self.job.state.path}"] if restored and self.job.state else []
-        self._focus_next()
+        self._focus_next(after=-1)
         self._review_status(f"Resumed with the verdicts given before ({', '.join(said)}). " if said else "")
 
     def _run(self, body: dict[str, Any]) -> None:

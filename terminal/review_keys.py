@@ -95,9 +95,11 @@ class BatchReview(App[None]):
         else:
             self._status(f"{before}Every proposal is decided: press s to send the verdicts.", "review")
 
-    def _focus_next(self) -> None:
+    def _focus_next(self, after: int | None = None) -> None:
+        """Focus the next undecided card after `after` (default: the current one), wrapping around."""
+        after = self.current if after is None else after
         undecided = [i for i, c in enumerate(self.cards) if c.decision is None]
-        later = [i for i in undecided if i > self.current]
+        later = [i for i in undecided if i > after]
         self._focus_card(later[0] if later else undecided[0] if undecided else self.current)
 
     def _decide(self, card: Card, verdict: Verdict) -> None:

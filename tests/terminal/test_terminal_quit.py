@@ -23,14 +23,16 @@ def keys(text: str) -> list[str]:
 
 
 async def decide_three_and_quit(
-    client: ApiClient, job: Job, before_quit: Callable[[], None] = lambda: None
+    client: ApiClient, job: Job, before_quit: Callable[[], None] = lambda: None, *, skip: int = 3
 ) -> tuple[ReviewApp, list[str]]:
-    """Approve the first card, edit the second, reject the third, leave the fourth, press q."""
+    """Approve, edit and reject three cards in turn, leaving card `skip` (the last or the first), press q."""
     app = ReviewApp(client, job)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert len(app.cards) == 4
         calls = [c.request.tool.callId for c in app.cards]
+        if skip == 0:
+            await pilot.press("j")
         await pilot.press("a", "e")
         await pilot.pause()
         assert isinstance(app.screen, EditScreen)
@@ -41,7 +43,7 @@ async def decide_three_and_quit(
         assert isinstance(app.screen, RejectScreen)
         await pilot.press(*keys(REASON), "enter")
         await settle(pilot)
-        assert [c.decision is not None for c in app.cards] == [True, True, True, False]
+        assert [c.decision is None for c in app.cards] == [i == skip for i in range(4)]
         before_quit()
         await pilot.press("q")
         await pilot.pause()
@@ -92,24 +94,25 @@ async def test_quit_keeps_verdicts_locally_when_the_server_cannot_take_them(
 
     with monkeypatch.context() as patch:
         app, calls = await decide_three_and_quit(
-            local_client, job, lambda: patch.setattr(local_client, "step", unreachable)
+            local_client, job, lambda: patch.setattr(local_client, "step", unreachable), skip=0
         )
     assert f"3 verdicts kept in {state.path}" in app.farewell and "Could not reach the server" in app.farewell
     assert len((await local_client.session(job.session_id)).pendingCopilotRequests) == 4  # nothing sent
-    assert [v.tool.callId for v in state.drafts(job.session_id)] == calls[:3]
+    assert [v.tool.callId for v in state.drafts(job.session_id)] == calls[1:]
 
     resumed = ReviewApp(local_client, Job(job.session_id, None, job.output, state=state))
     async with resumed.run_test(size=SIZE) as pilot:
         await settle(pilot)
         decisions = [c.decision for c in resumed.cards]
-        assert [d.status if d else None for d in decisions] == ["approve", "refined", "reject", None]
-        assert decisions[2] is not None and decisions[2].reason == REASON
+        assert [d.status if d else None for d in decisions] == [None, "approve", "refined", "reject"]
+        assert decisions[3] is not None and decisions[3].reason == REASON
+        assert resumed.current == 0, "the first undecided card has the focus"
         assert f"3 restored from {state.path}" in str(resumed.query_one("#status").render())
         await pilot.press("a")
         await settle(pilot)
     assert state.drafts(job.session_id) == [], "sent, so no longer kept"
     units = await local_client.units(job.session_id, job.file_id or "")
-    assert [u.status for u in units] == ["approve", "refined", "approve"]
+    assert [u.status for u in units] == ["approve", "approve", "refined"]
 
 
 async def test_edit_box_keys(local_client: ApiClient, tmp_path: Path) -> None:

@@ -194,7 +194,8 @@ class BatchReview(App[None]):
             self._run(self._retry)
         elif self.cards and any(c.decision is None for c in self.cards):
             left = sum(1 for c in self.cards if c.decision is None)
-            self.notify(f"{left} proposal(s) still undecided.", severity="warning")
+            which = "1 proposal is" if left == 1 else f"{left} proposals are"
+            self.notify(f"{which} still undecided: a approves, e edits, r rejects.", severity="warning")
         else:
             self._send()
 

@@ -50,6 +50,7 @@ async def decide_three_and_quit(
     return app, calls
 
 
+@pytest.mark.slow
 async def test_quit_stores_the_verdicts_given_and_resume_shows_them(local_client: ApiClient, tmp_path: Path) -> None:
     """q sends the decided part of the batch; the server keeps it pending the rest; resume shows it decided."""
     state = LocalState(tmp_path / "state.json")
@@ -81,6 +82,7 @@ async def test_quit_stores_the_verdicts_given_and_resume_shows_them(local_client
     assert units[1].text.endswith(EDIT)
 
 
+@pytest.mark.slow
 async def test_quit_keeps_verdicts_locally_when_the_server_cannot_take_them(
     local_client: ApiClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from .api import ApiClient, ApiError
 from .local import DEFAULT_DB, DEFAULT_LOG, TOKEN_ENV, connect
+from .local_state import LocalState
+from .models import FileInfo, SessionView
 from .review import Job, ReviewApp
 
 EXPORT_FORMATS = ("md", "xliff2", "xliff12", "tmx")
@@ -31,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     translate.add_argument("file", type=Path, nargs="?", help="the document (not needed with --session)")
     translate.add_argument("--to", dest="language", help="the target language, e.g. French")
     translate.add_argument("--session", help="resume this session (nothing is proposed again)")
-    translate.add_argument("-o", "--output", type=Path, help="where the translation goes (default: NAME.LANG.EXT)")
+    translate.add_argument(
+        "-o", "--output", type=Path, help="where the translation goes (default: NAME.LANG.EXT beside the source)"
+    )
 
     serve = commands.add_parser("serve", help="start the local service (web UI and API)")
     serve.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
@@ -42,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export", parents=[where], help="write a file's translation")
     export.add_argument("session")
-    export.add_argument("file_id")
+    export.add_argument("file", nargs="?", help="the file's id or name (`sessions` lists them; not needed for one)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="md")
     export.add_argument("-o", "--output", type=Path, help="default: the name the server suggests")
 
@@ -58,19 +62,42 @@ def default_output(source: Path, language: str) -> Path:
     return source.with_name(f"{source.stem}.{slug}{source.suffix}")
 
 
+def _db(args: argparse.Namespace) -> Path | None:
+    return args.db or (Path(os.environ["SQLITE_PATH"]) if os.environ.get("SQLITE_PATH") else None)
+
+
 def _client(args: argparse.Namespace) -> ApiClient:
-    db = args.db or (Path(os.environ["SQLITE_PATH"]) if os.environ.get("SQLITE_PATH") else None)
-    return connect(args.api, args.token, db, args.log)
+    return connect(args.api, args.token, _db(args), args.log)
+
+
+def _state(args: argparse.Namespace) -> LocalState:
+    """The client's records beside the data: the embedded store's folder, or the log's with --api."""
+    return LocalState.beside(args.log if args.api else (_db(args) or DEFAULT_DB))
+
+
+def _resumed_output(args: argparse.Namespace, view: SessionView, state: LocalState, name: str) -> Path:
+    """Where a resumed session writes: -o, beside FILE, or where its first run wrote (remembered here)."""
+    if args.output:
+        return Path(args.output)
+    remembered = state.output(view.id)
+    if args.file and (args.language or remembered is None):
+        return default_output(args.file, args.language or "translated")
+    if remembered is not None:
+        return remembered
+    # Started elsewhere (another machine, the web UI): the source's folder is unknown here.
+    output = default_output(Path.cwd() / name, args.language or "translated")
+    print(f"The source's folder of this session is not known here: the translation goes to {output} (-o changes it).")
+    return output
 
 
 async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
+    state = _state(args)
     if args.session:
         view = await client.session(args.session)
         name = args.file.name if args.file else None
         match = next((f for f in view.files if f.name == name), view.files[0] if view.files else None)
-        base = args.file or Path(match.name if match else "translation.md")
-        output = args.output or default_output(base, args.language or "translated")
-        job = Job(view.id, match.fileId if match else None, output)
+        output = _resumed_output(args, view, state, match.name if match else "translation.md")
+        job = Job(view.id, match.fileId if match else None, output, state=state)
     else:
         if args.file is None or not args.language:
             raise ApiError("translate needs FILE and --to LANGUAGE (or --session ID to resume).")
@@ -78,27 +105,90 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
         session_id = await client.create_session()
         info = await client.upload(session_id, args.file.name, content)
         output = args.output or default_output(args.file, args.language)
-        job = Job(session_id, info.fileId, output, first_input=f"Translate {args.file.name} into {args.language}.")
-    await ReviewApp(client, job).run_async()
-    print(f"Session {job.session_id}: resume with `translation-agent translate --session {job.session_id}`.")
+        first = f"Translate {args.file.name} into {args.language}."
+        job = Job(session_id, info.fileId, output, first_input=first, state=state)
+    state.remember_output(job.session_id, job.output)
+    app = ReviewApp(client, job)
+    await app.run_async()
+    if app.farewell:
+        print(app.farewell)
+    view = await client.session(job.session_id)
+    done = all(f.progress.complete for f in view.files) and not view.pendingCopilotRequests
+    print(f"Session {job.session_id}: {'complete, written to' if done else 'the translation goes to'} {job.output}.")
+    _print_files(view.files)
+    if not done:
+        print(f"Resume with `translation-agent translate --session {job.session_id}`.")
+    print(f"Export with `translation-agent export {job.session_id}{_file_arg(view.files)} --format xliff2`.")
     return 0
+
+
+def _print_files(files: Sequence[FileInfo]) -> None:
+    for f in files:
+        total = f.progress.totalChars or f.chars
+        state = "complete" if f.progress.complete else f"{f.progress.translatedChars}/{total} chars"
+        print(f"    file {f.fileId}  {f.name}  ({state})")
+
+
+def _file_arg(files: Sequence[FileInfo]) -> str:
+    """What `export` needs besides the session: nothing for one file, else the first file's id."""
+    return f" {files[0].fileId}" if len(files) > 1 else ""
 
 
 async def _sessions(client: ApiClient, args: argparse.Namespace) -> int:
     page = await client.sessions()
+    views = await _views(client, [s.id for s in page.sessions])
     print(f"{'session':<36}  {'updated':<25}  {'msgs':>5}  title")
     for s in page.sessions:
         print(f"{s.id:<36}  {s.updatedAt:<25}  {s.messageCount:>5}  {s.title or ''}")
+        _print_files(views[s.id].files if s.id in views else ())
     if page.nextCursor:
         print("… (more sessions)")
     return 0
 
 
+async def _views(client: ApiClient, ids: Sequence[str]) -> dict[str, SessionView]:
+    """The sessions' views, a few requests at a time; a session gone meanwhile is left out."""
+    gate = asyncio.Semaphore(4)
+
+    async def one(session_id: str) -> SessionView | None:
+        async with gate:
+            try:
+                return await client.session(session_id)
+            except ApiError as exc:
+                if exc.status == 404:
+                    return None
+                raise
+
+    found = await asyncio.gather(*(one(i) for i in ids))
+    return {v.id: v for v in found if v is not None}
+
+
+def _pick_file(view: SessionView, wanted: str | None) -> FileInfo:
+    """The file named by id or name; without one, the session's only file."""
+    if wanted is not None:
+        match = [f for f in view.files if f.fileId == wanted] or [f for f in view.files if f.name == wanted]
+        if len(match) == 1:
+            return match[0]
+        problem = "Several files are" if match else "No file is"
+        raise ApiError(f"{problem} called {wanted!r} in session {view.id}: {_names(view.files)}.")
+    if len(view.files) == 1:
+        return view.files[0]
+    if not view.files:
+        raise ApiError(f"Session {view.id} has no file to export.")
+    raise ApiError(f"Session {view.id} has {len(view.files)} files: name one ({_names(view.files)}).")
+
+
+def _names(files: Sequence[FileInfo]) -> str:
+    return ", ".join(f"{f.fileId} {f.name}" for f in files) or "it has none"
+
+
 async def _export(client: ApiClient, args: argparse.Namespace) -> int:
-    download = await client.download(args.session, args.file_id, args.format)
+    view = await client.session(args.session)
+    info = _pick_file(view, args.file)
+    download = await client.download(view.id, info.fileId, args.format)
     output: Path = args.output or Path(download.filename)
     output.write_text(download.content, encoding="utf-8")
-    print(f"Wrote {output}")
+    print(f"Wrote {output} ({info.name}, {args.format})")
     return 0
 
 

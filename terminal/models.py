@@ -84,6 +84,9 @@ class Part(_Answer):
 
     part_kind: str = ""
     content: Any = None
+    tool_name: str = ""
+    tool_call_id: str = ""
+    args: Any = None
 
 
 class Message(_Answer):
@@ -97,6 +100,10 @@ class Message(_Answer):
         if self.kind != "response":
             return []
         return [p.content for p in self.parts if p.part_kind == "text" and isinstance(p.content, str) and p.content]
+
+    def tool_calls(self) -> list[Part]:
+        """The tool calls of a model response, in the model's order."""
+        return [p for p in self.parts if p.part_kind == "tool-call"] if self.kind == "response" else []
 
 
 class AgentResponse(_Answer):
@@ -125,6 +132,8 @@ class SessionView(_Answer):
     messages: tuple[Message, ...] = ()
     messageCount: int | None = None
     pendingCopilotRequests: tuple[CopilotRequest, ...] = ()
+    copilotResponses: tuple[Verdict, ...] = ()
+    """The verdicts the server holds, oldest first (those of the batch under review included)."""
     files: tuple[FileInfo, ...] = ()
     queuedInputs: tuple[Any, ...] = ()
     createdAt: str = ""

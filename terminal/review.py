@@ -1,65 +1,44 @@
-"""The review screen: the doNext loop in a Textual app, with the web UI's keys."""
+"""The review screen: the doNext loop in a Textual app, from the first message (or a resume) to the file written."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
-from textual.app import App, ComposeResult
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Header, Input, Label, ProgressBar, RichLog, Static
 
-from .api import ApiClient, ApiError, Turn, verdicts_body
-from .models import CopilotRequest, FileInfo, Step, ToolRef, Verdict
+from .api import ApiClient, ApiError, Turn
+from .batch import Batch, batch_of
+from .keeping import Job, keep_on_quit, restore_drafts
+from .models import FileInfo, Step
+from .review_keys import BatchReview
 from .stream import Delta, FormingAnswer
 from .styles import CSS
-from .widgets import Card, ConfirmScreen, EditScreen, RejectScreen
+from .widgets import forming_text
+
+__all__ = ["Job", "ReviewApp"]
 
 
-@dataclass(frozen=True, slots=True)
-class Job:
-    """What the review starts with: the session, the file to follow, where the translation goes."""
-
-    session_id: str
-    file_id: str | None
-    output: Path
-    first_input: str | None = None
-    """A message to send first (a new translation); None: resume the session as the server has it."""
-
-
-class ReviewApp(App[None]):
-    """Review a translation in the terminal; all state is on the server, so quitting loses nothing sent."""
+class ReviewApp(BatchReview):
+    """Review a translation in the terminal; quitting keeps every verdict given (docs/ui.md, "terminal")."""
 
     CSS = CSS
     TITLE = "translation-agent"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "approve", "Approve"),
-        Binding("e", "edit", "Edit"),
-        Binding("r", "reject", "Reject"),
-        Binding("j", "move(1)", "Next"),
-        Binding("k", "move(-1)", "Previous"),
-        Binding("A", "approve_all", "Approve all"),
-        Binding("s,enter", "send", "Send"),
-        Binding("q", "quit", "Quit"),
-    ]
 
     def __init__(self, client: ApiClient, job: Job) -> None:
         super().__init__()
         self.client = client
         self.job = job
+        self.session_id = job.session_id
         self.file_id = job.file_id
-        self.cards: list[Card] = []
-        self.current = 0
-        self.busy = False
         self.complete = False
-        self.error: ApiError | None = None
-        self._retry: dict[str, Any] | None = None
         self.forming = FormingAnswer()
         """The model's answer as it streams in, until its step arrives."""
-        self.sub_title = job.session_id
+        self.farewell = ""
+        """What became of the verdicts of the batch on quitting, for the command to print."""
+        self.sub_title = f"{job.session_id} → {job.output}"
 
     def compose(self) -> ComposeResult:
         """Progress on top, the cards, the model's answers, a message box, the keys."""
@@ -85,11 +64,6 @@ class ReviewApp(App[None]):
         else:
             self.run_worker(self._restore(), exclusive=True, group="api")
 
-    # ---------- the loop ----------
-
-    def _run(self, body: dict[str, Any]) -> None:
-        self.run_worker(self._drive(body), exclusive=True, group="api")
-
     async def _drive(self, body: dict[str, Any]) -> None:
         self._set_busy(True, "Sending your verdicts…" if "copilotResponses" in body else "The agent is working…")
         try:
@@ -102,6 +76,8 @@ class ReviewApp(App[None]):
         finally:
             self._clear_forming()
             self._set_busy(False)
+        if "copilotResponses" in body:
+            self.job.keep_drafts(())  # the server has them now
         await self._show_turn(turn)
 
     async def _restore(self) -> None:
@@ -119,22 +95,31 @@ class ReviewApp(App[None]):
         if not view.pendingCopilotRequests and view.actor == "agent":
             self._run({"sessionId": view.id})  # an interrupted loop: go on where the server is
             return
-        await self._show_turn(Turn(view.id, view.actor, view.pendingCopilotRequests, view.files))
+        self._progress(view.files)
+        if view.pendingCopilotRequests:
+            await self._resume_batch(batch_of(view))
+            return
+        await self._show_turn(Turn(view.id, view.actor, (), view.files))
+
+    async def _resume_batch(self, batch: Batch) -> None:
+        """The batch's cards with the verdicts the server holds, and those kept here when sending failed."""
+        await self._show_batch(batch)
+        restored = restore_drafts(self.job, self.cards)
+        kept = sum(1 for c in self.cards if c.stored)
+        said = [f"{kept} kept on the server"] if kept else []
+        said += [f"{restored} restored from {self.job.state.path}"] if restored and self.job.state else []
+        self._focus_next(after=-1)
+        self._review_status(f"Resumed with the verdicts given before ({', '.join(said)}). " if said else "")
+
+    def _run(self, body: dict[str, Any]) -> None:
+        self.run_worker(self._drive(body), exclusive=True, group="api")
 
     def _on_delta(self, delta: Delta) -> None:
         """The model's answer forming: its text and proposals, shown above the cards until the step arrives."""
         if not self.forming.apply(delta):
             return
-        lines = Text()
-        if self.forming.text:
-            lines.append(self.forming.text + "\n", style="italic")
-        for n, p in enumerate(self.forming.proposals.values(), 1):
-            lines.append(f"Unit {n} (forming) ", style="bold")
-            lines.append(p.src_string)
-            lines.append("  →  ", style="dim")
-            lines.append(p.translate_string + "▍\n")
         forming = self.query_one("#forming", Static)
-        forming.update(lines)
+        forming.update(forming_text(self.forming))
         forming.display = True
 
     def _clear_forming(self) -> None:
@@ -167,156 +152,41 @@ class ReviewApp(App[None]):
         self.error = None
         self._progress(turn.files)
         if turn.copilot_requests:
-            await self._show_batch(turn.copilot_requests)
+            await self._show_batch(Batch(turn.copilot_requests))
             return
         await self._clear_cards()
-        if self.complete:
-            await self._finish()
-            return
-        self._status("The agent waits for your message (type it below).", "idle")
+        if not self.complete or not await self._finish():
+            self._status("The agent waits for your message (type it below; Ctrl+Q quits).", "idle")
         box = self.query_one("#message", Input)
         box.disabled = False
         box.focus()
 
-    async def _finish(self) -> None:
+    async def _finish(self) -> bool:
+        """Write the translation (every time the document is complete: a later message may revise it)."""
         if self.file_id is None:
-            return
+            return False
         try:
             download = await self.client.download(self.job.session_id, self.file_id)
+            self.job.output.parent.mkdir(parents=True, exist_ok=True)
+            self.job.output.write_text(download.content, encoding="utf-8")
         except ApiError as exc:
             self._failed(exc, None)
-            return
-        self.job.output.parent.mkdir(parents=True, exist_ok=True)
-        self.job.output.write_text(download.content, encoding="utf-8")
-        self._status(f"Translation complete: written to {self.job.output}. Press q to quit.", "done")
-        self._log_text(f"Translation complete: {self.job.output}")
+            return True
+        except OSError as exc:
+            self._status(f"Error: could not write {self.job.output}: {exc.strerror or exc}. q quits.", "error")
+            return True
+        message = f"Translation complete: written to {self.job.output}."
+        self._status(f"{message} Ctrl+Q quits; or write to the agent below.", "done")
+        self._log_text(message)
+        return True
 
-    # ---------- the cards ----------
-
-    async def _clear_cards(self) -> None:
-        self.cards = []
-        await self.query_one("#cards", VerticalScroll).remove_children()
-
-    async def _show_batch(self, requests: tuple[CopilotRequest, ...]) -> None:
-        await self._clear_cards()
-        self.cards = [Card(r, i, len(requests)) for i, r in enumerate(requests)]
-        await self.query_one("#cards", VerticalScroll).mount_all(self.cards)
-        if self.file_id is None:
-            self.file_id = requests[0].file_id
-        self.query_one("#message", Input).disabled = True
-        self._focus_card(0)
-        self._review_status()
-
-    def _focus_card(self, index: int) -> None:
-        if not self.cards:
-            return
-        self.current = max(0, min(index, len(self.cards) - 1))
-        for i, card in enumerate(self.cards):
-            card.set_class(i == self.current, "-current")
-        self.query_one("#cards", VerticalScroll).scroll_to_widget(self.cards[self.current], animate=False)
-
-    def _review_status(self) -> None:
-        left = sum(1 for c in self.cards if c.decision is None)
-        warned = sum(1 for c in self.cards if c.request.warnings)
-        note = f" · {warned} with warnings" if warned else ""
-        self._status(f"Review: {left} of {len(self.cards)} undecided{note}.", "review")
-
-    def _decide(self, card: Card, verdict: Verdict) -> None:
-        card.decide(verdict)
-        undecided = [i for i, c in enumerate(self.cards) if c.decision is None]
-        if not undecided:
-            self._send()
-            return
-        later = [i for i in undecided if i > self.current]
-        self._focus_card(later[0] if later else undecided[0])
-        self._review_status()
-
-    def _verdict(self, card: Card, status: str, **fields: str) -> Verdict:
-        tool = ToolRef(name=card.request.tool.name, callId=card.request.tool.callId)
-        return Verdict.model_validate({"tool": tool, "status": status, **fields})
-
-    def _send(self) -> None:
-        verdicts = [c.decision for c in self.cards if c.decision is not None]
-        if self.busy or not self.cards or len(verdicts) < len(self.cards):
-            return
-        for card in self.cards:
-            self._log_text(f"{card.border_subtitle}: {card.request.src_string[:60]!r}")
-        self._run(verdicts_body(self.job.session_id, verdicts))
-
-    def _card(self) -> Card | None:
-        return None if self.busy or not self.cards else self.cards[self.current]
-
-    # ---------- keys ----------
-
-    def action_approve(self) -> None:
-        """Approve the current proposal as it is."""
-        if (card := self._card()) is not None:
-            self._decide(card, self._verdict(card, "approve"))
-
-    def action_edit(self) -> None:
-        """Edit the current proposal; the edited text is the final one."""
-        if (card := self._card()) is None:
-            return
-        decided = card.decision
-        text = decided.translated_string if decided is not None and decided.translated_string else None
-        screen = EditScreen(card.request.src_string, text or card.request.translate_string)
-
-        def done(result: str | None) -> None:
-            if result is not None:
-                self._decide(card, self._verdict(card, "refined", translated_string=result))
-
-        self.push_screen(screen, done)
-
-    def action_reject(self) -> None:
-        """Reject the current proposal with a reason for the model."""
-        if (card := self._card()) is None:
-            return
-
-        def done(reason: str | None) -> None:
-            if reason is not None:
-                fields = {"reason": reason} if reason else {}
-                self._decide(card, self._verdict(card, "reject", **fields))
-
-        self.push_screen(RejectScreen(card.request.src_string), done)
-
-    def action_move(self, step: int) -> None:
-        """Go to the next or previous card."""
-        self._focus_card(self.current + step)
-
-    def action_approve_all(self) -> None:
-        """Approve every undecided card; asks first when one of them has warnings."""
-        if self.busy:
-            return
-        undecided = [c for c in self.cards if c.decision is None]
-        if not undecided:
-            return
-
-        def approve(yes: bool | None) -> None:
-            if yes:
-                for card in undecided:
-                    card.decide(self._verdict(card, "approve"))
-                self._send()
-
-        warned = sum(1 for c in undecided if c.request.warnings)
-        if warned:
-            n = len(undecided)
-            which = "The undecided proposal has" if n == 1 else f"{warned} of the {n} undecided proposals have"
-            question = f"{which} QA warnings. Approve {'it' if n == 1 else 'all of them'} anyway?"
-            self.push_screen(ConfirmScreen(question), approve)
-        else:
-            approve(True)
-
-    def action_send(self) -> None:
-        """Send the decided batch, or try the failed call again."""
-        if self.busy:
-            return
-        if self.error is not None and self._retry is not None:
-            self._run(self._retry)
-        elif self.cards and any(c.decision is None for c in self.cards):
-            left = sum(1 for c in self.cards if c.decision is None)
-            self.notify(f"{left} proposal(s) still undecided.", severity="warning")
-        else:
-            self._send()
+    async def action_quit(self) -> None:
+        """Quit, keeping every verdict given: stored on the server as part of the batch, or kept here."""
+        if any(c.decision is not None and not c.stored for c in self.cards):
+            sending = self.busy
+            self._set_busy(True, "Saving your verdicts…")
+            self.farewell = await keep_on_quit(self.client, self.job, self.cards, sending=sending)
+        self.exit()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """A message to the agent, when it waits for one."""
@@ -327,21 +197,6 @@ class ReviewApp(App[None]):
         event.input.disabled = True
         self._log_text(f"You: {text}")
         self._run({"sessionId": self.job.session_id, "userInput": text})
-
-    # ---------- what is shown ----------
-
-    def _set_busy(self, busy: bool, message: str = "") -> None:
-        self.busy = busy
-        if message:
-            self._status(message, "busy")
-
-    def _status(self, message: str, kind: str) -> None:
-        status = self.query_one("#status", Static)
-        status.update(Text(message))
-        status.set_classes(f"-{kind}")
-
-    def _log_text(self, text: str) -> None:
-        self.query_one("#log", RichLog).write(Text(text))
 
     def _progress(self, files: tuple[FileInfo, ...]) -> None:
         info = next((f for f in files if f.fileId == self.file_id), files[0] if files else None)

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
 from .models import CopilotRequest, Verdict
+from .stream import FormingAnswer
 
 MARKS = {"approve": "✓ approved", "refined": "✎ edited", "reject": "✗ rejected"}
 
@@ -19,6 +20,19 @@ def _visible(text: str) -> Text:
     return Text(text) if text else Text("(empty)", style="dim italic")
 
 
+def forming_text(forming: FormingAnswer) -> Text:
+    """The model's answer as it forms: its text, then each proposal so far."""
+    lines = Text()
+    if forming.text:
+        lines.append(forming.text + "\n", style="italic")
+    for n, p in enumerate(forming.proposals.values(), 1):
+        lines.append(f"Unit {n} (forming) ", style="bold")
+        lines.append(p.src_string)
+        lines.append("  →  ", style="dim")
+        lines.append(p.translate_string + "▍\n")
+    return lines
+
+
 class Card(Vertical):
     """One copilot request: source and proposal side by side, its warnings and the human's decision."""
 
@@ -26,6 +40,8 @@ class Card(Vertical):
         super().__init__(classes="card")
         self.request = request
         self.decision: Verdict | None = None
+        self.stored = False
+        """The server holds `decision` already (sent with part of the batch); sent again with the rest."""
         origin = request.origin + (f" {request.match}%" if request.match is not None else "")
         self.border_title = f"{index + 1}/{total} · {request.tool.name} · {origin}"
 
@@ -44,9 +60,10 @@ class Card(Vertical):
             yield Static(Text(f"⚠ {warning.message or warning.code}"), classes="warning")
         yield Static("", classes="decision")
 
-    def decide(self, verdict: Verdict | None) -> None:
-        """Record (or clear) the decision and show it."""
+    def decide(self, verdict: Verdict | None, *, stored: bool = False) -> None:
+        """Record (or clear) the decision and show it; `stored`: the server holds it already."""
         self.decision = verdict
+        self.stored = stored and verdict is not None
         for status in MARKS:
             self.set_class(verdict is not None and verdict.status == status, f"-{status}")
         line = self.query_one(".decision", Static)
@@ -54,7 +71,7 @@ class Card(Vertical):
             line.update("")
             self.border_subtitle = "undecided"
             return
-        self.border_subtitle = MARKS[verdict.status]
+        self.border_subtitle = MARKS[verdict.status] + (" · kept on the server" if self.stored else "")
         if verdict.status == "refined":
             line.update(Text(f"✎ {verdict.translated_string}"))
         elif verdict.status == "reject":
@@ -67,11 +84,22 @@ class Card(Vertical):
         self.border_subtitle = "undecided"
 
 
+ACCEPT_KEYS = "ctrl+enter,ctrl+j,ctrl+s"
+"""Ctrl+Enter as the web UI, however the terminal sends it: as itself (kitty's keyboard protocol,
+xterm's modifyOtherKeys) or as Ctrl+J (a line feed, where plain Enter is a carriage return); Ctrl+S
+where a terminal sends Ctrl+Enter as plain Enter, which must stay a new line in the edit box."""
+
+KEYS_HINT = (
+    "Ctrl+Enter accept (or Ctrl+J, Ctrl+S: a terminal may send Ctrl+Enter as Enter) · Ctrl+A select all · Esc cancel"
+)
+
+
 class EditScreen(ModalScreen[str | None]):
-    """Edit a proposal: Ctrl+S (or Ctrl+Enter) keeps the text, Esc cancels."""
+    """Edit a proposal: Ctrl+Enter keeps the text (ACCEPT_KEYS), Ctrl+A selects it all, Esc cancels."""
 
     BINDINGS = [  # noqa: RUF012  (Textual's own class attribute)
-        Binding("ctrl+s,ctrl+enter", "accept", "Accept edit", priority=True),
+        Binding(ACCEPT_KEYS, "accept", "Accept edit", key_display="Ctrl+Enter", priority=True),
+        Binding("ctrl+a", "select_all", "Select all", priority=True),
         Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
@@ -83,7 +111,8 @@ class EditScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """The source for reference and the text to edit."""
         with Vertical(classes="box"):
-            yield Label("Edit the translation  [dim](Ctrl+S accept · Esc cancel)[/]")
+            yield Static("[b]Edit the translation[/]")
+            yield Static(f"[dim]{KEYS_HINT}[/]", classes="keys")
             yield Static(Text(self._source), classes="source")
             yield TextArea(self._text, id="edit-text", soft_wrap=True)
 
@@ -94,8 +123,16 @@ class EditScreen(ModalScreen[str | None]):
         area.focus()
 
     def action_accept(self) -> None:
-        """Keep the edited text."""
-        self.dismiss(self.query_one(TextArea).text)
+        """Keep the edited text, less line breaks at its end that the proposal has not (a terminal's Ctrl+Enter
+        may arrive as Enter first, which the box takes as a new line)."""
+        text = self.query_one(TextArea).text
+        kept = len(self._text) - len(self._text.rstrip("\r\n"))
+        trimmed = text.rstrip("\r\n")
+        self.dismiss(trimmed + text[len(trimmed) :][:kept])
+
+    def action_select_all(self) -> None:
+        """Select the whole text (TextArea's own Ctrl+A goes to the line's start)."""
+        self.query_one(TextArea).select_all()
 
     def action_cancel(self) -> None:
         """Leave the card as it was."""
@@ -103,9 +140,13 @@ class EditScreen(ModalScreen[str | None]):
 
 
 class RejectScreen(ModalScreen[str | None]):
-    """Reject a proposal with a reason for the model: Enter rejects, Esc cancels."""
+    """Reject a proposal with a reason for the model: Enter (or Ctrl+Enter) rejects, Esc cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", priority=True)]  # noqa: RUF012
+    BINDINGS = [  # noqa: RUF012
+        Binding(ACCEPT_KEYS, "reject", "Reject", key_display="Ctrl+Enter", priority=True),
+        Binding("ctrl+a", "select_all", "Select all", priority=True),
+        Binding("escape", "cancel", "Cancel", priority=True),
+    ]
 
     def __init__(self, source: str) -> None:
         super().__init__()
@@ -114,7 +155,8 @@ class RejectScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """The source for reference and the reason input."""
         with Vertical(classes="box"):
-            yield Label("Why reject it? The model reads this.  [dim](Enter reject · Esc cancel)[/]")
+            yield Static("[b]Why reject it?[/] The model reads this.")
+            yield Static("[dim]Enter or Ctrl+Enter reject · Ctrl+A select all · Esc cancel[/]", classes="keys")
             yield Static(Text(self._source), classes="source")
             yield Input(placeholder="e.g. too literal; keep the product name", id="reason")
 
@@ -126,6 +168,14 @@ class RejectScreen(ModalScreen[str | None]):
         """Reject with the typed reason (it may be empty)."""
         event.stop()
         self.dismiss(event.value.strip())
+
+    def action_reject(self) -> None:
+        """Reject with the typed reason, as Enter does."""
+        self.dismiss(self.query_one(Input).value.strip())
+
+    def action_select_all(self) -> None:
+        """Select the whole reason."""
+        self.query_one(Input).select_all()
 
     def action_cancel(self) -> None:
         """Leave the card as it was."""

@@ -1,0 +1,105 @@
+"""The console script as a translator uses it: where a resumed session writes, which files a session has."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+import terminal.cli
+from terminal.cli import main
+from terminal.review import ReviewApp
+from tests.terminal.test_terminal_cli import _translate_all
+from tests.terminal.test_terminal_review import DOC, SIZE, settle
+
+Script = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def run_with(monkeypatch: pytest.MonkeyPatch, script: Script) -> None:
+    """`translate` runs its review screen headless, driven by `script` (as a person at the keys)."""
+
+    class Scripted(ReviewApp):
+        async def run_async(self, **_: Any) -> None:  # type: ignore[override]
+            async with self.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                await script(pilot)
+
+    monkeypatch.setattr(terminal.cli, "ReviewApp", Scripted)
+
+
+async def quit_at_once(pilot: Pilot[None]) -> None:
+    """Look at the first batch, then quit."""
+    await pilot.press("q")
+
+
+async def approve_everything(pilot: Pilot[None]) -> None:
+    """Shift+A on every batch until the document is complete, then quit."""
+    app = pilot.app
+    assert isinstance(app, ReviewApp)
+    for _ in range(10):
+        if app.complete:
+            break
+        await pilot.press("A")
+        await settle(pilot)
+    assert app.complete
+    await pilot.press("q")
+
+
+def test_a_resumed_session_writes_beside_its_source(
+    local_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Started as `translate docs/notes.md` in one folder, resumed from another: the output is docs/notes.french.md."""
+    where = ["--db", str(local_env), "--log", str(tmp_path / "app.log")]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "notes.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    run_with(monkeypatch, quit_at_once)
+    assert main(["translate", "docs/notes.md", "--to", "French", *where]) == 0
+    first = capsys.readouterr().out
+    expected = tmp_path / "docs" / "notes.french.md"
+    match = re.search(r"Session (s_\w+): the translation goes to (.+)\.\n", first)
+    assert match is not None and Path(match.group(2)).resolve() == expected
+    assert re.search(r"file f_\w+  notes\.md  \(0/\d+ chars\)", first), "the file and its id are printed"
+    session_id = match.group(1)
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    run_with(monkeypatch, approve_everything)
+    assert main(["translate", "--session", session_id, *where]) == 0
+    out = capsys.readouterr().out
+    assert f"Session {session_id}: complete, written to {expected}." in out
+    assert expected.read_text(encoding="utf-8").count("\n\n") == DOC.count("\n\n")
+    assert list(elsewhere.iterdir()) == [], "nothing written in the current folder"
+    assert f"export {session_id} --format" in out, "one file: the export needs no file id"
+
+
+def test_sessions_list_files_and_export_needs_no_file_id(
+    local_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sessions` prints each session's files with their ids; `export SESSION` takes the only file, or its name."""
+    log = tmp_path / "app.log"
+    session_id, file_id = asyncio.run(_translate_all(local_env, log))
+    where = ["--db", str(local_env), "--log", str(log)]
+    assert main(["sessions", *where]) == 0
+    assert re.search(rf"file {file_id}  notes\.md  \(complete\)", capsys.readouterr().out)
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["export", session_id, *where]) == 0
+    written = capsys.readouterr().out
+    assert re.match(r"Wrote (\S+) \(notes\.md, md\)", written)
+    name = written.split()[1]
+    assert "Release notes" not in (tmp_path / name).read_text(encoding="utf-8")
+
+    out = tmp_path / "by-name.md"
+    assert main(["export", session_id, "notes.md", "-o", str(out), *where]) == 0
+    assert out.read_text(encoding="utf-8") == (tmp_path / name).read_text(encoding="utf-8")
+
+    assert main(["export", session_id, "other.md", *where]) == 1
+    error = capsys.readouterr().err
+    assert "No file is called 'other.md'" in error and f"{file_id} notes.md" in error

@@ -113,6 +113,8 @@ class _Replica:
 
     def apply(self, entries: Iterable[TmEntry]) -> None:
         for e in entries:
+            if not e.target.strip():
+                continue  # never stored (storage.interface.storable_tm)
             h = source_hash(normalize(e.source), e.languages)
             old = self.entries.get(h)
             if old is not None and old.updated_at > e.updated_at:
@@ -165,7 +167,8 @@ class TranslationMemory:
         it. A unit whose remembered translation was kept as it is (a memory proposal approved) is not
         written again. The cap is the replica's view: what other processes added since its last read
         is not counted yet."""
-        latest = {r.source_hash: r.entry for r in (record_of(s, t, languages, o) for s, t, o in pairs)}
+        records = (record_of(s, t, languages, o) for s, t, o in pairs if t.strip())  # a blank target: never kept
+        latest = {r.source_hash: r.entry for r in records}
         replica = await self._current(owner, float("inf"))
         with replica.lock:
             held, room = replica.entries, MAX_TM_ENTRIES - len(replica.entries)

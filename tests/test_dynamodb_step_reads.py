@@ -42,14 +42,14 @@ def correction(call_id: str, final: str | None, reason: str | None = None) -> Co
     return Correction(file_id="f", status=status, source=f"src {call_id}", proposal="p", final=final, reason=reason)
 
 
-def test_a_held_step_reads_the_owners_memory_once_then_not_while_unchanged(storage: DynamoDBSessionStorage) -> None:
+def test_a_held_step_reads_the_owners_memory_in_one_query_every_time(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("a", "b")])
     counted = DynamoRequests(storage.client)
     first = step_reads(storage)
-    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the first: kept with the version observed"
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the session, then the owner's memory"
     again = step_reads(storage)
-    assert counted.take() == {"BatchGetItem": 1}, "unchanged since: META, the file count, the version"
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the memory read stands alone: nothing kept"
     assert again == first == as_read(storage)
 
 
@@ -87,7 +87,7 @@ def test_after_a_steps_corrections_the_next_step_reads_the_memory(storage: Dynam
         assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "changed: read again"
         assert read == as_read(storage)
         counted.take()
-        assert step_reads(storage) == read and counted.take() == {"BatchGetItem": 1}, "unchanged: kept"
+        assert step_reads(storage) == read and counted.take() == {"BatchGetItem": 1, "Query": 1}, "read again"
     assert [c.final for c in as_read(storage).corrections[:2]] == [None, "edit"]
 
 

@@ -155,10 +155,11 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
 
-        A round reads up to 98 entries and the owner's two counters, N#tm and the older releases' TN
-        (one BatchGetItem), and writes what fits in one TransactWriteItems: N#tm's count ADDed for the
-        new entries (capped) and its write count for all, then each entry. A round a race refused is
-        read again.
+        A put is the owner's latest write of what it holds, whatever their dates: each entry is stamped
+        with the put's write stamp (`dynamodb_journal.stamp`), which orders it after every write before.
+        A round reads up to 98 entries and the owner's counter N#tm (one BatchGetItem), and writes what
+        fits in one TransactWriteItems: N#tm's count ADDed for the new entries (capped) and its write
+        count for all, then each entry. A round a race refused is read again.
         """
         now = di.now_iso()
         with di.storable():
@@ -168,14 +169,10 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         pending, refused = list(latest), 0
         while pending:
             chunk = pending[: tm.READ_CHUNK]
-            counters = {tm.counter_key(owner)["sk"]["S"]: 0, tm.legacy_counter_key(owner)["sk"]["S"]: 0}
-            keys = [tm.counter_key(owner), tm.legacy_counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)]
-            found = self._batch_get(keys)
-            for i in found:
-                if i["sk"]["S"] in counters:
-                    counters[i["sk"]["S"]] = int(i.get("entryCount", {"N": "0"})["N"])
-            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] not in counters}
-            counted, legacy = counters.values()
+            counter = tm.counter_key(owner)["sk"]["S"]
+            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
+            counted = sum(int(i.get("entryCount", {"N": "0"})["N"]) for i in found if i["sk"]["S"] == counter)
+            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != counter}
             with di.storable():
                 batch = tm.plan(
                     owner,
@@ -183,7 +180,6 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                     latest,
                     stored,
                     counted,
-                    legacy=legacy,
                     journaled=journaled,
                     max_entries=max_entries,
                     now=now,
@@ -192,9 +188,10 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             if batch.actions:
                 try:
                     self._transact(batch.actions, retries=8)
-                except di.Refused as exc:
-                    if (refused := refused + 1) > 8:
+                except di.Refused as exc:  # another put won this round: read again (WRITE_ROUNDS bounds the racers)
+                    if (refused := refused + 1) > WRITE_ROUNDS:
                         raise ConflictError("The translation memory kept changing meanwhile; try again.") from exc
+                    time.sleep(random.uniform(0, 0.002) * min(refused, 10))
                     continue
             outcome |= batch.outcome
             pending = [h for h in pending if h not in outcome]
@@ -213,12 +210,13 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             stored = [(tm.source_hash_of(i), tm.tm_entry(i)) for i in items if i["sk"]["S"].startswith("T#")]
             journaled = (e for i in items if "z" in i for e in journal.decode(i))  # T#, then TJ#: newer wins ties
             found = journal.newest([*stored, *journaled])
-            return [e for h, e in found.items() if known.get(h) != e.updated_at]
+            return [e for h, e in found.items() if known.get(h) != e.written]
         args: dict[str, Any] = {
             "IndexName": INDEX,
             "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
             "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
-            "ProjectionExpression": "sk, updatedAt, entries, z",
+            "ProjectionExpression": "sk, #w, entries, z",
+            "ExpressionAttributeNames": {"#w": "written"},
             "FilterExpression": "writer <> :me",
         }
         inline: list[TmEntry] = []
@@ -228,7 +226,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                 inline += journal.decode(i)
             else:
                 named += [h for h, at in tm.noted(i).items() if known.get(h) != at]
-        changed = [e for h, e in journal.newest(inline).items() if known.get(h) != e.updated_at]
+        changed = [e for h, e in journal.newest(inline).items() if known.get(h) != e.written]
         wanted = list(dict.fromkeys(named))
         if wanted:
             changed += [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])]
@@ -237,12 +235,12 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     def _journal_items(self, owner: str, *, before: str = "TJ$") -> list[Item]:
         """The owner's journals and merged journals (storage.dynamodb_journal) whose keys sort before
         `before`, in key order."""
-        names = {"#z": "z"}
+        names = {"#z": "z", "#w": "written"}
         found = self._query(
             f"O#{owner}",
             "sk BETWEEN :a AND :b",
             {":a": s(journal.PREFIX), ":b": s(before)},
-            ProjectionExpression="pk, sk, #z, gsi1pk",
+            ProjectionExpression="pk, sk, #z, #w, gsi1pk",
             ExpressionAttributeNames=names,
         )
         return [i for i in found if "z" in i]

@@ -82,14 +82,18 @@ class SQLiteMemoryStorage(SQLiteDatabase):
 
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
         """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
-        instance's own writes are left out of the changes since a time."""
-        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
+        instance's own writes are left out of the changes since a time. An entry's write stamp is its
+        write's time, then its writer (storage.dynamodb_journal.stamp's order)."""
+        sql = (
+            "SELECT source_hash, source, target, languages, origin, updated_at, written_at || '#' || writer AS written "
+            "FROM tm_entries WHERE owner = ?"
+        )
         with self._transaction(write=False, one_statement=True) as db:
             if since is None:
                 rows = db.execute(sql, (owner,))
             else:
                 rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
-            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["updated_at"]]
+            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["written"]]
         return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
 
 

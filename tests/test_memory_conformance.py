@@ -4,19 +4,22 @@ replicas, which every process keeps of it)."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.tm import TmEntry
+from service.tm import TranslationMemory, record_of
 from storage.interface import Storage, TmRecord
 from storage.records import MemoryEntryRecord
 from tests.conftest import make_backend
-from tests.storage_cases import atomic_requests, entry, tm
+from tests.storage_cases import atomic_requests, create, entry, same_store, step, tm
 
 CAPS = {"glossary": 200, "style": 30}
 
@@ -125,3 +128,92 @@ def test_blank_targets_are_skipped_whatever_their_place_among_equal_sources(stor
 
 def entries_of(found: list[TmEntry]) -> list[tuple[str, str]]:
     return sorted((e.source, e.target) for e in found)
+
+
+# -- one rule of precedence: the later write wins, whatever the entries' dates --------------------
+
+
+def other_instance(storage: Storage) -> Storage:
+    """Another process's storage over the same store (the same instance for :memory:, which has no other)."""
+    from storage.sqlite import SQLiteStorage
+
+    if isinstance(storage, SQLiteStorage) and storage_path(storage) == "":
+        return storage
+    return same_store(storage)
+
+
+def elsewhere_of(storage: Storage, warm: TranslationMemory) -> TranslationMemory:
+    """Another process's translation memory (:memory: has no other process: its own, then)."""
+    other = other_instance(storage)
+    return warm if other is storage else TranslationMemory(other)
+
+
+def storage_path(storage: Any) -> str:
+    rows = storage._conn.execute("PRAGMA database_list")
+    return str(next(row["file"] for row in rows if row["name"] == "main"))
+
+
+def approved(source: str, target: str, at: str) -> TmEntry:
+    return TmEntry(source=source, target=target, languages="*>fr", origin="approved", updated_at=at)
+
+
+def lookups(memory: TranslationMemory, sources: list[str]) -> dict[str, tuple[str, str]]:
+    found = asyncio.run(memory.exact("alice", "auto>french", sources))
+    return {s: (e.target, e.updated_at) for s, e in found.items()}
+
+
+SOURCES = ["Save the file.", "Open the file.", "Close the file."]
+
+
+def test_an_older_dated_import_after_a_steps_approval_replaces_it_everywhere(storage: Storage) -> None:
+    warm = TranslationMemory(storage)
+    first = [approved("Save the file.", "Enregistrez le fichier.", "2026-06-01T00:00:00+00:00")]
+    create(storage, memory=first)
+    warm.kept("alice", first)
+    assert lookups(warm, SOURCES) == {"Save the file.": ("Enregistrez le fichier.", "2026-06-01T00:00:00+00:00")}
+    # A TMX from 2001 (its changedate is data, not the write's order), imported after the step.
+    old = record_of("Save the file.", "Sauvegardez le fichier.", "fr", "imported", "2001-01-01T00:00:00+00:00")
+    assert elsewhere_of(storage, warm).record("alice", [old]) == (0, 1, 0), "an update"
+    expected = {"Save the file.": ("Sauvegardez le fichier.", "2001-01-01T00:00:00+00:00")}
+    stored = storage.tm_changes("alice", since=None)
+    assert [(e.target, e.updated_at) for e in stored] == [expected["Save the file."]], "stored: the import"
+    asyncio.run(warm.refresh("alice"))  # as a step does before its lookups
+    assert lookups(warm, SOURCES) == expected, "the warm replica of the process that held the approval"
+    assert lookups(TranslationMemory(other_instance(storage)), SOURCES) == expected, "a cold replica"
+    # And a step after the import wins over it, whatever its date.
+    later = [approved("Save the file.", "Enregistre.", "1999-01-01T00:00:00+00:00")]
+    step(storage, memory=later)
+    warm.kept("alice", later)  # as the runtime does after its commit
+    assert lookups(warm, SOURCES) == lookups(TranslationMemory(other_instance(storage)), SOURCES)
+    assert lookups(warm, SOURCES)["Save the file."][0] == "Enregistre."
+
+
+def test_warm_and_cold_replicas_agree_after_writes_from_another_process(storage: Storage) -> None:
+    other = other_instance(storage)
+    warm = TranslationMemory(storage)
+    elsewhere = elsewhere_of(storage, warm)
+
+    def stepped_elsewhere(digit: str, entries: list[TmEntry]) -> None:
+        create(other, "s_" + digit * 32, memory=entries)  # another session's step, in the other process
+        elsewhere.kept("alice", entries)
+
+    first = [approved("Open the file.", "Ouvrez.", "2026-01-01T00:00:00+00:00")]
+    create(storage, memory=first)
+    warm.kept("alice", first)
+    assert lookups(warm, SOURCES)["Open the file."][0] == "Ouvrez."
+    writes = [
+        lambda: elsewhere.record("alice", [record_of("Open the file.", "Ouvre.", "fr", "imported", "2000-01-01")]),
+        lambda: stepped_elsewhere("7", [approved("Close the file.", "Fermez.", "2001-01-01")]),
+        lambda: warm.record("alice", [record_of("Close the file.", "Ferme.", "fr", "imported", "1990-01-01")]),
+        lambda: stepped_elsewhere("8", [approved("Save the file.", "Enregistrez.", "2030-01-01")]),
+        lambda: elsewhere.record("alice", [record_of("Save the file.", "Sauve.", "fr", "imported", "1980-01-01")]),
+    ]
+    for write in writes:
+        write()
+        asyncio.run(warm.refresh("alice"))
+        assert lookups(warm, SOURCES) == lookups(TranslationMemory(other_instance(storage)), SOURCES)
+    assert {s: t for s, (t, _) in lookups(warm, SOURCES).items()} == {
+        "Open the file.": "Ouvre.",
+        "Close the file.": "Ferme.",
+        "Save the file.": "Sauve.",
+    }

@@ -74,20 +74,19 @@ class OwnerMemory:
 
     # -- for a step (agent_core's MemoryStore port; blocking work runs in a worker thread) ----------
 
-    async def recall(self, owner: str, *, seen: object = None) -> Memory:
-        """The owner's memory as a step shows it to the model (`seen`: the owner's memory version as
-        the step's read of its session brought it, if it did: storage.interface.memory_snapshot)."""
-        return await blocking(self.snapshot, owner, seen)
+    async def recall(self, owner: str) -> Memory:
+        """The owner's memory as a step shows it to the model (one storage read: `memory_snapshot`)."""
+        return await blocking(self.snapshot, owner)
 
     async def learn(self, owner: str, lessons: Lessons) -> None:
         """Store distilled lessons (deduplicated; an entry the owner wrote is never overwritten)."""
         await blocking(self.learn_now, owner, lessons)
 
-    def snapshot(self, owner: str, seen: object = None) -> Memory:
+    def snapshot(self, owner: str) -> Memory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""
         glossary: list[GlossaryEntry] = []
         notes: list[StyleNote] = []
-        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS, seen=seen)
+        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
         if self.tm is not None:
             self.tm.observe(owner, read.tm_writes)
         for e in _newest(read.entries):

@@ -77,7 +77,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         self._entries_seen: dict[str, int] = {}
         """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
         self._snapshots = Snapshots()
-        """The owners' memory as steps last read it, while it is unchanged."""
+        """The owners' memory versions as steps observed them (when to merge journals)."""
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """Newest first."""
@@ -92,7 +92,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """The owner's glossary entries and style notes (one GetItem of its memory item), oldest first."""
         return _entries(owner, self._get(memory_key(owner)))
 
-    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """One consistent Query, newest first, from the translation memory's counter (N#tm) down through
         the memory item (M) into the latest `corrections` corrections (K#): each item is read as
         committed, and the memory item is whole, so no read is torn."""
@@ -127,28 +127,25 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     ) -> None:
         """Read the memory item, apply `change`, write it back if nobody wrote it meanwhile (else again:
         each round one of the competing writers wins, so WRITE_ROUNDS bounds the writers that can race)."""
-        try:
-            for attempt in range(WRITE_ROUNDS):
-                item = self._get(memory_key(owner))
-                version = int(item["v"]["N"]) if item else 0
-                held = {e.entry_id: e for e in _entries(owner, item)}
-                written = memory_key(owner) | {"v": n(version + 1), "z": {"B": _encode(change(held).values())}}
-                with di.storable():
-                    di.check_size(written, "The owner's memory")
-                condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": n(version)}}
-                try:
-                    with errors():
-                        self.client.put_item(
-                            TableName=self.table,
-                            Item=written,
-                            **(condition if item else {"ConditionExpression": "attribute_not_exists(sk)"}),
-                        )
-                    return
-                except di.Refused:
-                    time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))  # written meanwhile: read again
-            raise ConflictError("The memory kept changing meanwhile; try again.")
-        finally:
-            self._snapshots.forget(owner)
+        for attempt in range(WRITE_ROUNDS):
+            item = self._get(memory_key(owner))
+            version = int(item["v"]["N"]) if item else 0
+            held = {e.entry_id: e for e in _entries(owner, item)}
+            written = memory_key(owner) | {"v": n(version + 1), "z": {"B": _encode(change(held).values())}}
+            with di.storable():
+                di.check_size(written, "The owner's memory")
+            condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": n(version)}}
+            try:
+                with errors():
+                    self.client.put_item(
+                        TableName=self.table,
+                        Item=written,
+                        **(condition if item else {"ConditionExpression": "attribute_not_exists(sk)"}),
+                    )
+                return
+            except di.Refused:
+                time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))  # written meanwhile: read again
+        raise ConflictError("The memory kept changing meanwhile; try again.")
 
     # -- the owner's translation memory (items and planning in storage.dynamodb_tm) --------------
 
@@ -281,3 +278,16 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             done = {a["Delete"]["Key"]["sk"]["S"] for a in plan.actions if "Delete" in a}
             items = [i for i in items if i["sk"]["S"] not in done]
         return merged
+
+
+def tm_actions(
+    owner: str, records: Sequence[TmRecord], *, added: int, now: str, writer: str, changed: bool = False
+) -> list[tuple[Item, int]]:
+    """The TransactWriteItems actions, with their sizes, of a step's translation-memory entries, for
+    the step's own transaction: none without entries, else the owner's counter N#tm (its entry count
+    raised by `added`, its write count by the entries, its `changes` by one if `changed`) and the
+    step's journal (one Put; its entries stamped `now`, `writer` by `dynamodb_journal.stamp`). No
+    condition: they never cancel a step. A blank target is left out (`storable_tm`); a journal past
+    DynamoDB's item limit is TooLargeError before anything is written."""
+    with di.storable():
+        return tm.step_writes(owner, storable_tm(records), added, now, writer, changed=changed)

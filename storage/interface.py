@@ -129,11 +129,10 @@ class MemoryStorageInterface(ABC):
         """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
 
     @abstractmethod
-    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
-        """`list_memory` and `recent_corrections(limit=corrections)` in one read (what a step shows), with
-        the translation memory's write count where the backend keeps one. `seen`: the owner's memory
-        version as this backend's `load_step` read it with the session (`SessionSnapshot.owner_memory`),
-        if it did: a backend may then answer from what it read before while that version is unchanged."""
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        """`list_memory` and `recent_corrections(limit=corrections)` in one read that stands alone (what a
+        step shows; it may run beside the read of the session), with the translation memory's write
+        count where the backend keeps one. Never torn: an import is seen whole or not at all."""
 
     @abstractmethod
     def put_memory_entries(

@@ -37,7 +37,7 @@ class SQLiteMemoryStorage(SQLiteDatabase):
         with self._transaction(write=False) as db:
             return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
 
-    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """The entries and the latest corrections, in one read transaction (no write count: reading the
         translation memory's changes is one indexed statement here)."""
         with self._transaction(write=False) as db:

@@ -204,3 +204,27 @@ def test_blank_translations_in_an_import_are_skipped_and_never_stored(services: 
     assert (status, counts) == (200, {"added": 1, "updated": 0, "skipped": 1})
     status, memory = alice("GET", "/api/memory", None)
     assert [g["source"] for g in memory["glossary"]] == ["workspace"]
+
+
+def test_a_memory_write_that_fails_after_the_commit_leaves_the_answer_200(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from storage.errors import StorageUnavailableError
+
+    def unreachable(*_: Any, **__: Any) -> None:
+        raise StorageUnavailableError("The session store is unreachable (injected).")
+
+    alice = lambda_transport(api.handler, sub=ALICE)
+    client = start(alice)
+    agent = client.do_next({"userInput": "Translate doc.md into French."})
+    first = agent["copilotRequests"][0]
+    edited = first["translate_string"].replace("ţóóĺ", "outil")
+    verdicts = [{"tool": first["tool"], "status": "refined", "translated_string": edited}]
+    verdicts += [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"][1:]]
+    monkeypatch.setattr(type(services.storage), "put_memory_entries", unreachable)
+    agent = client.do_next({"copilotResponses": verdicts})  # asserts a 200
+    assert agent is not None
+    monkeypatch.undo()
+    status, memory = alice("GET", "/api/memory", None)
+    assert status == 200 and memory["glossary"] == [], "the lesson was lost, not the step"
+    assert [c["final"] for c in memory["corrections"]] == [edited], "the step committed its correction"

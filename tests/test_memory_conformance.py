@@ -217,3 +217,25 @@ def test_warm_and_cold_replicas_agree_after_writes_from_another_process(storage:
         "Close the file.": "Ferme.",
         "Save the file.": "Sauve.",
     }
+
+
+def test_a_read_during_an_import_sees_all_of_it_or_none(storage: Storage) -> None:
+    """The glossary and notes are one item (DynamoDB) or one transaction (SQLite): a read between an
+    import's entries cannot happen by construction; reads racing imports see whole imports only."""
+    atomic_requests(storage)
+    seen: list[int] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            seen.append(len(storage.memory_snapshot("alice", corrections=2).entries))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for k in range(4):
+            storage.put_memory_entries("alice", terms(f"i{k}", 40), max_entries=CAPS)
+    finally:
+        done.set()
+        reader.join()
+    assert set(seen) <= {0, 40, 80, 120, 160} and len(storage.list_memory("alice")) == 160

@@ -50,9 +50,9 @@ class SessionStore(Protocol):
 class MemoryStore(Protocol):
     """The owner's memory: what a step shows the model, and where distilled lessons go."""
 
-    async def recall(self, owner: str, *, seen: object = None) -> Memory:
-        """The owner's glossary, style notes and latest corrections, every language pair; `seen`: what
-        the step's read of its session brought of the owner's memory version (`SessionSnapshot.owner_memory`)."""
+    async def recall(self, owner: str) -> Memory:
+        """The owner's glossary, style notes and latest corrections, every language pair (one read that
+        stands alone: it may run beside the read of the session)."""
         ...
 
     async def learn(self, owner: str, lessons: Lessons) -> None:

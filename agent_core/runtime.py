@@ -202,13 +202,10 @@ class AgentRuntime:
 
     async def _load(self, owner: str, session_id: str | None) -> _Loaded:
         """The session (a new one when no id is given), the owner's memory, a reader of its files: the
-        session's read, then the owner's (its memory, then its translation memory's). Not at the same
-        time: a store may read the owner's memory version with the session (DynamoDB's, in the process
-        that committed the session's latest step: `SessionSnapshot.owner_memory`), and then the owner's
-        read costs no request while the memory is unchanged."""
+        session's read, then the owner's (its memory, then its translation memory's)."""
 
-        async def owners(seen: object = None) -> Memory:
-            memory = await self.memory.recall(owner, seen=seen)
+        async def owners() -> Memory:
+            memory = await self.memory.recall(owner)
             if self.lookups is not None:
                 await self.lookups.refresh(owner)
             return memory
@@ -224,7 +221,7 @@ class AgentRuntime:
             snapshot = await self.store.load(session_id, window=self.window + self.chunk + 2)
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
-            memory = await owners(snapshot.owner_memory)
+            memory = await owners()
         return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
 
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:

@@ -15,7 +15,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, Literal
 
@@ -59,7 +59,10 @@ class TmEntry:
     languages: str
     origin: TmOrigin = "approved"
     updated_at: str = ""
-    """ISO 8601 with a zone; the newest entry wins among equal sources."""
+    """ISO 8601 with a zone: when the translation was made (data: shown and exported, never compared)."""
+    written: str = field(default="", compare=False)
+    """The write's place in the owner's write order, as storage stamped it (empty until stored): of two
+    entries for one source, the later written wins, whatever their `updated_at`."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from interchange import (
 )
 from storage.interface import TmRecord
 
-from .memory import MAX_GLOSSARY, OwnerMemory
+from .memory import OwnerMemory
 from .schemas import ImportResult, MemoryImportBody
 from .tm import TranslationMemory, record_of
 
@@ -129,36 +129,18 @@ class MemoryInterchange:
         return ImportResult(added=added, updated=updated, skipped=skipped + unplaced)
 
     def _import_glossary(self, owner: str, terms: Sequence[GlossaryTerm], default: str) -> ImportResult:
-        wanted: dict[tuple[str, str], tuple[str, str]] = {}
+        wanted: dict[tuple[str, str], tuple[str, str, str]] = {}
         for number, term in enumerate(terms, start=1):
+            if not term.source.strip() or not term.target.strip():
+                continue  # a blank term or translation is never stored: skipped
             if max(len(term.source), len(term.target)) > MAX_TERM:
                 raise InvalidRequestError(
                     f"Term {number} ({term.source[:40]!r}) is longer than {MAX_TERM} characters; shorten it."
                 )
             languages = _term_languages(term, default)
-            wanted[(" ".join(term.source.split()).casefold(), languages)] = (term.source, term.target)
-        existing = {
-            (" ".join(e.source.split()).casefold(), e.languages): e
-            for e in self.memory.entries(owner)
-            if e.kind == "glossary"
-        }
-        new = [key for key in wanted if key not in existing]
-        held = len(existing)
-        if held + len(new) > MAX_GLOSSARY:
-            raise InvalidRequestError(
-                f"Your glossary holds {held} entries and this file adds {len(new)}; at most {MAX_GLOSSARY} fit. "
-                "Delete some entries or import fewer terms."
-            )
-        added = updated = 0
-        skipped = len(terms) - len(wanted)
-        for (key, languages), (source, target) in wanted.items():
-            same = existing.get((key, languages))
-            if same is not None and same.text == target and same.origin == "user":
-                skipped += 1
-                continue
-            self.memory.add_glossary(owner, source=source, target=target, languages=languages)
-            added, updated = (added + 1, updated) if same is None else (added, updated + 1)
-        return ImportResult(added=added, updated=updated, skipped=skipped)
+            wanted[(" ".join(term.source.split()).casefold(), languages)] = (term.source, term.target, languages)
+        added, updated, unchanged = self.memory.import_glossary(owner, list(wanted.values()))
+        return ImportResult(added=added, updated=updated, skipped=len(terms) - len(wanted) + unchanged)
 
 
 def _term_languages(term: GlossaryTerm, default: str) -> str:

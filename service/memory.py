@@ -74,20 +74,19 @@ class OwnerMemory:
 
     # -- for a step (agent_core's MemoryStore port; blocking work runs in a worker thread) ----------
 
-    async def recall(self, owner: str, *, seen: object = None) -> Memory:
-        """The owner's memory as a step shows it to the model (`seen`: the owner's memory version as
-        the step's read of its session brought it, if it did: storage.interface.memory_snapshot)."""
-        return await blocking(self.snapshot, owner, seen)
+    async def recall(self, owner: str) -> Memory:
+        """The owner's memory as a step shows it to the model (one storage read: `memory_snapshot`)."""
+        return await blocking(self.snapshot, owner)
 
     async def learn(self, owner: str, lessons: Lessons) -> None:
         """Store distilled lessons (deduplicated; an entry the owner wrote is never overwritten)."""
         await blocking(self.learn_now, owner, lessons)
 
-    def snapshot(self, owner: str, seen: object = None) -> Memory:
+    def snapshot(self, owner: str) -> Memory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""
         glossary: list[GlossaryEntry] = []
         notes: list[StyleNote] = []
-        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS, seen=seen)
+        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
         if self.tm is not None:
             self.tm.observe(owner, read.tm_writes)
         for e in _newest(read.entries):
@@ -125,6 +124,43 @@ class OwnerMemory:
     def corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """The owner's latest corrections, newest first."""
         return self.storage.recent_corrections(owner, limit=limit)
+
+    def import_glossary(self, owner: str, terms: Sequence[tuple[str, str, str]]) -> tuple[int, int, int]:
+        """Add or update the owner's own glossary entries for `(source, target, languages)` terms (each key
+        once), all in one atomic write or none: `(added, updated, unchanged)`. InvalidRequestError, with
+        nothing written, when they do not fit in MAX_GLOSSARY (a concurrent import may have taken the room)."""
+        stamp = _now()
+        existing = {_key(e): e for e in self.entries(owner) if e.kind == "glossary"}
+        records: list[MemoryEntryRecord] = []
+        added = unchanged = 0
+        for source, target, languages in terms:
+            wanted = MemoryEntryRecord(
+                entry_id=new_id("m"),
+                owner=owner,
+                kind="glossary",
+                source=source,
+                text=target,
+                languages=languages,
+                origin="user",
+                created_at=stamp,
+                updated_at=stamp,
+            )
+            same = existing.get(_key(wanted))
+            if same is not None and same.text == target and same.origin == "user":
+                unchanged += 1
+            elif same is not None:
+                records.append(replace(same, text=target, origin="user", updated_at=stamp))
+            else:
+                records.append(wanted)
+                added += 1
+        if len(existing) + added > MAX_GLOSSARY:
+            raise InvalidRequestError(
+                f"Your glossary holds {len(existing)} entries and this file adds {added}; at most {MAX_GLOSSARY} "
+                "fit. Delete some entries or import fewer terms."
+            )
+        if records:
+            self.storage.put_memory_entries(owner, records, max_entries={"glossary": MAX_GLOSSARY})
+        return added, len(records) - added, unchanged
 
     def add_glossary(self, owner: str, *, source: str, target: str, languages: str) -> MemoryEntryRecord:
         """Add (or update) a glossary entry by hand."""

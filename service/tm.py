@@ -24,7 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from agent_core.tm import TmEntry, TmMatch, TmOrigin, candidate_keys, fuzzy_matches, normalize, source_hash
@@ -46,6 +46,10 @@ def tm_languages(languages_or_target: str) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _now_stamp() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def record_of(source: str, target: str, languages: str, origin: TmOrigin, updated_at: str = "") -> TmRecord:
@@ -113,10 +117,12 @@ class _Replica:
 
     def apply(self, entries: Iterable[TmEntry]) -> None:
         for e in entries:
+            if not e.target.strip():
+                continue  # never stored (storage.interface.storable_tm)
             h = source_hash(normalize(e.source), e.languages)
             old = self.entries.get(h)
-            if old is not None and old.updated_at > e.updated_at:
-                continue
+            if old is not None and old.written > e.written:
+                continue  # the later write wins (storage's write stamps), whatever the entries' dates
             self.entries[h] = e
             if old is None:
                 for k in candidate_keys(e.source, e.languages):
@@ -146,15 +152,12 @@ class TranslationMemory:
         self._replicas_lock = threading.Lock()
 
     def record(self, owner: str, records: Sequence[TmRecord]) -> tuple[int, int, int]:
-        """Keep entries: `(added, updated, skipped)`; this process's replica has them at once."""
+        """Keep entries: `(added, updated, skipped)`; this process's replica is read whole at its next use."""
         if not records:
             return 0, 0, 0
         counts = self.storage.put_tm(owner, records, max_entries=MAX_TM_ENTRIES)
-        replica = self._replica(owner)
-        with replica.lock:
-            if replica.since is not None:
-                replica.apply(r.entry for r in records)
-            replica.writes = None  # some may have been skipped: count again from the next read
+        with self._replicas_lock:  # read whole next time: it holds the put's entries with storage's stamps
+            self._replicas.pop(owner, None)
         return counts
 
     async def admit(
@@ -165,7 +168,8 @@ class TranslationMemory:
         it. A unit whose remembered translation was kept as it is (a memory proposal approved) is not
         written again. The cap is the replica's view: what other processes added since its last read
         is not counted yet."""
-        latest = {r.source_hash: r.entry for r in (record_of(s, t, languages, o) for s, t, o in pairs)}
+        records = (record_of(s, t, languages, o) for s, t, o in pairs if t.strip())  # a blank target: never kept
+        latest = {r.source_hash: r.entry for r in records}
         replica = await self._current(owner, float("inf"))
         with replica.lock:
             held, room = replica.entries, MAX_TM_ENTRIES - len(replica.entries)
@@ -177,9 +181,10 @@ class TranslationMemory:
         """Entries a step committed (one write each), into this process's replica (unless it is cold: it
         reads them then)."""
         replica = self._replica(owner)
+        stamp = f"{_now_stamp()}#~"  # after storage's stamp of the commit, which has just returned
         with replica.lock:
             if replica.since is not None:
-                replica.apply(entries)
+                replica.apply(replace(e, written=e.written or stamp) for e in entries)
             if replica.writes is not None:
                 replica.writes += len(entries)
 
@@ -240,7 +245,7 @@ class TranslationMemory:
                 since = replica.since
                 if since is not None and time.monotonic() - replica.read_at < fresh:
                     return replica
-                known = {h: e.updated_at for h, e in replica.entries.items()}
+                known = {h: e.written for h, e in replica.entries.items()}
                 seen = replica.observation()
             started = time.time()
             found = self.storage.tm_changes(owner, since=since, known=known)

@@ -324,8 +324,6 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         if dumped:
             self._held.keep(sid, token.created_at, token.message_count, dumped)
         self._hold_committed(sid, head, actions)
-        if changed:
-            self._snapshots.forget(token.owner)
         if memory and not later:
             self._merge_due(token.owner)
         if later:  # a step too large to carry its memory entries: they follow it

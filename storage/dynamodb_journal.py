@@ -11,12 +11,12 @@ Layout (in the table of `storage.dynamodb`, beside storage.dynamodb_tm's items):
 
 They sort right after the T# items, so one Query reads the owner's whole translation memory.
 
-A step writes its entries as its journal, one item in its transaction, where one entry item (T#)
-each used to cost it an action, an item and a kilobyte of write each (DynamoDB bills by item, a
-transaction twice); the owner's counter (N#tm) counts the writes as before (`writes`), and of them
+A step writes its entries as its journal, one item in its transaction (an entry item each would
+cost an action and a write unit or more each, twice in a transaction); the owner's counter (N#tm)
+counts the writes (`writes`), and of them
 those that wait for no merge (`merged`: a put's, and a journal's once a merge was tried after it).
-The owner's translation memory is its T# items (what a put wrote: imports, and releases before this
-one) and its journals' entries, the newest of each source winning (`newest`). The journals a reader
+The owner's translation memory is its T# items (what a put wrote: imports) and its journals'
+entries, the latest written of each source winning (`newest`, by write stamp: `stamp`). The journals a reader
 of the index could still need (those younger than MERGE_AFTER) stay as they are; older ones are
 merged, a few at a time, into items out of the index (`merge_plan`), so that a whole read of the
 owner's memory reads few items.
@@ -37,7 +37,7 @@ from .dynamodb_items import MAX_TRANSACTION_ITEMS, Item, memory_version_key, n, 
 from .interface import tm_record
 
 PREFIX = "TJ#"
-"""The journals' sort keys begin so: after the T# items (and the older releases' TN)."""
+"""The journals' sort keys begin so: after the T# items."""
 MERGE_AFTER = timedelta(days=1)
 """How long a journal stays in the index before it may be merged (a replica that last looked longer
 ago than that reads the whole memory, `notes_kept_since`)."""
@@ -61,28 +61,39 @@ def merge_tried(owner: str, writes: int) -> Item:
 
 
 def encode(entries: Iterable[TmEntry]) -> bytes:
-    """Entries as a journal's `z`: compressed compact JSON, one list per entry."""
-    rows = [[e.source, e.target, e.languages, e.origin, e.updated_at] for e in entries]
+    """Entries as a journal's `z`: compressed compact JSON, one list per entry (with its write stamp
+    where it has one: a merged item's entries keep their journals')."""
+    rows = [[e.source, e.target, e.languages, e.origin, e.updated_at, e.written] for e in entries]
     return zlib.compress(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(), 6)
 
 
 def decode(item: Item) -> list[TmEntry]:
-    """A journal's (or a merged item's) entries."""
+    """A journal's (or a merged item's) entries, each with its write stamp (a journal's: its own)."""
     rows = json.loads(zlib.decompress(item["z"]["B"]))
-    return [TmEntry(source=r[0], target=r[1], languages=r[2], origin=r[3], updated_at=r[4]) for r in rows]
+    stamp = str(item.get("written", {}).get("S", ""))
+    return [
+        TmEntry(source=r[0], target=r[1], languages=r[2], origin=r[3], updated_at=r[4], written=r[5] or stamp)
+        for r in rows
+    ]
 
 
 def newest(entries: Iterable[TmEntry | tuple[str, TmEntry]]) -> dict[str, TmEntry]:
-    """By source hash, the newest of the entries (by `updated_at`; of equal times, the later given),
-    each given alone (its hash computed: `storage.interface.tm_record`) or with the hash it is stored
-    under."""
+    """By source hash, the latest written of the entries (by `written`; of equal stamps, the later
+    given), each given alone (its hash computed: `storage.interface.tm_record`) or with the hash it is
+    stored under."""
     found: dict[str, TmEntry] = {}
     for given in entries:
         h, e = given if isinstance(given, tuple) else (tm_record(given).source_hash, given)
         old = found.get(h)
-        if old is None or old.updated_at <= e.updated_at:
+        if old is None or old.written <= e.written:
             found[h] = e
     return found
+
+
+def stamp(written: str, writer: str) -> str:
+    """A write's place in the owner's write order: its time, then its writer (ties broken the same
+    way in every process)."""
+    return f"{written}#{writer}"
 
 
 def journal_write(owner: str, entries: Sequence[TmEntry], written: str, writer: str) -> tuple[Item, int]:
@@ -93,6 +104,7 @@ def journal_write(owner: str, entries: Sequence[TmEntry], written: str, writer: 
         "pk": s(f"O#{owner}"),
         "sk": s(f"{PREFIX}{written}#{tag}"),
         "writer": s(writer),
+        "written": s(stamp(written, writer)),
         "z": {"B": encode(entries)},
         "gsi1pk": s(f"TM#{owner}"),
         "gsi1sk": s(f"{written}#~{tag}"),

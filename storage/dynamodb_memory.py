@@ -3,32 +3,65 @@ translation memory (its items and planning in storage.dynamodb_tm). Layout in st
 
 from __future__ import annotations
 
+import json
 import logging
+import random
 import secrets
-from collections.abc import Mapping, Sequence
+import time
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from agent_core.effects import Correction
-from agent_core.errors import InvalidRequestError
 from agent_core.tm import TmEntry
 
 from . import dynamodb_items as di
 from . import dynamodb_journal as journal
 from . import dynamodb_tm as tm
 from .dynamodb_items import Item, n, s
-from .dynamodb_owner_reads import MemoryVersion, Snapshots
+from .dynamodb_owner_reads import Snapshots
 from .dynamodb_table import INDEX, DynamoDBTable, errors
 from .errors import ConflictError, NotFoundError, StorageUnavailableError, TooLargeError
-from .interface import MemoryStorageInterface, TmRecord
-from .records import MemoryEntryRecord, OwnerSnapshot
+from .interface import MemoryStorageInterface, TmRecord, storable_tm
+from .records import MemoryEntryRecord, OwnerSnapshot, merge_entries
 
-# A new memory entry is never overwritten (two adds racing on one id: the second becomes a replace).
-NEW_ENTRY = "attribute_not_exists(sk)"
-# An owner's entries of one kind are counted in the same transaction that adds one, capped at :max.
-ENTRY_ROOM = "attribute_not_exists(entryCount) OR entryCount < :max"
-# A replaced (or deleted) memory entry is still the one that was read: its kind decides its counter.
-SAME_KIND = "kind = :kind"
+MEMORY_SK = "M"
+"""The sort key of the owner's memory item: all its glossary entries and style notes (bounded by their
+caps), compressed (`z`), with the version (`v`) every write of it is conditional on."""
+_TM_COUNTER = "N#tm"
+WRITE_ROUNDS = 64
+"""How many times a write of the memory item that met another writer's is tried again."""
+
+
+def memory_key(owner: str) -> Item:
+    """The key of the owner's memory item."""
+    return {"pk": s(f"O#{owner}"), "sk": s(MEMORY_SK)}
+
+
+def _encode(entries: Iterable[MemoryEntryRecord]) -> bytes:
+    rows = [[e.entry_id, e.kind, e.source, e.text, e.languages, e.origin, e.created_at, e.updated_at] for e in entries]
+    return zlib.compress(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(), 6)
+
+
+def _entries(owner: str, item: Item | None) -> list[MemoryEntryRecord]:
+    """The memory item's entries, oldest first (none if it does not exist)."""
+    rows = json.loads(zlib.decompress(item["z"]["B"])) if item else []
+    entries = [
+        MemoryEntryRecord(
+            entry_id=r[0],
+            owner=owner,
+            kind=r[1],
+            source=r[2],
+            text=r[3],
+            languages=r[4],
+            origin=r[5],
+            created_at=r[6],
+            updated_at=r[7],
+        )
+        for r in rows
+    ]
+    return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
 
 
 logger = logging.getLogger(__name__)
@@ -44,7 +77,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         self._entries_seen: dict[str, int] = {}
         """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
         self._snapshots = Snapshots()
-        """The owners' memory as steps last read it, while it is unchanged."""
+        """The owners' memory versions as steps observed them (when to merge journals)."""
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """Newest first."""
@@ -56,141 +89,87 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         return [di.correction(i) for i in items]
 
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes (one partition, bounded), oldest first."""
-        entries = [di.memory_entry(i) for i in self._query(f"O#{owner}", "begins_with(sk, :m)", {":m": s("P#")})]
-        return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
+        """The owner's glossary entries and style notes (one GetItem of its memory item), oldest first."""
+        return _entries(owner, self._get(memory_key(owner)))
 
-    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
-        """What a step read before, while the step's read of its session showed the owner's memory
-        unchanged since (`seen`: its MemoryVersion, `Snapshots`); else one Query, newest first, of the
-        owner's partition from its entries (P#, bounded by their caps) down through the counters (N#:
-        the kinds', and the translation memory's with its write count) into the corrections (K#),
-        stopped after `corrections` of them: its page is sized by how many entries the owner had last
-        time, so it is normally one call."""
-        if isinstance(seen, MemoryVersion):
-            kept = self._snapshots.get(owner, corrections, seen)
-            if kept is not None:
-                return kept
-        read = self._read_snapshot(owner, corrections)
-        if isinstance(seen, MemoryVersion):
-            self._snapshots.keep(owner, corrections, read, seen)
-        return read
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        """One consistent Query, newest first, from the translation memory's counter (N#tm) down through
+        the memory item (M) into the latest `corrections` corrections (K#): each item is read as
+        committed, and the memory item is whole, so no read is torn."""
+        args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s(_TM_COUNTER)})
+        with errors():
+            items = self.client.query(
+                TableName=self.table, **args, ScanIndexForward=False, Limit=max(corrections, 0) + 2
+            )["Items"]
+        by_sk = {i["sk"]["S"]: i for i in items}
+        writes = int(by_sk.get(_TM_COUNTER, {}).get("writes", {"N": "0"})["N"])
+        found = [di.correction(i) for i in items if i["sk"]["S"].startswith("K#")][: max(corrections, 0)]
+        return OwnerSnapshot(_entries(owner, by_sk.get(MEMORY_SK)), found, writes)
 
-    def _read_snapshot(self, owner: str, corrections: int) -> OwnerSnapshot:
-        args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s("P$")})
-        entries: list[MemoryEntryRecord] = []
-        found: list[Correction] = []
-        writes, counter = 0, tm.counter_key(owner)["sk"]
-        key: Item | None = None
-        past_entries = False
-        while True:
-            limit = self._entries_seen.get(owner, 8) + 4 + max(corrections, 0)
-            page_args = {**args, **({"ExclusiveStartKey": key} if key else {})}
-            with errors():
-                page = self.client.query(TableName=self.table, **page_args, ScanIndexForward=False, Limit=limit)
-            for item in page["Items"]:
-                kind = item["sk"]["S"][:2]
-                if kind == "P#":
-                    entries.append(di.memory_entry(item))
-                    continue
-                past_entries = True
-                if item["sk"] == counter:
-                    writes = int(item.get("writes", {"N": "0"})["N"])
-                if kind == "K#" and len(found) < corrections:
-                    found.append(di.correction(item))
-            key = page.get("LastEvaluatedKey")
-            if key is None or (past_entries and len(found) >= corrections):
-                break
-            self._entries_seen[owner] = len(entries) + 8  # more than guessed: the next page, and next time
-        self._entries_seen[owner] = len(entries)
-        return OwnerSnapshot(sorted(entries, key=lambda e: (e.created_at, e.entry_id)), found, writes)
-
-    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
-        """Add the entry with its kind's count raised (capped) in one transaction, or replace it in place.
-
-        A replacement keeps the entry's kind (its count stays right): one of another kind is refused.
-        """
-        item = di.memory_item(record)
-        with di.storable():
-            di.check_size(item, "The memory entry")
-        add, same = di.put(item, "", NEW_ENTRY)[0], di.put(item, "", SAME_KIND)[0]
-        same["Put"]["ExpressionAttributeValues"] = {":kind": s(record.kind)}
-        changed = di.memory_changed(record.owner)
-        counted = self._entry_count(record.owner, record.kind, +1, max_entries)
-        try:
-            self._put_entry(record, max_entries, counted, add, same, changed)
-        finally:
-            self._snapshots.forget(record.owner)
-
-    def _put_entry(
-        self, record: MemoryEntryRecord, max_entries: int, counted: Item, add: Item, same: Item, changed: Item
+    def put_memory_entries(
+        self, owner: str, records: Sequence[MemoryEntryRecord], *, max_entries: Mapping[str, int]
     ) -> None:
-        """`put_memory_entry`'s writes: an add, else a replacement in place, a few times over races."""
-        for _ in range(4):
-            try:
-                self._transact([counted, add, changed], retries=8)
-                return
-            except di.Refused as exc:
-                full = exc.codes[1] != "ConditionalCheckFailed"
-            try:  # it exists (or the count is full): replace it in place, its count unchanged
-                self._transact([same, changed], retries=8)
-                return
-            except di.Refused as exc:
-                if full:
-                    message = f"The memory holds at most {max_entries} {record.kind} entries; delete some first."
-                    raise InvalidRequestError(message) from exc
-                # deleted meanwhile: add it again
-        raise ConflictError(f"The memory entry {record.entry_id} changed meanwhile, or is of another kind.")
+        """One conditional Put of the owner's memory item over the version read (`merge_entries`'s rule)."""
+        self._change(owner, lambda held: merge_entries(held, owner, records, max_entries))
 
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:
-        """Delete the owner's entry and lower its kind's count, in one transaction."""
-        key = {"pk": s(f"O#{owner}"), "sk": s(f"P#{entry_id}")}
-        found = self._get(key)
-        if found is None:
-            raise NotFoundError(f"No memory entry {entry_id}.")
-        kind = found["kind"]["S"]
-        delete = {"Key": key, "ConditionExpression": SAME_KIND}
-        delete["ExpressionAttributeValues"] = {":kind": s(kind)}
-        try:
-            self._transact(
-                [{"Delete": delete}, self._entry_count(owner, kind, -1, None), di.memory_changed(owner)], retries=8
-            )
-        except di.Refused as exc:
-            raise NotFoundError(f"No memory entry {entry_id}.") from exc
-        finally:
-            self._snapshots.forget(owner)
+        """One conditional Put of the owner's memory item without the entry; NotFoundError if it has none."""
 
-    def _entry_count(self, owner: str, kind: str, delta: int, cap: int | None) -> Item:
-        values = {":d": n(delta)} | ({":max": n(cap)} if cap is not None else {})
-        key = di.memory_counter_key(owner, kind)
-        return di.update(key, "ADD entryCount :d", values, ENTRY_ROOM if cap is not None else None, "")[0]
+        def without(held: dict[str, MemoryEntryRecord]) -> dict[str, MemoryEntryRecord]:
+            if entry_id not in held:
+                raise NotFoundError(f"No memory entry {entry_id}.")
+            return {k: e for k, e in held.items() if k != entry_id}
+
+        self._change(owner, without)
+
+    def _change(
+        self, owner: str, change: Callable[[dict[str, MemoryEntryRecord]], dict[str, MemoryEntryRecord]]
+    ) -> None:
+        """Read the memory item, apply `change`, write it back if nobody wrote it meanwhile (else again:
+        each round one of the competing writers wins, so WRITE_ROUNDS bounds the writers that can race)."""
+        for attempt in range(WRITE_ROUNDS):
+            item = self._get(memory_key(owner))
+            version = int(item["v"]["N"]) if item else 0
+            held = {e.entry_id: e for e in _entries(owner, item)}
+            written = memory_key(owner) | {"v": n(version + 1), "z": {"B": _encode(change(held).values())}}
+            with di.storable():
+                di.check_size(written, "The owner's memory")
+            condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": n(version)}}
+            try:
+                with errors():
+                    self.client.put_item(
+                        TableName=self.table,
+                        Item=written,
+                        **(condition if item else {"ConditionExpression": "attribute_not_exists(sk)"}),
+                    )
+                return
+            except di.Refused:
+                time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))  # written meanwhile: read again
+        raise ConflictError("The memory kept changing meanwhile; try again.")
 
     # -- the owner's translation memory (items and planning in storage.dynamodb_tm) --------------
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
 
-        A round reads up to 98 entries and the owner's two counters, N#tm and the older releases' TN
-        (one BatchGetItem), and writes what fits in one TransactWriteItems: N#tm's count ADDed for the
-        new entries (capped) and its write count for all, then each entry. A round a race refused is
-        read again.
+        A put is the owner's latest write of what it holds, whatever their dates: each entry is stamped
+        with the put's write stamp (`dynamodb_journal.stamp`), which orders it after every write before.
+        A round reads up to 98 entries and the owner's counter N#tm (one BatchGetItem), and writes what
+        fits in one TransactWriteItems: N#tm's count ADDed for the new entries (capped) and its write
+        count for all, then each entry. A round a race refused is read again.
         """
         now = di.now_iso()
         with di.storable():
-            latest = tm.checked(owner, records, now)
+            latest = tm.checked(owner, kept := storable_tm(records), now)
         journaled = set(journal.newest(e for i in self._journal_items(owner) for e in journal.decode(i)))
         outcome: dict[str, tm.Outcome] = {}
         pending, refused = list(latest), 0
         while pending:
             chunk = pending[: tm.READ_CHUNK]
-            counters = {tm.counter_key(owner)["sk"]["S"]: 0, tm.legacy_counter_key(owner)["sk"]["S"]: 0}
-            keys = [tm.counter_key(owner), tm.legacy_counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)]
-            found = self._batch_get(keys)
-            for i in found:
-                if i["sk"]["S"] in counters:
-                    counters[i["sk"]["S"]] = int(i.get("entryCount", {"N": "0"})["N"])
-            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] not in counters}
-            counted, legacy = counters.values()
+            counter = tm.counter_key(owner)["sk"]["S"]
+            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
+            counted = sum(int(i.get("entryCount", {"N": "0"})["N"]) for i in found if i["sk"]["S"] == counter)
+            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != counter}
             with di.storable():
                 batch = tm.plan(
                     owner,
@@ -198,7 +177,6 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                     latest,
                     stored,
                     counted,
-                    legacy=legacy,
                     journaled=journaled,
                     max_entries=max_entries,
                     now=now,
@@ -207,13 +185,15 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             if batch.actions:
                 try:
                     self._transact(batch.actions, retries=8)
-                except di.Refused as exc:
-                    if (refused := refused + 1) > 8:
+                except di.Refused as exc:  # another put won this round: read again (WRITE_ROUNDS bounds the racers)
+                    if (refused := refused + 1) > WRITE_ROUNDS:
                         raise ConflictError("The translation memory kept changing meanwhile; try again.") from exc
+                    time.sleep(random.uniform(0, 0.002) * min(refused, 10))
                     continue
             outcome |= batch.outcome
             pending = [h for h in pending if h not in outcome]
-        return tm.tally(records, outcome)
+        added, updated, skipped = tm.tally(kept, outcome)
+        return added, updated, skipped + len(records) - len(kept)
 
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
         """All: the owner's T# items and journals (two consistent Queries), the newest of each source,
@@ -227,12 +207,13 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             stored = [(tm.source_hash_of(i), tm.tm_entry(i)) for i in items if i["sk"]["S"].startswith("T#")]
             journaled = (e for i in items if "z" in i for e in journal.decode(i))  # T#, then TJ#: newer wins ties
             found = journal.newest([*stored, *journaled])
-            return [e for h, e in found.items() if known.get(h) != e.updated_at]
+            return [e for h, e in found.items() if known.get(h) != e.written]
         args: dict[str, Any] = {
             "IndexName": INDEX,
             "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
             "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
-            "ProjectionExpression": "sk, updatedAt, entries, z",
+            "ProjectionExpression": "sk, #w, entries, z",
+            "ExpressionAttributeNames": {"#w": "written"},
             "FilterExpression": "writer <> :me",
         }
         inline: list[TmEntry] = []
@@ -242,7 +223,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                 inline += journal.decode(i)
             else:
                 named += [h for h, at in tm.noted(i).items() if known.get(h) != at]
-        changed = [e for h, e in journal.newest(inline).items() if known.get(h) != e.updated_at]
+        changed = [e for h, e in journal.newest(inline).items() if known.get(h) != e.written]
         wanted = list(dict.fromkeys(named))
         if wanted:
             changed += [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])]
@@ -251,12 +232,12 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     def _journal_items(self, owner: str, *, before: str = "TJ$") -> list[Item]:
         """The owner's journals and merged journals (storage.dynamodb_journal) whose keys sort before
         `before`, in key order."""
-        names = {"#z": "z"}
+        names = {"#z": "z", "#w": "written"}
         found = self._query(
             f"O#{owner}",
             "sk BETWEEN :a AND :b",
             {":a": s(journal.PREFIX), ":b": s(before)},
-            ProjectionExpression="pk, sk, #z, gsi1pk",
+            ProjectionExpression="pk, sk, #z, #w, gsi1pk",
             ExpressionAttributeNames=names,
         )
         return [i for i in found if "z" in i]
@@ -297,3 +278,16 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             done = {a["Delete"]["Key"]["sk"]["S"] for a in plan.actions if "Delete" in a}
             items = [i for i in items if i["sk"]["S"] not in done]
         return merged
+
+
+def tm_actions(
+    owner: str, records: Sequence[TmRecord], *, added: int, now: str, writer: str, changed: bool = False
+) -> list[tuple[Item, int]]:
+    """The TransactWriteItems actions, with their sizes, of a step's translation-memory entries, for
+    the step's own transaction: none without entries, else the owner's counter N#tm (its entry count
+    raised by `added`, its write count by the entries, its `changes` by one if `changed`) and the
+    step's journal (one Put; its entries stamped `now`, `writer` by `dynamodb_journal.stamp`). No
+    condition: they never cancel a step. A blank target is left out (`storable_tm`); a journal past
+    DynamoDB's item limit is TooLargeError before anything is written."""
+    with di.storable():
+        return tm.step_writes(owner, storable_tm(records), added, now, writer, changed=changed)

@@ -2,32 +2,29 @@
 
 Layout (in the table of `storage.dynamodb`):
 
-    O#<owner>   T#<source hash>   an entry: source, target, languages, origin, updatedAt
+    O#<owner>   T#<source hash>   an entry a put wrote: source, target, languages, origin, updatedAt
+                                  (data), written (its write's stamp, `dynamodb_journal.stamp`)
     O#<owner>   J#<written at>#<writer>#<n>
                                   a note of one transaction's entry writes: `entries`, source hash →
-                                  updatedAt, and its writer; in the `by-owner` index under
+                                  write stamp, and its writer; in the `by-owner` index under
                                   TM#<owner>, <written at>#~<writer>#<n>; it expires (TTL
                                   `expiresAt`) after NOTE_DAYS
     O#<owner>   N#tm              the owner's counter: how many entries (entryCount, ADDed for new
                                   ones, capped) and how many entry writes (writes, ADDed by each)
-    O#<owner>   TN                the count of releases before this one (entryCount, no longer
-                                  written; added to N#tm's)
 
 A step writes no T# item: its entries are its journal (storage.dynamodb_journal), and the owner's
-translation memory is its T# items and its journals' entries, the newest of each source winning.
+translation memory is its T# items and its journals' entries, the latest WRITTEN of each source
+winning (by write stamp, never by `updatedAt`, which is the data's own date: a TMX `changedate`).
 Lookups are not DynamoDB's: the service keeps a replica of an owner's memory in the warm process
 (service.tm) and brings it up to date with one Query of the index for the notes and journals written
 since it last looked, then the entries the notes name that it does not hold (`tm_changes`); a cold
 replica, or one that last looked before the oldest note or journal the index keeps, reads the
-owner's T# items and journals (one Query: they sort together). A transaction's entries
-share one note in the index, not an index entry each (DynamoDB bills a write to an index for each
-item written to it). N#tm sorts among the owner's memory counters, so the step's read of the owner's
+owner's T# items and journals (one Query: they sort together). A transaction's entries share one
+note in the index. N#tm sorts among the owner's memory items, so the step's read of the owner's
 memory (`memory_snapshot`) returns its write count too: a replica that knows of that many writes
 reads no changes. A put replaces an entry only while it is the version read (two puts racing on one
-hash: the second reads again); a step's entries are written unconditionally (the last write wins: no
-condition may cancel a step). Releases before this one put each entry in the index itself (under
-TM#<owner>, <written at>#<source hash>, with its writer), and wrote `O#<owner>#TK#<key>` partitions
-(a fuzzy index) that nothing reads now; their entries in the index are read as notes of one entry.
+hash: the second reads again); a step's entries are written unconditionally (no condition may
+cancel a step).
 """
 
 from __future__ import annotations
@@ -52,7 +49,7 @@ from .dynamodb_items import (
     s,
     update,
 )
-from .dynamodb_journal import journal_write, kept_since
+from .dynamodb_journal import journal_write, kept_since, stamp
 from .interface import TmRecord
 
 Outcome = Literal["added", "updated", "skipped"]
@@ -66,7 +63,7 @@ NOTE_DAYS = 30
 # An entry is added once (two puts racing on one hash: the second becomes an update).
 NEW_ENTRY = "attribute_not_exists(sk)"
 # An entry is replaced only while it is the version read.
-SAME_ENTRY = "updatedAt = :at"
+SAME_ENTRY = "written = :w"
 # New entries are counted in the transaction that adds them, up to the owner's cap (`:room` = cap - new).
 TM_ROOM = "attribute_not_exists(entryCount) OR entryCount <= :room"
 
@@ -80,11 +77,6 @@ def counter_key(owner: str) -> Item:
     """The key of the item counting the owner's entries and their writes: among the memory's counters
     (N#<kind>), so the owner's memory read returns it."""
     return memory_counter_key(owner, "tm")
-
-
-def legacy_counter_key(owner: str) -> Item:
-    """The key of the item that counted the owner's entries before N#tm (read, never written)."""
-    return {"pk": s(f"O#{owner}"), "sk": s("TN")}
 
 
 def counter_write(
@@ -108,14 +100,15 @@ def changes_pk(owner: str) -> str:
     return f"TM#{owner}"
 
 
-def entry_item(owner: str, r: TmRecord, at: str) -> Item:
-    """An entry item: `at` is the entry's time."""
+def entry_item(owner: str, r: TmRecord, at: str, written: str) -> Item:
+    """An entry item: `at` is the entry's time, `written` its write's stamp (`dynamodb_journal.stamp`)."""
     return entry_key(owner, r.source_hash) | {
         "source": s(r.entry.source),
         "target": s(r.entry.target),
         "languages": s(r.entry.languages),
         "origin": s(r.entry.origin),
         "updatedAt": s(at),
+        "written": s(written),
     }
 
 
@@ -138,12 +131,9 @@ def note_write(owner: str, entries: Mapping[str, str], written: str, writer: str
 
 
 def noted(i: Item) -> dict[str, str]:
-    """What an item of the owner's changes says was written (a journal's entries are in the item
-    itself: `dynamodb_journal.decode`): a note's entries, or (written by a release before this one)
-    the one entry it is, each source hash with the entry's time."""
-    if "entries" in i:
-        return {h: v["S"] for h, v in i["entries"]["M"].items()}
-    return {source_hash_of(i): i["updatedAt"]["S"]}
+    """What a note of the owner's changes says was written (a journal's entries are in the item
+    itself: `dynamodb_journal.decode`): each source hash with its write's stamp."""
+    return {h: v["S"] for h, v in i["entries"]["M"].items()}
 
 
 def notes_kept_since(since: str) -> bool:
@@ -161,6 +151,7 @@ def tm_entry(i: Item) -> TmEntry:
         languages=i["languages"]["S"],
         origin=i["origin"]["S"],
         updated_at=i["updatedAt"]["S"],
+        written=i["written"]["S"],
     )
 
 
@@ -173,7 +164,7 @@ def checked(owner: str, records: Sequence[TmRecord], now: str) -> dict[str, TmRe
     """The records by hash (the last of equal hashes wins, in first-seen order), each checked to fit."""
     latest: dict[str, TmRecord] = {}
     for r in records:
-        check_size(entry_item(owner, r, r.entry.updated_at or now), "A translation-memory entry")
+        check_size(entry_item(owner, r, r.entry.updated_at or now, now), "A translation-memory entry")
         latest[r.source_hash] = r
     return latest
 
@@ -194,7 +185,6 @@ def plan(
     stored: Mapping[str, Item],
     count: int,
     *,
-    legacy: int = 0,
     journaled: Collection[str] = (),
     max_entries: int,
     now: str,
@@ -202,7 +192,7 @@ def plan(
 ) -> Batch:
     """The next transaction for `hashes` (in order), given the entries read, the hashes the owner's
     journals hold (`journaled`: such an entry is there already, with no T# item yet) and the owner's
-    counts (N#tm's `count` and the `legacy` one's).
+    count (N#tm's).
 
     New entries past the cap are skipped (final: the count never falls); the transaction stops before
     DynamoDB's limits, leaving the rest for the next one. Its first action, the counter's, counts
@@ -212,10 +202,10 @@ def plan(
     for h in hashes:
         old = stored.get(h)
         new = old is None and h not in journaled
-        if new and legacy + count + added >= max_entries:
+        if new and count + added >= max_entries:
             batch.outcome[h] = "skipped"
             continue
-        actions = writes(owner, latest[h], old, now)
+        actions = writes(owner, latest[h], old, now, stamp(now, writer))
         size = sum(size for _, size in actions)
         # Two actions are kept for the counter and the note, a kilobyte for the counter, 100 bytes a hash for the note.
         if batch.actions and (
@@ -229,18 +219,18 @@ def plan(
         added += new
     if batch.actions:
         written = len(batch.actions)
-        batch.actions.insert(0, counter_write(owner, written, added, max_entries - legacy - added, merged=True)[0])
-        times = {h: latest[h].entry.updated_at or now for h, o in batch.outcome.items() if o != "skipped"}
+        batch.actions.insert(0, counter_write(owner, written, added, max_entries - added, merged=True)[0])
+        times = {h: stamp(now, writer) for h, o in batch.outcome.items() if o != "skipped"}
         batch.actions.append(note_write(owner, times, now, writer)[0])
     return batch
 
 
-def writes(owner: str, r: TmRecord, old: Item | None, now: str) -> list[tuple[Item, int]]:
+def writes(owner: str, r: TmRecord, old: Item | None, now: str, written: str) -> list[tuple[Item, int]]:
     """The entry's Put: a new one, or over the version read."""
-    item = entry_item(owner, r, r.entry.updated_at or now)
+    item = entry_item(owner, r, r.entry.updated_at or now, written)
     entry, size = put(item, "A translation-memory entry", NEW_ENTRY if old is None else SAME_ENTRY)
     if old is not None:
-        entry["Put"]["ExpressionAttributeValues"] = {":at": old["updatedAt"]}
+        entry["Put"]["ExpressionAttributeValues"] = {":w": old["written"]}
     return [(entry, size)]
 
 

@@ -112,6 +112,11 @@ def tm_record(entry: TmEntry) -> TmRecord:
     return TmRecord(entry=entry, source_hash=source_hash(normalize(entry.source), entry.languages))
 
 
+def storable_tm(records: Sequence[TmRecord]) -> list[TmRecord]:
+    """The records a `put_tm` may store: those whose target is not blank (the others are skipped)."""
+    return [r for r in records if r.entry.target.strip()]
+
+
 class MemoryStorageInterface(ABC):
     """Owners' memory: their corrections, glossary entries and style notes (they outlive sessions)."""
 
@@ -124,16 +129,22 @@ class MemoryStorageInterface(ABC):
         """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
 
     @abstractmethod
-    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
-        """`list_memory` and `recent_corrections(limit=corrections)` in one read (what a step shows), with
-        the translation memory's write count where the backend keeps one. `seen`: the owner's memory
-        version as this backend's `load_step` read it with the session (`SessionSnapshot.owner_memory`),
-        if it did: a backend may then answer from what it read before while that version is unchanged."""
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        """`list_memory` and `recent_corrections(limit=corrections)` in one read that stands alone (what a
+        step shows; it may run beside the read of the session), with the translation memory's write
+        count where the backend keeps one. Never torn: an import is seen whole or not at all."""
 
     @abstractmethod
+    def put_memory_entries(
+        self, owner: str, records: Sequence[MemoryEntryRecord], *, max_entries: Mapping[str, int]
+    ) -> None:
+        """Add the entries, or replace the owner's entries that have the same ids, in one atomic write:
+        all of them or none (`records.merge_entries`'s rule: a kind growing past its cap in `max_entries`,
+        a blank text, is InvalidRequestError; a replacement of another kind, ConflictError)."""
+
     def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
-        """Add the entry, or replace the owner's entry that has the same id; adding one more than
-        `max_entries` of its kind is refused atomically (InvalidRequestError)."""
+        """`put_memory_entries` of one entry, its kind capped at `max_entries`."""
+        self.put_memory_entries(record.owner, [record], max_entries={record.kind: max_entries})
 
     @abstractmethod
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:
@@ -142,7 +153,8 @@ class MemoryStorageInterface(ABC):
     @abstractmethod
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace translation-memory entries by source hash: `(added, updated, skipped)`; new entries
-        past `max_entries` for the owner are skipped, so what a lookup reads stays bounded."""
+        past `max_entries` for the owner are skipped, so what a lookup reads stays bounded, and so is an
+        entry whose target is blank (it would make a session propose nothing)."""
 
     @abstractmethod
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:

@@ -6,10 +6,12 @@ Steps are written as agent_core's `StepEffects` and read back as its `SessionSna
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from agent_core.effects import Correction, Telemetry
+from agent_core.errors import ConflictError, InvalidRequestError
 
 SCHEMA_VERSION = 2
 """The layout version written with every session record (2 added the telemetry counters)."""
@@ -58,6 +60,37 @@ class MemoryEntryRecord:
     """`user` (added by hand) or `learned` (distilled from corrections)."""
     created_at: str
     updated_at: str
+
+
+def merge_entries(
+    held: Mapping[str, MemoryEntryRecord],
+    owner: str,
+    records: Sequence[MemoryEntryRecord],
+    max_entries: Mapping[str, int],
+) -> dict[str, MemoryEntryRecord]:
+    """The owner's entries (by id) after adding `records`, or replacing those with the same ids: the rule
+    every backend applies inside its one atomic write of them.
+
+    Refused whole (InvalidRequestError) if a record is another owner's or has a blank text, or if a kind
+    would grow past its `max_entries` cap; a replacement of another kind is a ConflictError (an entry
+    keeps its kind, so the counts stay right).
+    """
+    merged = dict(held)
+    for r in records:
+        if r.owner != owner:
+            raise InvalidRequestError("A memory entry belongs to the owner it is written for.")
+        if not r.text.strip() or (r.kind == "glossary" and not r.source.strip()):
+            raise InvalidRequestError("A memory entry needs a text that is not blank.")
+        old = merged.get(r.entry_id)
+        if old is not None and old.kind != r.kind:
+            raise ConflictError(f"The memory entry {r.entry_id} is of another kind.")
+        merged[r.entry_id] = r
+    for kind in {r.kind for r in records}:
+        count = sum(e.kind == kind for e in merged.values())
+        cap = max_entries.get(kind)
+        if cap is not None and count > cap and count > sum(e.kind == kind for e in held.values()):
+            raise InvalidRequestError(f"The memory holds at most {cap} {kind} entries; delete some first.")
+    return merged
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,11 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from agent_core.effects import Correction
-from agent_core.errors import InvalidRequestError
 from agent_core.tm import TmEntry
 
 from .errors import NotFoundError
-from .interface import TmRecord
-from .records import MemoryEntryRecord, OwnerSnapshot
+from .interface import TmRecord, storable_tm
+from .records import MemoryEntryRecord, OwnerSnapshot, merge_entries
 from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
 
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
@@ -38,7 +37,7 @@ class SQLiteMemoryStorage(SQLiteDatabase):
         with self._transaction(write=False) as db:
             return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
 
-    def memory_snapshot(self, owner: str, *, corrections: int, seen: object = None) -> OwnerSnapshot:
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """The entries and the latest corrections, in one read transaction (no write count: reading the
         translation memory's changes is one indexed statement here)."""
         with self._transaction(write=False) as db:
@@ -46,30 +45,23 @@ class SQLiteMemoryStorage(SQLiteDatabase):
             latest = db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))
             return OwnerSnapshot(found, [Correction(**r) for r in latest])
 
-    def put_memory_entry(self, record: MemoryEntryRecord, *, max_entries: int) -> None:
-        """Add the entry or replace the owner's entry with the same id; a new one past the cap is refused."""
+    def put_memory_entries(
+        self, owner: str, records: Sequence[MemoryEntryRecord], *, max_entries: Mapping[str, int]
+    ) -> None:
+        """All the entries in one write transaction, checked against what it holds (`merge_entries`)."""
         with self._transaction(write=True) as db:
-            sql = "SELECT 1 FROM memory_entries WHERE owner = ? AND entry_id = ?"
-            if db.execute(sql, (record.owner, record.entry_id)).fetchone() is None:
-                sql = "SELECT count(*) AS n FROM memory_entries WHERE owner = ? AND kind = ?"
-                if db.execute(sql, (record.owner, record.kind)).fetchone()["n"] >= max_entries:
-                    raise InvalidRequestError(f"The memory holds at most {max_entries} entries of this kind.")
-            db.execute(
-                f"INSERT INTO memory_entries ({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (owner, entry_id) DO UPDATE SET kind = excluded.kind, source = excluded.source, "
-                "text = excluded.text, languages = excluded.languages, origin = excluded.origin, "
-                "updated_at = excluded.updated_at",
-                (
-                    record.entry_id,
-                    record.owner,
-                    record.kind,
-                    record.source,
-                    record.text,
-                    record.languages,
-                    record.origin,
-                    record.created_at,
-                    record.updated_at,
-                ),
+            held = {r["entry_id"]: MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))}
+            merge_entries(held, owner, records, max_entries)
+            rows = [
+                (r.entry_id, r.owner, r.kind, r.source, r.text, r.languages, r.origin, r.created_at, r.updated_at)
+                for r in {r.entry_id: r for r in records}.values()
+            ]
+            insert_rows(
+                db,
+                f"INSERT INTO memory_entries ({_MEMORY_COLUMNS})",
+                rows,
+                " ON CONFLICT (owner, entry_id) DO UPDATE SET source = excluded.source, text = excluded.text, "
+                "languages = excluded.languages, origin = excluded.origin, updated_at = excluded.updated_at",
             )
 
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:
@@ -83,19 +75,25 @@ class SQLiteMemoryStorage(SQLiteDatabase):
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace entries by source hash; new ones past the cap are skipped."""
+        kept = storable_tm(records)
         with self._transaction(write=True) as db:
-            return put_tm_rows(db, owner, records, max_entries, self._writer)
+            added, updated, skipped = put_tm_rows(db, owner, kept, max_entries, self._writer)
+        return added, updated, skipped + len(records) - len(kept)
 
     def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
         """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
-        instance's own writes are left out of the changes since a time."""
-        sql = "SELECT source_hash, source, target, languages, origin, updated_at FROM tm_entries WHERE owner = ?"
+        instance's own writes are left out of the changes since a time. An entry's write stamp is its
+        write's time, then its writer (storage.dynamodb_journal.stamp's order)."""
+        sql = (
+            "SELECT source_hash, source, target, languages, origin, updated_at, written_at || '#' || writer AS written "
+            "FROM tm_entries WHERE owner = ?"
+        )
         with self._transaction(write=False, one_statement=True) as db:
             if since is None:
                 rows = db.execute(sql, (owner,))
             else:
                 rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
-            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["updated_at"]]
+            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["written"]]
         return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
 
 

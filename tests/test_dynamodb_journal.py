@@ -79,7 +79,7 @@ def test_a_steps_entries_are_one_journal_in_the_index(storage: DynamoDBSessionSt
     assert sorted(e.source for e in found) == [f"Unit {k}." for k in range(5)]
     assert counted.take() == {"Query": 1}, "the entries are in the journal: nothing more to read"
     assert storage.tm_changes("alice", since=mark) == [], "its own journal: the writer has its entries"
-    known = {source_hash(normalize(e.source), e.languages): e.updated_at for e in found}
+    known = {source_hash(normalize(e.source), e.languages): e.written for e in found}
     assert reader.tm_changes("alice", since=mark, known=known) == []
     assert sorted(e.source for e in reader.tm_changes("alice", since=None)) == [f"Unit {k}." for k in range(5)]
 

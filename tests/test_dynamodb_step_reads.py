@@ -28,8 +28,8 @@ def storage(moto_table: str) -> DynamoDBSessionStorage:
 def step_reads(storage: DynamoDBSessionStorage) -> OwnerSnapshot:
     """A step's reads in this process, in the runtime's order: the session, then the owner's memory
     (with what the session's read brought of its version)."""
-    loaded = storage.load_step(SID, window=WINDOW)
-    return storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory)
+    storage.load_step(SID, window=WINDOW)
+    return storage.memory_snapshot("alice", corrections=CORRECTIONS)
 
 
 def as_read(storage: DynamoDBSessionStorage) -> OwnerSnapshot:
@@ -42,14 +42,14 @@ def correction(call_id: str, final: str | None, reason: str | None = None) -> Co
     return Correction(file_id="f", status=status, source=f"src {call_id}", proposal="p", final=final, reason=reason)
 
 
-def test_a_held_step_reads_the_owners_memory_once_then_not_while_unchanged(storage: DynamoDBSessionStorage) -> None:
+def test_a_held_step_reads_the_owners_memory_in_one_query_every_time(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("a", "b")])
     counted = DynamoRequests(storage.client)
     first = step_reads(storage)
-    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the first: kept with the version observed"
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the session, then the owner's memory"
     again = step_reads(storage)
-    assert counted.take() == {"BatchGetItem": 1}, "unchanged since: META, the file count, the version"
+    assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "the memory read stands alone: nothing kept"
     assert again == first == as_read(storage)
 
 
@@ -87,7 +87,7 @@ def test_after_a_steps_corrections_the_next_step_reads_the_memory(storage: Dynam
         assert counted.take() == {"BatchGetItem": 1, "Query": 1}, "changed: read again"
         assert read == as_read(storage)
         counted.take()
-        assert step_reads(storage) == read and counted.take() == {"BatchGetItem": 1}, "unchanged: kept"
+        assert step_reads(storage) == read and counted.take() == {"BatchGetItem": 1, "Query": 1}, "read again"
     assert [c.final for c in as_read(storage).corrections[:2]] == [None, "edit"]
 
 
@@ -99,9 +99,9 @@ def test_a_read_that_meets_a_write_is_kept_as_of_before_it(storage: DynamoDBSess
     step(storage, messages=[calls("a")])
     step_reads(storage)
     fresh(storage).put_memory_entry(entry("early"), max_entries=10)
-    loaded = storage.load_step(SID, window=WINDOW)  # brings the version after it: no read kept of that one
+    storage.load_step(SID, window=WINDOW)  # brings the version after it: no read kept of that one
     fresh(storage).put_memory_entry(entry("late", at="2026-01-01T00:00:02.000+00:00"), max_entries=10)
-    seen = storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory)
+    seen = storage.memory_snapshot("alice", corrections=CORRECTIONS)
     assert [e.entry_id for e in seen.entries] == ["early", "late"], "the read itself sees the later write"
     counted = DynamoRequests(storage.client)
     read = step_reads(storage)
@@ -130,13 +130,13 @@ def test_this_processs_own_entry_writes_are_read_at_once(storage: DynamoDBSessio
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("a")])
     step_reads(storage)
-    loaded = storage.load_step(SID, window=WINDOW)  # brings the version: the kept read would stand
+    storage.load_step(SID, window=WINDOW)  # brings the version: the kept read would stand
     storage.put_memory_entry(entry("mine"), max_entries=10)
-    read = storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory)
+    read = storage.memory_snapshot("alice", corrections=CORRECTIONS)
     assert [e.entry_id for e in read.entries] == ["mine"]
-    loaded = storage.load_step(SID, window=WINDOW)
+    storage.load_step(SID, window=WINDOW)
     storage.delete_memory_entry("alice", "mine")
-    assert storage.memory_snapshot("alice", corrections=CORRECTIONS, seen=loaded.owner_memory).entries == []
+    assert storage.memory_snapshot("alice", corrections=CORRECTIONS).entries == []
 
 
 def test_a_session_created_again_elsewhere_at_the_same_version_is_read_afresh(

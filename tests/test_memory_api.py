@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -146,3 +148,83 @@ def test_bad_memory_bodies_are_422(services: Services, path: str, body: Any, wor
     status, answer = lambda_transport(api.handler, sub=ALICE)("POST", path, body)
     assert status == 422 and set(answer) == {"error"} and words in answer["error"], answer
     assert lambda_transport(api.handler, sub=ALICE)("GET", "/api/memory", None)[1]["glossary"] == []
+
+
+def glossary_csv(prefix: str, count: int) -> dict[str, str]:
+    rows = "".join(f"{prefix} term {k},{prefix} terme {k}\n" for k in range(count))
+    return {"format": "csv", "content": "source,target\n" + rows, "languages": "french"}
+
+
+def test_two_glossary_imports_sent_together_store_one_whole_and_refuse_the_other(services: Services) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from threading import Barrier
+
+    start = Barrier(2)
+
+    def send(prefix: str) -> tuple[int, Any]:
+        asyncio.set_event_loop(asyncio.new_event_loop())  # the handler runs the app on the thread's loop
+        alice = lambda_transport(api.handler, sub=ALICE)
+        start.wait()
+        return alice("POST", "/api/memory/import", glossary_csv(prefix, 150))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = dict(zip("ab", pool.map(send, "ab"), strict=True))
+    statuses = sorted(status for status, _ in answers.values())
+    assert statuses == [200, 422], answers
+    (won,) = [p for p, (status, _) in answers.items() if status == 200]
+    (lost,) = [body for status, body in answers.values() if status == 422]
+    assert answers[won][1] == {"added": 150, "updated": 0, "skipped": 0} and "at most" in lost["error"]
+    status, memory = lambda_transport(api.handler, sub=ALICE)("GET", "/api/memory", None)
+    assert status == 200
+    assert sorted(g["source"] for g in memory["glossary"]) == sorted(f"{won} term {k}" for k in range(150))
+
+
+def test_blank_translations_in_an_import_are_skipped_and_never_stored(services: Services) -> None:
+    alice = lambda_transport(api.handler, sub=ALICE)
+    tmx = (
+        '<?xml version="1.0"?><tmx version="1.4"><header srclang="en" segtype="sentence" datatype="plaintext" '
+        'adminlang="en" creationtool="t" creationtoolversion="1" o-tmf="t"/><body>'
+        '<tu><tuv xml:lang="en"><seg>Kept.</seg></tuv><tuv xml:lang="fr"><seg>Gardé.</seg></tuv></tu>'
+        '<tu><tuv xml:lang="en"><seg>Blank.</seg></tuv><tuv xml:lang="fr"><seg> \n\t </seg></tuv></tu>'
+        "</body></tmx>"
+    )
+    status, counts = alice("POST", "/api/memory/import", {"format": "tmx", "content": tmx})
+    assert (status, counts) == (200, {"added": 1, "updated": 0, "skipped": 1})
+    status, exported = alice("GET", "/api/memory/export?format=tmx", None)
+    text = base64.b64decode(exported).decode()  # a download: API Gateway's body is base64
+    assert status == 200 and "Gardé." in text and "Blank." not in text
+    tbx = """<?xml version="1.0"?><tbx type="TBX-Basic" style="dca" xml:lang="en" xmlns="urn:iso:std:iso:30042:ed-2">
+    <tbxHeader><fileDesc><sourceDesc><p>t</p></sourceDesc></fileDesc></tbxHeader><text><body>
+    <conceptEntry id="c1"><langSec xml:lang="en"><termSec><term>workspace</term></termSec></langSec>
+    <langSec xml:lang="de"><termSec><term>Arbeitsbereich</term></termSec></langSec></conceptEntry>
+    <conceptEntry id="c2"><langSec xml:lang="en"><termSec><term>tool</term></termSec></langSec>
+    <langSec xml:lang="de"><termSec><term>  </term></termSec></langSec></conceptEntry>
+    </body></text></tbx>"""
+    status, counts = alice("POST", "/api/memory/import", {"format": "tbx", "content": tbx})
+    assert (status, counts) == (200, {"added": 1, "updated": 0, "skipped": 1})
+    status, memory = alice("GET", "/api/memory", None)
+    assert [g["source"] for g in memory["glossary"]] == ["workspace"]
+
+
+def test_a_memory_write_that_fails_after_the_commit_leaves_the_answer_200(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from storage.errors import StorageUnavailableError
+
+    def unreachable(*_: Any, **__: Any) -> None:
+        raise StorageUnavailableError("The session store is unreachable (injected).")
+
+    alice = lambda_transport(api.handler, sub=ALICE)
+    client = start(alice)
+    agent = client.do_next({"userInput": "Translate doc.md into French."})
+    first = agent["copilotRequests"][0]
+    edited = first["translate_string"].replace("ţóóĺ", "outil")
+    verdicts = [{"tool": first["tool"], "status": "refined", "translated_string": edited}]
+    verdicts += [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"][1:]]
+    monkeypatch.setattr(type(services.storage), "put_memory_entries", unreachable)
+    agent = client.do_next({"copilotResponses": verdicts})  # asserts a 200
+    assert agent is not None
+    monkeypatch.undo()
+    status, memory = alice("GET", "/api/memory", None)
+    assert status == 200 and memory["glossary"] == [], "the lesson was lost, not the step"
+    assert [c["final"] for c in memory["corrections"]] == [edited], "the step committed its correction"

@@ -637,8 +637,11 @@ def test_tm_changes_all_and_since_a_time(storage: Storage) -> None:
     ]
     assert storage.tm_changes("alice", since=mark) == [], "its own writes: the writer has them"
     assert reader.tm_changes("bob", since=None) == [] and reader.tm_changes("bob", since=mark) == []
-    # What the caller holds in that version is left out; an older version of it is not.
-    held = {"h_Later.": second(1), "h_Hello.": second(1), "h_Bye.": everything[0].updated_at}
+    # What the caller holds in that version (by write stamp) is left out; an older version of it is not.
+    stamps = {f"h_{e.source}": e.written for e in reader.tm_changes("alice", since=None)}
+    bye = next(e.written for e in everything if e.source == "Bye.")
+    hello = next(e.written for e in everything if e.source == "Hello.")
+    held = {"h_Later.": stamps["h_Later."], "h_Hello.": hello, "h_Bye.": bye}
     assert [e.source for e in reader.tm_changes("alice", since=mark, known=held)] == ["Hello."]
     assert "Later." not in {e.source for e in reader.tm_changes("alice", since=None, known=held)}
 

@@ -163,6 +163,26 @@ def test_verdicts_belong_to_the_latest_response_and_are_replaced(storage: Storag
     assert (later.token.response_index, list(later.copilot_responses), later.token.verdict_ids) == (3, [], frozenset())
 
 
+def test_the_verdict_listing_holds_the_latest_verdict_on_each_call(storage: Storage) -> None:
+    create(storage, messages=[user("go"), calls("a", "b")])
+    step(storage, verdicts=[reject("a"), approve("b")])
+    step(storage, verdicts=[refine("a", "better")])
+    step(storage, verdicts=[approve("a")])
+    step(storage, messages=[returns("a", "b"), calls("c")], verdicts=[])
+    step(storage, verdicts=[reject("c")])
+    step(storage, verdicts=[refine("c", "right")])
+    expected = [("a", "approve"), ("b", "approve"), ("c", "refined")]
+    listed = storage.list_verdicts(SID, cursor=None, limit=10)
+    assert [(v.tool.call_id, v.status) for v in listed.items] == expected and listed.next_cursor is None
+    paged, cursor = [], None
+    for _ in range(3):
+        page = storage.list_verdicts(SID, cursor=cursor, limit=1)
+        paged += [(v.tool.call_id, v.status) for v in page.items]
+        cursor = page.next_cursor
+    assert paged == expected and cursor is None
+    assert storage.get_session(SID).copilot_response_count == 3
+
+
 def test_verdicts_of_a_response_in_the_previous_bucket(storage: Storage) -> None:
     history_with_responses(storage, at=[99], total=100)
     step(storage, messages=[returns("a99", "b99")])
@@ -185,6 +205,40 @@ def test_list_verdicts_pages_across_buckets(storage: Storage) -> None:
     everything = storage.list_verdicts(SID, cursor=None, limit=6)
     assert len(everything.items) == 6 and everything.next_cursor is None
     assert storage.get_session(SID).copilot_response_count == 6
+
+
+def forged(position: object) -> str:
+    """A well-encoded cursor naming a position no listing issued."""
+    return base64.urlsafe_b64encode(json.dumps(position).encode()).decode()
+
+
+FORGED = [
+    {"pk": {"N": "1"}, "sk": {"S": "META"}, "gsi1pk": {"S": "O#alice"}, "gsi1sk": {"N": "1"}},
+    {"pk": {"S": "S#x"}, "sk": {"S": "META"}, "gsi1pk": {"S": "O#alice"}, "gsi1sk": {"S": ""}},
+    {"k": 5},
+    {"k": "#"},
+    {"k": ["a#b"]},
+    {"k": "x" * 5_000 + "#s"},
+    {"i": "3"},
+    {"r": "0", "c": "a"},
+    {"r": 0, "c": 7},
+    {"r": 0, "c": ""},
+    {"b": 0, "k": "R#", "o": "x"},
+    [1, 2],
+    "text",
+    None,
+]
+
+
+@pytest.mark.parametrize("position", FORGED, ids=range(len(FORGED)))
+def test_forged_or_wrongly_typed_cursors_are_invalid_on_every_listing(storage: Storage, position: object) -> None:
+    create(storage, messages=[user("go"), calls("a")], verdicts=[])
+    step(storage, verdicts=[approve("a")])
+    for listing in (storage.list_messages, storage.list_verdicts):
+        with pytest.raises(InvalidCursorError):
+            listing(SID, cursor=forged(position), limit=10)
+    with pytest.raises(InvalidCursorError):
+        storage.list_sessions("alice", cursor=forged(position), limit=10)
 
 
 @pytest.mark.parametrize(

@@ -74,3 +74,47 @@ async def test_the_session_view_shows_only_the_latest_verdict_on_a_call(
     on_call = [v for v in view["copilotResponses"] if v["tool"]["callId"] == tool["callId"]]
     assert [v["status"] for v in on_call] == ["approve"], view["copilotResponses"]
     assert storage.get_session(sid).copilot_response_count == len(view["copilotResponses"])
+
+
+@pytest.mark.parametrize("name", ["sqlite", "dynamodb"])
+async def test_queued_inputs_stop_at_one_cap_and_the_verdicts_are_always_accepted(
+    name: str, request: pytest.FixtureRequest, tmp_path: Any
+) -> None:
+    from agent_core.effects import MAX_QUEUED_CHARS
+
+    storage = backend(name, request, tmp_path)
+    api = AsyncApi(services_for(storage, model=resolve_model("pseudo")))
+    sid, _ = await api.start(DOC)
+    agent = await api.next(sid, userInput="Translate the file into French.")
+    while not agent["copilotRequests"]:
+        agent = await api.next(sid)
+    requests = agent["copilotRequests"]
+    big = "é" * 20_000  # the largest input a request may send
+    for _ in range(MAX_QUEUED_CHARS // len(big)):
+        response = await api.client.post("/api/next", json={"sessionId": sid, "userInput": big})
+        assert response.status_code == 200 and response.json()["queued"], response.text
+    before = stored(storage, sid)
+    refused = await api.client.post("/api/next", json={"sessionId": sid, "userInput": "one more"})
+    assert_error(refused, 422, f"{MAX_QUEUED_CHARS:,} characters")
+    assert stored(storage, sid) == before, "a refused input changes nothing"
+    verdicts = [{"tool": r["tool"], "status": "approve"} for r in requests]
+    answered = await api.ok("POST", "/api/next", {"sessionId": sid, "copilotResponses": verdicts})
+    assert answered["agentResponse"]["messages"], "the verdicts commit, the queue with them"
+    assert (await api.ok("GET", f"/api/sessions/{sid}"))["queuedInputs"] == []
+
+
+@pytest.mark.parametrize("name", ["sqlite", "dynamodb"])
+async def test_the_queue_counts_its_inputs_too(name: str, request: pytest.FixtureRequest, tmp_path: Any) -> None:
+    from agent_core.effects import MAX_QUEUED_INPUTS
+
+    storage = backend(name, request, tmp_path)
+    api = AsyncApi(services_for(storage, model=resolve_model("pseudo")))
+    sid, _ = await api.start(DOC)
+    agent = await api.next(sid, userInput="Translate the file into French.")
+    while not agent["copilotRequests"]:
+        agent = await api.next(sid)
+    for n in range(MAX_QUEUED_INPUTS):
+        assert (await api.ok("POST", "/api/next", {"sessionId": sid, "userInput": f"note {n}"}))["queued"]
+    before = stored(storage, sid)
+    assert_error(await api.client.post("/api/next", json={"sessionId": sid, "userInput": "x"}), 422, "at most")
+    assert stored(storage, sid) == before

@@ -161,6 +161,11 @@ class StepEffects:
     """Reviewed units for the owner's translation memory, kept with the step (by source: the last wins)."""
     memory_added: int = 0
     """How many of `memory` the owner's memory did not hold when the step looked (counted against its cap)."""
+    source_language: str | None = None
+    """The session's source language, kept by the commit that creates the session (later commits leave
+    the languages as they are: `update_session` changes them)."""
+    target_language: str | None = None
+    """The session's target language, as `source_language`."""
 
     @property
     def empty(self) -> bool:

@@ -61,6 +61,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from types import EllipsisType
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -347,6 +348,40 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
                 self._held.drop_head(sid)
                 return
         self._held.keep_head(meta.read(head["META"]), list(head.values()))
+
+    def update_session(
+        self,
+        session_id: str,
+        *,
+        source_language: str | EllipsisType | None = ...,
+        target_language: str | EllipsisType | None = ...,
+    ) -> SessionRecord:
+        """Set the session's languages: META put again over the version read, one higher (so a step
+        loaded before it fails its commit, and it never overwrites one: read again and retried)."""
+        for attempt in range(5):
+            item = self._get({"pk": s(di.session_pk(session_id)), "sk": s("META")})
+            if item is None:
+                raise NotFoundError(f"No session {session_id}.")
+            loaded = meta.read(item)
+            r = loaded.record
+            record = replace(
+                r,
+                version=r.version + 1,
+                source_language=r.source_language if isinstance(source_language, EllipsisType) else source_language,
+                target_language=r.target_language if isinstance(target_language, EllipsisType) else target_language,
+            )
+            # Only over the version read: a commit in between would be lost by this put.
+            action = di.put(meta.item(replace(loaded, record=record)), "The session", "version = :v")
+            action[0]["Put"]["ExpressionAttributeValues"] = {":v": n(loaded.record.version)}
+            try:
+                self._transact([action[0]])
+            except di.Refused:
+                if attempt == 4:
+                    raise
+                continue
+            self._held.forget(session_id)
+            return record
+        raise AssertionError("unreachable")
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""

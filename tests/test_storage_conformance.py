@@ -87,6 +87,51 @@ def test_commit_checks_the_version_and_changes_nothing_on_conflict(storage: Stor
     assert texts(storage.load_step(SID, window=10).window) == ["m0", "m1"]
 
 
+def test_the_session_languages_are_set_at_creation_and_updated_alone(storage: Storage) -> None:
+    create(storage, messages=[user("go")], source_language="en", target_language="fr")
+    record = storage.get_session(SID)
+    assert (record.source_language, record.target_language) == ("en", "fr")
+    loaded = storage.load_step(SID, window=10)
+    updated = storage.update_session(SID, target_language="de-CH")
+    assert (updated.source_language, updated.target_language) == ("en", "de-CH")
+    assert updated.version == record.version + 1 and storage.get_session(SID) == updated
+    with pytest.raises(ConflictError):
+        storage.commit(loaded.token, StepEffects(messages=[user("stale")]))
+    step(storage, messages=[user("next")], source_language="xx", target_language="yy")
+    after = storage.get_session(SID)
+    assert (after.source_language, after.target_language) == ("en", "de-CH"), "a step leaves the languages"
+    assert after.message_count == 2
+    cleared = storage.update_session(SID, source_language=None)
+    assert (cleared.source_language, cleared.target_language) == (None, "de-CH")
+    assert same_store(storage).get_session(SID) == cleared
+    with pytest.raises(NotFoundError):
+        storage.update_session("s_" + "9" * 32, source_language="en")
+
+
+def test_a_session_update_is_not_lost_by_a_concurrent_step(storage: Storage) -> None:
+    atomic_requests(storage)
+    create(storage, messages=[user("go")])
+
+    def steps() -> None:
+        for k in range(4):
+            while True:
+                try:
+                    step(storage, messages=[user(f"s{k}")])
+                    break
+                except ConflictError:
+                    continue
+
+    def updates() -> None:
+        for k in range(4):
+            storage.update_session(SID, source_language=f"l{k}", target_language="fr")
+
+    with ThreadPoolExecutor(2) as pool:
+        for future in [pool.submit(steps), pool.submit(updates)]:
+            future.result()
+    record = storage.get_session(SID)
+    assert (record.source_language, record.target_language, record.message_count) == ("l3", "fr", 5)
+
+
 def test_user_inputs_unchanged_unless_given(storage: Storage) -> None:
     create(storage, user_inputs=["translate"])
     step(storage, messages=users(0, 1))

@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelMessage
 
 from .copilot import Verdict
 from .document import FileState, Spans
+from .errors import InvalidRequestError
 from .tm import TmEntry
 
 UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
@@ -160,6 +161,11 @@ class StepEffects:
     """Reviewed units for the owner's translation memory, kept with the step (by source: the last wins)."""
     memory_added: int = 0
     """How many of `memory` the owner's memory did not hold when the step looked (counted against its cap)."""
+    source_language: str | None = None
+    """The session's source language, kept by the commit that creates the session (later commits leave
+    the languages as they are: `update_session` changes them)."""
+    target_language: str | None = None
+    """The session's target language, as `source_language`."""
 
     @property
     def empty(self) -> bool:
@@ -182,3 +188,24 @@ __all__ = [
     "UnitWrite",
     "Verdict",
 ]
+
+
+MAX_QUEUED_INPUTS = 10
+"""How many user inputs a session queues at most while reviews are pending."""
+MAX_QUEUED_CHARS = 40_000
+"""How many characters a session's queued inputs hold at most, together."""
+
+
+def check_queue(queued: Sequence[str], text: str) -> None:
+    """InvalidRequestError when queueing `text` after `queued` would pass the queue's cap.
+
+    The queue reaches the model with the verdicts that end the pending reviews, in the message that
+    carries their returns; the cap keeps that message (and the session's state) storable on every
+    backend, so a session always accepts its verdicts whatever was queued.
+    """
+    if len(queued) + 1 > MAX_QUEUED_INPUTS or sum(map(len, queued)) + len(text) > MAX_QUEUED_CHARS:
+        raise InvalidRequestError(
+            f"At most {MAX_QUEUED_INPUTS} inputs of {MAX_QUEUED_CHARS:,} characters in all wait while reviews "
+            f"are pending ({len(queued)} of {sum(map(len, queued)):,} characters are queued); answer the "
+            "pending reviews first."
+        )

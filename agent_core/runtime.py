@@ -24,7 +24,17 @@ from .copilot import CopilotRequest
 from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span
-from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite, Verdict
+from .effects import (
+    Correction,
+    SessionSnapshot,
+    StepEffects,
+    StepToken,
+    StoredAnswer,
+    Telemetry,
+    UnitWrite,
+    Verdict,
+    check_queue,
+)
 from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
 from .ids import new_id
 from .languages import task_languages
@@ -163,7 +173,9 @@ class AgentRuntime:
         )
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
-        """User input while reviews are pending: kept for the next model request, the reviews unchanged."""
+        """User input while reviews are pending: kept for the next model request, the reviews unchanged
+        (InvalidRequestError past the queue's cap: check_queue)."""
+        check_queue(snapshot.queued_inputs, text)
         shown = replace(result, actor="user", messages=[], units=(), revisions=(), corrections=(), called_model=False)
         return PreparedStep(
             outcome=StepOutcome(session_id=snapshot.token.session_id, result=shown, files=snapshot.files),

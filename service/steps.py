@@ -10,6 +10,7 @@ from agent_core.deltas import DeltaSink
 from agent_core.effects import Verdict
 from agent_core.errors import ConflictError, NotFoundError
 from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
+from storage import deadline
 from storage.interface import SessionStorageInterface
 from storage.records import Page, SessionRecord
 
@@ -54,8 +55,20 @@ class StepService:
         """Exactly one step (or the first answer again, for a retried key); `on_delta` hears the model as it answers.
 
         Cancelled (a streaming client went away) before the commit, the step commits nothing; once
-        the commit has begun it completes, so the session never holds half a step.
+        the commit has begun it completes, so the session never holds half a step. Its storage calls
+        honour `time_left` (storage.deadline): one that could not finish in time is not started (504).
         """
+        with deadline.within(time_left):
+            return await self._next(owner, body, idempotency_key, time_left, on_delta)
+
+    async def _next(
+        self,
+        owner: str,
+        body: NextRequest,
+        idempotency_key: str | None,
+        time_left: Callable[[], float] | None,
+        on_delta: DeltaSink | None,
+    ) -> StepAnswer:
         key = IdempotencyKey(owner, idempotency_key, body) if idempotency_key is not None else None
         if key is not None and (kept := await replay(self.storage, key)) is not None:
             return StepAnswer(replayed=kept)

@@ -61,6 +61,7 @@ import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
+from types import EllipsisType
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -80,7 +81,7 @@ from .dynamodb_items import BUCKET, UNIT_SPAN, Item, n, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_owner_reads import MemoryVersion, memory_version
 from .dynamodb_table import INDEX, dynamodb_client, errors
-from .errors import ConflictError, InvalidCursorError, NotFoundError
+from .errors import ConflictError, NotFoundError
 from .interface import MAX_TM_ENTRIES, Storage, check_units, tm_record
 from .records import Page, SessionRecord
 
@@ -346,6 +347,40 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
                 return
         self._held.keep_head(meta.read(head["META"]), list(head.values()))
 
+    def update_session(
+        self,
+        session_id: str,
+        *,
+        source_language: str | EllipsisType | None = ...,
+        target_language: str | EllipsisType | None = ...,
+    ) -> SessionRecord:
+        """Set the session's languages: META put again over the version read, one higher (so a step
+        loaded before it fails its commit, and it never overwrites one: read again and retried)."""
+        for attempt in range(5):
+            item = self._get({"pk": s(di.session_pk(session_id)), "sk": s("META")})
+            if item is None:
+                raise NotFoundError(f"No session {session_id}.")
+            loaded = meta.read(item)
+            r = loaded.record
+            record = replace(
+                r,
+                version=r.version + 1,
+                source_language=r.source_language if isinstance(source_language, EllipsisType) else source_language,
+                target_language=r.target_language if isinstance(target_language, EllipsisType) else target_language,
+            )
+            # Only over the version read: a commit in between would be lost by this put.
+            action = di.put(meta.item(replace(loaded, record=record)), "The session", "version = :v")
+            action[0]["Put"]["ExpressionAttributeValues"] = {":v": n(loaded.record.version)}
+            try:
+                self._transact([action[0]])
+            except di.Refused:
+                if attempt == 4:
+                    raise
+                continue
+            self._held.forget(session_id)
+            return record
+        raise AssertionError("unreachable")
+
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, newest first (the by-owner index)."""
         args: dict[str, Any] = {
@@ -357,17 +392,16 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
             "Limit": max(1, limit),
         }
         if cursor:
-            start = di.decode_cursor(cursor)
-            if start.get("gsi1pk") != {"S": f"O#{owner}"} or set(start) != {"pk", "sk", "gsi1pk", "gsi1sk"}:
-                raise InvalidCursorError("This cursor belongs to another listing.")
-            args["ExclusiveStartKey"] = start
+            args["ExclusiveStartKey"] = di.session_listing_key(owner, di.decode_cursor(cursor))
         with errors():
             page = self.client.query(**args)
             last = page.get("LastEvaluatedKey")
             if last and len(page["Items"]) == args["Limit"]:
                 # DynamoDB may report a next key on an exactly full last page; look ahead once.
                 last = last if self.client.query(**{**args, "ExclusiveStartKey": last, "Limit": 1})["Items"] else None
-        return Page([meta.read(i).record for i in page["Items"]], di.encode_cursor(last) if last else None)
+        return Page(
+            [meta.read(i).record for i in page["Items"]], di.encode_cursor({"k": last["gsi1sk"]["S"]}) if last else None
+        )
 
     def delete_session(self, session_id: str) -> None:
         """Delete every item of the session, its kept answers included; the META item goes last."""
@@ -407,32 +441,25 @@ class DynamoDBSessionStorage(DynamoDBFiles, DynamoDBMemoryStorage, Storage):
         return Page(load_messages(data), di.encode_cursor({"i": end}) if end < count else None)
 
     def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:
-        """All verdicts, oldest first, bucket by bucket; the cursor names a bucket and the last key read."""
+        """The latest verdict on each call, by response index then call id, as SQLite lists them; the
+        cursor names the last listed (response, call). A bucket's verdict items are read whole, so a
+        verdict replaced by a later commit's is never listed."""
         count, limit = self.get_session(session_id).message_count, max(1, limit)
-        last_bucket = (count - 1) // BUCKET if count else -1
-        bucket, start, listed = di.verdict_position(cursor, last_bucket)
-        found: list[tuple[int, str, int, str]] = []  # bucket, item key, place in the item, the verdict
-        key: Item | None = None
-        while bucket <= last_bucket and len(found) <= limit:
-            pk = di.bucket_pk(session_id, bucket * BUCKET)
-            bounds = {":a": s(start or "R#"), ":z": s("R$")}
-            args = di.query_args(pk, "sk BETWEEN :a AND :z", bounds) | {"Limit": limit + 1 - len(found)}
-            if key:
-                args["ExclusiveStartKey"] = key
-            with errors():
-                page = self.client.query(TableName=self.table, **args)
-            for item in page["Items"]:
-                sk = item["sk"]["S"]
-                kept = list(di.stored_verdicts(item).values())
-                found += [(bucket, sk, k, v) for k, v in enumerate(kept) if sk != start or k >= listed]
-            key = page.get("LastEvaluatedKey")
-            if key is None:
-                bucket, start = bucket + 1, None
-        next_cursor = None
-        if len(found) > limit:
-            b, sk, k, _ = found[limit]
-            next_cursor = di.encode_cursor({"b": b, "k": sk, "o": k})
-            found = found[:limit]
+        after = di.verdict_position(cursor, count)
+        found: list[tuple[int, str, str]] = []  # response index, call id, the verdict
+        for bucket in range(after[0] // BUCKET, (count - 1) // BUCKET + 1 if count else 0):
+            bounds = {":a": s(di.verdict_sk(max(after[0], bucket * BUCKET), "")), ":z": s("R$")}
+            latest: dict[int, dict[str, str]] = {}
+            for item in self._query(di.bucket_pk(session_id, bucket * BUCKET), "sk BETWEEN :a AND :z", bounds):
+                # in key order, so commits in order: a later verdict on a call wins, as the step's load has it
+                latest.setdefault(di.verdict_response(item), {}).update(di.stored_verdicts(item))
+            found += [(r, c, v) for r, by_call in sorted(latest.items()) for c, v in sorted(by_call.items())]
+            found = [f for f in found if f[:2] > after]
+            if len(found) > limit:
+                break
+        more = len(found) > limit
+        found = found[:limit]
+        next_cursor = di.encode_cursor({"r": found[-1][0], "c": found[-1][1]}) if more else None
         return Page([load_verdict(v) for *_, v in found], next_cursor)
 
     # -- kept answers --------------------------------------------------------------------------

@@ -243,6 +243,19 @@ def cursor_number(position: dict[str, Any], key: str, *, at_most: int) -> int:
     return value
 
 
+def session_listing_key(owner: str, position: dict[str, Any]) -> Item:
+    """The by-owner index key a session listing's cursor names: its `k` is the last session's index
+    sort key (<updatedAt>#<session id>); anything else was not issued here (InvalidCursorError, never
+    a key DynamoDB would refuse)."""
+    key = position.get("k")
+    if set(position) != {"k"} or not isinstance(key, str) or len(key) > 200:
+        raise InvalidCursorError("Invalid cursor.")
+    updated_at, _, session_id = key.rpartition("#")
+    if not updated_at or not session_id:
+        raise InvalidCursorError("Invalid cursor.")
+    return {"pk": s(session_pk(session_id)), "sk": s("META"), "gsi1pk": s(f"O#{owner}"), "gsi1sk": s(key)}
+
+
 # -- history ----------------------------------------------------------------------------------
 
 
@@ -344,16 +357,20 @@ def snapshot(
     )
 
 
-def verdict_position(cursor: str | None, last_bucket: int) -> tuple[int, str | None, int]:
-    """A verdict listing's cursor: the bucket to read, the key of the item to start at (None: the
-    bucket's first) and how many of that item's verdicts were listed already (a cursor of releases
-    before this one names the last item read: all of it)."""
-    position = decode_cursor(cursor) if cursor else {"b": 0}
-    start = position.get("k")
-    if not (start is None or (isinstance(start, str) and start.startswith("R#") and len(start) < 1024)):
+def verdict_position(cursor: str | None, message_count: int) -> tuple[int, str]:
+    """A verdict listing's cursor: the (response index, call id) listed last; (0, "") for none."""
+    if not cursor:
+        return 0, ""
+    position = decode_cursor(cursor)
+    call_id = position.get("c")
+    if set(position) != {"r", "c"} or not isinstance(call_id, str) or not 0 < len(call_id) <= 1000:
         raise InvalidCursorError("Invalid cursor.")
-    listed = cursor_number(position, "o", at_most=MAX_CURSOR_NUMBER) if "o" in position else MAX_CURSOR_NUMBER
-    return cursor_number(position, "b", at_most=last_bucket + 1), start, listed
+    return cursor_number(position, "r", at_most=message_count), call_id
+
+
+def verdict_response(item: Item) -> int:
+    """The response index of a verdict item (its sort key's R#<response:010>#…)."""
+    return int(item["sk"]["S"][2:12])
 
 
 # -- answers ----------------------------------------------------------------------------------

@@ -99,6 +99,8 @@ def read(item: Item) -> Meta:
         queued_inputs=tuple(f["queuedInputs"]),
         schema_version=int(f.get("schemaVersion", SCHEMA_VERSION)),
         telemetry=Telemetry(**totals),
+        source_language=f.get("sourceLanguage"),
+        target_language=f.get("targetLanguage"),
     )
     hot = None if f.get("hot") is None else int(f["hot"])
     kept = {k: v for k, v in item.items() if k not in _OWN and k not in _FIELDS}
@@ -125,6 +127,8 @@ def item(m: Meta) -> Item:
         "hot": m.hot,
         "stamps": dict(m.stamps),
         "schemaVersion": r.schema_version,
+        "sourceLanguage": r.source_language,
+        "targetLanguage": r.target_language,
     } | {name: getattr(r.telemetry, k) for k, name in TELEMETRY.items()}
     return m.kept | {
         "pk": s(session_pk(r.session_id)),
@@ -158,7 +162,13 @@ def committed(
     `hot` set where absent (at the history's end), and the stamps of the items the commit `written`
     (now the new version's) and `deleted` (gone)."""
     new = SessionRecord(
-        session_id=token.session_id, owner=token.owner, created_at=token.created_at, updated_at=now, version=0
+        session_id=token.session_id,
+        owner=token.owner,
+        created_at=token.created_at,
+        updated_at=now,
+        version=0,
+        source_language=effects.source_language,
+        target_language=effects.target_language,
     )
     base = loaded or Meta(new)
     r, spent = base.record, effects.telemetry

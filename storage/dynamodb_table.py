@@ -12,6 +12,7 @@ from typing import Any
 
 from agent_core.errors import TooLargeError
 
+from . import deadline
 from . import dynamodb_items as di
 from .dynamodb_items import Item
 from .errors import StorageUnavailableError
@@ -20,12 +21,23 @@ INDEX = "by-owner"
 """The table's one index (template.yaml): an owner's sessions, and their translation memory's changes."""
 
 
+CLIENT_CONFIG: dict[str, Any] = {
+    "connect_timeout": 2,
+    "read_timeout": 5,
+    "retries": {"mode": "standard", "total_max_attempts": 3},
+}
+"""botocore's settings for every DynamoDB client: a call DynamoDB does not answer is given up in
+seconds (botocore's defaults are a 60 s read timeout and legacy retries, more than the 29 s an
+invocation has); three attempts of at most 7 s fit an invocation with the model's answer before them."""
+
+
 @lru_cache(maxsize=4)
 def dynamodb_client(endpoint_url: str | None = None) -> Any:
-    """A boto3 DynamoDB client, reused across warm invocations."""
+    """A boto3 DynamoDB client with CLIENT_CONFIG, created on first use and reused across warm invocations."""
     import boto3
+    from botocore.config import Config
 
-    return boto3.client("dynamodb", endpoint_url=endpoint_url)
+    return boto3.client("dynamodb", endpoint_url=endpoint_url, config=Config(**CLIENT_CONFIG))
 
 
 class DynamoDBTable:
@@ -34,6 +46,8 @@ class DynamoDBTable:
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         self.client = boto3_client
         self.table = table_name
+        # Every attempt of every call (a retry too) first checks the request's deadline (storage.deadline).
+        boto3_client.meta.events.register_first("before-send.dynamodb", deadline.check, unique_id="storage-deadline")
 
     def _transact(self, actions: list[Item], *, retries: int = 0) -> None:
         """TransactWriteItems; one cancelled only by contention is retried `retries` times."""

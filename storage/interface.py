@@ -13,6 +13,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import EllipsisType
 
 from pydantic_ai.messages import ModelMessage
 
@@ -52,6 +53,18 @@ class SessionStorageInterface(ABC):
         else ConflictError; `answer` is written in the same transaction. The effects' translation-memory
         entries go to the owner's memory (newest wins by source hash), counted by `memory_added`; a
         backend that cannot fit them in the step's transaction writes them right after it."""
+
+    @abstractmethod
+    def update_session(
+        self,
+        session_id: str,
+        *,
+        source_language: str | EllipsisType | None = ...,
+        target_language: str | EllipsisType | None = ...,
+    ) -> SessionRecord:
+        """Set the session's languages (None clears one, `...` leaves it), bumping its version, and
+        return the record; NotFoundError if there is none. Retried over a concurrent step's commit,
+        never lost by one (a step loaded before it fails its commit: ConflictError)."""
 
     @abstractmethod
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:

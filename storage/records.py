@@ -40,6 +40,10 @@ class SessionRecord:
     schema_version: int = SCHEMA_VERSION
     telemetry: Telemetry = field(default_factory=Telemetry)
     """What the session's steps cost so far."""
+    source_language: str | None = None
+    """The language of the session's source text (a BCP 47 tag), when known."""
+    target_language: str | None = None
+    """The language the session translates into, when known."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,6 +12,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Sequence
+from types import EllipsisType
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
@@ -49,7 +50,7 @@ _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, source_language, target_language, " + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
 
@@ -67,6 +68,22 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
     def get_session(self, session_id: str) -> SessionRecord:
         """The session's record; NotFoundError if there is none."""
         with self._transaction(write=False) as db:
+            return _session(_require(db, session_id))
+
+    def update_session(
+        self,
+        session_id: str,
+        *,
+        source_language: str | EllipsisType | None = ...,
+        target_language: str | EllipsisType | None = ...,
+    ) -> SessionRecord:
+        """Set the session's languages in one transaction (the version bumped); NotFoundError if none."""
+        changes = {"source_language": source_language, "target_language": target_language}
+        sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
+        values = [value for value in changes.values() if value is not ...]
+        with self._transaction(write=True) as db:
+            _require(db, session_id)
+            db.execute(f"UPDATE sessions SET version = version + 1{sets} WHERE session_id = ?", (*values, session_id))
             return _session(_require(db, session_id))
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
@@ -122,9 +139,9 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             if token.version == 0:
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
-                    "copilot_response_count, user_inputs, schema_version) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?) "
-                    "ON CONFLICT (session_id) DO NOTHING",
-                    (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION),
+                    "copilot_response_count, user_inputs, schema_version, source_language, target_language) "
+                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+                    (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_languages(effects)),
                 )
                 if created.rowcount != 1:
                     raise advanced
@@ -419,4 +436,11 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         queued_inputs=tuple(json.loads(row["queued_inputs"])),
         schema_version=row["schema_version"],
         telemetry=Telemetry(**{c: row[c] for c in _TELEMETRY}),
+        source_language=row["source_language"],
+        target_language=row["target_language"],
     )
+
+
+def _languages(effects: StepEffects) -> tuple[str | None, str | None]:
+    """The languages a creating commit keeps."""
+    return effects.source_language, effects.target_language

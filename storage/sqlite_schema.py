@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 6
+LAYOUT_VERSION = 7
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -39,7 +39,7 @@ SCHEMA = (
     steps INTEGER NOT NULL DEFAULT 0, model_requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
     model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
-    queued_inputs TEXT NOT NULL DEFAULT '[]')""",
+    queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",
@@ -99,5 +99,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: ("DROP TABLE IF EXISTS tm_keys", *_TM_WRITTEN),
     # 5 → 6: how many of a session's messages the model is never shown (the window's boundary).
     5: ("ALTER TABLE sessions ADD COLUMN hidden_messages INTEGER NOT NULL DEFAULT 0",),
+    # 6 → 7: the session's languages.
+    6: ("ALTER TABLE sessions ADD COLUMN source_language TEXT", "ALTER TABLE sessions ADD COLUMN target_language TEXT"),
 }
 """The statements that take a file from layout `n` to `n + 1`."""

@@ -51,7 +51,7 @@ def test_a_layout_2_file_gains_the_memory_table_and_keeps_its_sessions(tmp_path:
     assert store.list_memory("alice") == [record]
     store.close()
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 6
+        assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 7
 
 
 def test_a_layout_3_file_keeps_its_answers_and_steps_go_on(tmp_path: Path) -> None:

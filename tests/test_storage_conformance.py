@@ -87,6 +87,51 @@ def test_commit_checks_the_version_and_changes_nothing_on_conflict(storage: Stor
     assert texts(storage.load_step(SID, window=10).window) == ["m0", "m1"]
 
 
+def test_the_session_languages_are_set_at_creation_and_updated_alone(storage: Storage) -> None:
+    create(storage, messages=[user("go")], source_language="en", target_language="fr")
+    record = storage.get_session(SID)
+    assert (record.source_language, record.target_language) == ("en", "fr")
+    loaded = storage.load_step(SID, window=10)
+    updated = storage.update_session(SID, target_language="de-CH")
+    assert (updated.source_language, updated.target_language) == ("en", "de-CH")
+    assert updated.version == record.version + 1 and storage.get_session(SID) == updated
+    with pytest.raises(ConflictError):
+        storage.commit(loaded.token, StepEffects(messages=[user("stale")]))
+    step(storage, messages=[user("next")], source_language="xx", target_language="yy")
+    after = storage.get_session(SID)
+    assert (after.source_language, after.target_language) == ("en", "de-CH"), "a step leaves the languages"
+    assert after.message_count == 2
+    cleared = storage.update_session(SID, source_language=None)
+    assert (cleared.source_language, cleared.target_language) == (None, "de-CH")
+    assert same_store(storage).get_session(SID) == cleared
+    with pytest.raises(NotFoundError):
+        storage.update_session("s_" + "9" * 32, source_language="en")
+
+
+def test_a_session_update_is_not_lost_by_a_concurrent_step(storage: Storage) -> None:
+    atomic_requests(storage)
+    create(storage, messages=[user("go")])
+
+    def steps() -> None:
+        for k in range(4):
+            while True:
+                try:
+                    step(storage, messages=[user(f"s{k}")])
+                    break
+                except ConflictError:
+                    continue
+
+    def updates() -> None:
+        for k in range(4):
+            storage.update_session(SID, source_language=f"l{k}", target_language="fr")
+
+    with ThreadPoolExecutor(2) as pool:
+        for future in [pool.submit(steps), pool.submit(updates)]:
+            future.result()
+    record = storage.get_session(SID)
+    assert (record.source_language, record.target_language, record.message_count) == ("l3", "fr", 5)
+
+
 def test_user_inputs_unchanged_unless_given(storage: Storage) -> None:
     create(storage, user_inputs=["translate"])
     step(storage, messages=users(0, 1))
@@ -163,6 +208,26 @@ def test_verdicts_belong_to_the_latest_response_and_are_replaced(storage: Storag
     assert (later.token.response_index, list(later.copilot_responses), later.token.verdict_ids) == (3, [], frozenset())
 
 
+def test_the_verdict_listing_holds_the_latest_verdict_on_each_call(storage: Storage) -> None:
+    create(storage, messages=[user("go"), calls("a", "b")])
+    step(storage, verdicts=[reject("a"), approve("b")])
+    step(storage, verdicts=[refine("a", "better")])
+    step(storage, verdicts=[approve("a")])
+    step(storage, messages=[returns("a", "b"), calls("c")], verdicts=[])
+    step(storage, verdicts=[reject("c")])
+    step(storage, verdicts=[refine("c", "right")])
+    expected = [("a", "approve"), ("b", "approve"), ("c", "refined")]
+    listed = storage.list_verdicts(SID, cursor=None, limit=10)
+    assert [(v.tool.call_id, v.status) for v in listed.items] == expected and listed.next_cursor is None
+    paged, cursor = [], None
+    for _ in range(3):
+        page = storage.list_verdicts(SID, cursor=cursor, limit=1)
+        paged += [(v.tool.call_id, v.status) for v in page.items]
+        cursor = page.next_cursor
+    assert paged == expected and cursor is None
+    assert storage.get_session(SID).copilot_response_count == 3
+
+
 def test_verdicts_of_a_response_in_the_previous_bucket(storage: Storage) -> None:
     history_with_responses(storage, at=[99], total=100)
     step(storage, messages=[returns("a99", "b99")])
@@ -185,6 +250,40 @@ def test_list_verdicts_pages_across_buckets(storage: Storage) -> None:
     everything = storage.list_verdicts(SID, cursor=None, limit=6)
     assert len(everything.items) == 6 and everything.next_cursor is None
     assert storage.get_session(SID).copilot_response_count == 6
+
+
+def forged(position: object) -> str:
+    """A well-encoded cursor naming a position no listing issued."""
+    return base64.urlsafe_b64encode(json.dumps(position).encode()).decode()
+
+
+FORGED = [
+    {"pk": {"N": "1"}, "sk": {"S": "META"}, "gsi1pk": {"S": "O#alice"}, "gsi1sk": {"N": "1"}},
+    {"pk": {"S": "S#x"}, "sk": {"S": "META"}, "gsi1pk": {"S": "O#alice"}, "gsi1sk": {"S": ""}},
+    {"k": 5},
+    {"k": "#"},
+    {"k": ["a#b"]},
+    {"k": "x" * 5_000 + "#s"},
+    {"i": "3"},
+    {"r": "0", "c": "a"},
+    {"r": 0, "c": 7},
+    {"r": 0, "c": ""},
+    {"b": 0, "k": "R#", "o": "x"},
+    [1, 2],
+    "text",
+    None,
+]
+
+
+@pytest.mark.parametrize("position", FORGED, ids=range(len(FORGED)))
+def test_forged_or_wrongly_typed_cursors_are_invalid_on_every_listing(storage: Storage, position: object) -> None:
+    create(storage, messages=[user("go"), calls("a")], verdicts=[])
+    step(storage, verdicts=[approve("a")])
+    for listing in (storage.list_messages, storage.list_verdicts):
+        with pytest.raises(InvalidCursorError):
+            listing(SID, cursor=forged(position), limit=10)
+    with pytest.raises(InvalidCursorError):
+        storage.list_sessions("alice", cursor=forged(position), limit=10)
 
 
 @pytest.mark.parametrize(

@@ -126,8 +126,7 @@ class Exports:
     def _session_language(self, sid: str) -> str:
         """The session's source language as a BCP 47 tag, or `und`."""
         record = self.workbench.storage.get_session(sid)
-        language = getattr(record, "source_language", None) or "und"  # until SessionRecord.source_language lands
-        return bcp47(language) or "und"
+        return record.source_language or "und"
 
 
 def render_translation(view: FileView, *, fill: bool = False) -> Download:

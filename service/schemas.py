@@ -121,6 +121,16 @@ class StepResponse(BaseModel):
     """True when the step queued the user's input: reviews are pending; it reaches the model after them."""
 
 
+class SessionLanguages(BaseModel):
+    """`POST /api/sessions` and `PATCH /api/sessions/{id}`: the session's languages (BCP 47 tags or names,
+    normalised by the service; on PATCH an absent field is left as it is, null clears it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sourceLanguage: str | None = Field(default=None, max_length=64)
+    targetLanguage: str | None = Field(default=None, max_length=64)
+
+
 class CreatedSession(BaseModel):
     """`POST /api/sessions`: the new, empty session."""
 
@@ -179,6 +189,10 @@ class SessionView(BaseModel):
     queuedInputs: list[str]
     """User inputs sent while reviews were pending, waiting for the next model request, in order."""
     telemetry: Telemetry
+    sourceLanguage: str | None = None
+    """The BCP 47 tag of the language the files are written in: given, or detected from the first file."""
+    targetLanguage: str | None = None
+    """The BCP 47 tag given when the session was created or changed, else the one the user's task names."""
 
 
 class MessagesPage(BaseModel):

@@ -6,19 +6,23 @@ the routes run them in a worker thread, never on the event loop.
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 from agent_core.document import FileState, assemble, initial_coverage
 from agent_core.effects import StepEffects, StepToken, UnitWrite
-from agent_core.errors import InvalidRequestError, NotFoundError
+from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError
 from agent_core.ids import is_id, new_id
-from interchange import InterchangeError, parse_xliff, translatable_text
+from interchange import InterchangeError, bcp47, parse_xliff, translatable_text
 from storage.interface import SessionStorageInterface
 from storage.records import Page, SessionRecord
 
-from .schemas import FileUpload
+from .language_detection import detect_language
+from .schemas import FileUpload, SessionLanguages
 from .store import TextCache
 from .verbatim import write_verbatim
+
+log = logging.getLogger(__name__)
 
 MAX_FILES = 20
 """A session holds at most this many files (checked atomically by the backend)."""
@@ -49,6 +53,16 @@ def xliff_content(document: str) -> str:
     return translatable_text(parsed).text
 
 
+def language_tag(value: str | None) -> str | None:
+    """The BCP 47 tag of a language given by tag or name (`fr`, `French`, `pt_br`); None for None; 422 else."""
+    if value is None:
+        return None
+    tag = bcp47(value)
+    if tag is None:
+        raise InvalidRequestError(f"{value[:40]!r} is not a language this server knows; use a BCP 47 tag such as en.")
+    return tag
+
+
 def session_id(value: str) -> str:
     """`value` if it can be a session id, else NotFoundError (nothing is looked up)."""
     if not is_id(value, "s"):
@@ -77,11 +91,24 @@ class SessionService:
             raise NotFoundError(f"No session {sid}.")
         return record
 
-    def create(self, owner: str) -> SessionRecord:
-        """A new, empty session."""
+    def create(self, owner: str, languages: SessionLanguages | None = None) -> SessionRecord:
+        """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown)."""
+        given = languages or SessionLanguages()
+        source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
         token = StepToken(session_id=new_id("s"), owner=owner, version=0, created_at=_now(), message_count=0)
-        self.storage.commit(token, StepEffects())
+        self.storage.commit(token, StepEffects(source_language=source, target_language=target))
         return self.storage.get_session(token.session_id)
+
+    def set_languages(self, owner: str, sid: str, languages: SessionLanguages) -> None:
+        """Change the languages the body names (null clears one); the others are left as they are."""
+        self.owned(owner, sid)
+        changes: dict[str, str | None] = {}
+        if "sourceLanguage" in languages.model_fields_set:
+            changes["source_language"] = language_tag(languages.sourceLanguage)
+        if "targetLanguage" in languages.model_fields_set:
+            changes["target_language"] = language_tag(languages.targetLanguage)
+        if changes:
+            self.storage.update_session(sid, **changes)
 
     def page(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The caller's sessions, newest first."""
@@ -94,8 +121,8 @@ class SessionService:
         self.cache.forget(sid)
 
     def add_file(self, owner: str, sid: str, upload: FileUpload) -> FileState:
-        """Add a document to the caller's session."""
-        self.owned(owner, sid)
+        """Add a document to the caller's session; the first one tells its source language if none is set."""
+        record = self.owned(owner, sid)
         content, original = upload.content, None
         if is_xliff(upload.name):
             content, original = xliff_content(upload.content), upload.content
@@ -109,9 +136,22 @@ class SessionService:
             created_at=_now(),
         )
         self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
+        if record.source_language is None:
+            self._detect_language(sid, content)
         # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
         keep = upload.keepVerbatim and original is None
         return write_verbatim(self.storage, sid, state, content) if keep else state
+
+    def _detect_language(self, sid: str, content: str) -> None:
+        """Record the language `content` is written in as the session's, when it can be told. The file is
+        stored already, so a failure here is logged, never the upload's: the user can still set it."""
+        detected = detect_language(content)
+        if detected is None:
+            return
+        try:
+            self.storage.update_session(sid, source_language=detected)
+        except (ConflictError, NotFoundError):
+            log.warning("the detected source language %s was not recorded for %s", detected, sid)
 
     def files(self, owner: str, sid: str) -> list[FileState]:
         """The session's files with their progress."""

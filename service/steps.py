@@ -19,6 +19,7 @@ from .idempotency import IdempotencyKey, replay
 from .schemas import NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
 from .views import file_summary, messages_json, step_response
+from .workbench import target_tag
 
 SESSION_VIEW_MESSAGES = 200
 """A session view carries at most this many of the latest messages; the messages route pages all."""
@@ -112,6 +113,8 @@ class StepService:
             actor=actor,
             files=[file_summary(f) for f in snapshot.files],
             queuedInputs=list(snapshot.queued_inputs),
+            sourceLanguage=record.source_language,
+            targetLanguage=record.target_language or target_tag(snapshot),
             telemetry=Telemetry(
                 steps=spent.steps,
                 modelRequests=spent.model_requests,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query, Response
 
-from service.schemas import CreatedSession, MessagesPage, SessionList, SessionView
+from service.blocking import blocking
+from service.schemas import CreatedSession, MessagesPage, SessionLanguages, SessionList, SessionView
 
 from ..deps import OwnerDep, ServicesDep
 
@@ -12,9 +13,9 @@ router = APIRouter()
 
 
 @router.post("/api/sessions", status_code=201)
-def create_session(owner: OwnerDep, services: ServicesDep) -> CreatedSession:
-    """Create an empty session for the caller."""
-    record = services.sessions.create(owner)
+def create_session(owner: OwnerDep, services: ServicesDep, body: SessionLanguages | None = None) -> CreatedSession:
+    """Create an empty session for the caller, in the languages the body gives (optional)."""
+    record = services.sessions.create(owner, body)
     return CreatedSession(id=record.session_id, createdAt=record.created_at, updatedAt=record.updated_at)
 
 
@@ -30,6 +31,15 @@ def list_sessions(
 
     page = services.sessions.page(owner, cursor=cursor, limit=limit)
     return SessionList(sessions=[session_item(r) for r in page.items], nextCursor=page.next_cursor)
+
+
+@router.patch("/api/sessions/{session_id}")
+async def patch_session(
+    session_id: str, body: SessionLanguages, owner: OwnerDep, services: ServicesDep
+) -> SessionView:
+    """Change the session's languages; the answer is the Session, as GET gives it."""
+    await blocking(services.sessions.set_languages, owner, session_id, body)
+    return await services.steps.view(owner, session_id)
 
 
 @router.get("/api/sessions/{session_id}")

@@ -10,6 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from .text import Filled, Text
+
 MAX_TEXT = 5_000
 """The longest translated text or reason a verdict may carry."""
 
@@ -21,9 +23,9 @@ class _Strict(BaseModel):
 class ToolRef(_Strict):
     """The tool call a copilot request or response belongs to."""
 
-    name: str = Field(min_length=1, max_length=64)
+    name: Text = Field(min_length=1, max_length=64)
     """The tool's name, e.g. `Translate`."""
-    call_id: str = Field(alias="callId", min_length=1, max_length=256)
+    call_id: Text = Field(alias="callId", min_length=1, max_length=256)
     """The model's id for the tool call."""
 
 
@@ -77,9 +79,9 @@ class Approve(_Strict):
 
     tool: ToolRef
     status: Literal["approve"]
-    translated_string: str | None = Field(default=None, max_length=MAX_TEXT)
-    """Optional; when absent the proposal is the final text."""
-    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    translated_string: Filled | None = Field(default=None, max_length=MAX_TEXT)
+    """Optional; when absent the proposal is the final text (never blank)."""
+    reason: Text | None = Field(default=None, max_length=MAX_TEXT)
     """Optional note."""
 
 
@@ -88,9 +90,9 @@ class Refined(_Strict):
 
     tool: ToolRef
     status: Literal["refined"]
-    translated_string: str = Field(min_length=1, max_length=MAX_TEXT)
-    """The human's final text (required)."""
-    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    translated_string: Filled = Field(min_length=1, max_length=MAX_TEXT)
+    """The human's final text (required, never blank)."""
+    reason: Text | None = Field(default=None, max_length=MAX_TEXT)
     """Optional note on what was wrong."""
 
 
@@ -99,9 +101,9 @@ class Reject(_Strict):
 
     tool: ToolRef
     status: Literal["reject"]
-    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    reason: Text | None = Field(default=None, max_length=MAX_TEXT)
     """Why, in the reviewer's words; the model reads it."""
-    translated_string: str | None = Field(default=None, max_length=MAX_TEXT)
+    translated_string: Text | None = Field(default=None, max_length=MAX_TEXT)
     """Ignored; allowed so clients can send one shape."""
 
 

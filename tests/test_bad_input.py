@@ -224,3 +224,67 @@ def test_a_file_name_that_is_blank_or_a_path_is_422(desk: Desk, name: str) -> No
     desk.start()
     desk.refused("POST", f"/api/sessions/{desk.sid}/files", {"name": name, "content": "Hi."}, "name")
     assert len(desk.ok("GET", f"/api/sessions/{desk.sid}")["files"]) == 1
+
+
+# -- item 5 (review half): inline-code placeholders --------------------------------------------------
+
+XLIFF = """<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+<file original="a" source-language="en" target-language="fr" datatype="plaintext"><body>
+<trans-unit id="1"><source>Click <g id="b">here</g> now<x id="br"/>.</source></trans-unit>
+<trans-unit id="2"><source>Second <g id="i">one</g>.</source></trans-unit></body></file></xliff>"""
+FIRST = "Click {1}here{/1} now{2}."
+BROKEN = {
+    "repeated": ("Cliquez {1}ici{/1} {2} maintenant{2}.", "{2}"),
+    "reordered": ("Cliquez {/1}ici{1} maintenant{2}.", "{/1}"),
+    "invented": ("Cliquez {1}ici{/1} maintenant{2}{7}.", "{7}"),
+    "left open": ("Cliquez {1}ici maintenant{2}.", "{1}"),
+}
+CROSSED = ("A {1}b {2}c{/2}{/1}.", "A {1}b {2}c{/1}{/2}.")
+
+
+def xliff_desk(d: Desk) -> None:
+    d.sid = d.ok("POST", "/api/sessions")["id"]
+    d.fid = d.ok("POST", f"/api/sessions/{d.sid}/files", {"name": "ui.xlf", "content": XLIFF})["fileId"]
+
+
+def codes_warnings(answer: dict[str, Any]) -> list[str]:
+    return [w["message"] for w in answer["warnings"] if w["code"] == "inline_codes"]
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_qa_and_a_revision_warn_of_broken_inline_codes(desk: Desk, case: str) -> None:
+    text, code = BROKEN[case]
+    xliff_desk(desk)
+    qa = desk.ok("POST", f"{desk.base}/qa", {"source": FIRST, "translated_string": text})
+    assert any(code in m for m in codes_warnings(qa)), qa
+    good = desk.ok("POST", f"{desk.base}/qa", {"source": FIRST, "translated_string": "Cliquez {1}ici{/1}{2}."})
+    assert codes_warnings(good) == []
+    desk.script.replies += [calls(translate(desk.fid, FIRST, "Cliquez {1}ici{/1} maintenant{2}.", call_id="c1"))]
+    [request] = desk.until_user(userInput=TASK)["copilotRequests"]
+    desk.script.replies += [ModelResponse(parts=[TextPart("Done.")])]
+    desk.until_user(copilotResponses=[{"tool": request["tool"], "status": "approve"}])
+    revised = desk.ok("PUT", f"{desk.base}/segments/0", {"translated_string": text})
+    assert any(code in m for m in codes_warnings(revised)), revised
+
+
+def test_qa_warns_of_crossed_pairs_only_where_the_source_nests_them(desk: Desk) -> None:
+    xliff_desk(desk)
+    source, crossed = CROSSED
+    qa = desk.ok("POST", f"{desk.base}/qa", {"source": source, "translated_string": crossed})
+    assert any("cross" in m for m in codes_warnings(qa)), qa
+    kept = desk.ok("POST", f"{desk.base}/qa", {"source": crossed, "translated_string": crossed})
+    assert codes_warnings(kept) == []
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_a_model_proposal_that_breaks_inline_codes_is_refused_to_the_model(desk: Desk, case: str) -> None:
+    text, code = BROKEN[case]
+    xliff_desk(desk)
+    desk.script.replies += [
+        calls(translate(desk.fid, FIRST, text, call_id="bad")),
+        calls(translate(desk.fid, FIRST, "Cliquez {1}ici{/1} maintenant{2}.", call_id="good")),
+    ]
+    agent = desk.until_user(userInput=TASK)
+    assert [r["tool"]["callId"] for r in agent["copilotRequests"]] == ["good"]
+    told = json.dumps([m for m in desk.script.seen[1][-1:]], default=str)
+    assert "inline codes" in told and code in told, told

@@ -25,7 +25,7 @@ from .deltas import DeltaSink
 from .distill import Distiller, RuleDistiller
 from .document import FileState, add_span
 from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite, Verdict
-from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
+from .errors import InvalidRequestError, ModelAnswerTooLargeError, NotFoundError, ReviewMismatchError, TooLargeError
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
@@ -181,7 +181,13 @@ class AgentRuntime:
             if answer is not None:  # nothing to commit, but the retry must still find its answer
                 await self.store.keep_answer(token.session_id, answer)
             return
-        await self.store.commit(token, effects, answer=answer)
+        try:
+            await self.store.commit(token, effects, answer=answer)
+        except TooLargeError as exc:
+            if not prepared.outcome.result.called_model:
+                raise
+            detail = str(exc).split(";", 1)[0]  # the store's words without its advice to the caller
+            raise ModelAnswerTooLargeError(detail, batch_chars=self.batch_chars) from exc
         if self.tm is not None and effects.memory:
             self.tm.kept(token.owner, effects.memory)
         if effects.corrections:

@@ -288,3 +288,20 @@ def test_a_model_proposal_that_breaks_inline_codes_is_refused_to_the_model(desk:
     assert [r["tool"]["callId"] for r in agent["copilotRequests"]] == ["good"]
     told = json.dumps([m for m in desk.script.seen[1][-1:]], default=str)
     assert "inline codes" in told and code in told, told
+
+
+# -- item 11: a model answer too large to keep --------------------------------------------------------
+
+
+def test_a_model_answer_too_large_to_store_is_503_and_says_what_to_do(desk: Desk) -> None:
+    desk.start()
+    desk.script.replies += [ModelResponse(parts=[TextPart("Très long. " * 60_000)])]
+    before = stored(desk.storage, desk.sid)
+    status, data = desk.call("POST", "/api/next", {"sessionId": desk.sid, "userInput": TASK})
+    assert status == 503, (status, data)
+    message = data["error"]
+    assert "model's answer was too large" in message and "BATCH_CHARS" in message, message
+    assert "shorter text" not in message
+    assert stored(desk.storage, desk.sid) == before
+    desk.script.replies += [ModelResponse(parts=[TextPart("Ready.")])]
+    assert desk.next(userInput=TASK)["actor"] == "user"

@@ -7,12 +7,12 @@ terminal client) can read them back.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from agent_core.copilot import CopilotRequest, CopilotResponse
-from agent_core.text import Filled, Name, Text, Unicode
+from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000
 
@@ -26,7 +26,7 @@ class NextRequest(_Body):
 
     sessionId: str | None = Field(default=None, max_length=64)
     """The session to advance; absent: a new session is created for the caller."""
-    userInput: Filled | None = Field(default=None, min_length=1, max_length=MAX_USER_INPUT)
+    userInput: Annotated[str, Field(max_length=MAX_USER_INPUT), AfterValidator(check_filled)] | None = None
     """A new user message, appended before the step (not blank)."""
     copilotResponses: list[CopilotResponse] | None = Field(default=None, max_length=50)
     """The human's verdicts on pending copilot requests."""
@@ -287,7 +287,7 @@ class ReviseBody(_Body):
     """`PUT …/segments/{start}`: the human's new text for a written unit."""
 
     translated_string: Filled = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
-    reason: Text | None = Field(default=None, max_length=MAX_SEGMENT_TEXT)
+    reason: Annotated[str, Field(max_length=MAX_SEGMENT_TEXT), AfterValidator(check_text)] | None = None
 
 
 class QaBody(_Body):
@@ -313,7 +313,7 @@ class MemoryImportBody(_Body):
 
     format: Literal["tmx", "csv", "tbx"]
     content: Unicode = Field(min_length=1, max_length=MAX_IMPORT_CHARS)
-    languages: Text | None = Field(default=None, max_length=100)
+    languages: Annotated[str, Field(max_length=100), AfterValidator(check_text)] | None = None
     """For glossary terms whose file names no target language: `auto>french` or `french`; absent: any pair."""
 
 

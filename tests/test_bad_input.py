@@ -305,3 +305,27 @@ def test_a_model_answer_too_large_to_store_is_503_and_says_what_to_do(desk: Desk
     assert stored(desk.storage, desk.sid) == before
     desk.script.replies += [ModelResponse(parts=[TextPart("Ready.")])]
     assert desk.next(userInput=TASK)["actor"] == "user"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        ("/api/next", {"userInput": "x" * 20_001}, "at most 20000 characters"),
+        ("/api/memory/glossary", {"source": "a", "target": "b", "languages": "x" * 101}, "at most 100 characters"),
+        ("/api/memory/glossary", {"source": "a" * 201, "target": "b"}, "at most 200 characters"),
+    ],
+)
+def test_text_over_its_limit_is_422_in_characters(desk: Desk, path: str, body: dict[str, Any], words: str) -> None:
+    desk.start()
+    if path == "/api/next":
+        body = {"sessionId": desk.sid, **body}
+    desk.refused("POST", path, body, words)
+
+
+def test_a_reason_over_its_limit_is_422(desk: Desk) -> None:
+    pending = written(desk)
+    verdict = {"tool": pending["tool"], "status": "reject", "reason": "r" * 5_001}
+    desk.refused("POST", "/api/next", {"sessionId": desk.sid, "copilotResponses": [verdict]}, "reason", "5000")
+    desk.next(copilotResponses=[{"tool": pending["tool"], "status": "reject"}])
+    body = {"translated_string": "Salut.", "reason": "r" * 5_001}
+    desk.refused("PUT", f"{desk.base}/segments/0", body, "reason", "5000")

@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
-from agent_core.text import Text, check_filled
+from agent_core.text import check_filled, check_text
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
@@ -44,7 +44,7 @@ router = APIRouter()
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    languages: Text | None = Field(default=None, max_length=100)
+    languages: Annotated[str, Field(max_length=100), AfterValidator(check_text)] | None = None
     """`"source>target"` (`"auto>french"`), or a target alone; absent: every language pair."""
 
     @field_validator("languages")

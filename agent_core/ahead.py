@@ -56,7 +56,8 @@ async def memory_proposals(
     *,
     batch_chars: int = BATCH_CHARS,
 ) -> ModelResponse | None:
-    """Translate calls for the next units the translation memory holds exactly (none: ask the model)."""
+    """Translate calls for the next units the translation memory holds exactly, with a target that is
+    not blank (none: ask the model)."""
     for f in files:
         gap = f.next_gap()
         if gap is None:
@@ -68,6 +69,8 @@ async def memory_proposals(
         while len(calls) < MAX_MEMORY_UNITS:
             candidates = unit_candidates(text, position)
             found = await tm.exact(owner, languages, candidates) if candidates else {}
+            # A blank target is no translation (Translate would refuse it): the model translates instead.
+            found = {source: entry for source, entry in found.items() if entry.target.strip()}
             if not found:
                 break
             source = max(found, key=len)  # the longest remembered unit that begins here

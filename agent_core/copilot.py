@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+
+from .text import Filled, Text, check_filled, check_text
 
 MAX_TEXT = 5_000
 """The longest translated text or reason a verdict may carry."""
+
+# The limit comes before the check: pydantic then says "at most 5000 characters" of an optional field.
+_Final = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(check_filled)]
+_Note = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(check_text)]
 
 
 class _Strict(BaseModel):
@@ -21,9 +27,9 @@ class _Strict(BaseModel):
 class ToolRef(_Strict):
     """The tool call a copilot request or response belongs to."""
 
-    name: str = Field(min_length=1, max_length=64)
+    name: Text = Field(min_length=1, max_length=64)
     """The tool's name, e.g. `Translate`."""
-    call_id: str = Field(alias="callId", min_length=1, max_length=256)
+    call_id: Text = Field(alias="callId", min_length=1, max_length=256)
     """The model's id for the tool call."""
 
 
@@ -77,9 +83,9 @@ class Approve(_Strict):
 
     tool: ToolRef
     status: Literal["approve"]
-    translated_string: str | None = Field(default=None, max_length=MAX_TEXT)
-    """Optional; when absent the proposal is the final text."""
-    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    translated_string: _Final | None = None
+    """Optional; when absent the proposal is the final text (never blank)."""
+    reason: _Note | None = None
     """Optional note."""
 
 
@@ -88,9 +94,9 @@ class Refined(_Strict):
 
     tool: ToolRef
     status: Literal["refined"]
-    translated_string: str = Field(min_length=1, max_length=MAX_TEXT)
-    """The human's final text (required)."""
-    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    translated_string: Filled = Field(min_length=1, max_length=MAX_TEXT)
+    """The human's final text (required, never blank)."""
+    reason: _Note | None = None
     """Optional note on what was wrong."""
 
 
@@ -99,9 +105,9 @@ class Reject(_Strict):
 
     tool: ToolRef
     status: Literal["reject"]
-    reason: str | None = Field(default=None, max_length=MAX_TEXT)
+    reason: _Note | None = None
     """Why, in the reviewer's words; the model reads it."""
-    translated_string: str | None = Field(default=None, max_length=MAX_TEXT)
+    translated_string: _Note | None = None
     """Ignored; allowed so clients can send one shape."""
 
 

@@ -69,6 +69,22 @@ class ModelResponseError(ModelUnavailableError):
     """
 
 
+class ModelAnswerTooLargeError(ModelUnavailableError):
+    """The model's answer is too large to store: nothing was committed.
+
+    Retryable (503): the same step may get a shorter answer. Not the caller's input: a request's own
+    texts are bounded so that each fits the store (NextRequest's limits).
+    """
+
+    def __init__(self, detail: str, *, batch_chars: int) -> None:
+        super().__init__(
+            f"The model's answer was too large to store ({detail.rstrip('.')}); nothing was changed. Retry the "
+            "step: the model may answer shorter. If it happens again, have the model translate less text at a "
+            f"time: set BATCH_CHARS lower than its {batch_chars} characters now.",
+            retry_after=1,
+        )
+
+
 class ModelRefusedError(AgentError):
     """The model provider refused the request for good (bad key, unknown model, invalid or too long).
 

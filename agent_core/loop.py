@@ -42,6 +42,10 @@ MAX_CALLS_PER_RESPONSE = 20
 """Calls beyond this in one response are answered with an error (bounds a step's writes)."""
 
 Actor = Literal["agent", "user"]
+EMPTY_ANSWER = (
+    "The model answered with nothing: no text and no proposal. Send a message (for example "
+    "“go on with the translation”) to ask it again."
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +105,8 @@ class StepResult:
     """The calls whose result applied the human's verdict this step."""
     revisions: Sequence[UnitWrite] = ()
     """New texts of written units the human approved this step (Revise)."""
+    notice: str | None = None
+    """Why the turn is the human's when the step shows nothing to read or review (the model said nothing)."""
 
 
 @dataclass(slots=True)
@@ -156,10 +162,9 @@ class AgentLoop:
     async def _ask_model(self, executed: StepResult | None) -> StepResult:
         """The step's one model request, after the returns (if any) this step committed."""
         files = self._files_after(executed.units if executed else ())
-        recalled = await self.options.recall(files) if self.options.recall else None
+        recalled = await self._recall(files)
         if recalled is not None:  # the translation memory proposes the next units: no model request
             self.context.add_messages([recalled])
-            self._files = {f.file_id: f for f in files}  # the units this step wrote come first
             shown = await self._execute_pending(list(recalled.tool_calls))
             result = replace(shown, messages=[recalled, *shown.messages], reviewed=frozenset())
         else:
@@ -174,6 +179,8 @@ class AgentLoop:
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"
             result = self._result(actor, messages=[response], finish_reason=response.finish_reason, called=True)
+            if not response.tool_calls and not (response.text or "").strip():
+                result = replace(result, notice=EMPTY_ANSWER)
             if response.tool_calls:  # the proposals' reviews go out with this answer: no second request
                 self._files = {f.file_id: f for f in files}
                 shown = await self._execute_pending(list(response.tool_calls))
@@ -190,6 +197,23 @@ class AgentLoop:
             corrections=executed.corrections,
             reviewed=executed.reviewed,
         )
+
+    async def _recall(self, files: list[FileState]) -> ModelResponse | None:
+        """The translation memory's proposals for the next units, if any of them reaches the reviewer.
+
+        A batch whose every call Translate refuses (a remembered target it cannot propose) is not
+        made: committed, it would end the step with nothing asked and no model request, and the
+        next step would recall the same batch again, forever. The model translates instead.
+        """
+        recalled = await self.options.recall(files) if self.options.recall else None
+        if recalled is None:
+            return None
+        before = self._files
+        self._files = {f.file_id: f for f in files}  # the units this step wrote come first
+        if (await self._execute(list(recalled.tool_calls))).requests:
+            return recalled
+        self._files = before
+        return None
 
     def _files_after(self, units: Sequence[UnitWrite]) -> list[FileState]:
         files = dict(self._files)

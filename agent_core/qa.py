@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .inline_codes import code_problems
 from .markdown_structure import outline, prose_only
 from .memory import GlossaryEntry, occurs
 
@@ -32,6 +33,7 @@ WarningCode = Literal[
     "heading_level",
     "code_fences",
     "links",
+    "inline_codes",
 ]
 
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"]")
@@ -81,6 +83,7 @@ def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEn
     numbers = _missing(_find(_NUMBER, source_rest), _find(_NUMBER, proposal_rest), key=_digits)
     if numbers:
         warnings.append(QaWarning("missing_number", f"Missing number: {_listed(numbers)}."))
+    warnings += [QaWarning("inline_codes", f"Inline code: {problem}") for problem in code_problems(source, proposal)]
     return tuple(warnings)
 
 

@@ -35,7 +35,7 @@ from .effects import (
     Verdict,
     check_queue,
 )
-from .errors import InvalidRequestError, NotFoundError, ReviewMismatchError
+from .errors import InvalidRequestError, ModelAnswerTooLargeError, NotFoundError, ReviewMismatchError, TooLargeError
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
@@ -193,7 +193,13 @@ class AgentRuntime:
             if answer is not None:  # nothing to commit, but the retry must still find its answer
                 await self.store.keep_answer(token.session_id, answer)
             return
-        await self.store.commit(token, effects, answer=answer)
+        try:
+            await self.store.commit(token, effects, answer=answer)
+        except TooLargeError as exc:
+            if not prepared.outcome.result.called_model:
+                raise
+            detail = str(exc).split(";", 1)[0]  # the store's words without its advice to the caller
+            raise ModelAnswerTooLargeError(detail, batch_chars=self.batch_chars) from exc
         if self.tm is not None and effects.memory:
             self.tm.kept(token.owner, effects.memory)
         if effects.corrections:

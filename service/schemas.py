@@ -7,22 +7,14 @@ terminal client) can read them back.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from agent_core.copilot import CopilotRequest, CopilotResponse
+from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000
-
-
-def _storable(value: str) -> str:
-    """Text that UTF-8 can carry: a lone surrogate cannot be stored anywhere."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ValueError("text contains a lone surrogate (invalid Unicode); it cannot be stored") from exc
-    return value
 
 
 class _Body(BaseModel):
@@ -34,8 +26,8 @@ class NextRequest(_Body):
 
     sessionId: str | None = Field(default=None, max_length=64)
     """The session to advance; absent: a new session is created for the caller."""
-    userInput: str | None = Field(default=None, min_length=1, max_length=MAX_USER_INPUT)
-    """A new user message, appended before the step."""
+    userInput: Annotated[str, Field(max_length=MAX_USER_INPUT), AfterValidator(check_filled)] | None = None
+    """A new user message, appended before the step (not blank)."""
     copilotResponses: list[CopilotResponse] | None = Field(default=None, max_length=50)
     """The human's verdicts on pending copilot requests."""
 
@@ -43,24 +35,19 @@ class NextRequest(_Body):
     def _one_input(self) -> NextRequest:
         if self.userInput is not None and self.copilotResponses is not None:
             raise ValueError("send either userInput or copilotResponses, not both")
-        if self.userInput is not None:
-            _storable(self.userInput)
         return self
 
 
 class FileUpload(_Body):
     """`POST /api/sessions/{id}/files`: a document to translate."""
 
-    name: str = Field(min_length=1, max_length=255)
-    """The file's name (its extension decides the download's media type)."""
-    content: str
+    name: Name = Field(min_length=1, max_length=255)
+    """The file's name (its extension decides the download's media type): one line, no path separator."""
+    content: Unicode
     """The whole text."""
     keepVerbatim: bool = True
     """Write code blocks, front matter, HTML, rules, link references and bare URLs as they are, at once
     (no model request, no review); false: the model translates them too (comments in code, say)."""
-
-    _check_name = field_validator("name")(_storable)
-    _check_content = field_validator("content")(_storable)
 
 
 class Progress(BaseModel):
@@ -108,6 +95,8 @@ class AgentResponse(BaseModel):
     """What the human must review before the loop can go on."""
     finishReason: str | None
     """The model's finish reason for a step that called the model, else null."""
+    notice: str | None = None
+    """Why the turn is the user's when the step has nothing to show (the model answered with nothing)."""
 
 
 class StepResponse(BaseModel):
@@ -311,22 +300,15 @@ class RevisedSegment(Segment):
 class ReviseBody(_Body):
     """`PUT …/segments/{start}`: the human's new text for a written unit."""
 
-    translated_string: str = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
-    reason: str | None = Field(default=None, max_length=MAX_SEGMENT_TEXT)
-
-    _check_text = field_validator("translated_string")(_storable)
-
-    @field_validator("reason")
-    @classmethod
-    def _check_reason(cls, value: str | None) -> str | None:
-        return None if value is None else _storable(value)
+    translated_string: Filled = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
+    reason: Annotated[str, Field(max_length=MAX_SEGMENT_TEXT), AfterValidator(check_text)] | None = None
 
 
 class QaBody(_Body):
     """`POST …/qa`: a source and a text to check before sending it."""
 
-    source: str = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
-    translated_string: str = Field(max_length=MAX_SEGMENT_TEXT)
+    source: Text = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
+    translated_string: Text = Field(max_length=MAX_SEGMENT_TEXT)
 
 
 class QaResult(BaseModel):
@@ -344,11 +326,9 @@ class MemoryImportBody(_Body):
     """`POST /api/memory/import`: a TMX translation memory or a CSV/TBX glossary."""
 
     format: Literal["tmx", "csv", "tbx"]
-    content: str = Field(min_length=1, max_length=MAX_IMPORT_CHARS)
-    languages: str | None = Field(default=None, max_length=100)
+    content: Unicode = Field(min_length=1, max_length=MAX_IMPORT_CHARS)
+    languages: Annotated[str, Field(max_length=100), AfterValidator(check_text)] | None = None
     """For glossary terms whose file names no target language: `auto>french` or `french`; absent: any pair."""
-
-    _check_content = field_validator("content")(_storable)
 
 
 class ImportResult(BaseModel):

@@ -54,6 +54,7 @@ def step_response(outcome: StepOutcome) -> StepResponse:
             unprocessedToolCalls=[to_jsonable_python(c) for c in result.unprocessed_tool_calls],
             copilotRequests=list(result.copilot_requests),
             finishReason=result.finish_reason,
+            notice=result.notice,
         ),
         progress=[file_summary(f) for f in outcome.files],
     )

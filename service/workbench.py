@@ -104,7 +104,7 @@ class Workbench:
     async def segments(self, owner: str, sid: str, fid: str, query: SegmentQuery) -> SegmentPage:
         """A page of the file's segments."""
         view = await self.view(owner, sid, fid)
-        chosen, cursor = select(view.segments(), query)
+        chosen, cursor = await blocking(lambda: select(view.segments(), query))  # a large file: off the loop
         return SegmentPage(segments=chosen, nextCursor=cursor, version=view.snapshot.token.version)
 
     async def qa(self, owner: str, sid: str, fid: str, source: str, text: str) -> list[QaWarningView]:
@@ -176,7 +176,8 @@ class Workbench:
 
     async def _warnings(self, owner: str, languages: str, source: str, text: str) -> list[QaWarningView]:
         glossary = (await self.memory.recall(owner)).for_languages(languages).glossary
-        return [QaWarningView(code=w.code, message=w.message) for w in text_warnings(source, text, glossary)]
+        found = await blocking(text_warnings, source, text, glossary)
+        return [QaWarningView(code=w.code, message=w.message) for w in found]
 
 
 def _revised(segment: Segment, warnings: list[QaWarningView], version: int) -> RevisedSegment:

@@ -253,7 +253,7 @@ async def test_a_failed_call_reaches_the_provider_as_plain_text(
 # -- text and storage --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["документ.md", "日本語.txt", 'we"ird; name\\.md'])
+@pytest.mark.parametrize("name", ["документ.md", "日本語.txt", "we\"ird; name%20'*.md"])
 async def test_a_download_of_any_name_has_an_ascii_name_and_the_exact_one(name: str) -> None:
     script = Script()
     api = AsyncApi(services_for(model=script.model))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 import httpx
+import pytest
 
 from agent_core.effects import SessionSnapshot
 from handlers.app import create_app
@@ -88,3 +90,132 @@ def test_in_a_lambda_invocation_the_storage_calls_run_in_place() -> None:
         api.app.state.services = previous
     assert status == 200
     assert storage.threads == [threading.get_ident()]
+
+
+# -- CPU-heavy work (parsing, exports, segment lists, QA) runs off the loop too ------------------------
+
+LARGE_DOC = "".join(f"Paragraph {n} of a long guide, with enough words to matter.\n\n" for n in range(3_000))
+LARGE_TMX = (
+    '<?xml version="1.0"?><tmx version="1.4"><header srclang="en" datatype="plaintext" segtype="sentence" '
+    'adminlang="en" o-tmf="x" creationtool="x" creationtoolversion="1"/><body>'
+    + "".join(
+        f'<tu><tuv xml:lang="en"><seg>Unit {n}.</seg></tuv><tuv xml:lang="fr"><seg>Unité {n}.</seg></tuv></tu>'
+        for n in range(3_000)
+    )
+    + "</body></tmx>"
+)
+
+
+class _Gate:
+    """Holds the CPU-heavy function it wraps until /api/health has been answered meanwhile."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def hold(self, func: Any) -> Any:
+        def held(*args: Any, **kwargs: Any) -> Any:
+            self.entered.set()
+            # Were this the event loop's thread, /api/health could not be answered: the wait times out.
+            assert self.release.wait(HOLD_SECONDS), "/api/health was not answered while this work ran"
+            return func(*args, **kwargs)
+
+        return held
+
+
+# (route, what it runs that is CPU-heavy: module, name)
+HEAVY = {
+    "export xliff2": ("GET", "export?format=xliff2", "service.workbench", "build_segments"),
+    "export tmx": ("GET", "export?format=tmx", "service.workbench", "build_segments"),
+    "translation": ("GET", "translation", "service.exports", "assemble"),
+    "segments": ("GET", "segments", "service.workbench", "build_segments"),
+    "qa": ("POST", "qa", "agent_core.qa", "proposal_checks"),
+    "memory import": ("POST", "/api/memory/import", "service.interchange", "parse_tmx"),
+    "memory export": ("GET", "/api/memory/export?format=tmx", "service.interchange", "export_tmx"),
+    "upload": ("POST", "/api/sessions/{sid}/files", "service.sessions", "xliff_content"),
+}
+
+
+async def _answered_meanwhile(monkeypatch: pytest.MonkeyPatch, cases: list[str]) -> None:
+    """Each case's request runs (held inside its heavy work) while /api/health is asked and answered."""
+    import importlib
+
+    app = create_app(services_for())
+    gates: list[_Gate] = []
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test") as client:
+        sid = (await client.post("/api/sessions")).json()["id"]
+        upload = {"name": "guide.md", "content": LARGE_DOC}
+        fid = (await client.post(f"/api/sessions/{sid}/files", json=upload)).json()["fileId"]
+        requests = []
+        for case in cases:
+            method, path, module, name = HEAVY[case]
+            gate = _Gate()
+            gates.append(gate)
+            target = importlib.import_module(module)
+            monkeypatch.setattr(target, name, gate.hold(getattr(target, name)))
+            url = path.format(sid=sid) if path.startswith("/") else f"/api/sessions/{sid}/files/{fid}/{path}"
+            body = {
+                "qa": {"source": LARGE_DOC[:4_000], "translated_string": LARGE_DOC[:4_000]},
+                "memory import": {"format": "tmx", "content": LARGE_TMX},
+                "upload": {"name": "ui.xlf", "content": _XLIFF},
+            }.get(case)
+            requests.append(client.request(method, url, json=body))
+
+        async def health() -> list[int]:
+            for gate in gates:
+                await asyncio.to_thread(gate.entered.wait, HOLD_SECONDS)
+            statuses = [(await client.get("/api/health")).status_code for _ in range(3)]
+            for gate in gates:
+                gate.release.set()
+            return statuses
+
+        *answers, statuses = await asyncio.gather(*requests, health())
+    assert all(gate.entered.is_set() for gate in gates)
+    assert statuses == [200, 200, 200]
+    for case, answer in zip(cases, answers, strict=True):
+        assert answer.status_code in (200, 201), (case, answer.status_code, answer.text[:300])
+
+
+_XLIFF = (
+    '<?xml version="1.0"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+    '<file original="a" source-language="en" datatype="plaintext"><body>'
+    + "".join(f'<trans-unit id="u{n}"><source>Unit {n}.</source></trans-unit>' for n in range(2_000))
+    + "</body></file></xliff>"
+)
+
+
+@pytest.mark.parametrize("case", sorted(HEAVY))
+async def test_the_server_answers_while_heavy_work_runs(monkeypatch: pytest.MonkeyPatch, case: str) -> None:
+    await _answered_meanwhile(monkeypatch, [case])
+
+
+async def test_health_is_answered_while_a_large_export_and_a_large_import_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    await _answered_meanwhile(monkeypatch, ["export xliff2", "memory import"])
+
+
+def test_in_a_lambda_invocation_an_export_runs_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Served alone, the export needs no worker thread and no second event loop."""
+    import handlers.api as api
+    import service.workbench as workbench
+    from handlers.deps import LazyServices
+
+    threads: list[int] = []
+    build = workbench.build_segments
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.get_ident())
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(workbench, "build_segments", recorded)
+    previous = api.app.state.services
+    api.app.state.services = LazyServices(services_for())
+    try:
+        call = lambda_transport(api.handler)
+        _, created = call("POST", "/api/sessions")
+        sid = created["id"]
+        _, upload = call("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": "Hello.\n"})
+        status, body = call("GET", f"/api/sessions/{sid}/files/{upload['fileId']}/export?format=xliff2")
+    finally:
+        api.app.state.services = previous
+    assert status == 200 and body, body  # the download (base64 through API Gateway)
+    assert threads == [threading.get_ident()]

@@ -3,7 +3,8 @@ offline pseudo model, on SQLite (in memory and a file) and DynamoDB under moto.
 
 Documents: any Unicode but lone surrogates (refused with 422, tests/test_failures.py), CRLF, a BOM,
 NUL and other control characters, lines longer than a unit (300 characters), repeated passages and
-headings, code fences. Reviews: approve, refine with any text, reject (finitely often, or the pseudo
+headings, code fences. Reviews: approve, refine with any text a reviewer may send (not blank, no C0 control but tab and
+line breaks: agent_core.text), reject (finitely often, or the pseudo
 model would propose forever), the same verdicts sent again, and requests replayed with their
 Idempotency-Key; batches answered whole or in part. Whatever they are, once every unit is approved:
 the written units tile the source exactly once, in order (only whitespace between them, each at the
@@ -34,6 +35,9 @@ MAX_REJECTS = 3
 MAX_ROUNDS = 400
 
 _TEXT = st.characters(codec="utf-8")  # every code point UTF-8 can carry: all but surrogates
+# What a reviewer may type (agent_core.text): no C0 control but tab, LF and CR; a final is not blank.
+_TYPED = st.characters(codec="utf-8", exclude_characters=[chr(c) for c in range(32) if chr(c) not in "\t\n\r"])
+_FINAL = st.text(_TYPED, min_size=1, max_size=40).filter(str.strip)
 _WORDS = st.text(_TEXT, min_size=1, max_size=60)
 _LONG_LINE = st.builds(
     lambda w, spaced: ((w + " ") if spaced else w) * (300 // (len(w) + 1) + 2), _WORDS, st.booleans()
@@ -84,8 +88,8 @@ with one Idempotency-Key) or repeat (the same verdicts sent again, without a key
 
 _DECISION = st.one_of(
     st.just(("approve", "")),
-    st.tuples(st.just("refine"), st.text(_TEXT, min_size=1, max_size=40)),
-    st.tuples(st.just("reject"), st.text(_TEXT, max_size=20)),
+    st.tuples(st.just("refine"), _FINAL),
+    st.tuples(st.just("reject"), st.text(_TYPED, max_size=20)),
 )
 rounds = st.lists(
     st.tuples(

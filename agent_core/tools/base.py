@@ -16,6 +16,7 @@ from pydantic_ai.tools import ToolDefinition
 from ..copilot import CopilotRequest, Verdict
 from ..document import FileState, Spans, file_handle, find_file, handle
 from ..effects import Correction, UnitWrite
+from ..inline_codes import code_problems
 from ..memory import GlossaryEntry
 from ..ports import FileReader
 from ..tm import TmMatch
@@ -24,6 +25,18 @@ MAX_UNIT_CHARS = 300
 """The longest source text one translation unit may have."""
 MEMORY_CALL_PREFIX = "memory_"
 """Tool calls the translation memory made (no model request): their proposals say `origin: "memory"`."""
+
+
+def codes_refusal(state: FileState, source: str, text: str) -> str | None:
+    """Why a proposal for an XLIFF file cannot be exported (its inline-code placeholders), or None.
+
+    Only XLIFF sources have inline codes; elsewhere `{1}` is text, and QA only warns of it."""
+    if not state.name.lower().endswith((".xlf", ".xliff")):
+        return None
+    problems = code_problems(source, text)
+    if not problems:
+        return None
+    return "translate_string breaks the inline codes of src_string: " + " ".join(problems)
 
 
 def is_memory_call(call_id: str) -> bool:

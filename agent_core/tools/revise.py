@@ -17,7 +17,7 @@ from pydantic_ai.tools import ToolDefinition
 from ..copilot import Approve, CopilotRequest, QaFinding, Refined, Reject, ToolRef, Verdict
 from ..effects import Correction, UnitWrite
 from ..qa import proposal_checks
-from .base import ToolCall, ToolOutcome, ToolResult, file_list, snippet
+from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_list, snippet
 
 DESCRIPTION = """\
 Propose a new translation for a unit that is already written (to apply an instruction such as
@@ -77,8 +77,10 @@ class ReviseTool:
             return _reject(f"The unit at {unit.start} is already revised in this response; propose it once.")
         if not args.translate_string.strip() or args.translate_string == unit.text:
             return _reject("translate_string is empty or the same as the written text: propose a new text.")
-        batch.revised.add((state.file_id, unit.start))
         source = await batch.reader.read_text(state.file_id, unit.start, unit.end)
+        if refusal := codes_refusal(state, source, args.translate_string):
+            return _reject(refusal)
+        batch.revised.add((state.file_id, unit.start))
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
             file_id=state.file_id,

@@ -28,6 +28,7 @@ from .base import (
     ToolCall,
     ToolOutcome,
     ToolResult,
+    codes_refusal,
     file_list,
     is_memory_call,
     snippet,
@@ -152,6 +153,8 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[str, int, int, i
             "In an XLIFF file a unit lies inside one segment (segments are separated by a blank line); "
             f"end the unit before character {start + src.index(chr(10) * 2)}. {await where()}"
         )
+    if refusal := codes_refusal(state, src, args.translate_string):
+        return _reject(refusal)
     if end > gap_end:
         tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
         return _reject(

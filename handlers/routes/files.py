@@ -64,9 +64,11 @@ async def download_translation(
 ) -> Response:
     """The assembled translation as a download; `X-Translation-Complete` says whether anything is missing."""
     from service.exports import Exports
+    from service.offload import off_loop
     from service.workbench import workbench_of
 
-    found = await Exports(workbench_of(services)).translation(owner, session_id, file_id, fill=fill == "source")
+    exports = Exports(workbench_of(services))
+    found = await off_loop(lambda: exports.translation(owner, session_id, file_id, fill=fill == "source"))
     return attachment(found)
 
 
@@ -85,9 +87,11 @@ async def export_file(
 ) -> Response:
     """The file as XLIFF 2.0 or 1.2, TMX, Markdown, or (an XLIFF source) the original with its targets filled."""
     from service.exports import Exports
+    from service.offload import off_loop
     from service.workbench import workbench_of
 
-    found = await Exports(workbench_of(services)).export(owner, session_id, file_id, format, srclang=srclang)
+    exports = Exports(workbench_of(services))  # parsing and writing XML: off the server's loop
+    found = await off_loop(lambda: exports.export(owner, session_id, file_id, format, srclang=srclang))
     return attachment(found)
 
 

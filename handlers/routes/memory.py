@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
+from agent_core.text import check_filled, check_text
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
@@ -32,8 +33,10 @@ if TYPE_CHECKING:
 MEMORY_VIEW_CORRECTIONS = 20
 """How many of the latest corrections `GET /api/memory` lists."""
 
-Term = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-Note = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+Term = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), AfterValidator(check_filled)]
+"""A glossary term or its translation: storable text, never blank (surrounding whitespace dropped)."""
+Note = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500), AfterValidator(check_filled)]
+"""A style note: storable text, never blank."""
 
 router = APIRouter()
 
@@ -41,7 +44,7 @@ router = APIRouter()
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    languages: str | None = Field(default=None, max_length=100)
+    languages: Annotated[str, Field(max_length=100), AfterValidator(check_text)] | None = None
     """`"source>target"` (`"auto>french"`), or a target alone; absent: every language pair."""
 
     @field_validator("languages")

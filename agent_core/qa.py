@@ -24,6 +24,7 @@ __all__ = ["QaWarning", "proposal_checks", "proposal_warnings", "structure_warni
 
 WarningCode = Literal[
     "glossary",
+    "glossary_keep",
     "missing_url",
     "missing_code",
     "missing_placeholder",
@@ -61,6 +62,17 @@ class QaWarning:
     message: str
 
 
+def is_keep_term(entry: GlossaryEntry) -> bool:
+    """True for a do-not-translate entry: its translation is its term (`Clippy → Clippy`, any case)."""
+    return entry.source.strip().casefold() == entry.target.strip().casefold()
+
+
+def _kept(term: str, text: str) -> bool:
+    """True when `text` keeps `term` as it is, an inflection's ending allowed (`Clippys`, `Clippy's`)."""
+    words = r"\s+".join(re.escape(word) for word in term.split())
+    return re.search(r"(?<!\w)" + words, text, re.I) is not None
+
+
 def proposal_warnings(source: str, proposal: str, *, glossary: Sequence[GlossaryEntry] = ()) -> tuple[str, ...]:
     """The checks `proposal` fails against `source`, in words for the reviewer (empty when none)."""
     return tuple(w.message for w in proposal_checks(source, proposal, glossary=glossary))
@@ -71,7 +83,12 @@ def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEn
     warnings: list[QaWarning] = []
     prose = prose_only(source) if glossary else ""
     for entry in glossary:
-        if occurs(entry.source, prose) and not occurs(entry.target, proposal):
+        if not occurs(entry.source, prose):
+            continue
+        if is_keep_term(entry):
+            if not _kept(entry.source, proposal):
+                warnings.append(QaWarning("glossary_keep", f"Glossary: keep «{entry.source}» as it is."))
+        elif not occurs(entry.target, proposal):
             message = f"Glossary: «{entry.source}» should be translated as «{entry.target}»."
             warnings.append(QaWarning("glossary", message))
     source_rest, proposal_rest = source, proposal

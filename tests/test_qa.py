@@ -102,3 +102,17 @@ def test_pseudo_translations_of_the_corpus_pass_every_check() -> None:
     assert len(units) > 300
     failing = [(u, w) for u in units if (w := text_warnings(u, pseudo_translate(u)))]
     assert failing == []
+
+
+KEEP = [GlossaryEntry(source="Clippy", target="clippy")]
+
+
+@pytest.mark.parametrize("proposal", ["Clippy vous aide.", "Les astuces de Clippys.", "L'aide de CLIPPY's."])
+def test_a_keep_term_kept_draws_no_warning(proposal: str) -> None:
+    assert proposal_checks("Clippy helps you.", proposal, glossary=KEEP) == ()
+
+
+def test_a_keep_term_changed_says_keep_it() -> None:
+    checks = proposal_checks("Clippy helps you.", "Le trombone vous aide.", glossary=KEEP)
+    assert checks == (QaWarning("glossary_keep", "Glossary: keep «Clippy» as it is."),)
+    assert proposal_checks("Nothing to keep here.", "Rien ici.", glossary=KEEP) == ()

@@ -113,8 +113,10 @@ class Exports:
             return await self.translation(owner, sid, fid)
         view = await self.workbench.view(owner, sid, fid, with_pending=fmt != "tmx")
         inputs = await blocking(self._inputs, owner, sid, view, notes=fmt in ("xliff2", "xliff12"))
-        language = source_tag if source_tag is not None else await blocking(self._session_language, sid)
-        return await blocking(render_export, inputs, fmt, source_language=language)
+        record = await blocking(self.workbench.storage.get_session, sid)
+        language = source_tag or record.source_language or "und"
+        target = record.target_language
+        return await blocking(render_export, inputs, fmt, source_language=language, target_language=target)
 
     def _inputs(self, owner: str, sid: str, view: FileView, *, notes: bool) -> ExportInputs:
         storage = self.workbench.storage
@@ -122,11 +124,6 @@ class Exports:
         corrections = storage.recent_corrections(owner, limit=CORRECTION_NOTES) if notes else []
         mine = [c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id]
         return ExportInputs(view=view, original=original, corrections=mine)
-
-    def _session_language(self, sid: str) -> str:
-        """The session's source language as a BCP 47 tag, or `und`."""
-        record = self.workbench.storage.get_session(sid)
-        return record.source_language or "und"
 
 
 def render_translation(view: FileView, *, fill: bool = False) -> Download:
@@ -137,10 +134,13 @@ def render_translation(view: FileView, *, fill: bool = False) -> Download:
                     complete=view.state.complete)
 
 
-def render_export(inputs: ExportInputs, fmt: str, *, source_language: str) -> Download:
+def render_export(
+    inputs: ExportInputs, fmt: str, *, source_language: str, target_language: str | None = None
+) -> Download:
     """The export in `fmt` (`xliff2`, `xliff12`, `tmx`, `xliff`) of what was read (plain, CPU only).
 
-    `source_language` is a BCP 47 tag or `und` (an XLIFF source's own language replaces `und`)."""
+    `source_language` is a BCP 47 tag or `und` (an XLIFF source's own language replaces `und`);
+    `target_language` the session's, else the one its task names, else the XLIFF source's."""
     view, original = inputs.view, inputs.original
     document = _document(original)
     if fmt == "xliff":
@@ -149,7 +149,8 @@ def render_export(inputs: ExportInputs, fmt: str, *, source_language: str) -> Do
         return _filled(view, original, document)
     if source_language == "und" and document is not None and document.source_language:
         source_language = document.source_language
-    target = target_tag(view.snapshot) or (document.target_language if document is not None else None)
+    own_target = document.target_language if document is not None else None
+    target = target_language or target_tag(view.snapshot) or own_target
     segments = view.segments()
     codes = _codes_by_segment(document, segments)
     name, complete = view.state.name, view.state.complete

@@ -43,9 +43,9 @@ async def test_patch_changes_only_what_it_names(api: AsyncApi) -> None:
 
 async def test_exports_write_the_session_source_language(api: AsyncApi) -> None:
     sid, fid = await api.start(ENGLISH)
-    await api.ok("PATCH", f"/api/sessions/{sid}", {"sourceLanguage": "en-GB"})
+    await api.ok("PATCH", f"/api/sessions/{sid}", {"sourceLanguage": "en-GB", "targetLanguage": "de"})
     await api.until_user(sid, userInput="Translate a.md into French.")
-    for fmt, attribute in (("xliff2", 'srcLang="en-GB"'), ("xliff12", 'source-language="en-GB"')):
+    for fmt, attribute in (("xliff2", 'srcLang="en-GB" trgLang="de"'), ("xliff12", 'source-language="en-GB"')):
         response = await api.client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": fmt})
         assert response.status_code == 200, response.text
         assert attribute in response.text and "und" not in response.text.split(">", 2)[1]

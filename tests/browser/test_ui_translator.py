@@ -253,19 +253,14 @@ def test_the_segment_count_is_right_before_any_review_and_stable_after(server: s
 
 
 def test_the_source_language_is_shown_and_changed_from_the_top_bar(server: str, page: Page) -> None:
-    """The top bar shows the session's source language (auto while it has none) and sets another with Enter;
-    what is not a tag is refused before it is sent. On a server that cannot change it yet, the refusal is
-    said in the error bar and the field shows the language as before."""
+    """The top bar shows the session's source language (detected from the first file) and sets another
+    with Enter; what is not a tag is refused before it is sent."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    session_id = _start(page, server, "# Notes\n\nRun the tool every day.\n", "lang.md")
-    view = get_json(f"{server}api/sessions/{session_id}")
+    doc = "# Notes\n\nRun the tool every day, and read what it tells you before you change anything.\n"
+    session_id = _start(page, server, doc, "lang.md")
+    assert get_json(f"{server}api/sessions/{session_id}")["sourceLanguage"] == "en"
     field = page.locator("#source-lang")
-    shown_before = field.input_value()
-    if view.get("sourceLanguage"):
-        page.wait_for_function("() => document.querySelector('#source-lang').value.includes('(')")
-        assert f"({view['sourceLanguage']})" in field.input_value()
-    else:
-        assert field.input_value() == "" and field.get_attribute("placeholder") == "auto"
+    page.wait_for_function("() => document.querySelector('#source-lang').value === 'English (en)'")
 
     # Not a tag: refused in the page, nothing sent.
     patches: list[str] = []
@@ -274,20 +269,15 @@ def test_the_source_language_is_shown_and_changed_from_the_top_bar(server: str, 
     field.press("Enter")
     page.wait_for_selector("#error:not([hidden])")
     assert "is not a language tag" in page.inner_text("#error-text") and not patches
-    assert field.input_value() == shown_before
+    assert field.input_value() == "English (en)"
     page.click("#error-dismiss")
 
     field.fill("de")
     field.press("Enter")
-    if "sourceLanguage" in view:
-        page.wait_for_function("() => document.querySelector('#source-lang').value === 'German (de)'")
-        assert "Source language set to German (de)." in page.inner_text("#status")
-        assert get_json(f"{server}api/sessions/{session_id}")["sourceLanguage"] == "de"
-        page.reload()
-        page.wait_for_function("() => document.querySelector('#source-lang').value === 'German (de)'")
-    else:
-        page.wait_for_selector("#error:not([hidden])")
-        assert "cannot change it yet" in page.inner_text("#error-text")
-        assert field.input_value() == shown_before, "the field shows the language as before"
+    page.wait_for_function("() => document.querySelector('#source-lang').value === 'German (de)'")
+    assert "Source language set to German (de)." in page.inner_text("#status")
+    assert get_json(f"{server}api/sessions/{session_id}")["sourceLanguage"] == "de"
+    page.reload()
+    page.wait_for_function("() => document.querySelector('#source-lang').value === 'German (de)'")
     assert len(patches) == 1
     page.locator(".topbar").screenshot(path=str(SHOTS / "source-language.png"))

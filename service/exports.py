@@ -34,7 +34,6 @@ from interchange import (
     TmPair,
     WrittenUnit,
     XliffDocument,
-    bcp47,
     export_tmx,
     export_xliff2,
     export_xliff12,
@@ -48,6 +47,7 @@ from interchange import (
 from .blocking import blocking
 from .schemas import Segment
 from .segments import WRITTEN_STATUSES, fill_with_source
+from .sessions import language_tag
 from .workbench import FileView, Workbench, target_tag
 
 EXPORT_FORMATS = ("xliff2", "xliff12", "tmx", "md", "xliff")
@@ -108,7 +108,7 @@ class Exports:
         """The file in format `fmt` (EXPORT_FORMATS); InvalidRequestError for another format."""
         if fmt not in EXPORT_FORMATS:
             raise InvalidRequestError(f"Unknown export format {fmt[:40]!r}; use one of {', '.join(EXPORT_FORMATS)}.")
-        source_tag = _source_tag(srclang)
+        source_tag = language_tag(srclang)
         if fmt == "md":
             return await self.translation(owner, sid, fid)
         view = await self.workbench.view(owner, sid, fid, with_pending=fmt != "tmx")
@@ -171,15 +171,6 @@ def render_export(
     filename = f"{name}.xlf" if fmt == "xliff2" else f"{name}.xliff12.xlf"
     return Download(content=written.text, media_type=XLIFF_TYPE, filename=filename, complete=complete,
                     skipped=len(written.left))
-
-
-def _source_tag(srclang: str | None) -> str | None:
-    if srclang is None:
-        return None
-    tag = bcp47(srclang)
-    if tag is None:
-        raise InvalidRequestError(f"srclang {srclang[:40]!r} is not a language this server knows; use a BCP 47 tag.")
-    return tag
 
 
 def _document(original: str | None) -> XliffDocument | None:

@@ -89,7 +89,7 @@ def test_exports_of_a_file_under_review_validate_and_carry_every_segment(app: tu
     assert "filename*=UTF-8''guide.md.xlf" in x2.headers["content-disposition"]
     assert_valid_xliff2(x2.text)
     root = etree.fromstring(x2.text.encode())
-    assert root.get("trgLang") == "fr" and root.get("srcLang") == "und"
+    assert root.get("trgLang") == "fr" and root.get("srcLang") == "en"  # detected from the guide
     ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
     sources = ["".join(s.itertext()) for s in root.iterfind(".//x:source", ns)]
     assert sources == ["# Guide", "Hello world.", "Second paragraph.", "Third paragraph."]

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from agent_core.document import FileState, assemble, initial_coverage
 from agent_core.effects import StepEffects, StepToken, UnitWrite
-from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError
+from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from interchange import InterchangeError, bcp47, parse_xliff, translatable_text
 from storage.interface import SessionStorageInterface
@@ -136,21 +136,22 @@ class SessionService:
             created_at=_now(),
         )
         self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
-        if record.source_language is None:
-            self._detect_language(sid, content)
         # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
         keep = upload.keepVerbatim and original is None
-        return write_verbatim(self.storage, sid, state, content) if keep else state
+        written = write_verbatim(self.storage, sid, state, content) if keep else state
+        if record.source_language is None:
+            self._detect_language(sid, content)
+        return written
 
     def _detect_language(self, sid: str, content: str) -> None:
-        """Record the language `content` is written in as the session's, when it can be told. The file is
-        stored already, so a failure here is logged, never the upload's: the user can still set it."""
+        """Record the language `content` is written in as the session's, when it can be told. Best effort:
+        the file is stored already, so a failure here is logged, never the upload's (the user sets it)."""
         detected = detect_language(content)
         if detected is None:
             return
         try:
             self.storage.update_session(sid, source_language=detected)
-        except (ConflictError, NotFoundError):
+        except (ConflictError, NotFoundError, UnavailableError):
             log.warning("the detected source language %s was not recorded for %s", detected, sid)
 
     def files(self, owner: str, sid: str) -> list[FileState]:

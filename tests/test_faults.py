@@ -353,11 +353,16 @@ UPLOAD_FAULTS = [
     # Writing the verbatim units (code blocks) after the file: best effort, the upload still succeeds.
     ("upload", "Query", "Throttled", 0),  # the session read before its verbatim text is written
     ("upload", "TransactWriteItems", "InternalServerError", 1),  # the verbatim units
+    # Recording the source language detected from the file's text, last: best effort too.
+    ("upload", "GetItem", "Throttled", 2),  # the session's META, read again
+    ("upload", "TransactWriteItems", "InternalServerError", 2),  # META with the language
 ]
 
 
 VERBATIM_WRITES = {("Query", 0), ("TransactWriteItems", 1)}
 """The upload's calls that write its verbatim units (best effort, after the file)."""
+LANGUAGE_WRITES = {("GetItem", 2), ("TransactWriteItems", 2)}
+"""The upload's calls that record the detected source language (best effort, after everything)."""
 
 
 def test_the_upload_faults_cover_every_call_of_an_upload(app: App) -> None:
@@ -395,6 +400,11 @@ def test_a_failed_creation_or_upload_leaves_nothing_half_made(
             assert reply.status == 201, reply.body
             assert [f.file_id for f in app.storage.load_step(sid, window=0).files] == [reply.body["fileId"]]
             assert app.storage.list_units(sid, reply.body["fileId"]) == []
+            return
+        if (op, skip) in LANGUAGE_WRITES:  # the file and its code are whole; only the language is not set
+            assert reply.status == 201, reply.body
+            assert app.storage.list_units(sid, reply.body["fileId"]) != []
+            assert call("GET", f"/api/sessions/{sid}").body["sourceLanguage"] is None
             return
         assert_failed_cleanly(reply)
         assert list(app.storage.load_step(sid, window=0).files) == [], "a failed upload left a file"

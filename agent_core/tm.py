@@ -60,8 +60,8 @@ class TmEntry:
     origin: TmOrigin = "approved"
     updated_at: str = ""
     """ISO 8601 with a zone: when the translation was made (data: shown and exported, never compared)."""
-    written: str = field(default="", compare=False)
-    """The write's place in the owner's write order, as storage stamped it (empty until stored): of two
+    written: int = field(default=0, compare=False)
+    """The number of the owner's write that stored it (0 until stored; storage's `tm_changes`): of two
     entries for one source, the later written wins, whatever their `updated_at`."""
 
 

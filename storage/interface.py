@@ -22,7 +22,7 @@ from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepTok
 from agent_core.tm import TmEntry, normalize, source_hash
 
 from .errors import ConflictError, InvalidRequestError
-from .records import MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord
+from .records import MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord, TmChanges
 
 MAX_STORED_BYTES = 400_000
 """No stored record (a message, a verdict, a unit, a kept answer) may be larger, in UTF-8, on any backend
@@ -51,8 +51,8 @@ class SessionStorageInterface(ABC):
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the effects atomically if the session is still at `token.version` (0 creates it),
         else ConflictError; `answer` is written in the same transaction. The effects' translation-memory
-        entries go to the owner's memory (newest wins by source hash), counted by `memory_added`; a
-        backend that cannot fit them in the step's transaction writes them right after it."""
+        entries are the owner's next numbered write (`tm_changes`), in that same transaction, their new
+        entries counted by `memory_added`. Nothing follows the transaction that could fail the commit."""
 
     @abstractmethod
     def update_session(
@@ -144,8 +144,8 @@ class MemoryStorageInterface(ABC):
     @abstractmethod
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """`list_memory` and `recent_corrections(limit=corrections)` in one read that stands alone (what a
-        step shows; it may run beside the read of the session), with the translation memory's write
-        count where the backend keeps one. Never torn: an import is seen whole or not at all."""
+        step shows; it may run beside the read of the session), with the number of the owner's latest
+        translation-memory write (`tm_changes`). Never torn: an import is seen whole or not at all."""
 
     @abstractmethod
     def put_memory_entries(
@@ -167,17 +167,19 @@ class MemoryStorageInterface(ABC):
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace translation-memory entries by source hash: `(added, updated, skipped)`; new entries
         past `max_entries` for the owner are skipped, so what a lookup reads stays bounded, and so is an
-        entry whose target is blank (it would make a session propose nothing)."""
+        entry whose target is blank (it would make a session propose nothing). The put is the owner's
+        newest write (one or more numbered writes, `tm_changes`): it replaces what it names whatever the
+        entries' `updated_at`, which stays data."""
 
     @abstractmethod
-    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """The owner's entries written after `since` (an ISO time; None: all of them, as an export reads
-        them), in no set order,
-        except those `known` (source hash → `updated_at`) already holds in that version and, after a
-        time, those this same instance wrote (its caller keeps them as it writes them: service.tm).
+    def tm_changes(self, owner: str, *, since: int | None) -> TmChanges:
+        """The owner's entries written after write number `since` (None: all of them, as an export or a
+        cold replica reads them), in no set order, and the number of the latest write the read covers.
 
-        A change may show a few seconds after its write (DynamoDB's index is eventually consistent), so
-        a caller asks again from a margin before its last read (service.tm)."""
+        Every write of the owner's translation memory (a step's entries, a put or a part of one) is
+        numbered 1, 2, … in the order it committed, on every backend, and each entry read back carries
+        its write's number in `written`: of two entries for one source, the one written later wins.
+        The read is consistent: what a write numbered at most the returned `seq` wrote is in it."""
 
 
 class Storage(SessionStorageInterface, MemoryStorageInterface, ABC):

@@ -12,6 +12,7 @@ from typing import Generic, TypeVar
 
 from agent_core.effects import Correction, Telemetry
 from agent_core.errors import ConflictError, InvalidRequestError
+from agent_core.tm import TmEntry
 
 SCHEMA_VERSION = 2
 """The layout version written with every session record (2 added the telemetry counters)."""
@@ -113,7 +114,16 @@ class OwnerSnapshot:
     """The glossary entries and style notes, oldest first."""
     corrections: list[Correction]
     """The latest corrections, newest first."""
-    tm_writes: int | None = None
-    """How many translation-memory entry writes the owner has had (every entry a put or a step writes
-    counts one), where the backend counts them in this same read; None where it does not. A replica
-    that knows of that many writes need not read the memory's changes (service.tm)."""
+    tm_seq: int = 0
+    """The number of the owner's latest translation-memory write (0: none yet; `tm_changes`): a replica
+    that holds every write up to it need not read the memory's changes (service.tm)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TmChanges:
+    """What a read of an owner's translation memory found (`tm_changes`)."""
+
+    entries: list[TmEntry]
+    """The entries written after the read's `since`, each with its write's number in `written`."""
+    seq: int
+    """The number of the latest write the read covers (0: none)."""

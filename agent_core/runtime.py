@@ -9,6 +9,7 @@ answer in between; `step` does both.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -220,7 +221,7 @@ class AgentRuntime:
 
     async def _load(self, owner: str, session_id: str | None) -> _Loaded:
         """The session (a new one when no id is given), the owner's memory, a reader of its files: the
-        session's read, then the owner's (its memory, then its translation memory's)."""
+        session's read beside the owner's (its memory, then its translation memory's)."""
 
         async def owners() -> Memory:
             memory = await self.memory.recall(owner)
@@ -235,11 +236,12 @@ class AgentRuntime:
                 token=token, window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[]
             )
             memory = await owners()
-        else:
-            snapshot = await self.store.load(session_id, window=self.window + self.chunk + 2)
+        else:  # the session's read and the owner's side by side (reading the caller's own memory is harmless)
+            snapshot, memory = await asyncio.gather(
+                self.store.load(session_id, window=self.window + self.chunk + 2), owners()
+            )
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
-            memory = await owners()
         return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
 
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:

@@ -32,9 +32,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def _parser() -> etree.XMLParser:
     # A new parser per call: lxml parsers are not thread-safe, and this keeps nothing at import.
-    return etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, strip_cdata=False
-    )
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, strip_cdata=False)
 
 
 def parse(text: str) -> tuple[etree._ElementTree, bool]:

@@ -209,9 +209,14 @@ def placeholder_mismatches(source: str, target: str) -> tuple[str, ...]:
     """
     tokens = {m.group() for m in TOKEN.finditer(source)}
     codes = [
-        InlineCode(token=int(m.group(2)), kind="paired" if f"{{/{m.group(2)}}}" in tokens else "single",
-                   element="g", code_id=None)
-        for m in TOKEN.finditer(source) if not m.group(1)
+        InlineCode(
+            token=int(m.group(2)),
+            kind="paired" if f"{{/{m.group(2)}}}" in tokens else "single",
+            element="g",
+            code_id=None,
+        )
+        for m in TOKEN.finditer(source)
+        if not m.group(1)
     ]
     unique = list({c.token: c for c in codes}.values())
     found = list(problems(target, unique))

@@ -53,6 +53,8 @@ def read_csv(text: str) -> list[list[str]]:
                 raise TooLarge(f"The CSV has more than {MAX_CSV_ROWS} rows, the most one import reads; split it.")
             rows.append([restored(cell) for cell in row])
     except csv.Error as exc:
-        raise UnsupportedFormat(f"The CSV cannot be read at line {reader.line_num}: {exc} "
-                                f"(a field holds at most {MAX_CSV_FIELD} characters).") from exc
+        raise UnsupportedFormat(
+            f"The CSV cannot be read at line {reader.line_num}: {exc} "
+            f"(a field holds at most {MAX_CSV_FIELD} characters)."
+        ) from exc
     return rows

@@ -1,10 +1,10 @@
 """The package's errors: every parser raises `InterchangeError` (a ValueError) with a message a person can act on.
 
-    InterchangeError
-    ├── NotWellFormed      the text is not XML (or uses a DTD/entity we refuse)
-    ├── UnsupportedFormat  XML, but not the format expected (no XLIFF 1.2/2.0 root, no TMX, no TBX, bad CSV header)
-    ├── PlaceholderError   a translated text's placeholders cannot be put back (unknown, repeated, misnested)
-    └── TooLarge           more elements, segments or rows than one request can handle (the limit is in the message)
+InterchangeError
+├── NotWellFormed      the text is not XML (or uses a DTD/entity we refuse)
+├── UnsupportedFormat  XML, but not the format expected (no XLIFF 1.2/2.0 root, no TMX, no TBX, bad CSV header)
+├── PlaceholderError   a translated text's placeholders cannot be put back (unknown, repeated, misnested)
+└── TooLarge           more elements, segments or rows than one request can handle (the limit is in the message)
 """
 
 from __future__ import annotations

@@ -32,8 +32,13 @@ NS20 = "urn:oasis:names:tc:xliff:document:2.0"
 NS12 = "urn:oasis:names:tc:xliff:document:1.2"
 TOOL = "translation-agent"
 _NOT_NMTOKEN = re.compile(r"[^\w.:-]")
-_PROCESS = {"pending": "translation", "verbatim": "translation", "approved": "review", "refined": "review",
-            "revised": "revision"}
+_PROCESS = {
+    "pending": "translation",
+    "verbatim": "translation",
+    "approved": "review",
+    "refined": "review",
+    "revised": "revision",
+}
 PLACEHOLDER_NOTE = "placeholders"
 """The category (2.0) / `from` (1.2) of the note on a target written as plain text."""
 
@@ -70,8 +75,7 @@ def export_xliff2(doc: BilingualExport) -> Exported:
 def export_xliff12(doc: BilingualExport) -> Exported:
     """The segments as an XLIFF 1.2 document; the exact status is each target's `phase-name`."""
     root = etree.Element(f"{{{NS12}}}xliff", attrib={"version": "1.2"}, nsmap={None: NS12})
-    attrs = {"original": clean(doc.file_name), "source-language": clean(doc.source_language),
-             "datatype": "plaintext"}
+    attrs = {"original": clean(doc.file_name), "source-language": clean(doc.source_language), "datatype": "plaintext"}
     if doc.target_language:
         attrs["target-language"] = clean(doc.target_language)
     file = etree.SubElement(root, f"{{{NS12}}}file", attrib=attrs)
@@ -88,15 +92,17 @@ def export_xliff12(doc: BilingualExport) -> Exported:
         if plain:
             left.append(segment.id)
     for status in (s for s in _PROCESS if s in used):
-        etree.SubElement(phases, f"{{{NS12}}}phase", attrib={
-            "phase-name": status, "process-name": _PROCESS[status], "tool-id": TOOL})
+        etree.SubElement(
+            phases, f"{{{NS12}}}phase", attrib={"phase-name": status, "process-name": _PROCESS[status], "tool-id": TOOL}
+        )
     if not used:
         header.remove(phases)
     return Exported(text=_text(root), left=tuple(left))
 
 
-def _trans_unit(body: etree._Element, unit_id: str, segment: BilingualSegment,
-                doc: BilingualExport) -> tuple[Status | None, bool]:
+def _trans_unit(
+    body: etree._Element, unit_id: str, segment: BilingualSegment, doc: BilingualExport
+) -> tuple[Status | None, bool]:
     """Write one trans-unit; the status its target has (None without one), and whether it is plain text."""
     unit = etree.SubElement(body, f"{{{NS12}}}trans-unit", attrib={"id": unit_id, XML_SPACE: "preserve"})
     if segment.status == "verbatim":
@@ -131,8 +137,11 @@ def _target(tag: str, segment: BilingualSegment, fmt: Format) -> tuple[etree._El
     why = _write(target, text, segment, fmt)
     if why is None:
         return target, segment.status, None
-    note = Note(text=f"The placeholders of this target do not match the source's inline codes: {why} "
-                "It is written as plain text, for review.", category=PLACEHOLDER_NOTE)
+    note = Note(
+        text=f"The placeholders of this target do not match the source's inline codes: {why} "
+        "It is written as plain text, for review.",
+        category=PLACEHOLDER_NOTE,
+    )
     return target, "pending", note
 
 

@@ -31,8 +31,10 @@ from .model import WRITTEN, Status
 from .states import xliff2_state, xliff12_state
 from .xliff_source import Located, locate
 
-COMMENT = "translation-agent: the placeholders of this target do not match its source's inline codes ({}); " \
+COMMENT = (
+    "translation-agent: the placeholders of this target do not match its source's inline codes ({}); "
     "it is written as plain text, for review"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,8 +111,9 @@ def _rebuild(target: etree._Element, item: Located, text: str) -> bool:
         return False
 
 
-def _fill_segmented(items: list[Located], unit_items: list[Located], targets: Mapping[str, str],
-                    states: Mapping[str, Status]) -> list[str]:
+def _fill_segmented(
+    items: list[Located], unit_items: list[Located], targets: Mapping[str, str], states: Mapping[str, Status]
+) -> list[str]:
     """Rebuild a seg-source unit's target: every segment mark, translated where a translation is given.
 
     The keys of the segments whose placeholders did not fit (written as plain text), if any."""

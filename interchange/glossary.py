@@ -58,8 +58,9 @@ def parse_glossary_csv(text: str) -> list[GlossaryTerm]:
 
 def export_tbx(terms: Sequence[GlossaryTerm], *, srclang: str, tgtlang: str) -> str:
     """The terms as a TBX-Basic v3 document; a term's own languages win over `srclang`/`tgtlang`."""
-    root = etree.Element(f"{{{NS_TBX}}}tbx", attrib={"style": "dca", "type": "TBX-Basic", XML_LANG: clean(srclang)},
-                         nsmap={None: NS_TBX})
+    root = etree.Element(
+        f"{{{NS_TBX}}}tbx", attrib={"style": "dca", "type": "TBX-Basic", XML_LANG: clean(srclang)}, nsmap={None: NS_TBX}
+    )
     header = etree.SubElement(root, f"{{{NS_TBX}}}tbxHeader")
     desc = etree.SubElement(etree.SubElement(header, f"{{{NS_TBX}}}fileDesc"), f"{{{NS_TBX}}}sourceDesc")
     etree.SubElement(desc, f"{{{NS_TBX}}}p").text = "Glossary exported by translation-agent"
@@ -89,8 +90,9 @@ def parse_tbx(text: str, *, srclang: str | None = None) -> list[GlossaryTerm]:
 
 
 def _entry_terms(entry: etree._Element, source_lang: str | None) -> list[GlossaryTerm]:
-    sections = [(s.get(XML_LANG) or s.get("lang") or "", _terms(s)) for s in entry
-                if local(s.tag) in ("langSec", "langSet")]
+    sections = [
+        (s.get(XML_LANG) or s.get("lang") or "", _terms(s)) for s in entry if local(s.tag) in ("langSec", "langSet")
+    ]
     sections = [(lang, found) for lang, found in sections if lang and found]
     if len(sections) < 2:
         return []
@@ -99,7 +101,8 @@ def _entry_terms(entry: etree._Element, source_lang: str | None) -> list[Glossar
     source = source or next((s for s in sections if same_language(s[0], lang)), sections[0])
     return [
         GlossaryTerm(source=source[1][0], target=term, srclang=source[0], tgtlang=other_lang)
-        for other_lang, found in sections if found is not source[1]
+        for other_lang, found in sections
+        if found is not source[1]
         for term in found
     ]
 

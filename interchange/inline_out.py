@@ -35,12 +35,21 @@ Mode = Literal["single", "wrap", "pair", "open", "close"]
 _NESTING = frozenset({"g", "pc", "mrk"})
 # The element each mode is written as, per format: (start element, end element).
 _ELEMENTS: dict[Format, dict[Mode, tuple[str, str]]] = {
-    "xliff2": {"single": ("ph", ""), "wrap": ("pc", ""), "pair": ("sc", "ec"), "open": ("sc", ""),
-               "close": ("ec", "")},
-    "xliff12": {"single": ("x", ""), "wrap": ("g", ""), "pair": ("bpt", "ept"), "open": ("bx", ""),
-                "close": ("ex", "")},
-    "tmx": {"single": ("ph", ""), "wrap": ("bpt", "ept"), "pair": ("bpt", "ept"), "open": ("it", ""),
-            "close": ("it", "")},
+    "xliff2": {"single": ("ph", ""), "wrap": ("pc", ""), "pair": ("sc", "ec"), "open": ("sc", ""), "close": ("ec", "")},
+    "xliff12": {
+        "single": ("x", ""),
+        "wrap": ("g", ""),
+        "pair": ("bpt", "ept"),
+        "open": ("bx", ""),
+        "close": ("ex", ""),
+    },
+    "tmx": {
+        "single": ("ph", ""),
+        "wrap": ("bpt", "ept"),
+        "pair": ("bpt", "ept"),
+        "open": ("it", ""),
+        "close": ("it", ""),
+    },
 }
 
 
@@ -77,8 +86,9 @@ def write_inline(parent: etree._Element, text: str, source: str, codes: Sequence
 
 
 class _Writer:
-    def __init__(self, parent: etree._Element, codes: Mapping[int, InlineCode], modes: Mapping[int, Mode],
-                 fmt: Format) -> None:
+    def __init__(
+        self, parent: etree._Element, codes: Mapping[int, InlineCode], modes: Mapping[int, Mode], fmt: Format
+    ) -> None:
         self.fmt, self.codes, self.modes = fmt, codes, modes
         self.version: inline.Version = "2.0" if fmt == "xliff2" else "1.2"
         self.stack: list[tuple[etree._Element, int]] = [(parent, 0)]
@@ -118,8 +128,11 @@ class _Writer:
     def _close(self, token: int, mode: Mode, whole: str) -> None:
         if mode == "wrap":
             if not self.wraps or self.wraps[-1] != token:
-                raise PlaceholderError(f"{whole} closes a code that is not the innermost open one."
-                                       if token in self.wraps else f"{whole} comes before {{{token}}}.")
+                raise PlaceholderError(
+                    f"{whole} closes a code that is not the innermost open one."
+                    if token in self.wraps
+                    else f"{whole} comes before {{{token}}}."
+                )
             self.wraps.pop()
         if mode == "wrap" and self.fmt != "tmx":
             self.stack.pop()
@@ -129,8 +142,9 @@ class _Writer:
         self.open.discard(token)
         self._element(self.stack[-1][0], _ELEMENTS[self.fmt][mode][1], token, mode, end=True)
 
-    def _element(self, parent: etree._Element, name: str, token: int, mode: Mode, *,
-                 end: bool = False) -> etree._Element:
+    def _element(
+        self, parent: etree._Element, name: str, token: int, mode: Mode, *, end: bool = False
+    ) -> etree._Element:
         code = self.codes[token]
         if self.fmt == "xliff12" and mode == "single" and code.element == "ph":
             name = "ph"

@@ -39,12 +39,23 @@ _STATE12: dict[Status, str] = {
     "revised": "signed-off",
     "verbatim": "signed-off",
 }
-_FROM_STATE2: dict[str, Status] = {"initial": "untranslated", "translated": "pending", "reviewed": "approved",
-                                   "final": "approved"}
+_FROM_STATE2: dict[str, Status] = {
+    "initial": "untranslated",
+    "translated": "pending",
+    "reviewed": "approved",
+    "final": "approved",
+}
 _FROM_STATE12: dict[str, Status] = {
-    "new": "untranslated", "needs-translation": "untranslated", "needs-adaptation": "pending",
-    "needs-l10n": "pending", "needs-review-translation": "pending", "needs-review-adaptation": "pending",
-    "needs-review-l10n": "pending", "translated": "pending", "signed-off": "approved", "final": "approved",
+    "new": "untranslated",
+    "needs-translation": "untranslated",
+    "needs-adaptation": "pending",
+    "needs-l10n": "pending",
+    "needs-review-translation": "pending",
+    "needs-review-adaptation": "pending",
+    "needs-review-l10n": "pending",
+    "translated": "pending",
+    "signed-off": "approved",
+    "final": "approved",
 }
 
 

@@ -34,9 +34,19 @@ _CODES = frozenset({"bpt", "ept", "ph", "it", "ut"})
 def export_tmx(units: Sequence[TmPair], *, srclang: str) -> Exported:
     """The pairs as a TMX 1.4b document whose header says `srclang`."""
     root = etree.Element("tmx", attrib={"version": "1.4"})
-    etree.SubElement(root, "header", attrib={
-        "creationtool": TOOL, "creationtoolversion": "1", "segtype": "block", "o-tmf": TOOL,
-        "adminlang": "en", "srclang": clean(srclang), "datatype": "plaintext"})
+    etree.SubElement(
+        root,
+        "header",
+        attrib={
+            "creationtool": TOOL,
+            "creationtoolversion": "1",
+            "segtype": "block",
+            "o-tmf": TOOL,
+            "adminlang": "en",
+            "srclang": clean(srclang),
+            "datatype": "plaintext",
+        },
+    )
     body = etree.SubElement(root, "body")
     left: list[str] = []
     for pair in units:

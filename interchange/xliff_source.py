@@ -54,8 +54,9 @@ def parse_xliff(text: str) -> XliffDocument:
     per_unit = _PerUnit()
     segments = tuple(_segment(item, per_unit) for item in located)
     if version == "2.0":
-        return XliffDocument(version=version, source_language=root.get("srcLang"),
-                             target_language=root.get("trgLang"), segments=segments)
+        return XliffDocument(
+            version=version, source_language=root.get("srcLang"), target_language=root.get("trgLang"), segments=segments
+        )
     first = next(iter(_children(root, "file")), None)
     source = first.get("source-language") if first is not None else None
     target = first.get("target-language") if first is not None else None
@@ -86,8 +87,9 @@ def locate(tree: etree._ElementTree) -> tuple[inline.Version, list[Located]]:
             translatable = _translatable(unit)
             for index, (source, target, holder) in enumerate(segments, start=1):
                 key = unique(f"{number}/{unit.get('id', '')}/{index}")
-                found.append(Located(key, version, unit, source, target, holder, translatable,
-                                     preserves_space(source), file))
+                found.append(
+                    Located(key, version, unit, source, target, holder, translatable, preserves_space(source), file)
+                )
             if len(found) > MAX_SEGMENTS:
                 raise TooLarge(f"The document has more than {MAX_SEGMENTS} segments, the most a file takes; split it.")
     return version, found
@@ -122,7 +124,7 @@ def _distinct_mids(unit: etree._Element, marks: list[etree._Element]) -> None:
         if mid in seen:
             raise UnsupportedFormat(
                 f"The <seg-source> of trans-unit {unit.get('id', '')[:80]!r} has two segments with mid {mid!r}; "
-                "give each <mrk mtype=\"seg\"> its own mid."
+                'give each <mrk mtype="seg"> its own mid.'
             )
         seen.add(mid)
 
@@ -170,8 +172,14 @@ def _segment(item: Located, per_unit: _PerUnit) -> XliffSegment:
         phase = holder.get("phase-name") if holder is not None else None
         status = status_from_xliff12(state, phase, has_target=bool(target))
     return XliffSegment(
-        key=item.key, unit_id=item.unit.get("id", ""), source=source, target=target, state=state,
-        status=status, translatable=item.translatable, codes=tuple(c.public(data) for c in codes),
+        key=item.key,
+        unit_id=item.unit.get("id", ""),
+        source=source,
+        target=target,
+        state=state,
+        status=status,
+        translatable=item.translatable,
+        codes=tuple(c.public(data) for c in codes),
         notes=notes,
     )
 
@@ -213,4 +221,3 @@ def _children(element: etree._Element, name: str) -> list[etree._Element]:
 def _child(element: etree._Element, name: str) -> etree._Element | None:
     found = _children(element, name)
     return found[0] if found else None
-

@@ -130,8 +130,9 @@ def render_translation(view: FileView, *, fill: bool = False) -> Download:
     """The assembled translation of a file read in `view` (plain, CPU only)."""
     text = fill_with_source(view.source, view.units) if fill else assemble(view.source, view.units)
     name = view.state.name
-    return Download(content=text, media_type=text_type(name), filename=with_suffix(name, "translated"),
-                    complete=view.state.complete)
+    return Download(
+        content=text, media_type=text_type(name), filename=with_suffix(name, "translated"), complete=view.state.complete
+    )
 
 
 def render_export(
@@ -155,11 +156,15 @@ def render_export(
     codes = _codes_by_segment(document, segments)
     name, complete = view.state.name, view.state.complete
     if fmt == "tmx":
-        pairs = [_pair(s, source_language, target or "und", codes.get(s.start, ()))
-                 for s in segments if s.status in WRITTEN_STATUSES and s.status != "verbatim"]
+        pairs = [
+            _pair(s, source_language, target or "und", codes.get(s.start, ()))
+            for s in segments
+            if s.status in WRITTEN_STATUSES and s.status != "verbatim"
+        ]
         tmx = export_tmx(pairs, srclang=source_language)
-        return Download(content=tmx.text, media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete,
-                        skipped=len(tmx.left))
+        return Download(
+            content=tmx.text, media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete, skipped=len(tmx.left)
+        )
     notes = _notes(inputs.corrections)
     doc = BilingualExport(
         file_name=name,
@@ -169,8 +174,9 @@ def render_export(
     )
     written = export_xliff2(doc) if fmt == "xliff2" else export_xliff12(doc)
     filename = f"{name}.xlf" if fmt == "xliff2" else f"{name}.xliff12.xlf"
-    return Download(content=written.text, media_type=XLIFF_TYPE, filename=filename, complete=complete,
-                    skipped=len(written.left))
+    return Download(
+        content=written.text, media_type=XLIFF_TYPE, filename=filename, complete=complete, skipped=len(written.left)
+    )
 
 
 def _document(original: str | None) -> XliffDocument | None:
@@ -220,8 +226,9 @@ def _filled(view: FileView, original: str, document: XliffDocument) -> Download:
 
 def _pair(segment: Segment, src: str, trg: str, codes: tuple[InlineCode, ...]) -> TmPair:
     changed = _moment(segment.updatedAt)
-    return TmPair(source=segment.source, target=segment.target or "", srclang=src, tgtlang=trg, changed=changed,
-                  codes=codes)
+    return TmPair(
+        source=segment.source, target=segment.target or "", srclang=src, tgtlang=trg, changed=changed, codes=codes
+    )
 
 
 def _moment(value: str | None) -> datetime | None:

@@ -1,110 +1,123 @@
 """DynamoDB operations on owners' memory: corrections, glossary entries and style notes, and the
-translation memory (its items and planning in storage.dynamodb_tm). Layout in storage.dynamodb."""
+translation memory, in the owner's partition `O#<owner>`:
+
+    MEM#K#<time>#<session>#<v:010>   the corrections one commit recorded (compressed; never changed)
+    MEM#M                            the glossary entries and style notes: one item, versioned
+    MEM#T                            the translation memory's head: its latest write number, its count
+    TM#E#<source hash>               an entry, with the number of the write that stored it
+    TM#L#<write:012>                 what that write stored (compressed), kept LOG_SECONDS for replicas
+
+Every write of the translation memory (a step's entries in its commit, a put or a part of one) takes
+the head's next number in one transaction conditional on the number it read, so the writes are
+numbered in the order they commit, on every replica, whatever dates the entries carry. A replica reads
+the logs after the number it holds (consistent: a Query of the table, never an index), or, once they
+have expired, the entries; nothing here has to be compacted.
+"""
 
 from __future__ import annotations
 
-import json
 import logging
 import random
-import secrets
 import time
-import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.effects import Correction
 from agent_core.tm import TmEntry
 
 from . import dynamodb_items as di
-from . import dynamodb_journal as journal
-from . import dynamodb_tm as tm
-from .dynamodb_items import Item, n, s
-from .dynamodb_owner_reads import Snapshots
-from .dynamodb_table import INDEX, DynamoDBTable, errors
-from .errors import ConflictError, NotFoundError, StorageUnavailableError, TooLargeError
-from .interface import MemoryStorageInterface, TmRecord, storable_tm
-from .records import MemoryEntryRecord, OwnerSnapshot, merge_entries
-
-MEMORY_SK = "M"
-"""The sort key of the owner's memory item: all its glossary entries and style notes (bounded by their
-caps), compressed (`z`), with the version (`v`) every write of it is conditional on."""
-_TM_COUNTER = "N#tm"
-WRITE_ROUNDS = 64
-"""How many times a write of the memory item that met another writer's is tried again."""
-
-
-def memory_key(owner: str) -> Item:
-    """The key of the owner's memory item."""
-    return {"pk": s(f"O#{owner}"), "sk": s(MEMORY_SK)}
-
-
-def _encode(entries: Iterable[MemoryEntryRecord]) -> bytes:
-    rows = [[e.entry_id, e.kind, e.source, e.text, e.languages, e.origin, e.created_at, e.updated_at] for e in entries]
-    return zlib.compress(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode(), 6)
-
-
-def _entries(owner: str, item: Item | None) -> list[MemoryEntryRecord]:
-    """The memory item's entries, oldest first (none if it does not exist)."""
-    rows = json.loads(zlib.decompress(item["z"]["B"])) if item else []
-    entries = [
-        MemoryEntryRecord(
-            entry_id=r[0],
-            owner=owner,
-            kind=r[1],
-            source=r[2],
-            text=r[3],
-            languages=r[4],
-            origin=r[5],
-            created_at=r[6],
-            updated_at=r[7],
-        )
-        for r in rows
-    ]
-    return sorted(entries, key=lambda e: (e.created_at, e.entry_id))
-
+from .dynamodb_items import Item, n, num, s
+from .dynamodb_table import DynamoDBTable, errors, parallel
+from .errors import ConflictError, NotFoundError
+from .interface import MemoryStorageInterface, TmRecord, storable_tm, tm_record
+from .records import MemoryEntryRecord, OwnerSnapshot, TmChanges, merge_entries
 
 logger = logging.getLogger(__name__)
 
+WRITE_ROUNDS = 64
+"""How many times a write that met another writer's is tried again (each round one of them wins)."""
+LOG_SECONDS = 7 * 24 * 3600
+"""How long a write's log is kept (DynamoDB's TTL then removes it): a replica that has not read for
+longer reads the entries instead."""
+PUT_CHUNK = 90
+"""Entries a put writes per transaction (with the head and the log: under DynamoDB's 100 actions)."""
+
+
+def _pk(owner: str) -> Item:
+    return s(f"O#{owner}")
+
+
+def _memory_key(owner: str) -> Item:
+    return {"pk": _pk(owner), "sk": s("MEM#M")}
+
+
+def _head_key(owner: str) -> Item:
+    return {"pk": _pk(owner), "sk": s("MEM#T")}
+
+
+@dataclass(frozen=True, slots=True)
+class TmWrite:
+    """A translation-memory write as a transaction's actions (the head's first), over head number `seq`."""
+
+    owner: str
+    records: tuple[TmRecord, ...]
+    added: int
+    seq: int
+    actions: tuple[Item, ...]
+    attempts: int = WRITE_ROUNDS
+
+    def again(self, store: DynamoDBMemoryStorage) -> TmWrite:
+        """The same write over the head as it is now (another write took the number this one read)."""
+        time.sleep(random.uniform(0, 0.002))
+        head = store._get(_head_key(self.owner))
+        return _tm_write(self.owner, self.records, self.added, num(head or {}, "seq"), self.attempts)
+
 
 class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
-    """Owners' memory in the table (partition O#<owner>; the translation memory's changes in the index)."""
+    """Owners' memory in the table (partition O#<owner>)."""
 
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         super().__init__(boto3_client, table_name=table_name)
-        self._writer = secrets.token_hex(8)
-        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
-        self._entries_seen: dict[str, int] = {}
-        """How many memory entries each owner had at the last read: sizes the next read's page (a hint)."""
-        self._snapshots = Snapshots()
-        """The owners' memory versions as steps observed them (when to merge journals)."""
+        self._heads: dict[str, int] = {}
+        """The head number each owner's memory last showed here: the guess a step's write is
+        conditional on (a wrong one costs a read and another try, never a wrong number)."""
+
+    # -- corrections, glossary and style notes ------------------------------------------------
+
+    def corrections_put(
+        self, owner: str, session_id: str, version: int, corrections: Sequence[Correction], now: str
+    ) -> Item:
+        """A commit's Put of the corrections it records (one item)."""
+        rows = [[c.file_id, c.status, c.source, c.proposal, c.final, c.reason] for c in corrections]
+        sk = f"MEM#K#{now}#{session_id}#{version:010d}"
+        item = {"pk": _pk(owner), "sk": s(sk), "sessionId": s(session_id), "createdAt": s(now), "z": di.packed(rows)}
+        return di.put(item)
 
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """Newest first."""
+        """Newest first (of one commit's, the later recorded first); one Query."""
         if limit <= 0:
             return []
-        args = di.query_args(f"O#{owner}", "begins_with(sk, :k)", {":k": s("K#")})
-        with errors():
-            items = self.client.query(TableName=self.table, **args, ScanIndexForward=False, Limit=limit)["Items"]
-        return [di.correction(i) for i in items]
+        values = {":k": s("MEM#K#")}
+        items, _ = self._query_page(f"O#{owner}", "begins_with(sk, :k)", values, ScanIndexForward=False, Limit=limit)
+        return _corrections(items)[:limit]
 
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
         """The owner's glossary entries and style notes (one GetItem of its memory item), oldest first."""
-        return _entries(owner, self._get(memory_key(owner)))
+        return _entries(owner, self._get(_memory_key(owner)))
 
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        """One consistent Query, newest first, from the translation memory's counter (N#tm) down through
-        the memory item (M) into the latest `corrections` corrections (K#): each item is read as
-        committed, and the memory item is whole, so no read is torn."""
-        args = di.query_args(f"O#{owner}", "sk BETWEEN :k AND :top", {":k": s("K#"), ":top": s(_TM_COUNTER)})
-        with errors():
-            items = self.client.query(
-                TableName=self.table, **args, ScanIndexForward=False, Limit=max(corrections, 0) + 2
-            )["Items"]
+        """One consistent Query, newest first, from the translation memory's head (MEM#T) down through
+        the memory item (MEM#M) into the latest corrections (MEM#K#): each item is whole as committed,
+        and no invariant spans two of them, so no read is torn."""
+        values = {":k": s("MEM#K#"), ":t": s("MEM#T")}
+        limit = max(corrections, 0) + 2
+        items, _ = self._query_page(f"O#{owner}", "sk BETWEEN :k AND :t", values, ScanIndexForward=False, Limit=limit)
         by_sk = {i["sk"]["S"]: i for i in items}
-        writes = int(by_sk.get(_TM_COUNTER, {}).get("writes", {"N": "0"})["N"])
-        found = [di.correction(i) for i in items if i["sk"]["S"].startswith("K#")][: max(corrections, 0)]
-        return OwnerSnapshot(_entries(owner, by_sk.get(MEMORY_SK)), found, writes)
+        seq = num(by_sk.get("MEM#T", {}), "seq")
+        self._heads[owner] = seq
+        found = _corrections([i for i in items if i["sk"]["S"].startswith("MEM#K#")])[: max(corrections, 0)]
+        return OwnerSnapshot(_entries(owner, by_sk.get("MEM#M")), found, seq)
 
     def put_memory_entries(
         self, owner: str, records: Sequence[MemoryEntryRecord], *, max_entries: Mapping[str, int]
@@ -125,14 +138,13 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     def _change(
         self, owner: str, change: Callable[[dict[str, MemoryEntryRecord]], dict[str, MemoryEntryRecord]]
     ) -> None:
-        """Read the memory item, apply `change`, write it back if nobody wrote it meanwhile (else again:
-        each round one of the competing writers wins, so WRITE_ROUNDS bounds the writers that can race)."""
+        """Read the memory item, apply `change`, write it back if nobody wrote it meanwhile (else again)."""
         for attempt in range(WRITE_ROUNDS):
-            item = self._get(memory_key(owner))
-            version = int(item["v"]["N"]) if item else 0
+            item = self._get(_memory_key(owner))
+            version = num(item or {}, "v")
             held = {e.entry_id: e for e in _entries(owner, item)}
-            written = memory_key(owner) | {"v": n(version + 1), "z": {"B": _encode(change(held).values())}}
             with di.storable():
+                written = _memory_key(owner) | {"v": n(version + 1), "z": di.packed(_rows(change(held).values()))}
                 di.check_size(written, "The owner's memory")
             condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": n(version)}}
             try:
@@ -144,150 +156,198 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                     )
                 return
             except di.Refused:
-                time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))  # written meanwhile: read again
+                time.sleep(random.uniform(0, 0.002) * min(attempt + 1, 10))
         raise ConflictError("The memory kept changing meanwhile; try again.")
 
-    # -- the owner's translation memory (items and planning in storage.dynamodb_tm) --------------
+    # -- the translation memory ------------------------------------------------------------------
+
+    def tm_write(self, owner: str, entries: Sequence[TmEntry], *, added: int, room: int) -> TmWrite | None:
+        """A step's entries as the owner's next write, for the step's own transaction (None: no entries).
+        Only `room` actions fit beside the step's: entries past them are left out, and logged."""
+        records = list({r.source_hash: r for r in storable_tm([tm_record(e) for e in entries])}.values())
+        if not records:
+            return None
+        if len(records) > room - 2:
+            logger.warning("translation memory: %d of a step's entries left out", len(records) - max(room - 2, 0))
+            records = records[: max(room - 2, 0)]
+        if owner not in self._heads:
+            self._heads[owner] = num(self._get(_head_key(owner)) or {}, "seq")
+        return _tm_write(owner, records, min(added, len(records)), self._heads[owner], 5)
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
-        """Add or replace entries by source hash, in rounds; new ones past the cap are skipped.
-
-        A put is the owner's latest write of what it holds, whatever their dates: each entry is stamped
-        with the put's write stamp (`dynamodb_journal.stamp`), which orders it after every write before.
-        A round reads up to 98 entries and the owner's counter N#tm (one BatchGetItem), and writes what
-        fits in one TransactWriteItems: N#tm's count ADDed for the new entries (capped) and its write
-        count for all, then each entry. A round a race refused is read again.
-        """
-        now = di.now_iso()
-        with di.storable():
-            latest = tm.checked(owner, kept := storable_tm(records), now)
-        journaled = set(journal.newest(e for i in self._journal_items(owner) for e in journal.decode(i)))
-        outcome: dict[str, tm.Outcome] = {}
-        pending, refused = list(latest), 0
-        while pending:
-            chunk = pending[: tm.READ_CHUNK]
-            counter = tm.counter_key(owner)["sk"]["S"]
-            found = self._batch_get([tm.counter_key(owner), *(tm.entry_key(owner, h) for h in chunk)])
-            counted = sum(int(i.get("entryCount", {"N": "0"})["N"]) for i in found if i["sk"]["S"] == counter)
-            stored = {tm.source_hash_of(i): i for i in found if i["sk"]["S"] != counter}
-            with di.storable():
-                batch = tm.plan(
-                    owner,
-                    chunk,
-                    latest,
-                    stored,
-                    counted,
-                    journaled=journaled,
-                    max_entries=max_entries,
-                    now=now,
-                    writer=self._writer,
-                )
-            if batch.actions:
+        """Add or replace entries by source hash, PUT_CHUNK a write; new ones past the cap are skipped.
+        Each write reads the head and which entries exist (one BatchGetItem), then commits (one
+        TransactWriteItems over that head: a race lost is read again)."""
+        kept = storable_tm(records)
+        latest = {r.source_hash: r for r in kept}
+        hashes = list(latest)
+        outcome: dict[str, str] = {}
+        for k in range(0, len(hashes), PUT_CHUNK):
+            chunk = hashes[k : k + PUT_CHUNK]
+            for _ in range(WRITE_ROUNDS):
+                keys = [_head_key(owner), *({"pk": _pk(owner), "sk": s(f"TM#E#{h}")} for h in chunk)]
+                found = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=("sk", "seq", "tmCount"))}
+                head = found.get("MEM#T", {})
+                room = max_entries - num(head, "tmCount")
+                admitted: list[str] = []
+                for h in chunk:
+                    if f"TM#E#{h}" in found or room > 0:
+                        admitted.append(h)
+                        room -= f"TM#E#{h}" not in found
+                new = sum(f"TM#E#{h}" not in found for h in admitted)
+                if not admitted:
+                    break
+                write = _tm_write(owner, [latest[h] for h in admitted], new, num(head, "seq"), 1)
                 try:
-                    self._transact(batch.actions, retries=8)
-                except di.Refused as exc:  # another put won this round: read again (WRITE_ROUNDS bounds the racers)
-                    if (refused := refused + 1) > WRITE_ROUNDS:
-                        raise ConflictError("The translation memory kept changing meanwhile; try again.") from exc
-                    time.sleep(random.uniform(0, 0.002) * min(refused, 10))
+                    with di.storable():
+                        self._transact(list(write.actions), retries=4)
+                except di.Refused:
                     continue
-            outcome |= batch.outcome
-            pending = [h for h in pending if h not in outcome]
-        added, updated, skipped = tm.tally(kept, outcome)
+                self._heads[owner] = write.seq + 1
+                outcome |= {h: "updated" if f"TM#E#{h}" in found else "added" for h in admitted}
+                break
+            else:
+                raise ConflictError("The translation memory kept changing meanwhile; try again.")
+        added = updated = skipped = 0
+        seen: set[str] = set()
+        for r in kept:  # a repeated hash updates what came before it
+            if r.source_hash not in outcome:
+                skipped += 1
+            elif outcome[r.source_hash] == "updated" or r.source_hash in seen:
+                updated += 1
+            else:
+                added += 1
+            seen.add(r.source_hash)
         return added, updated, skipped + len(records) - len(kept)
 
-    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """All: the owner's T# items and journals (two consistent Queries), the newest of each source,
-        as for a `since` older than the index keeps. Since a time: the notes and journals of writes
-        after it in the `by-owner` index's TM#<owner> partition that another instance wrote (one
-        Query, normally one page; this instance's own are filtered out by DynamoDB): a journal's
-        entries are in it; a note's, not in `known` at that time, in one BatchGetItem."""
-        known = known or {}
-        if since is None or not tm.notes_kept_since(since):
-            items = list(self._query(f"O#{owner}", "sk BETWEEN :t AND :j", {":t": s("T#"), ":j": s("TJ$")}))
-            stored = [(tm.source_hash_of(i), tm.tm_entry(i)) for i in items if i["sk"]["S"].startswith("T#")]
-            journaled = (e for i in items if "z" in i for e in journal.decode(i))  # T#, then TJ#: newer wins ties
-            found = journal.newest([*stored, *journaled])
-            return [e for h, e in found.items() if known.get(h) != e.written]
-        args: dict[str, Any] = {
-            "IndexName": INDEX,
-            "KeyConditionExpression": "gsi1pk = :p AND gsi1sk > :after",
-            "ExpressionAttributeValues": {":p": s(tm.changes_pk(owner)), ":after": s(since), ":me": s(self._writer)},
-            "ProjectionExpression": "sk, #w, entries, z",
-            "ExpressionAttributeNames": {"#w": "written"},
-            "FilterExpression": "writer <> :me",
+    def tm_changes(self, owner: str, *, since: int | None) -> TmChanges:
+        """After a number: the head beside the logs after it (one GetItem, one Query); the entries
+        instead when the logs no longer reach back to it (or for all of them)."""
+        if since is not None:
+            values = {":a": s(f"TM#L#{since + 1:012d}"), ":b": s("TM#L#~")}
+            head, logs = parallel(
+                lambda: self._get(_head_key(owner)),
+                lambda: list(self._query(f"O#{owner}", "sk BETWEEN :a AND :b", values)),
+            )
+            seq, changed = since, dict[str, TmEntry]()
+            for item in logs:
+                number = int(item["sk"]["S"][5:])
+                if number != seq + 1:
+                    break
+                changed |= {r.source_hash: replace(r.entry, written=number) for r in map(_logged, di.unpacked(item))}
+                seq = number
+            if seq > since or num(head or {}, "seq") <= since:
+                return TmChanges(list(changed.values()), seq)
+        head = self._get(_head_key(owner))
+        items = self._query(f"O#{owner}", "begins_with(sk, :e)", {":e": s("TM#E#")})
+        return TmChanges([_stored(i) for i in items], num(head or {}, "seq"))
+
+
+# -- items -------------------------------------------------------------------------------------
+
+
+def _tm_write(owner: str, records: Sequence[TmRecord], added: int, seq: int, attempts: int) -> TmWrite:
+    """The actions of write number `seq + 1`: the head (conditional on `seq`), the log, each entry."""
+    number, now = seq + 1, di.now_iso()
+    head: Item = {
+        "Key": _head_key(owner),
+        "UpdateExpression": "SET seq = :next, tmCount = if_not_exists(tmCount, :zero) + :added",
+        "ConditionExpression": "attribute_not_exists(seq)" if seq == 0 else "seq = :seq",
+        "ExpressionAttributeValues": {
+            ":next": n(number),
+            ":zero": n(0),
+            ":added": n(added),
+            **({":seq": n(seq)} if seq else {}),
+        },
+    }
+    rows = [
+        [r.source_hash, r.entry.source, r.entry.target, r.entry.languages, r.entry.origin, r.entry.updated_at or now]
+        for r in records
+    ]
+    log = {
+        "pk": _pk(owner),
+        "sk": s(f"TM#L#{number:012d}"),
+        "z": di.packed(rows),
+        "expiresAt": n(int(time.time()) + LOG_SECONDS),
+    }
+    entries = [
+        {
+            "pk": _pk(owner),
+            "sk": s(f"TM#E#{row[0]}"),
+            "source": s(row[1]),
+            "target": s(row[2]),
+            "languages": s(row[3]),
+            "origin": s(row[4]),
+            "updatedAt": s(row[5]),
+            "written": n(number),
         }
-        inline: list[TmEntry] = []
-        named: list[str] = []
-        for i in self._pages(args):
-            if "z" in i:
-                inline += journal.decode(i)
-            else:
-                named += [h for h, at in tm.noted(i).items() if known.get(h) != at]
-        changed = [e for h, e in journal.newest(inline).items() if known.get(h) != e.written]
-        wanted = list(dict.fromkeys(named))
-        if wanted:
-            changed += [tm.tm_entry(i) for i in self._batch_get([tm.entry_key(owner, h) for h in wanted])]
-        return changed
+        for row in rows
+    ]
+    for item in (log, *entries):
+        di.check_size(item, "A translation-memory entry")
+    actions = ({"Update": head}, di.put(log), *(di.put(e) for e in entries))
+    return TmWrite(owner, tuple(records), added, seq, actions, attempts)
 
-    def _journal_items(self, owner: str, *, before: str = "TJ$") -> list[Item]:
-        """The owner's journals and merged journals (storage.dynamodb_journal) whose keys sort before
-        `before`, in key order."""
-        names = {"#z": "z", "#w": "written"}
-        found = self._query(
-            f"O#{owner}",
-            "sk BETWEEN :a AND :b",
-            {":a": s(journal.PREFIX), ":b": s(before)},
-            ProjectionExpression="pk, sk, #z, #w, gsi1pk",
-            ExpressionAttributeNames=names,
+
+def _logged(row: list[Any]) -> TmRecord:
+    h, source, target, languages, origin, updated_at = row
+    return TmRecord(
+        entry=TmEntry(source=source, target=target, languages=languages, origin=origin, updated_at=updated_at),
+        source_hash=h,
+    )
+
+
+def _stored(i: Item) -> TmEntry:
+    return TmEntry(
+        source=i["source"]["S"],
+        target=i["target"]["S"],
+        languages=i["languages"]["S"],
+        origin=i["origin"]["S"],
+        updated_at=i["updatedAt"]["S"],
+        written=num(i, "written"),
+    )
+
+
+def _corrections(items: Iterable[Item]) -> list[Correction]:
+    """The corrections of correction items read newest first, newest first."""
+    found: list[Correction] = []
+    for i in items:
+        rows = di.unpacked(i)
+        found += [
+            Correction(
+                file_id=f,
+                status=st,
+                source=src,
+                proposal=p,
+                final=fin,
+                reason=why,
+                session_id=i["sessionId"]["S"],
+                created_at=i["createdAt"]["S"],
+            )
+            for f, st, src, p, fin, why in reversed(rows)
+        ]
+    return found
+
+
+def _rows(entries: Iterable[MemoryEntryRecord]) -> list[list[str]]:
+    return [[e.entry_id, e.kind, e.source, e.text, e.languages, e.origin, e.created_at, e.updated_at] for e in entries]
+
+
+def _entries(owner: str, item: Item | None) -> list[MemoryEntryRecord]:
+    """The memory item's entries, oldest first (none if it does not exist)."""
+    rows = di.unpacked(item) if item else []
+    entries = [
+        MemoryEntryRecord(
+            entry_id=r[0],
+            owner=owner,
+            kind=r[1],
+            source=r[2],
+            text=r[3],
+            languages=r[4],
+            origin=r[5],
+            created_at=r[6],
+            updated_at=r[7],
         )
-        return [i for i in found if "z" in i]
-
-    def _merge_due(self, owner: str) -> None:
-        """After a commit that wrote a journal: merge the owner's old journals if its version item
-        showed MERGE_AT entries or more written since a merge was last tried (at most once in
-        MERGE_PAUSE per owner here), and record it tried. Never fails the commit: a merge that
-        fails is left for a later one."""
-        writes = self._snapshots.merge_due(owner)
-        if writes is None:
-            return
-        try:
-            self.merge_journals(owner)
-            self._transact([journal.merge_tried(owner, writes)])
-        except di.Refused:
-            pass  # another process recorded a later try
-        except (StorageUnavailableError, ConflictError, TooLargeError) as exc:
-            logger.warning("journals not merged: %s: %s", type(exc).__name__, exc)
-
-    def merge_journals(self, owner: str, *, transactions: int = 4) -> int:
-        """Merge the owner's journals that no reader of the index can need any longer (older than
-        `dynamodb_journal.MERGE_AFTER`), at most `transactions` transactions of them: how many were
-        merged. A merge that meets another (of the same journals) stops."""
-        items = self._journal_items(owner, before=journal.mergeable_before(datetime.now(UTC)))
-        merged = 0
-        for _ in range(transactions):
-            plan = journal.merge_plan(owner, items, self._writer)
-            if plan is None:
-                break
-            with di.storable():
-                di.check_size(plan.actions[0]["Put"]["Item"], "Merged journals")
-            try:
-                self._transact(plan.actions)
-            except di.Refused:
-                break
-            merged += plan.journals
-            done = {a["Delete"]["Key"]["sk"]["S"] for a in plan.actions if "Delete" in a}
-            items = [i for i in items if i["sk"]["S"] not in done]
-        return merged
-
-
-def tm_actions(
-    owner: str, records: Sequence[TmRecord], *, added: int, now: str, writer: str, changed: bool = False
-) -> list[tuple[Item, int]]:
-    """The TransactWriteItems actions, with their sizes, of a step's translation-memory entries, for
-    the step's own transaction: none without entries, else the owner's counter N#tm (its entry count
-    raised by `added`, its write count by the entries, its `changes` by one if `changed`) and the
-    step's journal (one Put; its entries stamped `now`, `writer` by `dynamodb_journal.stamp`). No
-    condition: they never cancel a step. A blank target is left out (`storable_tm`); a journal past
-    DynamoDB's item limit is TooLargeError before anything is written."""
-    with di.storable():
-        return tm.step_writes(owner, storable_tm(records), added, now, writer, changed=changed)
+        for r in rows
+    ]
+    return sorted(entries, key=lambda e: (e.created_at, e.entry_id))

@@ -3,9 +3,11 @@ paging, and botocore's errors turned into the project's own (nothing of botocore
 
 from __future__ import annotations
 
+import contextvars
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -18,7 +20,7 @@ from .dynamodb_items import Item
 from .errors import StorageUnavailableError
 
 INDEX = "by-owner"
-"""The table's one index (template.yaml): an owner's sessions, and their translation memory's changes."""
+"""The table's one index (template.yaml): an owner's sessions, newest first."""
 
 
 CLIENT_CONFIG: dict[str, Any] = {
@@ -27,8 +29,9 @@ CLIENT_CONFIG: dict[str, Any] = {
     "retries": {"mode": "standard", "total_max_attempts": 3},
 }
 """botocore's settings for every DynamoDB client: a call DynamoDB does not answer is given up in
-seconds (botocore's defaults are a 60 s read timeout and legacy retries, more than the 29 s an
-invocation has); three attempts of at most 7 s fit an invocation with the model's answer before them."""
+seconds (botocore's defaults, a 60 s read timeout and legacy retries, outlast the 29 s an invocation
+has); three attempts of at most 7 s fit an invocation with the model's answer before them, and each
+attempt first checks the time the request has left (storage.deadline)."""
 
 
 @lru_cache(maxsize=4)
@@ -38,6 +41,18 @@ def dynamodb_client(endpoint_url: str | None = None) -> Any:
     from botocore.config import Config
 
     return boto3.client("dynamodb", endpoint_url=endpoint_url, config=Config(**CLIENT_CONFIG))
+
+
+_POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="dynamodb")
+"""Runs the reads a step makes side by side (boto3's clients are safe to share between threads)."""
+
+
+def parallel(*calls: Callable[[], Any]) -> list[Any]:
+    """The calls' results, made at the same time (the first in this thread), each in a copy of this
+    context (so each honours the request's deadline, storage.deadline); the first error is raised."""
+    futures = [_POOL.submit(contextvars.copy_context().run, call) for call in calls[1:]]
+    first = calls[0]()
+    return [first, *(f.result() for f in futures)]
 
 
 class DynamoDBTable:
@@ -66,22 +81,26 @@ class DynamoDBTable:
             item: Item | None = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True).get("Item")
         return item
 
-    def _query(
-        self, pk: str, sk_condition: str | None = None, values: Item | None = None, **extra: Any
-    ) -> Iterator[Item]:
-        """Every item of the partition `pk` matching `sk_condition`, page after page."""
-        return self._pages(di.query_args(pk, sk_condition, values or {}) | extra)
+    def _query_page(self, pk: str, sk_condition: str, values: Item, **extra: Any) -> tuple[list[Item], Item | None]:
+        """One page of a consistent Query of partition `pk` narrowed by `sk_condition`, and the key to
+        go on from (None on the last page)."""
+        args = {
+            "ConsistentRead": True,
+            "KeyConditionExpression": f"pk = :p AND {sk_condition}",
+            "ExpressionAttributeValues": {":p": {"S": pk}, **values},
+        }
+        with errors():
+            page = self.client.query(TableName=self.table, **args, **extra)
+        return page["Items"], page.get("LastEvaluatedKey")
 
-    def _pages(self, args: dict[str, Any]) -> Iterator[Item]:
-        """Every item a Query with `args` returns, page after page."""
-        key = None
+    def _query(self, pk: str, sk_condition: str, values: Item, **extra: Any) -> Iterator[Item]:
+        """Every item of the partition `pk` matching `sk_condition`, page after page."""
         while True:
-            with errors():
-                page = self.client.query(TableName=self.table, **args, **({"ExclusiveStartKey": key} if key else {}))
-            yield from page["Items"]
-            key = page.get("LastEvaluatedKey")
-            if not key:
+            items, after = self._query_page(pk, sk_condition, values, **extra)
+            yield from items
+            if after is None:
                 return
+            extra = {**extra, "ExclusiveStartKey": after}
 
     def _batch_get(self, keys: Sequence[Item], *, attributes: Sequence[str] = ()) -> list[Item]:
         """The items that exist of these (distinct) keys, consistently read, 100 keys a request; only
@@ -145,15 +164,17 @@ def errors() -> Iterator[None]:
         error = exc.response.get("Error", {})
         code, message = error.get("Code", ""), str(error.get("Message", ""))
         if code == "ConditionalCheckFailedException":
-            raise di.Refused(["ConditionalCheckFailed"], [exc.response.get("Item")]) from exc
+            raise di.Refused(["ConditionalCheckFailed"]) from exc
         if code == "TransactionCanceledException":
             reasons = exc.response.get("CancellationReasons", [])
             codes = [str(r.get("Code", "None")) for r in reasons]
             if "ConditionalCheckFailed" in codes:
-                raise di.Refused(codes, [r.get("Item") for r in reasons]) from exc
+                raise di.Refused(codes) from exc
             if "TransactionConflict" in codes:
                 raise di.Contended("The session changed concurrently; reload it and try again.") from exc
             message = " ".join(str(r.get("Message", "")) for r in reasons)
+        if code == "TransactionConflictException":
+            raise di.Contended("The session changed concurrently; reload it and try again.") from exc
         if code in ("ValidationException", "TransactionCanceledException") and "size" in message.lower():
             raise TooLargeError(
                 "What this request would store exceeds the store's size limits; send shorter text."

@@ -21,7 +21,8 @@ from agent_core.document import FileState
 from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
 from agent_core.tm import TmEntry, normalize, source_hash
 
-from .errors import ConflictError, InvalidRequestError
+from .codec import dump_message, dump_verdict
+from .errors import ConflictError, InvalidRequestError, TooLargeError
 from .records import MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord, TmChanges
 
 MAX_STORED_BYTES = 400_000
@@ -206,3 +207,26 @@ def check_units(token: StepToken, effects: StepEffects) -> None:
 def chunks(content: str) -> list[str]:
     """`content` cut into storage chunks (at least one, possibly empty)."""
     return [content[i : i + CHUNK_CHARS] for i in range(0, len(content), CHUNK_CHARS)] or [""]
+
+
+def fits(text: str) -> bool:
+    """True when `text` is no larger than MAX_STORED_BYTES in UTF-8 (a kept answer that is not is dropped)."""
+    return len(text.encode("utf-8", "surrogatepass")) <= MAX_STORED_BYTES
+
+
+def check_records(effects: StepEffects) -> None:
+    """TooLargeError for a record of the step over the limit every backend keeps (DynamoDB's item size),
+    before anything is written: one rule on every backend, whatever a backend compresses."""
+    records = [
+        *(("A message", dump_message(m)) for m in effects.messages),
+        *(("A copilot response", dump_verdict(v)) for v in effects.verdicts),
+        *(("A unit", u.text) for u in (*effects.units, *effects.revisions)),
+        *(("A correction", f"{c.source}{c.proposal}{c.final or ''}{c.reason or ''}") for c in effects.corrections),
+    ]
+    for what, text in records:
+        if not fits(text):
+            size = len(text.encode("utf-8", "surrogatepass")) // 1000
+            raise TooLargeError(
+                f"{what} would take {size} KB, over the store's limit of {MAX_STORED_BYTES // 1000} KB; "
+                "send shorter text."
+            )

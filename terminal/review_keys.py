@@ -212,4 +212,3 @@ class BatchReview(App[None]):
 
     def _log_text(self, text: str) -> None:
         self.query_one("#log", RichLog).write(Text(text))
-

@@ -133,17 +133,20 @@ def write_units(services: Services, sid: str, fid: str, units: list[tuple[str, s
     for number, (piece, text, status) in enumerate(units):
         start = source.index(piece, position)
         end = position = start + len(piece)
-        writes.append(UnitWrite(file_id=fid, start=start, end=end, cover_end=end, text=text,
-                                call_id=f"c{number}", status=status))  # type: ignore[arg-type]
+        writes.append(
+            UnitWrite(file_id=fid, start=start, end=end, cover_end=end, text=text, call_id=f"c{number}", status=status)
+        )  # type: ignore[arg-type]
         covered = add_span(covered, start, end)
     storage.commit(snapshot.token, StepEffects(units=writes, coverage={fid: covered}))
 
 
 def xliff12(units: list[str], *, unit_id: Callable[[int], str] = lambda n: f"u{n}") -> str:
     body = "".join(f'<trans-unit id="{unit_id(n)}"><source>{s}</source></trans-unit>' for n, s in enumerate(units))
-    return ('<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
-            f'<file original="app.html" source-language="en" target-language="fr" datatype="html"><body>{body}'
-            "</body></file></xliff>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">'
+        f'<file original="app.html" source-language="en" target-language="fr" datatype="html"><body>{body}'
+        "</body></file></xliff>"
+    )
 
 
 CODED = [
@@ -151,7 +154,7 @@ CODED = [
     'Press <bpt id="c">&lt;b&gt;</bpt>Save<ept id="c">&lt;/b&gt;</ept> now.',
     'Open <g id="d">the <g id="e">file</g> menu</g>.',
     'Read <g id="f">this</g> and <g id="g">that</g>.',
-    'Plain text.',
+    "Plain text.",
 ]
 """Sources as the file's text: `Click {1}here{/1} to {2}start.`, `Press {1}Save{/1} now.`, …"""
 
@@ -180,8 +183,9 @@ def test_documents_over_the_element_cap_are_refused_and_change_nothing(
     wide = xliff12(["One sentence."]).replace("</source>", f"</source>{notes}")
     assert_refused(api_of.upload(sid, "wide.xlf", wide), 422, "200 elements")
     assert stored(api_of.services.storage, sid) == before
-    tus = "".join(f'<tu><tuv xml:lang="en"><seg>s{n}</seg></tuv><tuv xml:lang="fr"><seg>t{n}</seg></tuv></tu>'
-                  for n in range(60))
+    tus = "".join(
+        f'<tu><tuv xml:lang="en"><seg>s{n}</seg></tuv><tuv xml:lang="fr"><seg>t{n}</seg></tuv></tu>' for n in range(60)
+    )
     tmx = f'<tmx version="1.4"><header srclang="en"/><body>{tus}</body></tmx>'
     memory = api_of.call("GET", "/api/memory/export", query={"format": "tmx"}).text
     assert_refused(api_of.call("POST", "/api/memory/import", {"format": "tmx", "content": tmx}), 422, "200 elements")
@@ -199,10 +203,13 @@ def test_a_seg_source_repeating_a_mid_is_refused(api_of: Api, mids: tuple[str, .
     assert stored(api_of.services.storage, sid) == before
 
 
-@pytest.mark.parametrize("content", [
-    "source,target\n" + "x" * 131_073 + ",y\n",  # a field over the csv module's limit
-    'source,target\n"a,b\n' + "c" * 140_000,  # an open quote that swallows the rest
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "source,target\n" + "x" * 131_073 + ",y\n",  # a field over the csv module's limit
+        'source,target\n"a,b\n' + "c" * 140_000,  # an open quote that swallows the rest
+    ],
+)
 def test_csv_the_csv_module_cannot_read_is_422_and_changes_nothing(api_of: Api, content: str) -> None:
     assert api_of.call("POST", "/api/memory/import", {"format": "csv", "content": "source,target\na,b\n"}).status == 200
     before = api_of.call("GET", "/api/memory").json()
@@ -211,13 +218,16 @@ def test_csv_the_csv_module_cannot_read_is_422_and_changes_nothing(api_of: Api, 
     assert api_of.call("GET", "/api/memory").json() == before
 
 
-@pytest.mark.parametrize("fmt, content", [
-    ("csv", "source,target\nNUL\x00here,b\n"),
-    ("csv", "\ufeff\ufeffsource,target\na,b\n"),
-    ("tmx", '<tmx version="1.4"><header srclang="en"/><body>\x00</body></tmx>'),
-    ("tbx", "<tbx>" + "<a>" * 300 + "</a>" * 300 + "</tbx>"),
-    ("tmx", '<tmx version="1.4"><header srclang="en"/><body><tu>' + "x" * 11_000_000 + "</tu></body></tmx>"),
-])
+@pytest.mark.parametrize(
+    "fmt, content",
+    [
+        ("csv", "source,target\nNUL\x00here,b\n"),
+        ("csv", "\ufeff\ufeffsource,target\na,b\n"),
+        ("tmx", '<tmx version="1.4"><header srclang="en"/><body>\x00</body></tmx>'),
+        ("tbx", "<tbx>" + "<a>" * 300 + "</a>" * 300 + "</tbx>"),
+        ("tmx", '<tmx version="1.4"><header srclang="en"/><body><tu>' + "x" * 11_000_000 + "</tu></body></tmx>"),
+    ],
+)
 def test_other_unreadable_imports_are_never_a_500(api_of: Api, fmt: str, content: str) -> None:
     answer = api_of.call("POST", "/api/memory/import", {"format": fmt, "content": content})
     assert answer.status in (200, 413, 422), (answer.status, answer.text[:300])

@@ -80,8 +80,10 @@ def test_exports_of_a_file_under_review_validate_and_carry_every_segment(app: tu
     base = f"/api/sessions/{sid}/files/{fid}"
     requests = first_batch(client, sid, "Translate guide.md into French.")
     verdicts = [{"tool": r["tool"], "status": "approve"} for r in requests[:2]]
-    verdicts += [{"tool": r["tool"], "status": "refined", "translated_string": "Deuxième.", "reason": "Trop long."}
-                 for r in requests[2:3]]
+    verdicts += [
+        {"tool": r["tool"], "status": "refined", "translated_string": "Deuxième.", "reason": "Trop long."}
+        for r in requests[2:3]
+    ]
     verdicts += [{"tool": r["tool"], "status": "reject", "reason": "Non."} for r in requests[3:]]
     step(client, {"sessionId": sid, "copilotResponses": verdicts})
     x2 = client.get(f"{base}/export", params={"format": "xliff2"})
@@ -187,14 +189,21 @@ def test_tmx_import_serves_a_new_session_and_round_trips(app: tuple[TestClient, 
     tm = TranslationMemory(services.storage)
     found = asyncio.run(tm.exact(LOCAL_USER, "auto>french", ["Hello world.", "Save the file.", "Other."]))
     assert {s: e.target for s, e in found.items()} == {
-        "Hello world.": "Bonjour le monde.", "Save the file.": "Enregistrez le fichier."}
+        "Hello world.": "Bonjour le monde.",
+        "Save the file.": "Enregistrez le fichier.",
+    }
     assert all(e.origin == "imported" for e in found.values())
     exported = client.get("/api/memory/export", params={"format": "tmx", "srclang": "en"})
-    assert exported.status_code == 200 and "filename*=UTF-8''translation-memory.tmx" in exported.headers[
-        "content-disposition"]
+    assert (
+        exported.status_code == 200
+        and "filename*=UTF-8''translation-memory.tmx" in exported.headers["content-disposition"]
+    )
     pairs = {(p.source, p.target, p.srclang, p.tgtlang) for p in parse_tmx(exported.text)}
-    assert pairs == {("Hello world.", "Bonjour le monde.", "en", "fr"), ("Save the file.", "Enregistrez le fichier.",
-                     "en", "fr"), ("Save the file.", "Speichern Sie die Datei.", "en", "de")}
+    assert pairs == {
+        ("Hello world.", "Bonjour le monde.", "en", "fr"),
+        ("Save the file.", "Enregistrez le fichier.", "en", "fr"),
+        ("Save the file.", "Speichern Sie die Datei.", "en", "de"),
+    }
     other = services_for(model=resolve_model("pseudo"))
     with TestClient(create_app(other)) as fresh:
         assert fresh.post("/api/memory/import", json={"format": "tmx", "content": exported.text}).json()["added"] == 3
@@ -229,7 +238,7 @@ def test_bad_imports_are_422_and_change_nothing(app: tuple[TestClient, Services]
 
 def test_glossary_csv_and_tbx_round_trip(app: tuple[TestClient, Services]) -> None:
     client, _ = app
-    csv_text = "\ufeffSource,Target,Note\nAPI key,clé d'API,x\n\"save, then quit\",\"enregistrer, puis quitter\",\n"
+    csv_text = '\ufeffSource,Target,Note\nAPI key,clé d\'API,x\n"save, then quit","enregistrer, puis quitter",\n'
     answer = client.post("/api/memory/import", json={"format": "csv", "content": csv_text, "languages": "french"})
     assert answer.json() == {"added": 2, "updated": 0, "skipped": 0}
     tbx = """<?xml version="1.0"?><tbx type="TBX-Basic" style="dca" xml:lang="en" xmlns="urn:iso:std:iso:30042:ed-2">
@@ -239,15 +248,20 @@ def test_glossary_csv_and_tbx_round_trip(app: tuple[TestClient, Services]) -> No
     </body></text></tbx>"""
     assert client.post("/api/memory/import", json={"format": "tbx", "content": tbx}).json()["added"] == 1
     glossary = {(g["source"], g["target"], g["languages"]) for g in client.get("/api/memory").json()["glossary"]}
-    assert glossary == {("API key", "clé d'API", "auto>french"),
-                        ("save, then quit", "enregistrer, puis quitter", "auto>french"),
-                        ("workspace", "Arbeitsbereich", "auto>de")}
+    assert glossary == {
+        ("API key", "clé d'API", "auto>french"),
+        ("save, then quit", "enregistrer, puis quitter", "auto>french"),
+        ("workspace", "Arbeitsbereich", "auto>de"),
+    }
     exported_csv = client.get("/api/memory/export", params={"format": "csv"})
     assert exported_csv.headers["content-type"].startswith("text/csv")
     exported_tbx = client.get("/api/memory/export", params={"format": "tbx", "srclang": "en"})
     terms = {(t.source, t.target, t.srclang, t.tgtlang) for t in parse_tbx(exported_tbx.text)}
-    assert terms == {("API key", "clé d'API", "en", "fr"), ("save, then quit", "enregistrer, puis quitter", "en", "fr"),
-                     ("workspace", "Arbeitsbereich", "en", "de")}
+    assert terms == {
+        ("API key", "clé d'API", "en", "fr"),
+        ("save, then quit", "enregistrer, puis quitter", "en", "fr"),
+        ("workspace", "Arbeitsbereich", "en", "de"),
+    }
     for fmt, content in (("csv", exported_csv.text), ("tbx", exported_tbx.text)):
         with TestClient(create_app(services_for(model=resolve_model("pseudo")))) as fresh:
             assert fresh.post("/api/memory/import", json={"format": fmt, "content": content}).json()["added"] == 3

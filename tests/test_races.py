@@ -186,19 +186,15 @@ def stored_message_indexes(storage: Storage, sid: str, count: int) -> list[int]:
         sql = 'SELECT "index" FROM messages WHERE session_id = ? ORDER BY "index"'
         return [row["index"] for row in storage._conn.execute(sql, (sid,))]
     from storage.dynamodb import DynamoDBSessionStorage
-    from storage.dynamodb_items import BUCKET, bucket_pk
 
     assert isinstance(storage, DynamoDBSessionStorage)
-    indexes: list[int] = []
-    for bucket in range(count // BUCKET + 2):  # one bucket past the count: a message written too far shows
-        pages = storage.client.get_paginator("query").paginate(
-            TableName=storage.table,
-            KeyConditionExpression="pk = :p AND begins_with(sk, :m)",
-            ExpressionAttributeValues={":p": {"S": bucket_pk(sid, bucket * BUCKET)}, ":m": {"S": "M#"}},
-            ConsistentRead=True,
-        )
-        indexes += [int(item["sk"]["S"][2:]) for page in pages for item in page["Items"]]
-    return indexes
+    pages = storage.client.get_paginator("query").paginate(
+        TableName=storage.table,
+        KeyConditionExpression="pk = :p AND begins_with(sk, :m)",
+        ExpressionAttributeValues={":p": {"S": f"S#{sid}"}, ":m": {"S": "M#"}},
+        ConsistentRead=True,
+    )
+    return [int(item["sk"]["S"][2:]) for page in pages for item in page["Items"]]
 
 
 def assert_valid(storage: Storage, sid: str, fid: str, *, finished: bool) -> None:

@@ -822,11 +822,10 @@ def test_a_transaction_over_the_action_limit_is_too_large(storage: Storage) -> N
     with pytest.raises(TooLargeError, match="100"):
         step(storage, messages=users(0, 101))
     assert storage.get_session(SID).message_count == 0
-    # META, 16 slots, 82 messages and a correction: 100 actions, and the owner's memory's change
-    # counted alone makes 101.
+    # META, 99 messages and the owner's corrections make 101 actions.
     correction = Correction(file_id=FID, status="reject", source="s", proposal="p", final=None, reason="no")
     with pytest.raises(TooLargeError, match="101"):
-        step(storage, messages=users(0, 82), corrections=[correction])
+        step(storage, messages=users(0, 99), corrections=[correction])
     assert storage.get_session(SID).message_count == 0
     assert storage.recent_corrections("alice", limit=5) == []
 

@@ -117,7 +117,9 @@ def test_segments_filter_search_and_page(desk: Desk) -> None:
     assert statuses == ["pending", "untranslated"]
     assert len(desk.segments(status="written")["segments"]) == 2
     assert [s["source"] for s in desk.segments(q="PARAGRAPH")["segments"]] == [
-        "Second paragraph with `code`.", "Third paragraph."]
+        "Second paragraph with `code`.",
+        "Third paragraph.",
+    ]
     assert [s["source"] for s in desk.segments(q="<hello")["segments"]] == ["Hello world."], "search in the target"
     assert desk.segments(q="paragraph", status="untranslated")["segments"][0]["source"] == "Third paragraph."
     whole = desk.segments()["segments"]
@@ -174,7 +176,12 @@ def check_revision(desk: Desk) -> None:
     corrections = desk.client.get("/api/memory").json()["corrections"]
     latest = corrections[0]
     assert (latest["status"], latest["source"], latest["proposal"], latest["final"], latest["reason"]) == (
-        "revised", "# Guide", "<# Guide>", "# Le guide", "Le titre doit être traduit.")
+        "revised",
+        "# Guide",
+        "<# Guide>",
+        "# Le guide",
+        "Le titre doit être traduit.",
+    )
     remembered = asyncio.run(TranslationMemory(desk.h.storage).exact(desk.h.owner, "auto>french", ["# Guide"]))
     assert remembered["# Guide"].target == "# Le guide"
 
@@ -248,13 +255,29 @@ def test_untranslated_text_is_cut_at_blank_lines_and_long_paragraphs_in_pieces()
 
 def test_a_proposal_over_a_written_unit_is_not_a_segment_of_its_own() -> None:
     source = "One.\n\nTwo.\n\nThree."
-    revise = CopilotRequest(tool=ToolRef(name="Revise", call_id="r"), file_id="f", src_string="One.",
-                            translate_string="Un !", start=0, end=4)
-    translate_ = CopilotRequest(tool=ToolRef(name="Translate", call_id="t"), file_id="f", src_string="Three.",
-                                translate_string="Trois.", start=12, end=18, origin="memory")
+    revise = CopilotRequest(
+        tool=ToolRef(name="Revise", call_id="r"),
+        file_id="f",
+        src_string="One.",
+        translate_string="Un !",
+        start=0,
+        end=4,
+    )
+    translate_ = CopilotRequest(
+        tool=ToolRef(name="Translate", call_id="t"),
+        file_id="f",
+        src_string="Three.",
+        translate_string="Trois.",
+        start=12,
+        end=18,
+        origin="memory",
+    )
     segments = build_segments(source, [_unit(0, 4, "Un.")], [revise, translate_])
     assert [(s.status, s.target, s.origin) for s in segments] == [
-        ("approved", "Un.", "model"), ("untranslated", None, None), ("pending", "Trois.", "memory")]
+        ("approved", "Un.", "model"),
+        ("untranslated", None, None),
+        ("pending", "Trois.", "memory"),
+    ]
 
 
 def test_cursors_are_opaque_and_checked() -> None:

@@ -34,9 +34,7 @@ def list_sessions(
 
 
 @router.patch("/api/sessions/{session_id}")
-async def patch_session(
-    session_id: str, body: SessionLanguages, owner: OwnerDep, services: ServicesDep
-) -> SessionView:
+async def patch_session(session_id: str, body: SessionLanguages, owner: OwnerDep, services: ServicesDep) -> SessionView:
     """Change the session's languages; the answer is the Session, as GET gives it."""
     await blocking(services.sessions.set_languages, owner, session_id, body)
     return await services.steps.view(owner, session_id)

@@ -65,8 +65,12 @@ NEW_BATCH_OR_DONE = """(seen) => {
   const ids = [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId);
   return ids.length > 0 && ids.some(id => !seen.includes(id));
 }"""
-SENT_OR_OFFERED = """(seen) => document.activeElement && document.activeElement.id === 'send-verdicts'
-  || (""" + NEW_BATCH_OR_DONE + """)(seen)"""
+SENT_OR_OFFERED = (
+    """(seen) => document.activeElement && document.activeElement.id === 'send-verdicts'
+  || ("""
+    + NEW_BATCH_OR_DONE
+    + """)(seen)"""
+)
 """After the last verdict of a batch: it went out, or Send is offered (an edit drew a warning)."""
 
 

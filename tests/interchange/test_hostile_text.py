@@ -31,20 +31,32 @@ HOSTILE = "".join(chr(c) for c in range(32) if c not in (9, 10, 13)) + "\ud800\u
 
 
 def test_every_xml_writer_writes_forbidden_characters_escaped_or_replaced() -> None:
-    segment = BilingualSegment(id=f"s0{HOSTILE}", start=0, end=5, source=f"a{HOSTILE}", target=f"b{HOSTILE}",
-                               status="refined", notes=(Note(text=f"n{HOSTILE}", category=f"c{HOSTILE}"),))
-    doc = BilingualExport(file_name=f"f{HOSTILE}.md", source_language=f"en{HOSTILE}", target_language="fr",
-                          segments=(segment,))
+    segment = BilingualSegment(
+        id=f"s0{HOSTILE}",
+        start=0,
+        end=5,
+        source=f"a{HOSTILE}",
+        target=f"b{HOSTILE}",
+        status="refined",
+        notes=(Note(text=f"n{HOSTILE}", category=f"c{HOSTILE}"),),
+    )
+    doc = BilingualExport(
+        file_name=f"f{HOSTILE}.md", source_language=f"en{HOSTILE}", target_language="fr", segments=(segment,)
+    )
     x2 = export_xliff2(doc).text
     etree.fromstring(x2.encode())
     assert parse_xliff(x2).segments[0].target == f"b{HOSTILE}"[:1] + "".join(
-        "\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in HOSTILE)  # 2.0 keeps them as <cp/>
+        "\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in HOSTILE
+    )  # 2.0 keeps them as <cp/>
     x12 = export_xliff12(doc).text
     assert parse_xliff(x12).segments[0].target == "b" + "\ufffd" * len(HOSTILE)
     pair = TmPair(source=f"a{HOSTILE}", target=f"b{HOSTILE}", srclang=f"en{HOSTILE}", tgtlang="fr")
     assert parse_tmx(export_tmx([pair], srclang="en").text)[0].target == "b" + "\ufffd" * len(HOSTILE)
-    tbx = export_tbx([GlossaryTerm(source=f"t{HOSTILE}", target=f"u{HOSTILE}", tgtlang=f"fr{HOSTILE}")],
-                     srclang=f"en{HOSTILE}", tgtlang="fr")
+    tbx = export_tbx(
+        [GlossaryTerm(source=f"t{HOSTILE}", target=f"u{HOSTILE}", tgtlang=f"fr{HOSTILE}")],
+        srclang=f"en{HOSTILE}",
+        tgtlang="fr",
+    )
     etree.fromstring(tbx.encode())
     assert "u" + "\ufffd" * len(HOSTILE) in tbx
 
@@ -93,13 +105,16 @@ def read_csv_raw(text: str) -> list[str]:
     return next(csv.reader(io.StringIO(text, newline="")))
 
 
-@pytest.mark.parametrize("target, words", [
-    ("{1}a{/1}{1}", "more than once"),
-    ("{/1}a{1}", "comes before"),
-    ("{1}a{2}b{/1}{/2}", "overlap"),
-    ("{1}a{/1} {2}{9}", "{9} is not in the source"),
-    ("a", "missing"),
-])
+@pytest.mark.parametrize(
+    "target, words",
+    [
+        ("{1}a{/1}{1}", "more than once"),
+        ("{/1}a{1}", "comes before"),
+        ("{1}a{2}b{/1}{/2}", "overlap"),
+        ("{1}a{/1} {2}{9}", "{9} is not in the source"),
+        ("a", "missing"),
+    ],
+)
 def test_placeholder_mismatches_name_each_problem(target: str, words: str) -> None:
     found = placeholder_mismatches("{1}x{2}y{/2}{/1}", target)
     assert any(words.lower() in p.lower() for p in found), found

@@ -67,25 +67,33 @@ def lines_run(func: Callable[[], Any]) -> int:
 
 def xliff12_same_ids(n: int) -> str:
     units = "".join(f'<trans-unit id="same"><source>Text <x id="1"/>{i}.</source></trans-unit>' for i in range(n))
-    return ('<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a" '
-            f'source-language="en" datatype="plaintext"><body>{units}</body></file></xliff>')
+    return (
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a" '
+        f'source-language="en" datatype="plaintext"><body>{units}</body></file></xliff>'
+    )
 
 
 def xliff20_one_unit(n: int) -> str:
     data = "".join(f'<data id="d{i}">&lt;b{i}&gt;</data>' for i in range(n))
     notes = "".join(f"<note>n{i}</note>" for i in range(n))
     segments = "".join(f'<segment><source>S {i} <ph id="p{i}" dataRef="d{i}"/>.</source></segment>' for i in range(n))
-    return ('<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en"><file id="f">'
-            f'<unit id="u"><notes>{notes}</notes><originalData>{data}</originalData>{segments}</unit>'
-            "</file></xliff>")
+    return (
+        '<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0" srcLang="en"><file id="f">'
+        f'<unit id="u"><notes>{notes}</notes><originalData>{data}</originalData>{segments}</unit>'
+        "</file></xliff>"
+    )
 
 
 def xliff12_segmented(n: int) -> str:
     units = "".join(
         f'<trans-unit id="t{i}"><source>A{i}. B{i}.</source><seg-source><mrk mtype="seg" mid="1">A{i}.</mrk> '
-        f'<mrk mtype="seg" mid="2">B{i}.</mrk></seg-source></trans-unit>' for i in range(n))
-    return ('<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a" '
-            f'source-language="en" datatype="plaintext"><body>{units}</body></file></xliff>')
+        f'<mrk mtype="seg" mid="2">B{i}.</mrk></seg-source></trans-unit>'
+        for i in range(n)
+    )
+    return (
+        '<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2"><file original="a" '
+        f'source-language="en" datatype="plaintext"><body>{units}</body></file></xliff>'
+    )
 
 
 def filled(document: str) -> Callable[[], Any]:
@@ -102,8 +110,12 @@ def targets_of(n: int) -> Callable[[], Any]:
 
 def bilingual(n: int) -> BilingualExport:
     codes = (InlineCode(token=1, kind="paired", element="g", code_id="1"),)
-    segments = tuple(BilingualSegment(id="same", start=i, end=i + 1, source="a {1}b{/1}", target="x {1}y{/1}",
-                                      status="approved", codes=codes) for i in range(n))
+    segments = tuple(
+        BilingualSegment(
+            id="same", start=i, end=i + 1, source="a {1}b{/1}", target="x {1}y{/1}", status="approved", codes=codes
+        )
+        for i in range(n)
+    )
     return BilingualExport(file_name="f", source_language="en", target_language="fr", segments=segments)
 
 

@@ -18,9 +18,15 @@ from interchange import (
 )
 
 PAIRS = [
-    TmPair(source="Save the file", target="Enregistrez le fichier", srclang="en", tgtlang="fr-FR",
-           created=datetime(2024, 1, 31, 12, 0, tzinfo=UTC), changed=datetime(2024, 2, 1, 8, 30, 5, tzinfo=UTC)),
-    TmPair(source="<b> & \"quotes\"\nline two", target="<b> & « guillemets »\nligne deux", srclang="en", tgtlang="fr"),
+    TmPair(
+        source="Save the file",
+        target="Enregistrez le fichier",
+        srclang="en",
+        tgtlang="fr-FR",
+        created=datetime(2024, 1, 31, 12, 0, tzinfo=UTC),
+        changed=datetime(2024, 2, 1, 8, 30, 5, tzinfo=UTC),
+    ),
+    TmPair(source='<b> & "quotes"\nline two', target="<b> & « guillemets »\nligne deux", srclang="en", tgtlang="fr"),
     TmPair(source="Hello", target="Hallo", srclang="en-US", tgtlang="de"),
 ]
 
@@ -50,13 +56,17 @@ def test_tmx_written_elsewhere_with_inline_codes_and_several_variants() -> None:
 </body></tmx>"""
     pairs = parse_tmx(text)
     assert [(p.source, p.target, p.srclang, p.tgtlang) for p in pairs] == [
-        ("Click here", "Cliquez ici", "en-US", "fr-CA"), ("Click here", "Klicken Sie hier", "en-US", "de-DE")]
+        ("Click here", "Cliquez ici", "en-US", "fr-CA"),
+        ("Click here", "Klicken Sie hier", "en-US", "de-DE"),
+    ]
     assert pairs[0].created == datetime(2023, 4, 5, 10, 11, 12, tzinfo=UTC) and pairs[0].changed is None
 
 
-TERMS = [GlossaryTerm(source="pull request", target="demande de fusion"),
-         GlossaryTerm(source='say "hi", then', target="dire « salut », puis"),
-         GlossaryTerm(source="line\nbreak", target="saut\nde ligne")]
+TERMS = [
+    GlossaryTerm(source="pull request", target="demande de fusion"),
+    GlossaryTerm(source='say "hi", then', target="dire « salut », puis"),
+    GlossaryTerm(source="line\nbreak", target="saut\nde ligne"),
+]
 
 
 def test_csv_round_trip_with_quotes_and_line_breaks() -> None:
@@ -81,7 +91,8 @@ def test_tbx_round_trip() -> None:
     expected = [GlossaryTerm(source=t.source, target=t.target, srclang="en", tgtlang="fr") for t in TERMS]
     assert parse_tbx(text) == [
         GlossaryTerm(source=" ".join(e.source.split()), target=" ".join(e.target.split()), srclang="en", tgtlang="fr")
-        for e in expected]
+        for e in expected
+    ]
 
 
 def test_tbx_2008_martif_is_read() -> None:
@@ -101,5 +112,6 @@ def test_tbx_2008_martif_is_read() -> None:
         GlossaryTerm(source="file", target="fichier", srclang="en-US", tgtlang="fr"),
         GlossaryTerm(source="file", target="Datei", srclang="en-US", tgtlang="de"),
     ]
-    assert parse_tbx(text, srclang="fr")[0] == GlossaryTerm(source="fichier", target="file", srclang="fr",
-                                                           tgtlang="en-US")
+    assert parse_tbx(text, srclang="fr")[0] == GlossaryTerm(
+        source="fichier", target="file", srclang="fr", tgtlang="en-US"
+    )

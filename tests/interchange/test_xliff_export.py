@@ -12,15 +12,20 @@ translate_xliff = pytest.importorskip("translate.storage.xliff")
 
 SEGMENTS = (
     BilingualSegment(id="u0", start=0, end=9, source="# Welcome", target="# Bienvenue", status="approved"),
-    BilingualSegment(id="u11", start=11, end=60, source="Use `pip install` & <b>tags</b> {name}.",
-                     target="Utilisez `pip install` & <b>balises</b> {name}.", status="refined",
-                     notes=(Note(text="Keep the code as is.", category="reason"),
-                            Note(text="balises", category="correction"))),
-    BilingualSegment(id="u62", start=62, end=80, source="Line one\n  line two ", target="Ligne un\n  ligne deux ",
-                     status="revised"),
+    BilingualSegment(
+        id="u11",
+        start=11,
+        end=60,
+        source="Use `pip install` & <b>tags</b> {name}.",
+        target="Utilisez `pip install` & <b>balises</b> {name}.",
+        status="refined",
+        notes=(Note(text="Keep the code as is.", category="reason"), Note(text="balises", category="correction")),
+    ),
+    BilingualSegment(
+        id="u62", start=62, end=80, source="Line one\n  line two ", target="Ligne un\n  ligne deux ", status="revised"
+    ),
     BilingualSegment(id="u82", start=82, end=90, source="Proposed", target="Proposé", status="pending"),
-    BilingualSegment(id="u92", start=92, end=100, source="```sh\nls\n```", target="```sh\nls\n```",
-                     status="verbatim"),
+    BilingualSegment(id="u92", start=92, end=100, source="```sh\nls\n```", target="```sh\nls\n```", status="verbatim"),
     BilingualSegment(id="gap 102", start=102, end=120, source="Not yet\x0c done", target=None, status="untranslated"),
 )
 DOC = BilingualExport(file_name="guide.md", source_language="en", target_language="fr-FR", segments=SEGMENTS)
@@ -34,9 +39,14 @@ def test_xliff2_states_follow_the_documented_mapping() -> None:
     root = etree.fromstring(export_xliff2(DOC).text.encode())
     ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
     states = [(s.get("state"), s.get("subState")) for s in root.iterfind(".//x:segment", ns)]
-    assert states == [("final", "tagent:approved"), ("final", "tagent:refined"), ("final", "tagent:revised"),
-                      ("translated", "tagent:pending"), ("final", "tagent:verbatim"),
-                      ("initial", "tagent:untranslated")]
+    assert states == [
+        ("final", "tagent:approved"),
+        ("final", "tagent:refined"),
+        ("final", "tagent:revised"),
+        ("translated", "tagent:pending"),
+        ("final", "tagent:verbatim"),
+        ("initial", "tagent:untranslated"),
+    ]
     assert root.find(".//x:unit[@id='gap_102']/x:segment/x:source/x:cp", ns).get("hex") == "000C"
 
 
@@ -72,10 +82,15 @@ def test_xliff2_export_reads_with_translate_toolkit() -> None:
 
 
 def test_unknown_target_language_is_und_and_ids_stay_unique() -> None:
-    doc = BilingualExport(file_name="a.md", source_language="en", target_language=None, segments=(
-        BilingualSegment(id="a b", start=0, end=1, source="x", target="y", status="approved"),
-        BilingualSegment(id="a_b", start=2, end=3, source="z", target=None, status="untranslated"),
-    ))
+    doc = BilingualExport(
+        file_name="a.md",
+        source_language="en",
+        target_language=None,
+        segments=(
+            BilingualSegment(id="a b", start=0, end=1, source="x", target="y", status="approved"),
+            BilingualSegment(id="a_b", start=2, end=3, source="z", target=None, status="untranslated"),
+        ),
+    )
     text = export_xliff2(doc).text
     assert_valid_xliff2(text)
     assert [s.unit_id for s in parse_xliff(text).segments] == ["a_b", "a_b-2"]

@@ -9,8 +9,12 @@ from interchange import fill_xliff, parse_xliff, segment_targets, translatable_t
 from interchange.layout import WrittenUnit
 from tests.interchange.xliff_schema import assert_valid_xliff2, sample
 
-SAMPLES_12 = ["okapi-htmltest.html.xlf", "okapi-docxsegtest.docx.xlf", "okapi-RB-12-Test02.xlf",
-              "okapi-SF-12-Test03-excerpt.xlf"]
+SAMPLES_12 = [
+    "okapi-htmltest.html.xlf",
+    "okapi-docxsegtest.docx.xlf",
+    "okapi-RB-12-Test02.xlf",
+    "okapi-SF-12-Test03-excerpt.xlf",
+]
 SAMPLES_20 = ["oasis-sample1.xlf", "oasis-testTranslateWithTarget.xlf", "symfony-resources-2.0-segment-attributes.xlf"]
 STATE_ATTRS = ("state", "subState", "state-qualifier", "approved")
 
@@ -22,8 +26,11 @@ def _skeleton(text: str) -> bytes:
         if not isinstance(element.tag, str):
             continue
         parent = element.getparent()
-        if etree.QName(element).localname == "target" and parent is not None and \
-                etree.QName(parent).localname in ("trans-unit", "segment"):
+        if (
+            etree.QName(element).localname == "target"
+            and parent is not None
+            and etree.QName(parent).localname in ("trans-unit", "segment")
+        ):
             parent.remove(element)
         for attr in STATE_ATTRS:
             element.attrib.pop(attr, None)
@@ -43,8 +50,9 @@ def test_sample_translated_to_the_end_keeps_everything_else(name: str) -> None:
     filled, targets = _translate_all(original)
     after = parse_xliff(filled)
     assert targets, "the sample has something to translate"
-    assert [(s.key, s.unit_id, s.source, s.codes, s.notes, s.translatable) for s in after.segments] == \
-        [(s.key, s.unit_id, s.source, s.codes, s.notes, s.translatable) for s in before.segments]
+    assert [(s.key, s.unit_id, s.source, s.codes, s.notes, s.translatable) for s in after.segments] == [
+        (s.key, s.unit_id, s.source, s.codes, s.notes, s.translatable) for s in before.segments
+    ]
     for segment in after.segments:
         if segment.key in targets:
             assert segment.target == targets[segment.key]  # same placeholders: the codes are the source's
@@ -88,7 +96,10 @@ def test_segmented_units_are_one_segment_per_mark_and_partial_fill_keeps_the_res
     tu9 = [s for s in document.segments if s.unit_id == "tu9"]
     assert [s.key for s in tu9] == ["2/tu9/1", "2/tu9/2", "2/tu9/3"]
     assert [s.source for s in tu9] == [
-        "This is a test in DOCX format.", "This is the second sentence in this paragraph.", "This one is the third."]
+        "This is a test in DOCX format.",
+        "This is the second sentence in this paragraph.",
+        "This one is the third.",
+    ]
     filled = fill_xliff(original, {"2/tu9/2": "Voici la deuxième phrase."}, {"2/tu9/2": "approved"}).text
     again = {s.key: s for s in parse_xliff(filled).segments}
     assert again["2/tu9/2"].target == "Voici la deuxième phrase."
@@ -110,7 +121,13 @@ def test_comments_pis_and_declared_encoding_survive() -> None:
 def test_translate_no_and_ignorables_are_kept_out() -> None:
     document = parse_xliff(sample("oasis-testTranslateWithTarget.xlf"))
     assert [(s.key, s.translatable) for s in document.segments] == [
-        ("1/1/1", False), ("1/1/2", False), ("1/1/3", False), ("1/2/1", True), ("1/2/2", True), ("1/2/3", True)]
+        ("1/1/1", False),
+        ("1/1/2", False),
+        ("1/1/3", False),
+        ("1/2/1", True),
+        ("1/2/2", True),
+        ("1/2/3", True),
+    ]
     assert [s.source for s in document.translatable_segments()] == ["t1 {1}t2 {2}", "t3 {1}t4", "{1}t5"]
     # An <sm/> whose <em/> is in another segment is a single code of its segment (numbers count per segment).
     assert [(c.element, c.kind) for c in document.segments[3].codes] == [("sm", "single"), ("sm", "single")]
@@ -121,8 +138,10 @@ def test_layout_maps_position_units_onto_segments() -> None:
     layout = translatable_text(parse_xliff(original))
     span = next(s for s in layout.spans if s.key == "2/tu9/1")
     assert layout.text[span.start : span.end] == "This is a test in DOCX format."
-    units = [WrittenUnit(start=span.start, end=span.start + 14, translation="Ceci est un test", status="approved"),
-             WrittenUnit(start=span.start + 15, end=span.end, translation="au format DOCX.", status="revised")]
+    units = [
+        WrittenUnit(start=span.start, end=span.start + 14, translation="Ceci est un test", status="approved"),
+        WrittenUnit(start=span.start + 15, end=span.end, translation="au format DOCX.", status="revised"),
+    ]
     result = segment_targets(layout, units)
     assert result.targets == {"2/tu9/1": "Ceci est un test au format DOCX."}
     assert result.states == {"2/tu9/1": "revised"}

@@ -24,8 +24,10 @@ async def _translate_all(db: Path, log: Path) -> tuple[str, str]:
         info = await client.upload(session_id, "notes.md", DOC)
         turn = await client.do_next({"sessionId": session_id, "userInput": "Translate notes.md into German."})
         while turn.copilot_requests:
-            verdicts = [Verdict(tool=ToolRef(name=r.tool.name, callId=r.tool.callId), status="approve")
-                        for r in turn.copilot_requests]
+            verdicts = [
+                Verdict(tool=ToolRef(name=r.tool.name, callId=r.tool.callId), status="approve")
+                for r in turn.copilot_requests
+            ]
             turn = await client.do_next(verdicts_body(session_id, verdicts))
         assert turn.files[0].progress.complete
         return session_id, info.fileId

@@ -24,10 +24,12 @@ index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>) lists an owner's sess
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from types import EllipsisType
 from typing import Any
 
@@ -100,37 +102,39 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         records (one Query); a further page only when they did not reach what META names, and a
         ConflictError when an item META names is missing (a commit half applied)."""
         pk, window = _pk(session_id), max(window, 0)
-        history = {":m": s("M#"), ":meta": s("META")}
+        newest = {"ScanIndexForward": False}
+        history = (pk, "sk BETWEEN :m AND :meta", {":m": s("M#"), ":meta": s("META")})
+        verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
         (items, more), (records, more_records) = parallel(
-            lambda: self._query_page(pk, "sk BETWEEN :m AND :meta", history, ScanIndexForward=False, Limit=window + 1),
-            lambda: self._query_page(
-                pk, "begins_with(sk, :r)", {":r": s("R#")}, ScanIndexForward=False, Limit=VERDICT_READ
-            ),
+            lambda: self._query_page(*history, **newest, Limit=window + 1),
+            lambda: self._query_page(*verdict_records, **newest, Limit=VERDICT_READ),
         )
         if not items or items[0]["sk"]["S"] != "META":
             raise NotFoundError(f"No session {session_id}.")
         meta, record = items[0], _record(items[0])
         count = record.message_count
         first = max(0, count - window)
-        found = {_index(i): i for i in items[1:] if _index(i) < count}
-        while more is not None and len(found) < count - first:
-            page, more = self._query_page(
-                pk, "sk BETWEEN :m AND :meta", history, ScanIndexForward=False, ExclusiveStartKey=more
-            )
-            found |= {_index(i): i for i in page if first <= _index(i) < count}
-        if any(k not in found for k in range(first, count)):
-            raise ConflictError(TORN)
-        messages = load_messages([di.unpacked(found[k])["m"] for k in range(first, count)])
+        found: dict[int, Item] = {}
+        for i in self._read_on(items[1:], more, *history, **newest) if count > first else ():
+            if _index(i) < first:
+                break
+            if _index(i) < count:  # a message of a commit after META's is left out
+                found[_index(i)] = i
+            if len(found) == count - first:
+                break
         latest, previous = (num(meta, "rl", -1), num(meta, "rlc")), (num(meta, "rp", -1), num(meta, "rpc"))
         wanted = {r: c for r, c in (latest, previous) if r >= 0 and c > 0}
-        kept = [i for i in records if _record_of(i)[0] in wanted and _record_of(i)[1] < record.version]
-        while more_records is not None and len(kept) < sum(wanted.values()):
-            page, more_records = self._query_page(
-                pk, "begins_with(sk, :r)", {":r": s("R#")}, ScanIndexForward=False, ExclusiveStartKey=more_records
-            )
-            kept += [i for i in page if _record_of(i)[0] in wanted and _record_of(i)[1] < record.version]
-        if len(kept) != sum(wanted.values()):
+        kept: list[Item] = []
+        for i in self._read_on(records, more_records, *verdict_records, **newest) if wanted else ():
+            if _record_of(i)[0] < min(wanted):
+                break
+            if _record_of(i)[0] in wanted and _record_of(i)[1] < record.version:
+                kept.append(i)
+            if len(kept) == sum(wanted.values()):
+                break
+        if len(found) != count - first or len(kept) != sum(wanted.values()):
             raise ConflictError(TORN)
+        messages = load_messages([di.unpacked(found[k])["m"] for k in range(first, count)])
         verdicts = {r: _merged([i for i in kept if _record_of(i)[0] == r]) for r in wanted}
         files = _files(meta)
         token = StepToken(
@@ -308,7 +312,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         records = self._query(_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(f"R#{start['r']:010d}"), ":b": s("R$")})
         listed: list[tuple[int, str, Verdict]] = []
         group: list[Item] = []
-        for item in [*records, None]:
+        for item in itertools.chain(records, [None]):
             if group and (item is None or _record_of(item)[0] != _record_of(group[0])[0]):
                 r = _record_of(group[0])[0]
                 listed += [(r, c, v) for c, v in sorted(_merged(group).items()) if (r, c) > (start["r"], start["c"])]
@@ -347,7 +351,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         entry = {
             "name": s(file.name),
             "chars": n(file.chars),
-            "covered": s(json.dumps(file.covered)),
+            "covered": s(_json(file.covered)),
             "createdAt": s(file.created_at or di.now_iso()),
             "n": n(num(meta, "fileCount")),
             "original": {"BOOL": original is not None},
@@ -404,11 +408,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             for u in di.unpacked(item):
                 unit = _unit(file_id, u, item["at"]["S"])
                 held = by_start.get(unit.start)
-                if held is None:
-                    by_start[unit.start] = unit
-                else:
-                    keep = {"text": unit.text, "call_id": unit.call_id, "status": unit.status, "origin": unit.origin}
-                    by_start[unit.start] = UnitWrite(**{**_fields(held), **keep, "updated_at": unit.updated_at})
+                by_start[unit.start] = unit if held is None else replace(unit, end=held.end, cover_end=held.cover_end)
         return [by_start[k] for k in sorted(by_start)]
 
     # -- answers -------------------------------------------------------------------------------
@@ -469,8 +469,8 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
                 "messages": n(len(effects.messages)),
                 "hiddenCount": n(effects.hidden_messages),
                 "responses": n(new_ids),
-                "inputs": s(json.dumps(list(effects.user_inputs or ()))),
-                "queued": s(json.dumps(list(effects.queued_inputs or ()))),
+                "inputs": s(_json(list(effects.user_inputs or ()))),
+                "queued": s(_json(list(effects.queued_inputs or ()))),
                 "files": {"M": {}},
                 "fileCount": n(0),
                 "rl": n(responses[-1] if responses else -1),
@@ -512,15 +512,15 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         values[":zero"] = n(0)
     if effects.user_inputs is not None:
         sets.append("inputs = :inputs")
-        values[":inputs"] = s(json.dumps(list(effects.user_inputs)))
+        values[":inputs"] = s(_json(list(effects.user_inputs)))
     if effects.queued_inputs is not None:
         sets.append("queued = :queued")
-        values[":queued"] = s(json.dumps(list(effects.queued_inputs)))
+        values[":queued"] = s(_json(list(effects.queued_inputs)))
     names: dict[str, str] = {}
     for k, (file_id, covered) in enumerate(effects.coverage.items()):
         names[f"#f{k}"] = file_id
         sets.append(f"files.#f{k}.covered = :c{k}")
-        values[f":c{k}"] = s(json.dumps(covered))
+        values[f":c{k}"] = s(_json(covered))
     update: Item = {
         "Key": _meta_key(sid),
         "UpdateExpression": "SET " + ", ".join(sets),
@@ -591,21 +591,8 @@ def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
 
 def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
     start, end, cover_end, written, call_id, status, origin = u
-    return UnitWrite(
-        file_id=file_id,
-        start=start,
-        end=end,
-        cover_end=cover_end,
-        text=written,
-        call_id=call_id,
-        status=status,
-        origin=origin,
-        updated_at=at,
-    )
-
-
-def _fields(u: UnitWrite) -> dict[str, Any]:
-    return {name: getattr(u, name) for name in UnitWrite.__slots__}
+    fields = {"start": start, "end": end, "cover_end": cover_end, "text": written, "call_id": call_id}
+    return UnitWrite(file_id=file_id, status=status, origin=origin, updated_at=at, **fields)
 
 
 def _answer_puts(session_id: str | None, answer: StoredAnswer) -> list[Item]:
@@ -617,3 +604,8 @@ def _answer_puts(session_id: str | None, answer: StoredAnswer) -> list[Item]:
         marker = {"pk": s(_pk(session_id)), "sk": s(f"A#{item['pk']['S'][2:]}"), "expiresAt": n(answer.expires_at)}
         actions.append(di.put(marker))
     return actions
+
+
+def _json(value: Any) -> str:
+    """`value` as META's JSON text (UTF-8 as it is: an escape would weigh six bytes a character)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -95,12 +95,17 @@ class DynamoDBTable:
 
     def _query(self, pk: str, sk_condition: str, values: Item, **extra: Any) -> Iterator[Item]:
         """Every item of the partition `pk` matching `sk_condition`, page after page."""
-        while True:
-            items, after = self._query_page(pk, sk_condition, values, **extra)
+        items, after = self._query_page(pk, sk_condition, values, **extra)
+        return self._read_on(items, after, pk, sk_condition, values, **extra)
+
+    def _read_on(
+        self, items: list[Item], after: Item | None, pk: str, sk_condition: str, values: Item, **extra: Any
+    ) -> Iterator[Item]:
+        """A page's items, then the pages after it, each read only when the iteration reaches it."""
+        yield from items
+        while after is not None:
+            items, after = self._query_page(pk, sk_condition, values, **extra, ExclusiveStartKey=after)
             yield from items
-            if after is None:
-                return
-            extra = {**extra, "ExclusiveStartKey": after}
 
     def _batch_get(self, keys: Sequence[Item], *, attributes: Sequence[str] = ()) -> list[Item]:
         """The items that exist of these (distinct) keys, consistently read, 100 keys a request; only
@@ -137,19 +142,9 @@ class DynamoDBTable:
                 raise StorageUnavailableError("DynamoDB kept throttling a batch write; try again.", retry_after=2)
 
 
-TRANSACTION_ACTIONS = {
-    "Put": "PutItem",
-    "Update": "UpdateItem",
-    "Delete": "DeleteItem",
-    "ConditionCheck": "ConditionCheckItem",
-}
-"""The kinds of action a transaction here holds, and the IAM action each is authorized as."""
-
-
 def _to(table: str, action: Item) -> Item:
-    """A transaction's action addressed to `table`."""
+    """A transaction's action (Put, Update, ConditionCheck: template.yaml grants each) addressed to `table`."""
     ((kind, body),) = action.items()
-    assert kind in TRANSACTION_ACTIONS, kind  # another kind would need its IAM action in template.yaml
     return {kind: {"TableName": table, **body}}
 
 

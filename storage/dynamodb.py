@@ -102,7 +102,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         records (one Query); a further page only when they did not reach what META names, and a
         ConflictError when an item META names is missing (a commit half applied)."""
         pk, window = _pk(session_id), max(window, 0)
-        newest = {"ScanIndexForward": False}
+        newest: dict[str, Any] = {"ScanIndexForward": False}
         history = (pk, "sk BETWEEN :m AND :meta", {":m": s("M#"), ":meta": s("META")})
         verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
         (items, more), (records, more_records) = parallel(
@@ -180,6 +180,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 actions.append(
                     self.corrections_put(token.owner, token.session_id, token.version, effects.corrections, now)
                 )
+            answers = len(actions)
             if answer is not None and fits(answer.body):  # an answer too large to keep is dropped, never fails the step
                 actions += _answer_puts(token.session_id, answer)
         memory = self.tm_write(
@@ -194,9 +195,11 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     self._heads[token.owner] = memory.seq + 1
                 return
             except di.Refused as exc:
-                if not exc.failed(len(actions)) or memory is None or attempt == memory.attempts - 1:
-                    if exc.failed(0):
-                        raise ConflictError("The session advanced concurrently; reload it and try again.") from exc
+                if exc.failed(0):
+                    raise ConflictError("The session advanced concurrently; reload it and try again.") from exc
+                if any(exc.failed(k) for k in range(answers, len(actions))):
+                    raise ConflictError("A request with this Idempotency-Key is already recorded.") from exc
+                if memory is None or not exc.failed(len(actions)) or attempt == memory.attempts - 1:
                     raise
                 memory = memory.again(self)  # only the owner's memory moved on: its next number, and again
 

@@ -89,7 +89,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         self, owner: str, session_id: str, version: int, corrections: Sequence[Correction], now: str
     ) -> Item:
         """A commit's Put of the corrections it records (one item)."""
-        rows = [[c.file_id, c.status, c.source, c.proposal, c.final, c.reason] for c in corrections]
+        rows = [[getattr(c, f) for f in _CORRECTION_FIELDS] for c in corrections]
         sk = f"MEM#K#{now}#{session_id}#{version:010d}"
         item = {"pk": _pk(owner), "sk": s(sk), "sessionId": s(session_id), "createdAt": s(now), "z": di.packed(rows)}
         return di.put(item)
@@ -261,93 +261,49 @@ def _tm_write(owner: str, records: Sequence[TmRecord], added: int, seq: int, att
         },
     }
     rows = [
-        [r.source_hash, r.entry.source, r.entry.target, r.entry.languages, r.entry.origin, r.entry.updated_at or now]
-        for r in records
+        [r.source_hash, *(getattr(r.entry, f) for f in _TM_FIELDS[:-1]), r.entry.updated_at or now] for r in records
     ]
-    log = {
-        "pk": _pk(owner),
-        "sk": s(f"TM#L#{number:012d}"),
-        "z": di.packed(rows),
-        "expiresAt": n(int(time.time()) + LOG_SECONDS),
-    }
-    entries = [
-        {
-            "pk": _pk(owner),
-            "sk": s(f"TM#E#{row[0]}"),
-            "source": s(row[1]),
-            "target": s(row[2]),
-            "languages": s(row[3]),
-            "origin": s(row[4]),
-            "updatedAt": s(row[5]),
-            "written": n(number),
-        }
-        for row in rows
-    ]
+    expires = n(int(time.time()) + LOG_SECONDS)
+    log = {"pk": _pk(owner), "sk": s(f"TM#L#{number:012d}"), "z": di.packed(rows), "expiresAt": expires}
+    entries = [{"pk": _pk(owner), "sk": s(f"TM#E#{h}"), "z": di.packed(row), "written": n(number)} for h, *row in rows]
     for item in (log, *entries):
         di.check_size(item, "A translation-memory entry")
     actions = ({"Update": head}, di.put(log), *(di.put(e) for e in entries))
     return TmWrite(owner, tuple(records), added, seq, actions, attempts)
 
 
+_TM_FIELDS = ("source", "target", "languages", "origin", "updated_at")
+_CORRECTION_FIELDS = ("file_id", "status", "source", "proposal", "final", "reason")
+_ENTRY_FIELDS = ("entry_id", "kind", "source", "text", "languages", "origin", "created_at", "updated_at")
+
+
 def _logged(row: list[Any]) -> TmRecord:
-    h, source, target, languages, origin, updated_at = row
-    return TmRecord(
-        entry=TmEntry(source=source, target=target, languages=languages, origin=origin, updated_at=updated_at),
-        source_hash=h,
-    )
+    return TmRecord(entry=TmEntry(**dict(zip(_TM_FIELDS, row[1:], strict=True))), source_hash=row[0])
 
 
 def _stored(i: Item) -> TmEntry:
-    return TmEntry(
-        source=i["source"]["S"],
-        target=i["target"]["S"],
-        languages=i["languages"]["S"],
-        origin=i["origin"]["S"],
-        updated_at=i["updatedAt"]["S"],
-        written=num(i, "written"),
-    )
+    return TmEntry(**dict(zip(_TM_FIELDS, di.unpacked(i), strict=True)), written=num(i, "written"))
 
 
 def _corrections(items: Iterable[Item]) -> list[Correction]:
     """The corrections of correction items read newest first, newest first."""
-    found: list[Correction] = []
-    for i in items:
-        rows = di.unpacked(i)
-        found += [
-            Correction(
-                file_id=f,
-                status=st,
-                source=src,
-                proposal=p,
-                final=fin,
-                reason=why,
-                session_id=i["sessionId"]["S"],
-                created_at=i["createdAt"]["S"],
-            )
-            for f, st, src, p, fin, why in reversed(rows)
-        ]
-    return found
+    return [
+        Correction(
+            **dict(zip(_CORRECTION_FIELDS, row, strict=True)),
+            session_id=i["sessionId"]["S"],
+            created_at=i["createdAt"]["S"],
+        )
+        for i in items
+        for row in reversed(di.unpacked(i))
+    ]
 
 
 def _rows(entries: Iterable[MemoryEntryRecord]) -> list[list[str]]:
-    return [[e.entry_id, e.kind, e.source, e.text, e.languages, e.origin, e.created_at, e.updated_at] for e in entries]
+    return [[getattr(e, f) for f in _ENTRY_FIELDS] for e in entries]
 
 
 def _entries(owner: str, item: Item | None) -> list[MemoryEntryRecord]:
     """The memory item's entries, oldest first (none if it does not exist)."""
     rows = di.unpacked(item) if item else []
-    entries = [
-        MemoryEntryRecord(
-            entry_id=r[0],
-            owner=owner,
-            kind=r[1],
-            source=r[2],
-            text=r[3],
-            languages=r[4],
-            origin=r[5],
-            created_at=r[6],
-            updated_at=r[7],
-        )
-        for r in rows
-    ]
+    entries = [MemoryEntryRecord(owner=owner, **dict(zip(_ENTRY_FIELDS, r, strict=True))) for r in rows]
     return sorted(entries, key=lambda e: (e.created_at, e.entry_id))

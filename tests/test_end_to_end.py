@@ -29,7 +29,6 @@ from handlers.api import create_app
 from handlers.deps import LazyServices
 from service.container import Services
 from storage.dynamodb import DynamoDBSessionStorage
-from storage.dynamodb_items import BUCKET
 from storage.sqlite import SQLiteStorage
 from tests.client import Reviewer, ScriptedClient, Transport, asgi_transport, lambda_transport
 from tests.helpers import services_for
@@ -115,7 +114,7 @@ def test_translate_a_document_to_the_end(run: Run, transport: tuple[Transport, S
     assert sorted(calls) == sorted(returns) and len(set(returns)) == len(returns)
     if run.document == "httpx-CHANGELOG.md":
         count = services.storage.get_session(session_id).message_count
-        assert count > BUCKET, f"the long history ({count} messages) spans more than one DynamoDB message bucket"
+        assert count > 100, f"the long history ({count} messages) is longer than any step's window"
 
 
 def _tool_ids(call: Any, session_id: str) -> tuple[list[str], list[str]]:

@@ -143,7 +143,7 @@ class DynamoDBTable:
 
 
 def _to(table: str, action: Item) -> Item:
-    """A transaction's action (Put, Update, ConditionCheck: template.yaml grants each) addressed to `table`."""
+    """A transaction's action (a Put or an Update: template.yaml grants each) addressed to `table`."""
     ((kind, body),) = action.items()
     return {kind: {"TableName": table, **body}}
 

@@ -25,7 +25,6 @@ TABLE = RESOURCES["SessionsTable"]
 EXPECTED_TABLE_ACTIONS = [
     "dynamodb:BatchGetItem",
     "dynamodb:BatchWriteItem",
-    "dynamodb:ConditionCheckItem",
     "dynamodb:DeleteItem",
     "dynamodb:GetItem",
     "dynamodb:PutItem",

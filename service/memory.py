@@ -88,7 +88,7 @@ class OwnerMemory:
         notes: list[StyleNote] = []
         read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
         if self.tm is not None:
-            self.tm.observe(owner, read.tm_writes)
+            self.tm.observe(owner, read.tm_seq)
         for e in _newest(read.entries):
             origin: Origin = "user" if e.origin == "user" else "learned"
             if e.kind == "glossary":

@@ -8,13 +8,14 @@ that are skipped and counted).
 Lookups are served by a replica of the owner's memory in this process (one per owner, the OWNERS
 most recently used, held by the process's one TranslationMemory, built with its services): an exact
 match is a lookup by hash, fuzzy candidates come through a few word keys (agent_core.tm), never a
-scan. A step brings the replica up to date with at most ONE
-storage read, `refresh`: the entries written since its last read, from MARGIN seconds before it
-(what another process wrote meanwhile, however late DynamoDB's index shows it). A cold replica reads
-the owner's whole memory once. Where the backend counts the owner's entry writes in the read of the
-owner's memory that comes first in a step (`observe`, from service.memory), a replica that accounts
-for every one of them (those it read, those this process wrote) reads nothing: only another
-process's writes cost the step a read, and the reads go on for MARGIN seconds after one.
+scan. Storage numbers the owner's writes 1, 2, … (`tm_changes`); the replica holds `seq`, the latest
+write it has read, and `pending`, how many of this process's own committed writes it has applied
+since (`kept`, with provisional numbers after `seq`). A step's read of the owner's memory shows the
+latest write number (`observe`, from service.memory); its `refresh` then reads nothing if that number
+is `seq + pending` (every write since is this process's own, already applied), else the changes since
+`seq` in one storage read. Of two entries for one source the later write wins, whatever their
+`updated_at` (a TMX date is data). A cold replica reads the whole memory once; a put (`record`, an
+import) drops the owner's replica, which is read whole at its next use.
 """
 
 from __future__ import annotations
@@ -48,10 +49,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _now_stamp() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
 def record_of(source: str, target: str, languages: str, origin: TmOrigin, updated_at: str = "") -> TmRecord:
     """A memory entry with its key."""
     key = tm_languages(languages)
@@ -60,14 +57,10 @@ def record_of(source: str, target: str, languages: str, origin: TmOrigin, update
     )
 
 
-MARGIN = 10.0
-"""Seconds before its last read that a replica's next read starts (writes in flight, index lag)."""
 FRESH = 60.0
 """A lookup reads the changes first if the replica's last read (or refresh) is older than this: a
 step's refresh serves all its lookups, however long its model request takes; a lookup outside a step
 (the workbench's checks) sees what another process wrote within a minute."""
-OBSERVED = 5.0
-"""A write count observed longer ago than this is not relied on (a step's refresh follows its read)."""
 OWNERS = 16
 """Replicas kept per storage, the most recently used owners'."""
 
@@ -80,40 +73,30 @@ class _Replica:
     """By source hash."""
     keys: dict[str, set[str]] = field(default_factory=dict)
     """Fuzzy candidate key → the hashes of the entries under it."""
-    since: str | None = None
-    """Where the next read starts (None: not read yet)."""
+    seq: int | None = None
+    """The number of the latest write read (None: not read yet)."""
+    pending: int = 0
+    """This process's own writes committed and applied since that read (their numbers unknown)."""
+    observed: int | None = None
+    """The latest write number the owner's memory read showed, until a refresh relies on it."""
     read_at: float = -1e9
-    writes: int | None = None
-    """The owner's entry writes this replica accounts for (None: not known, the next refresh reads)."""
-    observed: tuple[int, float, float] | None = None
-    """The write count the owner's memory last showed: (count, epoch and monotonic time it came)."""
-    reread_until: float = -1e9
-    """Refreshes read until then (monotonic), whatever the count says: another process wrote, and
-    DynamoDB's index may show its entries late."""
+    """When the replica was last known current (monotonic)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     """Guards the fields; held briefly (lookups take it on the event loop), never across a read."""
     reading: threading.Lock = field(default_factory=threading.Lock)
     """One storage read of this replica at a time (in worker threads)."""
 
-    def observation(self) -> tuple[int, float] | None:
-        """The count observed lately and the epoch time it was read at (None: none, or too old)."""
-        if self.observed is None or time.monotonic() - self.observed[2] >= OBSERVED:
-            return None
-        return self.observed[0], self.observed[1]
+    def current(self, observed: int | None) -> bool:
+        """Whether the write number `observed` shows no write the replica lacks (then it is current)."""
+        if self.seq is None or observed is None or observed != self.seq + self.pending:
+            return False
+        self.seq, self.pending, self.read_at = observed, 0, time.monotonic()
+        return True
 
-    def settled(self) -> float | None:
-        """The epoch time of a fresh observation that shows no write this replica lacks (and none in
-        doubt), else None: before then, everything written is held."""
-        seen = self.observation()
-        if self.since is None or seen is None or time.monotonic() < self.reread_until:
-            return None
-        return seen[1] if seen[0] == self.writes else None
-
-    def read_from(self, started: float) -> None:
-        """Everything written before epoch `started` is held: the next read starts MARGIN before it."""
-        if self.since is None or _iso(started - MARGIN) > self.since:
-            self.since = _iso(started - MARGIN)
-        self.read_at = time.monotonic()
+    def covered(self, entries: Sequence[TmEntry]) -> bool:
+        """Whether a read already brought the write of `entries` (it landed between their commit and
+        `kept`): the replica holds one of them as written, which no other write could have made."""
+        return any(self.entries.get(source_hash(normalize(e.source), e.languages)) == e for e in entries)
 
     def apply(self, entries: Iterable[TmEntry]) -> None:
         for e in entries:
@@ -122,7 +105,7 @@ class _Replica:
             h = source_hash(normalize(e.source), e.languages)
             old = self.entries.get(h)
             if old is not None and old.written > e.written:
-                continue  # the later write wins (storage's write stamps), whatever the entries' dates
+                continue  # the later write wins, whatever the entries' dates
             self.entries[h] = e
             if old is None:
                 for k in candidate_keys(e.source, e.languages):
@@ -136,10 +119,6 @@ class _Replica:
             newest = heapq.nlargest(per_key, hashes, key=lambda h: self.entries[h].updated_at)
             found |= {h: self.entries[h] for h in newest if h not in found}
         return list(found.values())
-
-
-def _iso(epoch: float) -> str:
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="microseconds")
 
 
 class TranslationMemory:
@@ -156,7 +135,7 @@ class TranslationMemory:
         if not records:
             return 0, 0, 0
         counts = self.storage.put_tm(owner, records, max_entries=MAX_TM_ENTRIES)
-        with self._replicas_lock:  # read whole next time: it holds the put's entries with storage's stamps
+        with self._replicas_lock:  # read whole next time, with the put's write numbers
             self._replicas.pop(owner, None)
         return counts
 
@@ -178,31 +157,28 @@ class TranslationMemory:
         return kept, len(new)
 
     def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:
-        """Entries a step committed (one write each), into this process's replica (unless it is cold: it
-        reads them then)."""
+        """Entries a step committed (one write), into this process's replica with the next provisional
+        number (unless it is cold: it reads them then)."""
         replica = self._replica(owner)
-        stamp = f"{_now_stamp()}#~"  # after storage's stamp of the commit, which has just returned
         with replica.lock:
-            if replica.since is not None:
-                replica.apply(replace(e, written=e.written or stamp) for e in entries)
-            if replica.writes is not None:
-                replica.writes += len(entries)
+            if replica.seq is None or not entries or replica.covered(entries):
+                return
+            replica.apply(replace(e, written=replica.seq + replica.pending + 1) for e in entries)
+            replica.pending += 1
 
-    def observe(self, owner: str, writes: int | None) -> None:
-        """The owner's entry-write count, as the read of the owner's memory just showed it (None: the
-        backend does not count them)."""
+    def observe(self, owner: str, tm_seq: int) -> None:
+        """The number of the owner's latest write, as the read of the owner's memory just showed it."""
         replica = self._replica(owner)
         with replica.lock:
-            replica.observed = None if writes is None else (writes, time.time(), time.monotonic())
+            replica.observed = tm_seq
 
     async def refresh(self, owner: str) -> None:
         """Bring the owner's replica up to date (a step's, after its read of the owner's memory and
         before its lookups): one storage read, none if that read showed no write the replica lacks."""
         replica = self._replica(owner)
         with replica.lock:
-            settled = replica.settled()
-            if settled is not None:
-                replica.read_from(settled)
+            observed, replica.observed = replica.observed, None  # relied on once: the next step observes anew
+            if replica.current(observed):
                 return
         await blocking(self._read, owner, 0.0)
 
@@ -232,30 +208,25 @@ class TranslationMemory:
         """The replica, read again first (in a worker thread) if it is older than `fresh` seconds: a
         lookup in a step finds it just refreshed and goes on at once, with no thread hop."""
         replica = self._replica(owner)
-        if replica.since is not None and time.monotonic() - replica.read_at < fresh:
+        if replica.seq is not None and time.monotonic() - replica.read_at < fresh:
             return replica
         return await blocking(self._read, owner, fresh)
 
     def _read(self, owner: str, fresh: float) -> _Replica:
-        """Read the changes unless the replica is warm and younger than `fresh` seconds; the storage
-        read happens outside the replica's lock, so lookups on the event loop never wait for it."""
+        """Read the changes since the replica's `seq` unless it is warm and younger than `fresh`
+        seconds; the storage read happens outside the replica's lock, so lookups on the event loop
+        never wait for it. The read numbers every write it covers: the replica's own provisional
+        ones are dropped (pending 0), and one the read missed is read again next time."""
         replica = self._replica(owner)
         with replica.reading:
             with replica.lock:
-                since = replica.since
+                since = replica.seq
                 if since is not None and time.monotonic() - replica.read_at < fresh:
                     return replica
-                known = {h: e.written for h, e in replica.entries.items()}
-                seen = replica.observation()
-            started = time.time()
-            found = self.storage.tm_changes(owner, since=since, known=known)
+            found = self.storage.tm_changes(owner, since=since)
             with replica.lock:
-                replica.apply(found)
-                replica.read_from(started)
-                if seen is not None:
-                    if since is not None and seen[0] != replica.writes:  # another process wrote: it may lag
-                        replica.reread_until = time.monotonic() + MARGIN
-                    replica.writes = seen[0]
+                replica.apply(found.entries)
+                replica.seq, replica.pending, replica.read_at = found.seq, 0, time.monotonic()
         return replica
 
     def _replica(self, owner: str) -> _Replica:
@@ -276,5 +247,5 @@ class TranslationMemory:
 
     def entries(self, owner: str) -> list[TmEntry]:
         """All the owner's entries (for export), in one read, by language pair and source."""
-        found = self.storage.tm_changes(owner, since=None)
+        found = self.storage.tm_changes(owner, since=None).entries
         return sorted(found, key=lambda e: (e.languages, e.source.casefold(), e.source))

@@ -172,7 +172,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
             if effects.memory:
-                put_tm_rows(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES, self._writer)
+                put_tm_rows(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
             if answer is not None:
                 _put_answer(db, sid, answer, int(time.time()))
 

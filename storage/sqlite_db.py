@@ -12,7 +12,6 @@ import os
 import sqlite3
 import threading
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -21,7 +20,7 @@ from typing import Any
 from agent_core.errors import InvalidRequestError
 
 from .errors import ConflictError, StorageUnavailableError
-from .sqlite_schema import LAYOUT_VERSION, MIGRATIONS, SCHEMA
+from .sqlite_schema import LAYOUT_VERSION, SCHEMA
 
 ROWS_PER_STATEMENT = 200
 """Rows one multi-row INSERT carries (a step's batch is one statement per table, not one per row)."""
@@ -45,12 +44,10 @@ def insert_rows(db: sqlite3.Connection, insert: str, rows: Sequence[tuple[Any, .
 
 
 class SQLiteDatabase:
-    """One connection to the file behind a lock, its layout created or migrated on opening."""
+    """One connection to the file behind a lock, its layout created on opening a new file."""
 
     def __init__(self, path: str) -> None:
         self._lock = threading.Lock()
-        self._writer = uuid.uuid4().hex[:16]
-        """Names this instance's translation-memory writes, which its own reads of the changes leave out."""
         try:
             folder = os.path.dirname(path)
             if folder and path != ":memory:":
@@ -69,19 +66,20 @@ class SQLiteDatabase:
             raise
 
     def _create_schema(self, path: str) -> None:
-        """Create the tables once (under the writer lock, so racing processes agree); refuse newer layouts."""
+        """Create the tables in a new file (under the writer lock, so racing processes agree); refuse a
+        file of any other layout, or not ours: there is no data of another layout to carry over."""
         with self._transaction(write=True) as db:
             layout = int(db.execute("PRAGMA user_version").fetchone()["user_version"])
-            if layout > LAYOUT_VERSION:
+            if layout == LAYOUT_VERSION:
+                return
+            if layout != 0 or db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None:
                 raise StorageUnavailableError(
-                    f"{path} was written by a newer storage layout ({layout} > {LAYOUT_VERSION}); upgrade the app."
+                    f"{path} holds another storage layout ({layout}, this app writes {LAYOUT_VERSION}): "
+                    "delete or move the file, and a new one is created."
                 )
-            if layout < LAYOUT_VERSION:
-                steps = [SCHEMA] if layout == 0 else [MIGRATIONS[n] for n in range(layout, LAYOUT_VERSION)]
-                for step in steps:
-                    for statement in step:
-                        db.execute(statement)
-                db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+            for statement in SCHEMA:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
 
     def _use_wal(self, path: str) -> None:
         """Switch the file to WAL once; the switch ignores busy_timeout, so retry while others open it."""

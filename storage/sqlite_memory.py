@@ -11,7 +11,7 @@ from agent_core.tm import TmEntry
 
 from .errors import NotFoundError
 from .interface import TmRecord, storable_tm
-from .records import MemoryEntryRecord, OwnerSnapshot, merge_entries
+from .records import MemoryEntryRecord, OwnerSnapshot, TmChanges, merge_entries
 from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
 
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
@@ -38,12 +38,12 @@ class SQLiteMemoryStorage(SQLiteDatabase):
             return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
 
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        """The entries and the latest corrections, in one read transaction (no write count: reading the
-        translation memory's changes is one indexed statement here)."""
+        """The entries, the latest corrections and the translation memory's latest write number, in one
+        read transaction."""
         with self._transaction(write=False) as db:
             found = [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
-            latest = db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))
-            return OwnerSnapshot(found, [Correction(**r) for r in latest])
+            latest = [Correction(**r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))]
+            return OwnerSnapshot(found, latest, tm_seq(db, owner))
 
     def put_memory_entries(
         self, owner: str, records: Sequence[MemoryEntryRecord], *, max_entries: Mapping[str, int]
@@ -74,34 +74,38 @@ class SQLiteMemoryStorage(SQLiteDatabase):
     # -- the owners' translation memory -----------------------------------------------------------
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
-        """Add or replace entries by source hash; new ones past the cap are skipped."""
+        """Add or replace entries by source hash, as the owner's next write; new ones past the cap are skipped."""
         kept = storable_tm(records)
         with self._transaction(write=True) as db:
-            added, updated, skipped = put_tm_rows(db, owner, kept, max_entries, self._writer)
+            added, updated, skipped = put_tm_rows(db, owner, kept, max_entries)
         return added, updated, skipped + len(records) - len(kept)
 
-    def tm_changes(self, owner: str, *, since: str | None, known: Mapping[str, str] | None = None) -> list[TmEntry]:
-        """One statement (by the time each entry was written: the `tm_entries_by_time` index); this
-        instance's own writes are left out of the changes since a time. An entry's write stamp is its
-        write's time, then its writer (storage.dynamodb_journal.stamp's order)."""
+    def tm_changes(self, owner: str, *, since: int | None) -> TmChanges:
+        """The entries written after write `since` (the `tm_entries_by_write` index) and the owner's
+        latest write number, in one read transaction."""
         sql = (
-            "SELECT source_hash, source, target, languages, origin, updated_at, written_at || '#' || writer AS written "
-            "FROM tm_entries WHERE owner = ?"
+            "SELECT source, target, languages, origin, updated_at, written FROM tm_entries "
+            "WHERE owner = ? AND written > ?"
         )
-        with self._transaction(write=False, one_statement=True) as db:
-            if since is None:
-                rows = db.execute(sql, (owner,))
-            else:
-                rows = db.execute(sql + " AND written_at > ? AND writer <> ?", (owner, since, self._writer))
-            found = [r for r in rows if (known or {}).get(r["source_hash"]) != r["written"]]
-        return [TmEntry(**{k: v for k, v in r.items() if k != "source_hash"}) for r in found]
+        with self._transaction(write=False) as db:  # every write is numbered from 1: since None is since 0
+            seq = tm_seq(db, owner)
+            return TmChanges([TmEntry(**r) for r in db.execute(sql, (owner, since or 0))], seq)
 
 
-def put_tm_rows(
-    db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int, writer: str
-) -> tuple[int, int, int]:
-    """`put_tm` inside the caller's write transaction (the count is exact under its lock): one count,
-    one lookup of the hashes, one multi-row upsert."""
+def tm_seq(db: sqlite3.Connection, owner: str) -> int:
+    """The number of the owner's latest translation-memory write (0: none)."""
+    row = db.execute("SELECT seq FROM tm_heads WHERE owner = ?", (owner,)).fetchone()
+    return int(row["seq"]) if row is not None else 0
+
+
+def put_tm_rows(db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int) -> tuple[int, int, int]:
+    """`put_tm` inside the caller's write transaction, numbered as the owner's next write (the count is
+    exact under its lock): one count, one lookup of the hashes, one multi-row upsert. The write is
+    numbered even if it stores nothing, so a replica that counts its own writes (service.tm) counts true."""
+    head = db.execute(
+        "INSERT INTO tm_heads (owner, seq) VALUES (?, 1) ON CONFLICT (owner) DO UPDATE SET seq = seq + 1 RETURNING seq",
+        (owner,),
+    ).fetchone()["seq"]
     latest = {r.source_hash: r for r in records}  # the last of equal hashes wins
     hashes = list(latest)
     count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
@@ -116,25 +120,28 @@ def put_tm_rows(
         if h in known or room > 0:
             admitted.add(h)
             room -= h not in known
-    now = datetime.now(UTC).isoformat(timespec="microseconds")
+    now = datetime.now(UTC).isoformat(timespec="milliseconds")
     rows = [
-        (owner, h, e.source, e.target, e.languages, e.origin, e.updated_at or now, now, writer)
+        (owner, h, e.source, e.target, e.languages, e.origin, e.updated_at or now, head)
         for h in hashes
         if h in admitted
         for e in [latest[h].entry]
     ]
     insert_rows(
         db,
-        "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, written_at, "
-        "writer)",
+        "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, written)",
         rows,
         " ON CONFLICT (owner, source_hash) DO UPDATE SET source = excluded.source, target = excluded.target, "
-        "origin = excluded.origin, updated_at = excluded.updated_at, written_at = excluded.written_at, "
-        "writer = excluded.writer",
+        "origin = excluded.origin, updated_at = excluded.updated_at, written = excluded.written",
     )
+    return _counts(records, admitted, known)
+
+
+def _counts(records: Sequence[TmRecord], admitted: set[str], known: set[str]) -> tuple[int, int, int]:
+    """`(added, updated, skipped)` of a put: a repeated hash updates what came before it."""
     added = updated = skipped = 0
     seen: set[str] = set()
-    for r in records:  # a repeated hash updates what came before it
+    for r in records:
         if r.source_hash not in admitted:
             skipped += 1
         elif r.source_hash in known or r.source_hash in seen:

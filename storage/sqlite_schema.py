@@ -1,8 +1,8 @@
-"""The SQLite backend's tables, by layout version, and the migrations between layouts."""
+"""The SQLite backend's tables: one layout, created in a new file (storage.sqlite_db refuses any other)."""
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 7
+LAYOUT_VERSION = 8
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -14,18 +14,17 @@ _IDEMPOTENCY = (
     "CREATE INDEX idempotency_by_session ON idempotency (session_id)",
     "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
 )
-# No foreign key: an owner's glossary entries and style notes outlive every session.
-# The owner's translation memory: one entry per source hash, listed by time for the replica that
+# No foreign key: an owner's glossary entries and style notes, and its translation memory, outlive
+# every session. The translation memory holds one entry per source hash, each with the number of the
+# owner's write that stored it (`tm_heads` holds the owner's latest), read by number by the replica that
 # serves lookups (service.tm).
-_TM_ENTRIES = """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
+_TM = (
+    """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
     target TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
-    PRIMARY KEY (owner, source_hash))"""
-_TM_WRITTEN = (
-    "ALTER TABLE tm_entries ADD COLUMN written_at TEXT NOT NULL DEFAULT ''",
-    "ALTER TABLE tm_entries ADD COLUMN writer TEXT NOT NULL DEFAULT ''",
-    "CREATE INDEX tm_entries_by_time ON tm_entries (owner, written_at)",
+    written INTEGER NOT NULL, PRIMARY KEY (owner, source_hash))""",
+    "CREATE INDEX tm_entries_by_write ON tm_entries (owner, written)",
+    "CREATE TABLE tm_heads (owner TEXT PRIMARY KEY, seq INTEGER NOT NULL)",
 )
-_TM = (_TM_ENTRIES, *_TM_WRITTEN)
 _MEMORY = (
     """CREATE TABLE memory_entries (owner TEXT NOT NULL, entry_id TEXT NOT NULL, kind TEXT NOT NULL,
     source TEXT NOT NULL, text TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL,
@@ -67,39 +66,3 @@ SCHEMA = (
     *_MEMORY,
     *_TM,
 )
-_IDEMPOTENCY_V2 = """CREATE TABLE idempotency (owner TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL,
-    status INTEGER NOT NULL, body TEXT NOT NULL, created_at TEXT NOT NULL, expires_at INTEGER NOT NULL,
-    PRIMARY KEY (owner, key))"""
-MIGRATIONS: dict[int, tuple[str, ...]] = {
-    # 1 → 2: telemetry counters on sessions, and the idempotency table.
-    1: (
-        *(
-            f"ALTER TABLE sessions ADD COLUMN {c} INTEGER NOT NULL DEFAULT 0"
-            for c in ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms")
-        ),
-        _IDEMPOTENCY_V2,
-    ),
-    # 2 → 3: owners' glossary entries and style notes.
-    2: _MEMORY,
-    # 3 → 4: cached input tokens, queued inputs, units' origin and time, the translation memory;
-    # answers belong to their session (deleted with it), carry no HTTP status, expired ones are purged.
-    3: (
-        "ALTER TABLE sessions ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0",
-        "ALTER TABLE sessions ADD COLUMN queued_inputs TEXT NOT NULL DEFAULT '[]'",
-        "ALTER TABLE units ADD COLUMN origin TEXT NOT NULL DEFAULT 'model'",
-        "ALTER TABLE units ADD COLUMN updated_at TEXT NOT NULL DEFAULT ''",
-        _TM_ENTRIES,
-        "ALTER TABLE idempotency DROP COLUMN status",
-        "ALTER TABLE idempotency ADD COLUMN session_id TEXT",
-        "CREATE INDEX idempotency_by_session ON idempotency (session_id)",
-        "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
-    ),
-    # 4 → 5: the translation memory's entries by the time they were written, and by whom (the
-    # replica's changes); its word-key index is no longer read (lookups are the replica's, service.tm).
-    4: ("DROP TABLE IF EXISTS tm_keys", *_TM_WRITTEN),
-    # 5 → 6: how many of a session's messages the model is never shown (the window's boundary).
-    5: ("ALTER TABLE sessions ADD COLUMN hidden_messages INTEGER NOT NULL DEFAULT 0",),
-    # 6 → 7: the session's languages.
-    6: ("ALTER TABLE sessions ADD COLUMN source_language TEXT", "ALTER TABLE sessions ADD COLUMN target_language TEXT"),
-}
-"""The statements that take a file from layout `n` to `n + 1`."""

@@ -15,6 +15,7 @@ import pytest
 
 from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.tm import TmEntry
+from service.memory import OwnerMemory
 from service.tm import TranslationMemory, record_of
 from storage.interface import Storage, TmRecord
 from storage.records import MemoryEntryRecord
@@ -113,14 +114,14 @@ def test_a_blank_target_is_never_stored_in_the_translation_memory(storage: Stora
     assert storage.put_tm("alice", [tm("Kept."), blank("Blank.", target)], max_entries=100) == (1, 0, 1)
     # Not over a stored entry either: the entry stays as it was.
     assert storage.put_tm("alice", [blank("Kept.", target)], max_entries=100) == (0, 0, 1)
-    found = storage.tm_changes("alice", since=None)
+    found = storage.tm_changes("alice", since=None).entries
     assert [(e.source, e.target) for e in found] == [("Kept.", "KEPT.")]
 
 
 def test_blank_targets_are_skipped_whatever_their_place_among_equal_sources(storage: Storage) -> None:
     records = [tm("One.", "un"), blank("One.", " "), tm("Two.", "deux"), blank("Two.", "")]
     assert storage.put_tm("alice", records, max_entries=100) == (2, 0, 2)
-    assert sorted((e.source, e.target) for e in storage.tm_changes("alice", since=None)) == [
+    assert sorted((e.source, e.target) for e in storage.tm_changes("alice", since=None).entries) == [
         ("One.", "un"),
         ("Two.", "deux"),
     ]
@@ -157,6 +158,13 @@ def approved(source: str, target: str, at: str) -> TmEntry:
     return TmEntry(source=source, target=target, languages="*>fr", origin="approved", updated_at=at)
 
 
+def stepped_refresh(storage: Storage, memory: TranslationMemory) -> None:
+    """What a step reads before its lookups: the owner's memory (which shows the latest write's number),
+    then the translation memory's refresh (agent_core's runtime)."""
+    OwnerMemory(storage, tm=memory).snapshot("alice")
+    asyncio.run(memory.refresh("alice"))
+
+
 def lookups(memory: TranslationMemory, sources: list[str]) -> dict[str, tuple[str, str]]:
     found = asyncio.run(memory.exact("alice", "auto>french", sources))
     return {s: (e.target, e.updated_at) for s, e in found.items()}
@@ -175,9 +183,9 @@ def test_an_older_dated_import_after_a_steps_approval_replaces_it_everywhere(sto
     old = record_of("Save the file.", "Sauvegardez le fichier.", "fr", "imported", "2001-01-01T00:00:00+00:00")
     assert elsewhere_of(storage, warm).record("alice", [old]) == (0, 1, 0), "an update"
     expected = {"Save the file.": ("Sauvegardez le fichier.", "2001-01-01T00:00:00+00:00")}
-    stored = storage.tm_changes("alice", since=None)
+    stored = storage.tm_changes("alice", since=None).entries
     assert [(e.target, e.updated_at) for e in stored] == [expected["Save the file."]], "stored: the import"
-    asyncio.run(warm.refresh("alice"))  # as a step does before its lookups
+    stepped_refresh(storage, warm)
     assert lookups(warm, SOURCES) == expected, "the warm replica of the process that held the approval"
     assert lookups(TranslationMemory(other_instance(storage)), SOURCES) == expected, "a cold replica"
     # And a step after the import wins over it, whatever its date.
@@ -197,23 +205,30 @@ def test_warm_and_cold_replicas_agree_after_writes_from_another_process(storage:
         create(other, "s_" + digit * 32, memory=entries)  # another session's step, in the other process
         elsewhere.kept("alice", entries)
 
+    def stepped_here(digit: str, entries: list[TmEntry]) -> None:
+        create(storage, "s_" + digit * 32, memory=entries)  # a step of this process (the runtime's order)
+        warm.kept("alice", entries)
+
     first = [approved("Open the file.", "Ouvrez.", "2026-01-01T00:00:00+00:00")]
     create(storage, memory=first)
     warm.kept("alice", first)
     assert lookups(warm, SOURCES)["Open the file."][0] == "Ouvrez."
     writes = [
         lambda: elsewhere.record("alice", [record_of("Open the file.", "Ouvre.", "fr", "imported", "2000-01-01")]),
+        lambda: stepped_here("5", [approved("Close the file.", "Fermez donc.", "2031-01-01")]),
         lambda: stepped_elsewhere("7", [approved("Close the file.", "Fermez.", "2001-01-01")]),
+        lambda: stepped_here("6", [approved("Save the file.", "Enregistrez donc.", "2032-01-01")]),
         lambda: warm.record("alice", [record_of("Close the file.", "Ferme.", "fr", "imported", "1990-01-01")]),
         lambda: stepped_elsewhere("8", [approved("Save the file.", "Enregistrez.", "2030-01-01")]),
         lambda: elsewhere.record("alice", [record_of("Save the file.", "Sauve.", "fr", "imported", "1980-01-01")]),
+        lambda: stepped_here("9", [approved("Open the file.", "Ouvrez donc.", "1970-01-01")]),
     ]
     for write in writes:
         write()
-        asyncio.run(warm.refresh("alice"))
+        stepped_refresh(storage, warm)
         assert lookups(warm, SOURCES) == lookups(TranslationMemory(other_instance(storage)), SOURCES)
     assert {s: t for s, (t, _) in lookups(warm, SOURCES).items()} == {
-        "Open the file.": "Ouvre.",
+        "Open the file.": "Ouvrez donc.",
         "Close the file.": "Ferme.",
         "Save the file.": "Sauve.",
     }

@@ -8,7 +8,6 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import UTC, datetime
 
 import pytest
 
@@ -16,7 +15,8 @@ from agent_core.effects import Correction, StepEffects, Telemetry
 from agent_core.errors import InvalidRequestError, TooLargeError
 from agent_core.tm import TmEntry
 from storage.errors import ConflictError, InvalidCursorError, NotFoundError
-from storage.interface import CHUNK_CHARS, Storage
+from storage.interface import CHUNK_CHARS, Storage, TmRecord, tm_record
+from storage.records import TmChanges
 from tests.storage_cases import (
     CREATED,
     FID,
@@ -654,7 +654,7 @@ def test_the_memory_snapshot_is_the_entries_and_the_latest_corrections(
         assert latest == storage.recent_corrections("alice", limit=wanted)
         assert len(latest) == min(wanted, corrections)
     empty = storage.memory_snapshot("carol", corrections=3)
-    assert (empty.entries, empty.corrections, empty.tm_writes or 0) == ([], [], 0)
+    assert (empty.entries, empty.corrections, empty.tm_seq) == ([], [], 0)
 
 
 def test_memory_entries_are_deleted_only_by_their_owner(storage: Storage) -> None:
@@ -711,62 +711,79 @@ def test_memory_outlives_sessions_and_is_not_a_session(storage: Storage) -> None
 # -- the owner's translation memory --------------------------------------------------------------------
 
 
-def test_tm_changes_all_and_since_a_time(storage: Storage) -> None:
+def keyed(source: str, target: str = "", *, at: int = 1) -> TmRecord:
+    """A record under the hash a step's entry of the same source is stored by (tests.storage_cases.tm's
+    are named instead)."""
+    return tm_record(tm(source, target, at=at).entry)
+
+
+def sources(found: TmChanges) -> list[tuple[str, str, int]]:
+    """What a read of the changes found: (source, target, its write's number), by source."""
+    return sorted((e.source, e.target, e.written) for e in found.entries)
+
+
+def test_tm_changes_are_read_by_write_number(storage: Storage) -> None:
+    assert storage.tm_changes("alice", since=None) == TmChanges([], 0)
     records = [
-        tm("Hello."),
-        tm("Bye."),
-        replace(tm("Thanks."), entry=TmEntry(source="Thanks.", target="Merci.", languages="*>fr")),
+        keyed("Hello."),
+        keyed("Bye."),
+        tm_record(TmEntry(source="Thanks.", target="Merci.", languages="*>fr")),
     ]
     assert storage.put_tm("alice", records, max_entries=10) == (3, 0, 0)
     everything = storage.tm_changes("alice", since=None)
-    assert sorted(e.source for e in everything) == ["Bye.", "Hello.", "Thanks."]
-    (thanks,) = [e for e in everything if e.source == "Thanks."]
-    assert (thanks.target, thanks.origin) == ("Merci.", "approved") and thanks.updated_at, "storage sets the time"
-    time.sleep(0.002)
-    mark = datetime.now(UTC).isoformat(timespec="microseconds")
-    time.sleep(0.002)
-    assert storage.tm_changes("alice", since=mark) == []
-    # An entry's own time (an import's, from long ago) is not when it was written: a change is. Another
-    # instance over the same store (another process) sees the changes; the writer itself does not.
-    storage.put_tm("alice", [tm("Later.", at=1), tm("Hello.", "Salut.", at=2)], max_entries=10)
-    reader = same_store(storage)
-    assert sorted((e.source, e.target) for e in reader.tm_changes("alice", since=mark)) == [
-        ("Hello.", "Salut."),
-        ("Later.", "LATER."),
-    ]
-    assert storage.tm_changes("alice", since=mark) == [], "its own writes: the writer has them"
-    assert reader.tm_changes("bob", since=None) == [] and reader.tm_changes("bob", since=mark) == []
-    # What the caller holds in that version (by write stamp) is left out; an older version of it is not.
-    stamps = {f"h_{e.source}": e.written for e in reader.tm_changes("alice", since=None)}
-    bye = next(e.written for e in everything if e.source == "Bye.")
-    hello = next(e.written for e in everything if e.source == "Hello.")
-    held = {"h_Later.": stamps["h_Later."], "h_Hello.": hello, "h_Bye.": bye}
-    assert [e.source for e in reader.tm_changes("alice", since=mark, known=held)] == ["Hello."]
-    assert "Later." not in {e.source for e in reader.tm_changes("alice", since=None, known=held)}
+    assert sources(everything) == [("Bye.", "BYE.", 1), ("Hello.", "HELLO.", 1), ("Thanks.", "Merci.", 1)]
+    assert everything.seq == 1
+    (thanks,) = [e for e in everything.entries if e.source == "Thanks."]
+    assert (thanks.origin, bool(thanks.updated_at)) == ("approved", True), "storage sets a missing date"
+    assert storage.tm_changes("alice", since=1) == TmChanges([], 1)
+    create(storage)  # a step's entries are the next write, in its commit
+    step(storage, memory=[tm("Later.", at=1).entry, tm("Hello.", "Salut.", at=2).entry], memory_added=1)
+    storage.put_tm("alice", [keyed("Bye.", "Au revoir.", at=3)], max_entries=10)
+    # Another instance over the same store (another process) reads the same numbers; so does the writer.
+    for reader in (storage, same_store(storage)):
+        assert sources(reader.tm_changes("alice", since=1)) == [
+            ("Bye.", "Au revoir.", 3),
+            ("Hello.", "Salut.", 2),
+            ("Later.", "LATER.", 2),
+        ]
+        assert reader.tm_changes("alice", since=2) == TmChanges([tm("Bye.", "Au revoir.", at=3).entry], 3)
+        assert reader.tm_changes("alice", since=3) == TmChanges([], 3)
+        assert sources(reader.tm_changes("alice", since=0)) == sources(reader.tm_changes("alice", since=None))
+        assert reader.tm_changes("bob", since=None) == TmChanges([], 0) == reader.tm_changes("bob", since=2)
 
 
-def test_the_memory_snapshot_counts_the_translation_memorys_writes(storage: Storage) -> None:
-    from storage.dynamodb import DynamoDBSessionStorage
+def test_the_memory_snapshot_numbers_the_translation_memorys_writes(storage: Storage) -> None:
+    def seq() -> int:
+        return storage.memory_snapshot("alice", corrections=0).tm_seq
 
-    def writes() -> int | None:
-        return storage.memory_snapshot("alice", corrections=0).tm_writes
+    assert seq() == 0
+    assert storage.put_tm("alice", [keyed("a"), keyed("b"), keyed("c")], max_entries=2) == (2, 0, 1)
+    assert seq() == 1, "a put of three entries is one write"
+    assert storage.put_tm("alice", [keyed("a", "A2")], max_entries=2) == (0, 1, 0)
+    create(storage, messages=users(0, 1))  # a step without entries writes nothing of the memory
+    step(storage, memory=[tm("a", "A3").entry, tm("b", "B3").entry], memory_added=0)
+    assert seq() == 3 == storage.tm_changes("alice", since=None).seq
+    assert {e.source: e.written for e in storage.tm_changes("alice", since=None).entries} == {"a": 3, "b": 3}
+    assert storage.memory_snapshot("bob", corrections=0).tm_seq == 0, "each owner numbers its own writes"
 
-    counts = isinstance(storage, DynamoDBSessionStorage)  # SQLite reads its changes in one statement instead
-    assert writes() == (0 if counts else None)
-    assert storage.put_tm("alice", [tm("a"), tm("b"), tm("c")], max_entries=2) == (2, 0, 1)
-    assert storage.put_tm("alice", [tm("a", "A2")], max_entries=2) == (0, 1, 0)
-    create(storage)
-    step(storage, memory=[tm("a", "A3").entry, tm("d").entry], memory_added=1)
-    assert writes() == (2 + 1 + 2 if counts else None), "each entry written counts one; a skipped one none"
-    assert storage.memory_snapshot("bob", corrections=0).tm_writes == (0 if counts else None)
+
+def test_an_older_dated_import_replaces_a_steps_approval_of_the_same_source(storage: Storage) -> None:
+    create(storage, memory=[tm("Save.", "Enregistrez.", at=50).entry], memory_added=1)
+    # A TMX from long before the approval: its date is data, the write's number decides.
+    assert same_store(storage).put_tm("alice", [keyed("Save.", "Sauvegardez.", at=1)], max_entries=10) == (0, 1, 0)
+    found = storage.tm_changes("alice", since=None)
+    assert [(e.target, e.updated_at, e.written) for e in found.entries] == [("Sauvegardez.", second(1), 2)]
+    # And a step after the import replaces it in turn, whatever its date.
+    step(storage, memory=[tm("Save.", "Enregistre.", at=0).entry], memory_added=0)
+    assert [e.target for e in storage.tm_changes("alice", since=2).entries] == ["Enregistre."]
 
 
 def test_tm_updates_in_place(storage: Storage) -> None:
     storage.put_tm("alice", [tm("old", at=1), tm("s2", at=2), tm("s3", at=3)], max_entries=10)
     assert storage.put_tm("alice", [tm("old", "NEW", at=9)], max_entries=10) == (0, 1, 0)
-    found = storage.tm_changes("alice", since=None)
+    found = storage.tm_changes("alice", since=None).entries
     assert sorted((e.source, e.target) for e in found) == [("old", "NEW"), ("s2", "S2"), ("s3", "S3")]
-    entries = storage.tm_changes("alice", since=None)
+    entries = storage.tm_changes("alice", since=None).entries
     assert sorted((e.source, e.target, e.updated_at) for e in entries) == [
         ("old", "NEW", second(9)),
         ("s2", "S2", second(2)),
@@ -774,14 +791,14 @@ def test_tm_updates_in_place(storage: Storage) -> None:
     ]
     # One hash twice in a put: the later record wins, and updates the earlier.
     assert storage.put_tm("alice", [tm("x", "X1"), tm("x", "X2")], max_entries=10) == (1, 1, 0)
-    assert [e.target for e in storage.tm_changes("alice", since=None) if e.source == "x"] == ["X2"]
+    assert [e.target for e in storage.tm_changes("alice", since=None).entries if e.source == "x"] == ["X2"]
 
 
 def test_tm_cap_per_owner(storage: Storage) -> None:
     assert storage.put_tm("alice", [tm(f"s{i}") for i in range(5)], max_entries=3) == (3, 0, 2)
     assert storage.put_tm("alice", [tm("s0", "again"), tm("new")], max_entries=3) == (0, 1, 1), "updates need no room"
     assert storage.put_tm("bob", [tm("s0")], max_entries=3) == (1, 0, 0), "each owner has its own room"
-    assert sorted(e.source for e in storage.tm_changes("alice", since=None)) == ["s0", "s1", "s2"]
+    assert sorted(e.source for e in storage.tm_changes("alice", since=None).entries) == ["s0", "s1", "s2"]
     assert storage.put_tm("alice", [tm("s9")], max_entries=4) == (1, 0, 0)
 
 
@@ -795,7 +812,7 @@ def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
         outcomes = list(pool.map(put, range(20)))
     added, updated, skipped = (sum(o[k] for o in outcomes) for k in range(3))
     assert added == 10 and added + updated + skipped == 40
-    entries = storage.tm_changes("alice", since=None)
+    entries = storage.tm_changes("alice", since=None).entries
     assert len(entries) == 10 and len({e.source for e in entries}) == 10, "each entry once"
 
 
@@ -806,7 +823,7 @@ def test_tm_puts_larger_than_one_transaction(storage: Storage) -> None:
     assert storage.put_tm("alice", records, max_entries=100) == (100, 0, 10)
     updated = [tm(f"s{i:03d}", "new", at=59) for i in range(110)]
     assert storage.put_tm("alice", updated, max_entries=100) == (0, 100, 10)
-    found = storage.tm_changes("alice", since=None)
+    found = storage.tm_changes("alice", since=None).entries
     assert len(found) == 100 and {e.target for e in found} == {"new"}
 
 

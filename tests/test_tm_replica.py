@@ -1,25 +1,24 @@
-"""The translation memory's replica (service.tm): a step refreshes it with one storage read and its
-lookups read nothing more; another process's writes arrive with the next refresh, even one whose
-write time lies before the last read (the margin); a cold replica reads the whole memory once."""
+"""The translation memory's replica (service.tm): a step refreshes it with at most one storage read,
+none when the owner's memory read shows no write it lacks, and its lookups read nothing more; another
+process's writes arrive with the next refresh; a cold replica reads the whole memory once. On every
+backend (the reads counted are the interface's `tm_changes`)."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
-from datetime import datetime
 from pathlib import Path
 
-import boto3
 import pytest
 
+from agent_core.tm import TmEntry
 from service import tm as tm_module
 from service.memory import OwnerMemory
-from service.tm import MARGIN, OWNERS, TranslationMemory, record_of
-from storage.dynamodb import DynamoDBSessionStorage
+from service.tm import OWNERS, TranslationMemory, record_of
+from storage.interface import Storage
+from storage.records import TmChanges
 from storage.sqlite import SQLiteStorage
-from tests.aws import DynamoRequests
-from tests.storage_cases import create, step
+from tests.storage_cases import create, same_store, step
 
 FR = "auto>french"
 
@@ -32,15 +31,47 @@ def exact(memory: TranslationMemory, owner: str, *sources: str) -> dict[str, str
     return {s: e.target for s, e in asyncio.run(memory.exact(owner, FR, list(sources))).items()}
 
 
-def two_processes(tmp_path: Path) -> tuple[TranslationMemory, TranslationMemory, str]:
+def approved(*pairs: tuple[str, str]) -> list[TmEntry]:
+    return [record_of(s, t, FR, "approved").entry for s, t in pairs]
+
+
+def two_processes(tmp_path: Path) -> tuple[TranslationMemory, TranslationMemory]:
     """Two TranslationMemory services over one SQLite file through separate connections (as two
     processes see it: separate storages, so separate replicas)."""
     path = str(tmp_path / "shared.sqlite3")
-    return TranslationMemory(SQLiteStorage(path)), TranslationMemory(SQLiteStorage(path)), path
+    return TranslationMemory(SQLiteStorage(path)), TranslationMemory(SQLiteStorage(path))
+
+
+class Reads:
+    """The `tm_changes` calls a storage serves (their `since`), taken by the test."""
+
+    def __init__(self, storage: Storage, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls: list[int | None] = []
+        read = storage.tm_changes
+
+        def counted(owner: str, *, since: int | None) -> TmChanges:
+            self.calls.append(since)
+            return read(owner, since=since)
+
+        monkeypatch.setattr(storage, "tm_changes", counted)
+
+    def take(self) -> list[int | None]:
+        calls, self.calls = self.calls, []
+        return calls
+
+
+class Clock:
+    """The clock service.tm reads, moved forward by the test instead of by waiting."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
 
 
 def test_another_process_writes_arrive_with_the_next_refresh(tmp_path: Path) -> None:
-    a, b, _ = two_processes(tmp_path)
+    a, b = two_processes(tmp_path)
     remember(a, "alice", ("Save the file.", "Enregistrez le fichier."))
     asyncio.run(b.refresh("alice"))  # cold: the whole memory
     assert exact(b, "alice", "Save the file.", "Open it.") == {"Save the file.": "Enregistrez le fichier."}
@@ -55,116 +86,95 @@ def test_another_process_writes_arrive_with_the_next_refresh(tmp_path: Path) -> 
     assert exact(b, "bob", "Open it.") == {}, "each owner has their own memory"
 
 
-def test_a_write_that_shows_late_still_arrives(tmp_path: Path) -> None:
-    a, b, path = two_processes(tmp_path)
-    asyncio.run(b.refresh("alice"))
-    remember(a, "alice", ("Late.", "En retard."))
-    # As if the write had been stamped before b's last read but shown only after it (a write in
-    # flight, an index behind): its time is half the margin before b's read.
-    with sqlite3.connect(path) as db:
-        db.execute("UPDATE tm_entries SET written_at = ?", (tm_module._iso(_since(b) + MARGIN / 2),))
-    asyncio.run(b.refresh("alice"))
-    assert exact(b, "alice", "Late.") == {"Late.": "En retard."}
-
-
-def _since(memory: TranslationMemory) -> float:
-    """Where the replica's next read starts: MARGIN seconds before its last read."""
-    since = memory._replica("alice").since
-    assert since is not None
-    return datetime.fromisoformat(since).timestamp()
-
-
 def test_this_process_sees_its_own_writes_at_once(tmp_path: Path) -> None:
-    a, _, _ = two_processes(tmp_path)
+    a, _ = two_processes(tmp_path)
     asyncio.run(a.refresh("alice"))
     remember(a, "alice", ("Now.", "Maintenant."))
     assert exact(a, "alice", "Now.") == {"Now.": "Maintenant."}
 
 
 def test_replicas_are_kept_for_the_latest_owners_only(tmp_path: Path) -> None:
-    a, _, _ = two_processes(tmp_path)
+    a, _ = two_processes(tmp_path)
     for k in range(OWNERS + 5):
         asyncio.run(a.refresh(f"owner{k}"))
     kept = a.owners()
     assert len(kept) == OWNERS and f"owner{OWNERS + 4}" in kept and "owner0" not in kept
 
 
-@pytest.fixture
-def dynamodb(moto_table: str) -> DynamoDBSessionStorage:
-    return DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
-
-
-def test_on_dynamodb_a_refresh_is_one_query_and_lookups_read_nothing(dynamodb: DynamoDBSessionStorage) -> None:
-    other = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=dynamodb.table)
-    writer, reader = TranslationMemory(dynamodb), TranslationMemory(other)
-    writer.record("alice", [record_of(f"Unit number {k}.", f"Unité {k}.", FR, "approved") for k in range(30)])
-    requests = DynamoRequests(other.client)
-    asyncio.run(reader.refresh("alice"))
-    assert requests.take() == {"Query": 1}
-    assert exact(reader, "alice", "Unit number 7.") == {"Unit number 7.": "Unité 7."}
-    matches = asyncio.run(reader.similar_many("alice", FR, ["Unit numbers 7.", "Unit number 12!"]))
-    assert matches["Unit numbers 7."][0].entry.target == "Unité 7."
-    assert requests.take() == {}, "lookups after a refresh read nothing"
-    asyncio.run(reader.refresh("alice"))
-    assert requests.take() == {"Query": 1}, "the changes' keys only: nothing new to fetch"
-    writer.record("alice", [record_of("Unit number 7.", "Septième unité.", FR, "refined")])
-    asyncio.run(reader.refresh("alice"))
-    assert requests.take() == {"Query": 1, "BatchGetItem": 1}, "the keys, then the one entry changed"
-    assert exact(reader, "alice", "Unit number 7.") == {"Unit number 7.": "Septième unité."}
-    asyncio.run(writer.refresh("alice"))
-    writer.record("alice", [record_of("Unit number 8.", "Huitième.", FR, "refined")])  # warm: applied at once
-    writer_requests = DynamoRequests(dynamodb.client)
-    asyncio.run(writer.refresh("alice"))
-    assert writer_requests.take() == {"Query": 1}, "its own writes are not fetched again"
-
-
-class Clock:
-    """The clocks service.tm reads, moved forward by the test instead of by waiting."""
-
-    def __init__(self) -> None:
-        self.ahead = 0.0
-
-    def time(self) -> float:
-        return time.time() + self.ahead
-
-    def monotonic(self) -> float:
-        return time.monotonic() + self.ahead
-
-
-def test_on_dynamodb_the_owners_read_tells_a_replica_when_to_read_changes(
-    dynamodb: DynamoDBSessionStorage, monkeypatch: pytest.MonkeyPatch
+def test_the_owners_read_tells_a_replica_when_to_read_changes(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The step's read of the owner's memory carries the translation memory's write count: a replica
-    that holds every write reads nothing more; another process's write costs a read, and reads go on
-    for MARGIN seconds after it (its entries may show late in the index)."""
-    other = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=dynamodb.table)
-    tm, elsewhere = TranslationMemory(dynamodb), TranslationMemory(other)
-    memory = OwnerMemory(dynamodb, tm=tm)
-    requests = DynamoRequests(dynamodb.client)
-    clock = Clock()
+    """The step's read of the owner's memory carries the latest write's number: a replica that holds
+    every write (those it read, those this process committed) reads nothing more; another process's
+    write costs one read of the changes since the replica's number."""
+    tm, elsewhere = TranslationMemory(storage), TranslationMemory(same_store(storage))
+    memory, reads, clock = OwnerMemory(storage, tm=tm), Reads(storage, monkeypatch), Clock()
     monkeypatch.setattr(tm_module, "time", clock)
 
-    def owners_read() -> dict[str, int]:
+    def owners_read() -> list[int | None]:
         """What a step reads of the owner before its lookups (agent_core's runtime: recall, then refresh)."""
         memory.snapshot("alice")
         asyncio.run(tm.refresh("alice"))
-        return requests.take()
+        return reads.take()
 
-    elsewhere.record("alice", [record_of("Open it.", "Ouvrez-le.", FR, "approved")])
-    assert owners_read() == {"Query": 2}, "cold: the owner's memory, then the whole translation memory"
-    assert owners_read() == {"Query": 1}, "warm, no write since: the owner's memory only"
-    create(dynamodb)
-    entries = [record_of(f"Unit {k}.", f"Unité {k}.", FR, "approved").entry for k in range(3)]
-    step(dynamodb, memory=entries, memory_added=3)  # this process's step, as the runtime commits it
+    remember(elsewhere, "alice", ("Open it.", "Ouvrez-le."))
+    assert owners_read() == [None], "cold: the whole translation memory"
+    assert owners_read() == [], "warm, no write since: nothing"
+    entries = approved(*((f"Unit {k}.", f"Unité {k}.") for k in range(3)))
+    create(storage, memory=entries, memory_added=3)  # this process's step, as the runtime commits it
     tm.kept("alice", entries)
-    requests.take()
-    assert owners_read() == {"Query": 1}, "its own writes are counted as it makes them"
-    assert exact(tm, "alice", "Unit 2.") == {"Unit 2.": "Unité 2."} and requests.take() == {}
+    step(storage, memory=approved(("Unit 0.", "Unité zéro.")))
+    tm.kept("alice", approved(("Unit 0.", "Unité zéro.")))
+    assert owners_read() == [], "its own writes are counted as it makes them"
+    assert exact(tm, "alice", "Unit 0.", "Unit 2.") == {"Unit 0.": "Unité zéro.", "Unit 2.": "Unité 2."}
     clock.ahead += 30  # a slow model request later, in the same step
-    assert exact(tm, "alice", "Unit 1.") == {"Unit 1.": "Unité 1."} and requests.take() == {}, "the refresh serves it"
-    elsewhere.record("alice", [record_of("Close it.", "Fermez-le.", FR, "approved")])
-    assert owners_read() == {"Query": 2, "BatchGetItem": 1}, "another process wrote: its changes are read"
-    assert exact(tm, "alice", "Close it.") == {"Close it.": "Fermez-le."}
-    assert owners_read() == {"Query": 2}, "and read again while its index may lag"
-    clock.ahead += tm_module.MARGIN
-    assert owners_read() == {"Query": 1}, "past the margin, the count decides again"
+    assert exact(tm, "alice", "Unit 1.") == {"Unit 1.": "Unité 1."} and reads.take() == [], "the refresh serves it"
+    remember(elsewhere, "alice", ("Close it.", "Fermez-le."))
+    step(storage, memory=approved(("Unit 1.", "Unité une.")))  # and one more of its own after it
+    tm.kept("alice", approved(("Unit 1.", "Unité une.")))
+    assert owners_read() == [3], "another process wrote: the changes since write 3 are read"
+    assert exact(tm, "alice", "Close it.", "Unit 1.") == {"Close it.": "Fermez-le.", "Unit 1.": "Unité une."}
+    assert owners_read() == [], "and then nothing"
+    clock.ahead += tm_module.FRESH
+    remember(elsewhere, "alice", ("Open it.", "Ouvre-le."))
+    assert exact(tm, "alice", "Open it.") == {"Open it.": "Ouvre-le."}, "a lookup outside a step, a minute on"
+    assert reads.take() == [5]
+    remember(tm, "alice", ("Close it.", "Ferme-le."))  # a put of this process: its replica is read whole
+    assert owners_read() == [None] and exact(tm, "alice", "Close it.") == {"Close it.": "Ferme-le."}
+
+
+def test_a_read_between_a_commit_and_its_kept_does_not_hide_another_process_write(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lookup's read may land after a step's commit and before the runtime hands the replica its
+    entries: the read numbers that write, so it is not counted again as this process's own."""
+    tm, elsewhere = TranslationMemory(storage), TranslationMemory(same_store(storage))
+    memory, reads = OwnerMemory(storage, tm=tm), Reads(storage, monkeypatch)
+    asyncio.run(tm.refresh("alice"))
+    entries = approved(("Save it.", "Enregistrez-le."))
+    create(storage, memory=entries, memory_added=1)
+    asyncio.run(tm.refresh("alice"))  # no observation: a read, which finds the step's write
+    tm.kept("alice", entries)
+    remember(elsewhere, "alice", ("Open it.", "Ouvrez-le."))
+    reads.take()
+    memory.snapshot("alice")
+    asyncio.run(tm.refresh("alice"))
+    assert reads.take() == [1], "write 2 is another process's: read"
+    assert exact(tm, "alice", "Save it.", "Open it.") == {"Save it.": "Enregistrez-le.", "Open it.": "Ouvrez-le."}
+
+
+def test_this_process_later_write_of_a_source_another_wrote_unread_wins_everywhere(storage: Storage) -> None:
+    """Another process writes a source this replica has not read yet, then a step here writes it again:
+    held with a provisional number, it stays the entry after the read that brings both writes."""
+    tm, elsewhere = TranslationMemory(storage), TranslationMemory(same_store(storage))
+    remember(elsewhere, "alice", ("Open it.", "Ouvrez-le."))
+    asyncio.run(tm.refresh("alice"))
+    remember(elsewhere, "alice", ("Save it.", "Sauvegardez-le."))
+    entries = approved(("Save it.", "Enregistrez-le."))
+    create(storage, memory=entries, memory_added=1)
+    tm.kept("alice", entries)
+    assert exact(tm, "alice", "Save it.") == {"Save it.": "Enregistrez-le."}
+    asyncio.run(tm.refresh("alice"))  # no observation: the changes since write 1
+    cold = TranslationMemory(same_store(storage))
+    assert exact(tm, "alice", "Save it.", "Open it.") == exact(cold, "alice", "Save it.", "Open it.")
+    assert exact(tm, "alice", "Save it.") == {"Save it.": "Enregistrez-le."}

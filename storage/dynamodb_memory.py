@@ -237,7 +237,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
                 changed |= {r.source_hash: replace(r.entry, written=number) for r in map(_logged, di.unpacked(item))}
                 seq = number
             if seq > since or num(head or {}, "seq") <= since:
-                return TmChanges(list(changed.values()), seq)
+                return TmChanges(list(changed.values()), seq if changed else num(head or {}, "seq"))
         head = self._get(_head_key(owner))
         items = self._query(f"O#{owner}", "begins_with(sk, :e)", {":e": s("TM#E#")})
         return TmChanges([_stored(i) for i in items], num(head or {}, "seq"))

@@ -129,9 +129,6 @@ class SessionSnapshot:
     """User inputs sent while reviews were pending, waiting for the next model request."""
     previous_verdicts: Sequence[Verdict] = ()
     """Stored verdicts on the calls of the model response before it (a retry may send them again)."""
-    owner_memory: object = None
-    """What the store read of the owner's memory version with the session, if it did (opaque to the
-    agent: handed back to `MemoryStore.recall`, whose read it may spare while the memory is unchanged)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -242,7 +242,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 sets.append(f"{name} = :{name}")
                 values[f":{name}"] = s(value)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        for attempt in range(5):
+        attempt = 0
+        while True:
             try:
                 with errors():
                     reply = self.client.update_item(
@@ -256,11 +257,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 return _record(reply["Attributes"])
             except di.Refused as exc:
                 raise NotFoundError(f"No session {session_id}.") from exc
-            except di.Contended:
-                if attempt == 4:
+            except di.Contended:  # a commit is being applied to META: it is over in milliseconds
+                if (attempt := attempt + 1) == 5:
                     raise
-                time.sleep(0.01 * (attempt + 1))
-        raise AssertionError("unreachable")
+                time.sleep(0.01 * attempt)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, most recently updated first (the `by-owner` index)."""

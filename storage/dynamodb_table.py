@@ -22,7 +22,6 @@ from .errors import StorageUnavailableError
 INDEX = "by-owner"
 """The table's one index (template.yaml): an owner's sessions, newest first."""
 
-
 CLIENT_CONFIG: dict[str, Any] = {
     "connect_timeout": 2,
     "read_timeout": 5,

@@ -70,7 +70,7 @@ class OwnerMemory:
     def __init__(self, storage: MemoryStorageInterface, *, tm: TranslationMemory | None = None) -> None:
         self.storage = storage
         self.tm = tm
-        """Told the translation memory's write count that the owner's read brings (see service.tm)."""
+        """Told the number of the translation memory's latest write that the owner's read brings (service.tm)."""
 
     # -- for a step (agent_core's MemoryStore port; blocking work runs in a worker thread) ----------
 

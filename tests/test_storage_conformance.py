@@ -761,7 +761,9 @@ def test_the_memory_snapshot_numbers_the_translation_memorys_writes(storage: Sto
     assert seq() == 1, "a put of three entries is one write"
     assert storage.put_tm("alice", [keyed("a", "A2")], max_entries=2) == (0, 1, 0)
     create(storage, messages=users(0, 1))  # a step without entries writes nothing of the memory
-    step(storage, memory=[tm("a", "A3").entry, tm("b", "B3").entry], memory_added=0)
+    loaded = step(storage, memory=[tm("a", "A3").entry, tm("b", "B3").entry], memory_added=0)
+    with pytest.raises(ConflictError):  # a step that fails writes nothing, and numbers nothing
+        storage.commit(loaded.token, StepEffects(memory=[tm("e").entry], memory_added=1))
     assert seq() == 3 == storage.tm_changes("alice", since=None).seq
     assert {e.source: e.written for e in storage.tm_changes("alice", since=None).entries} == {"a": 3, "b": 3}
     assert storage.memory_snapshot("bob", corrections=0).tm_seq == 0, "each owner numbers its own writes"
@@ -814,6 +816,10 @@ def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
     assert added == 10 and added + updated + skipped == 40
     entries = storage.tm_changes("alice", since=None).entries
     assert len(entries) == 10 and len({e.source for e in entries}) == 10, "each entry once"
+    # Each put is one numbered write, in the order they committed: the last one's "shared" stands.
+    assert storage.memory_snapshot("alice", corrections=0).tm_seq == 20
+    (shared,) = [e for e in entries if e.source == "shared"]
+    assert shared.written == 20 and {e.written for e in entries} <= set(range(1, 21))
 
 
 @pytest.mark.slow

@@ -19,8 +19,6 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 
-from service.blocking import alone
-
 from .app import create_app
 from .logging import logger
 from .metrics import metrics
@@ -35,11 +33,8 @@ _mangum = Mangum(app, lifespan="off")
 @metrics.log_metrics
 @traced
 def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-    """API Gateway HTTP API events through Mangum to the app. An execution environment serves one
-    invocation at a time, so the storage's blocking calls run in place (service.blocking.alone): a
-    worker thread would only add its two thread switches to each."""
-    with alone():
-        response: dict[str, Any] = _mangum(event, context)  # type: ignore[arg-type]
+    """API Gateway HTTP API events through Mangum to the app."""
+    response: dict[str, Any] = _mangum(event, context)  # type: ignore[arg-type]
     annotate(status=int(response.get("statusCode", 0)))
     return response
 

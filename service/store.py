@@ -2,7 +2,7 @@
 
 Every backend is synchronous (sqlite3, boto3); the agent's ports are async. Each call here runs the
 backend in a worker thread (service.blocking), so a slow store never stalls other requests on
-the same event loop (in place where the process serves the request alone: a Lambda invocation).
+the same event loop, and a step's reads of its session and of its owner's memory run side by side.
 File text never changes once uploaded, so the reader keeps what it read in a small per-process
 cache: a warm process reads a file's chunk once.
 """

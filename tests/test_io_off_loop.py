@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 
 from agent_core.effects import SessionSnapshot
 from handlers.app import create_app
+from storage.records import OwnerSnapshot
 from storage.sqlite import SQLiteStorage
 from tests.client import lambda_transport
 from tests.helpers import services_for
+
+T = TypeVar("T")
 
 HOLD_SECONDS = 5.0
 
@@ -61,35 +66,48 @@ async def test_a_slow_step_does_not_delay_other_requests() -> None:
     assert step.status_code == 200, step.text
 
 
-class _Threads(SQLiteStorage):
-    """Records the thread each step's load and commit run in."""
+class _Spans(SQLiteStorage):
+    """Records when each step's read of its session and of its owner's memory ran (each takes 50 ms,
+    as a round trip to a slow table would)."""
 
     def __init__(self) -> None:
         super().__init__(":memory:")
-        self.threads: list[int] = []
+        self.spans: dict[str, tuple[float, float]] = {}
+
+    def _timed(self, name: str, read: Callable[[], T]) -> T:
+        started = time.monotonic()
+        time.sleep(0.05)
+        try:
+            return read()
+        finally:
+            self.spans[name] = (started, time.monotonic())
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        self.threads.append(threading.get_ident())
-        return super().load_step(session_id, window=window)
+        return self._timed("session", lambda: super(_Spans, self).load_step(session_id, window=window))
+
+    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+        return self._timed("owner", lambda: super(_Spans, self).memory_snapshot(owner, corrections=corrections))
 
 
-def test_in_a_lambda_invocation_the_storage_calls_run_in_place() -> None:
-    """An execution environment serves one invocation at a time: no worker thread for blocking calls
-    (the local server's requests, above, get one)."""
+def test_in_a_lambda_invocation_a_steps_two_reads_run_side_by_side() -> None:
+    """The session's read and the owner's memory's overlap: one round trip, not two."""
     import handlers.api as api
     from handlers.deps import LazyServices
 
-    storage = _Threads()
+    storage = _Spans()
     previous = api.app.state.services
     api.app.state.services = LazyServices(services_for(storage))
     try:
         call = lambda_transport(api.handler)
         _, created = call("POST", "/api/sessions")
         status, _ = call("POST", "/api/next", {"sessionId": created["id"], "userInput": "Translate into French."})
+        storage.spans.clear()
+        status, _ = call("POST", "/api/next", {"sessionId": created["id"]})
     finally:
         api.app.state.services = previous
     assert status == 200
-    assert storage.threads == [threading.get_ident()]
+    (a_start, a_end), (b_start, b_end) = storage.spans["session"], storage.spans["owner"]
+    assert a_start < b_end and b_start < a_end, storage.spans
 
 
 # -- CPU-heavy work (parsing, exports, segment lists, QA) runs off the loop too ------------------------
@@ -191,31 +209,3 @@ async def test_the_server_answers_while_heavy_work_runs(monkeypatch: pytest.Monk
 
 async def test_health_is_answered_while_a_large_export_and_a_large_import_run(monkeypatch: pytest.MonkeyPatch) -> None:
     await _answered_meanwhile(monkeypatch, ["export xliff2", "memory import"])
-
-
-def test_in_a_lambda_invocation_an_export_runs_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Served alone, the export needs no worker thread and no second event loop."""
-    import handlers.api as api
-    import service.workbench as workbench
-    from handlers.deps import LazyServices
-
-    threads: list[int] = []
-    build = workbench.build_segments
-
-    def recorded(*args: Any, **kwargs: Any) -> Any:
-        threads.append(threading.get_ident())
-        return build(*args, **kwargs)
-
-    monkeypatch.setattr(workbench, "build_segments", recorded)
-    previous = api.app.state.services
-    api.app.state.services = LazyServices(services_for())
-    try:
-        call = lambda_transport(api.handler)
-        _, created = call("POST", "/api/sessions")
-        sid = created["id"]
-        _, upload = call("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": "Hello.\n"})
-        status, body = call("GET", f"/api/sessions/{sid}/files/{upload['fileId']}/export?format=xliff2")
-    finally:
-        api.app.state.services = previous
-    assert status == 200 and body, body  # the download (base64 through API Gateway)
-    assert threads == [threading.get_ident()]

@@ -13,8 +13,8 @@ items' sizes, so the meter computes what DynamoDB would bill instead:
   project's table projects ALL);
 - reads: 1 unit per started 4 KB of a strongly consistent read, half of it eventually consistent
   (every index read is); per item for GetItem and BatchGetItem (at least 1 each, found or not), on
-  the sum of the items a Query examines (before its filter, all their attributes, whatever its
-  projection), at least 1; twice per item in `TransactGetItems`.
+  the sum of the items a Query or Scan examines (before its filter, all their attributes, whatever
+  its projection), at least 1; twice per item in `TransactGetItems`.
 
 What a request reads and writes is sized by reading the items through a second boto3 client (the
 `Sizer`), which the meter does not watch: the items before a write (before it is sent), after it,
@@ -32,7 +32,7 @@ Item = dict[str, Any]
 """An item as boto3's low-level client takes and gives it: `{"name": {"S": "..."}}`."""
 
 WRITES = frozenset({"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"})
-READS = frozenset({"GetItem", "BatchGetItem", "Query", "TransactGetItems"})
+READS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems"})
 
 
 def item_size(item: Item | None) -> int:
@@ -167,21 +167,23 @@ class Sizer:
         if operation == "TransactGetItems":
             gets = [action["Get"] for action in params["TransactItems"]]
             return sum(2 * read_units(item_size(self.get(g["TableName"], g["Key"])), consistent=True) for g in gets)
-        if operation == "Query":
-            examined = self.client.query(**_unprojected(params))["Items"]
+        if operation in ("Query", "Scan"):
+            read = self.client.query if operation == "Query" else self.client.scan
+            examined = read(**_unprojected(params))["Items"]
             consistent = bool(params.get("ConsistentRead")) and "IndexName" not in params
             return read_units(sum(item_size(i) for i in examined), consistent=consistent)
         return 0.0
 
 
-_QUERY_KEEPS = ("TableName", "IndexName", "KeyConditionExpression", "ExclusiveStartKey", "Limit", "ScanIndexForward")
+_KEPT = ("TableName", "IndexName", "KeyConditionExpression", "ExclusiveStartKey", "Limit", "ScanIndexForward")
+_KEPT_SCAN = ("Segment", "TotalSegments")
 
 
 def _unprojected(params: dict[str, Any]) -> dict[str, Any]:
-    """A Query's parameters without its projection and filter: the items it examines, whole.
+    """A Query's or Scan's parameters without its projection and filter: the items it examines, whole.
 
     Its `Limit` counts examined items (before the filter), so the same page is read."""
-    kept = {k: params[k] for k in _QUERY_KEEPS if k in params}
+    kept = {k: params[k] for k in _KEPT + _KEPT_SCAN if k in params}
     condition = params.get("KeyConditionExpression", "")
     names = {k: v for k, v in params.get("ExpressionAttributeNames", {}).items() if _used(k, condition)}
     values = {k: v for k, v in params.get("ExpressionAttributeValues", {}).items() if _used(k, condition)}

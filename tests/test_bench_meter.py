@@ -59,12 +59,35 @@ def test_writes_cost_a_unit_a_kilobyte_of_the_larger_image_and_double_in_a_trans
     assert indexed.write_units == 2 + 2, "the index's copy of the item is written too"
 
 
+def test_an_update_or_a_failed_condition_is_billed_by_the_item_it_touches(metered: Any) -> None:
+    client, meter = metered
+    client.put_item(TableName="t", Item=item("a", 3000))
+    meter.reset()
+    key = {"pk": {"S": "p"}, "sk": {"S": "a"}}
+    update = step(
+        meter,
+        lambda: client.update_item(
+            TableName="t", Key=key, UpdateExpression="SET n = :n", ExpressionAttributeValues={":n": {"N": "1"}}
+        ),
+    )
+    assert update.write_units == 3, "a small update of a 3 KB item is billed on the whole item"
+
+    def refused() -> None:
+        with pytest.raises(client.exceptions.ConditionalCheckFailedException):
+            client.put_item(TableName="t", Item=item("a", 10), ConditionExpression="attribute_not_exists(pk)")
+
+    failed = step(meter, refused)
+    assert (failed.write_units, failed.requests) == (3, 1)
+    assert client.get_item(TableName="t", Key=key)["Item"]["n"] == {"N": "1"}
+
+
 def test_reads_cost_a_unit_per_4_kb_half_when_eventually_consistent(metered: Any) -> None:
     client, meter = metered
     for sk in ("a", "b", "c"):
         client.put_item(TableName="t", Item=item(sk, 2000))
+    meter.reset()
     get = step(meter, lambda: client.get_item(TableName="t", Key={"pk": {"S": "p"}, "sk": {"S": "a"}}))
-    assert get.read_units == 0.5
+    assert (get.read_units, get.requests) == (0.5, 1)
     key = {"pk": {"S": "p"}}
     query = step(
         meter,
@@ -78,6 +101,11 @@ def test_reads_cost_a_unit_per_4_kb_half_when_eventually_consistent(metered: Any
     )
     assert query.read_units == 2, "a Query is billed on the whole items it reads (6 KB), whatever it projects"
     assert query.reported_read == 1, "moto's own figure, fixed per call"
+    scan = step(
+        meter,
+        lambda: client.scan(TableName="t", FilterExpression="sk = :a", ExpressionAttributeValues={":a": {"S": "a"}}),
+    )
+    assert scan.read_units == 1.0, "a Scan is billed on every item it examines (6 KB), half: eventually consistent"
 
 
 def test_calls_that_overlap_are_one_round_trip(metered: Any) -> None:

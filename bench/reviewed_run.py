@@ -107,27 +107,32 @@ def run_project(
         call("POST", f"/api/sessions/{session_id}/files", {"name": "doc.md", "content": source})
         for meter in meters:
             meter.reset()
-
-        def step(method: str, path: str, body: Any = None) -> tuple[int, Any]:
-            result = call(method, path, body)
-            if path == "/api/next":
-                review.steps += 1
-                for meter in meters:
-                    meter.mark()
-            return result
-
-        reviewer = ScriptedClient(step, session_id=session_id)
-        agent = reviewer.do_next({"userInput": "Translate doc.md into French."})
-        while agent["copilotRequests"]:
-            verdicts = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
-            opened = review.steps
-            agent = reviewer.do_next({"copilotResponses": verdicts})
-            review.batches.append((opened, review.steps))
-            review.units.append(len(verdicts))
+        _approve_all(call, session_id, meters, review)
         _, view = call("GET", f"/api/sessions/{session_id}", None)
         _, file = call("GET", f"/api/sessions/{session_id}/files/{view['files'][0]['fileId']}", None)
         assert file["progress"]["complete"], "the document did not complete"
         return review, finish(storage, session_id) if finish else None
+
+
+def _approve_all(call: Any, session_id: str, meters: Sequence[Meter], review: Review) -> None:
+    """The session's steps through `call`, every proposal approved, each step marked on the meters."""
+
+    def step(method: str, path: str, body: Any = None) -> tuple[int, Any]:
+        result: tuple[int, Any] = call(method, path, body)
+        if path == "/api/next":
+            review.steps += 1
+            for meter in meters:
+                meter.mark()
+        return result
+
+    reviewer = ScriptedClient(step, session_id=session_id)
+    agent = reviewer.do_next({"userInput": "Translate doc.md into French."})
+    while agent["copilotRequests"]:
+        verdicts = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
+        opened = review.steps
+        agent = reviewer.do_next({"copilotResponses": verdicts})
+        review.batches.append((opened, review.steps))
+        review.units.append(len(verdicts))
 
 
 def run_naive(source: str, model: Model, meters: Sequence[Meter]) -> Review:

@@ -59,6 +59,8 @@ class Design:
     steps: list[StepFigures]
     review: Review
     operations: dict[str, int]
+    reported: dict[str, bool]
+    """Per operation, whether moto's replies carried a ConsumedCapacity figure."""
 
     def per_step(self, figure: str) -> list[float]:
         return [float(getattr(s, figure)) for s in self.steps]
@@ -82,7 +84,7 @@ def measure(source: str, delay_ms: float, memory: bool | None) -> dict[str, Desi
             review, _ = run_project(source, pseudo, pseudo, [meter], memory=memory)
         else:
             review = run_naive(source, pseudo, [meter])
-        designs[name] = Design(meter.steps, review, dict(meter.operations.most_common()))
+        designs[name] = Design(meter.steps, review, dict(meter.operations.most_common()), dict(meter.reported))
     return designs
 
 
@@ -103,6 +105,7 @@ def figures(designs: dict[str, Design]) -> dict[str, Any]:
             "units_per_batch": statistics.mean(review.units) if review.units else 0.0,
             "stopped": review.failed,
             "operations": design.operations,
+            "moto_reports_capacity": design.reported,
             "per_step": {f: _pair(design.per_step(f)) for f in FIGURES},
             "per_batch": {f: _pair(design.per_batch(f)) for f in FIGURES},
             "per_20_units": {f: design.per_20_units(f) for f in FIGURES},
@@ -147,9 +150,17 @@ def print_table(result: dict[str, Any]) -> None:
     for name in ("project", "naive"):
         listed = ", ".join(f"{op} {count}" for op, count in result[name]["operations"].items())
         print(f"{name}: requests by operation over all steps: {listed}")
+    reported = {**result["naive"]["moto_reports_capacity"], **result["project"]["moto_reports_capacity"]}
     print(
         "capacity: 'from item sizes' is DynamoDB's billing computed from the items read and written "
-        "(bench/dynamo_capacity.py); 'as moto reports' is ReturnConsumedCapacity=TOTAL's reply, fixed per call"
+        "(bench/dynamo_capacity.py); 'as moto reports' is the sum of the replies' ConsumedCapacity "
+        "(ReturnConsumedCapacity=TOTAL), fixed figures per call whatever the items' sizes"
+    )
+    print(
+        "moto's replies carried ConsumedCapacity for: "
+        + (", ".join(sorted(op for op, yes in reported.items() if yes)) or "none")
+        + "; not for: "
+        + (", ".join(sorted(op for op, yes in reported.items() if not yes)) or "none")
     )
 
 

@@ -101,6 +101,8 @@ class DynamoMeter:
     """The calls since the last mark or reset."""
     operations: Counter[str] = field(default_factory=Counter)
     """The steps' requests by operation."""
+    reported: dict[str, bool] = field(default_factory=dict)
+    """Per operation that costs capacity: whether the replies carried a ConsumedCapacity figure."""
     sizer: Sizer | None = None
     """Set at `attach`: a client of its own, in the same region (the same moto)."""
     _local: threading.local = field(default_factory=threading.local)
@@ -143,6 +145,8 @@ class DynamoMeter:
         reported = parsed.get("ConsumedCapacity", [])
         reported = reported if isinstance(reported, list) else [reported]
         units = sum(float(r.get("CapacityUnits", 0)) for r in reported)
+        if self.capacity and operation in READS | WRITES and "Error" not in parsed:
+            self.reported[operation] = self.reported.get(operation, False) or bool(reported)
         self._record(
             Call(
                 operation,

@@ -53,6 +53,7 @@ def test_dynamo_cost_prints_every_figure_for_both_designs() -> None:
     for figure in DYNAMO_COST_ROWS:
         for scope in ("per step", "per reviewed batch", "per 20 reviewed units"):
             assert f"| {figure} {scope} | " in out, f"{figure} {scope}"
+    assert "moto's replies carried ConsumedCapacity for: " in out
     assert "the naive design stopped" not in out
 
 

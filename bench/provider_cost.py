@@ -253,7 +253,6 @@ def main() -> None:
     parser.add_argument("--backend", choices=["dynamodb", "sqlite"], default="dynamodb")
     parser.add_argument("--refine-every", type=int, default=10, help="refine one unit in N (0: approve all)")
     parser.add_argument("--max-units", type=int, default=None, help="units per response at most (default: all shown)")
-    parser.add_argument("--exact-moto", action="store_true", help="do not patch moto's whole-table copies")
     parser.add_argument(
         "--memory",
         choices=["on", "off", "both"],
@@ -261,10 +260,6 @@ def main() -> None:
         help="the translation memory's proposals (both: each size twice, off then on)",
     )
     args = parser.parse_args()
-    if args.backend == "dynamodb" and not args.exact_moto:
-        from bench import moto_fast
-
-        moto_fast.install()
     counter = StorageCounter()  # DynamoDB's hooks are attached in each run, inside moto
     if args.backend == "sqlite":
         counter.attach_sqlite()

@@ -1,36 +1,29 @@
 """Bounded cost per step: translate documents of ~10 KB, ~100 KB and ~1 MB with the pseudo model.
 
 Runs the scripted reviewer (approve every unit) through the Lambda handler against moto DynamoDB
-and prints, per document: bytes sent to the model per request (median of the first and of the last
-quarter, and their ratio); total bytes sent against a full-history loop replayed on the same
-messages; DynamoDB requests and bytes per step (first and last quarter, ratio); in-process
-milliseconds per step; peak memory. Then, side by side with a naive design measured in the same
-run (bench/naive_agent.py: pydantic-ai deferred tools, the whole history in one DynamoDB item,
-the same pseudo model, reviewer and moto), per step and per reviewed batch: milliseconds, DynamoDB
-requests, bytes and write units (as DynamoDB bills writes, by item size), model bytes, late/early
-ratios, and project/naive milliseconds per batch (with --repeat, also the medians of every round's
-batches pooled: steadier on a noisy machine than any one round's).
-A reviewed batch is the verdicts on one batch of proposals and every step until the next proposals
-(or the end). A benchmark, not a test: it asserts nothing.
+(bench/reviewed_run.py) and prints, per document: bytes sent to the model per request (median of
+the first and of the last quarter, and their ratio); total bytes sent against a full-history loop
+replayed on the same messages; DynamoDB requests and bytes per step (first and last quarter,
+ratio); peak memory. Then, side by side with a naive design measured in the same run
+(bench/naive_agent.py: pydantic-ai deferred tools, the whole history in one DynamoDB item, the same
+pseudo model, reviewer and moto), per step and per reviewed batch: DynamoDB requests and bytes,
+model bytes and late/early ratios. What DynamoDB bills and what a user waits for are
+bench/dynamo_cost.py's. A benchmark, not a test: it asserts nothing.
 
     .venv/bin/python bench/step_cost.py            # 10 KB and 100 KB, with the naive design
-    .venv/bin/python bench/step_cost.py --sizes 10000 100000 --repeat 3   # docs/benchmarks.md
     .venv/bin/python bench/step_cost.py --sizes 1000000 --memory off --no-naive
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import functools
-import io
 import os
 import resource
 import statistics
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,37 +34,24 @@ os.environ.setdefault("AWS_ACCESS_KEY_ID", "bench")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "bench")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
-import boto3  # noqa: E402
-from botocore.exceptions import ClientError  # noqa: E402
-from moto import mock_aws  # noqa: E402
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ModelResponse  # noqa: E402
 from pydantic_ai.models import Model, ModelRequestParameters  # noqa: E402
 from pydantic_ai.models.wrapper import WrapperModel  # noqa: E402
 from pydantic_ai.settings import ModelSettings  # noqa: E402
 
-import handlers.api as api  # noqa: E402
-from agent_core.distill_model import distiller_for  # noqa: E402
 from agent_core.models import resolve_model  # noqa: E402
-from bench.dynamo_meter import DynamoCounter  # noqa: E402
-from bench.naive_agent import NaiveAgent, NaiveStore  # noqa: E402
-from handlers.deps import LazyServices  # noqa: E402
-from service.container import build_services  # noqa: E402
-from storage.dynamodb import DynamoDBSessionStorage  # noqa: E402
+from bench.dynamo_meter import DynamoMeter  # noqa: E402
+from bench.reviewed_run import Review, document, run_naive, run_project  # noqa: E402
 from storage.interface import Storage  # noqa: E402
-from storage.sqlite import SQLiteStorage  # noqa: E402
-from tests.aws import create_sessions_table  # noqa: E402
-from tests.client import ScriptedClient, lambda_transport  # noqa: E402
-
-CORPUS = ROOT / "tests" / "data" / "httpx-CHANGELOG.md"
 
 
 class MeasuredModel(WrapperModel):
-    """Records the JSON size of what each request sends the model, measured after the step (`measure`)
-    so that the measuring is not timed as the step's work."""
+    """Records the JSON size of what each request sends the model, per step (a meter of
+    bench/reviewed_run.py: sized at the step's mark, after it)."""
 
     def __init__(self, wrapped: Model) -> None:
         super().__init__(wrapped)
-        self.sent: list[int] = []
+        self.per_step: list[list[int]] = []
         self.system_bytes: int = 0
         self._pending: list[list[ModelMessage]] = []
 
@@ -81,52 +61,36 @@ class MeasuredModel(WrapperModel):
         self._pending.append(list(messages))
         return await super().request(messages, model_settings, params)
 
-    def measure(self) -> None:
-        """Size the requests sent since the last call."""
+    def attach(self, client: Any) -> None:
+        """Nothing of DynamoDB's."""
+
+    def reset(self) -> None:
+        self._pending.clear()
+
+    def mark(self) -> None:
+        """Size the requests sent since the last mark: one step's."""
+        sizes = []
         for messages in self._pending:
-            self.sent.append(len(ModelMessagesTypeAdapter.dump_json(messages)))
+            sizes.append(len(ModelMessagesTypeAdapter.dump_json(messages)))
             first = messages[0]
             if isinstance(first, ModelRequest):
                 self.system_bytes = len(ModelMessagesTypeAdapter.dump_json([ModelRequest(parts=first.parts[:1])]))
+        self.per_step.append(sizes)
         self._pending.clear()
 
+    @property
+    def sent(self) -> list[int]:
+        """Bytes sent per model request, in order."""
+        return [size for step in self.per_step for size in step]
 
-@dataclass
+
+@dataclass(frozen=True)
 class Trace:
     """What one design did, step by step: the raw lists the side-by-side figures come from."""
 
-    step_ms: list[float] = field(default_factory=list)
-    step_ddb: list[tuple[int, int]] = field(default_factory=list)
-    """(requests, bytes) per step."""
-    step_write_units: list[int] = field(default_factory=list)
-    """DynamoDB write units per step (`write_units`)."""
-    model_sent: list[int] = field(default_factory=list)
-    """Bytes sent per model request."""
-    batches: list[tuple[int, int, int, int]] = field(default_factory=list)
-    """Per reviewed batch: its steps [a, b) and its model requests [c, d)."""
-    units: list[int] = field(default_factory=list)
-    """Per reviewed batch: how many units the reviewer answered."""
-    failed: str = ""
-    """Why the run stopped before the end (the naive item outgrowing DynamoDB's 400 KB), if it did."""
-
-    def open_batch(self, units: int) -> tuple[int, int]:
-        """Where the batch of `units` about to be reviewed starts."""
-        self.units.append(units)
-        return len(self.step_ms), len(self.model_sent)
-
-    def close_batch(self, opened: tuple[int, int]) -> None:
-        """The batch opened at `opened` ends here."""
-        self.batches.append((opened[0], len(self.step_ms), opened[1], len(self.model_sent)))
-
-
-def document(size: int) -> str:
-    text = CORPUS.read_text(encoding="utf-8")
-    copies: list[str] = []
-    while sum(len(c) for c in copies) < size:
-        copies.append(text)
-    joined = "\n\n".join(copies)
-    cut = joined.rfind("\n\n", 0, size)
-    return joined[: cut if cut > 0 else size]
+    review: Review
+    dynamo: DynamoMeter
+    model: MeasuredModel
 
 
 def quarters(values: list[float]) -> tuple[float, float]:
@@ -144,138 +108,62 @@ def full_history_bytes(storage: Storage, session_id: str, system: int) -> int:
         cursor = page.next_cursor
         if cursor is None:
             break
-    sizes = [len(ModelMessagesTypeAdapter.dump_json([m])) for m in messages]
     total = 0
     running = system
-    for message, size in zip(messages, sizes, strict=True):
+    for message in messages:
         if isinstance(message, ModelResponse):
             total += running  # the request that produced this response carried everything before it
-        running += size
+        running += len(ModelMessagesTypeAdapter.dump_json([message]))
     return total
 
 
-def run(
-    size: int, backend: str = "dynamodb", pseudo: Model | None = None, memory: bool | None = None
-) -> tuple[dict[str, Any], Trace]:
-    """The project through the Lambda handler: the original figures and the step-by-step trace."""
+def run(size: int, backend: str, pseudo: Model, memory: bool | None) -> tuple[dict[str, Any], Trace]:
+    """The project through the Lambda handler: its own figures and the step-by-step trace."""
     source = document(size)
-    trace = Trace()
-    # Powertools prints a metrics line per step; it still builds them, the terminal is spared.
-    with mock_aws(), contextlib.redirect_stdout(io.StringIO()):
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        create_sessions_table(client, "bench")
-        counter = DynamoCounter()
-        counter.attach(client)
-        storage: Storage = (
-            DynamoDBSessionStorage(client, table_name="bench") if backend == "dynamodb" else SQLiteStorage(":memory:")
-        )
-        pseudo = pseudo or resolve_model("pseudo")
-        model = MeasuredModel(pseudo)
-        trace.model_sent = model.sent
-        # Production's wiring; the pseudo model's own distiller (the rules), not the measured wrapper.
-        services = build_services(
-            storage=storage, model=model, distiller=distiller_for(pseudo), translation_memory=memory
-        )
-        api.app.state.services = LazyServices(services)
-        call = lambda_transport(api.handler, sub="bench")
-        _, created = call("POST", "/api/sessions", None)
-        call("POST", f"/api/sessions/{created['id']}/files", {"name": "doc.md", "content": source})
-        step_ms = trace.step_ms
-        counter.reset()
-        counter.operations.clear()
-        trace.step_ddb = counter.per_step
-        trace.step_write_units = counter.units_per_step
-
-        def timed(method: str, path: str, body: Any = None) -> tuple[int, Any]:
-            started = time.perf_counter()
-            result = call(method, path, body)
-            if path == "/api/next":
-                step_ms.append((time.perf_counter() - started) * 1000)
-                model.measure()
-                counter.mark()
-            return result
-
-        started = time.perf_counter()
-        client_ = ScriptedClient(timed, session_id=created["id"])
-        agent = client_.do_next({"userInput": "Translate doc.md into French."})
-        while agent["copilotRequests"]:
-            verdicts = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
-            opened = trace.open_batch(len(verdicts))
-            agent = client_.do_next({"copilotResponses": verdicts})
-            trace.close_batch(opened)
-        elapsed = time.perf_counter() - started
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
-        _, view = call("GET", f"/api/sessions/{created['id']}/files/{_file_id(call, created['id'])}", None)
-        assert view["progress"]["complete"], "the document did not complete"
-        full = full_history_bytes(storage, created["id"], model.system_bytes)
+    model = MeasuredModel(pseudo)
+    dynamo = DynamoMeter(capacity=False)
+    started = time.perf_counter()
+    review, full = run_project(
+        source,
+        model,
+        pseudo,
+        [dynamo, model],
+        memory=memory,
+        backend=backend,
+        finish=lambda storage, sid: full_history_bytes(storage, sid, model.system_bytes),
+    )
+    elapsed = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
     first_model, last_model = quarters([float(s) for s in model.sent])
-    requests = [float(r) for r, _ in counter.per_step] or [0.0]
-    dbytes = [float(b) for _, b in counter.per_step] or [0.0]
+    requests = [float(s.requests) for s in dynamo.steps] or [0.0]
+    dbytes = [float(s.bytes) for s in dynamo.steps] or [0.0]
     first_req, last_req = quarters(requests)
     first_bytes, last_bytes = quarters(dbytes)
     return {
         "chars": len(source),
-        "steps": len(step_ms),
+        "steps": review.steps,
         "model_requests": len(model.sent),
         "model_first": first_model,
         "model_last": last_model,
         "model_total": sum(model.sent),
-        "full_history": full,
+        "full_history": full or 0,
         "ddb_req_first": first_req,
         "ddb_req_last": last_req,
         "ddb_req_max": max(requests),
         "ddb_bytes_first": first_bytes,
         "ddb_bytes_last": last_bytes,
-        "ms_median": statistics.median(step_ms),
-        "ms_p95": sorted(step_ms)[int(len(step_ms) * 0.95) - 1],
         "seconds": elapsed,
-        "ddb_operations": dict(counter.operations.most_common()),
+        "ddb_operations": dict(dynamo.operations.most_common()),
         "peak_mb": peak / 1e6,
-    }, trace
+    }, Trace(review, dynamo, model)
 
 
-def run_naive(size: int, pseudo: Model) -> Trace:
+def run_naive_trace(size: int, pseudo: Model) -> Trace:
     """The naive design (bench/naive_agent.py) on the same document, model, reviewer and moto."""
-    source = document(size)
-    trace = Trace()
-    with mock_aws():
-        client = boto3.client("dynamodb", region_name="us-east-1")
-        store = NaiveStore(client, "naive")
-        store.create_table()
-        counter = DynamoCounter()
-        counter.attach(client)
-        model = MeasuredModel(pseudo)
-        trace.model_sent = model.sent
-        agent = NaiveAgent(model, store)
-        counter.per_step = trace.step_ddb
-        counter.units_per_step = trace.step_write_units
-        session_id, file_id = "s_naive", "f_" + "0" * 32
-        agent.upload(session_id, file_id, "doc.md", source)
-        counter.reset()  # the table's creation and the upload are not steps
-
-        def timed(step: Any) -> Any:
-            started = time.perf_counter()
-            answer = step()
-            trace.step_ms.append((time.perf_counter() - started) * 1000)
-            model.measure()
-            counter.mark()
-            return answer
-
-        answer = timed(lambda: agent.start(session_id, file_id, "doc.md", "Translate doc.md into French."))
-        while answer.proposals:
-            approvals = {p.tool_call_id: True for p in answer.proposals}
-            opened = trace.open_batch(len(approvals))
-            try:
-                answer = timed(functools.partial(agent.step, session_id, approvals))
-            except ClientError as exc:  # real DynamoDB refuses an item over 400 KB too
-                trace.units.pop()
-                translated = store.load(session_id)[1].translated_chars
-                trace.failed = f"step {len(trace.step_ms) + 1}, {translated:,} characters in: {exc}"
-                return trace
-            trace.close_batch(opened)
-        _, state = store.load(session_id)
-        assert state.complete, "the naive design did not complete the document"
-    return trace
+    model = MeasuredModel(pseudo)
+    dynamo = DynamoMeter(capacity=False)
+    review = run_naive(document(size), model, [dynamo, model])
+    return Trace(review, dynamo, model)
 
 
 @dataclass(frozen=True)
@@ -284,51 +172,40 @@ class Side:
 
     steps: int
     batches: int
-    ms_step: tuple[float, float]
-    """(median, mean), as every pair below."""
-    ms_batch: tuple[float, float]
     req_step: tuple[float, float]
+    """(median, mean), as every pair below."""
     req_batch: tuple[float, float]
     bytes_step: tuple[float, float]
     bytes_batch: tuple[float, float]
-    write_units_batch: tuple[float, float]
     model_request: tuple[float, float]
+    model_bytes_batch: tuple[float, float]
     model_requests_batch: float
     units_batch: float
-    ms_unit: float
-    """All the batches' milliseconds over all their units."""
-    late_early: tuple[float, float, float, float]
-    """Last quarter over first quarter of the batches (medians): ms, DynamoDB requests, DynamoDB bytes, model bytes."""
-
-
-def batch_ms(trace: Trace) -> list[float]:
-    """Milliseconds of each reviewed batch (the sum of its steps)."""
-    return [sum(trace.step_ms[a:b]) for a, b, _, _ in trace.batches]
+    late_early: tuple[float, float, float]
+    """Last quarter over first quarter of the batches (medians): DynamoDB requests, DynamoDB bytes, model bytes."""
 
 
 def side(trace: Trace) -> Side:
     """The per-step and per-batch figures of a trace."""
-    ms = batch_ms(trace)
-    req = [float(sum(r for r, _ in trace.step_ddb[a:b])) for a, b, _, _ in trace.batches]
-    byt = [float(sum(n for _, n in trace.step_ddb[a:b])) for a, b, _, _ in trace.batches]
-    mod = [float(sum(trace.model_sent[c:d])) for _, _, c, d in trace.batches]
-    ratios = tuple(last / first if first else float("nan") for first, last in map(quarters, (ms, req, byt, mod)))
-    wcu = [float(sum(trace.step_write_units[a:b])) for a, b, _, _ in trace.batches]
+    batches = trace.review.batches
+    steps = trace.dynamo.steps
+    req = [float(sum(s.requests for s in steps[a:b])) for a, b in batches]
+    byt = [float(sum(s.bytes for s in steps[a:b])) for a, b in batches]
+    mod = [float(sum(sum(m) for m in trace.model.per_step[a:b])) for a, b in batches]
+    calls = [float(sum(len(m) for m in trace.model.per_step[a:b])) for a, b in batches]
+    ratios = [last / first if first else float("nan") for first, last in map(quarters, (req, byt, mod))]
     return Side(
-        steps=len(trace.step_ms),
-        batches=len(trace.batches),
-        ms_step=_pair(trace.step_ms),
-        ms_batch=_pair(ms),
-        req_step=_pair([float(r) for r, _ in trace.step_ddb]),
+        steps=trace.review.steps,
+        batches=len(batches),
+        req_step=_pair([float(s.requests) for s in steps]),
         req_batch=_pair(req),
-        bytes_step=_pair([float(b) for _, b in trace.step_ddb]),
+        bytes_step=_pair([float(s.bytes) for s in steps]),
         bytes_batch=_pair(byt),
-        write_units_batch=_pair(wcu),
-        model_request=_pair([float(s) for s in trace.model_sent]),
-        model_requests_batch=statistics.mean(float(d - c) for _, _, c, d in trace.batches),
-        units_batch=statistics.mean(float(u) for u in trace.units),
-        ms_unit=sum(ms) / max(1, sum(trace.units)),
-        late_early=(ratios[0], ratios[1], ratios[2], ratios[3]),
+        model_request=_pair([float(s) for s in trace.model.sent]),
+        model_bytes_batch=_pair(mod),
+        model_requests_batch=statistics.mean(calls) if calls else 0.0,
+        units_batch=statistics.mean(float(u) for u in trace.review.units) if trace.review.units else 0.0,
+        late_early=(ratios[0], ratios[1], ratios[2]),
     )
 
 
@@ -341,102 +218,31 @@ def _ratio(value: float) -> str:
 
 
 def print_sides(project: Side, naive: Side) -> None:
-    """The two designs side by side, then the ratio the issue's target is about."""
+    """The two designs side by side."""
     pair = "{0:,.1f} ({1:,.1f})"
     whole = "{0:,.0f} ({1:,.0f})"
     rows = [
         ("steps (POST /api/next or naive step)", str(project.steps), str(naive.steps)),
         ("reviewed batches", str(project.batches), str(naive.batches)),
         ("units per reviewed batch, mean", f"{project.units_batch:.1f}", f"{naive.units_batch:.1f}"),
-        ("ms per step, median (mean)", pair.format(*project.ms_step), pair.format(*naive.ms_step)),
-        ("ms per reviewed batch, median (mean)", pair.format(*project.ms_batch), pair.format(*naive.ms_batch)),
-        ("ms per reviewed unit", f"{project.ms_unit:.1f}", f"{naive.ms_unit:.1f}"),
         ("DynamoDB requests per step", pair.format(*project.req_step), pair.format(*naive.req_step)),
         ("DynamoDB requests per batch", pair.format(*project.req_batch), pair.format(*naive.req_batch)),
         ("DynamoDB bytes per step", whole.format(*project.bytes_step), whole.format(*naive.bytes_step)),
         ("DynamoDB bytes per batch", whole.format(*project.bytes_batch), whole.format(*naive.bytes_batch)),
-        (
-            "DynamoDB write units per batch",
-            whole.format(*project.write_units_batch),
-            whole.format(*naive.write_units_batch),
-        ),
         ("model bytes per request", whole.format(*project.model_request), whole.format(*naive.model_request)),
+        ("model bytes per batch", whole.format(*project.model_bytes_batch), whole.format(*naive.model_bytes_batch)),
         ("model requests per batch, mean", f"{project.model_requests_batch:.2f}", f"{naive.model_requests_batch:.2f}"),
     ]
-    labels = ("ms", "DynamoDB requests", "DynamoDB bytes", "model bytes")
+    labels = ("DynamoDB requests", "DynamoDB bytes", "model bytes")
     for label, mine, theirs in zip(labels, project.late_early, naive.late_early, strict=True):
         rows.append((f"late/early per batch: {label}", _ratio(mine), _ratio(theirs)))
-    print(f"{'per step and per reviewed batch':<42} {'project':>22} {'naive':>22}")
+    print(f"{'per step and per reviewed batch, median (mean)':<48} {'project':>22} {'naive':>22}")
     for label, p, n in rows:
-        print(f"{label:<42} {p:>22} {n:>22}")
-    median = project.ms_batch[0] / naive.ms_batch[0]
-    mean = project.ms_batch[1] / naive.ms_batch[1]
-    print(f"project/naive ms per reviewed batch: median {median:.2f}, mean {mean:.2f} (target at 10 KB: <= 1)")
-
-
-def _file_id(call: Any, session_id: str) -> str:
-    _, view = call("GET", f"/api/sessions/{session_id}", None)
-    return str(view["files"][0]["fileId"])
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument(
-        "--backend",
-        choices=["dynamodb", "memory"],
-        default="dynamodb",
-        help="dynamodb: moto (the default); memory: SQLite in memory, in process (no DynamoDB figures)",
-    )
-    parser.add_argument("--exact-moto", action="store_true", help="do not patch moto's whole-table transaction copy")
-    parser.add_argument(
-        "--memory",
-        choices=["on", "off"],
-        help="the project's translation memory (proposals and references); default: TRANSLATION_MEMORY, on",
-    )
-    parser.add_argument("--repeat", type=int, default=1, help="rounds of both designs per size (the median is shown)")
-    parser.add_argument("--no-naive", action="store_true", help="do not measure the naive design beside the project")
-    args = parser.parse_args()
-    warnings.filterwarnings("ignore", message="No application metrics to publish")
-    if not args.exact_moto:
-        from bench import moto_fast
-
-        moto_fast.install()
-    for size in args.sizes:
-        pseudo = resolve_model("pseudo")  # one model for both designs: the same translation work
-        memory = None if args.memory is None else args.memory == "on"
-        compare = args.backend == "dynamodb" and not args.no_naive
-        rounds: list[tuple[dict[str, Any], Trace, Trace | None, float]] = []
-        for _ in range(args.repeat):  # alternate the designs, so a busy moment hits both
-            r, trace = run(size, args.backend, pseudo, memory)
-            started = time.perf_counter()
-            naive = run_naive(size, pseudo) if compare else None
-            rounds.append((r, trace, naive, time.perf_counter() - started))
-        ratios = [side(t).ms_batch[0] / side(n).ms_batch[0] if n else 0.0 for _, t, n, _ in rounds]
-        pick = sorted(range(len(rounds)), key=ratios.__getitem__)[len(rounds) // 2]
-        r, trace, naive, naive_seconds = rounds[pick]
-        print_project(r, args.backend)
-        if naive is not None:
-            print(f"-- naive design (bench/naive_agent.py) in {naive_seconds:.0f} s")
-            if naive.failed:
-                print(f"the naive design stopped at {naive.failed}; its figures cover the steps before")
-            print_sides(side(trace), side(naive))
-            if len(rounds) > 1:
-                listed = ", ".join(f"{x:.2f}" for x in ratios)
-                print(
-                    f"project/naive median ms per batch in each of {len(rounds)} rounds: {listed} (shown: the median)"
-                )
-                mine = [m for _, t, _, _ in rounds for m in batch_ms(t)]
-                theirs = [m for _, _, n, _ in rounds if n is not None for m in batch_ms(n)]
-                print(
-                    f"pooled over the {len(rounds)} rounds ({len(mine)} and {len(theirs)} batches): median ms per "
-                    f"batch {statistics.median(mine):.1f} vs {statistics.median(theirs):.1f}, project/naive "
-                    f"{statistics.median(mine) / statistics.median(theirs):.2f}"
-                )
+        print(f"{label:<48} {p:>22} {n:>22}")
 
 
 def print_project(r: dict[str, Any], backend: str) -> None:
-    """The project's own figures, as this benchmark has always printed them."""
+    """The project's own figures."""
     print(
         f"\n== document of {r['chars']:,} characters: {r['steps']:,} steps, "
         f"{r['model_requests']:,} model requests, {r['seconds']:.0f} s"
@@ -461,10 +267,38 @@ def print_project(r: dict[str, Any], backend: str) -> None:
             f"DynamoDB bytes per step: first quarter median {r['ddb_bytes_first']:,.0f}, last "
             f"{r['ddb_bytes_last']:,.0f}, ratio {r['ddb_bytes_last'] / r['ddb_bytes_first']:.2f}"
         )
-    print(
-        f"in-process ms per step: median {r['ms_median']:.1f}, p95 {r['ms_p95']:.1f}; "
-        f"peak RSS of the process {r['peak_mb']:.1f} MB"
+    print(f"peak RSS of the process {r['peak_mb']:.1f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument(
+        "--backend",
+        choices=["dynamodb", "memory"],
+        default="dynamodb",
+        help="dynamodb: moto (the default); memory: SQLite in memory, in process (no DynamoDB figures)",
     )
+    parser.add_argument(
+        "--memory",
+        choices=["on", "off"],
+        help="the project's translation memory (proposals and references); default: TRANSLATION_MEMORY, on",
+    )
+    parser.add_argument("--no-naive", action="store_true", help="do not measure the naive design beside the project")
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore", message="No application metrics to publish")
+    for size in args.sizes:
+        pseudo = resolve_model("pseudo")  # one model for both designs: the same translation work
+        memory = None if args.memory is None else args.memory == "on"
+        r, trace = run(size, args.backend, pseudo, memory)
+        print_project(r, args.backend)
+        if args.backend == "dynamodb" and not args.no_naive:
+            started = time.perf_counter()
+            naive = run_naive_trace(size, pseudo)
+            print(f"-- naive design (bench/naive_agent.py) in {time.perf_counter() - started:.0f} s")
+            if naive.review.failed:
+                print(f"the naive design stopped at {naive.review.failed}; its figures cover the steps before")
+            print_sides(side(trace), side(naive))
 
 
 if __name__ == "__main__":

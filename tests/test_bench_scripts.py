@@ -5,7 +5,6 @@ loop or fail shows here, not only when someone next measures."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,19 +30,36 @@ def test_provider_cost_completes_and_prints_its_figures() -> None:
 
 def test_step_cost_completes_beside_the_naive_design() -> None:
     out = run("bench/step_cost.py", "--sizes", "4000", "--memory", "off")
-    assert "project/naive ms per reviewed batch" in out
+    assert "DynamoDB requests per batch" in out and "model bytes per batch" in out
     assert "the naive design stopped" not in out
 
 
-def test_moto_costs_prints_each_request_shape() -> None:
-    out = run("bench/moto_costs.py", "--rounds", "2")
-    assert "naive: GetItem of the history item" in out
-    assert "transaction: 2 puts, each packing 18 units" in out
+DYNAMO_COST_ROWS = [
+    "DynamoDB requests",
+    "sequential round trips",
+    "storage latency under the delay alone, ms",
+    "storage wall time (delay, moto, botocore), ms",
+    "read units (from item sizes)",
+    "write units (from item sizes)",
+    "read units (as moto reports)",
+    "write units (as moto reports)",
+    "bytes sent and received",
+]
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None, reason="needs valgrind and cc")
-def test_step_instructions_counts_each_designs_batches() -> None:
-    figures = json.loads(run("bench/step_instructions.py", "--size", "4000", "--json"))
-    assert figures["batches"]["project"] and figures["batches"]["naive"]
-    assert all(count > 1_000_000 for design in ("project", "naive") for count in figures["batches"][design])
-    assert figures["ratio"] > 0
+def test_dynamo_cost_prints_every_figure_for_both_designs() -> None:
+    out = run("bench/dynamo_cost.py", "--size", "4000", "--delay-ms", "1")
+    assert "| figure | project, median (mean) | naive, median (mean) | project/naive, median (mean) |" in out
+    for figure in DYNAMO_COST_ROWS:
+        for scope in ("per step", "per reviewed batch", "per 20 reviewed units"):
+            assert f"| {figure} {scope} | " in out, f"{figure} {scope}"
+    assert "moto's replies carried ConsumedCapacity for: " in out
+    assert "the naive design stopped" not in out
+
+
+def test_dynamo_cost_json_has_both_designs_and_their_ratios() -> None:
+    figures = json.loads(run("bench/dynamo_cost.py", "--size", "4000", "--delay-ms", "1", "--json"))
+    for design in ("project", "naive"):
+        assert figures[design]["batches"] > 0
+        assert set(figures[design]["per_batch"]) == set(figures[design]["per_step"])
+    assert "per_batch.write_units" in figures["ratio"]

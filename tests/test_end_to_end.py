@@ -5,14 +5,11 @@ Three runs share one set of checks: guide.md through Lambda and DynamoDB, every 
 verdict at a time; httpx-CHANGELOG.md (a session of more than a hundred messages) the same way but in
 process, over SQLite, where its ~300 steps take seconds; and httpx-CHANGELOG.md again through Lambda
 and DynamoDB, most batches answered whole and every 4th round partly, so its long history crosses
-DynamoDB's message buckets in a quarter of the steps. That run patches moto (bench/moto_fast.py:
-transactions copy only the items they touch, queries see only their partition, moto still checks
-every condition), since exact moto's cost grows with everything in the table: 15 s instead of 90.
+DynamoDB's message buckets in a quarter of the steps.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +21,6 @@ from fastapi.testclient import TestClient
 
 import handlers.api as api
 from agent_core.models import resolve_model
-from bench import moto_fast
 from handlers.api import create_app
 from handlers.deps import LazyServices
 from service.container import Services
@@ -73,8 +69,7 @@ def transport(request: pytest.FixtureRequest) -> Iterator[tuple[Transport, Servi
     run: Run = request.param
     if run.path == "lambda":
         services = request.getfixturevalue("dynamo_app")
-        with moto_fast.patched() if run.document == "httpx-CHANGELOG.md" else contextlib.nullcontext():
-            yield lambda_transport(api.handler), services
+        yield lambda_transport(api.handler), services
         return
     services = services_for(SQLiteStorage(":memory:"), model=resolve_model("pseudo"))
     with TestClient(create_app(services)) as client:

@@ -10,8 +10,8 @@ capacity DynamoDB reports and the capacity computed from item sizes (bench/dynam
 - `after-call` / `after-call-error`: the call's end, its bytes and capacity.
 
 A step's calls that overlap in time are one sequential round trip. The step's storage latency is
-the time its calls cover (the union of their spans), twice: whole (the delays, moto's work and
-botocore's), and the delays alone (what a real table's latency would make it, moto left out)."""
+given twice: whole (the time its calls cover: the delays, moto's work and botocore's), and the delays
+alone (each round trip's longest delay: what a real table's latency would make it, moto left out)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,9 @@ class StepFigures:
     latency_ms: float
     """The time the calls cover: their delays, moto's work and botocore's."""
     delay_ms: float
-    """The time the calls' delays alone cover: a real table's latency, the mock's work left out."""
+    """What a real table's latency alone makes the step wait: each round trip waits for the longest
+    delay among its calls (they run at once there; here the mock's work, under one interpreter lock,
+    can stagger their starts, which is not a table's latency)."""
     bytes: int
     read_units: float
     write_units: float
@@ -68,7 +70,7 @@ class StepFigures:
             requests=len(calls),
             round_trips=len(spans),
             latency_ms=1000 * sum(end - start for start, end in spans),
-            delay_ms=1000 * sum(end - start for start, end in _merged([(c.start, c.slept) for c in calls])),
+            delay_ms=1000 * sum(max(c.slept - c.start for c in calls if a <= c.start <= b) for a, b in spans),
             bytes=sum(c.sent + c.received for c in calls),
             read_units=sum(c.read_units for c in calls),
             write_units=sum(c.write_units for c in calls),

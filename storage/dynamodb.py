@@ -27,7 +27,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from types import EllipsisType
@@ -41,7 +43,7 @@ from agent_core.errors import InvalidRequestError
 
 from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
-from .dynamodb_items import Item, n, num, s, text
+from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
@@ -59,13 +61,15 @@ TELEMETRY = {
 """Telemetry's fields and their attributes in META."""
 VERDICT_READ = 4
 """Verdict records a load reads beside META (the latest two responses rarely have more)."""
+NEWER = 4
+"""Messages a load reads beside those the process holds (another process's commits since)."""
+HELD_MESSAGES, HELD_SESSIONS = 48, 64
+"""A process holds the latest 48 messages of the 64 sessions it stepped last."""
 TORN = "The session is being written by another request; reload it and try again."
 
 # Conditions, each named for why it is there:
 # A new session must not overwrite an existing one (two "create" steps racing on one id).
 IS_NEW = "attribute_not_exists(pk)"
-# Optimistic concurrency: a step commits only over the version it loaded.
-SAME_VERSION = "version = :expected"
 # History is append-only: a unit item is never overwritten (a replayed step fails whole).
 NOT_WRITTEN = "attribute_not_exists(sk)"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
@@ -82,6 +86,24 @@ def _meta_key(session_id: str) -> Item:
 
 class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client."""
+
+    def __init__(self, boto3_client: Any, *, table_name: str) -> None:
+        super().__init__(boto3_client, table_name=table_name)
+        self._held: OrderedDict[str, tuple[str, dict[int, str]]] = OrderedDict()
+        """The latest messages (JSON) of the sessions this process stepped, by session: its creation
+        time and the messages by index. Committed messages never change; META says which exist."""
+        self._lock = threading.Lock()
+
+    def _hold(self, session_id: str, created_at: str, messages: dict[int, str], *, joined: bool = False) -> None:
+        """Keep the session's latest HELD_MESSAGES messages (`joined`: added to those held, if they reach them)."""
+        with self._lock:
+            created, held = self._held.pop(session_id, ("", {}))
+            if joined and (created != created_at or (messages and min(messages) - 1 not in held and min(messages))):
+                held = {}
+            kept = {**held, **messages} if joined else dict(messages)
+            self._held[session_id] = (created_at, {k: kept[k] for k in sorted(kept)[-HELD_MESSAGES:]})
+            while len(self._held) > HELD_SESSIONS:
+                self._held.popitem(last=False)
 
     @classmethod
     def from_env(cls) -> DynamoDBSessionStorage:
@@ -103,10 +125,13 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         ConflictError when an item META names is missing (a commit half applied)."""
         pk, window = _pk(session_id), max(window, 0)
         newest: dict[str, Any] = {"ScanIndexForward": False}
-        history = (pk, "sk BETWEEN :m AND :meta", {":m": s("M#"), ":meta": s("META")})
         verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
-        (items, more), (records, more_records) = parallel(
-            lambda: self._query_page(*history, **newest, Limit=window + 1),
+        created, held = self._held.get(session_id, ("", {}))
+        guess = min(window, NEWER if held else window)  # held: only what another process committed since
+        (items, _), (records, more_records) = parallel(
+            lambda: self._query_page(
+                pk, "sk BETWEEN :m AND :meta", {":m": s("M#"), ":meta": s("META")}, **newest, Limit=guess + 1
+            ),
             lambda: self._query_page(*verdict_records, **newest, Limit=VERDICT_READ),
         )
         if not items or items[0]["sk"]["S"] != "META":
@@ -114,27 +139,26 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         meta, record = items[0], _record(items[0])
         count = record.message_count
         first = max(0, count - window)
-        found: dict[int, Item] = {}
-        for i in self._read_on(items[1:], more, *history, **newest) if count > first else ():
-            if _index(i) < first:
-                break
-            if _index(i) < count:  # a message of a commit after META's is left out
-                found[_index(i)] = i
-            if len(found) == count - first:
-                break
+        held = held if created == record.created_at else {}
+        data = {k: held[k] for k in range(first, count) if k in held}
+        data |= {_index(i): di.unpacked(i)["m"] for i in items[1:] if first <= _index(i) < count}
+        if missing := [k for k in range(first, count) if k not in data]:  # committed elsewhere: just those
+            bounds = {":a": s(f"M#{missing[0]:010d}"), ":b": s(f"M#{missing[-1]:010d}")}
+            data |= {_index(i): di.unpacked(i)["m"] for i in self._query(pk, "sk BETWEEN :a AND :b", bounds)}
         latest, previous = (num(meta, "rl", -1), num(meta, "rlc")), (num(meta, "rp", -1), num(meta, "rpc"))
         wanted = {r: c for r, c in (latest, previous) if r >= 0 and c > 0}
         kept: list[Item] = []
-        for i in self._read_on(records, more_records, *verdict_records, **newest) if wanted else ():
+        for i in self._read_on(records, more_records, *verdict_records, **newest, Limit=VERDICT_READ) if wanted else ():
             if _record_of(i)[0] < min(wanted):
                 break
             if _record_of(i)[0] in wanted and _record_of(i)[1] < record.version:
                 kept.append(i)
             if len(kept) == sum(wanted.values()):
                 break
-        if len(found) != count - first or len(kept) != sum(wanted.values()):
+        if len(data) != count - first or len(kept) != sum(wanted.values()):
             raise ConflictError(TORN)
-        messages = load_messages([di.unpacked(found[k])["m"] for k in range(first, count)])
+        self._hold(session_id, record.created_at, data)
+        messages = load_messages([data[k] for k in range(first, count)])
         verdicts = {r: _merged([i for i in kept if _record_of(i)[0] == r]) for r in wanted}
         files = _files(meta)
         token = StepToken(
@@ -175,7 +199,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 if file_id not in token.covered:
                     raise NotFoundError(f"No file {file_id} in this session.")
             now = di.now_iso()
-            actions = [_meta_write(token, effects, now), *self._history(token, effects, now)]
+            dumped = {token.message_count + k: dump_message(m) for k, m in enumerate(effects.messages)}
+            actions = [_meta_write(token, effects, now), *self._history(token, effects, dumped, now)]
             if effects.corrections:
                 actions.append(
                     self.corrections_put(token.owner, token.session_id, token.version, effects.corrections, now)
@@ -191,6 +216,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             di.check_transaction(written)
             try:
                 self._transact(written, retries=2)
+                self._hold(token.session_id, token.created_at, dumped, joined=True)
                 if memory is not None:
                     self._heads[token.owner] = memory.seq + 1
                 return
@@ -203,13 +229,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     raise
                 memory = memory.again(self)  # only the owner's memory moved on: its next number, and again
 
-    def _history(self, token: StepToken, effects: StepEffects, now: str) -> list[Item]:
+    def _history(self, token: StepToken, effects: StepEffects, messages: dict[int, str], now: str) -> list[Item]:
         """The immutable items of the step: messages, its verdict record, units, revisions."""
         pk, version = s(_pk(token.session_id)), token.version
-        found: list[Item] = [
-            di.put({"pk": pk, "sk": s(f"M#{token.message_count + k:010d}"), "z": di.packed({"m": dump_message(m)})})
-            for k, m in enumerate(effects.messages)
-        ]
+        found = [di.put({"pk": pk, "sk": s(f"M#{k:010d}"), "z": di.packed({"m": m})}) for k, m in messages.items()]
         if effects.verdicts:
             dumped = {v.tool.call_id: dump_verdict(v) for v in effects.verdicts}
             sk = f"R#{token.response_index:010d}#{version:010d}"
@@ -421,7 +444,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         item = self._get({"pk": s(f"I#{di.answer_digest(owner, key)}"), "sk": s("IDEMPOTENCY")})
         if item is None or num(item, "expiresAt") <= now:
             return None
-        return di.stored_answer(owner, key, item)
+        body, digest, expires = item["body"]["S"], item["requestHash"]["S"], num(item, "expiresAt")
+        return StoredAnswer(owner=owner, key=key, request_hash=digest, body=body, expires_at=expires)
 
     def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
         """Keep an answer (with its session's marker) unless an unexpired one exists (ConflictError);
@@ -453,83 +477,61 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
 
 def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
-    """The step's write of META: the whole item for a new session, else one conditional Update."""
+    """The step's write of META: one Update, conditional on the version loaded (a new session's: on
+    there being none), whose counters count from nothing for a new session."""
     sid, version = token.session_id, token.version
     responses = [token.message_count + k for k, m in enumerate(effects.messages) if isinstance(m, ModelResponse)]
-    new_ids = len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids)
-    listing = {"gsi1sk": s(f"{now}#{sid}")}
-    spent = {attr: getattr(effects.telemetry, field) for field, attr in TELEMETRY.items()}
-    if version == 0:
-        item = (
-            _meta_key(sid)
-            | listing
-            | {
-                "gsi1pk": s(f"O#{token.owner}"),
-                "owner": s(token.owner),
-                "createdAt": s(token.created_at),
-                "updatedAt": s(now),
-                "version": n(1),
-                "messages": n(len(effects.messages)),
-                "hiddenCount": n(effects.hidden_messages),
-                "responses": n(new_ids),
-                "inputs": s(_json(list(effects.user_inputs or ()))),
-                "queued": s(_json(list(effects.queued_inputs or ()))),
-                "files": {"M": {}},
-                "fileCount": n(0),
-                "rl": n(responses[-1] if responses else -1),
-                "rp": n(responses[-2] if len(responses) > 1 else -1),
-                **{attr: n(value) for attr, value in spent.items()},
-                **({"src": s(effects.source_language)} if effects.source_language else {}),
-                **({"tgt": s(effects.target_language)} if effects.target_language else {}),
-            }
-        )
-        return di.put(item, IS_NEW)
-    values: Item = {
-        ":expected": n(version),
-        ":v": n(version + 1),
-        ":now": s(now),
-        ":g": listing["gsi1sk"],
-        ":m": n(len(effects.messages)),
-        ":h": n(effects.hidden_messages),
-        ":r": n(new_ids),
-        ":d": n(1 if effects.verdicts else 0),
-    }
-    sets = [
-        "version = :v",
-        "updatedAt = :now",
-        "gsi1sk = :g",
-        "messages = messages + :m",
-        "hiddenCount = hiddenCount + :h",
-    ]
-    sets.append("responses = responses + :r")
-    sets += [f"{attr} = {attr} + :t{k}" for k, attr in enumerate(spent)]
-    values |= {f":t{k}": n(value) for k, value in enumerate(spent.values())}
-    if len(responses) == 1:  # the latest response becomes the previous one, with this step's record
-        sets += ["rp = rl", "rpc = if_not_exists(rlc, :zero) + :d", "rl = :rl", "rlc = :zero"]
-        values |= {":rl": n(responses[0]), ":zero": n(0)}
-    elif len(responses) > 1:
-        sets += ["rp = :rp", "rpc = :zero", "rl = :rl", "rlc = :zero"]
-        values |= {":rp": n(responses[-2]), ":rl": n(responses[-1]), ":zero": n(0)}
-    elif effects.verdicts:
-        sets.append("rlc = if_not_exists(rlc, :zero) + :d")
-        values[":zero"] = n(0)
-    if effects.user_inputs is not None:
-        sets.append("inputs = :inputs")
-        values[":inputs"] = s(_json(list(effects.user_inputs)))
-    if effects.queued_inputs is not None:
-        sets.append("queued = :queued")
-        values[":queued"] = s(_json(list(effects.queued_inputs)))
     names: dict[str, str] = {}
+    values: Item = {":zero": n(0), ":none": n(-1), ":d": n(1 if effects.verdicts else 0)}
+    sets: list[str] = []
+
+    def put(attr: str, value: Item, expression: str = "") -> None:
+        names[f"#{attr}"], values[f":{attr}"] = attr, value
+        sets.append(f"#{attr} = {expression or ':' + attr}")
+
+    def add(attr: str, amount: int) -> None:
+        put(attr, n(amount), f"if_not_exists(#{attr}, :zero) + :{attr}")
+
+    put("version", n(version + 1))
+    put("updatedAt", s(now))
+    put("gsi1sk", s(f"{now}#{sid}"))
+    add("messages", len(effects.messages))
+    add("hiddenCount", effects.hidden_messages)
+    add("responses", len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids))
+    for field, attr in TELEMETRY.items():
+        add(attr, getattr(effects.telemetry, field))
+    if version == 0:
+        for attr, value in (("gsi1pk", f"O#{token.owner}"), ("owner", token.owner), ("createdAt", token.created_at)):
+            put(attr, s(value))
+        put("files", {"M": {}})
+        put("fileCount", n(0))
+        for attr, language in (("src", effects.source_language), ("tgt", effects.target_language)):
+            if language:
+                put(attr, s(language))
+    if version == 0 or effects.user_inputs is not None:
+        put("inputs", s(_json(list(effects.user_inputs or ()))))
+    if version == 0 or effects.queued_inputs is not None:
+        put("queued", s(_json(list(effects.queued_inputs or ()))))
+    if responses:  # the latest response: the one before it becomes the previous, with this step's record
+        one = len(responses) == 1
+        put("rp", n(responses[-2]) if not one else n(-1), "if_not_exists(#rl, :none)" if one else "")
+        put("rpc", n(0), "if_not_exists(#rlc, :zero) + :d" if one else "")
+        put("rl", n(responses[-1]))
+        put("rlc", n(0))
+    elif effects.verdicts:
+        put("rlc", n(1), "if_not_exists(#rlc, :zero) + :d")
     for k, (file_id, covered) in enumerate(effects.coverage.items()):
-        names[f"#f{k}"] = file_id
-        sets.append(f"files.#f{k}.covered = :c{k}")
-        values[f":c{k}"] = s(_json(covered))
+        names[f"#f{k}"], values[f":c{k}"] = file_id, s(_json(covered))
+        names["#files"] = "files"
+        sets.append(f"#files.#f{k}.covered = :c{k}")
+    if version > 0:
+        values[":expected"] = n(version)
     update: Item = {
         "Key": _meta_key(sid),
         "UpdateExpression": "SET " + ", ".join(sets),
-        "ConditionExpression": SAME_VERSION,
+        "ConditionExpression": IS_NEW if version == 0 else "#version = :expected",
+        "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
-        **({"ExpressionAttributeNames": names} if names else {}),
     }
     return {"Update": update}
 
@@ -547,8 +549,8 @@ def _record(item: Item) -> SessionRecord:
         user_inputs=tuple(json.loads(item["inputs"]["S"])),
         queued_inputs=tuple(json.loads(item["queued"]["S"])),
         telemetry=Telemetry(**{field: num(item, attr) for field, attr in TELEMETRY.items()}),
-        source_language=text(item, "src"),
-        target_language=text(item, "tgt"),
+        source_language=item.get("src", {}).get("S"),
+        target_language=item.get("tgt", {}).get("S"),
     )
 
 

@@ -50,12 +50,6 @@ def num(item: Item, name: str, default: int = 0) -> int:
     return int(value["N"]) if value else default
 
 
-def text(item: Item, name: str) -> str | None:
-    """The string attribute `name` of `item` (None when absent)."""
-    value = item.get(name)
-    return str(value["S"]) if value else None
-
-
 def packed(value: Any) -> Item:
     """`value` as compressed JSON in a binary attribute (messages, verdicts, units, logs: what is big)."""
     return {"B": zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 6)}
@@ -85,12 +79,6 @@ def answer_item(a: StoredAnswer) -> Item:
         "body": s(a.body),
         "expiresAt": n(a.expires_at),
     }
-
-
-def stored_answer(owner: str, key: str, i: Item) -> StoredAnswer:
-    """A kept answer back."""
-    body, digest = i["body"]["S"], i["requestHash"]["S"]
-    return StoredAnswer(owner=owner, key=key, request_hash=digest, body=body, expires_at=num(i, "expiresAt"))
 
 
 # -- sizes and refusals ---------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 
 from agent_core.effects import Correction, StepEffects
 from agent_core.tm import TmEntry
-from storage.dynamodb import DynamoDBSessionStorage
+from storage.dynamodb import NEWER, DynamoDBSessionStorage
 from storage.errors import ConflictError, StorageUnavailableError
 from tests.aws import DynamoRequests
 from tests.storage_cases import (
@@ -143,14 +143,15 @@ def test_a_read_that_meets_a_commit_half_applied_refuses_it(storage: DynamoDBSes
     create(storage, messages=users(0, 2))
     step(storage, messages=[calls("c1")])
     step(storage, verdicts=[approve("c1")])
+    reader = DynamoDBSessionStorage(storage.client, table_name=storage.table)  # holds no message
     message = delete(storage, f"S#{SID}", "M#0000000002")  # META counts it; its item not applied yet
     with pytest.raises(ConflictError, match="being written"):
-        storage.load_step(SID, window=WINDOW)
+        reader.load_step(SID, window=WINDOW)
     storage.client.put_item(TableName=storage.table, Item=message)
     (record,) = items(storage, f"S#{SID}", "R#")
     delete(storage, f"S#{SID}", record["sk"]["S"])  # META counts the record; it is not there yet
     with pytest.raises(ConflictError, match="being written"):
-        storage.load_step(SID, window=WINDOW)
+        reader.load_step(SID, window=WINDOW)
     storage.client.put_item(TableName=storage.table, Item=record)
     assert [v.tool.call_id for v in storage.load_step(SID, window=WINDOW).copilot_responses] == ["c1"]
 
@@ -229,3 +230,23 @@ def test_a_replica_whose_logs_expired_reads_the_entries(storage: DynamoDBSession
     assert read.seq == 3 and sorted(e.source for e in read.entries) == ["s0", "s1", "s2"]
     assert [e.source for e in storage.tm_changes("alice", since=2).entries] == ["s2"], "the logs still there serve"
     assert storage.tm_changes("alice", since=3).entries == []
+
+
+def test_a_process_reads_only_the_messages_it_does_not_hold(storage: DynamoDBSessionStorage) -> None:
+    returned: list[int] = []
+
+    def seen(parsed: dict[str, Any], **_: Any) -> None:
+        returned.append(sum(i["sk"]["S"].startswith("M#") for i in parsed.get("Items", [])))
+
+    create(storage, messages=users(0, 3))
+    review_rounds(storage, 10)
+    other = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=storage.table)
+    storage.client.meta.events.register("after-call.dynamodb.Query", seen)
+    assert storage.load_step(SID, window=WINDOW).window == other.load_step(SID, window=WINDOW).window
+    assert sorted(returned) == [0, NEWER], "the process that committed the latest step holds the window"
+    returned.clear()
+    for k in range(3):  # another process steps the session: this one holds none of its messages
+        step(other, messages=users(200 + k, 2))
+    mine, theirs = storage.load_step(SID, window=WINDOW), other.load_step(SID, window=WINDOW)
+    assert mine.window == theirs.window and texts(mine.window)[-1] == texts(users(202, 2))[-1]
+    assert sorted(returned) == [0, 2, 4], "the six messages committed elsewhere: four in the first page, two in a range"

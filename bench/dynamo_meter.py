@@ -11,7 +11,7 @@ capacity DynamoDB reports and the capacity computed from item sizes (bench/dynam
 
 A step's calls that overlap in time are one sequential round trip. The step's storage latency is
 given twice: whole (the time its calls cover: the delays, moto's work and botocore's), and the delays
-alone (each round trip's longest delay: what a real table's latency would make it, moto left out)."""
+alone (the delay once per round trip: what a real table's latency would make it, moto left out)."""
 
 from __future__ import annotations
 
@@ -54,9 +54,9 @@ class StepFigures:
     latency_ms: float
     """The time the calls cover: their delays, moto's work and botocore's."""
     delay_ms: float
-    """What a real table's latency alone makes the step wait: each round trip waits for the longest
-    delay among its calls (they run at once there; here the mock's work, under one interpreter lock,
-    can stagger their starts, which is not a table's latency)."""
+    """What a real table's latency alone makes the step wait: the delay once per round trip (the
+    calls of one run at once there; here the mock's work, under one interpreter lock, staggers them
+    and stretches their sleeps, which is not a table's latency)."""
     bytes: int
     read_units: float
     write_units: float
@@ -64,13 +64,13 @@ class StepFigures:
     reported_write: float
 
     @classmethod
-    def of(cls, calls: list[Call]) -> StepFigures:
+    def of(cls, calls: list[Call], delay: float) -> StepFigures:
         spans = _merged([(c.start, c.end) for c in calls])
         return cls(
             requests=len(calls),
             round_trips=len(spans),
             latency_ms=1000 * sum(end - start for start, end in spans),
-            delay_ms=1000 * sum(max(c.slept - c.start for c in calls if a <= c.start <= b) for a, b in spans),
+            delay_ms=1000 * delay * len(spans),
             bytes=sum(c.sent + c.received for c in calls),
             read_units=sum(c.read_units for c in calls),
             write_units=sum(c.write_units for c in calls),
@@ -178,7 +178,7 @@ class DynamoMeter:
     def mark(self) -> None:
         """One step's figures end here."""
         with self._lock:
-            self.steps.append(StepFigures.of(self.calls))
+            self.steps.append(StepFigures.of(self.calls, self.delay))
             self.operations.update(c.operation for c in self.calls)
             self.calls = []
 

@@ -101,10 +101,12 @@ class StorageCounter:
         self.calls += 1
 
     def _read(self, parsed: dict[str, Any], **_: Any) -> None:
-        items = [parsed["Item"]] if "Item" in parsed else parsed.get("Items", [])
+        items = [parsed["Item"]] if "Item" in parsed else list(parsed.get("Items", []))
+        for found in parsed.get("Responses", {}).values():
+            items.extend(found)
         for item in items:
-            if item.get("sk", {}).get("S", "").startswith("C#") and "text" in item:
-                self.text_bytes += len(item["text"]["S"].encode("utf-8"))
+            if item.get("sk", {}).get("S", "").startswith("C#") and "t" in item:
+                self.text_bytes += len(item["t"]["S"].encode("utf-8"))
 
     def mark(self) -> None:
         """Close the current HTTP request's counts."""

@@ -28,6 +28,13 @@ def test_provider_cost_completes_and_prints_its_figures() -> None:
     assert "| median share of input tokens in a prefix identical to the previous request |" in out
 
 
+def test_provider_cost_on_dynamodb_counts_the_file_text_it_reads() -> None:
+    out = run("bench/provider_cost.py", "--sizes", "4000", "--backend", "dynamodb", "--memory", "off")
+    row = next(line for line in out.splitlines() if line.startswith("| DynamoDB bytes of file text read per step"))
+    _median, mean = (int(v.replace(",", "")) for v in row.split("|")[2].split("/"))
+    assert mean > 0  # the first step reads the file's chunks; steps after it read them from the process cache
+
+
 def test_step_cost_completes_beside_the_naive_design() -> None:
     out = run("bench/step_cost.py", "--sizes", "4000", "--memory", "off")
     assert "DynamoDB requests per batch" in out and "model bytes per batch" in out

@@ -15,11 +15,12 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
 
 Everything but META is written once and never changed, so a read cannot be torn in a way it cannot
 see: META names what the session holds (its message count, each latest response's record count), and
-a load that meets a commit half applied (META newer than an item it names) is refused as the conflict
-it is. A step's load is one Query of META and the latest messages beside one of the latest verdict
-records (in parallel); its commit is one TransactWriteItems conditional on META's version, which also
-writes the owner's corrections and translation memory (storage.dynamodb_memory). The `by-owner`
-index (gsi1pk = O#<owner>, gsi1sk = <updatedAt>#<session>) lists an owner's sessions, newest first.
+a load that meets a commit half applied (META newer than an item it names) reads again, and a tear
+that outlasts a few short pauses is refused as the conflict it is. A step's load is one Query of META
+and the latest messages beside one of the latest verdict records (in parallel); its commit is one
+TransactWriteItems conditional on META's version, which also writes the owner's corrections and
+translation memory (storage.dynamodb_memory). The `by-owner` index (gsi1pk = O#<owner>,
+gsi1sk = <updatedAt>#<session>) lists an owner's sessions, newest first.
 """
 
 from __future__ import annotations
@@ -66,6 +67,13 @@ NEWER = 4
 HELD_MESSAGES, HELD_SESSIONS = 48, 64
 """A process holds the latest 48 messages of the 64 sessions it stepped last."""
 TORN = "The session is being written by another request; reload it and try again."
+TORN_PAUSES = (0.025, 0.05, 0.1)
+"""Pauses before a load that met a commit half applied is read again."""
+
+
+class Torn(Exception):
+    """A load met a commit half applied: META names an item the reads did not return."""
+
 
 # Conditions, each named for why it is there:
 # A new session must not overwrite an existing one (two "create" steps racing on one id).
@@ -121,8 +129,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         """META with the latest `window` messages (one Query, newest first) beside the latest verdict
-        records (one Query); a further page only when they did not reach what META names, and a
-        ConflictError when an item META names is missing (a commit half applied)."""
+        records (one Query); a further page only when they did not reach what META names.
+
+        A Query is read-committed per item, not per transaction, so it can meet a commit half applied
+        (META names an item not there yet). Such a commit is over in milliseconds: the load is read
+        again after 25, 50 and 100 ms, and only a tear that outlasts them is a ConflictError."""
+        pauses = iter(TORN_PAUSES)
+        while True:
+            try:
+                return self._load_step(session_id, window=window)
+            except Torn as exc:
+                if (pause := next(pauses, None)) is None:
+                    raise ConflictError(TORN) from exc
+                time.sleep(pause)
+
+    def _load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         pk, window = _pk(session_id), max(window, 0)
         newest: dict[str, Any] = {"ScanIndexForward": False}
         verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
@@ -156,7 +177,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             if len(kept) == sum(wanted.values()):
                 break
         if len(data) != count - first or len(kept) != sum(wanted.values()):
-            raise ConflictError(TORN)
+            raise Torn
         self._hold(session_id, record.created_at, data)
         messages = load_messages([data[k] for k in range(first, count)])
         verdicts = {r: _merged([i for i in kept if _record_of(i)[0] == r]) for r in wanted}

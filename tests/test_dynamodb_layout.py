@@ -1,7 +1,8 @@
 """The DynamoDB layout's promises beyond the contract: a session's mutable state is one item (META),
 everything else is written once; a step's load is two Queries side by side and its commit one
-TransactWriteItems; a read that meets a commit half applied sees it and refuses, never serves it; the
-owner's translation memory's writes are numbered by one conditional head, whoever wins a race."""
+TransactWriteItems; a read that meets a commit half applied sees it, reads again, refuses a tear that
+lasts and never serves one; the owner's translation memory's writes are numbered by one conditional
+head, whoever wins a race."""
 
 from __future__ import annotations
 
@@ -154,6 +155,26 @@ def test_a_read_that_meets_a_commit_half_applied_refuses_it(storage: DynamoDBSes
         reader.load_step(SID, window=WINDOW)
     storage.client.put_item(TableName=storage.table, Item=record)
     assert [v.tool.call_id for v in storage.load_step(SID, window=WINDOW).copilot_responses] == ["c1"]
+
+
+def test_a_read_that_meets_a_commit_half_applied_reads_again_once_it_is_applied(
+    storage: DynamoDBSessionStorage,
+) -> None:
+    create(storage, messages=users(0, 2))
+    step(storage, messages=[calls("c1")])
+    client = boto3.client("dynamodb", region_name="us-east-1")
+    reader = DynamoDBSessionStorage(client, table_name=storage.table)
+    message = delete(storage, f"S#{SID}", "M#0000000002")
+    queries: list[str] = []
+
+    def apply_the_rest(**_: Any) -> None:  # the transaction's last item lands after the first load
+        queries.append("Query")
+        if len(queries) == 3:  # META and messages, verdict records, the range still missing
+            storage.client.put_item(TableName=storage.table, Item=message)
+
+    client.meta.events.register("after-call.dynamodb.Query", apply_the_rest)
+    snapshot = reader.load_step(SID, window=WINDOW)
+    assert len(snapshot.window) == 3 and len(queries) == 5  # the torn first load, then a whole one
 
 
 def test_items_of_a_commit_newer_than_the_meta_read_are_left_out(storage: DynamoDBSessionStorage) -> None:

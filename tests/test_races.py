@@ -9,12 +9,14 @@ message indexes, one return per tool call, no unit written twice, the translatio
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -49,16 +51,37 @@ def call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
     return result["statusCode"], json.loads(text) if text else None
 
 
+WRITES = ("transact_write_items", "put_item", "update_item", "delete_item", "batch_write_item")
+"""moto's DynamoDB writes. Its TransactWriteItems copies the table first and puts the copy back when
+a condition fails, with nothing between its server's threads: a losing racer would undo a winner's
+commit applied meanwhile (a lost write, or a META whose items are gone for good). DynamoDB's writes
+are serializable, so the server's are made so here; its reads stay unlocked (read-committed per
+item, as DynamoDB's Query is, which is what storage.dynamodb's torn-read handling is for)."""
+
+
 @pytest.fixture
-def moto_server() -> Iterator[str]:
+def moto_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    from moto.dynamodb.models import DynamoDBBackend
     from moto.server import ThreadedMotoServer
 
+    lock = threading.RLock()
+    for name in WRITES:
+        monkeypatch.setattr(DynamoDBBackend, name, serialized(getattr(DynamoDBBackend, name), lock))
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     try:
         yield f"http://127.0.0.1:{server._server.server_port}"  # type: ignore[union-attr]
     finally:
         server.stop()
+
+
+def serialized(method: Callable[..., Any], lock: threading.RLock) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def under_lock(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            return method(*args, **kwargs)
+
+    return under_lock
 
 
 @pytest.fixture(params=["dynamodb", "sqlite"])

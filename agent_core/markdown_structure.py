@@ -17,7 +17,16 @@ from typing import Final, Literal
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-__all__ = ["Block", "Outline", "blocks", "front_matter_lines", "line_starts", "outline", "prose_only"]
+__all__ = [
+    "Block",
+    "Outline",
+    "blocks",
+    "front_matter_lines",
+    "line_starts",
+    "non_prose_spans",
+    "outline",
+    "prose_only",
+]
 
 BlockKind = Literal["fence", "indented", "html", "hr", "paragraph", "reference", "other"]
 
@@ -188,6 +197,12 @@ def prose_only(text: str) -> str:
     for match in _NON_PROSE.finditer(masked):
         _blank(chars, match.start(), match.end())
     return "".join(chars)
+
+
+def non_prose_spans(text: str) -> list[tuple[int, int]]:
+    """Where `text` has code spans, URLs, link targets, addresses, paths and @handles (what
+    `prose_only` blanks), as `(start, end)` in order."""
+    return [m.span() for m in _NON_PROSE.finditer(text)]
 
 
 def _line_end(text: str, starts: list[int], line: int) -> int:

@@ -114,9 +114,9 @@ class StorageCounter:
         self.calls = self.text_bytes = 0
 
 
-def document(size: int) -> str:
+def document(size: int, corpus: Path = CORPUS) -> str:
     """About `size` characters of the corpus (repeated as needed), ending at a blank line."""
-    text = CORPUS.read_text(encoding="utf-8")
+    text = corpus.read_text(encoding="utf-8")
     joined = "\n\n".join([text] * (size // len(text) + 2))
     cut = joined.rfind("\n\n", 0, size)
     return joined[: cut if cut > 0 else size]
@@ -129,6 +129,10 @@ class Trace:
     next_requests: int = 0
     batches: int = 0
     units: int = 0
+    estimate: dict[str, float] = field(default_factory=dict)
+    """The analysis's estimate, asked for before the first step."""
+    telemetry: dict[str, float] = field(default_factory=dict)
+    """The session's metered model use at the end."""
 
 
 async def translate(app: Any, source: str, counter: StorageCounter, refine_every: int) -> Trace:
@@ -141,6 +145,9 @@ async def translate(app: Any, source: str, counter: StorageCounter, refine_every
         upload = await client.post(f"/api/sessions/{sid}/files", json={"name": "doc.md", "content": source})
         assert upload.status_code == 201, upload.text
         file_id = upload.json()["fileId"]
+        analysis = await client.get(f"/api/sessions/{sid}/files/{file_id}/analysis", params={"to": "fr"})
+        assert analysis.status_code == 200, analysis.text
+        trace.estimate = analysis.json()["estimate"]
         counter.mark()
         counter.steps.clear()
 
@@ -165,6 +172,7 @@ async def translate(app: Any, source: str, counter: StorageCounter, refine_every
                 break
         view = (await client.get(f"/api/sessions/{sid}/files/{file_id}")).json()
         assert view["progress"]["complete"], f"the document did not complete: {view['progress']}"
+        trace.telemetry = (await client.get(f"/api/sessions/{sid}")).json()["telemetry"]
     return trace
 
 
@@ -182,9 +190,10 @@ def run(
     *,
     refine_every: int,
     max_units: int | None,
+    corpus: Path = CORPUS,
 ) -> dict[str, float]:
     """Translate one document of about `size` characters and compute the figures."""
-    source = document(size)
+    source = document(size, corpus)
     policy = TranslatorPolicy(max_units=max_units)
     server.policy = policy
     server.requests.clear()
@@ -225,6 +234,8 @@ def run(
         "storage_per_unit": sum(calls) / max(1, trace.units),
         "text_bytes_median": statistics.median(text),
         "text_bytes_mean": statistics.fmean(text),
+        **{f"estimate_{k}": float(v or 0) for k, v in trace.estimate.items() if k != "model"},
+        **{f"metered_{k}": float(v) for k, v in trace.telemetry.items()},
     }
 
 
@@ -242,10 +253,44 @@ ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
     ("storage calls per request (median; DynamoDB calls or SQLite statements)", lambda r: f"{r['storage_median']:.0f}"),
     ("  storage calls per reviewed unit", lambda r: f"{r['storage_per_unit']:.1f}"),
     (
+        "analysis estimate / metered: model requests",
+        lambda r: (
+            f"{r['estimate_modelRequests']:.0f} / {r['metered_modelRequests']:.0f}"
+            f" ({r['estimate_modelRequests'] / r['metered_modelRequests']:.2f})"
+        ),
+    ),
+    (
+        "analysis estimate / metered: input tokens",
+        lambda r: (
+            f"{r['estimate_inputTokens']:,.0f} / {r['metered_inputTokens']:,.0f}"
+            f" ({r['estimate_inputTokens'] / r['metered_inputTokens']:.2f})"
+        ),
+    ),
+    (
+        "analysis estimate / metered: output tokens",
+        lambda r: (
+            f"{r['estimate_outputTokens']:,.0f} / {r['metered_outputTokens']:,.0f}"
+            f" ({r['estimate_outputTokens'] / r['metered_outputTokens']:.2f})"
+        ),
+    ),
+    (
+        "analysis estimate / metered: cost at gpt-4.1's list price",
+        lambda r: f"${r['estimate_usd']:.3f} / ${_usd(r):.3f} ({r['estimate_usd'] / _usd(r):.2f})",
+    ),
+    (
         "DynamoDB bytes of file text read per step (median / mean)",
         lambda r: f"{r['text_bytes_median']:,.0f} / {r['text_bytes_mean']:,.0f}",
     ),
 ]
+
+
+def _usd(result: dict[str, float]) -> float:
+    """The metered tokens at gpt-4.1's list price (the model the bench configures)."""
+    from service.pricing import price_of
+
+    price = price_of("openai:gpt-4.1")
+    assert price is not None
+    return price.cost(int(result["metered_inputTokens"]), int(result["metered_outputTokens"]))
 
 
 def main() -> None:
@@ -255,6 +300,7 @@ def main() -> None:
     parser.add_argument("--backend", choices=["dynamodb", "sqlite"], default="dynamodb")
     parser.add_argument("--refine-every", type=int, default=10, help="refine one unit in N (0: approve all)")
     parser.add_argument("--max-units", type=int, default=None, help="units per response at most (default: all shown)")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the document, cut or repeated to each size")
     parser.add_argument(
         "--memory",
         choices=["on", "off", "both"],
@@ -274,7 +320,15 @@ def main() -> None:
                 os.environ["TRANSLATION_MEMORY"] = memory
                 labels.append(f"{size / 1000:.0f} K chars" + (f", memory {memory}" if len(memories) > 1 else ""))
                 results.append(
-                    run(size, args.backend, server, counter, refine_every=args.refine_every, max_units=args.max_units)
+                    run(
+                        size,
+                        args.backend,
+                        server,
+                        counter,
+                        refine_every=args.refine_every,
+                        max_units=args.max_units,
+                        corpus=args.corpus,
+                    )
                 )
     header = ["figure", *labels]
     lines = [header, ["---"] * len(header)]

@@ -53,6 +53,9 @@ def build_services(
     from agent_core.models import resolve_model
     from storage import backend_from_env
 
+    from .pricing import price_of
+
+    price_of("pseudo")  # a malformed MODEL_PRICES is refused at start, not on an analysis
     storage = storage if storage is not None else backend_from_env()
     model = model if model is not None else resolve_model(os.environ.get("AGENT_MODEL"))
     cache = TextCache()

@@ -80,6 +80,44 @@ class UploadedFile(BaseModel):
     fileId: str
     name: str
     chars: int
+    segments: int
+    """How many segments the file was cut into at upload (they never change)."""
+
+
+class BandCount(BaseModel):
+    """Segments and their words in one category of an analysis."""
+
+    segments: int
+    words: int
+
+
+class AnalysisEstimate(BaseModel):
+    """What the rest of the job is expected to cost with the configured model."""
+
+    modelRequests: int
+    inputTokens: int
+    outputTokens: int
+    usd: float | None
+    """The cost at the model's price (`service.pricing`); null for a model without a known price."""
+    model: str
+    """The model priced: `provider:model`, or `pseudo`."""
+
+
+class Analysis(BaseModel):
+    """`GET …/files/{fileId}/analysis`: counts, translation-memory leverage and the cost estimate."""
+
+    segments: int
+    words: int
+    chars: int
+    locked: int
+    """Segments kept verbatim (code, front matter, HTML, URLs): no model request, no review."""
+    repetitions: int
+    """Segments whose source occurs in an earlier segment of the file (and not in the memory)."""
+    bands: dict[str, BandCount]
+    """Translation-memory matches of the other segments: `100`, `95-99`, `85-94`, `75-84`, `50-74`, `none`."""
+    targetLanguage: str | None
+    """The language the leverage was looked up for (`?to=`, else the session's); null: none known, all `none`."""
+    estimate: AnalysisEstimate
 
 
 class AgentResponse(BaseModel):

@@ -120,8 +120,11 @@ class SessionService:
         self.storage.delete_session(sid)
         self.cache.forget(sid)
 
-    def add_file(self, owner: str, sid: str, upload: FileUpload) -> FileState:
-        """Add a document to the caller's session; the first one tells its source language if none is set."""
+    def add_file(self, owner: str, sid: str, upload: FileUpload) -> tuple[FileState, int]:
+        """Add a document to the caller's session; the first one tells its source language if none is set.
+        Answers the file and the number of its segments (`service.analysis.file_segments`)."""
+        from .analysis import file_segments
+
         record = self.owned(owner, sid)
         content, original = upload.content, None
         if is_xliff(upload.name):
@@ -135,13 +138,14 @@ class SessionService:
             covered=initial_coverage(content),
             created_at=_now(),
         )
+        segments = len(file_segments(content, original))
         self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
         # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
         keep = upload.keepVerbatim and original is None
         written = write_verbatim(self.storage, sid, state, content) if keep else state
         if record.source_language is None:
             self._detect_language(sid, content)
-        return written
+        return written, segments
 
     def _detect_language(self, sid: str, content: str) -> None:
         """Record the language `content` is written in as the session's, when it can be told. Best effort:

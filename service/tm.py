@@ -28,7 +28,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from agent_core.tm import TmEntry, TmMatch, TmOrigin, candidate_keys, fuzzy_matches, normalize, source_hash
+from agent_core.tm import (
+    DEFAULT_THRESHOLD,
+    TmEntry,
+    TmMatch,
+    TmOrigin,
+    candidate_keys,
+    fuzzy_matches,
+    normalize,
+    source_hash,
+)
 from interchange.languages import bcp47, primary_subtag
 from storage.interface import MAX_TM_ENTRIES, MemoryStorageInterface, TmRecord, tm_record
 
@@ -195,14 +204,20 @@ class TranslationMemory:
         return (await self.similar_many(owner, languages, [source], limit=limit))[source]
 
     async def similar_many(
-        self, owner: str, languages: str, sources: Sequence[str], *, limit: int = 3
+        self,
+        owner: str,
+        languages: str,
+        sources: Sequence[str],
+        *,
+        limit: int = 3,
+        threshold: float = DEFAULT_THRESHOLD,
     ) -> dict[str, list[TmMatch]]:
-        """`similar` for each of a batch's sources, from the replica."""
+        """`similar` for each of a batch's sources, from the replica (`threshold`: the lowest score)."""
         key = tm_languages(languages)
         replica = await self._current(owner)
         with replica.lock:
             found = {s: replica.candidates(candidate_keys(s, key), CANDIDATES_PER_KEY) for s in sources}
-        return {s: fuzzy_matches(s, key, found[s], limit=limit) for s in sources}
+        return {s: fuzzy_matches(s, key, found[s], limit=limit, threshold=threshold) for s in sources}
 
     async def _current(self, owner: str, fresh: float = FRESH) -> _Replica:
         """The replica, read again first (in a worker thread) if it is older than `fresh` seconds: a

@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 import httpx
 
 from .models import (
+    Analysis,
     CopilotRequest,
     Download,
     FileInfo,
@@ -132,10 +133,20 @@ class ApiClient:
             raise _error(response)
         return response
 
-    async def create_session(self) -> str:
-        """A new empty session's id."""
-        data = (await self._request("POST", "/api/sessions", json={})).json()
+    async def create_session(self, *, target_language: str | None = None) -> str:
+        """A new empty session's id (translating into `target_language`, when given)."""
+        body = {"targetLanguage": target_language} if target_language else {}
+        data = (await self._request("POST", "/api/sessions", json=body)).json()
         return str(data["id"])
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a session and everything stored with it."""
+        await self._request("DELETE", f"/api/sessions/{quote(session_id)}")
+
+    async def analysis(self, session_id: str, file_id: str) -> Analysis:
+        """A file's segments, words, translation-memory match bands and the cost estimate."""
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/analysis"
+        return Analysis.model_validate((await self._request("GET", path)).json())
 
     async def session(self, session_id: str) -> SessionView:
         """Everything needed to restore the view of a session."""

@@ -1,4 +1,4 @@
-"""`translation-agent`: translate in the terminal, serve the API, list sessions, export, import memory."""
+"""`translation-agent`: translate in the terminal, serve the API, list sessions, export, analyse, import memory."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from .api import ApiClient, ApiError
 from .local import DEFAULT_DB, DEFAULT_LOG, TOKEN_ENV, connect
 from .local_state import LocalState
-from .models import FileInfo, SessionView
+from .models import Analysis, FileInfo, SessionView
 from .review import Job, ReviewApp
 
 EXPORT_FORMATS = ("md", "xliff2", "xliff12", "tmx")
@@ -49,6 +49,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("file", nargs="?", help="the file's id or name (`sessions` lists them; not needed for one)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="md")
     export.add_argument("-o", "--output", type=Path, help="default: the name the server suggests")
+
+    analyze = commands.add_parser(
+        "analyze", parents=[where], help="count a file's segments and words, its memory matches and the cost"
+    )
+    analyze.add_argument("file", type=Path)
+    analyze.add_argument("--to", dest="language", required=True, help="the target language, e.g. fr or French")
 
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
@@ -192,6 +198,39 @@ async def _export(client: ApiClient, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _analyze(client: ApiClient, args: argparse.Namespace) -> int:
+    """The file's analysis, from a session made for it and deleted after (nothing is left behind)."""
+    content = args.file.read_text(encoding="utf-8")
+    session_id = await client.create_session(target_language=args.language)
+    try:
+        info = await client.upload(session_id, args.file.name, content)
+        found = await client.analysis(session_id, info.fileId)
+    finally:
+        await client.delete_session(session_id)
+    print(analysis_report(args.file.name, found))
+    return 0
+
+
+def analysis_report(name: str, found: Analysis) -> str:
+    """An analysis as a CAT tool prints one: totals, then a row a category, then the estimate."""
+    rows: list[tuple[str, int, int | None]] = [("Locked", found.locked, None), ("Repetitions", found.repetitions, None)]
+    rows += [(f"{band}%" if band != "none" else "No match", b.segments, b.words) for band, b in found.bands.items()]
+    lines = [
+        f"{name}: {found.segments} segments, {found.words} words, {found.chars} characters"
+        f" (into {found.targetLanguage or 'an unknown language'})",
+        f"  {'category':<12} {'segments':>9} {'words':>8}",
+    ]
+    lines += [f"  {label:<12} {segments:>9} {'' if words is None else words:>8}" for label, segments, words in rows]
+    e = found.estimate
+    cost = "no price known" if e.usd is None else f"${e.usd:,.4f}"
+    lines.append(
+        f"Estimate with {e.model}: {e.modelRequests} model request{'' if e.modelRequests == 1 else 's'},"
+        f" {e.inputTokens:,} input and"
+        f" {e.outputTokens:,} output tokens, {cost}"
+    )
+    return "\n".join(lines)
+
+
 async def _import(client: ApiClient, args: argparse.Namespace) -> int:
     fmt = args.format or args.file.suffix.lstrip(".").lower()
     if fmt not in IMPORT_FORMATS:
@@ -206,6 +245,7 @@ COMMANDS: dict[str, Callable[[ApiClient, argparse.Namespace], Awaitable[int]]] =
     "sessions": _sessions,
     "export": _export,
     "import": _import,
+    "analyze": _analyze,
 }
 
 

@@ -176,6 +176,36 @@ class ImportResult(_Answer):
     skipped: int = 0
 
 
+class Band(_Answer):
+    """Segments and words in one category of an analysis."""
+
+    segments: int = 0
+    words: int = 0
+
+
+class Estimate(_Answer):
+    """What the rest of a job is expected to cost."""
+
+    modelRequests: int = 0
+    inputTokens: int = 0
+    outputTokens: int = 0
+    usd: float | None = None
+    model: str = ""
+
+
+class Analysis(_Answer):
+    """`GET …/analysis`: a file's counts, its translation-memory leverage and the cost estimate."""
+
+    segments: int = 0
+    words: int = 0
+    chars: int = 0
+    locked: int = 0
+    repetitions: int = 0
+    bands: dict[str, Band] = Field(default_factory=dict)
+    targetLanguage: str | None = None
+    estimate: Estimate = Field(default_factory=Estimate)
+
+
 class Download(_Answer):
     """A downloaded file: its suggested name and its text."""
 

@@ -78,7 +78,7 @@ class Harness:
         sessions = self.services.sessions
         if not self.session_id:
             self.session_id = sessions.create(self.owner).session_id
-        state = sessions.add_file(self.owner, self.session_id, FileUpload(name=name, content=content))
+        state, _ = sessions.add_file(self.owner, self.session_id, FileUpload(name=name, content=content))
         self.file_id = self.file_id or state.file_id
         return state.file_id
 

@@ -331,7 +331,7 @@ CONTROLS = ["\x00", "\x07", "\x0b", "\x1f", "\ufffe"]
 def test_control_characters_never_make_an_export_fail(api_of: Api, char: str) -> None:
     services, sid = api_of.services, api_of.session()
     upload = FileUpload.model_construct(name=f"guide{char}.md", content="Hello world.\n\nSecond.\n", keepVerbatim=True)
-    state = services.sessions.add_file(api_of.owner, sid, upload)
+    state, _ = services.sessions.add_file(api_of.owner, sid, upload)
     write_units(services, sid, state.file_id, [("Hello world.", f"Bonjour{char} le monde.", "refined")])
     services.memory.add_glossary(api_of.owner, source=f"term{char}", target=f"terme{char}", languages="auto>french")
     for fmt in ("xliff2", "xliff12", "tmx", "md"):

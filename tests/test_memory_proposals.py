@@ -151,7 +151,7 @@ async def test_another_owners_memory_proposes_nothing(tmp_path: Any) -> None:
     services = services_for(storage, model=script.model)
     await _finished_heading(Api(services), script)  # the local user's memory holds the heading
     sid = services.sessions.create("bob").session_id
-    fid = services.sessions.add_file("bob", sid, FileUpload(name="doc.md", content="## Fixed\n")).file_id
+    fid = services.sessions.add_file("bob", sid, FileUpload(name="doc.md", content="## Fixed\n"))[0].file_id
     script.replies += [calls(translate(fid, "## Fixed", "## Behoben", call_id="z"))]
     await services.steps.next("bob", NextRequest(sessionId=sid, userInput=FRENCH))
     answer = await services.steps.next("bob", NextRequest(sessionId=sid))

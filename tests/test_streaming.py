@@ -359,7 +359,7 @@ def test_behind_api_gateway_the_answer_is_the_plain_body() -> None:
     services = services_for(model=model.model)
     handler = Mangum(create_app(services), lifespan="off")
     session = services.sessions.create("user-alice").session_id
-    model.file_id = services.sessions.add_file("user-alice", session, FileUpload(name="doc.md", content=DOC)).file_id
+    model.file_id = services.sessions.add_file("user-alice", session, FileUpload(name="doc.md", content=DOC))[0].file_id
     event = http_event("POST", "/api/next", {"sessionId": session, "userInput": TASK}, headers=SSE)
     result = handler(event, FakeLambdaContext())  # type: ignore[arg-type]
     assert result["statusCode"] == 200, result["body"]

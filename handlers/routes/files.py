@@ -8,6 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Header, Query, Response
 
 from service.schemas import (
+    Analysis,
     FileDetail,
     FileUpload,
     QaBody,
@@ -31,8 +32,30 @@ router = APIRouter()
 @router.post("/api/sessions/{session_id}/files", status_code=201)
 def upload_file(session_id: str, body: FileUpload, owner: OwnerDep, services: ServicesDep) -> UploadedFile:
     """Add a document to translate."""
-    state = services.sessions.add_file(owner, session_id, body)
-    return UploadedFile(fileId=state.file_id, name=state.name, chars=state.chars)
+    state, segments = services.sessions.add_file(owner, session_id, body)
+    return UploadedFile(fileId=state.file_id, name=state.name, chars=state.chars, segments=segments)
+
+
+@router.get("/api/sessions/{session_id}/files/{file_id}/analysis")
+async def analyse_file(
+    session_id: str,
+    file_id: str,
+    owner: OwnerDep,
+    services: ServicesDep,
+    to: Annotated[str | None, Query(max_length=64, description="the target language (default: the session's)")] = None,
+) -> Analysis:
+    """Segments, words, repetitions, translation-memory match bands and the cost estimate of a file."""
+    from service.analysis import Analyses
+
+    runtime = services.runtime
+    analyses = Analyses(
+        services.sessions,
+        services.tm,
+        runtime.model,
+        batch_chars=runtime.batch_chars,
+        proposals=runtime.lookups is not None,
+    )
+    return await analyses.analyse(owner, session_id, file_id, target=to)
 
 
 @router.get("/api/sessions/{session_id}/files/{file_id}")

@@ -1,4 +1,5 @@
-"""The console script's commands (`sessions`, `export`, `import`, `translate` errors) and the doNext retries."""
+"""The console script's commands (`sessions`, `export`, `import`, `analyze`, `translate` errors) and the doNext
+retries."""
 
 from __future__ import annotations
 
@@ -75,6 +76,25 @@ def test_import(local_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
         assert code == 1 and "no memory import" in captured.err and "Traceback" not in captured.err
     assert main(["import", str(tmp_path / "notes.txt"), "--db", str(local_env)]) == 1
     assert "Cannot tell the format" in capsys.readouterr().err
+
+
+def test_analyze_prints_the_counts_and_the_estimate_and_keeps_no_session(
+    local_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Guide\n\nRun the installer. Then restart.\n\n```sh\nmake\n```\n\nRun the installer.\n")
+    where = ["--db", str(local_env), "--log", str(tmp_path / "app.log")]
+    assert main(["analyze", str(doc), "--to", "fr", *where]) == 0
+    report = capsys.readouterr().out
+    assert "guide.md: 5 segments, 11 words" in report and "(into fr)" in report
+    assert [line.split()[:2] for line in report.splitlines() if line.strip().startswith(("Locked", "Repetitions"))] == [
+        ["Locked", "1"],
+        ["Repetitions", "1"],
+    ]
+    assert "No match             3        6" in report and "Estimate with pseudo: 1 model request," in report
+    assert main(["sessions", *where]) == 0
+    assert "guide.md" not in capsys.readouterr().out  # the session made for the analysis is gone
+    assert main(["analyze", str(tmp_path / "missing.md"), "--to", "fr", *where]) == 1
 
 
 def test_translate_needs_a_file_and_a_language(local_env: Path, capsys: pytest.CaptureFixture[str]) -> None:

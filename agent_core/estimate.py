@@ -1,0 +1,93 @@
+"""What translating a text will cost in model requests and tokens, before any request is made.
+
+The loop shows the model a screen of the next untranslated text a request (it ends at text kept
+verbatim or already written, at `BATCH_CHARS` characters and at 20 lines) and is answered with
+Translate calls; a request's input is the fixed prefix (system prompt, tool definitions, the task)
+with the progress note, the latest exchanges and the screen; its output is the calls: the
+translation with its source copied beside it, and each call's JSON. The constants below are the
+loop's, measured by `bench/provider_cost.py` (which prints the estimate beside the measured figures):
+a model that translates all it is shown, with o200k token counts.
+
+Tokens are estimated without a tokenizer, by characters: CJK_TOKENS a Chinese, Japanese or Korean
+character, CHARS_PER_TOKEN characters of other text a token.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from .ahead import BATCH_CHARS, BATCH_LINES
+
+__all__ = ["Ask", "JobEstimate", "estimate_job", "estimate_tokens"]
+
+PREFIX_TOKENS: Final = 1_400
+"""A request's input besides the text and the exchanges it shows: the system prompt, the tools,
+the task and the progress note."""
+HISTORY_REQUESTS: Final = 5
+"""How many later requests show an exchange again (the context window keeps the latest ones)."""
+OUTPUT_TOKENS_PER_TOKEN: Final = 2.75
+"""A response's output per source token: the translation, the source copied beside it, the calls' JSON."""
+OUTPUT_TOKENS_PER_REQUEST: Final = 30
+"""Output that does not grow with the text: the response's framing."""
+
+CHARS_PER_TOKEN: Final = 3.9
+"""o200k on English prose and Markdown."""
+CJK_TOKENS: Final = 0.85
+"""o200k tokens a Chinese, Japanese or Korean character."""
+
+_CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A segment the model will be asked to translate, and the lines of the screen it begins (0 for
+    a sentence that goes on the line of the one before)."""
+
+    source: str
+    lines: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobEstimate:
+    """The model requests and tokens a job is expected to take."""
+
+    model_requests: int
+    input_tokens: int
+    output_tokens: int
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens `text` is (see the module's note)."""
+    cjk = len(_CJK.findall(text))
+    return math.ceil(cjk * CJK_TOKENS + (len(text) - cjk) / CHARS_PER_TOKEN)
+
+
+def estimate_job(runs: Sequence[Sequence[Ask]], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
+    """The cost of asking the model to translate `runs`: the segments left to it, as runs of
+    consecutive ones (a screen ends where a run does: at text kept verbatim or already written).
+
+    A run takes a screen a request: at most `batch_chars` characters and BATCH_LINES lines. Request
+    r's input is the prefix, its screen, and the exchanges (screen and response) of the
+    HISTORY_REQUESTS requests before it; so each exchange is paid again in up to that many later ones."""
+    requests = sum(_screens(run, batch_chars) for run in runs if run)
+    if not requests:
+        return JobEstimate(0, 0, 0)
+    tokens = sum(estimate_tokens(a.source) for run in runs for a in run)
+    output = requests * OUTPUT_TOKENS_PER_REQUEST + tokens * OUTPUT_TOKENS_PER_TOKEN
+    shown_again = sum(min(HISTORY_REQUESTS, requests - 1 - r) for r in range(requests))
+    exchange = (output + tokens) / requests
+    return JobEstimate(
+        model_requests=requests,
+        input_tokens=round(requests * PREFIX_TOKENS + tokens + exchange * shown_again),
+        output_tokens=round(output),
+    )
+
+
+def _screens(run: Sequence[Ask], batch_chars: int) -> int:
+    chars = sum(len(a.source) + 1 for a in run)
+    lines = sum(a.lines for a in run)
+    return max(math.ceil(chars / batch_chars), math.ceil(lines / BATCH_LINES))

@@ -1,0 +1,209 @@
+"""A document's segments, found once the way CAT tools find them: blocks first, then sentences.
+
+A segment is a span `[start, end)` of the file's text, stripped of the whitespace around it, with a
+stable id (`s1`, `s2`, … in document order). Text kept verbatim (code blocks, front matter, HTML
+blocks, rules, link reference definitions, bare URLs: `agent_core.verbatim`, the same rule the upload
+writes them by) is one locked segment a block. The rest is cut at blank lines, then at each line that
+begins a Markdown item of its own (a heading, a list item, a table row, a quoted line), then into
+sentences by pysbd's rules (the Golden Rules of SRX-style segmentation: abbreviations, numbers, URLs,
+quotes) for the block's language: Japanese for text with kana, Chinese for other Han text, else the
+language given. A sentence longer than the unit cap is cut at its last clause boundary (a comma, a
+semicolon, a colon, a dash, an ideographic comma) before the cap, else at its last space, else at the
+cap. Segmenting is a pure function of the text and the language, so the counts of a stored file
+never change.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from typing import Final
+
+import pysbd
+
+from .markdown_structure import non_prose_spans
+from .tools.base import MAX_UNIT_CHARS
+from .verbatim import verbatim_spans
+
+__all__ = ["Segment", "count_words", "segment_spans", "segment_text"]
+
+_PYSBD_LANGUAGES: Final = frozenset(
+    "en hi mr zh es am ar hy bg ur ru pl fa nl da fr my el it ja de kk sk".split()  # noqa: SIM905
+)
+_KANA: Final = re.compile(r"[\u3040-\u30ff]")
+_CJK_WORD: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WORD: Final = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+_ITEM_START: Final = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t]|$)|[-*+][ \t]|\d{1,9}[.)][ \t]|\||>)")
+_MARKER: Final = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d{1,9}[.)][ \t]+|>[ \t]?)*")
+_CLAUSE_END: Final = re.compile(r"[,;:，；：、—–](?=\s|$)|[，；：、]")
+_BLANK_LINE: Final = re.compile(r"\n[ \t]*\n")
+_LETTER: Final = re.compile(r"[^\W\d_]")
+_INNER_END: Final = re.compile(r"[.!?…][\"'’”)\]]*\s|[。！？](?=.)")
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One segment of a file: `text[start:end]`, its position in order, and whether it is locked."""
+
+    index: int
+    start: int
+    end: int
+    locked: bool = False
+
+    @property
+    def id(self) -> str:
+        """The segment's stable id: `s` and its 1-based position in the file."""
+        return f"s{self.index + 1}"
+
+
+def segment_text(text: str, language: str | None = None) -> tuple[Segment, ...]:
+    """The segments of a Markdown or plain text, in order (locked ones for text kept verbatim)."""
+    return _segment_text(text, _base(language))
+
+
+def segment_spans(spans: Sequence[tuple[int, int]]) -> tuple[Segment, ...]:
+    """Segments that are given spans already (an XLIFF file's own segments), in order."""
+    return tuple(Segment(i, start, end) for i, (start, end) in enumerate(spans))
+
+
+def count_words(text: str) -> int:
+    """Words the way CAT tools count them: each Chinese, Japanese or Korean character is one word,
+    and so is each other run of letters and digits (joined by an apostrophe, a dot or a hyphen)."""
+    cjk = len(_CJK_WORD.findall(text))
+    return cjk + len(_WORD.findall(_CJK_WORD.sub(" ", text)))
+
+
+def _base(language: str | None) -> str:
+    base = (language or "en").split("-")[0].split("_")[0].lower()
+    return base if base in _PYSBD_LANGUAGES else "en"
+
+
+@lru_cache(maxsize=8)
+def _segment_text(text: str, language: str) -> tuple[Segment, ...]:
+    spans: list[tuple[int, int, bool]] = []
+    position = 0
+    for kept in verbatim_spans(text):
+        spans += [(s, e, False) for s, e in _prose(text, position, kept.start, language)]
+        spans.append((kept.start, kept.end, True))
+        position = kept.end
+    spans += [(s, e, False) for s, e in _prose(text, position, len(text), language)]
+    return tuple(Segment(i, s, e, locked) for i, (s, e, locked) in enumerate(spans))
+
+
+def _prose(text: str, start: int, end: int, language: str) -> Iterator[tuple[int, int]]:
+    """The segments of the prose in `text[start:end]`: blocks, items, then sentences, then the cap."""
+    items = [item for block in _split(text, start, end, _BLANK_LINE) for item in _items(text, *block)]
+    cuts = _sentence_starts(text, items, language)
+    for k, (item_start, item_end) in enumerate(items):
+        pieces: list[tuple[int, int]] = []
+        for s, e in pairwise([item_start, *cuts.get(k, ()), item_end]):
+            for piece in _stripped(text, s, e):
+                if pieces and not _LETTER.search(text, *piece):  # "(#3699)" after a sentence belongs to it
+                    pieces[-1] = (pieces[-1][0], piece[1])
+                else:
+                    pieces.append(piece)
+        for s, e in pieces:
+            yield from _capped(text, s, e)
+
+
+def _sentence_starts(text: str, items: Sequence[tuple[int, int]], language: str) -> dict[int, list[int]]:
+    """Where sentences begin inside each item that has more than one (by item number), found by the
+    rules in one pass a language. An item is given to the rules with its line breaks read as spaces (a
+    soft wrap ends no sentence), its leading Markdown marker blanked (`1. ` is no sentence) and its code
+    spans, URLs and paths read as words; items are joined by line breaks, which end a sentence."""
+    groups: dict[str, list[tuple[int, int, str]]] = {}
+    for k, (s, e) in enumerate(items):
+        marker = _MARKER.match(text, s, e)
+        body = marker.end() if marker else s
+        rules = _masked(text[body:e].replace("\n", " "))
+        if _INNER_END.search(rules.rstrip()):
+            groups.setdefault(_language_of(rules, language), []).append((k, body, rules))
+    starts: dict[int, list[int]] = {}
+    for rules_language, group in groups.items():
+        joined = "\n".join(rules for _, _, rules in group)
+        offsets = list(itertools.accumulate((len(rules) + 1 for _, _, rules in group[:-1]), initial=0))
+        position = 0
+        for piece in _segmenter(rules_language).segment(joined):
+            sentence = piece.strip()
+            at = joined.find(sentence, position) if sentence else -1
+            if at < 0:
+                continue
+            position = at + len(sentence)
+            n = bisect.bisect_right(offsets, at) - 1
+            k, body, _ = group[n]
+            if at > offsets[n]:
+                starts.setdefault(k, []).append(body + at - offsets[n])
+    return starts
+
+
+def _split(text: str, start: int, end: int, separator: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+    """The stripped, non-blank pieces of `text[start:end]` between matches of `separator`."""
+    position = start
+    for m in separator.finditer(text, start, end):
+        yield from _stripped(text, position, m.start())
+        position = m.end()
+    yield from _stripped(text, position, end)
+
+
+def _stripped(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    piece = text[start:end]
+    lead = len(piece) - len(piece.lstrip())
+    trimmed = len(piece.rstrip())
+    if trimmed > lead:
+        yield start + lead, start + trimmed
+
+
+def _items(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A block cut at each line that begins a Markdown item of its own (heading, list item, table row,
+    quoted line); a line that does not continues the item before it (a paragraph's soft wrap)."""
+    item = start
+    line = text.find("\n", start, end)
+    while line != -1:
+        following = line + 1
+        if _ITEM_START.match(text, following, end):
+            yield from _stripped(text, item, following)
+            item = following
+        line = text.find("\n", following, end)
+    yield from _stripped(text, item, end)
+
+
+def _masked(item: str) -> str:
+    """`item` with its code spans, URLs and paths read as one word each (no sentence ends inside)."""
+    chars = list(item)
+    for s, e in non_prose_spans(item):
+        e = s + len(item[s:e].rstrip(".,;:!?"))  # a path's match takes the full stop after it
+        chars[s:e] = "x" * (e - s)
+    return "".join(chars)
+
+
+def _capped(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A sentence cut into pieces of at most MAX_UNIT_CHARS, each at its last clause boundary."""
+    while end - start > MAX_UNIT_CHARS:
+        window = text[start : start + MAX_UNIT_CHARS]
+        cut = max((m.end() for m in _CLAUSE_END.finditer(window) if m.end() > MAX_UNIT_CHARS // 3), default=0)
+        if not cut:
+            cut = window.rfind(" ") + 1 if window.rfind(" ") > MAX_UNIT_CHARS // 3 else MAX_UNIT_CHARS
+        piece = list(_stripped(text, start, start + cut))
+        yield from piece
+        start = next(_stripped(text, start + cut, end), (end, end))[0]
+    if end > start:
+        yield start, end
+
+
+def _language_of(text: str, language: str) -> str:
+    """Japanese for an item that is mostly Chinese characters and kana with some kana, Chinese for one
+    mostly Han, else `language` (a Latin sentence quoting one ideograph keeps its own rules)."""
+    letters = sum(c.isalpha() for c in text) or 1
+    if len(_CJK_WORD.findall(text)) * 2 < letters:
+        return language
+    return "ja" if _KANA.search(text) or language == "ja" else "zh"
+
+
+@lru_cache(maxsize=32)
+def _segmenter(language: str) -> pysbd.Segmenter:
+    return pysbd.Segmenter(language=language, clean=False)

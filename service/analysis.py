@@ -1,0 +1,148 @@
+"""A file's segments, and its analysis before (or during) a job: counts, leverage and the cost.
+
+Segments: an XLIFF file's are its own; any other file is segmented by `agent_core.segmentation` in
+the language detected from its own text (so a file's segments depend on nothing but its content and
+never change after upload).
+
+The analysis (API.md `GET …/files/{fileId}/analysis`) counts segments, words and characters in
+total; every segment then falls in exactly one of: `locked` (kept verbatim), a `repetition` (its
+source, whitespace-normalised, occurs in an earlier segment of the file and has no exact match in
+the memory), or a match band of the owner's translation memory for the target language (the best
+score: 100, 95–99, 85–94, 75–84, 50–74, none). The estimate is what the rest of the job will cost:
+the segments not yet translated that the memory cannot propose itself (not a 100% match, not a
+repetition; all of them when the step proposes nothing from memory, `TRANSLATION_MEMORY=off`),
+priced for the configured model (`service.pricing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_core.document import FileState
+from agent_core.estimate import Ask, estimate_job
+from agent_core.segmentation import Segment, count_words, segment_spans, segment_text
+from agent_core.tm import normalize
+from interchange.layout import translatable_text
+from interchange.xliff_source import parse_xliff
+
+from .language_detection import detect_language
+from .pricing import price_of
+from .schemas import Analysis, AnalysisEstimate, BandCount
+from .tm import tm_languages
+
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+
+    from .sessions import SessionService
+    from .tm import TranslationMemory
+
+BANDS: tuple[tuple[str, float], ...] = (
+    ("100", 100.0),
+    ("95-99", 95.0),
+    ("85-94", 85.0),
+    ("75-84", 75.0),
+    ("50-74", 50.0),
+)
+"""The usual CAT match bands, by their lowest score; below the last is `none`."""
+
+
+def file_segments(content: str, original: str | None) -> tuple[Segment, ...]:
+    """The segments of a file: an XLIFF original's own, else the content's (see the module's note)."""
+    if original is not None:
+        return segment_spans([(s.start, s.end) for s in translatable_text(parse_xliff(original)).spans])
+    return segment_text(content, detect_language(content))
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    segment: Segment
+    source: str
+    words: int
+
+
+class Analyses:
+    """Analyses of the caller's files, over the sessions' files and the owner's translation memory."""
+
+    def __init__(
+        self, sessions: SessionService, tm: TranslationMemory, model: Model, *, batch_chars: int, proposals: bool
+    ) -> None:
+        self.sessions, self.tm, self.model = sessions, tm, model
+        self.batch_chars = batch_chars
+        self.proposals = proposals
+        """Whether the step proposes remembered units itself (`TRANSLATION_MEMORY`): if not, the model
+        translates the 100% matches and repetitions too."""
+
+    async def analyse(self, owner: str, sid: str, fid: str, *, target: str | None) -> Analysis:
+        """The analysis of one file, for `target` (else the session's target language, else none)."""
+        record = self.sessions.owned(owner, sid)
+        state = self.sessions.file(owner, sid, fid)
+        content = self.sessions.source(sid, state)
+        segments = file_segments(content, self.sessions.storage.read_original(sid, state.file_id))
+        counted = [_Counted(s, content[s.start : s.end], count_words(content[s.start : s.end])) for s in segments]
+        target = target or record.target_language
+        open_ = [c for c in counted if not c.segment.locked]
+        scores = await self._scores(owner, target, [c.source for c in open_]) if target else {}
+        bands = {name: BandCount(segments=0, words=0) for name, _ in BANDS} | {"none": BandCount(segments=0, words=0)}
+        seen: set[str] = set()
+        repetitions, runs = 0, [list[Ask]()]  # runs: what the model is asked, between where screens end
+        for c in counted:
+            if c.segment.locked:
+                runs.append([])
+                continue
+            key, score = normalize(c.source), scores.get(c.source, 0.0)
+            repeated, seen = key in seen, seen | {key}
+            if _translated(state, c.segment):
+                runs.append([])
+            elif (score < 100.0 and not repeated) or not self.proposals:
+                runs[-1].append(Ask(c.source, _lines(content, c.segment)))
+            if score < 100.0 and repeated:
+                repetitions += 1
+                continue
+            band = next((name for name, low in BANDS if score >= low), "none")
+            bands[band] = BandCount(segments=bands[band].segments + 1, words=bands[band].words + c.words)
+        job = estimate_job(runs, batch_chars=self.batch_chars)
+        price = price_of(model_key(self.model))
+        return Analysis(
+            segments=len(segments),
+            words=sum(c.words for c in counted),
+            chars=sum(len(c.source) for c in counted),
+            locked=len(segments) - len(open_),
+            repetitions=repetitions,
+            bands=bands,
+            targetLanguage=target,
+            estimate=AnalysisEstimate(
+                modelRequests=job.model_requests,
+                inputTokens=job.input_tokens,
+                outputTokens=job.output_tokens,
+                usd=None if price is None else round(price.cost(job.input_tokens, job.output_tokens), 4),
+                model=model_key(self.model),
+            ),
+        )
+
+    async def _scores(self, owner: str, target: str, sources: Sequence[str]) -> dict[str, float]:
+        """Each source's best match in the owner's memory for `target` (100 for an exact one)."""
+        languages = tm_languages(target)
+        unique = list(dict.fromkeys(sources))
+        exact = await self.tm.exact(owner, languages, unique)
+        scores = {s: 100.0 for s, entry in exact.items() if entry.target.strip()}
+        rest = [s for s in unique if s not in scores]
+        similar = await self.tm.similar_many(owner, languages, rest, limit=1, threshold=BANDS[-1][1]) if rest else {}
+        scores |= {s: min(found[0].score, 99.0) for s, found in similar.items() if found}
+        return scores
+
+
+def _lines(content: str, segment: Segment) -> int:
+    """The lines the segment begins: its own line breaks, and one more unless it goes on a line."""
+    begins = not content[content.rfind("\n", 0, segment.start) + 1 : segment.start].strip()
+    return content.count("\n", segment.start, segment.end) + begins
+
+
+def _translated(state: FileState, segment: Segment) -> bool:
+    return any(s <= segment.start and segment.end <= e for s, e in state.covered)
+
+
+def model_key(model: Model) -> str:
+    """The model's name in the price table: `provider:model`, or `pseudo`."""
+    return "pseudo" if model.system == "pseudo" else f"{model.system}:{model.model_name}"

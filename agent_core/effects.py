@@ -8,9 +8,10 @@ backend's arithmetic, not the agent's.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage
 
@@ -59,6 +60,32 @@ class Correction:
     """Set by storage when the correction is read back: the session it came from."""
     created_at: str = ""
     """Set by storage when the correction is recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A cap on a session's model use: `tokens` or `usd` (exactly one is set)."""
+
+    tokens: int | None = None
+    usd: float | None = None
+
+    def __post_init__(self) -> None:
+        if (self.tokens is None) == (self.usd is None):
+            raise ValueError("a budget is either tokens or usd")
+
+    def as_dict(self) -> dict[str, Any]:
+        """`{"tokens": n}` or `{"usd": x}`, as the API shows it."""
+        return {"tokens": self.tokens} if self.tokens is not None else {"usd": self.usd}
+
+    def dumps(self) -> str:
+        """The budget as stored (JSON)."""
+        return json.dumps(self.as_dict())
+
+    @classmethod
+    def loads(cls, text: str) -> Budget:
+        """A stored budget."""
+        data = json.loads(text)
+        return cls(tokens=data.get("tokens"), usd=data.get("usd"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,6 +156,10 @@ class SessionSnapshot:
     """User inputs sent while reviews were pending, waiting for the next model request."""
     previous_verdicts: Sequence[Verdict] = ()
     """Stored verdicts on the calls of the model response before it (a retry may send them again)."""
+    budget: Budget | None = None
+    """The cap on the session's model use, if any."""
+    telemetry: Telemetry = field(default_factory=Telemetry)
+    """What the session's steps have cost so far (what a budget counts as spent)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,6 +194,8 @@ class StepEffects:
     the languages as they are: `update_session` changes them)."""
     target_language: str | None = None
     """The session's target language, as `source_language`."""
+    budget: Budget | None = None
+    """The session's budget, as `source_language`."""
 
     @property
     def empty(self) -> bool:
@@ -174,6 +207,7 @@ class StepEffects:
 
 
 __all__ = [
+    "Budget",
     "Correction",
     "SessionSnapshot",
     "StepEffects",

@@ -83,6 +83,9 @@ class AgentLoopOptions:
     """Kept back from the model for the commit: a model still answering then is abandoned (504)."""
     on_delta: DeltaSink | None = None
     """Where the model's answer goes while it forms (a streamed request); None: one plain request."""
+    budget: Callable[[Sequence[ModelMessage], str], None] | None = None
+    """Checks the model request about to be made (its messages and state note) against the session's
+    budget, raising BudgetExceededError instead of letting it be made."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -173,8 +176,11 @@ class AgentLoop:
                 options.system_prompt, "", window=options.window, chunk=options.chunk
             )
             state = await options.state(files, reviews_shown(window)) if options.state else ""
+            request = with_state(window, state)
+            if options.budget is not None:
+                options.budget(request, state)
             started = time.perf_counter()
-            response = _unique_call_ids(await self._request_model(with_state(window, state)))
+            response = _unique_call_ids(await self._request_model(request))
             elapsed = int((time.perf_counter() - started) * 1000)
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"

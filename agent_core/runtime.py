@@ -10,16 +10,19 @@ answer in between; `step` does both.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import cast
 
-from pydantic_ai.messages import ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from .ahead import BATCH_CHARS, first_block, memory_proposals, next_texts
+from .budget import Price, check_budget
 from .context import Context
 from .copilot import CopilotRequest
 from .deltas import DeltaSink
@@ -37,6 +40,7 @@ from .effects import (
     check_queue,
 )
 from .errors import InvalidRequestError, ModelAnswerTooLargeError, NotFoundError, ReviewMismatchError, TooLargeError
+from .estimate import OUTPUT_TOKENS_PER_TOKEN, estimate_tokens
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
@@ -119,6 +123,7 @@ class AgentRuntime:
         distiller: Distiller | None = None,
         min_model_seconds: float = 20.0,
         memory_proposals: bool = True,
+        price: Price | None = None,
     ) -> None:
         self.store = store
         self.memory = memory
@@ -131,6 +136,9 @@ class AgentRuntime:
         self.tools = dict(tools) if tools is not None else default_tools()
         self.definitions = [tool.definition for tool in self.tools.values()]
         """Built once: byte-identical in every request, the start of the cacheable prefix."""
+        self.price = price
+        """The model's price, for a session's budget in dollars (None: unknown)."""
+        self._definition_tokens = estimate_tokens(json.dumps([dataclasses.asdict(d) for d in self.definitions]))
         self.settings = settings
         self.window = window
         self.chunk = chunk
@@ -336,6 +344,7 @@ class AgentRuntime:
             time_left=time_left,
             min_model_seconds=self.min_model_seconds,
             on_delta=on_delta,
+            budget=self._budget_check(snapshot) if snapshot.budget else None,
         )
         context = Context(
             snapshot.window,
@@ -347,6 +356,22 @@ class AgentRuntime:
             queued_inputs=snapshot.queued_inputs,
         )
         return AgentLoop(options, context, files=snapshot.files, reader=loaded.reader, glossary=memory.glossary)
+
+    def _budget_check(self, snapshot: SessionSnapshot) -> Callable[[Sequence[ModelMessage], str], None]:
+        """The check of a model request against the session's budget: its input estimated from its
+        messages and the tools, its output from its state note (the text it asks to translate)."""
+
+        def check(messages: Sequence[ModelMessage], state: str) -> None:
+            sent = ModelMessagesTypeAdapter.dump_json(list(messages)).decode()
+            check_budget(
+                snapshot.budget,
+                snapshot.telemetry,
+                self.price,
+                input_tokens=estimate_tokens(sent) + self._definition_tokens,
+                output_tokens=round(estimate_tokens(state) * OUTPUT_TOKENS_PER_TOKEN),
+            )
+
+        return check
 
     def _settings(self, session_id: str) -> ModelSettings:
         """The model settings with prompt caching on: pydantic-ai's `cache`, and OpenAI's cache key."""

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from agent_core.budget import BudgetExceededError
 from agent_core.errors import (
     AgentError,
     ConflictError,
@@ -28,6 +29,7 @@ from .metrics import record_failure
 
 _STATUS: list[tuple[type[Exception], int]] = [
     (UnauthenticatedError, 401),
+    (BudgetExceededError, 402),
     (NotFoundError, 404),
     (ConflictError, 409),
     (ReviewMismatchError, 409),
@@ -57,6 +59,9 @@ def error_answer(exc: Exception) -> tuple[int, str, dict[str, str]]:
 
 def _known(request: Request, exc: Exception) -> JSONResponse:
     status, message, headers = _known_answer(exc)
+    if isinstance(exc, BudgetExceededError):  # API.md: 402 says what was spent of what budget
+        body = {"error": message, "spent": exc.spent, "budget": exc.budget}
+        return JSONResponse(body, status_code=status, headers=headers)
     return error(status, message, headers)
 
 

@@ -28,7 +28,7 @@ from interchange.layout import translatable_text
 from interchange.xliff_source import parse_xliff
 
 from .language_detection import detect_language
-from .pricing import price_of
+from .pricing import model_key, price_of
 from .schemas import Analysis, AnalysisEstimate, BandCount
 from .tm import tm_languages
 
@@ -141,8 +141,3 @@ def _lines(content: str, segment: Segment) -> int:
 
 def _translated(state: FileState, segment: Segment) -> bool:
     return any(s <= segment.start and segment.end <= e for s, e in state.covered)
-
-
-def model_key(model: Model) -> str:
-    """The model's name in the price table: `provider:model`, or `pseudo`."""
-    return "pseudo" if model.system == "pseudo" else f"{model.system}:{model.model_name}"

@@ -53,11 +53,11 @@ def build_services(
     from agent_core.models import resolve_model
     from storage import backend_from_env
 
-    from .pricing import price_of
+    from .pricing import model_key, price_of
 
-    price_of("pseudo")  # a malformed MODEL_PRICES is refused at start, not on an analysis
     storage = storage if storage is not None else backend_from_env()
     model = model if model is not None else resolve_model(os.environ.get("AGENT_MODEL"))
+    price = price_of(model_key(model))  # a malformed MODEL_PRICES is refused at start
     cache = TextCache()
     tm = TranslationMemory(storage)
     memory = OwnerMemory(storage, tm=tm)
@@ -71,11 +71,12 @@ def build_services(
         settings=settings,
         distiller=distiller or distiller_for(model),
         min_model_seconds=min_model_seconds,
+        price=price,
     )
     return Services(
         storage=storage,
         runtime=runtime,
-        sessions=SessionService(storage, cache),
+        sessions=SessionService(storage, cache, price=price),
         steps=StepService(runtime, storage),
         memory=memory,
         tm=tm,

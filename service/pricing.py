@@ -11,20 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
+from agent_core.budget import Price
 
-@dataclass(frozen=True, slots=True)
-class Price:
-    """US dollars per million input and output tokens."""
-
-    input: float
-    output: float
-
-    def cost(self, input_tokens: int, output_tokens: int) -> float:
-        """The price of that many tokens, in dollars."""
-        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
 
 
 LIST_PRICES: Final[dict[str, Price]] = {
@@ -63,3 +55,8 @@ def _overrides() -> dict[str, Price]:
         return {str(k): Price(float(v["input"]), float(v["output"])) for k, v in given.items()}
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         raise ValueError('MODEL_PRICES must be JSON like {"openai:gpt-4.1": {"input": 2.0, "output": 8.0}}') from exc
+
+
+def model_key(model: Model) -> str:
+    """The model's name in the price table: `provider:model`, or `pseudo`."""
+    return "pseudo" if model.system == "pseudo" else f"{model.system}:{model.model_name}"

@@ -148,14 +148,30 @@ class StepResponse(BaseModel):
     """True when the step queued the user's input: reviews are pending; it reaches the model after them."""
 
 
-class SessionLanguages(BaseModel):
+class BudgetBody(BaseModel):
+    """A cap on a session's model use: `{"tokens": n}` or `{"usd": x}`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tokens: int | None = Field(default=None, ge=1, le=10**12)
+    usd: float | None = Field(default=None, gt=0, le=10**6)
+
+    @model_validator(mode="after")
+    def _one(self) -> BudgetBody:
+        if (self.tokens is None) == (self.usd is None):
+            raise ValueError('give either {"tokens": n} or {"usd": x}')
+        return self
+
+
+class SessionSettings(BaseModel):
     """`POST /api/sessions` and `PATCH /api/sessions/{id}`: the session's languages (BCP 47 tags or names,
-    normalised by the service; on PATCH an absent field is left as it is, null clears it)."""
+    normalised by the service) and budget; on PATCH an absent field is left as it is, null clears it."""
 
     model_config = ConfigDict(extra="forbid")
 
     sourceLanguage: str | None = Field(default=None, max_length=64)
     targetLanguage: str | None = Field(default=None, max_length=64)
+    budget: BudgetBody | None = None
 
 
 class CreatedSession(BaseModel):
@@ -220,6 +236,10 @@ class SessionView(BaseModel):
     """The BCP 47 tag of the language the files are written in: given, or detected from the first file."""
     targetLanguage: str | None = None
     """The BCP 47 tag given when the session was created or changed, else the one the user's task names."""
+    budget: dict[str, int | float] | None = None
+    """The session's cap, `{"tokens": n}` or `{"usd": x}`; null: none."""
+    spent: dict[str, int | float] | None = None
+    """What the session spent, in the budget's unit (null without a budget)."""
 
 
 class MessagesPage(BaseModel):

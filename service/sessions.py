@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 
+from agent_core.budget import Price
 from agent_core.document import FileState, assemble, initial_coverage
-from agent_core.effects import StepEffects, StepToken, UnitWrite
+from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from interchange import InterchangeError, bcp47, parse_xliff, translatable_text
@@ -18,7 +19,7 @@ from storage.interface import SessionStorageInterface
 from storage.records import Page, SessionRecord
 
 from .language_detection import detect_language
-from .schemas import FileUpload, SessionLanguages
+from .schemas import BudgetBody, FileUpload, SessionSettings
 from .store import TextCache
 from .verbatim import write_verbatim
 
@@ -80,9 +81,11 @@ def file_id(value: str) -> str:
 class SessionService:
     """The caller's sessions and files."""
 
-    def __init__(self, storage: SessionStorageInterface, cache: TextCache) -> None:
+    def __init__(self, storage: SessionStorageInterface, cache: TextCache, *, price: Price | None = None) -> None:
         self.storage = storage
         self.cache = cache
+        self.price = price
+        """The configured model's price (a dollar budget needs one)."""
 
     def owned(self, owner: str, sid: str) -> SessionRecord:
         """The caller's session; another caller's is NotFound, like a missing one."""
@@ -91,24 +94,39 @@ class SessionService:
             raise NotFoundError(f"No session {sid}.")
         return record
 
-    def create(self, owner: str, languages: SessionLanguages | None = None) -> SessionRecord:
-        """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown)."""
-        given = languages or SessionLanguages()
+    def create(self, owner: str, settings: SessionSettings | None = None) -> SessionRecord:
+        """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown),
+        with the budget given."""
+        given = settings or SessionSettings()
         source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
         token = StepToken(session_id=new_id("s"), owner=owner, version=0, created_at=_now(), message_count=0)
-        self.storage.commit(token, StepEffects(source_language=source, target_language=target))
+        effects = StepEffects(source_language=source, target_language=target, budget=self._budget(given.budget))
+        self.storage.commit(token, effects)
         return self.storage.get_session(token.session_id)
 
-    def set_languages(self, owner: str, sid: str, languages: SessionLanguages) -> None:
-        """Change the languages the body names (null clears one); the others are left as they are."""
+    def configure(self, owner: str, sid: str, settings: SessionSettings) -> None:
+        """Change the languages and the budget the body names (null clears one); the others are left."""
         self.owned(owner, sid)
-        changes: dict[str, str | None] = {}
-        if "sourceLanguage" in languages.model_fields_set:
-            changes["source_language"] = language_tag(languages.sourceLanguage)
-        if "targetLanguage" in languages.model_fields_set:
-            changes["target_language"] = language_tag(languages.targetLanguage)
-        if changes:
-            self.storage.update_session(sid, **changes)
+        given = settings.model_fields_set
+        if not given:
+            return
+        self.storage.update_session(
+            sid,
+            source_language=language_tag(settings.sourceLanguage) if "sourceLanguage" in given else ...,
+            target_language=language_tag(settings.targetLanguage) if "targetLanguage" in given else ...,
+            budget=self._budget(settings.budget) if "budget" in given else ...,
+        )
+
+    def _budget(self, body: BudgetBody | None) -> Budget | None:
+        """The budget a body gives; a dollar budget for a model without a price is 422."""
+        if body is None:
+            return None
+        if body.usd is not None and self.price is None:
+            raise InvalidRequestError(
+                'The model has no price, so a budget in dollars cannot be kept: give {"tokens": n}, '
+                "or set MODEL_PRICES."
+            )
+        return Budget(tokens=body.tokens, usd=body.usd)
 
     def page(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The caller's sessions, newest first."""

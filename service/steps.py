@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent_core.budget import spent_of
 from agent_core.deltas import DeltaSink
 from agent_core.effects import Verdict
 from agent_core.errors import ConflictError, NotFoundError
@@ -113,6 +114,8 @@ class StepService:
             actor=actor,
             files=[file_summary(f) for f in snapshot.files],
             queuedInputs=list(snapshot.queued_inputs),
+            budget=record.budget.as_dict() if record.budget else None,
+            spent=spent_of(record.budget, record.telemetry, self.runtime.price) if record.budget else None,
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             telemetry=Telemetry(

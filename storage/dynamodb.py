@@ -39,7 +39,16 @@ from typing import Any
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from agent_core.document import FileState
-from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite, Verdict
+from agent_core.effects import (
+    Budget,
+    SessionSnapshot,
+    StepEffects,
+    StepToken,
+    StoredAnswer,
+    Telemetry,
+    UnitWrite,
+    Verdict,
+)
 from agent_core.errors import InvalidRequestError
 
 from . import dynamodb_items as di
@@ -203,6 +212,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             files=files,
             queued_inputs=record.queued_inputs,
             previous_verdicts=list(verdicts.get(previous[0], {}).values()),
+            budget=record.budget,
+            telemetry=record.telemetry,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
@@ -276,10 +287,12 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         *,
         source_language: str | EllipsisType | None = ...,
         target_language: str | EllipsisType | None = ...,
+        budget: Budget | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """One UpdateItem of META's languages and version (a commit in progress on it: tried again)."""
+        """One UpdateItem of META's languages or budget and version (a commit in progress on it: tried again)."""
         sets, removes, values = ["version = version + :one"], [], {":one": n(1)}
-        for name, value in (("src", source_language), ("tgt", target_language)):
+        stored = budget.dumps() if isinstance(budget, Budget) else budget
+        for name, value in (("src", source_language), ("tgt", target_language), ("bud", stored)):
             if value is None:
                 removes.append(name)
             elif value is not ...:
@@ -526,9 +539,10 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
             put(attr, s(value))
         put("files", {"M": {}})
         put("fileCount", n(0))
-        for attr, language in (("src", effects.source_language), ("tgt", effects.target_language)):
-            if language:
-                put(attr, s(language))
+        budget = effects.budget.dumps() if effects.budget else None
+        for attr, setting in (("src", effects.source_language), ("tgt", effects.target_language), ("bud", budget)):
+            if setting:
+                put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
         put("inputs", s(_json(list(effects.user_inputs or ()))))
     if version == 0 or effects.queued_inputs is not None:
@@ -572,6 +586,7 @@ def _record(item: Item) -> SessionRecord:
         telemetry=Telemetry(**{field: num(item, attr) for field, attr in TELEMETRY.items()}),
         source_language=item.get("src", {}).get("S"),
         target_language=item.get("tgt", {}).get("S"),
+        budget=Budget.loads(item["bud"]["S"]) if "bud" in item else None,
     )
 
 

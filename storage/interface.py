@@ -18,7 +18,16 @@ from types import EllipsisType
 from pydantic_ai.messages import ModelMessage
 
 from agent_core.document import FileState
-from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite, Verdict
+from agent_core.effects import (
+    Budget,
+    Correction,
+    SessionSnapshot,
+    StepEffects,
+    StepToken,
+    StoredAnswer,
+    UnitWrite,
+    Verdict,
+)
 from agent_core.tm import TmEntry, normalize, source_hash
 
 from .codec import dump_message, dump_verdict
@@ -62,8 +71,9 @@ class SessionStorageInterface(ABC):
         *,
         source_language: str | EllipsisType | None = ...,
         target_language: str | EllipsisType | None = ...,
+        budget: Budget | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages (None clears one, `...` leaves it), bumping its version, and
+        """Set the session's languages or budget (None clears one, `...` leaves it), bumping its version, and
         return the record; NotFoundError if there is none. Retried over a concurrent step's commit,
         never lost by one (a step loaded before it fails its commit: ConflictError)."""
 

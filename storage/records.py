@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from agent_core.effects import Correction, Telemetry
+from agent_core.effects import Budget, Correction, Telemetry
 from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.tm import TmEntry
 
@@ -45,6 +45,8 @@ class SessionRecord:
     """The language of the session's source text (a BCP 47 tag), when known."""
     target_language: str | None = None
     """The language the session translates into, when known."""
+    budget: Budget | None = None
+    """The cap on the session's model use, if any."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

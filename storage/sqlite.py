@@ -19,6 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from agent_core.document import FileState
 from agent_core.effects import (
+    Budget,
     Correction,
     SessionSnapshot,
     StepEffects,
@@ -50,7 +51,7 @@ _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, source_language, target_language, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, source_language, target_language, budget, " + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
 
@@ -76,9 +77,11 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         *,
         source_language: str | EllipsisType | None = ...,
         target_language: str | EllipsisType | None = ...,
+        budget: Budget | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages in one transaction (the version bumped); NotFoundError if none."""
-        changes = {"source_language": source_language, "target_language": target_language}
+        """Set the session's languages or budget in one transaction (the version bumped); NotFoundError if none."""
+        stored = budget.dumps() if isinstance(budget, Budget) else budget
+        changes = {"source_language": source_language, "target_language": target_language, "budget": stored}
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
         with self._transaction(write=True) as db:
@@ -125,6 +128,8 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             files=files,
             queued_inputs=record.queued_inputs,
             previous_verdicts=previous,
+            budget=record.budget,
+            telemetry=record.telemetry,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
@@ -139,9 +144,9 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             if token.version == 0:
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
-                    "copilot_response_count, user_inputs, schema_version, source_language, target_language) "
-                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
-                    (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_languages(effects)),
+                    "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget) "
+                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+                    (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
                 if created.rowcount != 1:
                     raise advanced
@@ -438,9 +443,10 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         telemetry=Telemetry(**{c: row[c] for c in _TELEMETRY}),
         source_language=row["source_language"],
         target_language=row["target_language"],
+        budget=Budget.loads(row["budget"]) if row["budget"] else None,
     )
 
 
-def _languages(effects: StepEffects) -> tuple[str | None, str | None]:
-    """The languages a creating commit keeps."""
-    return effects.source_language, effects.target_language
+def _settings(effects: StepEffects) -> tuple[str | None, str | None, str | None]:
+    """The languages and the budget a creating commit keeps."""
+    return effects.source_language, effects.target_language, effects.budget.dumps() if effects.budget else None

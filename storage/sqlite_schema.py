@@ -38,7 +38,7 @@ SCHEMA = (
     steps INTEGER NOT NULL DEFAULT 0, model_requests INTEGER NOT NULL DEFAULT 0,
     input_tokens INTEGER NOT NULL DEFAULT 0, output_tokens INTEGER NOT NULL DEFAULT 0,
     model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
-    queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT)""",
+    queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT, budget TEXT)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from agent_core.effects import Correction, StepEffects, Telemetry
+from agent_core.effects import Budget, Correction, StepEffects, Telemetry
 from agent_core.errors import InvalidRequestError, TooLargeError
 from agent_core.tm import TmEntry
 from storage.errors import ConflictError, InvalidCursorError, NotFoundError
@@ -106,6 +106,20 @@ def test_the_session_languages_are_set_at_creation_and_updated_alone(storage: St
     assert same_store(storage).get_session(SID) == cleared
     with pytest.raises(NotFoundError):
         storage.update_session("s_" + "9" * 32, source_language="en")
+
+
+def test_the_budget_is_kept_from_creation_shown_to_a_step_changed_and_cleared(storage: Storage) -> None:
+    create(storage, messages=[user("go")], budget=Budget(tokens=5000))
+    assert storage.get_session(SID).budget == Budget(tokens=5000)
+    step(storage, messages=[user("next")], telemetry=Telemetry(model_requests=1, input_tokens=70, output_tokens=30))
+    loaded = storage.load_step(SID, window=10)
+    assert loaded.budget == Budget(tokens=5000)
+    assert (loaded.telemetry.input_tokens, loaded.telemetry.output_tokens) == (70, 30)
+    changed = storage.update_session(SID, budget=Budget(usd=2.5))
+    assert changed.budget == Budget(usd=2.5) and same_store(storage).get_session(SID).budget == Budget(usd=2.5)
+    assert storage.update_session(SID, target_language="fr").budget == Budget(usd=2.5), "left as it is"
+    assert storage.update_session(SID, budget=None).budget is None
+    assert storage.load_step(SID, window=10).budget is None
 
 
 def test_a_session_update_is_not_lost_by_a_concurrent_step(storage: Storage) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 
 from service.blocking import blocking
-from service.schemas import CreatedSession, MessagesPage, SessionLanguages, SessionList, SessionView
+from service.schemas import CreatedSession, MessagesPage, SessionList, SessionSettings, SessionView
 
 from ..deps import OwnerDep, ServicesDep
 
@@ -13,7 +13,7 @@ router = APIRouter()
 
 
 @router.post("/api/sessions", status_code=201)
-def create_session(owner: OwnerDep, services: ServicesDep, body: SessionLanguages | None = None) -> CreatedSession:
+def create_session(owner: OwnerDep, services: ServicesDep, body: SessionSettings | None = None) -> CreatedSession:
     """Create an empty session for the caller, in the languages the body gives (optional)."""
     record = services.sessions.create(owner, body)
     return CreatedSession(id=record.session_id, createdAt=record.created_at, updatedAt=record.updated_at)
@@ -34,9 +34,9 @@ def list_sessions(
 
 
 @router.patch("/api/sessions/{session_id}")
-async def patch_session(session_id: str, body: SessionLanguages, owner: OwnerDep, services: ServicesDep) -> SessionView:
-    """Change the session's languages; the answer is the Session, as GET gives it."""
-    await blocking(services.sessions.set_languages, owner, session_id, body)
+async def patch_session(session_id: str, body: SessionSettings, owner: OwnerDep, services: ServicesDep) -> SessionView:
+    """Change the session's languages or budget; the answer is the Session, as GET gives it."""
+    await blocking(services.sessions.configure, owner, session_id, body)
     return await services.steps.view(owner, session_id)
 
 

@@ -726,3 +726,28 @@ def test_qa_on_an_edit_queued_input_and_a_revision_after_the_end(server: str, pa
     with page.expect_download() as download:
         page.click("#download")
     assert "La fin approche." in Path(download.value.path()).read_text(encoding="utf-8")
+
+
+def test_analyze_shows_the_counts_and_the_estimate_and_start_reuses_its_upload(server: str, page: Page) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    before = len(get_json(server + "api/sessions?limit=100")["sessions"])
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.set_input_files("#doc-file", str(GUIDE))
+    page.wait_for_function("() => document.querySelector('#doc-name').value === 'guide.md'")
+    page.click("#analyze")
+    page.wait_for_selector("#start-error:not([hidden])")  # no language yet: the form says so
+    assert "language" in page.inner_text("#start-error")
+    page.fill("#target-lang", "French")
+    page.click("#analyze")
+    page.wait_for_selector("#start-analysis:not([hidden])", timeout=WAIT_MS)
+    summary = page.inner_text("#analysis-summary")
+    assert "segments" in summary and "words" in summary
+    rows = page.eval_on_selector_all("#analysis-rows tr", "rows => rows.map(r => r.cells[0].textContent)")
+    assert rows[:3] == ["Kept as is (code, URLs)", "Repetitions", "100% match"] and rows[-1] == "No match"
+    assert "Estimate with pseudo:" in page.inner_text("#analysis-estimate")
+    page.locator("#start-analysis").screenshot(path=str(SHOTS / "analysis.png"))
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review]", timeout=WAIT_MS)
+    assert page.is_hidden("#start-analysis")
+    assert len(get_json(server + "api/sessions?limit=100")["sessions"]) == before + 1  # one session, not two

@@ -7,6 +7,7 @@ import { signInRequired, startAuth } from "./auth.js";
 import { approveAll, clearBatch, focusCard, showBatch, updateReviewHead } from "./cards.js";
 import { queuedText, StepClient } from "./client.js";
 import { $, autosize, h, store, trackHeight } from "./dom.js";
+import { analysisView } from "./analysis.js";
 import { clearForming, showDelta } from "./forming.js";
 import { onKeydown } from "./keys.js";
 import { languageFromTitle, refreshMemory, setupMemory } from "./memory.js";
@@ -72,12 +73,16 @@ function showHome() {
   if (!lang.value) lang.value = store.get("lastLanguage", "") || "";
 }
 
-async function startTranslation() {
-  if (state.busy) return;
+/**
+ * The start form's session and upload, made once and reused while the text and name are the same
+ * (by Analyze, then Start, or by a retry); null, with the form's error shown, when it is incomplete
+ * or the server refused.
+ * @param {string} status
+ */
+async function startDraftFor(status) {
   const content = $("doc-text").value;
   const name = $("doc-name").value.trim();
   const language = $("target-lang").value.trim();
-  const instructions = $("instructions").value.trim();
   const problem = !content.trim()
     ? ["doc-text", "Add a document: upload a file or paste its text."]
     : !name
@@ -89,33 +94,72 @@ async function startTranslation() {
     $("start-error").textContent = problem[1];
     $("start-error").hidden = false;
     $(problem[0]).focus();
-    return;
+    return null;
   }
-  const userInput = `Translate ${name} into ${language}.${instructions ? ` Instructions: ${instructions}` : ""}`;
   store.set("lastLanguage", language);
   // A retry reuses what already succeeded: the session, and the upload if the text is unchanged.
   let draft = startDraft;
   if (!draft || draft.content !== content || draft.name !== name) {
     draft = { sessionId: draft && !draft.fileId ? draft.sessionId : null, content, name };
   }
-  draft.userInput = userInput;
   startDraft = draft;
   clearError();
   setBusy(true);
-  setStatus("Uploading the document…", { spinner: true });
+  setStatus(status, { spinner: true });
   try {
-    if (!draft.sessionId) draft.sessionId = (await api.createSession()).id;
+    const tag = langTag(language);
+    if (!draft.sessionId) draft.sessionId = (await api.createSession(tag ? { targetLanguage: tag } : {})).id;
     if (!draft.fileId) draft.file = await api.upload(/** @type {string} */ (draft.sessionId), name, content);
     draft.fileId = draft.file.fileId;
+    return draft;
   } catch (err) {
+    const e = /** @type {any} */ (err);
+    showError(e, e.retryable ? () => startDraftFor(status) : null);
+    return null;
+  } finally {
     setBusy(false);
     setStatus("");
-    const e = /** @type {any} */ (err);
-    showError(e, e.retryable ? () => startTranslation() : null);
-    return;
   }
-  setBusy(false);
+}
+
+/** Analyze: the file's segments, words, memory matches and the cost, shown before Start. */
+async function analyzeDocument() {
+  if (state.busy) return;
+  const draft = await startDraftFor("Analyzing the document…");
+  if (!draft) return;
+  try {
+    const language = langTag($("target-lang").value.trim()) ?? $("target-lang").value.trim();
+    const found = await api.analysis(/** @type {string} */ (draft.sessionId), /** @type {string} */ (draft.fileId), language);
+    showAnalysis(analysisView(found));
+  } catch (err) {
+    showError(/** @type {any} */ (err), null);
+  }
+}
+
+/** @param {{summary: string, rows: [string, string, string][], estimate: string}} view */
+function showAnalysis(view) {
+  $("analysis-summary").textContent = view.summary;
+  $("analysis-rows").replaceChildren(
+    ...view.rows.map(([label, segments, words]) =>
+      h("tr", {}, h("th", { scope: "row" }, label), h("td", {}, segments), h("td", {}, words)),
+    ),
+  );
+  $("analysis-estimate").textContent = view.estimate;
+  $("start-analysis").hidden = false;
+}
+
+async function startTranslation() {
+  if (state.busy) return;
+  const name = $("doc-name").value.trim();
+  const language = $("target-lang").value.trim();
+  const instructions = $("instructions").value.trim();
+  const draft = await startDraftFor("Uploading the document…");
+  if (!draft) return;
+  const userInput = `Translate ${name} into ${language}.${instructions ? ` Instructions: ${instructions}` : ""}`;
+  const content = draft.content;
+  draft.userInput = userInput;
   startDraft = null;
+  $("start-analysis").hidden = true;
   clearStartForm();
   const sid = /** @type {string} */ (draft.sessionId);
   store.set(`title:${sid}`, userInput);
@@ -524,7 +568,9 @@ async function init() {
   });
   setupStartForm(startTranslation, () => {
     if (startDraft && !startDraft.fileId) startDraft.dirty = true;
+    $("start-analysis").hidden = true; // what it showed may no longer be what Start would send
   });
+  $("analyze").addEventListener("click", () => analyzeDocument());
   setupComposer();
   setupDocument((show) => show === "segments" && highlightBatch());
   setupSegments();

@@ -237,7 +237,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
   return {
     url,
     next,
-    createSession: () => request("POST", "sessions", { body: {} }),
+    /** @param {{targetLanguage?: string}} [body] */
+    createSession: (body = {}) => request("POST", "sessions", { body }),
     /** @param {string | null} [cursor] */
     listSessions: (cursor) => request("GET", `sessions${query({ limit: 20, cursor })}`),
     /** @param {string} id @returns {Promise<SessionView>} */
@@ -252,6 +253,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     upload: (id, name, content) => request("POST", `${s(id)}/files`, { body: { name, content } }),
     /** @param {string} id @param {string} fileId */
     file: (id, fileId) => request("GET", f(id, fileId)),
+    /** Segments, words, memory matches and the cost estimate. @param {string} id @param {string} fileId @param {string | null} [to] */
+    analysis: (id, fileId, to) => request("GET", `${f(id, fileId)}/analysis${query({ to })}`),
     /** @param {string} id @param {string} fileId @returns {Promise<string>} */
     source: (id, fileId) => request("GET", `${f(id, fileId)}/source`, { accept: "text/*" }),
     /** @param {string} id @param {string} fileId */

@@ -1,0 +1,79 @@
+"""A session's spending cap, and the check a step makes before its model request.
+
+A budget is a number of model tokens (input and output together) or of US dollars at the model's
+price. Spent is what the session's steps metered so far (`Telemetry`: the provider's reported
+usage). A step that is about to make a model request estimates it (the request's input from its
+messages, its output from the text it asks to translate: `agent_core.estimate`) and refuses with
+BudgetExceededError when spent and that estimate would pass the budget: the model is not called and
+the step commits nothing, so raising the budget lets the session go on where it stood.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .effects import Budget, Telemetry
+from .errors import AgentError
+
+__all__ = ["Budget", "BudgetExceededError", "Price", "check_budget", "spent_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """US dollars per million input and output tokens."""
+
+    input: float
+    output: float
+
+    def cost(self, input_tokens: int, output_tokens: int) -> float:
+        """The price of that many tokens, in dollars."""
+        return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
+
+
+def spent_of(budget: Budget, telemetry: Telemetry, price: Price | None) -> dict[str, Any]:
+    """What the session has spent, in the budget's unit (`{"tokens": n}` or `{"usd": x}`)."""
+    if budget.tokens is not None:
+        return {"tokens": telemetry.input_tokens + telemetry.output_tokens}
+    cost = price.cost(telemetry.input_tokens, telemetry.output_tokens) if price else 0.0
+    return {"usd": round(cost, 6)}
+
+
+class BudgetExceededError(AgentError):
+    """The next model request would pass the session's budget (API.md: 402, nothing changed)."""
+
+    def __init__(self, message: str, *, spent: dict[str, Any], budget: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.spent, self.budget = spent, budget
+
+
+def check_budget(
+    budget: Budget | None, telemetry: Telemetry, price: Price | None, *, input_tokens: int, output_tokens: int
+) -> None:
+    """Refuse a model request of about `input_tokens` and `output_tokens` that would pass `budget`.
+
+    A dollar budget needs the model's price; without one it cannot be kept, so the request is refused."""
+    if budget is None:
+        return
+    spent = spent_of(budget, telemetry, price)
+    if budget.tokens is not None:
+        used, needed, cap = float(spent["tokens"]), float(input_tokens + output_tokens), float(budget.tokens)
+        amount = "{:,.0f} tokens".format
+    elif price is not None:
+        used, needed, cap = float(spent["usd"]), price.cost(input_tokens, output_tokens), float(budget.usd or 0)
+        amount = "${:.4f}".format
+    else:
+        raise BudgetExceededError(
+            "The session's budget is in dollars, but the model has no price: set MODEL_PRICES, or give the "
+            "session a token budget.",
+            spent=spent,
+            budget=budget.as_dict(),
+        )
+    if used + needed > cap:
+        raise BudgetExceededError(
+            f"The session's budget would be exceeded: {amount(used)} of {amount(cap)} spent, the next model "
+            f"request needs about {amount(needed)} and {amount(max(0.0, cap - used))} are left. Raise the budget "
+            "(PATCH /api/sessions/{id}) to go on; nothing was changed.",
+            spent=spent,
+            budget=budget.as_dict(),
+        )

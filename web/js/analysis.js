@@ -1,0 +1,44 @@
+// A file's analysis before Start (GET …/analysis): its totals, a row a category, the cost estimate.
+
+const num = new Intl.NumberFormat();
+
+/** @typedef {{segments: number, words: number}} Band */
+/** @typedef {{modelRequests: number, inputTokens: number, outputTokens: number, usd: number | null, model: string}} Estimate */
+/** @typedef {{segments: number, words: number, chars: number, locked: number, repetitions: number, bands: Record<string, Band>, targetLanguage: string | null, estimate: Estimate}} Analysis */
+
+const BAND_LABELS = /** @type {Record<string, string>} */ ({
+  100: "100% match",
+  "95-99": "95–99%",
+  "85-94": "85–94%",
+  "75-84": "75–84%",
+  "50-74": "50–74%",
+  none: "No match",
+});
+
+/**
+ * What the panel shows, DOM-free: a summary line, the category rows and the estimate line.
+ * @param {Analysis} a
+ * @returns {{summary: string, rows: [string, string, string][], estimate: string}}
+ */
+export function analysisView(a) {
+  /** @type {[string, string, string][]} */
+  const rows = [
+    ["Kept as is (code, URLs)", num.format(a.locked), ""],
+    ["Repetitions", num.format(a.repetitions), ""],
+  ];
+  for (const [band, label] of Object.entries(BAND_LABELS)) {
+    const found = a.bands[band] ?? { segments: 0, words: 0 };
+    rows.push([label, num.format(found.segments), num.format(found.words)]);
+  }
+  const e = a.estimate;
+  const cost =
+    e.usd === null ? "no price known for this model" : e.usd === 0 ? "at no cost" : `about $${e.usd.toFixed(e.usd < 1 ? 4 : 2)}`;
+  const requests = `${num.format(e.modelRequests)} model ${e.modelRequests === 1 ? "request" : "requests"}`;
+  return {
+    summary: `${num.format(a.segments)} segments, ${num.format(a.words)} words, ${num.format(a.chars)} characters.`,
+    rows,
+    estimate:
+      `Estimate with ${e.model}: ${requests}, ${num.format(e.inputTokens)} input and ` +
+      `${num.format(e.outputTokens)} output tokens, ${cost}.`,
+  };
+}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from pydantic_ai.messages import ModelResponse, ToolCallPart
 
@@ -28,23 +29,47 @@ _UNIT_END = re.compile(r"\n|(?<=[.!?:;])(?=\s)")
 
 async def next_texts(
     reader: FileReader, files: Sequence[FileState], *, batch_chars: int = BATCH_CHARS
-) -> dict[str, NextText]:
-    """Each unfinished file's next untranslated text: a batch for the first, a glimpse of the others."""
-    shown: dict[str, NextText] = {}
+) -> dict[str, list[NextText]]:
+    """Each unfinished file's next untranslated text: a screen for the first, a glimpse of the others.
+
+    A screen is the file's next untranslated spans, in order, up to `batch_chars` characters and
+    BATCH_LINES non-blank lines in all: text already written between them (a code block kept as it
+    is, units written after a rejected one) does not end it, so one request covers what a reviewer
+    sees on one screen, and a rejected unit is translated again with the text after it. A span cut
+    short ends at a block's end where it has one."""
+    shown: dict[str, list[NextText]] = {}
     for f in files:
-        gap = f.next_gap()
-        if gap is None:
-            continue
+        screen = not shown  # the first unfinished file; the others show the start of their next text
+        pieces = await _screen(
+            reader, f, batch_chars if screen else OTHER_FILE_CHARS, spans=BATCH_LINES if screen else 1
+        )
+        if pieces:
+            shown[f.file_id] = pieces
+    return shown
+
+
+async def _screen(reader: FileReader, f: FileState, chars: int, *, spans: int) -> list[NextText]:
+    """Up to `chars` characters and BATCH_LINES lines of the file's untranslated spans, from at most
+    `spans` of them (the last piece's `more`: whether untranslated text follows it)."""
+    pieces: list[NextText] = []
+    covered, room, lines = f.covered, chars, BATCH_LINES
+    while room > 0 and lines > 0 and len(pieces) < spans and (gap := first_gap(covered, f.chars)) is not None:
         start, gap_end = gap
-        limit = batch_chars if not shown else OTHER_FILE_CHARS
-        end = min(gap_end, start + limit)
+        end = min(gap_end, start + room)
         text = await reader.read_text(f.file_id, start, end)
         if end < gap_end:
             text = to_block_end(text)
-        text = at_most_lines(text, BATCH_LINES)
-        later = first_gap(add_span(f.covered, start, start + len(text)), f.chars)
-        shown[f.file_id] = NextText(start=start, text=text, more=later is not None)
-    return shown
+        text = at_most_lines(text, lines)
+        covered = add_span(covered, start, start + len(text) if start + len(text) < gap_end else gap_end)
+        if text.strip():
+            pieces.append(NextText(start=start, text=text, more=True))
+            room -= len(text)
+            lines -= sum(1 for line in text.splitlines() if line.strip())
+        if start + len(text) < gap_end:  # cut inside the span: the screen ends here
+            break
+    if pieces:
+        pieces[-1] = replace(pieces[-1], more=first_gap(covered, f.chars) is not None)
+    return pieces
 
 
 async def memory_proposals(

@@ -1,7 +1,7 @@
 """What translating a text will cost in model requests and tokens, before any request is made.
 
-The loop shows the model a screen of the next untranslated text a request (it ends at text kept
-verbatim or already written, at `BATCH_CHARS` characters and at 20 lines) and is answered with
+The loop shows the model a screen of the next untranslated text a request (`BATCH_CHARS`
+characters and 20 lines at most, across text already written) and is answered with
 Translate calls; a request's input is the fixed prefix (system prompt, tool definitions, the task)
 with the progress note, the latest exchanges and the screen; its output is the calls: the
 translation with its source copied beside it, and each call's JSON. The constants below are the
@@ -66,17 +66,17 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(cjk * CJK_TOKENS + (len(text) - cjk) / CHARS_PER_TOKEN)
 
 
-def estimate_job(runs: Sequence[Sequence[Ask]], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
-    """The cost of asking the model to translate `runs`: the segments left to it, as runs of
-    consecutive ones (a screen ends where a run does: at text kept verbatim or already written).
+def estimate_job(asked: Sequence[Ask], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
+    """The cost of asking the model to translate `asked`: the segments left to it, in order.
 
-    A run takes a screen a request: at most `batch_chars` characters and BATCH_LINES lines. Request
-    r's input is the prefix, its screen, and the exchanges (screen and response) of the
-    HISTORY_REQUESTS requests before it; so each exchange is paid again in up to that many later ones."""
-    requests = sum(_screens(run, batch_chars) for run in runs if run)
-    if not requests:
+    They take a screen a request: at most `batch_chars` characters and BATCH_LINES lines (text
+    already written between them does not end a screen). Request r's input is the prefix, its screen,
+    and the exchanges (screen and response) of the HISTORY_REQUESTS requests before it; so each
+    exchange is paid again in up to that many later ones."""
+    if not asked:
         return JobEstimate(0, 0, 0)
-    tokens = sum(estimate_tokens(a.source) for run in runs for a in run)
+    requests = _screens(asked, batch_chars)
+    tokens = sum(estimate_tokens(a.source) for a in asked)
     output = requests * OUTPUT_TOKENS_PER_REQUEST + tokens * OUTPUT_TOKENS_PER_TOKEN
     shown_again = sum(min(HISTORY_REQUESTS, requests - 1 - r) for r in range(requests))
     exchange = (output + tokens) / requests

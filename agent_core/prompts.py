@@ -21,8 +21,10 @@ Rules:
 - Follow the user's requirements: the target language, tone, terminology and any instructions.
 - Every request ends with the state of the work: each unfinished file's next untranslated text
   between <next-text file="…" start="…"> and </next-text> (`start`: its position in the file),
-  exactly as it stands in the file; more untranslated text follows it unless the note says nothing
-  does. Translate from there; you do not need `Read` to go on (use it only to look further ahead).
+  exactly as it stands in the file, in one or more blocks; the file's text between two blocks is
+  already written (code kept as it is, or reviewed units), so the unit after a block's end begins at
+  the next block's start. More untranslated text follows unless the note says nothing does.
+  Translate from there; you do not need `Read` to go on (use it only to look further ahead).
 - Propose the next units as one batch of `Translate` calls: consecutive units, as Translate's
   description defines them, that together cover the whole next text shown (a screen of text).
 - Keep Markdown syntax, code blocks, inline code, URLs, numbers and placeholders as they are;
@@ -62,7 +64,7 @@ def _files_section(files: Sequence[FileState]) -> str:
 
 def state_note(
     files: Sequence[FileState],
-    next_texts: dict[str, NextText],
+    next_texts: dict[str, list[NextText]],
     *,
     memory: str = "",
     references: Sequence[tuple[str, str, float]] = (),
@@ -78,8 +80,8 @@ def state_note(
             lines.append(f"- {name} {f.name}: complete. (Revise changes a written unit.)")
             continue
         lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
-        shown = next_texts.get(f.file_id)
-        if shown is not None:
+        pieces = next_texts.get(f.file_id, [])
+        for shown in pieces:
             block = f'<next-text file="{name}" start="{shown.start}">{shown.text}</next-text>'
             blocks.append(block if shown.more else f"{block}\n(Nothing untranslated follows it in {name}.)")
     parts = ["\n".join(lines)]

@@ -10,6 +10,7 @@ again differently, and ends with a short summary when every file is done.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import uuid
@@ -88,8 +89,8 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     reads = [r for r in returns if r.tool_name == "Read" and isinstance(r.content, dict) and "text" in r.content]
     if reads:
         return _after_read(cast(dict[str, Any], reads[-1].content), files, messages)
-    if (shown := _next_text(last)) is not None:
-        return _after_read(shown, files, messages, batch=MAX_BATCH)
+    if blocks := _next_texts(last):
+        return _screen(blocks, files, messages)
     translated = [r for r in returns if r.tool_name == "Translate"]
     if translated:
         if (more := _continue_reading(messages)) is not None:
@@ -103,17 +104,39 @@ def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
     return [_call("Read", {"file_id": todo[0]})]
 
 
-def _next_text(message: ModelMessage) -> dict[str, Any] | None:
-    """The first next-text block of the request's state note, as a Read result would show it."""
+def _next_texts(message: ModelMessage) -> list[dict[str, Any]]:
+    """The first file's next-text blocks in the request's state note, each as a Read result would
+    show it (a block ends at a Markdown block's end: every block in it is whole)."""
     if not isinstance(message, ModelRequest):
-        return None
+        return []
     for part in message.parts:
         if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-            found = _NEXT_TEXT.search(part.content)
-            if found is not None:
-                # The text ends at a block boundary: every block in it is whole.
-                return {"file_id": found[1], "start": int(found[2]), "text": found[3], "more": False}
-    return None
+            found = [
+                {"file_id": m[1], "start": int(m[2]), "text": m[3], "more": False}
+                for m in _NEXT_TEXT.finditer(part.content)
+            ]
+            if found:
+                return [b for b in found if b["file_id"] == found[0]["file_id"]]
+    return []
+
+
+def _screen(
+    blocks: list[dict[str, Any]], files: list[str], messages: Sequence[ModelMessage]
+) -> list[TextPart | ToolCallPart]:
+    """Units for a screen's blocks in order, as many as a batch holds; the next block only once the
+    units reached the end of the one before (a unit tried again is proposed alone)."""
+    calls = _after_read(blocks[0], files, messages, batch=MAX_BATCH)
+    for previous, block in itertools.pairwise(blocks):
+        last = calls[-1] if calls else None
+        reached = (
+            isinstance(last, ToolCallPart)
+            and last.tool_name == "Translate"
+            and previous["text"].rstrip().endswith(str(last.args_as_dict().get("src_string", "")))
+        )
+        if not reached or len(calls) >= MAX_BATCH:
+            break
+        calls += _after_read(block, files, messages, batch=MAX_BATCH - len(calls))
+    return calls
 
 
 def _continue_reading(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart] | None:

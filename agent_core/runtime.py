@@ -283,8 +283,8 @@ class AgentRuntime:
             # A correction the window shows (the reviewer's text in a result) is not repeated.
             corrections = tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)
             current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]), corrections=corrections)
-            rendered = render_memory(current, text="\n".join(t.text for t in shown.values()))
-            first = next(iter(shown.values()), None)
+            rendered = render_memory(current, text="\n".join(t.text for pieces in shown.values() for t in pieces))
+            first = next(iter(shown.values()), [None])[0]
             similar = (
                 await self.lookups.similar(snapshot.token.owner, languages, first_block(first.text))
                 if (self.lookups and first)

@@ -114,12 +114,24 @@ class StorageCounter:
         self.calls = self.text_bytes = 0
 
 
-def document(size: int, corpus: Path = CORPUS) -> str:
-    """About `size` characters of the corpus (repeated as needed), ending at a blank line."""
+def document(size: int, corpus: Path = CORPUS, code_blocks: int = 0) -> str:
+    """About `size` characters of the corpus (repeated as needed), ending at a blank line; with
+    `code_blocks`, that many short fenced shell blocks set between its paragraphs, evenly (a README's
+    shape: prose and commands in turn)."""
     text = corpus.read_text(encoding="utf-8")
     joined = "\n\n".join([text] * (size // len(text) + 2))
     cut = joined.rfind("\n\n", 0, size)
-    return joined[: cut if cut > 0 else size]
+    found = joined[: cut if cut > 0 else size]
+    if not code_blocks:
+        return found
+    paragraphs = found.split("\n\n")
+    every = max(1, len(paragraphs) // (code_blocks + 1))
+    out: list[str] = []
+    for k, paragraph in enumerate(paragraphs):
+        out.append(paragraph)
+        if (k + 1) % every == 0 and len(out) - len(paragraphs[: k + 1]) < code_blocks:
+            out.append(f"```sh\npip install example-{k}\nexample-{k} --check\n```")
+    return "\n\n".join(out)
 
 
 @dataclass
@@ -191,9 +203,10 @@ def run(
     refine_every: int,
     max_units: int | None,
     corpus: Path = CORPUS,
+    code_blocks: int = 0,
 ) -> dict[str, float]:
     """Translate one document of about `size` characters and compute the figures."""
-    source = document(size, corpus)
+    source = document(size, corpus, code_blocks)
     policy = TranslatorPolicy(max_units=max_units)
     server.policy = policy
     server.requests.clear()
@@ -229,6 +242,8 @@ def run(
         "requests_per_1000": 1000 * len(bodies) / len(source),
         "http_per_batch": trace.next_requests / max(1, trace.batches),
         "units_per_batch": trace.units / max(1, trace.batches),
+        "batches": trace.batches,
+        "output_per_char": sum(float(v) for k, v in trace.telemetry.items() if k == "outputTokens") / len(source),
         "prefix_share": statistics.median(shares) if shares else 0.0,
         "storage_median": statistics.median(calls),
         "storage_per_unit": sum(calls) / max(1, trace.units),
@@ -241,10 +256,12 @@ def run(
 
 ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
     ("model input tokens per source character", lambda r: f"{r['tokens_per_char']:.1f}"),
-    ("model requests per 1,000 source characters", lambda r: f"{r['requests_per_1000']:.1f}"),
+    ("model output tokens per source character", lambda r: f"{r['output_per_char']:.2f}"),
+    ("model requests per 1,000 source characters", lambda r: f"{r['requests_per_1000']:.2f}"),
     ("  of which Read (share of model requests)", lambda r: f"{100 * r['reads'] / r['model_requests']:.0f}%"),
     ("HTTP requests per reviewed batch (POST /api/next)", lambda r: f"{r['http_per_batch']:.2f}"),
     ("  units per reviewed batch", lambda r: f"{r['units_per_batch']:.1f}"),
+    ("  reviewed batches", lambda r: f"{r['batches']:.0f}"),
     (
         "median share of input tokens in a prefix identical to the previous request",
         lambda r: f"{r['prefix_share']:.1%}",
@@ -299,8 +316,15 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
     parser.add_argument("--backend", choices=["dynamodb", "sqlite"], default="dynamodb")
     parser.add_argument("--refine-every", type=int, default=10, help="refine one unit in N (0: approve all)")
-    parser.add_argument("--max-units", type=int, default=None, help="units per response at most (default: all shown)")
+    parser.add_argument(
+        "--max-units",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="units per response at most, one run each (0: all the text shown, the default; e.g. 1 4 0)",
+    )
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the document, cut or repeated to each size")
+    parser.add_argument("--code-blocks", type=int, default=0, help="short code blocks set between its paragraphs")
     parser.add_argument(
         "--memory",
         choices=["on", "off", "both"],
@@ -315,21 +339,24 @@ def main() -> None:
     results: list[dict[str, float]] = []
     labels: list[str] = []
     with FakeOpenAIServer(TranslatorPolicy()) as server:
-        for size in args.sizes:
-            for memory in memories:
-                os.environ["TRANSLATION_MEMORY"] = memory
-                labels.append(f"{size / 1000:.0f} K chars" + (f", memory {memory}" if len(memories) > 1 else ""))
-                results.append(
-                    run(
-                        size,
-                        args.backend,
-                        server,
-                        counter,
-                        refine_every=args.refine_every,
-                        max_units=args.max_units,
-                        corpus=args.corpus,
-                    )
+        for size, max_units, memory in itertools.product(args.sizes, args.max_units, memories):
+            os.environ["TRANSLATION_MEMORY"] = memory
+            label = f"{size / 1000:.0f} K chars"
+            label += f", {max_units or 'all'} a response" if len(args.max_units) > 1 else ""
+            label += f", memory {memory}" if len(memories) > 1 else ""
+            labels.append(label)
+            results.append(
+                run(
+                    size,
+                    args.backend,
+                    server,
+                    counter,
+                    refine_every=args.refine_every,
+                    max_units=max_units or None,
+                    corpus=args.corpus,
+                    code_blocks=args.code_blocks,
                 )
+            )
     header = ["figure", *labels]
     lines = [header, ["---"] * len(header)]
     lines += [[name, *(show(r) for r in results)] for name, show in ROWS]
@@ -339,7 +366,7 @@ def main() -> None:
             *(f"{r['model_requests']:.0f} / {r['distill']:.0f} / {r['seconds']:.0f} s" for r in results),
         ]
     )
-    units = args.max_units or "all the text shown"
+    units = ", ".join(str(m or "all the text shown") for m in args.max_units)
     print(f"\nbackend: {args.backend}; refine one unit in {args.refine_every or 'none'}; units per response: {units}")
     for line in lines:
         print("| " + " | ".join(line) + " |")

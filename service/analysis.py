@@ -86,23 +86,18 @@ class Analyses:
         scores = await self._scores(owner, target, [c.source for c in open_]) if target else {}
         bands = {name: BandCount(segments=0, words=0) for name, _ in BANDS} | {"none": BandCount(segments=0, words=0)}
         seen: set[str] = set()
-        repetitions, runs = 0, [list[Ask]()]  # runs: what the model is asked, between where screens end
-        for c in counted:
-            if c.segment.locked:
-                runs.append([])
-                continue
+        repetitions, asked = 0, list[Ask]()  # what the model will be asked, in order
+        for c in open_:
             key, score = normalize(c.source), scores.get(c.source, 0.0)
             repeated, seen = key in seen, seen | {key}
-            if _translated(state, c.segment):
-                runs.append([])
-            elif (score < 100.0 and not repeated) or not self.proposals:
-                runs[-1].append(Ask(c.source, _lines(content, c.segment)))
+            if not _translated(state, c.segment) and ((score < 100.0 and not repeated) or not self.proposals):
+                asked.append(Ask(c.source, _lines(content, c.segment)))
             if score < 100.0 and repeated:
                 repetitions += 1
                 continue
             band = next((name for name, low in BANDS if score >= low), "none")
             bands[band] = BandCount(segments=bands[band].segments + 1, words=bands[band].words + c.words)
-        job = estimate_job(runs, batch_chars=self.batch_chars)
+        job = estimate_job(asked, batch_chars=self.batch_chars)
         price = price_of(model_key(self.model))
         return Analysis(
             segments=len(segments),

@@ -23,9 +23,15 @@ def run(*args: str) -> str:
 
 
 def test_provider_cost_completes_and_prints_its_figures() -> None:
-    out = run("bench/provider_cost.py", "--sizes", "4000", "--backend", "sqlite", "--memory", "off")
+    out = run(
+        "bench/provider_cost.py",
+        *("--sizes", "4000", "--backend", "sqlite", "--memory", "off", "--max-units", "1", "0", "--code-blocks", "3"),
+    )
     assert "| model input tokens per source character |" in out
     assert "| median share of input tokens in a prefix identical to the previous request |" in out
+    assert "| figure | 4 K chars, 1 a response | 4 K chars, all a response |" in out
+    row = next(line for line in out.splitlines() if line.startswith("| analysis estimate / metered: cost"))
+    assert row.count("$") == 4  # estimate and metered, for each of the two models
 
 
 def test_provider_cost_on_dynamodb_counts_the_file_text_it_reads() -> None:

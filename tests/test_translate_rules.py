@@ -83,6 +83,43 @@ async def test_the_model_is_shown_the_next_text_and_the_prefix_stays_the_same() 
     assert h.script.infos[-2].function_tools == h.script.infos[-1].function_tools
 
 
+async def test_a_screen_runs_across_code_kept_as_is_and_one_batch_covers_both_sides() -> None:
+    h = harness()
+    doc = "Intro text.\n\n```sh\nmake install\n```\n\nAfter the code.\n"
+    fid = h.add_file(doc)  # the code block is written at upload
+    result = await propose(
+        h,
+        translate(fid, "Intro text.", "Texte.", call_id="c1"),
+        translate(fid, "After the code.", "Après.", call_id="c2"),
+    )
+    state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
+    assert '<next-text file="f1" start="0">Intro text.\n\n</next-text>' in state
+    assert f'<next-text file="f1" start="{doc.index("After")}">After the code.\n</next-text>' in state
+    assert "make install" not in state, "text already written is not shown again"
+    assert [r.src_string for r in result.copilot_requests] == ["Intro text.", "After the code."]  # type: ignore[attr-defined]
+
+
+async def test_a_rejected_unit_is_shown_again_with_the_text_after_it() -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    await propose(
+        h,
+        translate(fid, "# Title", "# Titre", call_id="c1"),
+        translate(fid, "First paragraph.", "Premier.", call_id="c2"),
+        translate(fid, "# Title", "# Titre", call_id="c3"),
+    )
+    verdicts = [
+        Approve(tool=ref("c1"), status="approve"),
+        Reject(tool=ref("c2"), status="reject", reason="Too short."),
+        Approve(tool=ref("c3"), status="approve"),
+    ]
+    await step(h, copilot_responses=verdicts)
+    state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
+    hole, rest = DOC.index("First"), DOC.index("Second")
+    assert f'<next-text file="f1" start="{hole}">First paragraph.\n\n</next-text>' in state
+    assert f'<next-text file="f1" start="{rest}">Second paragraph.\n</next-text>' in state, "one request for both"
+
+
 @pytest.mark.parametrize(
     ("src", "expected"),
     [

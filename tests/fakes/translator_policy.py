@@ -5,11 +5,12 @@ been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a 
 
     <next-text file="f_XXXX" start="1234">…verbatim text…</next-text>
 
-anywhere in a system or user message. It leaves out what its own later `Translate` calls already
-covered (those the tool returns approved or refined), then proposes `Translate` units for all of
-the rest, cut at blank lines and at most 300 characters (a long block split at line ends, then
-sentence ends, then whitespace). With nothing left to translate it calls `Read`; when the progress
-note says every file is complete, it answers with text. Usage is counted with o200k tokens, and
+anywhere in a system or user message (a note's several blocks of one file are one screen, in
+order). It leaves out what its own later `Translate` calls already covered (those the tool returns
+approved or refined), then proposes `Translate` units for all of the rest, cut at blank lines and
+at most 300 characters (a long block split at line ends, then sentence ends, then whitespace).
+With nothing left to translate it calls `Read`; when the progress note says every file is complete,
+it answers with text. Usage is counted with o200k tokens, and
 cached tokens imitate OpenAI's prompt cache (the prefix shared with the previous request of the
 same `prompt_cache_key`, in 128-token steps from 1,024).
 """
@@ -289,16 +290,19 @@ class TranslatorPolicy:
 
     def _decide(self, msgs: list[Msg]) -> Reply:
         files, done = file_states(msgs)
-        latest: dict[str, Shown] = {}
+        latest: dict[str, list[Shown]] = {}  # a file's newest texts: a note's blocks, in order, or a Read
         for s in sorted(shown_texts(msgs), key=lambda s: (s.position, s.start)):
-            latest[s.file_id] = s
-        for shown in sorted(latest.values(), key=lambda s: -s.position):
-            if shown.file_id in done:
+            if latest.get(s.file_id) and latest[s.file_id][-1].position == s.position:
+                latest[s.file_id].append(s)
+            else:
+                latest[s.file_id] = [s]
+        for pieces in sorted(latest.values(), key=lambda p: -p[0].position):
+            if pieces[0].file_id in done:
                 continue
-            text = proposable(shown, consumed(shown, msgs))
-            if text:
+            texts = [t for t in (proposable(s, consumed(s, msgs)) for s in pieces) if t]
+            if texts:
                 self.decisions.append("translate")
-                return Reply(tool_calls=tuple(self._translate(shown.file_id, text)))
+                return Reply(tool_calls=tuple(self._translate(pieces[0].file_id, texts)))
         todo = [f for f in files if f not in done]
         if not todo:
             self.decisions.append("text")
@@ -309,8 +313,8 @@ class TranslatorPolicy:
         self.decisions.append("read")
         return Reply(tool_calls=(ToolCallSpec("Read", json.dumps(args), self._call_id()),))
 
-    def _translate(self, file_id: str, text: str) -> list[ToolCallSpec]:
-        pieces = units(text)[: self.max_units]
+    def _translate(self, file_id: str, texts: list[str]) -> list[ToolCallSpec]:
+        pieces = [u for text in texts for u in units(text)][: self.max_units]
         return [
             ToolCallSpec(
                 "Translate",

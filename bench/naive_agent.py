@@ -197,7 +197,7 @@ def _note_after(file: FileState, content: str, history: list[ModelMessage], appr
 
 def _note(file: FileState, content: str) -> str:
     gap = file.next_gap()
-    shown: dict[str, NextText] = {}
+    shown: dict[str, list[NextText]] = {}
     if gap is not None:
         start, gap_end = gap
         end = min(gap_end, start + BATCH_CHARS)
@@ -206,7 +206,7 @@ def _note(file: FileState, content: str) -> str:
             text = to_block_end(text)
         text = at_most_lines(text, BATCH_LINES)
         later = first_gap(add_span(file.covered, start, start + len(text)), file.chars)
-        shown[file.file_id] = NextText(start=start, text=text, more=later is not None)
+        shown[file.file_id] = [NextText(start=start, text=text, more=later is not None)]
     return state_note([file], shown)
 
 

@@ -113,6 +113,8 @@ class AgentResponse(_Answer):
     messages: tuple[Message, ...] = ()
     copilotRequests: tuple[CopilotRequest, ...] = ()
     finishReason: str | None = None
+    notice: str | None = None
+    """A note from the service about the step (the model answered nothing, say)."""
 
 
 class Step(_Answer):

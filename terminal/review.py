@@ -133,6 +133,8 @@ class ReviewApp(BatchReview):
         for message in step.agentResponse.messages:
             for text in message.texts():
                 self._log_text(text)
+        if step.agentResponse.notice:
+            self._log_text(f"Note: {step.agentResponse.notice}")
         self._progress(step.progress)
 
     def _on_retry(self, error: ApiError, wait: float) -> None:

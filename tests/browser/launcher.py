@@ -79,6 +79,10 @@ def free_port() -> int:
         return port
 
 
+SMALL_SCREENS = {"BATCH_CHARS": "500"}
+"""The environment of a service whose screens are the smallest, so a short document takes several batches."""
+
+
 @contextlib.contextmanager
 def running_service(tmp: Path, port: int, env: dict[str, str] | None = None) -> Iterator[str]:
     """The real service (uvicorn, SQLite in `tmp`, pseudo model) on `port`; yields its base URL.

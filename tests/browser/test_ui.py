@@ -25,7 +25,16 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     sync_playwright = None
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, WAIT_MS, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import (
+    REQUIRES_BROWSER,
+    ROOT,
+    SMALL_SCREENS,
+    WAIT_MS,
+    chromium_page,
+    free_port,
+    get_json,
+    running_service,
+)
 
 GUIDE = ROOT / "tests" / "data" / "guide.md"
 SHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -38,8 +47,9 @@ REASON = "Too literal: rephrase it naturally."
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL (with a trailing slash)."""
-    with running_service(tmp_path_factory.mktemp("ui"), free_port()) as base:
+    """The real service on a free port; yields its base URL (with a trailing slash). Its screens are
+    the smallest (BATCH_CHARS=500), so guide.md takes several batches, as a long document would."""
+    with running_service(tmp_path_factory.mktemp("ui"), free_port(), SMALL_SCREENS) as base:
         yield base
 
 
@@ -751,3 +761,16 @@ def test_analyze_shows_the_counts_and_the_estimate_and_start_reuses_its_upload(s
     page.wait_for_selector("body[data-phase=review]", timeout=WAIT_MS)
     assert page.is_hidden("#start-analysis")
     assert len(get_json(server + "api/sessions?limit=100")["sessions"]) == before + 1  # one session, not two
+
+
+def test_a_notice_from_the_service_is_shown_in_the_conversation(tmp_path: Path) -> None:
+    """A model that answers nothing: the step's `notice` says so, and the UI shows it."""
+    env = {"AGENT_MODEL": "python:tests.fakes.empty_model:empty_model"}
+    with running_service(tmp_path, free_port(), env) as base, chromium_page() as page:
+        page.goto(base)
+        page.wait_for_selector("body[data-phase=home]")
+        page.fill("#doc-text", "Hello world.\n")
+        page.fill("#target-lang", "French")
+        page.click("#start")
+        page.wait_for_selector("#timeline .bubble-notice", timeout=WAIT_MS)
+        assert "The model answered with nothing" in page.inner_text("#timeline .bubble-notice")

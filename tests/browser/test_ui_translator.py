@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import (
+    REQUIRES_BROWSER,
+    ROOT,
+    SMALL_SCREENS,
+    chromium_page,
+    free_port,
+    get_json,
+    running_service,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -59,8 +67,9 @@ NO_SIDEWAYS_SCROLL = "(id) => { const p = document.getElementById(id); return p.
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL (with a trailing slash)."""
-    with running_service(tmp_path_factory.mktemp("translator"), free_port()) as base:
+    """The real service on a free port; yields its base URL (with a trailing slash). Its screens are
+    the smallest (BATCH_CHARS=500), so guide.md takes several batches, as a long document would."""
+    with running_service(tmp_path_factory.mktemp("translator"), free_port(), SMALL_SCREENS) as base:
         yield base
 
 
@@ -121,7 +130,7 @@ def test_the_current_card_is_below_the_sticky_header_after_every_batch(server: s
             page.focus("#cards .card.current")
             page.keyboard.press("a")
         page.wait_for_function(NEW_BATCH_OR_DONE, arg=seen)
-    assert batches >= 3
+    assert batches >= 2  # a new batch after one reviewed with the page scrolled
     assert scrolled >= 1, "a batch began with the review scrolled (the case that hid the card)"
 
 

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import RichLog
 
 from terminal.api import ApiClient
+from terminal.local import connect
 from terminal.review import Job, ReviewApp
 from terminal.widgets import Card, ConfirmScreen, EditScreen, RejectScreen
 
@@ -169,3 +171,20 @@ async def test_approve_all_asks_when_a_card_has_warnings(local_client: ApiClient
         await settle(pilot)
         units = await local_client.units(job.session_id, job.file_id or "")
         assert [u.status for u in units] == ["approve"] * 4, "the whole batch, the warned card included"
+
+
+async def test_a_step_with_a_notice_shows_it_in_the_log(
+    local_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_MODEL", "python:tests.fakes.empty_model:empty_model")
+    client = connect(None, None, local_env, tmp_path / "translation-agent.log")
+    try:
+        job = await start(client, tmp_path)
+        app = ReviewApp(client, job)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            log = app.query_one("#log", RichLog)
+            logged = "\n".join(line.text for line in log.lines)
+            assert "Note: The model answered with nothing" in logged
+    finally:
+        await client.aclose()

@@ -22,7 +22,7 @@ import { setupSourceLanguage, showSourceLanguage } from "./sourcelang.js";
 import { clearStartForm, deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
 import { actions, state } from "./state.js";
 import { clearError, retryNow, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
-import { appendTimeline, loadFullHistory, renderTimeline } from "./timeline.js";
+import { appendNotice, appendTimeline, loadFullHistory, renderTimeline } from "./timeline.js";
 
 /** @typedef {import("./types.js").NextBody} NextBody */
 /** @typedef {import("./types.js").SessionView} SessionView */
@@ -412,6 +412,7 @@ function applyStep(res, body) {
     state.messages.push(...messages);
     appendTimeline(messages);
   }
+  if (ar.notice) appendNotice(ar.notice);
   if (Array.isArray(res.progress) && res.progress.length) {
     state.files = res.progress;
     renderFiles();

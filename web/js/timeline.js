@@ -51,6 +51,22 @@ export function appendTimeline(messages) {
   if (conv.open) conv.scrollTop = conv.scrollHeight;
 }
 
+/** A note from the service about a step (`agentResponse.notice`: the model answered nothing, say). @param {string} text */
+export function appendNotice(text) {
+  const list = $("timeline");
+  list.append(
+    h(
+      "li",
+      { class: "bubble bubble-notice", role: "status" },
+      h("span", { class: "bubble-who", text: "Note" }),
+      h("p", { class: "bubble-text", text }),
+    ),
+  );
+  const conv = $("conversation");
+  conv.open = true; // a note asks something of the user: show it
+  conv.scrollTop = conv.scrollHeight;
+}
+
 export async function loadFullHistory() {
   const all = [];
   let cursor = null;

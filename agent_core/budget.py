@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .effects import Budget, Telemetry
-from .errors import AgentError
+from .errors import BudgetExceededError
 
 __all__ = ["Budget", "BudgetExceededError", "Price", "check_budget", "spent_of"]
 
@@ -37,14 +37,6 @@ def spent_of(budget: Budget, telemetry: Telemetry, price: Price | None) -> dict[
         return {"tokens": telemetry.input_tokens + telemetry.output_tokens}
     cost = price.cost(telemetry.input_tokens, telemetry.output_tokens) if price else 0.0
     return {"usd": round(cost, 6)}
-
-
-class BudgetExceededError(AgentError):
-    """The next model request would pass the session's budget (API.md: 402, nothing changed)."""
-
-    def __init__(self, message: str, *, spent: dict[str, Any], budget: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.spent, self.budget = spent, budget
 
 
 def check_budget(

@@ -21,6 +21,8 @@ foreign errors into these with `raise … from exc`.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class AgentError(Exception):
     """Base of every error the project raises on purpose; the message is safe to show a person."""
@@ -112,3 +114,11 @@ class ModelTimeoutError(StepTimeoutError):
     def __init__(self, message: str, *, timeout: float | None) -> None:
         super().__init__(message)
         self.timeout = timeout
+
+
+class BudgetExceededError(AgentError):
+    """The next model request would pass the session's budget (API.md: 402, nothing changed)."""
+
+    def __init__(self, message: str, *, spent: dict[str, Any], budget: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.spent, self.budget = spent, budget

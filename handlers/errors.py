@@ -10,9 +10,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agent_core.budget import BudgetExceededError
 from agent_core.errors import (
     AgentError,
+    BudgetExceededError,
     ConflictError,
     InvalidRequestError,
     ModelRefusedError,

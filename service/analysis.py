@@ -16,12 +16,13 @@ priced for the configured model (`service.pricing`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_core.document import FileState
-from agent_core.estimate import Ask, estimate_job
+from agent_core.estimate import Ask, JobEstimate, estimate_job
 from agent_core.segmentation import Segment, count_words, segment_spans, segment_text
 from agent_core.tm import normalize
 from interchange.layout import translatable_text
@@ -35,9 +36,14 @@ from .tm import tm_languages
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
+    from storage.records import SessionRecord
+
     from .sessions import SessionService
     from .tm import TranslationMemory
 
+METERED_REQUESTS, METERED_CHARS = 3, 500
+"""The session's own rate replaces the loop's model once it has made this many model requests for
+this many characters of model-translated units."""
 BANDS: tuple[tuple[str, float], ...] = (
     ("100", 100.0),
     ("95-99", 95.0),
@@ -97,7 +103,9 @@ class Analyses:
                 continue
             band = next((name for name, low in BANDS if score >= low), "none")
             bands[band] = BandCount(segments=bands[band].segments + 1, words=bands[band].words + c.words)
-        job = estimate_job(asked, batch_chars=self.batch_chars)
+        job, basis = self._metered(record, sid, asked)
+        if job is None:
+            job, basis = estimate_job(asked, batch_chars=self.batch_chars), "loop"
         price = price_of(model_key(self.model))
         return Analysis(
             segments=len(segments),
@@ -113,8 +121,32 @@ class Analyses:
                 outputTokens=job.output_tokens,
                 usd=None if price is None else round(price.cost(job.input_tokens, job.output_tokens), 4),
                 model=model_key(self.model),
+                basis=basis,
             ),
         )
+
+    def _metered(self, record: SessionRecord, sid: str, asked: Sequence[Ask]) -> tuple[JobEstimate | None, str]:
+        """The rest of the job at the rate the session has metered so far, once it has made
+        METERED_REQUESTS model requests for METERED_CHARS characters the model translated: the
+        model's own habits (units per response, retries, rejections) are then in the figures."""
+        spent = record.telemetry
+        if spent.model_requests < METERED_REQUESTS:
+            return None, "loop"
+        done = sum(
+            u.end - u.start
+            for f in self.sessions.storage.load_step(sid, window=0).files
+            for u in self.sessions.units(sid, f)
+            if u.origin == "model"
+        )
+        if done < METERED_CHARS:
+            return None, "loop"
+        left = sum(len(a.source) for a in asked)
+        job = JobEstimate(
+            model_requests=math.ceil(spent.model_requests * left / done) if left else 0,
+            input_tokens=round(spent.input_tokens * left / done),
+            output_tokens=round(spent.output_tokens * left / done),
+        )
+        return job, "metered"
 
     async def _scores(self, owner: str, target: str, sources: Sequence[str]) -> dict[str, float]:
         """Each source's best match in the owner's memory for `target` (100 for an exact one)."""

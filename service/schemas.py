@@ -101,6 +101,9 @@ class AnalysisEstimate(BaseModel):
     """The cost at the model's price (`service.pricing`); null for a model without a known price."""
     model: str
     """The model priced: `provider:model`, or `pseudo`."""
+    basis: Literal["loop", "metered"]
+    """`loop`: from how the loop asks (a model that translates each screen at once); `metered`: at
+    the rate the session's own model requests have cost so far, per character they translated."""
 
 
 class Analysis(BaseModel):

@@ -4,6 +4,7 @@ translation memory's match bands, the cost estimate and its price, before and du
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from handlers.api import create_app
 from storage.sqlite import SQLiteStorage
 from tests.helpers import services_for
 
+ROOT = Path(__file__).resolve().parents[1]
 DOC = (
     "# Install\n\n"
     "Run the installer first. Then restart the machine.\n\n"
@@ -140,3 +142,27 @@ def test_another_callers_or_a_missing_file_is_not_found(client: TestClient) -> N
     sid, _ = upload(client)
     assert client.get(f"/api/sessions/{sid}/files/f_missing/analysis").status_code == 404
     assert client.get("/api/sessions/s_missing/files/f_missing/analysis").status_code == 404
+
+
+def test_once_the_job_has_run_a_while_the_estimate_is_the_sessions_own_rate(client: TestClient) -> None:
+    source = (ROOT / "tests" / "data" / "httpx-CHANGELOG.md").read_text(encoding="utf-8")
+    sid, uploaded = upload(client, source)
+    fid = uploaded["fileId"]
+    assert analysis(client, sid, fid)["estimate"]["basis"] == "loop"
+    body: dict[str, Any] = {"sessionId": sid, "userInput": "Translate guide.md into French."}
+    for _ in range(30):  # approve batches until the session has metered a few model requests
+        agent = client.post("/api/next", json=body).json()["agentResponse"]
+        body = {"sessionId": sid}
+        if agent["copilotRequests"]:
+            body["copilotResponses"] = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
+        if client.get(f"/api/sessions/{sid}").json()["telemetry"]["modelRequests"] >= 4 and "copilotResponses" in body:
+            break
+    found = analysis(client, sid, fid)["estimate"]
+    spent = client.get(f"/api/sessions/{sid}").json()["telemetry"]
+    units = client.get(f"/api/sessions/{sid}/files/{fid}/units").json()["units"]
+    done = sum(u["end"] - u["start"] for u in units if u["status"] != "verbatim")
+    assert found["basis"] == "metered" and done >= 500
+    # What is left costs what the translated part cost, per character.
+    left_ratio = found["inputTokens"] / spent["inputTokens"]
+    assert left_ratio == pytest.approx(found["outputTokens"] / spent["outputTokens"], rel=0.01)
+    assert 1 < left_ratio < len(source) / done

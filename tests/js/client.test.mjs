@@ -224,3 +224,16 @@ test("memory import posts the format and the content", async () => {
   assert.deepEqual(fake.requests.at(-1).body, { format: "csv", content: "source,target\ntool,outil\nbad\n" });
   await assert.rejects(api.importMemory("xls", ""), (e) => e instanceof ApiError && e.status === 422);
 });
+
+test("a 402 says the budget is reached in the server's words and is not retried", async () => {
+  const detail = "The session's budget would be exceeded: 900 of 1,000 tokens spent.";
+  const fetch = async () => new Response(JSON.stringify({ error: detail, spent: { tokens: 900 }, budget: { tokens: 1000 } }), { status: 402 });
+  const api = createApi({ base: "http://test/api/", fetch });
+  const client = new StepClient(api, { sleep: async () => {} });
+  const out = await client.drive({ sessionId: "s_1", userInput: "Translate doc.md into French." }).catch((e) => e);
+  const err = out instanceof ApiError ? out : out.error;
+  assert.ok(err instanceof ApiError, `got ${JSON.stringify(out)}`);
+  assert.equal(err.status, 402);
+  assert.equal(err.retryable, false);
+  assert.equal(err.message, `The session's budget is reached. ${detail}`);
+});

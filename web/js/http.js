@@ -51,6 +51,7 @@ const EVENT_STREAM = "text/event-stream";
 const PLAIN = {
   400: "The server could not read the request.",
   401: "You are signed out. Sign in again, then retry.",
+  402: "The session's budget is reached.",
   404: "This session or file no longer exists.",
   409: "The session changed in the meantime (another tab or a lost answer).",
   413: "The document is too large to upload.",

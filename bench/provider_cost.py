@@ -249,7 +249,7 @@ def run(
         "storage_per_unit": sum(calls) / max(1, trace.units),
         "text_bytes_median": statistics.median(text),
         "text_bytes_mean": statistics.fmean(text),
-        **{f"estimate_{k}": float(v or 0) for k, v in trace.estimate.items() if k != "model"},
+        **{f"estimate_{k}": float(v or 0) for k, v in trace.estimate.items() if k not in ("model", "basis")},
         **{f"metered_{k}": float(v) for k, v in trace.telemetry.items()},
     }
 

@@ -31,6 +31,7 @@ from interchange.xliff_source import parse_xliff
 from .language_detection import detect_language
 from .pricing import model_key, price_of
 from .schemas import Analysis, AnalysisEstimate, BandCount
+from .sessions import pick_file
 from .tm import tm_languages
 
 if TYPE_CHECKING:
@@ -54,11 +55,12 @@ BANDS: tuple[tuple[str, float], ...] = (
 """The usual CAT match bands, by their lowest score; below the last is `none`."""
 
 
-def file_segments(content: str, original: str | None) -> tuple[Segment, ...]:
-    """The segments of a file: an XLIFF original's own, else the content's (see the module's note)."""
+def file_segments(content: str, original: str | None, language: str | None) -> tuple[Segment, ...]:
+    """The segments of a file: an XLIFF original's own, else the content's in `language`, which is
+    `detect_language(content)` (see the module's note; the upload has it already)."""
     if original is not None:
         return segment_spans([(s.start, s.end) for s in translatable_text(parse_xliff(original)).spans])
-    return segment_text(content, detect_language(content))
+    return segment_text(content, language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +85,11 @@ class Analyses:
     async def analyse(self, owner: str, sid: str, fid: str, *, target: str | None) -> Analysis:
         """The analysis of one file, for `target` (else the session's target language, else none)."""
         record = self.sessions.owned(owner, sid)
-        state = self.sessions.file(owner, sid, fid)
+        files = list(self.sessions.storage.load_step(record.session_id, window=0).files)
+        state = pick_file(files, fid)
         content = self.sessions.source(sid, state)
-        segments = file_segments(content, self.sessions.storage.read_original(sid, state.file_id))
+        original = self.sessions.storage.read_original(sid, state.file_id)
+        segments = file_segments(content, original, detect_language(content) if original is None else None)
         counted = [_Counted(s, content[s.start : s.end], count_words(content[s.start : s.end])) for s in segments]
         target = target or record.target_language
         open_ = [c for c in counted if not c.segment.locked]
@@ -103,7 +107,7 @@ class Analyses:
                 continue
             band = next((name for name, low in BANDS if score >= low), "none")
             bands[band] = BandCount(segments=bands[band].segments + 1, words=bands[band].words + c.words)
-        job, basis = self._metered(record, sid, asked)
+        job, basis = self._metered(record, files, asked)
         if job is None:
             job, basis = estimate_job(asked, batch_chars=self.batch_chars), "loop"
         price = price_of(model_key(self.model))
@@ -125,7 +129,9 @@ class Analyses:
             ),
         )
 
-    def _metered(self, record: SessionRecord, sid: str, asked: Sequence[Ask]) -> tuple[JobEstimate | None, str]:
+    def _metered(
+        self, record: SessionRecord, files: Sequence[FileState], asked: Sequence[Ask]
+    ) -> tuple[JobEstimate | None, str]:
         """The rest of the job at the rate the session has metered so far, once it has made
         METERED_REQUESTS model requests for METERED_CHARS characters the model translated: the
         model's own habits (units per response, retries, rejections) are then in the figures."""
@@ -133,10 +139,7 @@ class Analyses:
         if spent.model_requests < METERED_REQUESTS:
             return None, "loop"
         done = sum(
-            u.end - u.start
-            for f in self.sessions.storage.load_step(sid, window=0).files
-            for u in self.sessions.units(sid, f)
-            if u.origin == "model"
+            u.end - u.start for f in files for u in self.sessions.units(record.session_id, f) if u.origin == "model"
         )
         if done < METERED_CHARS:
             return None, "loop"

@@ -7,6 +7,7 @@ the routes run them in a worker thread, never on the event loop.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from agent_core.budget import Price
@@ -76,6 +77,15 @@ def file_id(value: str) -> str:
     if not is_id(value, "f"):
         raise NotFoundError(f"No file {value[:80]}.")
     return value
+
+
+def pick_file(files: Sequence[FileState], fid: str) -> FileState:
+    """The file `fid` of `files`, else NotFoundError."""
+    fid = file_id(fid)
+    found = next((f for f in files if f.file_id == fid), None)
+    if found is None:
+        raise NotFoundError(f"No file {fid} in this session.")
+    return found
 
 
 class SessionService:
@@ -156,19 +166,19 @@ class SessionService:
             covered=initial_coverage(content),
             created_at=_now(),
         )
-        segments = len(file_segments(content, original))
+        detected = detect_language(content) if original is None or record.source_language is None else None
+        segments = len(file_segments(content, original, detected))
         self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
         # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
         keep = upload.keepVerbatim and original is None
         written = write_verbatim(self.storage, sid, state, content) if keep else state
         if record.source_language is None:
-            self._detect_language(sid, content)
+            self._record_language(sid, detected)
         return written, segments
 
-    def _detect_language(self, sid: str, content: str) -> None:
-        """Record the language `content` is written in as the session's, when it can be told. Best effort:
-        the file is stored already, so a failure here is logged, never the upload's (the user sets it)."""
-        detected = detect_language(content)
+    def _record_language(self, sid: str, detected: str | None) -> None:
+        """Record the language detected in the first file as the session's, when it could be told. Best
+        effort: the file is stored already, so a failure here is logged, never the upload's (the user sets it)."""
         if detected is None:
             return
         try:
@@ -183,11 +193,7 @@ class SessionService:
 
     def file(self, owner: str, sid: str, fid: str) -> FileState:
         """One of the caller's files."""
-        fid = file_id(fid)
-        found = next((f for f in self.files(owner, sid) if f.file_id == fid), None)
-        if found is None:
-            raise NotFoundError(f"No file {fid} in this session.")
-        return found
+        return pick_file(self.files(owner, sid), fid)
 
     def source(self, sid: str, state: FileState) -> str:
         """The file's whole source text."""

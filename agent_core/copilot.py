@@ -68,6 +68,8 @@ class CopilotRequest(_Strict):
     """Where the unit begins in the source file (characters)."""
     end: int = 0
     """Where it ends (exclusive)."""
+    segments: tuple[str, ...] = ()
+    """The ids of the segments the unit covers, in order."""
     origin: Literal["model", "memory"] = "model"
     """`memory`: an exact match of a source the owner already approved, proposed with no model request."""
     match: int | None = None

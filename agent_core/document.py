@@ -8,7 +8,6 @@ the first untranslated non-whitespace character, and a file is complete when one
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -116,20 +115,3 @@ def assemble(content: str, units: Sequence[_Unit]) -> str:
         out.append(unit.text)
         out.append(content[unit.end : unit.cover_end])
     return "".join(out)
-
-
-def at_most_lines(text: str, count: int) -> str:
-    """`text` cut after its `count`-th non-blank line (the units a batch can hold)."""
-    for seen, match in enumerate(re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text), start=1):
-        if seen == count:
-            return text[: match.end()]
-    return text
-
-
-def to_block_end(text: str) -> str:
-    """`text` cut after its last complete block (a blank line), else its last line, else as it is."""
-    for boundary in ("\n\n", "\n"):
-        cut = text.rfind(boundary)
-        if cut > 0:
-            return text[: cut + len(boundary)]
-    return text

@@ -1,10 +1,10 @@
 """What translating a text will cost in model requests and tokens, before any request is made.
 
-The loop shows the model a screen of the next untranslated text a request (`BATCH_CHARS`
-characters and 20 lines at most, across text already written) and is answered with
-Translate calls; a request's input is the fixed prefix (system prompt, tool definitions, the task)
-with the progress note, the latest exchanges and the screen; its output is the calls: the
-translation with its source copied beside it, and each call's JSON. The constants below are the
+The loop shows the model a screen of the next untranslated segments a request (`BATCH_CHARS`
+characters and `BATCH_SEGMENTS` segments at most, across text already written) and is answered
+with Translate calls; a request's input is the fixed prefix (system prompt, tool definitions, the
+task) with the progress note, the latest exchanges and the screen; its output is the calls: the
+translation and the segment ids it covers, in each call's JSON. The constants below are the
 loop's, measured by `bench/provider_cost.py` (which prints the estimate beside the measured figures):
 a model that translates all it is shown, with o200k token counts.
 
@@ -20,17 +20,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from .ahead import BATCH_CHARS, BATCH_LINES
+from .ahead import BATCH_CHARS, BATCH_SEGMENTS
 
-__all__ = ["Ask", "JobEstimate", "estimate_job", "estimate_tokens"]
+__all__ = ["JobEstimate", "estimate_job", "estimate_tokens"]
 
 PREFIX_TOKENS: Final = 1_400
 """A request's input besides the text and the exchanges it shows: the system prompt, the tools,
 the task and the progress note."""
 HISTORY_REQUESTS: Final = 5
 """How many later requests show an exchange again (the context window keeps the latest ones)."""
-OUTPUT_TOKENS_PER_TOKEN: Final = 2.75
-"""A response's output per source token: the translation, the source copied beside it, the calls' JSON."""
+OUTPUT_TOKENS_PER_TOKEN: Final = 1.9
+"""A response's output per source token: the translation, the segment ids it covers, the calls' JSON."""
 OUTPUT_TOKENS_PER_REQUEST: Final = 30
 """Output that does not grow with the text: the response's framing."""
 
@@ -40,15 +40,6 @@ CJK_TOKENS: Final = 0.85
 """o200k tokens a Chinese, Japanese or Korean character."""
 
 _CJK: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-
-
-@dataclass(frozen=True, slots=True)
-class Ask:
-    """A segment the model will be asked to translate, and the lines of the screen it begins (0 for
-    a sentence that goes on the line of the one before)."""
-
-    source: str
-    lines: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +57,17 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(cjk * CJK_TOKENS + (len(text) - cjk) / CHARS_PER_TOKEN)
 
 
-def estimate_job(asked: Sequence[Ask], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
-    """The cost of asking the model to translate `asked`: the segments left to it, in order.
+def estimate_job(asked: Sequence[str], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
+    """The cost of asking the model to translate `asked`: the sources of the segments left to it, in order.
 
-    They take a screen a request: at most `batch_chars` characters and BATCH_LINES lines (text
+    They take a screen a request: at most `batch_chars` characters and BATCH_SEGMENTS segments (text
     already written between them does not end a screen). Request r's input is the prefix, its screen,
     and the exchanges (screen and response) of the HISTORY_REQUESTS requests before it; so each
     exchange is paid again in up to that many later ones."""
     if not asked:
         return JobEstimate(0, 0, 0)
     requests = _screens(asked, batch_chars)
-    tokens = sum(estimate_tokens(a.source) for a in asked)
+    tokens = sum(estimate_tokens(a) for a in asked)
     output = requests * OUTPUT_TOKENS_PER_REQUEST + tokens * OUTPUT_TOKENS_PER_TOKEN
     shown_again = sum(min(HISTORY_REQUESTS, requests - 1 - r) for r in range(requests))
     exchange = (output + tokens) / requests
@@ -87,7 +78,6 @@ def estimate_job(asked: Sequence[Ask], *, batch_chars: int = BATCH_CHARS) -> Job
     )
 
 
-def _screens(run: Sequence[Ask], batch_chars: int) -> int:
-    chars = sum(len(a.source) + 1 for a in run)
-    lines = sum(a.lines for a in run)
-    return max(math.ceil(chars / batch_chars), math.ceil(lines / BATCH_LINES))
+def _screens(run: Sequence[str], batch_chars: int) -> int:
+    chars = sum(len(a) + 1 for a in run)
+    return max(math.ceil(chars / batch_chars), math.ceil(len(run) / BATCH_SEGMENTS))

@@ -36,10 +36,8 @@ from .memory import GlossaryEntry
 from .models import call_model, stream_model
 from .ports import FileReader
 from .tm import TmMatch
-from .tools.base import BatchState, Tool, ToolCall, ToolResult
-
-MAX_CALLS_PER_RESPONSE = 20
-"""Calls beyond this in one response are answered with an error (bounds a step's writes)."""
+from .tools.base import MAX_CALLS_PER_RESPONSE, BatchState, Tool, ToolCall, ToolResult
+from .tools.translate import with_references
 
 Actor = Literal["agent", "user"]
 EMPTY_ANSWER = (
@@ -67,7 +65,7 @@ class AgentLoopOptions:
     written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
     """A file's written units (Revise)."""
     prefetch: Callable[[Sequence[str]], Awaitable[None]] | None = None
-    """Looks up the references of a batch's proposals at once, before its calls run."""
+    """Looks up the references of a batch's proposals at once, before their cards are filled."""
     lessons: Callable[[Sequence[Correction]], Awaitable[Sequence[GlossaryEntry]]] | None = None
     """Glossary entries the step's corrections teach at once (before its model request)."""
     settings: ModelSettings | None = None
@@ -251,13 +249,9 @@ class AgentLoop:
             files=self._files,
             reader=self._reader,
             glossary=self._glossary,
-            references=self.options.references,
             written=self.options.written,
         )
         executed = _Executed(batch=batch)
-        if self.options.prefetch:
-            sources = [str(c.args_as_dict().get("src_string", "")).strip() for c in calls if c.tool_name == "Translate"]
-            await self.options.prefetch([s for s in sources if s])
         for index, call in enumerate(calls):
             outcome = await self._execute_one(call, executed.batch, index)
             if isinstance(outcome, CopilotRequest):
@@ -271,6 +265,10 @@ class AgentLoop:
             executed.corrections.extend(outcome.corrections)
             if outcome.reviewed:
                 executed.reviewed.add(call.tool_call_id)
+        if executed.requests and (lookup := self.options.references):
+            if self.options.prefetch:  # one lookup for the whole batch's cards, not one per card
+                await self.options.prefetch([r.src_string for r in executed.requests if r.origin == "model"])
+            executed.requests = [await with_references(r, lookup) for r in executed.requests]
         return executed
 
     async def _execute_one(self, call: ToolCallPart, batch: BatchState, index: int) -> CopilotRequest | ToolResult:

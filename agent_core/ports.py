@@ -12,6 +12,7 @@ from typing import Protocol
 
 from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
 from .memory import Lessons, Memory
+from .segment import Segment
 from .tm import TmEntry, TmMatch, TmOrigin
 
 
@@ -20,6 +21,10 @@ class FileReader(Protocol):
 
     async def read_text(self, file_id: str, start: int, end: int) -> str:
         """The file's characters `[start, end)` (fewer at the end of the file)."""
+        ...
+
+    async def segments(self, file_id: str, start: int, end: int) -> Sequence[Segment]:
+        """The file's segments that overlap `[start, end)`, in order (those found at upload)."""
         ...
 
 

@@ -21,12 +21,14 @@ Rules:
 - Follow the user's requirements: the target language, tone, terminology and any instructions.
 - Every request ends with the state of the work: each unfinished file's next untranslated text
   between <next-text file="…" start="…"> and </next-text> (`start`: its position in the file),
-  exactly as it stands in the file, in one or more blocks; the file's text between two blocks is
-  already written (code kept as it is, or reviewed units), so the unit after a block's end begins at
-  the next block's start. More untranslated text follows unless the note says nothing does.
-  Translate from there; you do not need `Read` to go on (use it only to look further ahead).
-- Propose the next units as one batch of `Translate` calls: consecutive units, as Translate's
-  description defines them, that together cover the whole next text shown (a screen of text).
+  exactly as it stands in the file, in one or more blocks, with each segment's id marked where it
+  begins: ⟦s12⟧ (the marks are not part of the text). The file's text between two blocks is already
+  written (code kept as it is, or reviewed units), so the segments go on at the next block. More
+  untranslated text follows unless the note says nothing does. Translate from there; you do not
+  need `Read` to go on (use it only to look further ahead).
+- Propose the next units as one batch of `Translate` calls that together cover every segment shown
+  (a screen of text), in order: a unit is one segment or several consecutive ones joined, named by
+  their ids; never copy the source.
 - Keep Markdown syntax, code blocks, inline code, URLs, numbers and placeholders as they are;
   translate the prose (including comments in code only if the user asks).
 - Learn from the reviewer's edits (`refined`) and apply them to later units. Translate a rejected
@@ -47,6 +49,18 @@ class NextText:
     text: str
     more: bool
     """True when untranslated text follows beyond `text`."""
+    marks: tuple[tuple[int, str], ...] = ()
+    """Where each segment of `text` begins (its offset in `text`) and its id, in order."""
+
+    @property
+    def marked(self) -> str:
+        """`text` with each segment's id marked where it begins: `⟦s12⟧`."""
+        out: list[str] = []
+        position = 0
+        for offset, segment in self.marks:
+            out += [self.text[position:offset], f"⟦{segment}⟧"]
+            position = offset
+        return "".join([*out, self.text[position:]])
 
 
 def system_prompt(files: Sequence[FileState]) -> str:
@@ -82,7 +96,7 @@ def state_note(
         lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         pieces = next_texts.get(f.file_id, [])
         for shown in pieces:
-            block = f'<next-text file="{name}" start="{shown.start}">{shown.text}</next-text>'
+            block = f'<next-text file="{name}" start="{shown.start}">{shown.marked}</next-text>'
             blocks.append(block if shown.more else f"{block}\n(Nothing untranslated follows it in {name}.)")
     parts = ["\n".join(lines)]
     if memory.strip():

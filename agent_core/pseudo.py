@@ -3,9 +3,10 @@
 It needs no key and no network, so a new user can run the whole product at once, and most tests
 drive it. Like a real model it learns everything from the messages it is sent (the system prompt's
 file list, the progress note, Read and Translate returns), never from storage: it reads a file,
-proposes one to three paragraph-sized units in order, pseudo-translates them (accented letters,
+proposes one to three paragraph-sized units in order (named by their segment ids where the next text
+marks them and a unit is whole segments, else by their source), pseudo-translates them (accented letters,
 brackets, about a third longer; code, inline code and URLs verbatim), proposes a rejected unit
-again differently, and ends with a short summary when every file is done.
+again differently (by its source), and ends with a short summary when every file is done.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
 _NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+_MARK = re.compile(r"⟦(s\d+)⟧")
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
@@ -111,13 +113,35 @@ def _next_texts(message: ModelMessage) -> list[dict[str, Any]]:
         return []
     for part in message.parts:
         if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-            found = [
-                {"file_id": m[1], "start": int(m[2]), "text": m[3], "more": False}
-                for m in _NEXT_TEXT.finditer(part.content)
-            ]
+            found = [_unmarked(m[1], int(m[2]), m[3]) for m in _NEXT_TEXT.finditer(part.content)]
             if found:
                 return [b for b in found if b["file_id"] == found[0]["file_id"]]
     return []
+
+
+def _unmarked(file_id: str, start: int, marked: str) -> dict[str, Any]:
+    """A next-text block as a Read result would show it, with where each segment begins in its text."""
+    text, marks, position = [], [], 0
+    for m in _MARK.finditer(marked):
+        text.append(marked[position : m.start()])
+        marks.append((sum(map(len, text)), m[1]))
+        position = m.end()
+    text.append(marked[position:])
+    return {"file_id": file_id, "start": start, "text": "".join(text), "more": False, "marks": marks}
+
+
+def _segments_of(result: dict[str, Any], a: int, b: int) -> list[str]:
+    """The ids of the segments that `text[a:b]` of a marked block covers exactly (none when it begins
+    or ends inside one, or the block has no marks)."""
+    marks: list[tuple[int, str]] = result.get("marks") or []
+    text: str = result["text"]
+    starts = [offset for offset, _ in marks]
+    if a not in starts:
+        return []
+    later = [offset for offset in starts if offset >= b]
+    if (later and text[b : later[0]].strip()) or (not later and text[b:].strip()):
+        return []
+    return [name for offset, name in marks if a <= offset < b]
 
 
 def _screen(
@@ -127,11 +151,11 @@ def _screen(
     units reached the end of the one before (a unit tried again is proposed alone)."""
     calls = _after_read(blocks[0], files, messages, batch=MAX_BATCH)
     for previous, block in itertools.pairwise(blocks):
-        last = calls[-1] if calls else None
-        reached = (
-            isinstance(last, ToolCallPart)
-            and last.tool_name == "Translate"
-            and previous["text"].rstrip().endswith(str(last.args_as_dict().get("src_string", "")))
+        last = calls[-1].args_as_dict() if calls and isinstance(calls[-1], ToolCallPart) else {}
+        marks = previous.get("marks") or [(0, "")]
+        reached = bool(last.get("segments")) and last["segments"][-1] == marks[-1][1]
+        reached = reached or (
+            bool(last.get("src_string")) and previous["text"].rstrip().endswith(str(last.get("src_string")))
         )
         if not reached or len(calls) >= MAX_BATCH:
             break
@@ -204,11 +228,15 @@ def _after_read(
     calls: list[TextPart | ToolCallPart] = []
     for a, b in spans[:count]:
         unit = text[a:b]
-        variant = attempts.get(unit, 0)
+        segments = _segments_of(result, a + offset, b + offset)
+        variant = attempts.get(",".join(segments) or unit, 0)
+        if variant:  # tried again: by its source, which the tool checks character by character
+            segments, variant = [], max(variant, attempts.get(unit, 0))
         # Code keeps every line, wherever the unit begins or ends in its block.
         inside = [(max(c - a, 0), d - a) for c, d in code if c < b and a < d]
         translation = pseudo_translate(unit, variant=variant % 2, code=inside)
-        calls.append(_call("Translate", {"file_id": file_id, "src_string": unit, "translate_string": translation}))
+        named: dict[str, Any] = {"segments": segments} if segments else {"src_string": unit}
+        calls.append(_call("Translate", {"file_id": file_id, **named, "translate_string": translation}))
         if variant:
             break  # a unit tried again is proposed alone
     return calls
@@ -290,8 +318,9 @@ def _rejections(messages: Sequence[ModelMessage]) -> dict[str, int]:
             ):
                 call = calls.get(part.tool_call_id)
                 if call is not None:
-                    src = str(call.args_as_dict().get("src_string", "")).strip()
-                    counts[src] = counts.get(src, 0) + 1
+                    args = call.args_as_dict()
+                    key = ",".join(args.get("segments") or []) or str(args.get("src_string", "")).strip()
+                    counts[key] = counts.get(key, 0) + 1
     return counts
 
 

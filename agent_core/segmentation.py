@@ -19,7 +19,6 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from typing import Final
@@ -27,6 +26,7 @@ from typing import Final
 import pysbd
 
 from .markdown_structure import non_prose_spans
+from .segment import Segment
 from .tools.base import MAX_UNIT_CHARS
 from .verbatim import verbatim_spans
 
@@ -38,27 +38,13 @@ _PYSBD_LANGUAGES: Final = frozenset(
 _KANA: Final = re.compile(r"[\u3040-\u30ff]")
 _CJK_WORD: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WORD: Final = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
-_ITEM_START: Final = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t]|$)|[-*+][ \t]|\d{1,9}[.)][ \t]|\||>)")
+_ITEM_START: Final = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t\r]|$)|[-*+][ \t]|\d{1,9}[.)][ \t]|\||>)")
+_HEADING: Final = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t\r]|$)")
 _MARKER: Final = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d{1,9}[.)][ \t]+|>[ \t]?)*")
 _CLAUSE_END: Final = re.compile(r"[,;:，；：、—–](?=\s|$)|[，；：、]")
-_BLANK_LINE: Final = re.compile(r"\n[ \t]*\n")
+_BLANK_LINE: Final = re.compile(r"\n[ \t\r]*\n")  # CRLF too
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _INNER_END: Final = re.compile(r"[.!?…][\"'’”)\]]*\s|[。！？](?=.)")
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """One segment of a file: `text[start:end]`, its position in order, and whether it is locked."""
-
-    index: int
-    start: int
-    end: int
-    locked: bool = False
-
-    @property
-    def id(self) -> str:
-        """The segment's stable id: `s` and its 1-based position in the file."""
-        return f"s{self.index + 1}"
 
 
 def segment_text(text: str, language: str | None = None) -> tuple[Segment, ...]:
@@ -66,9 +52,11 @@ def segment_text(text: str, language: str | None = None) -> tuple[Segment, ...]:
     return _segment_text(text, _base(language))
 
 
-def segment_spans(spans: Sequence[tuple[int, int]]) -> tuple[Segment, ...]:
-    """Segments that are given spans already (an XLIFF file's own segments), in order."""
-    return tuple(Segment(i, start, end) for i, (start, end) in enumerate(spans))
+def segment_spans(text: str, spans: Sequence[tuple[int, int]]) -> tuple[Segment, ...]:
+    """Segments that are given spans of `text` already (an XLIFF file's own segments), in order; a span
+    longer than the unit cap is cut as a long sentence is."""
+    pieces = [piece for start, end in spans for piece in _capped(text, start, end)]
+    return tuple(Segment(i, start, end) for i, (start, end) in enumerate(pieces))
 
 
 def count_words(text: str) -> int:
@@ -160,15 +148,17 @@ def _stripped(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 
 def _items(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """A block cut at each line that begins a Markdown item of its own (heading, list item, table row,
-    quoted line); a line that does not continues the item before it (a paragraph's soft wrap)."""
-    item = start
+    quoted line) and after a heading's line; a line that does not continues the item before it (a
+    paragraph's soft wrap)."""
+    item = line_start = start
     line = text.find("\n", start, end)
     while line != -1:
         following = line + 1
-        if _ITEM_START.match(text, following, end):
+        heading = _HEADING.match(text, line_start, line)  # a heading is one line (CommonMark)
+        if heading or _ITEM_START.match(text, following, end):
             yield from _stripped(text, item, following)
             item = following
-        line = text.find("\n", following, end)
+        line_start, line = following, text.find("\n", following, end)
     yield from _stripped(text, item, end)
 
 

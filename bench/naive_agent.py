@@ -25,6 +25,7 @@ millisecond a request, measured on `GET /api/health`).
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -37,12 +38,10 @@ from agent_core.document import (
     FileState,
     Spans,
     add_span,
-    at_most_lines,
     file_handle,
     find_file,
     first_gap,
     initial_coverage,
-    to_block_end,
 )
 from agent_core.prompts import NextText, state_note, system_prompt
 
@@ -52,6 +51,23 @@ BATCH_LINES = 20
 """As the project's runtime: the next text shows at most this many non-blank lines."""
 READ_WINDOW = 3_000
 """As the project's Read tool's default window."""
+
+
+def at_most_lines(text: str, count: int) -> str:
+    """`text` cut after its `count`-th non-blank line (the units a batch can hold)."""
+    for seen, match in enumerate(re.finditer(r"[^\n]*\S[^\n]*(\n|$)", text), start=1):
+        if seen == count:
+            return text[: match.end()]
+    return text
+
+
+def to_block_end(text: str) -> str:
+    """`text` cut after its last complete block (a blank line), else its last line, else as it is."""
+    for boundary in ("\n\n", "\n"):
+        cut = text.rfind(boundary)
+        if cut > 0:
+            return text[: cut + len(boundary)]
+    return text
 
 
 @dataclass(frozen=True, slots=True)

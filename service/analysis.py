@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_core.document import FileState
-from agent_core.estimate import Ask, JobEstimate, estimate_job
+from agent_core.estimate import JobEstimate, estimate_job
 from agent_core.segmentation import Segment, count_words, segment_spans, segment_text
 from agent_core.tm import normalize
 from interchange.layout import translatable_text
@@ -59,7 +59,7 @@ def file_segments(content: str, original: str | None, language: str | None) -> t
     """The segments of a file: an XLIFF original's own, else the content's in `language`, which is
     `detect_language(content)` (see the module's note; the upload has it already)."""
     if original is not None:
-        return segment_spans([(s.start, s.end) for s in translatable_text(parse_xliff(original)).spans])
+        return segment_spans(content, [(s.start, s.end) for s in translatable_text(parse_xliff(original)).spans])
     return segment_text(content, language)
 
 
@@ -96,12 +96,12 @@ class Analyses:
         scores = await self._scores(owner, target, [c.source for c in open_]) if target else {}
         bands = {name: BandCount(segments=0, words=0) for name, _ in BANDS} | {"none": BandCount(segments=0, words=0)}
         seen: set[str] = set()
-        repetitions, asked = 0, list[Ask]()  # what the model will be asked, in order
+        repetitions, asked = 0, list[str]()  # what the model will be asked, in order
         for c in open_:
             key, score = normalize(c.source), scores.get(c.source, 0.0)
             repeated, seen = key in seen, seen | {key}
             if not _translated(state, c.segment) and ((score < 100.0 and not repeated) or not self.proposals):
-                asked.append(Ask(c.source, _lines(content, c.segment)))
+                asked.append(c.source)
             if score < 100.0 and repeated:
                 repetitions += 1
                 continue
@@ -130,7 +130,7 @@ class Analyses:
         )
 
     def _metered(
-        self, record: SessionRecord, files: Sequence[FileState], asked: Sequence[Ask]
+        self, record: SessionRecord, files: Sequence[FileState], asked: Sequence[str]
     ) -> tuple[JobEstimate | None, str]:
         """The rest of the job at the rate the session has metered so far, once it has made
         METERED_REQUESTS model requests for METERED_CHARS characters the model translated: the
@@ -143,7 +143,7 @@ class Analyses:
         )
         if done < METERED_CHARS:
             return None, "loop"
-        left = sum(len(a.source) for a in asked)
+        left = sum(len(a) for a in asked)
         job = JobEstimate(
             model_requests=math.ceil(spent.model_requests * left / done) if left else 0,
             input_tokens=round(spent.input_tokens * left / done),
@@ -161,12 +161,6 @@ class Analyses:
         similar = await self.tm.similar_many(owner, languages, rest, limit=1, threshold=BANDS[-1][1]) if rest else {}
         scores |= {s: min(found[0].score, 99.0) for s, found in similar.items() if found}
         return scores
-
-
-def _lines(content: str, segment: Segment) -> int:
-    """The lines the segment begins: its own line breaks, and one more unless it goes on a line."""
-    begins = not content[content.rfind("\n", 0, segment.start) + 1 : segment.start].strip()
-    return content.count("\n", segment.start, segment.end) + begins
 
 
 def _translated(state: FileState, segment: Segment) -> bool:

@@ -167,14 +167,14 @@ class SessionService:
             created_at=_now(),
         )
         detected = detect_language(content) if original is None or record.source_language is None else None
-        segments = len(file_segments(content, original, detected))
-        self.storage.add_file(sid, state, content, max_files=MAX_FILES, original=original)
+        segments = file_segments(content, original, detected)
+        self.storage.add_file(sid, state, content, segments=segments, max_files=MAX_FILES, original=original)
         # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
         keep = upload.keepVerbatim and original is None
         written = write_verbatim(self.storage, sid, state, content) if keep else state
         if record.source_language is None:
             self._record_language(sid, detected)
-        return written, segments
+        return written, len(segments)
 
     def _record_language(self, sid: str, detected: str | None) -> None:
         """Record the language detected in the first file as the session's, when it could be told. Best

@@ -3,8 +3,8 @@
 Every backend is synchronous (sqlite3, boto3); the agent's ports are async. Each call here runs the
 backend in a worker thread (service.blocking), so a slow store never stalls other requests on
 the same event loop, and a step's reads of its session and of its owner's memory run side by side.
-File text never changes once uploaded, so the reader keeps what it read in a small per-process
-cache: a warm process reads a file's chunk once.
+File text and segments never change once uploaded, so the reader keeps what it read in a small
+per-process cache: a warm process reads a file's chunk once.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from collections import OrderedDict
 
 from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
 from agent_core.ports import FileReader
-from storage.interface import CHUNK_CHARS, SessionStorageInterface
+from agent_core.segment import Segment
+from storage.interface import CHUNK_CHARS, FileChunk, SessionStorageInterface
 
 from .blocking import blocking
 
@@ -27,22 +28,22 @@ class TextCache:
     """File chunks by (session, file, chunk number), least recently used out first; thread-safe."""
 
     def __init__(self, capacity: int = TEXT_CACHE_CHUNKS) -> None:
-        self._chunks: OrderedDict[tuple[str, str, int], str] = OrderedDict()
+        self._chunks: OrderedDict[tuple[str, str, int], FileChunk] = OrderedDict()
         self._capacity = capacity
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[str, str, int]) -> str | None:
+    def get(self, key: tuple[str, str, int]) -> FileChunk | None:
         """The chunk, if cached."""
         with self._lock:
-            text = self._chunks.get(key)
-            if text is not None:
+            chunk = self._chunks.get(key)
+            if chunk is not None:
                 self._chunks.move_to_end(key)
-            return text
+            return chunk
 
-    def put(self, key: tuple[str, str, int], text: str) -> None:
+    def put(self, key: tuple[str, str, int], chunk: FileChunk) -> None:
         """Keep a chunk."""
         with self._lock:
-            self._chunks[key] = text
+            self._chunks[key] = chunk
             self._chunks.move_to_end(key)
             while len(self._chunks) > self._capacity:
                 self._chunks.popitem(last=False)
@@ -66,18 +67,37 @@ class _Reader:
         start, end = max(0, start), max(0, end)
         if end <= start:
             return ""
-        parts = [await self._chunk(file_id, n) for n in range(start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS + 1)]
+        parts = [
+            (await self._chunk(file_id, n)).text for n in range(start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS + 1)
+        ]
         offset = (start // CHUNK_CHARS) * CHUNK_CHARS
         return "".join(parts)[start - offset : end - offset]
 
-    async def _chunk(self, file_id: str, n: int) -> str:
+    async def segments(self, file_id: str, start: int, end: int) -> list[Segment]:
+        """The segments overlapping `[start, end)`: those of the chunks that hold the range, and the
+        one before that reaches into it (found in the chunks before, back to the one that has any)."""
+        start, end = max(0, start), max(0, end)
+        first = start // CHUNK_CHARS
+        found = [
+            s
+            for n in range(first, (max(end, start + 1) - 1) // CHUNK_CHARS + 1)
+            for s in (await self._chunk(file_id, n)).segments
+        ]
+        if not found or found[0].start > start:
+            n = first - 1
+            while n >= 0 and not (earlier := (await self._chunk(file_id, n)).segments):
+                n -= 1
+            if n >= 0:
+                found.insert(0, earlier[-1])
+        return [s for s in found if s.start < end and start < s.end]
+
+    async def _chunk(self, file_id: str, n: int) -> FileChunk:
         key = (self._session_id, file_id, n)
-        text = self._cache.get(key)
-        if text is None:
-            first = n * CHUNK_CHARS
-            text = await blocking(self._storage.read_file, self._session_id, file_id, first, first + CHUNK_CHARS)
-            self._cache.put(key, text)  # a file's text never changes once uploaded
-        return text
+        chunk = self._cache.get(key)
+        if chunk is None:
+            chunk = await blocking(self._storage.read_chunk, self._session_id, file_id, n)
+            self._cache.put(key, chunk)  # a file's text and segments never change once uploaded
+        return chunk
 
 
 class StorageSessionStore:

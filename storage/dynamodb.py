@@ -7,7 +7,8 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
                                  model responses' indexes with how many verdict records each has
     M#<index:010>                a message (pydantic-ai JSON, compressed)
     R#<response:010>#<v:010>     the verdicts the commit over version <v> gave on the response's calls
-    C#<file>#<n:05>              a chunk of the file's text (CHUNK_CHARS characters)
+    C#<file>#<n:05>              a chunk of the file's text (CHUNK_CHARS characters), `g` the segments
+                                 that begin in it
     D#<file>#<n:05>              a chunk of the document the file was taken from
     U#<file>#<start:010>         the units one commit wrote to the file, from its first unit's start
     U#<file>#R#<v:010>           the revisions the commit over version <v> made to the file's units
@@ -50,6 +51,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
+from agent_core.segment import Segment, load_segments
 
 from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
@@ -57,7 +59,7 @@ from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
-from .interface import CHUNK_CHARS, Storage, check_records, check_units, chunks, fits
+from .interface import CHUNK_CHARS, FileChunk, Storage, check_records, check_units, chunk_segments, chunks, fits
 from .records import Page, SessionRecord
 
 TELEMETRY = {
@@ -392,22 +394,33 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     # -- files and units ---------------------------------------------------------------------
 
     def add_file(
-        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
+        self,
+        session_id: str,
+        file: FileState,
+        content: str,
+        *,
+        segments: Sequence[Segment],
+        max_files: int,
+        original: str | None = None,
     ) -> None:
-        """The chunks (BatchWriteItem: unseen until META names the file), then META's file entry and
-        count in one conditional UpdateItem (the cap and the id checked there)."""
+        """The chunks, each with the segments that begin in it, and the original's (BatchWriteItem:
+        unseen until META names the file), then META's file entry and count in one conditional
+        UpdateItem (the cap and the id checked there)."""
         meta = self._meta(session_id)
         if num(meta, "fileCount") >= max_files:
             raise InvalidRequestError(f"A session holds at most {max_files} files.")
         pk = s(_pk(session_id))
-        parts = [("C", chunks(content)), *([("D", chunks(original))] if original is not None else [])]
+        texts = chunks(content)
+        items = [
+            {"pk": pk, "sk": s(f"C#{file.file_id}#{k:05d}"), "t": s(part), "g": s(found)}
+            for k, (part, found) in enumerate(zip(texts, chunk_segments(segments, len(texts)), strict=True))
+        ]
+        items += [
+            {"pk": pk, "sk": s(f"D#{file.file_id}#{k:05d}"), "t": s(part)}
+            for k, part in enumerate(chunks(original) if original is not None else [])
+        ]
         with di.storable():
-            puts = [
-                {"PutRequest": {"Item": {"pk": pk, "sk": s(f"{kind}#{file.file_id}#{k:05d}"), "t": s(part)}}}
-                for kind, texts in parts
-                for k, part in enumerate(texts)
-            ]
-            self._batch_write(puts)
+            self._batch_write([{"PutRequest": {"Item": item}} for item in items])
         entry = {
             "name": s(file.name),
             "chars": n(file.chars),
@@ -457,6 +470,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             return ""
         joined = "".join(found[k["sk"]["S"]]["t"]["S"] for k in keys if k["sk"]["S"] in found)
         return joined[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
+
+    def read_chunk(self, session_id: str, file_id: str, n: int) -> FileChunk:
+        """The file's chunk `n` and its segments: META's entry of the file and the chunk, in one
+        BatchGetItem."""
+        key = {"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{max(n, 0):05d}")}
+        found = {
+            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), key], attributes=("sk", "t", "g", "files"))
+        }
+        meta = found.get("META")
+        if meta is None:
+            raise NotFoundError(f"No session {session_id}.")
+        if file_id not in meta.get("files", {}).get("M", {}):
+            raise NotFoundError(f"No file {file_id} in this session.")
+        chunk = found.get(key["sk"]["S"]) if n >= 0 else None
+        return FileChunk(chunk["t"]["S"], load_segments(chunk["g"]["S"])) if chunk else FileChunk("", ())
 
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's units in source order: its unit items, then its revisions in commit order (one Query)."""

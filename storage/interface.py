@@ -28,6 +28,7 @@ from agent_core.effects import (
     UnitWrite,
     Verdict,
 )
+from agent_core.segment import Segment, dump_segments
 from agent_core.tm import TmEntry, normalize, source_hash
 
 from .codec import dump_message, dump_verdict
@@ -95,11 +96,19 @@ class SessionStorageInterface(ABC):
 
     @abstractmethod
     def add_file(
-        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
+        self,
+        session_id: str,
+        file: FileState,
+        content: str,
+        *,
+        segments: Sequence[Segment],
+        max_files: int,
+        original: str | None = None,
     ) -> None:
-        """Store a new file of an existing session (NotFoundError if the session is gone); the
-        session's file count is checked in the same transaction (InvalidRequestError past `max_files`).
-        `original` is the document the content was taken from (an XLIFF file), kept for its export."""
+        """Store a new file of an existing session (NotFoundError if the session is gone) with its
+        segments, each kept with the chunk it begins in; the session's file count is checked in the
+        same transaction (InvalidRequestError past `max_files`). `original` is the document the
+        content was taken from (an XLIFF file), kept for its export."""
 
     @abstractmethod
     def read_original(self, session_id: str, file_id: str) -> str | None:
@@ -108,6 +117,11 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
         """The file's characters `[start, end)`, reading only the chunks that hold them."""
+
+    @abstractmethod
+    def read_chunk(self, session_id: str, file_id: str, n: int) -> FileChunk:
+        """The file's chunk `n` (characters from `n * CHUNK_CHARS`) and the segments that begin in it
+        (an empty chunk past the file's end)."""
 
     @abstractmethod
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
@@ -217,6 +231,23 @@ def check_units(token: StepToken, effects: StepEffects) -> None:
 def chunks(content: str) -> list[str]:
     """`content` cut into storage chunks (at least one, possibly empty)."""
     return [content[i : i + CHUNK_CHARS] for i in range(0, len(content), CHUNK_CHARS)] or [""]
+
+
+@dataclass(frozen=True, slots=True)
+class FileChunk:
+    """A stored chunk of a file: its text and the segments that begin in it, in order."""
+
+    text: str
+    segments: tuple[Segment, ...]
+
+
+def chunk_segments(segments: Sequence[Segment], count: int) -> list[str]:
+    """The segments of each of a file's `count` chunks as stored (`agent_core.segment.dump_segments`):
+    each segment with the chunk it begins in."""
+    by_chunk: list[list[Segment]] = [[] for _ in range(count)]
+    for segment in segments:
+        by_chunk[min(segment.start // CHUNK_CHARS, count - 1)].append(segment)
+    return [dump_segments(found) for found in by_chunk]
 
 
 def fits(text: str) -> bool:

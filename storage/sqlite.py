@@ -30,6 +30,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.segment import Segment, load_segments
 
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
@@ -37,8 +38,10 @@ from .interface import (
     CHUNK_CHARS,
     MAX_STORED_BYTES,
     MAX_TM_ENTRIES,
+    FileChunk,
     Storage,
     check_units,
+    chunk_segments,
     chunks,
     tm_record,
 )
@@ -222,9 +225,17 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
     # -- files and units ---------------------------------------------------------------------
 
     def add_file(
-        self, session_id: str, file: FileState, content: str, *, max_files: int, original: str | None = None
+        self,
+        session_id: str,
+        file: FileState,
+        content: str,
+        *,
+        segments: Sequence[Segment],
+        max_files: int,
+        original: str | None = None,
     ) -> None:
-        """Store a file of an existing session in chunks; the cap is counted under the writer lock."""
+        """Store a file of an existing session in chunks, each with the segments that begin in it; the
+        cap is counted under the writer lock."""
         stamp = timestamp()
         with self._transaction(write=True) as db:
             _require(db, session_id)
@@ -235,13 +246,17 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
                 "INSERT INTO files (session_id, file_id, name, chars, covered, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (session_id, file.file_id, file.name, file.chars, json.dumps(file.covered), file.created_at or stamp),
             )
+            texts = chunks(content)
             db.executemany(
-                "INSERT INTO file_chunks VALUES (?, ?, ?, ?)",
-                [(session_id, file.file_id, n, text) for n, text in enumerate(chunks(content))],
+                "INSERT INTO file_chunks VALUES (?, ?, ?, ?, ?)",
+                [
+                    (session_id, file.file_id, n, text, found)
+                    for n, (text, found) in enumerate(zip(texts, chunk_segments(segments, len(texts)), strict=True))
+                ],
             )
             if original is not None:  # chunks numbered below zero: the original document
                 db.executemany(
-                    "INSERT INTO file_chunks VALUES (?, ?, ?, ?)",
+                    "INSERT INTO file_chunks (session_id, file_id, n, text) VALUES (?, ?, ?, ?)",
                     [(session_id, file.file_id, -1 - n, text) for n, text in enumerate(chunks(original))],
                 )
 
@@ -265,6 +280,14 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             rows = db.execute(sql, (session_id, file_id, first, last)).fetchall()
         text = "".join(r["text"] for r in rows)
         return text[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
+
+    def read_chunk(self, session_id: str, file_id: str, n: int) -> FileChunk:
+        """The file's chunk `n` and the segments that begin in it."""
+        with self._transaction(write=False) as db:
+            _require_file(db, session_id, file_id)
+            sql = "SELECT text, segments FROM file_chunks WHERE session_id = ? AND file_id = ? AND n = ?"
+            row = db.execute(sql, (session_id, file_id, n)).fetchone() if n >= 0 else None
+        return FileChunk(row["text"], load_segments(row["segments"])) if row else FileChunk("", ())
 
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's written units, in source order."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 8
+LAYOUT_VERSION = 9
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -49,8 +49,9 @@ SCHEMA = (
     f"""CREATE TABLE files (seq INTEGER PRIMARY KEY, session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL,
     name TEXT NOT NULL, chars INTEGER NOT NULL, covered TEXT NOT NULL, created_at TEXT NOT NULL,
     UNIQUE (session_id, file_id))""",
+    # segments: those that begin in the chunk (agent_core.segment.dump_segments); none for an original's.
     """CREATE TABLE file_chunks (session_id TEXT NOT NULL, file_id TEXT NOT NULL, n INTEGER NOT NULL,
-    text TEXT NOT NULL, PRIMARY KEY (session_id, file_id, n),
+    text TEXT NOT NULL, segments TEXT NOT NULL DEFAULT '[0,[]]', PRIMARY KEY (session_id, file_id, n),
     FOREIGN KEY (session_id, file_id) REFERENCES files (session_id, file_id) ON DELETE CASCADE)""",
     # The primary key is the idempotency rule: one unit per (session, file, start).
     f"""CREATE TABLE units (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL, start INTEGER NOT NULL,

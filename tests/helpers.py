@@ -52,6 +52,12 @@ def translate(file_id: str, src: str, text: str | None = None, *, call_id: str) 
     )
 
 
+def translate_ids(file_id: str, segments: list[str], text: str, *, call_id: str, **more: str) -> ToolCallPart:
+    """A Translate call that names its segments by id, as the model is asked to."""
+    args = {"file_id": file_id, "segments": segments, "translate_string": text, **more}
+    return ToolCallPart("Translate", args, tool_call_id=call_id)
+
+
 def calls(*parts: ToolCallPart) -> ModelResponse:
     return ModelResponse(parts=list(parts))
 

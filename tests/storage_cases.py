@@ -28,6 +28,7 @@ from agent_core.effects import (
     UnitWrite,
     Verdict,
 )
+from agent_core.segmentation import segment_text
 from agent_core.tm import TmEntry
 from storage.interface import Storage, TmRecord
 from storage.records import MemoryEntryRecord
@@ -116,7 +117,7 @@ def file(file_id: str = FID, content: str = "Hello world.\n", name: str = "doc.m
 
 def add_file(storage: Storage, content: str = "Hello world.\n", file_id: str = FID, *, max_files: int = 20) -> None:
     """Add a file to the session SID."""
-    storage.add_file(SID, file(file_id, content), content, max_files=max_files)
+    storage.add_file(SID, file(file_id, content), content, segments=segment_text(content), max_files=max_files)
 
 
 def unit(start: int, end: int, call: str = "c1", file_id: str = FID) -> UnitWrite:

@@ -13,6 +13,7 @@ import handlers.api as api
 from agent_core.document import FileState, initial_coverage
 from agent_core.effects import StepEffects, StepToken
 from agent_core.models import resolve_model
+from agent_core.segmentation import segment_text
 from handlers.deps import LazyServices
 from service.sessions import MAX_FILES
 from storage.dynamodb import DynamoDBSessionStorage
@@ -45,7 +46,7 @@ def seeded(moto_table: str) -> Iterator[DynamoDBSessionStorage]:
     file = FileState(
         file_id=FILE, name="guide.md", chars=len(content), covered=initial_coverage(content), created_at=stamp
     )
-    storage.add_file(SESSION, file, content, max_files=MAX_FILES)
+    storage.add_file(SESSION, file, content, segments=segment_text(content), max_files=MAX_FILES)
     previous = api.app.state.services
     api.app.state.services = LazyServices(services_for(storage, model=resolve_model("pseudo")))
     yield storage

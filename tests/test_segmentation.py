@@ -51,6 +51,13 @@ def test_blocks_and_markdown_items_each_begin_a_segment_and_a_soft_wrap_does_not
     ]
 
 
+def test_a_heading_is_one_line_and_crlf_line_ends_cut_as_lf_ones_do() -> None:
+    source = "# Install\nRun it.\n\nThen.\n"
+    assert texts(source) == ["# Install", "Run it.", "Then."]
+    assert texts(source.replace("\n", "\r\n")) == ["# Install", "Run it.", "Then."]
+    assert texts("0 0 0\r\n\r\nNext") == ["0 0 0", "Next"], "a CRLF blank line ends a block"
+
+
 def test_code_spans_urls_and_paths_hold_no_sentence_end() -> None:
     source = "Call `client.get()`. See https://example.com/a.b for docs in docs/ssl.md. Done."
     assert texts(source) == ["Call `client.get()`.", "See https://example.com/a.b for docs in docs/ssl.md.", "Done."]
@@ -90,11 +97,14 @@ def test_words_are_counted_as_cat_tools_count_them() -> None:
     assert count_words("今天天气很好 and more") == 8
 
 
-def test_given_spans_are_segments_as_they_are() -> None:
-    assert [(s.id, s.start, s.end, s.locked) for s in segment_spans([(0, 4), (6, 9)])] == [
-        ("s1", 0, 4, False),
-        ("s2", 6, 9, False),
-    ]
+def test_given_spans_are_segments_and_a_long_one_is_cut_at_a_clause() -> None:
+    long = "word " * 50 + "and more, " + "word " * 40
+    text = "Head\n\nTail" + "\n\n" + long.strip()
+    spans = [(0, 4), (6, 10), (12, len(text))]
+    found = segment_spans(text, spans)
+    assert [(s.id, s.start, s.end) for s in found[:2]] == [("s1", 0, 4), ("s2", 6, 10)]
+    assert len(found) == 4 and all(s.end - s.start <= 300 for s in found)
+    assert text[found[2].start : found[2].end].endswith("and more,")
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)

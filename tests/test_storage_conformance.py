@@ -13,6 +13,7 @@ import pytest
 
 from agent_core.effects import Budget, Correction, StepEffects, Telemetry
 from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.segmentation import segment_text
 from agent_core.tm import TmEntry
 from storage.errors import ConflictError, InvalidCursorError, NotFoundError
 from storage.interface import CHUNK_CHARS, Storage, TmRecord, tm_record
@@ -363,6 +364,21 @@ def test_an_answer_too_large_to_keep_does_not_fail_its_step(storage: Storage) ->
 # -- files and units -----------------------------------------------------------------------------
 
 
+def test_a_file_s_segments_are_kept_with_the_chunk_each_begins_in(storage: Storage) -> None:
+    create(storage)
+    sentence = "A short sentence here. "
+    content = (sentence * (2 * CHUNK_CHARS // len(sentence) + 3)).strip() + "\n\n```\ncode\n```\n"
+    segments = segment_text(content)
+    storage.add_file(SID, file(FID, content), content, segments=segments, max_files=20)
+    chunks = [storage.read_chunk(SID, FID, n) for n in range(4)]
+    assert "".join(c.text for c in chunks) == content
+    assert [s for c in chunks for s in c.segments] == list(segments)
+    assert all(n * CHUNK_CHARS <= s.start < (n + 1) * CHUNK_CHARS for n, c in enumerate(chunks) for s in c.segments)
+    assert chunks[2].segments[-1].locked and chunks[3] == type(chunks[3])("", ())
+    assert chunks[1].segments[0].id == f"s{len(chunks[0].segments) + 1}"
+
+
+
 def test_files_in_upload_order_and_chunked_reads(storage: Storage) -> None:
     create(storage)
     content = ("ÄÖ中文 text 🙂\n" * (CHUNK_CHARS // 5))[: CHUNK_CHARS * 2 + 123]
@@ -385,6 +401,8 @@ def test_files_in_upload_order_and_chunked_reads(storage: Storage) -> None:
         assert storage.read_file(SID, ids[1], start, end) == content[start:end], (start, end)
     with pytest.raises(NotFoundError):
         storage.read_file(SID, "f_" + "9" * 32, 0, 10)
+    with pytest.raises(NotFoundError):
+        storage.read_chunk(SID, "f_" + "9" * 32, 0)
     with pytest.raises(NotFoundError):
         storage.list_units(SID, "f_" + "9" * 32)
 
@@ -541,7 +559,7 @@ def test_the_original_document_is_kept_beside_the_file(storage: Storage) -> None
     create(storage)
     content = "Hello world.\n"
     original = ('<?xml version="1.0"?><xliff><source>Grüße 中文</source></xliff>\n' * 1_500)[: CHUNK_CHARS * 2 + 7]
-    storage.add_file(SID, file(FID, content), content, max_files=20, original=original)
+    storage.add_file(SID, file(FID, content), content, segments=segment_text(content), max_files=20, original=original)
     add_file(storage, file_id="f_" + "3" * 32)
     assert storage.read_original(SID, FID) == original
     assert storage.read_original(SID, "f_" + "3" * 32) is None

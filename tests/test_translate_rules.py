@@ -9,7 +9,7 @@ from agent_core.copilot import Approve, Refined, Reject, ToolRef
 from agent_core.errors import InvalidRequestError, ReviewMismatchError
 from agent_core.runtime import StepInput
 from agent_core.tools.base import result_status
-from tests.helpers import Harness, calls, harness, translate
+from tests.helpers import Harness, calls, harness, translate, translate_ids
 
 DOC = "# Title\n\nFirst paragraph.\n\n# Title\n\nSecond paragraph.\n"
 
@@ -78,7 +78,7 @@ async def test_the_model_is_shown_the_next_text_and_the_prefix_stays_the_same() 
     state = second[-1].parts[-1].content  # type: ignore[union-attr]
     rest = DOC[len("# Title") :].lstrip()
     assert f'<next-text file="f1" start="{DOC.index(rest)}">' in state, "the file's handle, not its id"
-    assert rest[:40] in state, "the next untranslated text travels with the request"
+    assert "⟦s2⟧First paragraph.\n\n⟦s3⟧# Title" in state, "the next segments travel with the request, marked"
     assert first[0].parts[0].content == second[0].parts[0].content, "the system prompt is byte-identical"  # type: ignore[union-attr]
     assert h.script.infos[-2].function_tools == h.script.infos[-1].function_tools
 
@@ -93,8 +93,8 @@ async def test_a_screen_runs_across_code_kept_as_is_and_one_batch_covers_both_si
         translate(fid, "After the code.", "Après.", call_id="c2"),
     )
     state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
-    assert '<next-text file="f1" start="0">Intro text.\n\n</next-text>' in state
-    assert f'<next-text file="f1" start="{doc.index("After")}">After the code.\n</next-text>' in state
+    assert '<next-text file="f1" start="0">⟦s1⟧Intro text.</next-text>' in state
+    assert f'<next-text file="f1" start="{doc.index("After")}">⟦s3⟧After the code.</next-text>' in state
     assert "make install" not in state, "text already written is not shown again"
     assert [r.src_string for r in result.copilot_requests] == ["Intro text.", "After the code."]  # type: ignore[attr-defined]
 
@@ -116,8 +116,8 @@ async def test_a_rejected_unit_is_shown_again_with_the_text_after_it() -> None:
     await step(h, copilot_responses=verdicts)
     state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
     hole, rest = DOC.index("First"), DOC.index("Second")
-    assert f'<next-text file="f1" start="{hole}">First paragraph.\n\n</next-text>' in state
-    assert f'<next-text file="f1" start="{rest}">Second paragraph.\n</next-text>' in state, "one request for both"
+    assert f'<next-text file="f1" start="{hole}">⟦s2⟧First paragraph.</next-text>' in state
+    assert f'<next-text file="f1" start="{rest}">⟦s4⟧Second paragraph.</next-text>' in state, "one request for both"
 
 
 @pytest.mark.parametrize(
@@ -126,7 +126,7 @@ async def test_a_rejected_unit_is_shown_again_with_the_text_after_it() -> None:
         ("First paragraph.", "does not begin at the next untranslated text"),
         ("# Titel", "The first 5 characters match"),
         ("x" * 301, "at most 300"),
-        ("   ", "src_string is empty"),
+        ("   ", "Name the unit's segments"),
     ],
 )
 async def test_faulty_units_never_reach_the_human(src: str, expected: str) -> None:
@@ -136,7 +136,7 @@ async def test_faulty_units_never_reach_the_human(src: str, expected: str) -> No
     assert not result.copilot_requests
     returned = tool_returns(h)["bad"].content
     assert returned["status"] == "reject" and expected in returned["reason"]
-    assert "begins at character 0 with «# Title⏎⏎First paragraph.⏎⏎# Title" in returned["reason"] or "empty" in expected
+    assert "is segment s1, at character 0: «# Title⏎⏎First paragraph.⏎⏎# Title" in returned["reason"]
 
 
 async def test_a_file_is_named_by_its_handle_and_the_human_sees_its_id() -> None:
@@ -230,7 +230,7 @@ async def test_a_unit_may_not_run_into_written_text() -> None:
     await step(h)
     reason = tool_returns(h)["c"].content["reason"]
     assert "runs into text that is already translated, from character 6 («Two.⏎⏎Three.⏎»)" in reason
-    assert "begins at character 0 with «One.⏎⏎»" in reason
+    assert "is segment s1, at character 0: «One.⏎⏎»" in reason
 
 
 async def test_verdicts_must_match_a_pending_review() -> None:
@@ -323,3 +323,55 @@ async def test_revisions_by_the_agent_after_the_document_is_complete_are_reviewe
     assert "No written unit" in returns["r2"].content["reason"] and "already revised" in returns["r3"].content["reason"]
     [kept] = h.storage.recent_corrections(h.owner, limit=1)
     assert (kept.status, kept.final) == ("revised", "Bonjour, vous.")
+
+
+async def test_units_name_their_segments_and_the_source_is_read_from_the_file() -> None:
+    h = harness()
+    doc = "# Title\n\nOne sentence. Two sentence.\n\nLast one.\n"
+    h.add_file(doc)
+    result = await propose(
+        h,
+        translate_ids("f1", ["s1"], "# Titre", call_id="a"),
+        translate_ids("f1", ["s2", "s3"], "Une. Deux.", call_id="b"),
+        translate_ids("f1", "s4", "Dernière.", call_id="c", src_string="Last one."),
+    )
+    requests = result.copilot_requests
+    assert [(r.src_string, r.segments) for r in requests] == [
+        ("# Title", ("s1",)),
+        ("One sentence. Two sentence.", ("s2", "s3")),
+        ("Last one.", ("s4",)),
+    ]
+    await step(h, copilot_responses=[Approve(tool=ref(c), status="approve") for c in "abc"])
+    assert h.translation() == "# Titre\n\nUne. Deux.\n\nDernière.\n"
+
+
+@pytest.mark.parametrize(
+    ("segments", "more", "expected"),
+    [
+        (["s2"], {}, "would skip s1"),
+        (["s1", "s3"], {}, "s1 is followed by s2, not s3"),
+        (["x7"], {}, "'x7' is not a segment id"),
+        (["s1"], {"src_string": "# Titel"}, "src_string is not the source of segments s1"),
+        ([f"s{i}" for i in range(1, 21)], {}, "more than 300 characters"),
+    ],
+)
+async def test_segment_rules_are_checked_before_the_human_sees_a_unit(
+    segments: list[str], more: dict[str, str], expected: str
+) -> None:
+    h = harness()
+    h.add_file("# Title\n\n" + "Long words here. " * 20 + "\n\nEnd.\n")
+    result = await propose(h, translate_ids("f1", segments, "x", call_id="bad", **more))
+    assert not result.copilot_requests
+    reason = tool_returns(h)["bad"].content["reason"]
+    assert expected in reason and "is segment s1, at character 0" in reason
+
+
+async def test_a_unit_after_a_written_one_names_the_next_segment_not_an_earlier_one() -> None:
+    h = harness()
+    h.add_file(DOC)
+    await propose(
+        h, translate_ids("f1", ["s1"], "# Titre", call_id="a"), translate_ids("f1", ["s1"], "Encore", call_id="b")
+    )
+    await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")])
+    reason = tool_returns(h)["b"].content["reason"]
+    assert "s1 is translated already" in reason and "is segment s2" in reason

@@ -19,10 +19,11 @@ from ..effects import Correction, UnitWrite
 from ..inline_codes import code_problems
 from ..memory import GlossaryEntry
 from ..ports import FileReader
-from ..tm import TmMatch
 
 MAX_UNIT_CHARS = 300
 """The longest source text one translation unit may have."""
+MAX_CALLS_PER_RESPONSE = 40
+"""The most tool calls of one model response that are executed (the rest are answered to call again)."""
 MEMORY_CALL_PREFIX = "memory_"
 """Tool calls the translation memory made (no model request): their proposals say `origin: "memory"`."""
 
@@ -54,8 +55,6 @@ class BatchState:
     """Coverage including the units proposed earlier in this response."""
     glossary: Sequence[GlossaryEntry] = ()
     """The owner's glossary entries for the session's language pair (quality checks)."""
-    references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
-    """Similar sources in the owner's translation memory, for a proposal's card."""
     written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
     """A file's written units, in source order (Revise, and Read's list of them)."""
     revised: set[tuple[str, int]] = field(default_factory=set)

@@ -1,30 +1,40 @@
-"""Translate: one reviewed unit of a file, located by position, never skipping or repeating text.
+"""Translate: one reviewed unit of a file, one segment or several consecutive ones, never skipping or
+repeating text.
 
-Rules, each checked here and answered to the model at once (`status: "reject"`, with a reason
-that says what the next untranslated text begins with), so a faulty unit never reaches the human:
-the file exists; `src_string` is 1 to 300 characters; it begins at the first untranslated
-non-whitespace character (in one response, right after the previous unit); it matches the source
-exactly there; it does not run into text already translated. A valid unit answers a copilot
-request first (with the warnings of `agent_core.qa`, which the reviewer weighs), and its result
-once the human's verdict is given.
+A unit names the segments it covers by id (the ids the state note marks); the model never copies the
+source. Rules, each checked here and answered to the model at once (`status: "reject"`, with a reason
+that says where the next untranslated text begins), so a faulty unit never reaches the human: the
+file exists; the first segment is the next untranslated one (in one response, the one right after
+the previous unit); the segments are consecutive; joined, they are at most 300
+characters; they do not run into text already translated; `src_string`, when the model sends it, is
+their source exactly. A unit of text that has no ids in view (a Read result) may give `src_string`
+alone: it must then begin at the first untranslated character and match the source there. A valid
+unit answers a copilot request first (with the warnings of `agent_core.qa`, which the reviewer
+weighs), and its result once the human's verdict is given.
 """
 
 from __future__ import annotations
 
-from typing import Literal, assert_never
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from itertools import pairwise
+from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_ai.tools import ToolDefinition
 
+from ..ahead import untranslated_segments
 from ..copilot import Approve, CopilotRequest, QaFinding, Reference, Refined, Reject, ToolRef, Verdict
-from ..document import add_span, first_gap
+from ..document import FileState, add_span, first_gap
 from ..effects import Correction, UnitWrite
 from ..qa import proposal_checks
+from ..segment import segment_id, segment_index
 from ..tm import TmMatch
 from .base import (
     APPROVED,
     LINE_BREAK_NOTE,
     MAX_UNIT_CHARS,
+    BatchState,
     ToolCall,
     ToolOutcome,
     ToolResult,
@@ -37,17 +47,19 @@ from .base import (
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
 
-- A unit is one paragraph-sized piece (a heading, a paragraph, a list, a table, a code block) of at
-  most {MAX_UNIT_CHARS} characters; split longer blocks at sentence ends. Keep Markdown blocks whole.
-- `src_string` begins exactly at the first untranslated character (the next text's `start`) and is
-  copied from the file exactly, spaces and line breaks included; each unit of a response begins
-  right after the previous one. Never include translated text, never skip text (identical passages
-  elsewhere in the file do not matter: the position locates the unit).
-- `translate_string` is your best translation of `src_string`, keeping its Markdown, code, URLs and
-  placeholders.
+- A unit is one segment, or several consecutive ones of a paragraph joined, at most {MAX_UNIT_CHARS} characters
+  together: `segments` names them by the ids the next text marks (⟦s12⟧ begins segment "s12"), in
+  order. The first is the next untranslated segment (in one response, the one after the previous
+  unit's last); never skip one, never name one twice.
+- `translate_string` is your translation of exactly those segments (without the ⟦…⟧ marks),
+  keeping their Markdown, code, URLs and placeholders. Do not send the source.
+- Only for text you read with `Read` (it has no ids): give `src_string` instead of `segments`, copied
+  exactly from the file, beginning at the first untranslated character.
 - The result is the reviewed text: `approve` (as proposed) or `refined` (`translated_string` is the
   final text) means the unit is written; `reject` means it was not: translate that unit again,
   following `reason`."""
+
+_ID_SEPARATOR = re.compile(r"[\s,;]+")
 
 
 class TranslateArgs(BaseModel):
@@ -55,8 +67,23 @@ class TranslateArgs(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     file_id: str = Field(description="The file being translated: its handle (f1, f2, …) or id.")
-    src_string: str = Field(description="The unit's source text, copied exactly from the file.")
-    translate_string: str = Field(description="Your translation of src_string.")
+    segments: list[str] | None = Field(
+        default=None, description='The ids of the consecutive segments the unit covers, in order: ["s12", "s13"].'
+    )
+    translate_string: str = Field(description="Your translation of those segments.")
+    src_string: str | None = Field(
+        default=None, description="Only for text without segment ids (a Read result): the source, copied exactly."
+    )
+
+    @field_validator("segments", mode="before")
+    @classmethod
+    def _listed(cls, value: Any) -> Any:
+        """Ids given as one string ("s3, s4") or as numbers are ids too."""
+        if isinstance(value, str):
+            return [v for v in _ID_SEPARATOR.split(value) if v]
+        if isinstance(value, list):
+            return [str(v) if isinstance(v, int) else v for v in value]
+        return value
 
 
 def _reject(reason: str) -> ToolResult:
@@ -82,88 +109,176 @@ class TranslateTool:
             args = TranslateArgs.model_validate(call.args)
         except ValidationError as exc:
             fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
-            return _reject(f"Invalid arguments ({fields}): give file_id, src_string and translate_string.")
+            return _reject(f"Invalid arguments ({fields}): give file_id, segments and translate_string.")
         located = await _locate(call, args)
         if isinstance(located, ToolResult):
             return located
-        file_id, start, end, cover_end = located
-        src = args.src_string.strip()
         from_memory = is_memory_call(call.call_id)
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
-            file_id=file_id,
-            src_string=src,
+            file_id=located.file_id,
+            src_string=located.source,
             translate_string=args.translate_string,
-            start=start,
-            end=end,
+            start=located.start,
+            end=located.end,
+            segments=located.segments,
             origin="memory" if from_memory else "model",
             match=100 if from_memory else None,
         )
         if response is None:
-            checks = proposal_checks(src, args.translate_string, glossary=call.batch.glossary)
+            checks = proposal_checks(located.source, args.translate_string, glossary=call.batch.glossary)
             warnings = tuple(QaFinding(code=w.code, message=w.message) for w in checks)
-            found = await call.batch.references(src) if call.batch.references and not from_memory else ()
-            references = tuple(
-                Reference(score=round(m.score), source=m.entry.source, target=m.entry.target, diff=_diff(m))
-                for m in found
-            )
-            return request.model_copy(update={"warnings": warnings, "references": references})
-        return _result(request, response, end=end, cover_end=cover_end)
+            return request.model_copy(update={"warnings": warnings})
+        return _result(request, response, end=located.end, cover_end=located.cover_end)
+
+
+async def with_references(
+    request: CopilotRequest, lookup: Callable[[str], Awaitable[Sequence[TmMatch]]]
+) -> CopilotRequest:
+    """The model's proposal with the similar sources of the owner's translation memory on its card
+    (`lookup`: a source's matches, best first); a proposal from memory needs none."""
+    if request.origin != "model" or request.tool.name != "Translate":
+        return request
+    found: list[TmMatch] = list(await lookup(request.src_string))
+    references = tuple(
+        Reference(score=round(m.score), source=m.entry.source, target=m.entry.target, diff=_diff(m)) for m in found
+    )
+    return request.model_copy(update={"references": references})
 
 
 def _diff(match: TmMatch) -> tuple[tuple[Literal["equal", "delete", "insert"], str], ...]:
     return tuple((part.op, part.text) for part in match.diff)
 
 
-async def _locate(call: ToolCall, args: TranslateArgs) -> tuple[str, int, int, int] | ToolResult:
-    """The unit's `(file id, start, end, cover_end)`, or the rejection the model is told."""
+class _Located(BaseModel):
+    """Where a valid unit lies: its file, source span, segments and the coverage it adds."""
+
+    file_id: str
+    start: int
+    end: int
+    cover_end: int
+    source: str
+    segments: tuple[str, ...]
+
+
+async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
+    """The unit's place in its file, or the rejection the model is told."""
     batch = call.batch
     state = batch.find(args.file_id)
     if state is None:
         return _reject(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
-    src = args.src_string.strip()
-    if not src:
-        return _reject("src_string is empty: copy the next untranslated text of the file.")
     if not args.translate_string.strip():
-        return _reject("translate_string is empty: give your translation of src_string.")
+        return _reject("translate_string is empty: give your translation of the segments.")
     covered = batch.covered(state.file_id)
     gap = first_gap(covered, state.chars)
     if gap is None:
         return _reject(f"{state.name} is already completely translated; there is nothing left.")
     start, gap_end = gap
+    at = await batch.reader.segments(state.file_id, start, start + 1)
+    next_id = at[0].id if at else None
 
     async def where() -> str:  # where the text goes on, for a rejection (a unit that fits never needs it)
         ahead = snippet(await batch.reader.read_text(state.file_id, start, min(gap_end, start + 120)))
-        note = LINE_BREAK_NOTE
-        return f"The next untranslated text of {state.name} begins at character {start} with «{ahead}». {note}"
+        named = f"segment {next_id}, " if next_id else ""
+        return f"The next untranslated text of {state.name} is {named}at character {start}: «{ahead}»."
 
-    if len(src) > MAX_UNIT_CHARS:
-        return _reject(
-            f"src_string has {len(src)} characters; a unit has at most {MAX_UNIT_CHARS}. "
-            f"Split it at a sentence or line end. {await where()}"
-        )
-    actual = await batch.reader.read_text(state.file_id, start, start + len(src))
-    if actual != src:
-        hint = _mismatch_hint(actual, src, _common_prefix(actual, src))
-        return _reject(f"src_string does not begin at the next untranslated text. {hint}{await where()}")
-    end = start + len(src)
-    if state.name.lower().endswith((".xlf", ".xliff")) and "\n\n" in src:
+    if args.segments:
+        end = await _segments_end(batch, state, args.segments, start, where)
+        if isinstance(end, ToolResult):
+            return end
+        # The untranslated text may begin with whitespace, and a segment cut by a unit written from its
+        # middle may end in it: the unit holds neither.
+        raw = await batch.reader.read_text(state.file_id, start, end)
+        source, end = raw.strip(), start + len(raw.rstrip())
+        lead = len(raw) - len(raw.lstrip())
+        if args.src_string is not None and args.src_string.strip() != source:
+            hint = _mismatch_hint(source, args.src_string.strip(), _common_prefix(source, args.src_string.strip()))
+            return _reject(
+                f"src_string is not the source of segments {', '.join(args.segments)}. {hint}{await where()}"
+            )
+    elif args.src_string is not None and args.src_string.strip():
+        source = args.src_string.strip()
+        if len(source) > MAX_UNIT_CHARS:
+            return _reject(
+                f"src_string has {len(source)} characters; a unit has at most {MAX_UNIT_CHARS}. "
+                f"Split it at a sentence or line end. {await where()} {LINE_BREAK_NOTE}"
+            )
+        actual = await batch.reader.read_text(state.file_id, start, start + len(source))
+        if actual != source:
+            hint = _mismatch_hint(actual, source, _common_prefix(actual, source))
+            return _reject(
+                f"src_string does not begin at the next untranslated text. {hint}{await where()} {LINE_BREAK_NOTE}"
+            )
+        end, lead = start + len(source), 0
+    else:
+        return _reject(f"Name the unit's segments: give segments, their ids. {await where()}")
+    if state.name.lower().endswith((".xlf", ".xliff")) and "\n\n" in source:
         # An XLIFF file's segments are joined by a blank line: a unit lies inside one segment.
         return _reject(
-            "In an XLIFF file a unit lies inside one segment (segments are separated by a blank line); "
-            f"end the unit before character {start + src.index(chr(10) * 2)}. {await where()}"
+            "In an XLIFF file a unit is one segment (segments are separated by a blank line); "
+            f"end the unit before character {start + source.index(chr(10) * 2)}. {await where()}"
         )
-    if refusal := codes_refusal(state, src, args.translate_string):
+    if refusal := codes_refusal(state, source, args.translate_string):
         return _reject(refusal)
     if end > gap_end:
         tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
         return _reject(
-            f"src_string runs into text that is already translated, from character {gap_end} "
+            f"The unit runs into text that is already translated, from character {gap_end} "
             f"(«{snippet(tail, 40)}»). End the unit before it. {await where()}"
         )
     cover_end = await _whitespace_end(call, state.file_id, end, gap_end)
     batch.coverage[state.file_id] = add_span(covered, start, cover_end)
-    return state.file_id, start, end, cover_end
+    first = start + lead
+    ids = tuple(s.id for s in await batch.reader.segments(state.file_id, first, end))
+    return _Located(file_id=state.file_id, start=first, end=end, cover_end=cover_end, source=source, segments=ids)
+
+
+async def _segments_end(
+    batch: BatchState, state: FileState, names: list[str], start: int, where: Any
+) -> int | ToolResult:
+    """Where the unit the segment ids name ends, or the rejection: the first must be the segment the
+    untranslated text begins in, the others the ones after it, within the unit cap."""
+    indexes = [segment_index(name) for name in names]
+    if None in indexes:
+        unknown = names[indexes.index(None)]
+        return _reject(
+            f"{unknown!r} is not a segment id: ids are s1, s2, … as the next text marks them (⟦s12⟧). {await where()}"
+        )
+    wanted = [i for i in indexes if i is not None]
+    for a, b in pairwise(wanted):
+        if b != a + 1:
+            return _reject(
+                f"The segments of a unit are consecutive: {segment_id(a)} is followed by {segment_id(a + 1)}, "
+                f"not {segment_id(b)}. {await where()}"
+            )
+    gap_end = first_gap(batch.covered(state.file_id), state.chars)
+    limit = gap_end[1] if gap_end else state.chars
+    found = {
+        s.index: s
+        for s in await untranslated_segments(batch.reader, state.file_id, start, start + MAX_UNIT_CHARS + 1, limit)
+    }
+    first = min(found) if found else None
+    if first is None:
+        return _reject(f"{state.name} has no segment there; give src_string. {await where()}")
+    if wanted[0] != first:
+        done = "is translated already" if wanted[0] < first else f"would skip {segment_id(first)}"
+        return _reject(
+            f"A unit begins at the next untranslated segment; {segment_id(wanted[0])} {done}. {await where()}"
+        )
+    # A locked segment is written at upload; one still untranslated (the upload kept nothing verbatim)
+    # is translated as any other.
+    if len(wanted) == 1 and found[first].end - start > MAX_UNIT_CHARS:
+        return _reject(
+            f"Segment {segment_id(first)} has {found[first].end - start} characters, more than a unit holds: give "
+            f"its first part as src_string (at most {MAX_UNIT_CHARS} characters, ending at a line end). {await where()}"
+        )
+    end = found[wanted[-1]].end if wanted[-1] in found else start + MAX_UNIT_CHARS + 1
+    if end - start > MAX_UNIT_CHARS:
+        return _reject(
+            f"Joined, segments {segment_id(wanted[0])} to {segment_id(wanted[-1])} have more than {MAX_UNIT_CHARS} "
+            f"characters; a unit has at most {MAX_UNIT_CHARS}: name fewer. {await where()}"
+        )
+    return end
 
 
 async def _whitespace_end(call: ToolCall, file_id: str, end: int, limit: int) -> int:

@@ -3,12 +3,14 @@
 It reads the request (system prompt, messages, tool returns) and finds the untranslated text it has
 been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a block of the form
 
-    <next-text file="f_XXXX" start="1234">…verbatim text…</next-text>
+    <next-text file="f_XXXX" start="1234">⟦s1⟧verbatim text, ⟦s2⟧each segment's id marked…</next-text>
 
 anywhere in a system or user message (a note's several blocks of one file are one screen, in
 order). It leaves out what its own later `Translate` calls already covered (those the tool returns
-approved or refined), then proposes `Translate` units for all of the rest, cut at blank lines and
-at most 300 characters (a long block split at line ends, then sentence ends, then whitespace).
+approved or refined), then proposes `Translate` units for all of the rest: in marked text, the
+segments of each paragraph joined up to 300 characters and named by id (the source is not copied);
+in a Read result, units cut at blank lines and at most 300 characters (a long block split at line
+ends, then sentence ends, then whitespace) with their `src_string`.
 With nothing left to translate it calls `Read`; when the progress note says every file is complete,
 it answers with text. Usage is counted with o200k tokens, and
 cached tokens imitate OpenAI's prompt cache (the prefix shared with the previous request of the
@@ -32,6 +34,7 @@ BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 COMPLETE = re.compile(r"^- (f[\w-]+) .*: complete\.", re.MULTILINE)
 INCOMPLETE = re.compile(r"^- (f[\w-]+) .*: \d+ of \d+ characters translated", re.MULTILINE)
 LISTED = re.compile(r"^- (f[\w-]+): ", re.MULTILINE)
+MARK = re.compile(r"⟦(s\d+)⟧")
 KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\[[^\]]*\]\([^)]*\))")
 ACCEPTED = ("approve", "refined")
 
@@ -57,6 +60,28 @@ class Shown:
     position: int
     whole: bool
     """The text ends at a block boundary or at translated text (False: cut at Read's max_chars)."""
+    marks: tuple[tuple[int, str], ...] = ()
+    """Where each segment begins in `text`, and its id (a next-text block's marks)."""
+
+    def segment_end(self, name: str) -> int:
+        """Where the segment `name` ends in `text` (before the whitespace that follows it)."""
+        starts = [offset for offset, _ in self.marks]
+        k = [n for _, n in self.marks].index(name)
+        end = starts[k + 1] if k + 1 < len(starts) else len(self.text)
+        return len(self.text[:end].rstrip())
+
+
+def unmarked(marked: str) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """A next-text block's text without its segment marks, and where each segment begins in it."""
+    text: list[str] = []
+    marks: list[tuple[int, str]] = []
+    position = 0
+    for m in MARK.finditer(marked):
+        text.append(marked[position : m.start()])
+        marks.append((sum(map(len, text)), m[1]))
+        position = m.end()
+    text.append(marked[position:])
+    return "".join(text), tuple(marks)
 
 
 def messages_of(body: dict[str, Any]) -> list[Msg]:
@@ -112,7 +137,8 @@ def shown_texts(msgs: list[Msg]) -> list[Shown]:
         elif m.role in ("system", "user"):
             position = len(msgs) if m.role == "system" else index
             for match in NEXT_TEXT.finditer(m.text):
-                found.append(Shown(match[1], int(match[2]), match[3], position, True))
+                text, marks = unmarked(match[3])
+                found.append(Shown(match[1], int(match[2]), text, position, True, marks))
     return found
 
 
@@ -130,11 +156,17 @@ def consumed(shown: Shown, msgs: list[Msg]) -> int:
             if name != "Translate" or args.get("file_id") != shown.file_id:
                 continue
             src = str(args.get("src_string", "")).strip()
+            names = [n for n in args.get("segments") or [] if n in dict((n, o) for o, n in shown.marks)]
             status = returns.get(call_id, {"status": "approve"}).get("status")
             at = len(text) - len(text[offset:].lstrip())
-            if status not in ACCEPTED or not src or not text.startswith(src, at):
+            if status not in ACCEPTED:
                 break  # the rest of this response was not written either
-            offset = at + len(src)
+            if names and (at, names[0]) in shown.marks:
+                offset = shown.segment_end(names[-1])
+            elif src and text.startswith(src, at):
+                offset = at + len(src)
+            else:
+                break
     return offset
 
 
@@ -145,6 +177,24 @@ def proposable(shown: Shown, offset: int) -> str:
         cuts = [m.start() for m in BLANK_LINE.finditer(shown.text)]
         limit = cuts[-1] if cuts else limit
     return shown.text[offset:limit].strip()
+
+
+def segment_units(shown: Shown, offset: int) -> list[tuple[list[str], str]]:
+    """The marked segments of `shown` from `offset` on as units: those of one paragraph joined up to
+    MAX_UNIT characters, each with its ids and its source."""
+    out: list[tuple[list[str], str]] = []
+    start: int | None = None
+    for at, name in shown.marks:
+        if at < offset:
+            continue
+        end = shown.segment_end(name)
+        joined = start is not None and end - start <= MAX_UNIT and not BLANK_LINE.search(shown.text[start:at])
+        if joined and start is not None:
+            out[-1] = ([*out[-1][0], name], shown.text[start:end])
+        else:
+            start = at
+            out.append(([name], shown.text[at:end]))
+    return out
 
 
 def units(text: str) -> list[str]:
@@ -299,10 +349,16 @@ class TranslatorPolicy:
         for pieces in sorted(latest.values(), key=lambda p: -p[0].position):
             if pieces[0].file_id in done:
                 continue
-            texts = [t for t in (proposable(s, consumed(s, msgs)) for s in pieces) if t]
-            if texts:
+            found: list[tuple[list[str] | None, str]] = []
+            for s in pieces:
+                offset = consumed(s, msgs)
+                if s.marks:
+                    found += [(names, src) for names, src in segment_units(s, offset)]
+                else:
+                    found += [(None, u) for u in units(proposable(s, offset))]
+            if found:
                 self.decisions.append("translate")
-                return Reply(tool_calls=tuple(self._translate(pieces[0].file_id, texts)))
+                return Reply(tool_calls=tuple(self._translate(pieces[0].file_id, found)))
         todo = [f for f in files if f not in done]
         if not todo:
             self.decisions.append("text")
@@ -313,18 +369,13 @@ class TranslatorPolicy:
         self.decisions.append("read")
         return Reply(tool_calls=(ToolCallSpec("Read", json.dumps(args), self._call_id()),))
 
-    def _translate(self, file_id: str, texts: list[str]) -> list[ToolCallSpec]:
-        pieces = [u for text in texts for u in units(text)][: self.max_units]
-        return [
-            ToolCallSpec(
-                "Translate",
-                json.dumps(
-                    {"file_id": file_id, "src_string": p, "translate_string": pseudo_translate(p)}, ensure_ascii=False
-                ),
-                self._call_id(),
-            )
-            for p in pieces
-        ]
+    def _translate(self, file_id: str, found: list[tuple[list[str] | None, str]]) -> list[ToolCallSpec]:
+        calls: list[ToolCallSpec] = []
+        for names, src in found[: self.max_units]:
+            named: dict[str, Any] = {"segments": names} if names else {"src_string": src}
+            args = {"file_id": file_id, **named, "translate_string": pseudo_translate(src)}
+            calls.append(ToolCallSpec("Translate", json.dumps(args, ensure_ascii=False), self._call_id()))
+        return calls
 
     def _call_id(self) -> str:
         return f"call_{next(self._ids):06d}"

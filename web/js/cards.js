@@ -76,12 +76,14 @@ export function updateReviewHead() {
   );
 }
 
-/** "guide.md · line 12", once the source is known. @param {CopilotRequest} req */
+/** "guide.md · line 12 · s4–s5", once the source is known. @param {CopilotRequest} req */
 function whereOf(req) {
   const source = req.file_id ? state.sources.get(req.file_id) : undefined;
   const file = state.files.find((f) => f.fileId === req.file_id);
   const at = source != null ? `line ${num.format(lineOf(source, unitIndexer(source)(req.start ?? 0)))}` : `character ${num.format(req.start ?? 0)}`;
-  return [file?.name, at].filter(Boolean).join(" · ");
+  const ids = req.segments ?? [];
+  const segments = ids.length > 1 ? `${ids[0]}–${ids[ids.length - 1]}` : ids[0];
+  return [file?.name, at, segments].filter(Boolean).join(" · ");
 }
 
 /** Once the source is known, cards say "line 12" instead of a character offset. */

@@ -12,6 +12,7 @@
  * @property {string} [current_string] the written text, for a Revise request
  * @property {number} [start]
  * @property {number} [end]
+ * @property {string[]} [segments] the ids of the segments the unit covers
  * @property {string} [origin] "model" or "memory"
  * @property {number} [match]
  * @property {Warning[]} [warnings]

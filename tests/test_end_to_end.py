@@ -110,7 +110,7 @@ def test_translate_a_document_to_the_end(run: Run, transport: tuple[Transport, S
     if run.document == "httpx-CHANGELOG.md":
         count = services.storage.get_session(session_id).message_count
         loaded = services.runtime.window + services.runtime.chunk + 2  # the most a step loads
-        assert count > 4 * loaded, f"the long history ({count} messages) is far longer than any step's window"
+        assert count > 2 * loaded, f"the long history ({count} messages) is far longer than any step's window"
 
 
 def _tool_ids(call: Any, session_id: str) -> tuple[list[str], list[str]]:

@@ -160,7 +160,7 @@ def test_review_a_whole_document_with_the_keyboard(server: str, page: Page) -> N
             reloaded = True
             cards = cards[1:]
 
-        elif reloaded and not approved_all and len(cards) >= 2:
+        if reloaded and not approved_all and len(cards) >= 2:
             # Next / previous, then approve the whole batch at once.
             keys.press("j")
             assert _focused_call_id(page) == cards[1]["callId"]

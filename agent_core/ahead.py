@@ -6,40 +6,86 @@ model request).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from pydantic_ai.messages import ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
-from .document import FileState, add_span, file_handle, first_gap
+from .document import FileState, add_span, file_handle, find_file, first_gap
 from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort
 from .prompts import NextText
 from .segment import Segment
 from .tools.base import MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
 
+MEMORY_MODEL = "translation-memory"
+"""The model name of the responses the translation memory makes (no model request)."""
 BATCH_CHARS = 3_000
 """How much of the next untranslated text the model is shown and asked to cover in one batch (a screen)."""
 BATCH_SEGMENTS = MAX_CALLS_PER_RESPONSE
 """The most segments a screen shows: a response proposing one unit a segment covers them all."""
+MIN_SCREEN_SEGMENTS = 4
+"""The fewest segments a screen shows a model that covered fewer than half its last one."""
 OTHER_FILE_CHARS = 300
 """How much of each further unfinished file's next text the state note shows."""
+
+
+def screen_segments(messages: Sequence[ModelMessage], files: Sequence[FileState]) -> int:
+    """How many segments the next screen shows: BATCH_SEGMENTS, or twice what the model's latest
+    proposing response covered (at least MIN_SCREEN_SEGMENTS). A model that proposes a few units a
+    response is not shown (and billed for) a screen it leaves; one that covers its screen gets it
+    back whole in a request or two. A response that finished its file covered all it was shown."""
+    for message in reversed(messages):
+        if not isinstance(message, ModelResponse) or message.model_name == MEMORY_MODEL:
+            continue
+        calls = [part for part in message.parts if isinstance(part, ToolCallPart) and part.tool_name == "Translate"]
+        if not calls:
+            continue
+        named = [_arguments(part) for part in calls]
+        finished = any((f := find_file(files, str(a.get("file_id", "")))) and f.complete for a in named)
+        if finished:
+            return BATCH_SEGMENTS
+        covered = sum(_covered(a) for a in named)
+        return min(BATCH_SEGMENTS, max(MIN_SCREEN_SEGMENTS, 2 * covered))
+    return BATCH_SEGMENTS
+
+
+def _arguments(part: ToolCallPart) -> dict[str, Any]:
+    try:
+        return part.args_as_dict()
+    except ValueError:  # arguments that are not JSON: the tool refused them
+        return {}
+
+
+def _covered(args: dict[str, Any]) -> int:
+    """The segments a Translate call names (1 for a unit given by its source)."""
+    names = args.get("segments")
+    if isinstance(names, str):
+        names = [n for n in names.replace(",", " ").split() if n]
+    return len(names) if isinstance(names, list) and names else 1
+
+
 MAX_MEMORY_UNITS = 20
 """The most units the translation memory proposes in one batch."""
 
 
 async def next_texts(
-    reader: FileReader, files: Sequence[FileState], *, batch_chars: int = BATCH_CHARS
+    reader: FileReader,
+    files: Sequence[FileState],
+    *,
+    batch_chars: int = BATCH_CHARS,
+    segments: int = BATCH_SEGMENTS,
 ) -> dict[str, list[NextText]]:
     """Each unfinished file's next untranslated segments: a screen for the first, a glimpse of the others.
 
     A screen is the file's next untranslated segments, whole and in order, up to `batch_chars`
-    characters and BATCH_SEGMENTS segments (at least one): text already written between them (a code
+    characters and `segments` segments (at least one): text already written between them (a code
     block kept as it is, units written after a rejected one) does not end it, so one request covers
     what a reviewer sees on one screen, and a rejected unit is translated again with the text after it."""
     shown: dict[str, list[NextText]] = {}
     for f in files:
         screen = not shown  # the first unfinished file; the others show the start of their next text
         pieces = await _screen(
-            reader, f, batch_chars if screen else OTHER_FILE_CHARS, spans=BATCH_SEGMENTS if screen else 1
+            reader, f, batch_chars if screen else OTHER_FILE_CHARS, spans=segments if screen else 1
         )
         if pieces:
             shown[f.file_id] = pieces
@@ -131,7 +177,7 @@ async def memory_proposals(
             k = last + 1
         if not calls:
             return None
-        return ModelResponse(parts=list(calls), model_name="translation-memory", finish_reason="tool_call")
+        return ModelResponse(parts=list(calls), model_name=MEMORY_MODEL, finish_reason="tool_call")
     return None
 
 

@@ -21,7 +21,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRe
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from .ahead import BATCH_CHARS, first_block, memory_proposals, next_texts
+from .ahead import BATCH_CHARS, first_block, memory_proposals, next_texts, screen_segments
 from .budget import Price, check_budget
 from .context import Context
 from .copilot import CopilotRequest
@@ -279,7 +279,8 @@ class AgentRuntime:
             return found
 
         async def state(files: Sequence[FileState], reviewed: frozenset[str]) -> str:
-            shown = await next_texts(loaded.reader, files, batch_chars=self.batch_chars)
+            screen = screen_segments(snapshot.window, files)
+            shown = await next_texts(loaded.reader, files, batch_chars=self.batch_chars, segments=screen)
             # A correction the window shows (the reviewer's text in a result) is not repeated.
             corrections = tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)
             current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]), corrections=corrections)

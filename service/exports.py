@@ -170,7 +170,9 @@ def render_export(
         file_name=name,
         source_language=source_language,
         target_language=target,
-        segments=tuple(_bilingual(s, notes, codes.get(s.start, ())) for s in segments),
+        segments=tuple(
+            _bilingual(s, unit_id, notes, codes.get(s.start, ())) for s, unit_id in zip(segments, _unit_ids(segments))
+        ),
     )
     written = export_xliff2(doc) if fmt == "xliff2" else export_xliff12(doc)
     filename = f"{name}.xlf" if fmt == "xliff2" else f"{name}.xliff12.xlf"
@@ -250,9 +252,22 @@ def _notes(corrections: Sequence[Correction]) -> dict[str, list[Note]]:
     return notes
 
 
-def _bilingual(segment: Segment, notes: dict[str, list[Note]], codes: tuple[InlineCode, ...]) -> BilingualSegment:
+def _unit_ids(segments: Sequence[Segment]) -> list[str]:
+    """Each piece's segment id, made unique: the pieces of one segment cut by a unit written from its
+    middle are `s3`, `s3.2`, … (an XLIFF file's unit ids are unique)."""
+    seen: dict[str, int] = {}
+    ids: list[str] = []
+    for segment in segments:
+        seen[segment.id] = seen.get(segment.id, 0) + 1
+        ids.append(segment.id if seen[segment.id] == 1 else f"{segment.id}.{seen[segment.id]}")
+    return ids
+
+
+def _bilingual(
+    segment: Segment, unit_id: str, notes: dict[str, list[Note]], codes: tuple[InlineCode, ...]
+) -> BilingualSegment:
     return BilingualSegment(
-        id=f"s{segment.start}",
+        id=unit_id,
         start=segment.start,
         end=segment.end,
         source=segment.source,

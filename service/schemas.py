@@ -323,6 +323,8 @@ MAX_SEGMENT_TEXT = 5_000
 class Segment(BaseModel):
     """A piece of a file in source order: a written unit, a pending proposal or an untranslated span."""
 
+    id: str
+    """The id of the segment (found at upload, stable) the piece begins in: `s1`, `s2`, …"""
     start: int
     end: int
     source: str

@@ -1,31 +1,30 @@
 """A file as segments (API.md "Files"), pure: written units, pending proposals and the untranslated text between.
 
-The whole file in source order. Whitespace between pieces belongs to no segment. Untranslated text
-is cut at blank lines (paragraphs; for an XLIFF source, its segments), and a paragraph longer than
-MAX_UNTRANSLATED at a line break or a space before that, so no segment is huge and paging means
-something. A pending proposal lies in untranslated text (it splits it); a proposal that overlaps a
-written unit (a `Revise` request) is not a segment of its own: the written unit is shown as written.
+The whole file in source order, each piece with the id of the stored segment (found at upload,
+`agent_core.segmentation`) it begins in. Untranslated text is listed as its stored segments (cut
+where a written unit or a pending proposal begins or ends inside one: the rest keeps the id).
+Whitespace between pieces belongs to no segment. A pending proposal lies in untranslated text (it
+splits it); a proposal that overlaps a written unit (a `Revise` request) is not a segment of its
+own: the written unit is shown as written.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import re
-from collections.abc import Iterator, Sequence
+import bisect
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent_core.copilot import CopilotRequest
 from agent_core.effects import UnitWrite
 from agent_core.errors import InvalidRequestError
+from agent_core.segment import Segment as StoredSegment
 
 from .schemas import Segment, SegmentStatus
 
-MAX_UNTRANSLATED = 2_000
-"""An untranslated paragraph longer than this many characters is listed in pieces."""
 STATUS_NAMES: tuple[SegmentStatus, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
 WRITTEN_STATUSES: frozenset[SegmentStatus] = frozenset({"approved", "refined", "revised", "verbatim"})
-_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _CURSOR_PREFIX = "seg:"
 
 
@@ -34,9 +33,10 @@ def segment_status(unit: UnitWrite) -> SegmentStatus:
     return "approved" if unit.status == "approve" else unit.status
 
 
-def written_segment(unit: UnitWrite, source: str) -> Segment:
-    """The segment of a written unit whose source text is `source`."""
+def written_segment(unit: UnitWrite, source: str, segment_id: str) -> Segment:
+    """The segment of a written unit whose source text is `source`, which begins in stored segment `segment_id`."""
     return Segment(
+        id=segment_id,
         start=unit.start,
         end=unit.end,
         source=source,
@@ -47,9 +47,21 @@ def written_segment(unit: UnitWrite, source: str) -> Segment:
     )
 
 
-def build_segments(source: str, units: Sequence[UnitWrite], pending: Sequence[CopilotRequest] = ()) -> list[Segment]:
-    """The file's segments in order: `units` (written), `pending` proposals of this file, the text between."""
-    items: list[Segment] = [written_segment(u, source[u.start : u.end]) for u in units]
+def build_segments(
+    source: str,
+    stored: Sequence[StoredSegment],
+    units: Sequence[UnitWrite],
+    pending: Sequence[CopilotRequest] = (),
+) -> list[Segment]:
+    """The file's segments in order: `units` (written), `pending` proposals of this file, and the
+    `stored` segments (the file's, in order) of the untranslated text between."""
+    starts = [s.start for s in stored]
+
+    def id_at(position: int) -> str:
+        k = bisect.bisect_right(starts, position) - 1
+        return stored[max(k, 0)].id if stored else "s1"
+
+    items: list[Segment] = [written_segment(u, source[u.start : u.end], id_at(u.start)) for u in units]
     taken = [(u.start, u.end) for u in units]
     for request in pending:
         if request.tool.name != "Translate" or request.end <= request.start:
@@ -59,6 +71,7 @@ def build_segments(source: str, units: Sequence[UnitWrite], pending: Sequence[Co
         taken.append((request.start, request.end))
         items.append(
             Segment(
+                id=id_at(request.start),
                 start=request.start,
                 end=request.end,
                 source=source[request.start : request.end],
@@ -72,46 +85,41 @@ def build_segments(source: str, units: Sequence[UnitWrite], pending: Sequence[Co
     out: list[Segment] = []
     position = 0
     for item in items:
-        out.extend(untranslated(source, position, item.start))
+        out.extend(_untranslated(source, stored, starts, position, item.start))
         out.append(item)
         position = max(position, item.end)
-    out.extend(untranslated(source, position, len(source)))
+    out.extend(_untranslated(source, stored, starts, position, len(source)))
     return out
 
 
-def untranslated(source: str, start: int, end: int) -> list[Segment]:
-    """The untranslated segments of `source[start:end]`: paragraphs, whitespace trimmed, long ones cut."""
-    return [
-        Segment(start=a, end=b, source=source[a:b], target=None, status="untranslated", origin=None, updatedAt=None)
-        for a, b in _pieces(source, start, end)
-    ]
-
-
-def _pieces(source: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    position = start
-    for blank in _BLANK_LINE.finditer(source, start, end):
-        yield from _trimmed(source, position, blank.start())
-        position = blank.end()
-    yield from _trimmed(source, position, end)
-
-
-def _trimmed(source: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    while start < end and source[start].isspace():
-        start += 1
-    while end > start and source[end - 1].isspace():
-        end -= 1
-    while end - start > MAX_UNTRANSLATED:
-        limit = start + MAX_UNTRANSLATED
-        cut = source.rfind("\n", start + 1, limit)
-        if cut < 0:
-            cut = max((source.rfind(ch, start + 1, limit) for ch in " \t"), default=-1)
-        cut = cut if cut > start else limit
-        yield from _trimmed(source, start, cut)
-        start = cut
-        while start < end and source[start].isspace():
-            start += 1
-    if end > start:
-        yield start, end
+def _untranslated(
+    source: str, stored: Sequence[StoredSegment], starts: Sequence[int], start: int, end: int
+) -> list[Segment]:
+    """The stored segments of untranslated `source[start:end]`, cut to it, whitespace trimmed."""
+    out: list[Segment] = []
+    if end <= start:
+        return out
+    for k in range(max(bisect.bisect_right(starts, start) - 1, 0), len(stored)):
+        segment = stored[k]
+        if segment.start >= end:
+            break
+        a, b = max(segment.start, start), min(segment.end, end)
+        text = source[a:b]
+        a, b = a + len(text) - len(text.lstrip()), a + len(text.rstrip())
+        if b > a:
+            out.append(
+                Segment(
+                    id=segment.id,
+                    start=a,
+                    end=b,
+                    source=source[a:b],
+                    target=None,
+                    status="untranslated",
+                    origin=None,
+                    updatedAt=None,
+                )
+            )
+    return out
 
 
 def fill_with_source(source: str, units: Sequence[UnitWrite]) -> str:

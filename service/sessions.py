@@ -15,8 +15,9 @@ from agent_core.document import FileState, assemble, initial_coverage
 from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
+from agent_core.segment import Segment
 from interchange import InterchangeError, bcp47, parse_xliff, translatable_text
-from storage.interface import SessionStorageInterface
+from storage.interface import CHUNK_CHARS, SessionStorageInterface
 from storage.records import Page, SessionRecord
 
 from .language_detection import detect_language
@@ -198,6 +199,11 @@ class SessionService:
     def source(self, sid: str, state: FileState) -> str:
         """The file's whole source text."""
         return self.storage.read_file(sid, state.file_id, 0, state.chars)
+
+    def document(self, sid: str, state: FileState) -> tuple[str, tuple[Segment, ...]]:
+        """The file's whole source text and its segments, in one read."""
+        chunks = self.storage.read_chunks(sid, state.file_id, 0, max(state.chars - 1, 0) // CHUNK_CHARS)
+        return "".join(c.text for c in chunks)[: state.chars], tuple(s for c in chunks for s in c.segments)
 
     def units(self, sid: str, state: FileState) -> list[UnitWrite]:
         """The file's written units in source order."""

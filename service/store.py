@@ -95,7 +95,7 @@ class _Reader:
         key = (self._session_id, file_id, n)
         chunk = self._cache.get(key)
         if chunk is None:
-            chunk = await blocking(self._storage.read_chunk, self._session_id, file_id, n)
+            [chunk] = await blocking(self._storage.read_chunks, self._session_id, file_id, n, n)
             self._cache.put(key, chunk)  # a file's text and segments never change once uploaded
         return chunk
 

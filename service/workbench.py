@@ -20,6 +20,7 @@ from agent_core.effects import Correction, SessionSnapshot, StepEffects, UnitWri
 from agent_core.errors import ConflictError, NotFoundError
 from agent_core.languages import task_languages, task_target
 from agent_core.qa import text_warnings
+from agent_core.segment import Segment as StoredSegment
 from interchange.languages import bcp47
 from storage.interface import Storage
 
@@ -65,12 +66,14 @@ class FileView:
     snapshot: SessionSnapshot
     state: FileState
     source: str
+    stored: tuple[StoredSegment, ...]
+    """The file's segments, as found at upload."""
     units: list[UnitWrite]
     pending: list[CopilotRequest]
 
     def segments(self) -> list[Segment]:
         """The whole file as segments."""
-        return build_segments(self.source, self.units, self.pending)
+        return build_segments(self.source, self.stored, self.units, self.pending)
 
 
 class Workbench:
@@ -94,12 +97,12 @@ class Workbench:
     async def view(self, owner: str, sid: str, fid: str, *, with_pending: bool = True) -> FileView:
         """One file's state, source, units and (unless not wanted) this file's pending proposals."""
         snapshot, state = await blocking(self._load, owner, sid, fid)
-        source, units = await blocking(self._read, sid, state)
+        source, stored, units = await blocking(self._read, sid, state)
         pending: list[CopilotRequest] = []
         if with_pending:
             _, requests = await self.runtime.pending_reviews(owner, sid)
             pending = [r for r in requests if r.file_id == state.file_id]
-        return FileView(snapshot=snapshot, state=state, source=source, units=units, pending=pending)
+        return FileView(snapshot=snapshot, state=state, source=source, stored=stored, units=units, pending=pending)
 
     async def segments(self, owner: str, sid: str, fid: str, query: SegmentQuery) -> SegmentPage:
         """A page of the file's segments."""
@@ -135,10 +138,12 @@ class Workbench:
         if pending:
             raise ConflictError(f"{len(pending)} proposed unit(s) await your review; answer them before revising.")
         source = await blocking(self.storage.read_file, sid, state.file_id, unit.start, unit.end)
+        at = await self.runtime.store.reader(sid).segments(state.file_id, unit.start, unit.start + 1)
+        segment_id = at[0].id if at else "s1"
         languages = session_languages(snapshot)
         warnings = await self._warnings(owner, languages, source, body.translated_string)
         if body.translated_string == unit.text:  # nothing changes: no commit, no correction
-            return _revised(written_segment(unit, source), warnings, token.version)
+            return _revised(written_segment(unit, source, segment_id), warnings, token.version)
         revised = replace(unit, text=body.translated_string, status="revised", origin="human")
         correction = Correction(
             file_id=state.file_id,
@@ -157,7 +162,7 @@ class Workbench:
         after = await blocking(self.storage.list_units, sid, state.file_id)
         written = next((u for u in after if u.start == start), revised)
         record = await blocking(self.storage.get_session, sid)
-        return _revised(written_segment(written, source), warnings, record.version)
+        return _revised(written_segment(written, source, segment_id), warnings, record.version)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -171,8 +176,9 @@ class Workbench:
             raise NotFoundError(f"No file {fid} in this session.")
         return snapshot, state
 
-    def _read(self, sid: str, state: FileState) -> tuple[str, list[UnitWrite]]:
-        return self.sessions.source(sid, state), self.sessions.units(sid, state)
+    def _read(self, sid: str, state: FileState) -> tuple[str, tuple[StoredSegment, ...], list[UnitWrite]]:
+        source, stored = self.sessions.document(sid, state)
+        return source, stored, self.sessions.units(sid, state)
 
     async def _warnings(self, owner: str, languages: str, source: str, text: str) -> list[QaWarningView]:
         glossary = (await self.memory.recall(owner)).for_languages(languages).glossary

@@ -471,20 +471,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         joined = "".join(found[k["sk"]["S"]]["t"]["S"] for k in keys if k["sk"]["S"] in found)
         return joined[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
 
-    def read_chunk(self, session_id: str, file_id: str, n: int) -> FileChunk:
-        """The file's chunk `n` and its segments: META's entry of the file and the chunk, in one
-        BatchGetItem."""
-        key = {"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{max(n, 0):05d}")}
+    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
+        """The file's chunks `first` to `last` and their segments: META's entry of the file and the
+        chunks, in one BatchGetItem."""
+        numbers = range(max(first, 0), last + 1)
+        keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{n:05d}")} for n in numbers]
         found = {
-            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), key], attributes=("sk", "t", "g", "files"))
+            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "t", "g", "files"))
         }
         meta = found.get("META")
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
         if file_id not in meta.get("files", {}).get("M", {}):
             raise NotFoundError(f"No file {file_id} in this session.")
-        chunk = found.get(key["sk"]["S"]) if n >= 0 else None
-        return FileChunk(chunk["t"]["S"], load_segments(chunk["g"]["S"])) if chunk else FileChunk("", ())
+        chunks = [found.get(k["sk"]["S"]) for k in keys]
+        return [FileChunk(c["t"]["S"], load_segments(c["g"]["S"])) if c else FileChunk("", ()) for c in chunks]
 
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's units in source order: its unit items, then its revisions in commit order (one Query)."""

@@ -119,9 +119,9 @@ class SessionStorageInterface(ABC):
         """The file's characters `[start, end)`, reading only the chunks that hold them."""
 
     @abstractmethod
-    def read_chunk(self, session_id: str, file_id: str, n: int) -> FileChunk:
-        """The file's chunk `n` (characters from `n * CHUNK_CHARS`) and the segments that begin in it
-        (an empty chunk past the file's end)."""
+    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
+        """The file's chunks `first` to `last` (chunk n: characters from `n * CHUNK_CHARS`), each with
+        the segments that begin in it (an empty chunk past the file's end), in one read."""
 
     @abstractmethod
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:

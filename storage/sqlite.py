@@ -281,13 +281,16 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         text = "".join(r["text"] for r in rows)
         return text[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
 
-    def read_chunk(self, session_id: str, file_id: str, n: int) -> FileChunk:
-        """The file's chunk `n` and the segments that begin in it."""
+    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
+        """The file's chunks `first` to `last` and the segments that begin in each."""
         with self._transaction(write=False) as db:
             _require_file(db, session_id, file_id)
-            sql = "SELECT text, segments FROM file_chunks WHERE session_id = ? AND file_id = ? AND n = ?"
-            row = db.execute(sql, (session_id, file_id, n)).fetchone() if n >= 0 else None
-        return FileChunk(row["text"], load_segments(row["segments"])) if row else FileChunk("", ())
+            sql = "SELECT n, text, segments FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ?"
+            rows = {r["n"]: r for r in db.execute(sql, (session_id, file_id, first, last))}
+        return [
+            FileChunk(rows[n]["text"], load_segments(rows[n]["segments"])) if n in rows else FileChunk("", ())
+            for n in range(max(first, 0), last + 1)
+        ]
 
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's written units, in source order."""

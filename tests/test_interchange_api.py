@@ -110,6 +110,43 @@ def test_exports_of_a_file_under_review_validate_and_carry_every_segment(app: tu
     assert md.text == client.get(f"{base}/translation").text and md.headers["X-Translation-Complete"] == "false"
 
 
+def test_exports_write_a_unit_per_segment_with_its_id_and_locked_ones_translate_no(
+    app: tuple[TestClient, Services],
+) -> None:
+    client, _ = app
+    doc = "First one. Second one.\n\n```sh\nmake install\n```\n\nThird one. Fourth one.\n"
+    sid, fid = new_file(client, "guide.md", doc)
+    base = f"/api/sessions/{sid}/files/{fid}"
+    listed = client.get(f"{base}/segments").json()["segments"]
+    assert [(s["id"], s["source"], s["status"]) for s in listed] == [
+        ("s1", "First one.", "untranslated"),
+        ("s2", "Second one.", "untranslated"),
+        ("s3", "```sh\nmake install\n```", "verbatim"),
+        ("s4", "Third one.", "untranslated"),
+        ("s5", "Fourth one.", "untranslated"),
+    ]
+    ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
+
+    def xliff_units() -> list[tuple[str | None, str | None, str]]:
+        root = etree.fromstring(client.get(f"{base}/export", params={"format": "xliff2"}).text.encode())
+        return [
+            (u.get("id"), u.get("translate"), "".join(u.find(".//x:source", ns).itertext()))
+            for u in root.iterfind(".//x:unit", ns)
+        ]
+
+    assert xliff_units() == [(s["id"], "no" if s["status"] == "verbatim" else None, s["source"]) for s in listed]
+    requests = first_batch(client, sid, "Translate guide.md into French.")
+    assert [r["segments"] for r in requests] == [["s1", "s2"], ["s4", "s5"]], "the pseudo model joins a paragraph"
+    step(client, {"sessionId": sid, "copilotResponses": [{"tool": r["tool"], "status": "approve"} for r in requests]})
+    assert xliff_units() == [  # a unit of joined segments is one XLIFF unit, named by its first
+        ("s1", None, "First one. Second one."),
+        ("s3", "no", "```sh\nmake install\n```"),
+        ("s4", None, "Third one. Fourth one."),
+    ]
+    tmx = parse_tmx(client.get(f"{base}/export", params={"format": "tmx"}).text)
+    assert [pair.source for pair in tmx] == ["First one. Second one.", "Third one. Fourth one."], "no code"
+
+
 def test_unknown_formats_and_xliff_of_a_text_file_are_422(app: tuple[TestClient, Services]) -> None:
     client, _ = app
     sid, fid = new_file(client, "guide.md", DOC)

@@ -370,7 +370,8 @@ def test_a_file_s_segments_are_kept_with_the_chunk_each_begins_in(storage: Stora
     content = (sentence * (2 * CHUNK_CHARS // len(sentence) + 3)).strip() + "\n\n```\ncode\n```\n"
     segments = segment_text(content)
     storage.add_file(SID, file(FID, content), content, segments=segments, max_files=20)
-    chunks = [storage.read_chunk(SID, FID, n) for n in range(4)]
+    chunks = storage.read_chunks(SID, FID, 0, 3)
+    assert [storage.read_chunks(SID, FID, n, n)[0] for n in range(4)] == chunks
     assert "".join(c.text for c in chunks) == content
     assert [s for c in chunks for s in c.segments] == list(segments)
     assert all(n * CHUNK_CHARS <= s.start < (n + 1) * CHUNK_CHARS for n, c in enumerate(chunks) for s in c.segments)
@@ -402,7 +403,7 @@ def test_files_in_upload_order_and_chunked_reads(storage: Storage) -> None:
     with pytest.raises(NotFoundError):
         storage.read_file(SID, "f_" + "9" * 32, 0, 10)
     with pytest.raises(NotFoundError):
-        storage.read_chunk(SID, "f_" + "9" * 32, 0)
+        storage.read_chunks(SID, "f_" + "9" * 32, 0, 0)
     with pytest.raises(NotFoundError):
         storage.list_units(SID, "f_" + "9" * 32)
 

@@ -120,6 +120,29 @@ async def test_a_rejected_unit_is_shown_again_with_the_text_after_it() -> None:
     assert f'<next-text file="f1" start="{rest}">⟦s4⟧Second paragraph.</next-text>' in state, "one request for both"
 
 
+async def test_a_model_that_covers_little_of_its_screen_is_shown_less_and_more_once_it_covers_it() -> None:
+    h = harness()
+    doc = "".join(f"Sentence number {n}. " for n in range(1, 61)).strip() + "\n"
+    h.add_file(doc)
+
+    def marks() -> list[str]:
+        state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
+        return [m for m in state.split("⟦")[1:]]
+
+    await propose(h, translate_ids("f1", ["s1"], "Phrase 1.", call_id="a"))
+    assert len(marks()) == 40, "the first screen is whole: 40 segments"
+    h.script.replies.append(calls(translate_ids("f1", ["s2", "s3"], "Phrases 2 et 3.", call_id="b")))
+    await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")])
+    assert len(marks()) == 4, "one segment covered: the next screen shows four"
+    h.script.replies.append(
+        calls(*(translate_ids("f1", [f"s{n}"], f"Phrase {n}.", call_id=f"c{n}") for n in range(4, 8)))
+    )
+    await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
+    assert len(marks()) == 4, "two covered: four again"
+    await step(h, copilot_responses=[Approve(tool=ref(f"c{n}"), status="approve") for n in range(4, 8)])
+    assert len(marks()) == 8, "four covered, all it was shown: twice as many"
+
+
 @pytest.mark.parametrize(
     ("src", "expected"),
     [

@@ -18,7 +18,8 @@ from agent_core.effects import UnitWrite
 from handlers.app import create_app
 from handlers.identity import LOCAL_USER
 from interchange import parse_tmx
-from service.segments import MAX_UNTRANSLATED, build_segments, decode_cursor, encode_cursor
+from agent_core.segmentation import segment_text
+from service.segments import build_segments, decode_cursor, encode_cursor
 from service.tm import TranslationMemory
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.interface import Storage
@@ -242,14 +243,24 @@ def _unit(start: int, end: int, text: str) -> UnitWrite:
     return UnitWrite(file_id="f", start=start, end=end, cover_end=end, text=text, call_id="c", status="approve")
 
 
-def test_untranslated_text_is_cut_at_blank_lines_and_long_paragraphs_in_pieces() -> None:
-    long = " ".join(["word"] * (MAX_UNTRANSLATED // 2))
-    source = f"A.\n\n\n   B one\nB two\n\n{long}\n"
-    segments = build_segments(source, [])
-    assert [s.source for s in segments][:2] == ["A.", "B one\nB two"]
-    pieces = segments[2:]
-    assert len(pieces) >= 2 and all(len(s.source) <= MAX_UNTRANSLATED for s in pieces)
-    assert " ".join(s.source for s in pieces) == long
+def test_untranslated_text_is_listed_as_its_stored_segments_with_their_ids() -> None:
+    source = "A.\n\n\n   B one\nB two. C three.\n\nD four.\n"
+    stored = segment_text(source)
+    segments = build_segments(source, stored, [])
+    assert [(s.id, s.source, s.status) for s in segments] == [
+        ("s1", "A.", "untranslated"),
+        ("s2", "B one\nB two.", "untranslated"),
+        ("s3", "C three.", "untranslated"),
+        ("s4", "D four.", "untranslated"),
+    ]
+    # A unit written from the middle of s2 (a Read unit) leaves its rest untranslated under s2's id.
+    middle = source.index("B two")
+    segments = build_segments(source, stored, [_unit(source.index("B one"), middle - 1, "B un")])
+    assert [(s.id, s.source, s.status) for s in segments][1:4] == [
+        ("s2", "B one", "approved"),
+        ("s2", "B two.", "untranslated"),
+        ("s3", "C three.", "untranslated"),
+    ]
     assert all(source[s.start : s.end] == s.source and s.source == s.source.strip() for s in segments)
 
 
@@ -272,11 +283,11 @@ def test_a_proposal_over_a_written_unit_is_not_a_segment_of_its_own() -> None:
         end=18,
         origin="memory",
     )
-    segments = build_segments(source, [_unit(0, 4, "Un.")], [revise, translate_])
-    assert [(s.status, s.target, s.origin) for s in segments] == [
-        ("approved", "Un.", "model"),
-        ("untranslated", None, None),
-        ("pending", "Trois.", "memory"),
+    segments = build_segments(source, segment_text(source), [_unit(0, 4, "Un.")], [revise, translate_])
+    assert [(s.id, s.status, s.target, s.origin) for s in segments] == [
+        ("s1", "approved", "Un.", "model"),
+        ("s2", "untranslated", None, None),
+        ("s3", "pending", "Trois.", "memory"),
     ]
 
 

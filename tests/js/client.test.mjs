@@ -195,6 +195,17 @@ test("a request without `end` is marked by its source's length", () => {
   assert.deepEqual(marked.map((s) => [s.start, s.end, s.status]), [[0, 4, "pending"], [6, 10, "untranslated"]]);
 });
 
+test("a proposal of joined segments takes them all, and the rest of a segment it cuts stays untranslated", () => {
+  const seg = (id, start, end, source) => ({ id, start, end, source, target: null, status: "untranslated", origin: null, updatedAt: null });
+  const segments = [seg("s1", 0, 4, "One."), seg("s2", 5, 9, "Two."), seg("s3", 10, 20, "Three four")];
+  const request = { tool: { name: "Translate", callId: "c" }, src_string: "One. Two. Three", translate_string: "x", start: 0, end: 15 };
+  const marked = withPending(segments, [request]);
+  assert.deepEqual(marked.map((s) => [s.id, s.start, s.end, s.status, s.source]), [
+    ["s1", 0, 15, "pending", "One. Two. Three"],
+    ["s3", 16, 20, "untranslated", "four"],
+  ]);
+});
+
 test("segmentsFromUnits counts code points, as the server does", () => {
   const source = "😀 a.\n\nb c.\n";
   const segs = segmentsFromUnits(source, [{ start: 0, end: 4, text: "😀 A.", status: "approve" }]);

@@ -75,7 +75,8 @@ export function segmentsFromUnits(source, units) {
 }
 
 /**
- * Mark the spans under review as "pending", splitting the untranslated segments they lie in.
+ * Mark the spans under review as "pending": a proposal takes the untranslated segments it covers
+ * (a unit may join several) and leaves the rest of a segment it cuts untranslated.
  * @param {Segment[]} segments
  * @param {CopilotRequest[]} pending
  */
@@ -83,36 +84,39 @@ export function withPending(segments, pending) {
   // A request without `end` (older servers) ends after its source text.
   const reqs = pending
     .filter((r) => typeof r.start === "number")
-    .map((r) => (typeof r.end === "number" ? r : { ...r, end: Number(r.start) + codePoints(r.src_string) }));
+    .map((r) => (typeof r.end === "number" ? r : { ...r, end: Number(r.start) + codePoints(r.src_string) }))
+    .sort((a, b) => Number(a.start) - Number(b.start));
   if (!reqs.length) return segments;
   /** @type {Segment[]} */
   const out = [];
+  const placed = new Set();
   for (const seg of segments) {
-    const inside = seg.status === "untranslated" ? reqs.filter((r) => Number(r.start) >= seg.start && Number(r.end) <= seg.end) : [];
-    if (!inside.length) {
+    const over = seg.status === "untranslated" ? reqs.filter((r) => Number(r.start) < seg.end && seg.start < Number(r.end)) : [];
+    if (!over.length) {
       out.push(seg);
       continue;
     }
     const chars = Array.from(seg.source);
+    /** The untranslated rest of the segment in [from, to), whitespace trimmed (none when blank). */
+    const rest = (/** @type {number} */ from, /** @type {number} */ to) => {
+      const text = chars.slice(from - seg.start, to - seg.start).join("");
+      if (!text.trim()) return;
+      const lead = codePoints(text) - codePoints(text.trimStart());
+      const trail = codePoints(text) - codePoints(text.trimEnd());
+      out.push({ ...seg, start: from + lead, end: to - trail, source: text.trim() });
+    };
     let pos = seg.start;
-    const piece = (/** @type {number} */ from, /** @type {number} */ to) => chars.slice(from - seg.start, to - seg.start).join("");
-    for (const r of inside.sort((a, b) => Number(a.start) - Number(b.start))) {
+    for (const r of over) {
       const start = Number(r.start);
       const end = Number(r.end);
-      if (start > pos && piece(pos, start).trim()) {
-        const text = piece(pos, start);
-        const lead = codePoints(text) - codePoints(text.trimStart());
-        const trail = codePoints(text) - codePoints(text.trimEnd());
-        out.push({ ...seg, start: pos + lead, end: start - trail, source: text.trim() });
+      if (start > pos) rest(pos, start);
+      if (!placed.has(r)) {
+        placed.add(r);
+        out.push({ id: seg.id, start, end, source: r.src_string, target: r.translate_string, status: "pending", origin: r.origin ?? null, updatedAt: null });
       }
-      out.push({ start, end, source: piece(start, end), target: r.translate_string, status: "pending", origin: r.origin ?? null, updatedAt: null });
-      pos = end;
+      pos = Math.max(pos, Math.min(end, seg.end));
     }
-    if (pos < seg.end && piece(pos, seg.end).trim()) {
-      const text = piece(pos, seg.end);
-      const lead = codePoints(text) - codePoints(text.trimStart());
-      out.push({ ...seg, start: pos + lead, source: text.trim() });
-    }
+    if (pos < seg.end) rest(pos, seg.end);
   }
   return out;
 }

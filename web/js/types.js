@@ -52,6 +52,7 @@
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment
+ * @property {string} [id] the segment (found at upload) the piece begins in: "s1", "s2", …
  * @property {number} start
  * @property {number} end
  * @property {string} source

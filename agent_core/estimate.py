@@ -61,16 +61,18 @@ def estimate_job(asked: Sequence[str], *, batch_chars: int = BATCH_CHARS) -> Job
     """The cost of asking the model to translate `asked`: the sources of the segments left to it, in order.
 
     They take a screen a request: at most `batch_chars` characters and BATCH_SEGMENTS segments (text
-    already written between them does not end a screen). Request r's input is the prefix, its screen,
-    and the exchanges (screen and response) of the HISTORY_REQUESTS requests before it; so each
-    exchange is paid again in up to that many later ones."""
+    already written between them does not end a screen), and one request more, in which the model
+    answers that the job is done. Request r's input is the prefix, its screen, and the exchanges
+    (screen and response) of the HISTORY_REQUESTS screens before it; so each exchange is paid again in
+    up to that many later requests."""
     if not asked:
         return JobEstimate(0, 0, 0)
-    requests = _screens(asked, batch_chars)
+    screens = _screens(asked, batch_chars)
+    requests = screens + 1
     tokens = sum(estimate_tokens(a) for a in asked)
     output = requests * OUTPUT_TOKENS_PER_REQUEST + tokens * OUTPUT_TOKENS_PER_TOKEN
-    shown_again = sum(min(HISTORY_REQUESTS, requests - 1 - r) for r in range(requests))
-    exchange = (output + tokens) / requests
+    shown_again = sum(min(HISTORY_REQUESTS, r) for r in range(requests))
+    exchange = (output + tokens) / screens
     return JobEstimate(
         model_requests=requests,
         input_tokens=round(requests * PREFIX_TOKENS + tokens + exchange * shown_again),

@@ -77,6 +77,8 @@ export function renderSegments() {
 
 /** @param {Segment} seg @param {number} n @param {number} position */
 function row(seg, n, position) {
+  // The segment's stable number from upload (s12 → 12), as CAT tools show it; a list position without one.
+  const number = seg.id ? seg.id.replace(/^s/, "") : String(position);
   const index = batchIndex(seg);
   // Text kept as it is (code) keeps its lines; prose is one flowing excerpt.
   const shorten = seg.status === "verbatim" ? lineExcerpt : (/** @type {string} */ t) => excerpt(t, 140);
@@ -88,9 +90,9 @@ function row(seg, n, position) {
       "data-status": seg.status,
       "data-batch": index >= 0 ? index : null,
       tabindex: (focused ?? -1) === seg.start || (focused == null && n === 0) ? "0" : "-1",
-      "aria-label": `Segment ${position}, ${STATUS_LABEL[seg.status] || seg.status}`,
+      "aria-label": `Segment ${number}, ${STATUS_LABEL[seg.status] || seg.status}`,
     },
-    h("span", { class: "seg-num", text: String(position) }),
+    h("span", { class: "seg-num", text: number }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
     h("span", { class: "seg-src", text: shorten(seg.source) }),
     h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(seg.target) : "" }),

@@ -84,9 +84,7 @@ async def next_texts(
     shown: dict[str, list[NextText]] = {}
     for f in files:
         screen = not shown  # the first unfinished file; the others show the start of their next text
-        pieces = await _screen(
-            reader, f, batch_chars if screen else OTHER_FILE_CHARS, spans=segments if screen else 1
-        )
+        pieces = await _screen(reader, f, batch_chars if screen else OTHER_FILE_CHARS, spans=segments if screen else 1)
         if pieces:
             shown[f.file_id] = pieces
     return shown

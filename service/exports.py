@@ -171,7 +171,8 @@ def render_export(
         source_language=source_language,
         target_language=target,
         segments=tuple(
-            _bilingual(s, unit_id, notes, codes.get(s.start, ())) for s, unit_id in zip(segments, _unit_ids(segments))
+            _bilingual(s, unit_id, notes, codes.get(s.start, ()))
+            for s, unit_id in zip(segments, _unit_ids(segments), strict=True)
         ),
     )
     written = export_xliff2(doc) if fmt == "xliff2" else export_xliff12(doc)

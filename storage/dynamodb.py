@@ -476,9 +476,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         chunks, in one BatchGetItem."""
         numbers = range(max(first, 0), last + 1)
         keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{n:05d}")} for n in numbers]
-        found = {
-            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "t", "g", "files"))
-        }
+        wanted = [_meta_key(session_id), *keys]
+        found = {i["sk"]["S"]: i for i in self._batch_get(wanted, attributes=("sk", "t", "g", "files"))}
         meta = found.get("META")
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")

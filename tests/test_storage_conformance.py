@@ -379,7 +379,6 @@ def test_a_file_s_segments_are_kept_with_the_chunk_each_begins_in(storage: Stora
     assert chunks[1].segments[0].id == f"s{len(chunks[0].segments) + 1}"
 
 
-
 def test_files_in_upload_order_and_chunked_reads(storage: Storage) -> None:
     create(storage)
     content = ("ÄÖ中文 text 🙂\n" * (CHUNK_CHARS // 5))[: CHUNK_CHARS * 2 + 123]

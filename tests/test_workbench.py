@@ -15,10 +15,10 @@ from pydantic_ai.messages import ModelResponse, TextPart
 
 from agent_core.copilot import CopilotRequest, ToolRef
 from agent_core.effects import UnitWrite
+from agent_core.segmentation import segment_text
 from handlers.app import create_app
 from handlers.identity import LOCAL_USER
 from interchange import parse_tmx
-from agent_core.segmentation import segment_text
 from service.segments import build_segments, decode_cursor, encode_cursor
 from service.tm import TranslationMemory
 from storage.dynamodb import DynamoDBSessionStorage

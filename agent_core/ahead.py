@@ -14,7 +14,7 @@ from .document import FileState, add_span, file_handle, find_file, first_gap
 from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort
 from .prompts import NextText
-from .segment import Segment
+from .segment import Segment, segment_names
 from .tools.base import MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
 
 MEMORY_MODEL = "translation-memory"
@@ -60,7 +60,7 @@ def _covered(args: dict[str, Any]) -> int:
     """The segments a Translate call names (1 for a unit given by its source)."""
     names = args.get("segments")
     if isinstance(names, str):
-        names = [n for n in names.replace(",", " ").split() if n]
+        names = segment_names(names)
     return len(names) if isinstance(names, list) and names else 1
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final
 
 _ID: Final = re.compile(r"\s*s?(\d{1,9})\s*", re.IGNORECASE)
+_SEPARATOR: Final = re.compile(r"[\s,;]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +42,11 @@ def segment_index(name: str) -> int | None:
     """The 0-based position a segment id names (`s12`, `S12` or `12`), or None for anything else."""
     m = _ID.fullmatch(name)
     return int(m[1]) - 1 if m and int(m[1]) > 0 else None
+
+
+def segment_names(value: str) -> list[str]:
+    """Segment ids given as one string ("s3, s4", "s3 s4", "s3;s4"), in order."""
+    return [v for v in _SEPARATOR.split(value) if v]
 
 
 def dump_segments(segments: Sequence[Segment]) -> str:

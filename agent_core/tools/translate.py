@@ -15,7 +15,6 @@ weighs), and its result once the human's verdict is given.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from itertools import pairwise
 from typing import Any, Literal, assert_never
@@ -28,7 +27,7 @@ from ..copilot import Approve, CopilotRequest, QaFinding, Reference, Refined, Re
 from ..document import FileState, add_span, first_gap
 from ..effects import Correction, UnitWrite
 from ..qa import proposal_checks
-from ..segment import segment_id, segment_index
+from ..segment import segment_id, segment_index, segment_names
 from ..tm import TmMatch
 from .base import (
     APPROVED,
@@ -59,8 +58,6 @@ Propose the translation of the next unit of a file; a person reviews every unit.
   final text) means the unit is written; `reject` means it was not: translate that unit again,
   following `reason`."""
 
-_ID_SEPARATOR = re.compile(r"[\s,;]+")
-
 
 class TranslateArgs(BaseModel):
     """Arguments of Translate."""
@@ -80,7 +77,7 @@ class TranslateArgs(BaseModel):
     def _listed(cls, value: Any) -> Any:
         """Ids given as one string ("s3, s4") or as numbers are ids too."""
         if isinstance(value, str):
-            return [v for v in _ID_SEPARATOR.split(value) if v]
+            return segment_names(value)
         if isinstance(value, list):
             return [str(v) if isinstance(v, int) else v for v in value]
         return value

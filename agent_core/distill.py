@@ -1,7 +1,7 @@
 """Distillation: short preferences learned from a reviewer's corrections, deterministically.
 
-`RuleDistiller` (used with the offline `pseudo` model, and wherever no model distiller is wired)
-learns two things:
+`RuleDistiller` (used with the offline `pseudo` model, whose translations it can map back to their
+sources) learns two things:
 
 - Glossary entries, from an edit (a refinement, or a revision), from prose only: no entry's term or
   target is code, a URL, a path, a @handle or a number, or lies inside a code span or block (those
@@ -19,7 +19,8 @@ learns two things:
   begins with an instruction ("use …", "never …", "keep …", "don't …") or that says "should",
   "must", "instead of" or "rather than". The note is the reason as the reviewer wrote it.
 
-A real model distils with one request instead (`agent_core.distill_model.ModelDistiller`).
+A real model learns without a request of its own: it keeps lessons with the `Remember` tool, in
+the response it makes anyway (`agent_core.tools.remember`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import Protocol
+
+from pydantic_ai.models import Model
 
 from .effects import Correction
 from .markdown_structure import prose_only
@@ -63,6 +66,13 @@ class Distiller(Protocol):
     async def distill(self, corrections: Sequence[Correction], *, languages: str) -> Lessons:
         """The lessons of `corrections`, for the language pair `languages` (empty when none)."""
         ...
+
+
+def distiller_for(model: Model) -> Distiller | None:
+    """The rules for the offline `pseudo` model (it calls no Remember); None for a real model."""
+    from .pseudo import PseudoModel
+
+    return RuleDistiller() if isinstance(model, PseudoModel) else None
 
 
 class RuleDistiller:

@@ -1,10 +1,11 @@
-"""Learning after the commit: a step's corrections distilled into the owner's memory, best effort.
+"""Learning after the commit: a step's lessons stored in the owner's memory, best effort.
 
 The corrections themselves are committed with the step (they are never lost). Afterwards, in the
-same request, the distiller turns them into glossary entries and style notes and the memory port
-stores them. This is bounded in time (at most `timeout` seconds, and skipped when the invocation has
-less than `reserve + min_seconds` left) and can never fail the step: the step is already committed,
-so any error here is logged and the answer goes out as if nothing happened.
+same request, the memory port stores the lessons the model's `Remember` calls kept (already checked
+against the corrections) and those the distiller, if there is one, finds in the step's corrections.
+This is bounded in time (at most `timeout` seconds, and skipped when the invocation has less than
+`reserve + min_seconds` left) and can never fail the step: the step is already committed, so any
+error here is logged and the answer goes out as if nothing happened.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from .distill import Distiller
 from .effects import Correction
-from .memory import Lessons
+from .memory import NO_LESSONS, Lessons
 from .ports import MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -25,10 +26,11 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True, kw_only=True)
 class Learner:
-    """Distils a committed step's corrections and writes the lessons to the owner's memory."""
+    """Writes a committed step's lessons (its Remember calls', its distilled corrections') to the owner's memory."""
 
     memory: MemoryStore
-    distiller: Distiller
+    distiller: Distiller | None = None
+    """Learns from corrections without the model (the rules, for `pseudo`); None: Remember alone."""
     timeout: float = 8.0
     """The most seconds a step spends distilling after its commit."""
     reserve: float = 3.0
@@ -41,11 +43,14 @@ class Learner:
         owner: str,
         corrections: Sequence[Correction],
         *,
+        lessons: Lessons = NO_LESSONS,
         languages: str,
         time_left: Callable[[], float] | None = None,
     ) -> Lessons:
-        """Learn from `corrections`; the lessons stored (empty when skipped or failed)."""
-        if not corrections:
+        """Store `lessons` and what the distiller learns from `corrections`; the lessons stored (empty
+        when skipped or failed)."""
+        distiller = self.distiller if corrections else None
+        if distiller is None and not lessons:
             return Lessons()
         budget = self.timeout if time_left is None else min(self.timeout, time_left() - self.reserve)
         if budget < self.min_seconds:
@@ -53,7 +58,8 @@ class Learner:
             return Lessons()
         started = time.perf_counter()
         try:
-            lessons = await asyncio.wait_for(self.distiller.distill(corrections, languages=languages), budget)
+            if distiller is not None:
+                lessons += await asyncio.wait_for(distiller.distill(corrections, languages=languages), budget)
             if lessons:
                 await self.memory.learn(owner, lessons)
         except Exception as exc:  # the step is committed: learning must never fail it

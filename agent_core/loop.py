@@ -32,7 +32,8 @@ from .deltas import DeltaSink, unique_id
 from .document import FileState, add_span
 from .effects import Correction, UnitWrite
 from .errors import StepTimeoutError
-from .memory import GlossaryEntry
+from .languages import ANY
+from .memory import NO_LESSONS, GlossaryEntry, Lessons
 from .models import call_model, stream_model
 from .ports import FileReader
 from .tm import TmMatch
@@ -66,8 +67,9 @@ class AgentLoopOptions:
     """A file's written units (Revise)."""
     prefetch: Callable[[Sequence[str]], Awaitable[None]] | None = None
     """Looks up the references of a batch's proposals at once, before their cards are filled."""
-    lessons: Callable[[Sequence[Correction]], Awaitable[Sequence[GlossaryEntry]]] | None = None
-    """Glossary entries the step's corrections teach at once (before its model request)."""
+    lessons: Callable[[Sequence[Correction], Lessons], Awaitable[Sequence[GlossaryEntry]]] | None = None
+    """Glossary entries the step's corrections and the lessons it committed (Remember) teach at once,
+    before its model request."""
     settings: ModelSettings | None = None
     window: int = 8
     """How many of the latest messages the model sees at least."""
@@ -108,6 +110,8 @@ class StepResult:
     """New texts of written units the human approved this step (Revise)."""
     notice: str | None = None
     """Why the turn is the human's when the step shows nothing to read or review (the model said nothing)."""
+    lessons: Lessons = NO_LESSONS
+    """What the step's committed Remember calls keep for the owner's memory."""
 
 
 @dataclass(slots=True)
@@ -119,6 +123,7 @@ class _Executed:
     revisions: list[UnitWrite] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
     reviewed: set[str] = field(default_factory=set)
+    lessons: Lessons = NO_LESSONS
 
 
 class AgentLoop:
@@ -132,12 +137,17 @@ class AgentLoop:
         files: Sequence[FileState],
         reader: FileReader,
         glossary: Sequence[GlossaryEntry] = (),
+        corrections: Sequence[Correction] = (),
+        languages: str = ANY,
     ) -> None:
         self.options = options
         self.context = context
         self._files = {f.file_id: f for f in files}
         self._reader = reader
         self._glossary = tuple(glossary)
+        self._corrections = tuple(corrections)
+        """The memory's recent corrections (what Remember's lessons are checked against, with the step's)."""
+        self._languages = languages
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
@@ -145,9 +155,9 @@ class AgentLoop:
             executed = await self._execute_pending(pending)
             if executed.actor == "user" or not self._time_for_model():
                 return executed
-            if executed.corrections and self.options.lessons:
+            if (executed.corrections or executed.lessons) and self.options.lessons:
                 # What the reviewer just taught checks the next proposals already.
-                learned = await self.options.lessons(executed.corrections)
+                learned = await self.options.lessons(executed.corrections, executed.lessons)
                 terms = {g.source.casefold() for g in learned}
                 self._glossary = (*learned, *(g for g in self._glossary if g.source.casefold() not in terms))
             return await self._ask_model(executed)
@@ -200,6 +210,7 @@ class AgentLoop:
             revisions=executed.revisions,
             corrections=executed.corrections,
             reviewed=executed.reviewed,
+            lessons=executed.lessons + result.lessons,
         )
 
     async def _recall(self, files: list[FileState]) -> ModelResponse | None:
@@ -240,8 +251,7 @@ class AgentLoop:
         request = _returns_request(executed.returns, self.context)
         self.context.add_messages([request])
         result = self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
-        result = replace(result, revisions=executed.revisions)
-        return replace(result, reviewed=reviewed)
+        return replace(result, revisions=executed.revisions, reviewed=reviewed, lessons=executed.lessons)
 
     async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
         """Run each call in order; units of one response follow each other (shared batch)."""
@@ -250,6 +260,8 @@ class AgentLoop:
             reader=self._reader,
             glossary=self._glossary,
             written=self.options.written,
+            corrections=self._corrections,
+            languages=self._languages,
         )
         executed = _Executed(batch=batch)
         for index, call in enumerate(calls):
@@ -263,6 +275,7 @@ class AgentLoop:
             executed.units.extend(outcome.units)
             executed.revisions.extend(outcome.revisions)
             executed.corrections.extend(outcome.corrections)
+            executed.lessons += outcome.lessons
             if outcome.reviewed:
                 executed.reviewed.add(call.tool_call_id)
         if executed.requests and (lookup := self.options.references):

@@ -74,6 +74,13 @@ class Lessons:
     def __bool__(self) -> bool:
         return bool(self.glossary or self.style_notes)
 
+    def __add__(self, other: Lessons) -> Lessons:
+        return Lessons(glossary=(*self.glossary, *other.glossary), style_notes=(*self.style_notes, *other.style_notes))
+
+
+NO_LESSONS = Lessons()
+"""Nothing learned (a shared default: Lessons is immutable)."""
+
 
 def term_pattern(term: str) -> re.Pattern[str]:
     """Matches `term` case-insensitively, not inside a longer word."""

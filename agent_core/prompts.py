@@ -31,9 +31,9 @@ Rules:
   their ids; never copy the source.
 - Keep Markdown syntax, code blocks, inline code, URLs, numbers and placeholders as they are;
   translate the prose (including comments in code only if the user asks).
-- Learn from the reviewer's edits (`refined`) and apply them to later units. Translate a rejected
-  unit again, following the reason (a reason that begins with "Not reviewed:" comes from the
-  tool's own checks, not from the reviewer).
+- Learn from the reviewer's edits (`refined`), apply them to later units and keep lasting ones with
+  `Remember`. Translate a rejected unit again, following the reason (a reason that begins with
+  "Not reviewed:" comes from the tool's own checks, not from the reviewer).
 - To change units already written (the user asks for it, even after the document is complete),
   use `Revise` (Read with `written: true` lists the written units); the reviewer reviews every
   revision.

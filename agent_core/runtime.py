@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -26,7 +27,7 @@ from .budget import Price, check_budget
 from .context import Context
 from .copilot import CopilotRequest
 from .deltas import DeltaSink
-from .distill import Distiller, RuleDistiller
+from .distill import Distiller
 from .document import FileState, add_span
 from .effects import (
     Correction,
@@ -45,19 +46,22 @@ from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
-from .memory import GlossaryEntry, Memory, render_memory
+from .memory import NO_LESSONS, GlossaryEntry, Lessons, Memory, StyleNote, render_memory
 from .ports import FileReader, MemoryStore, SessionStore, TranslationMemoryPort
 from .prompts import state_note, system_prompt
 from .tm import TmMatch, TmOrigin
 from .tools.base import Tool
 from .tools.read import ReadTool
+from .tools.remember import RememberTool
 from .tools.revise import ReviseTool
 from .tools.translate import TranslateTool
 
+logger = logging.getLogger(__name__)
+
 
 def default_tools() -> dict[str, Tool]:
-    """The translator's tools: Read, Translate and Revise."""
-    return {"Read": ReadTool(), "Translate": TranslateTool(), "Revise": ReviseTool()}
+    """The translator's tools: Read, Translate, Revise and Remember."""
+    return {"Read": ReadTool(), "Translate": TranslateTool(), "Revise": ReviseTool(), "Remember": RememberTool()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +96,8 @@ class PreparedStep:
     time_left: Callable[[], float] | None
     queued: bool = False
     """The user's input was queued: reviews are pending."""
+    lessons: Lessons = NO_LESSONS
+    """What the step's Remember calls keep, for the owner's memory once the step commits."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,8 +110,10 @@ class _Loaded:
 class AgentRuntime:
     """Runs one step of a session against the ports; learns from its corrections after the commit.
 
-    With a `memory` port, the corrections a step commits are distilled (by `distiller`, the
-    deterministic rules unless another is given) into the owner's memory right after the commit.
+    With a `memory` port, what a step's committed `Remember` calls keep goes to the owner's memory
+    right after the commit, with what `distiller` (if any: the rules, for the offline `pseudo`
+    model, which calls no Remember) learns from the step's corrections. Learning makes no model
+    request of its own.
     """
 
     def __init__(
@@ -144,7 +152,7 @@ class AgentRuntime:
         self.chunk = chunk
         self.batch_chars = batch_chars
         self.min_model_seconds = min_model_seconds
-        self.learner = Learner(memory=memory, distiller=distiller or RuleDistiller())
+        self.learner = Learner(memory=memory, distiller=distiller)
 
     async def step(self, owner: str, session_id: str | None, request: StepInput) -> StepOutcome:
         """Exactly one step; a failure commits nothing."""
@@ -179,6 +187,7 @@ class AgentRuntime:
             effects=effects,
             languages=languages,
             time_left=request.time_left,
+            lessons=result.lessons,
         )
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
@@ -211,9 +220,13 @@ class AgentRuntime:
             raise ModelAnswerTooLargeError(detail, batch_chars=self.batch_chars) from exc
         if self.tm is not None and effects.memory:
             self.tm.kept(token.owner, effects.memory)
-        if effects.corrections:
+        if effects.corrections or prepared.lessons:
             await self.learner.after_commit(
-                token.owner, effects.corrections, languages=prepared.languages, time_left=prepared.time_left
+                token.owner,
+                effects.corrections,
+                lessons=prepared.lessons,
+                languages=prepared.languages,
+                time_left=prepared.time_left,
             )
 
     async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
@@ -268,22 +281,33 @@ class AgentRuntime:
         memory = loaded.memory.for_languages(languages)
 
         learned: list[GlossaryEntry] = []
+        noted: list[StyleNote] = []
 
-        async def lessons(corrections: Sequence[Correction]) -> Sequence[GlossaryEntry]:
-            # Only the deterministic rules run before the model request: a model distiller would be a
-            # second model request in the step; its lessons reach the next step.
-            if not isinstance(self.learner.distiller, RuleDistiller):
-                return []
-            found = (await self.learner.distiller.distill(corrections, languages=languages)).glossary
-            learned[:0] = found
-            return found
+        async def lessons(corrections: Sequence[Correction], remembered: Lessons) -> Sequence[GlossaryEntry]:
+            # What the step commits reaches its own model request: the lessons of its Remember calls,
+            # and the distiller's (deterministic rules; no distiller makes a model request).
+            distiller = self.learner.distiller
+            found = remembered
+            if distiller is not None and corrections:
+                try:
+                    found += await distiller.distill(corrections, languages=languages)
+                except Exception as exc:  # learning never fails a step; the corrections are kept
+                    logger.warning("distillation failed", extra={"error": f"{type(exc).__name__}: {exc}"})
+            learned[:0] = found.glossary
+            noted[:0] = found.style_notes
+            return found.glossary
 
         async def state(files: Sequence[FileState], reviewed: frozenset[str]) -> str:
             screen = screen_segments(snapshot.window, files)
             shown = await next_texts(loaded.reader, files, batch_chars=self.batch_chars, segments=screen)
             # A correction the window shows (the reviewer's text in a result) is not repeated.
             corrections = tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)
-            current = replace(memory, glossary=_newest_first([*learned, *memory.glossary]), corrections=corrections)
+            current = replace(
+                memory,
+                glossary=_newest_first([*learned, *memory.glossary]),
+                style_notes=(*noted, *(n for n in memory.style_notes if n not in noted)),
+                corrections=corrections,
+            )
             rendered = render_memory(current, text="\n".join(t.text for pieces in shown.values() for t in pieces))
             first = next(iter(shown.values()), [None])[0]
             similar = (
@@ -356,7 +380,15 @@ class AgentRuntime:
             copilot_responses=snapshot.copilot_responses,
             queued_inputs=snapshot.queued_inputs,
         )
-        return AgentLoop(options, context, files=snapshot.files, reader=loaded.reader, glossary=memory.glossary)
+        return AgentLoop(
+            options,
+            context,
+            files=snapshot.files,
+            reader=loaded.reader,
+            glossary=memory.glossary,
+            corrections=memory.corrections,
+            languages=languages,
+        )
 
     def _budget_check(self, snapshot: SessionSnapshot) -> Callable[[Sequence[ModelMessage], str], None]:
         """The check of a model request against the session's budget: its input estimated from its

@@ -3,8 +3,9 @@
 The whole document goes through the public HTTP contract (the FastAPI app in-process over httpx's
 ASGITransport); the model is pydantic-ai's real OpenAI Chat adapter and SDK, talking over loopback to
 `tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`)
-proposes units for all the text it is shown. A scripted reviewer approves every unit (and refines
-one in `--refine-every`). Prints, per document size: model input tokens per source character (o200k
+proposes units for all the text it is shown (and calls `Remember` for the reviewer's edits). A
+scripted reviewer approves every unit but one in `--refine-every`, which it edits (a word replaced),
+and one in `--reject-every`, which it rejects. Prints, per document size: model input tokens per source character (o200k
 over the tools and messages the server received), model requests per 1,000 source characters, HTTP
 requests per reviewed batch, the median share of a request's input tokens in a prefix identical to
 the previous request's, storage calls per step (DynamoDB calls under moto, or SQLite statements), and
@@ -22,6 +23,7 @@ import contextlib
 import io
 import itertools
 import os
+import re
 import sqlite3
 import statistics
 import sys
@@ -47,7 +49,7 @@ from moto import mock_aws  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 from tests.fakes.tokens import common_prefix, prompt_tokens  # noqa: E402
-from tests.fakes.translator_policy import TranslatorPolicy  # noqa: E402
+from tests.fakes.translator_policy import TranslatorPolicy, kept_word  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus" / "httpx-CHANGELOG.md"
 CORPUS = SHARED if SHARED.exists() else ROOT / "tests" / "data" / "httpx-CHANGELOG.md"  # the same file, in a worktree
@@ -114,14 +116,12 @@ class StorageCounter:
         self.calls = self.text_bytes = 0
 
 
-def document(size: int, corpus: Path = CORPUS, code_blocks: int = 0) -> str:
-    """About `size` characters of the corpus (repeated as needed), ending at a blank line; with
-    `code_blocks`, that many short fenced shell blocks set between its paragraphs, evenly (a README's
-    shape: prose and commands in turn)."""
-    text = corpus.read_text(encoding="utf-8")
-    joined = "\n\n".join([text] * (size // len(text) + 2))
-    cut = joined.rfind("\n\n", 0, size)
-    found = joined[: cut if cut > 0 else size]
+def document(size: int, corpus: Path | list[Path] = CORPUS, code_blocks: int = 0) -> str:
+    """About `size` characters of the corpus, ending at a blank line: of several files an equal share
+    of each, in turn (each repeated as needed); with `code_blocks`, that many short fenced shell
+    blocks set between its paragraphs, evenly (a README's shape: prose and commands in turn)."""
+    files = [corpus] if isinstance(corpus, Path) else corpus
+    found = "\n\n".join(_cut(p.read_text(encoding="utf-8").strip(), size // len(files)) for p in files)
     if not code_blocks:
         return found
     paragraphs = found.split("\n\n")
@@ -132,6 +132,13 @@ def document(size: int, corpus: Path = CORPUS, code_blocks: int = 0) -> str:
         if (k + 1) % every == 0 and len(out) - len(paragraphs[: k + 1]) < code_blocks:
             out.append(f"```sh\npip install example-{k}\nexample-{k} --check\n```")
     return "\n\n".join(out)
+
+
+def _cut(text: str, size: int) -> str:
+    """About `size` characters of `text` (repeated as needed), ending at a blank line."""
+    joined = "\n\n".join([text] * (size // len(text) + 2))
+    cut = joined.rfind("\n\n", 0, size)
+    return joined[: cut if cut > 0 else size]
 
 
 @dataclass
@@ -147,7 +154,7 @@ class Trace:
     """The session's metered model use at the end."""
 
 
-async def translate(app: Any, source: str, counter: StorageCounter, refine_every: int) -> Trace:
+async def translate(app: Any, source: str, counter: StorageCounter, refine_every: int, reject_every: int) -> Trace:
     """Create a session, upload the document and drive it to the end like the web UI, reviewing every unit."""
     trace = Trace()
     transport = httpx.ASGITransport(app=app)
@@ -175,7 +182,9 @@ async def translate(app: Any, source: str, counter: StorageCounter, refine_every
         for _ in range(20_000):
             if requests := agent["copilotRequests"]:
                 trace.batches += 1
-                verdicts = [_verdict(r, trace.units + i + 1, refine_every) for i, r in enumerate(requests)]
+                verdicts = [
+                    _verdict(r, trace.units + i + 1, refine_every, reject_every) for i, r in enumerate(requests)
+                ]
                 trace.units += len(requests)
                 agent = await step({"copilotResponses": verdicts})
             elif agent["actor"] == "agent":
@@ -188,10 +197,26 @@ async def translate(app: Any, source: str, counter: StorageCounter, refine_every
     return trace
 
 
-def _verdict(request: dict[str, Any], n: int, refine_every: int) -> dict[str, Any]:
-    if refine_every and n % refine_every == 0:
-        return {"tool": request["tool"], "status": "refined", "translated_string": "« " + request["translate_string"]}
+def _verdict(request: dict[str, Any], n: int, refine_every: int, reject_every: int) -> dict[str, Any]:
+    """The reviewer's verdict on the `n`th proposal: rejected at every `reject_every`th, edited at
+    every `refine_every`th (counted from half of it, so the two rarely meet), else approved."""
+    text = request["translate_string"]
+    if reject_every and n % reject_every == 0:
+        return {"tool": request["tool"], "status": "reject", "reason": "Too literal; say it naturally."}
+    if refine_every and (n + refine_every // 2) % refine_every == 0:
+        return {"tool": request["tool"], "status": "refined", "translated_string": _edited(text)}
     return {"tool": request["tool"], "status": "approve"}
+
+
+def _edited(text: str) -> str:
+    """The reviewer's edit: the first long word the proposal kept from the source replaced by the
+    reviewer's own (a term preference), or a word added when there is none."""
+    for m in re.finditer(r"[A-Za-z]{6,}", text):
+        word = m.group()
+        if kept_word(word):
+            better = word + ("s" if word.endswith("e") else "e")
+            return text[: m.start()] + better + text[m.end() :]
+    return "« " + text
 
 
 def run(
@@ -201,8 +226,9 @@ def run(
     counter: StorageCounter,
     *,
     refine_every: int,
+    reject_every: int,
     max_units: int | None,
-    corpus: Path = CORPUS,
+    corpus: Path | list[Path] = CORPUS,
     code_blocks: int = 0,
 ) -> dict[str, float]:
     """Translate one document of about `size` characters and compute the figures."""
@@ -220,10 +246,12 @@ def run(
             # Lambda, keeps the hooks of the session it was made from (the same counter).
             counter.attach_dynamodb()
         app = build_app(backend, server.base_url, Path(tmp))
-        trace = asyncio.run(translate(app, source, counter, refine_every))
+        trace = asyncio.run(translate(app, source, counter, refine_every, reject_every))
     assert not server.failures, server.failures
-    # The agent loop's requests; the memory distiller's (no tools) are counted apart.
-    bodies = [b for b in server.bodies() if b.get("tools")]
+    # The agent loop's requests; any without tools (none is expected: learning makes no request of
+    # its own) are counted apart.
+    everything = server.bodies()
+    bodies = [b for b in everything if b.get("tools")]
     tokens = [prompt_tokens(b) for b in bodies]
     shares = [common_prefix(a, b) / len(b) for a, b in itertools.pairwise(tokens)]
     # What a provider's prompt cache cannot serve: each request's tokens past the prefix it shares
@@ -236,7 +264,9 @@ def run(
         "seconds": time.perf_counter() - started,
         "model_requests": len(bodies),
         "reads": policy.decisions.count("read"),
-        "distill": policy.decisions.count("distill"),
+        "untooled": policy.decisions.count("untooled"),
+        "remember": policy.decisions.count("remember"),
+        "all_requests_per_1000": 1000 * len(everything) / len(source),
         "tokens_per_char": sum(len(t) for t in tokens) / len(source),
         "uncached_per_char": uncached / len(source),
         "requests_per_1000": 1000 * len(bodies) / len(source),
@@ -257,7 +287,9 @@ def run(
 ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
     ("model input tokens per source character", lambda r: f"{r['tokens_per_char']:.1f}"),
     ("model output tokens per source character", lambda r: f"{r['output_per_char']:.2f}"),
-    ("model requests per 1,000 source characters", lambda r: f"{r['requests_per_1000']:.2f}"),
+    ("model requests per 1,000 source characters, all", lambda r: f"{r['all_requests_per_1000']:.2f}"),
+    ("  of which the agent's own (with tools)", lambda r: f"{r['requests_per_1000']:.2f}"),
+    ("  responses that also called Remember", lambda r: f"{r['remember']:.0f}"),
     ("  of which Read (share of model requests)", lambda r: f"{100 * r['reads'] / r['model_requests']:.0f}%"),
     ("HTTP requests per reviewed batch (POST /api/next)", lambda r: f"{r['http_per_batch']:.2f}"),
     ("  units per reviewed batch", lambda r: f"{r['units_per_batch']:.1f}"),
@@ -315,7 +347,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
     parser.add_argument("--backend", choices=["dynamodb", "sqlite"], default="dynamodb")
-    parser.add_argument("--refine-every", type=int, default=10, help="refine one unit in N (0: approve all)")
+    parser.add_argument("--refine-every", type=int, default=10, help="edit one unit in N (0: none)")
+    parser.add_argument("--reject-every", type=int, default=20, help="reject one unit in N (0: none)")
     parser.add_argument(
         "--max-units",
         type=int,
@@ -323,7 +356,13 @@ def main() -> None:
         default=[0],
         help="units per response at most, one run each (0: all the text shown, the default; e.g. 1 4 0)",
     )
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the document, cut or repeated to each size")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        nargs="+",
+        default=[CORPUS],
+        help="the document (several: joined in turn), cut or repeated to each size",
+    )
     parser.add_argument("--code-blocks", type=int, default=0, help="short code blocks set between its paragraphs")
     parser.add_argument(
         "--memory",
@@ -352,6 +391,7 @@ def main() -> None:
                     server,
                     counter,
                     refine_every=args.refine_every,
+                    reject_every=args.reject_every,
                     max_units=max_units or None,
                     corpus=args.corpus,
                     code_blocks=args.code_blocks,
@@ -362,12 +402,15 @@ def main() -> None:
     lines += [[name, *(show(r) for r in results)] for name, show in ROWS]
     lines.append(
         [
-            "loop model requests / distiller requests / seconds",
-            *(f"{r['model_requests']:.0f} / {r['distill']:.0f} / {r['seconds']:.0f} s" for r in results),
+            "the agent's model requests / requests without tools / seconds",
+            *(f"{r['model_requests']:.0f} / {r['untooled']:.0f} / {r['seconds']:.0f} s" for r in results),
         ]
     )
     units = ", ".join(str(m or "all the text shown") for m in args.max_units)
-    print(f"\nbackend: {args.backend}; refine one unit in {args.refine_every or 'none'}; units per response: {units}")
+    print(
+        f"\nbackend: {args.backend}; edit one unit in {args.refine_every or 'none'}, reject one in "
+        f"{args.reject_every or 'none'}; units per response: {units}"
+    )
     for line in lines:
         print("| " + " | ".join(line) + " |")
 

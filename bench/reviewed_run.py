@@ -23,7 +23,7 @@ from moto import mock_aws
 from pydantic_ai.models import Model
 
 import handlers.api as api
-from agent_core.distill_model import distiller_for
+from agent_core.distill import distiller_for
 from bench.naive_agent import NaiveAgent, NaiveStore
 from handlers.deps import LazyServices
 from service.container import build_services

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from agent_core.distill import Distiller
+from agent_core.distill import Distiller, distiller_for
 from agent_core.runtime import AgentRuntime
 from storage.interface import Storage
 
@@ -49,7 +49,6 @@ def build_services(
     `translation_memory` (default: `TRANSLATION_MEMORY`, on unless `off`) lets the step propose
     remembered units and show similar ones; reviewed units are kept in the memory either way.
     """
-    from agent_core.distill_model import distiller_for
     from agent_core.models import resolve_model
     from storage import backend_from_env
 

@@ -24,7 +24,7 @@ from botocore.exceptions import ClientError, EndpointConnectionError
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 import handlers.api as api
-from agent_core.distill_model import distiller_for
+from agent_core.distill import distiller_for
 from agent_core.models import resolve_model
 from handlers.deps import LazyServices
 from service.container import Services

@@ -8,12 +8,19 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart, UserPromptPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 
 from agent_core.copilot import Approve, Refined, Reject, ToolRef
-from agent_core.distill import RuleDistiller, is_prose, reads_like_rule, term_pairs
-from agent_core.distill_model import ModelDistiller, distiller_for, parse_lessons
+from agent_core.distill import RuleDistiller, distiller_for, is_prose, reads_like_rule, term_pairs
 from agent_core.effects import Correction
 from agent_core.languages import languages_match, normalize_languages, task_languages, task_target
 from agent_core.learning import Learner
@@ -22,6 +29,7 @@ from agent_core.models import resolve_model
 from agent_core.pseudo_text import pseudo_translate
 from agent_core.qa import proposal_warnings
 from agent_core.runtime import StepInput
+from agent_core.tools.remember import RememberArgs, check_lessons
 from service import memory as owner_memory
 from storage.sqlite import SQLiteStorage
 from tests.helpers import Harness, calls, harness, translate
@@ -242,23 +250,17 @@ def test_only_prose_can_be_a_glossary_term(term: str, prose: bool) -> None:
     assert is_prose(term) is prose
 
 
-def test_the_model_distiller_drops_terms_from_urls_and_code() -> None:
-    answer = json.dumps(
-        {
-            "glossary": [
-                {"source": "tiangolo", "target": "example"},  # inside the edited URL
-                {"source": "typer", "target": "runner"},  # inside inline code
-                {"source": "tiangolo.com", "target": "example.com"},
-                {"source": "command", "target": "commande"},
-            ]
-        }
-    )
+def test_remember_keeps_no_term_from_urls_and_code() -> None:
     proposal = pseudo_translate(URL_SOURCE)
     final = proposal.replace("tiangolo.com", "example.com").replace("`typer run`", "`runner run`")
     final = final.replace("çóḿḿáñď", "commande")
     fix = Correction(file_id="f", status="refined", source=URL_SOURCE, proposal=proposal, final=final, reason=None)
-    lessons = parse_lessons(answer, [fix], languages="auto>french")
+    terms = [("tiangolo", "example"), ("typer", "runner"), ("tiangolo.com", "example.com"), ("command", "commande")]
+    args = RememberArgs(glossary=dict(terms))
+    lessons, refused = check_lessons(args, [fix], languages="auto>french")
     assert [(g.source, g.target) for g in lessons.glossary] == [("command", "commande")]
+    assert len(refused) == 3 and "«tiangolo» → «example» (the term is not in the source" in refused[0]
+    assert "code, URLs" in refused[2]
 
 
 @pytest.mark.parametrize(
@@ -279,53 +281,59 @@ async def test_a_reason_that_reads_like_a_rule_becomes_a_style_note(reason: str,
     assert lessons.glossary == ()
 
 
-# -- the model distiller ---------------------------------------------------------------------------------------
+# -- Remember: the model keeps lessons in the response it makes anyway ------------------------------------------
 
 
-def answering(*answers: str) -> tuple[FunctionModel, list[list[ModelMessage]]]:
-    seen: list[list[ModelMessage]] = []
-    queue = list(answers)
-
-    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        seen.append(messages)
-        answer = queue.pop(0)
-        if answer == "raise":
-            raise TimeoutError("slow provider")
-        return ModelResponse(parts=[TextPart(answer)])
-
-    return FunctionModel(reply), seen
+def remember(call_id: str, glossary: Sequence[tuple[str, str]] = (), notes: Sequence[str] = ()) -> ToolCallPart:
+    args = {"glossary": dict(glossary), "style_notes": list(notes)}
+    return ToolCallPart("Remember", args, tool_call_id=call_id)
 
 
-async def test_the_model_distiller_makes_one_request_and_keeps_only_what_the_human_wrote() -> None:
-    answer = json.dumps(
-        {
-            "glossary": [
-                {"source": "tool", "target": "outil"},
-                {"source": "exporter", "target": "éẋṕóŕţéŕ"},  # from the proposal: dropped
-                {"source": "widget", "target": "outil"},  # not in the source: dropped
-                "nonsense",
-            ],
-            "style_notes": ["Keep sentences short.", 42],
-        }
+def returned(messages: list[ModelMessage], call_id: str) -> Any:
+    """The content of the tool return for `call_id` in a request's messages."""
+    parts = [p for m in messages for p in m.parts if isinstance(p, ToolReturnPart)]
+    [found] = [p.content for p in parts if p.tool_call_id == call_id]
+    return found
+
+
+async def test_remember_keeps_only_what_the_human_wrote_without_a_request_of_its_own() -> None:
+    h = harness()
+    h.runtime.learner = Learner(memory=h.services.memory)  # a real model's wiring: no distiller
+    second = "The exporter writes a file."
+    fid = h.add_file(f"{SOURCE}\n\n{second}\n\nOpen the tool settings.\n")
+    proposal = pseudo_translate(SOURCE)
+    h.script.replies.append(calls(translate(fid, SOURCE, proposal, call_id="a")))
+    await step(h, user_input=FRENCH)
+    await step(h)
+    terms = [("tool", "outil"), ("exporter", "éẋṕóŕţéŕ"), ("widget", "outil")]  # the 2nd: the proposal's words
+    h.script.replies.append(
+        calls(translate(fid, second, pseudo_translate(second), call_id="b"), remember("r", terms, ["Keep it short."]))
     )
-    model, seen = answering(f"Here you go:\n```json\n{answer}\n```")
-    edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil")
-    lessons = await ModelDistiller(model).distill([correction(edited)], languages="auto>french")
-    assert len(seen) == 1 and "Reviewer's text" in str(seen[0])
-    assert [(g.source, g.target) for g in lessons.glossary] == [("tool", "outil")]
-    assert [n.text for n in lessons.style_notes] == ["Keep sentences short."]
+    edited = proposal.replace("ţóóĺ", "outil")
+    asked = await step(h, copilot_responses=[Refined(tool=ref("a"), status="refined", translated_string=edited)])
+    assert [r.tool.call_id for r in asked.copilot_requests] == ["b"], "Remember needs no review"
+    assert h.services.memory.entries("alice") == [], "kept when the step answering the call commits"
+    h.script.replies.append(calls(translate(fid, "Open the tool settings.", "Ouvrez les réglages.", call_id="c")))
+    await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
+    assert len(h.script.seen) == 3, "three proposing requests; learning made none"
+    learned = {(e.kind, e.source, e.text, e.origin) for e in h.services.memory.entries("alice")}
+    assert learned == {("glossary", "tool", "outil", "learned"), ("style", "", "Keep it short.", "learned")}
+    result = returned(h.script.seen[-1], "r")
+    assert result.startswith("Kept: «tool» → «outil»; 1 style note. Not kept: «exporter» → «éẋṕóŕţéŕ»")
+    assert "(the term is not in the source of a corrected unit)" in result
+    # The lesson reaches the very request the committing step makes: its state note shows the entry.
+    assert "«tool» → «outil»" in system_prompt(h.script.seen[-1])
 
 
-@pytest.mark.parametrize("answer", ["not json at all", "[1, 2]", '{"glossary": "x"}', "raise"])
-async def test_an_unusable_model_answer_yields_nothing(answer: str) -> None:
-    model, _ = answering(answer)
-    edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil")
-    assert not await ModelDistiller(model).distill([correction(edited)], languages="auto>french")
-
-
-def test_parse_lessons_reads_a_bare_object() -> None:
-    lessons = parse_lessons('{"style_notes": ["Use vous."]}', [correction(None, reason="x")], languages="auto>fr")
-    assert lessons.style_notes == (StyleNote(text="Use vous.", languages="auto>fr", origin="learned"),)
+async def test_remember_with_invalid_arguments_keeps_nothing_and_says_why() -> None:
+    h = harness()
+    fid = h.add_file(SOURCE + "\n")
+    h.script.replies.append(calls(ToolCallPart("Remember", {"glossary": "tool"}, tool_call_id="r")))
+    await step(h, user_input=FRENCH)
+    h.script.replies.append(calls(translate(fid, SOURCE, pseudo_translate(SOURCE), call_id="a")))
+    await step(h)
+    result = returned(h.script.seen[-1], "r")
+    assert result.startswith("Nothing kept: glossary:") and h.services.memory.entries("alice") == []
 
 
 # -- learning after the commit: bounded in time --------------------------------------------------------------

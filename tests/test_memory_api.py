@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import handlers.api as api
-from agent_core.distill_model import distiller_for
+from agent_core.distill import distiller_for
 from agent_core.models import resolve_model
 from handlers.deps import LazyServices
 from service.container import Services

@@ -17,7 +17,8 @@ from ..copilot import CopilotRequest, Verdict
 from ..document import FileState, Spans, file_handle, find_file, handle
 from ..effects import Correction, UnitWrite
 from ..inline_codes import code_problems
-from ..memory import GlossaryEntry
+from ..languages import ANY
+from ..memory import NO_LESSONS, GlossaryEntry, Lessons
 from ..ports import FileReader
 
 MAX_UNIT_CHARS = 300
@@ -59,6 +60,11 @@ class BatchState:
     """A file's written units, in source order (Revise, and Read's list of them)."""
     revised: set[tuple[str, int]] = field(default_factory=set)
     """Units revised earlier in this response (each once)."""
+    corrections: Sequence[Correction] = ()
+    """The reviewer's corrections the model has seen: the memory's recent ones (what Remember checks
+    against; a response's own proposals are reviewed after it is made, so their verdicts are not)."""
+    languages: str = ANY
+    """The session's language pair, for what Remember keeps."""
 
     def find(self, name: str) -> FileState | None:
         """The file a call's `file_id` names (its handle or its id)."""
@@ -98,6 +104,8 @@ class ToolResult:
     corrections: Sequence[Correction] = ()
     reviewed: bool = False
     """True when the result applies the human's verdict (the call was one the human had to review)."""
+    lessons: Lessons = NO_LESSONS
+    """What the owner's memory keeps once the step commits this result (Remember)."""
 
 
 ToolOutcome = CopilotRequest | ToolResult

@@ -12,9 +12,10 @@ segments of each paragraph joined up to 300 characters and named by id (the sour
 in a Read result, units cut at blank lines and at most 300 characters (a long block split at line
 ends, then sentence ends, then whitespace) with their `src_string`.
 With nothing left to translate it calls `Read`; when the progress note says every file is complete,
-it answers with text. Usage is counted with o200k tokens, and
-cached tokens imitate OpenAI's prompt cache (the prefix shared with the previous request of the
-same `prompt_cache_key`, in 128-token steps from 1,024).
+it answers with text. Beside its proposals it calls `Remember` for the reviewer's latest edits: each
+word the reviewer put in place of one the proposal kept from the source, as a glossary pair. Usage
+is counted with o200k tokens, and cached tokens imitate OpenAI's prompt cache (the prefix shared
+with the previous request of the same `prompt_cache_key`, in 128-token steps from 1,024).
 """
 
 from __future__ import annotations
@@ -302,6 +303,20 @@ def _french(m: re.Match[str]) -> str:
     return french[0].upper() + french[1:] if word[0].isupper() else french
 
 
+def replaced_words(proposal: str, final: str) -> dict[str, str]:
+    """Words of `proposal` the reviewer replaced one for one in `final` (same word count), each kept
+    from the source (not in the stand-in's dictionary): what a model would remember as terms."""
+    before, after = re.findall(r"[^\W\d_]{3,}", proposal), re.findall(r"[^\W\d_]{3,}", final)
+    if len(before) != len(after):
+        return {}
+    return {a: b for a, b in zip(before, after, strict=True) if a != b and kept_word(a)}
+
+
+def kept_word(word: str) -> bool:
+    """True for a word the stand-in translation keeps from the source (not in its dictionary)."""
+    return word.lower() not in _FRENCH
+
+
 def file_states(msgs: list[Msg]) -> tuple[list[str], set[str]]:
     """The files in order and those the latest progress note calls complete."""
     listed: list[str] = []
@@ -325,15 +340,16 @@ class TranslatorPolicy:
         self._ids = itertools.count(1)
         self._previous: dict[str, list[int]] = {}
         self.decisions: list[str] = []
-        """What each request was answered with: `translate`, `read`, `text` or `distill`."""
+        """What each request was answered with: `translate`, `read`, `text` or `untooled` (a request
+        without tools); `remember` counts the responses that also called Remember."""
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         """Answer one request like a translating model would."""
         msgs = messages_of(body)
         if not body.get("tools"):
-            # A request without tools is the memory distiller's: it wants a JSON object of lessons.
-            self.decisions.append("distill")
-            reply = Reply(text='{"glossary": [], "style_notes": []}')
+            # A request without tools (the agent makes none: learning rides on its proposals) gets text.
+            self.decisions.append("untooled")
+            reply = Reply(text="{}")
         else:
             reply = self._decide(msgs)
         return Reply(text=reply.text, tool_calls=reply.tool_calls, usage=self._usage(body, reply))
@@ -358,7 +374,8 @@ class TranslatorPolicy:
                     found += [(None, u) for u in units(proposable(s, offset))]
             if found:
                 self.decisions.append("translate")
-                return Reply(tool_calls=tuple(self._translate(pieces[0].file_id, found)))
+                lessons = self._remember(msgs)
+                return Reply(tool_calls=(*self._translate(pieces[0].file_id, found), *lessons))
         todo = [f for f in files if f not in done]
         if not todo:
             self.decisions.append("text")
@@ -376,6 +393,26 @@ class TranslatorPolicy:
             args = {"file_id": file_id, **named, "translate_string": pseudo_translate(src)}
             calls.append(ToolCallSpec("Translate", json.dumps(args, ensure_ascii=False), self._call_id()))
         return calls
+
+    def _remember(self, msgs: list[Msg]) -> list[ToolCallSpec]:
+        """A Remember call for the edits in the latest tool returns (none when there are none)."""
+        last = max((k for k, m in enumerate(msgs) if m.role == "assistant"), default=-1)
+        proposals = {
+            cid: str(json.loads(args).get("translate_string", ""))
+            for m in msgs[: last + 1]
+            for cid, name, args in m.calls
+            if name == "Translate"
+        }
+        pairs: dict[str, str] = {}
+        for m in msgs[last + 1 :]:
+            result = _json(m.text) if m.role == "tool" else None
+            if result and result.get("status") == "refined" and m.call_id in proposals:
+                pairs.update(replaced_words(proposals[m.call_id], str(result.get("translated_string", ""))))
+        if not pairs:
+            return []
+        self.decisions.append("remember")
+        args = {"glossary": dict(list(pairs.items())[:5])}
+        return [ToolCallSpec("Remember", json.dumps(args, ensure_ascii=False), self._call_id())]
 
     def _call_id(self) -> str:
         return f"call_{next(self._ids):06d}"

@@ -26,7 +26,7 @@ export function timelineEntries(messages, names = new Map()) {
       for (const part of parts) {
         if (part.part_kind === "text" && asText(part.content).trim()) {
           entries.push({ kind: "agent", text: asText(part.content).trim() });
-        } else if (part.part_kind === "tool-call" && part.tool_name !== "Translate" && part.tool_name !== "Read") {
+        } else if (part.part_kind === "tool-call" && !["Translate", "Read", "Remember"].includes(part.tool_name)) {
           entries.push({ kind: "activity", tone: "info", text: `Called ${part.tool_name}` });
         }
       }
@@ -72,6 +72,11 @@ function toolReturn(part, names) {
       return { kind: "activity", tone: "warn", text: c.reason ? `Unit rejected: ${firstLine(c.reason)}` : "Unit rejected" };
     }
     return { kind: "activity", tone: "info", text: `Translate: ${firstLine(asText(part.content))}` };
+  }
+  if (part.tool_name === "Remember") {
+    // What the model kept for the reviewer's memory, in the tool's own words ("Kept: «a» → «b». Not kept: …").
+    const tone = asText(part.content).startsWith("Kept") ? "ok" : "warn";
+    return { kind: "activity", tone, text: `Memory: ${firstLine(asText(part.content))}` };
   }
   return { kind: "activity", tone: "info", text: `${part.tool_name} answered` };
 }

@@ -126,7 +126,7 @@ class AgentRuntime:
         tools: Mapping[str, Tool] | None = None,
         settings: ModelSettings | None = None,
         window: int = 2,
-        chunk: int = 12,
+        chunk: int = 8,
         batch_chars: int = BATCH_CHARS,
         distiller: Distiller | None = None,
         min_model_seconds: float = 20.0,

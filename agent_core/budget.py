@@ -31,12 +31,12 @@ class Price:
         return (input_tokens * self.input + output_tokens * self.output) / 1_000_000
 
 
-def spent_of(budget: Budget, telemetry: Telemetry, price: Price | None) -> dict[str, Any]:
-    """What the session has spent, in the budget's unit (`{"tokens": n}` or `{"usd": x}`)."""
+def spent_of(budget: Budget, telemetry: Telemetry) -> dict[str, Any]:
+    """What the session has spent, in the budget's unit (`{"tokens": n}` or `{"usd": x}`: each step's
+    requests at the price of the model it used)."""
     if budget.tokens is not None:
         return {"tokens": telemetry.input_tokens + telemetry.output_tokens}
-    cost = price.cost(telemetry.input_tokens, telemetry.output_tokens) if price else 0.0
-    return {"usd": round(cost, 6)}
+    return {"usd": round(telemetry.cost_micro_usd / 1e6, 6)}
 
 
 def check_budget(
@@ -47,7 +47,7 @@ def check_budget(
     A dollar budget needs the model's price; without one it cannot be kept, so the request is refused."""
     if budget is None:
         return
-    spent = spent_of(budget, telemetry, price)
+    spent = spent_of(budget, telemetry)
     if budget.tokens is not None:
         used, needed, cap = float(spent["tokens"]), float(input_tokens + output_tokens), float(budget.tokens)
         amount = "{:,.0f} tokens".format

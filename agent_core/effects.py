@@ -99,6 +99,9 @@ class Telemetry:
     model_ms: int = 0
     cached_tokens: int = 0
     """Input tokens the provider served from its prompt cache."""
+    cost_micro_usd: int = 0
+    """What the model requests cost at the price of the model each used, in millionths of a dollar
+    (0 for a model without a price): a session that changes its model keeps what it spent before."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -158,6 +161,8 @@ class SessionSnapshot:
     """Stored verdicts on the calls of the model response before it (a retry may send them again)."""
     budget: Budget | None = None
     """The cap on the session's model use, if any."""
+    model: str | None = None
+    """The configured model the session translates with (None: the default)."""
     telemetry: Telemetry = field(default_factory=Telemetry)
     """What the session's steps have cost so far (what a budget counts as spent)."""
 
@@ -196,6 +201,8 @@ class StepEffects:
     """The session's target language, as `source_language`."""
     budget: Budget | None = None
     """The session's budget, as `source_language`."""
+    model: str | None = None
+    """The session's model, as `source_language`."""
 
     @property
     def empty(self) -> bool:

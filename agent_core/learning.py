@@ -29,8 +29,6 @@ class Learner:
     """Writes a committed step's lessons (its Remember calls', its distilled corrections') to the owner's memory."""
 
     memory: MemoryStore
-    distiller: Distiller | None = None
-    """Learns from corrections without the model (the rules, for `pseudo`); None: Remember alone."""
     timeout: float = 8.0
     """The most seconds a step spends distilling after its commit."""
     reserve: float = 3.0
@@ -40,6 +38,7 @@ class Learner:
 
     async def after_commit(
         self,
+        distiller: Distiller | None,
         owner: str,
         corrections: Sequence[Correction],
         *,
@@ -47,9 +46,9 @@ class Learner:
         languages: str,
         time_left: Callable[[], float] | None = None,
     ) -> Lessons:
-        """Store `lessons` and what the distiller learns from `corrections`; the lessons stored (empty
-        when skipped or failed)."""
-        distiller = self.distiller if corrections else None
+        """Store `lessons` and what `distiller` (if any: the rules, for `pseudo`) learns from
+        `corrections`; the lessons stored (empty when skipped or failed)."""
+        distiller = distiller if corrections else None
         if distiller is None and not lessons:
             return Lessons()
         budget = self.timeout if time_left is None else min(self.timeout, time_left() - self.reserve)

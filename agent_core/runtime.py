@@ -19,15 +19,15 @@ from datetime import UTC, datetime
 from typing import cast
 
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
-from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from .ahead import BATCH_CHARS, first_block, memory_proposals, next_texts, screen_segments
 from .budget import Price, check_budget
+from .catalog import ModelCatalog
 from .context import Context
 from .copilot import CopilotRequest
 from .deltas import DeltaSink
-from .distill import Distiller
+from .distill import Distiller, distiller_for
 from .document import FileState, add_span
 from .effects import (
     Correction,
@@ -98,6 +98,8 @@ class PreparedStep:
     """The user's input was queued: reviews are pending."""
     lessons: Lessons = NO_LESSONS
     """What the step's Remember calls keep, for the owner's memory once the step commits."""
+    distiller: Distiller | None = None
+    """What learns from the step's corrections after the commit, besides Remember (`distiller_of`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,7 +122,7 @@ class AgentRuntime:
         self,
         store: SessionStore,
         *,
-        model: Model,
+        models: ModelCatalog,
         memory: MemoryStore,
         tm: TranslationMemoryPort | None = None,
         tools: Mapping[str, Tool] | None = None,
@@ -131,7 +133,6 @@ class AgentRuntime:
         distiller: Distiller | None = None,
         min_model_seconds: float = 20.0,
         memory_proposals: bool = True,
-        price: Price | None = None,
     ) -> None:
         self.store = store
         self.memory = memory
@@ -140,19 +141,26 @@ class AgentRuntime:
         self.lookups = tm if memory_proposals else None
         """Where remembered units are proposed from and similar ones shown (None: `memory_proposals`
         off; units are remembered either way)."""
-        self.model = model
+        self.models = models
+        """The configured models; each session translates with its own (`SessionSnapshot.model`)."""
         self.tools = dict(tools) if tools is not None else default_tools()
         self.definitions = [tool.definition for tool in self.tools.values()]
         """Built once: byte-identical in every request, the start of the cacheable prefix."""
-        self.price = price
-        """The model's price, for a session's budget in dollars (None: unknown)."""
         self._definition_tokens = estimate_tokens(json.dumps([dataclasses.asdict(d) for d in self.definitions]))
         self.settings = settings
         self.window = window
         self.chunk = chunk
         self.batch_chars = batch_chars
         self.min_model_seconds = min_model_seconds
-        self.learner = Learner(memory=memory, distiller=distiller)
+        self.distiller = distiller
+        """Learns from corrections without a model request; None: the rules for the `pseudo` model,
+        nothing for a real one (it learns with Remember)."""
+        self.learner = Learner(memory=memory)
+
+    def distiller_of(self, model: str | None) -> Distiller | None:
+        """What learns from corrections without a model request in a session of `model`: the one
+        given, else the rules for the `pseudo` model (a real one learns with Remember)."""
+        return self.distiller or distiller_for(self.models.model(model))
 
     async def step(self, owner: str, session_id: str | None, request: StepInput) -> StepOutcome:
         """Exactly one step; a failure commits nothing."""
@@ -171,7 +179,7 @@ class AgentRuntime:
         snapshot = loaded.snapshot
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
-        effects = _effects(snapshot, loop.context, result, verdicts)
+        effects = _effects(snapshot, loop.context, result, verdicts, self.models.price(snapshot.model))
         if self.tm is not None and (result.units or result.revisions):
             remembered = [
                 (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
@@ -188,6 +196,7 @@ class AgentRuntime:
             languages=languages,
             time_left=request.time_left,
             lessons=result.lessons,
+            distiller=self.distiller_of(snapshot.model),
         )
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
@@ -222,6 +231,7 @@ class AgentRuntime:
             self.tm.kept(token.owner, effects.memory)
         if effects.corrections or prepared.lessons:
             await self.learner.after_commit(
+                prepared.distiller,
                 token.owner,
                 effects.corrections,
                 lessons=prepared.lessons,
@@ -286,7 +296,7 @@ class AgentRuntime:
         async def lessons(corrections: Sequence[Correction], remembered: Lessons) -> Sequence[GlossaryEntry]:
             # What the step commits reaches its own model request: the lessons of its Remember calls,
             # and the distiller's (deterministic rules; no distiller makes a model request).
-            distiller = self.learner.distiller
+            distiller = self.distiller_of(snapshot.model)
             found = remembered
             if distiller is not None and corrections:
                 try:
@@ -353,7 +363,7 @@ class AgentRuntime:
             return units[file_id]
 
         options = AgentLoopOptions(
-            model=self.model,
+            model=self.models.model(snapshot.model),
             tools=self.tools,
             definitions=self.definitions,
             system_prompt=system_prompt(snapshot.files),
@@ -399,7 +409,7 @@ class AgentRuntime:
             check_budget(
                 snapshot.budget,
                 snapshot.telemetry,
-                self.price,
+                self.models.price(snapshot.model),
                 input_tokens=estimate_tokens(sent) + self._definition_tokens,
                 output_tokens=round(estimate_tokens(state) * OUTPUT_TOKENS_PER_TOKEN),
             )
@@ -463,7 +473,9 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput) -> 
     return accepted
 
 
-def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict]) -> StepEffects:
+def _effects(
+    snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict], price: Price | None
+) -> StepEffects:
     coverage = {f.file_id: f.covered for f in _files_after(snapshot.files, result)}
     touched = {u.file_id for u in result.units}
     usage = result.usage
@@ -485,6 +497,7 @@ def _effects(snapshot: SessionSnapshot, context: Context, result: StepResult, ve
             output_tokens=usage.output_tokens if usage else 0,
             model_ms=result.model_ms,
             cached_tokens=usage.cache_read_tokens if usage else 0,
+            cost_micro_usd=round(price.cost(usage.input_tokens, usage.output_tokens) * 1e6) if usage and price else 0,
         ),
     )
 

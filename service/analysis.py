@@ -11,7 +11,7 @@ the memory), or a match band of the owner's translation memory for the target la
 score: 100, 95–99, 85–94, 75–84, 50–74, none). The estimate is what the rest of the job will cost:
 the segments not yet translated that the memory cannot propose itself (not a 100% match, not a
 repetition; all of them when the step proposes nothing from memory, `TRANSLATION_MEMORY=off`),
-priced for the configured model (`service.pricing`).
+priced for the session's model (`service.pricing`).
 """
 
 from __future__ import annotations
@@ -29,14 +29,12 @@ from interchange.layout import translatable_text
 from interchange.xliff_source import parse_xliff
 
 from .language_detection import detect_language
-from .pricing import model_key, price_of
 from .schemas import Analysis, AnalysisEstimate, BandCount
 from .sessions import pick_file
 from .tm import tm_languages
 
 if TYPE_CHECKING:
-    from pydantic_ai.models import Model
-
+    from agent_core.catalog import ModelCatalog
     from storage.records import SessionRecord
 
     from .sessions import SessionService
@@ -74,9 +72,15 @@ class Analyses:
     """Analyses of the caller's files, over the sessions' files and the owner's translation memory."""
 
     def __init__(
-        self, sessions: SessionService, tm: TranslationMemory, model: Model, *, batch_chars: int, proposals: bool
+        self,
+        sessions: SessionService,
+        tm: TranslationMemory,
+        models: ModelCatalog,
+        *,
+        batch_chars: int,
+        proposals: bool,
     ) -> None:
-        self.sessions, self.tm, self.model = sessions, tm, model
+        self.sessions, self.tm, self.models = sessions, tm, models
         self.batch_chars = batch_chars
         self.proposals = proposals
         """Whether the step proposes remembered units itself (`TRANSLATION_MEMORY`): if not, the model
@@ -110,7 +114,8 @@ class Analyses:
         job, basis = self._metered(record, files, asked)
         if job is None:
             job, basis = estimate_job(asked, batch_chars=self.batch_chars), "loop"
-        price = price_of(model_key(self.model))
+        model = self.models.name(record.model)
+        price = self.models.price(model)
         return Analysis(
             segments=len(segments),
             words=sum(c.words for c in counted),
@@ -124,7 +129,7 @@ class Analyses:
                 inputTokens=job.input_tokens,
                 outputTokens=job.output_tokens,
                 usd=None if price is None else round(price.cost(job.input_tokens, job.output_tokens), 4),
-                model=model_key(self.model),
+                model=model,
                 basis=basis,
             ),
         )

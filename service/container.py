@@ -1,7 +1,7 @@
 """The app's services, wired once per process: `build_services()` serves production, tests and bench/.
 
 Everything is injectable (the storage backend, the model, its settings, the distiller); what is not
-given comes from the environment (`STORAGE_BACKEND`, `AGENT_MODEL`).
+given comes from the environment (`STORAGE_BACKEND`, `AGENT_MODEL`, `AGENT_MODELS`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from agent_core.distill import Distiller, distiller_for
+from agent_core.catalog import ModelCatalog
+from agent_core.distill import Distiller
 from agent_core.runtime import AgentRuntime
 from storage.interface import Storage
 
@@ -35,47 +36,59 @@ class Services:
     tm: TranslationMemory
 
 
+def model_catalog(model: Model | None = None) -> ModelCatalog:
+    """The models sessions may use: `model` alone when given; else `AGENT_MODEL` (the default; `pseudo`
+    when unset) and the comma-separated names of `AGENT_MODELS` after it."""
+    from agent_core.models import DEFAULT_MODEL, resolve_model
+
+    from .pricing import model_key, price_of
+
+    if model is not None:
+        return ModelCatalog.of(model, model_key(model), price_of(model_key(model)))
+    default = os.environ.get("AGENT_MODEL", "").strip()
+    others = [name.strip() for name in os.environ.get("AGENT_MODELS", "").split(",") if name.strip()]
+    names = [default] if default else others[:1] or [DEFAULT_MODEL]
+    return ModelCatalog([*names, *others], resolve=resolve_model, price=lambda m: price_of(model_key(m)))
+
+
 def build_services(
     *,
     storage: Storage | None = None,
     model: Model | None = None,
+    models: ModelCatalog | None = None,
     settings: ModelSettings | None = None,
     distiller: Distiller | None = None,
     min_model_seconds: float = 20.0,
     translation_memory: bool | None = None,
 ) -> Services:
-    """The services over `storage` and `model` (from the environment when not given).
+    """The services over `storage` and `model` or `models` (from the environment when not given).
 
     `translation_memory` (default: `TRANSLATION_MEMORY`, on unless `off`) lets the step propose
     remembered units and show similar ones; reviewed units are kept in the memory either way.
     """
-    from agent_core.models import resolve_model
     from storage import backend_from_env
 
-    from .pricing import model_key, price_of
-
     storage = storage if storage is not None else backend_from_env()
-    model = model if model is not None else resolve_model(os.environ.get("AGENT_MODEL"))
-    price = price_of(model_key(model))  # a malformed MODEL_PRICES is refused at start
+    models = models or model_catalog(model)
+    models.price(None)  # the default model and MODEL_PRICES are checked at start (the others on first use)
     cache = TextCache()
     tm = TranslationMemory(storage)
     memory = OwnerMemory(storage, tm=tm)
     runtime = AgentRuntime(
         StorageSessionStore(storage, cache=cache),
-        model=model,
+        models=models,
         memory=memory,
         tm=tm,
         memory_proposals=_memory_on(translation_memory),
         batch_chars=_batch_chars(),
         settings=settings,
-        distiller=distiller or distiller_for(model),
+        distiller=distiller,
         min_model_seconds=min_model_seconds,
-        price=price,
     )
     return Services(
         storage=storage,
         runtime=runtime,
-        sessions=SessionService(storage, cache, price=price),
+        sessions=SessionService(storage, cache, models=models),
         steps=StepService(runtime, storage),
         memory=memory,
         tm=tm,

@@ -168,13 +168,38 @@ class BudgetBody(BaseModel):
 
 class SessionSettings(BaseModel):
     """`POST /api/sessions` and `PATCH /api/sessions/{id}`: the session's languages (BCP 47 tags or names,
-    normalised by the service) and budget; on PATCH an absent field is left as it is, null clears it."""
+    normalised by the service), budget and model; on PATCH an absent field is left as it is, null clears it."""
 
     model_config = ConfigDict(extra="forbid")
 
     sourceLanguage: str | None = Field(default=None, max_length=64)
     targetLanguage: str | None = Field(default=None, max_length=64)
     budget: BudgetBody | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    """One of the configured models (`GET /api/models`); null on PATCH: back to the default."""
+
+
+class ModelPrice(BaseModel):
+    """US dollars per million tokens."""
+
+    input: float
+    output: float
+
+
+class ConfiguredModel(BaseModel):
+    """One of the models a session may use."""
+
+    name: str
+    default: bool
+    """The model of a session that names none."""
+    price: ModelPrice | None
+    """Null: unknown (a budget in dollars cannot be kept with it)."""
+
+
+class ModelList(BaseModel):
+    """`GET /api/models`: the configured models, the default first."""
+
+    models: list[ConfiguredModel]
 
 
 class CreatedSession(BaseModel):
@@ -214,6 +239,8 @@ class Telemetry(BaseModel):
     modelMs: int
     cachedInputTokens: int
     """Input tokens the provider served from its prompt cache."""
+    usd: float = 0.0
+    """What the model requests cost at the price of the model each used (0 for a model without one)."""
 
 
 class SessionView(BaseModel):
@@ -243,6 +270,8 @@ class SessionView(BaseModel):
     """The session's cap, `{"tokens": n}` or `{"usd": x}`; null: none."""
     spent: dict[str, int | float] | None = None
     """What the session spent, in the budget's unit (null without a budget)."""
+    model: str = ""
+    """The configured model the session's next step uses (its own, else the default)."""
 
 
 class MessagesPage(BaseModel):

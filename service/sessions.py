@@ -10,7 +10,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from agent_core.budget import Price
+from agent_core.catalog import ModelCatalog
 from agent_core.document import FileState, assemble, initial_coverage
 from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
@@ -92,11 +92,11 @@ def pick_file(files: Sequence[FileState], fid: str) -> FileState:
 class SessionService:
     """The caller's sessions and files."""
 
-    def __init__(self, storage: SessionStorageInterface, cache: TextCache, *, price: Price | None = None) -> None:
+    def __init__(self, storage: SessionStorageInterface, cache: TextCache, *, models: ModelCatalog) -> None:
         self.storage = storage
         self.cache = cache
-        self.price = price
-        """The configured model's price (a dollar budget needs one)."""
+        self.models = models
+        """The configured models: a session's is one of them, and a dollar budget needs its price."""
 
     def owned(self, owner: str, sid: str) -> SessionRecord:
         """The caller's session; another caller's is NotFound, like a missing one."""
@@ -107,35 +107,45 @@ class SessionService:
 
     def create(self, owner: str, settings: SessionSettings | None = None) -> SessionRecord:
         """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown),
-        with the budget given."""
+        with the budget and the model given (422 for a model not configured)."""
         given = settings or SessionSettings()
         source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
+        model = None if given.model is None else self.models.name(given.model)
         token = StepToken(session_id=new_id("s"), owner=owner, version=0, created_at=_now(), message_count=0)
-        effects = StepEffects(source_language=source, target_language=target, budget=self._budget(given.budget))
+        budget = self._budget(given.budget, model)
+        effects = StepEffects(source_language=source, target_language=target, budget=budget, model=model)
         self.storage.commit(token, effects)
         return self.storage.get_session(token.session_id)
 
     def configure(self, owner: str, sid: str, settings: SessionSettings) -> None:
-        """Change the languages and the budget the body names (null clears one); the others are left."""
-        self.owned(owner, sid)
+        """Change the languages, the budget and the model the body names (null clears one: the model
+        then is the default); the others are left. The next step uses them."""
+        record = self.owned(owner, sid)
         given = settings.model_fields_set
         if not given:
             return
+        model = record.model
+        if "model" in given:
+            model = None if settings.model is None else self.models.name(settings.model)
+        budget = self._budget(settings.budget, model) if "budget" in given else record.budget
+        if "model" in given and budget is not None:
+            self._budget(BudgetBody(tokens=budget.tokens, usd=budget.usd), model)  # still keepable
         self.storage.update_session(
             sid,
             source_language=language_tag(settings.sourceLanguage) if "sourceLanguage" in given else ...,
             target_language=language_tag(settings.targetLanguage) if "targetLanguage" in given else ...,
-            budget=self._budget(settings.budget) if "budget" in given else ...,
+            budget=budget if "budget" in given else ...,
+            model=model if "model" in given else ...,
         )
 
-    def _budget(self, body: BudgetBody | None) -> Budget | None:
+    def _budget(self, body: BudgetBody | None, model: str | None) -> Budget | None:
         """The budget a body gives; a dollar budget for a model without a price is 422."""
         if body is None:
             return None
-        if body.usd is not None and self.price is None:
+        if body.usd is not None and self.models.price(model) is None:
             raise InvalidRequestError(
-                'The model has no price, so a budget in dollars cannot be kept: give {"tokens": n}, '
-                "or set MODEL_PRICES."
+                f"The model {self.models.name(model)} has no price, so a budget in dollars cannot be kept: "
+                'give {"tokens": n}, or set MODEL_PRICES.'
             )
         return Budget(tokens=body.tokens, usd=body.usd)
 

@@ -115,7 +115,8 @@ class StepService:
             files=[file_summary(f) for f in snapshot.files],
             queuedInputs=list(snapshot.queued_inputs),
             budget=record.budget.as_dict() if record.budget else None,
-            spent=spent_of(record.budget, record.telemetry, self.runtime.price) if record.budget else None,
+            spent=spent_of(record.budget, record.telemetry) if record.budget else None,
+            model=record.model or self.runtime.models.default,
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             telemetry=Telemetry(
@@ -125,6 +126,7 @@ class StepService:
                 outputTokens=spent.output_tokens,
                 modelMs=spent.model_ms,
                 cachedInputTokens=spent.cached_tokens,
+                usd=round(spent.cost_micro_usd / 1e6, 6),
             ),
         )
 

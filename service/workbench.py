@@ -158,7 +158,10 @@ class Workbench:
         effects = StepEffects(revisions=[revised], corrections=[correction], memory=remembered, memory_added=added)
         await blocking(self.storage.commit, token, effects)
         self.tm.kept(owner, remembered)
-        await self.runtime.learner.after_commit(owner, [correction], languages=languages, time_left=time_left)
+        distiller = self.runtime.distiller_of(snapshot.model)
+        await self.runtime.learner.after_commit(
+            distiller, owner, [correction], languages=languages, time_left=time_left
+        )
         after = await blocking(self.storage.list_units, sid, state.file_id)
         written = next((u for u in after if u.start == start), revised)
         record = await blocking(self.storage.get_session, sid)

@@ -69,6 +69,7 @@ TELEMETRY = {
     "output_tokens": "outputTokens",
     "model_ms": "modelMs",
     "cached_tokens": "cachedTokens",
+    "cost_micro_usd": "costMicroUsd",
 }
 """Telemetry's fields and their attributes in META."""
 VERDICT_READ = 4
@@ -215,6 +216,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             queued_inputs=record.queued_inputs,
             previous_verdicts=list(verdicts.get(previous[0], {}).values()),
             budget=record.budget,
+            model=record.model,
             telemetry=record.telemetry,
         )
 
@@ -290,11 +292,13 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         source_language: str | EllipsisType | None = ...,
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
+        model: str | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """One UpdateItem of META's languages or budget and version (a commit in progress on it: tried again)."""
+        """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
         sets, removes, values = ["version = version + :one"], [], {":one": n(1)}
         stored = budget.dumps() if isinstance(budget, Budget) else budget
-        for name, value in (("src", source_language), ("tgt", target_language), ("bud", stored)):
+        settings = (("src", source_language), ("tgt", target_language), ("bud", stored), ("mdl", model))
+        for name, value in settings:
             if value is None:
                 removes.append(name)
             elif value is not ...:
@@ -568,7 +572,8 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         put("files", {"M": {}})
         put("fileCount", n(0))
         budget = effects.budget.dumps() if effects.budget else None
-        for attr, setting in (("src", effects.source_language), ("tgt", effects.target_language), ("bud", budget)):
+        settings = (("src", effects.source_language), ("tgt", effects.target_language), ("bud", budget))
+        for attr, setting in (*settings, ("mdl", effects.model)):
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
@@ -615,6 +620,7 @@ def _record(item: Item) -> SessionRecord:
         source_language=item.get("src", {}).get("S"),
         target_language=item.get("tgt", {}).get("S"),
         budget=Budget.loads(item["bud"]["S"]) if "bud" in item else None,
+        model=item.get("mdl", {}).get("S"),
     )
 
 

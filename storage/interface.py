@@ -73,8 +73,9 @@ class SessionStorageInterface(ABC):
         source_language: str | EllipsisType | None = ...,
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
+        model: str | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages or budget (None clears one, `...` leaves it), bumping its version, and
+        """Set the session's languages, budget or model (None clears one, `...` leaves it), bumping its version, and
         return the record; NotFoundError if there is none. Retried over a concurrent step's commit,
         never lost by one (a step loaded before it fails its commit: ConflictError)."""
 

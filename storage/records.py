@@ -47,6 +47,8 @@ class SessionRecord:
     """The language the session translates into, when known."""
     budget: Budget | None = None
     """The cap on the session's model use, if any."""
+    model: str | None = None
+    """The configured model the session translates with (None: the default)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -50,11 +50,11 @@ from .sqlite_db import insert_rows, timestamp
 from .sqlite_memory import SQLiteMemoryStorage, put_tm_rows
 from .sqlite_paging import decode_cursor, page
 
-_TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens")
+_TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens", "cost_micro_usd")
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, source_language, target_language, budget, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, source_language, target_language, budget, model, " + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
 
@@ -81,10 +81,16 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         source_language: str | EllipsisType | None = ...,
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
+        model: str | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages or budget in one transaction (the version bumped); NotFoundError if none."""
+        """Set the session's settings in one transaction (the version bumped); NotFoundError if none."""
         stored = budget.dumps() if isinstance(budget, Budget) else budget
-        changes = {"source_language": source_language, "target_language": target_language, "budget": stored}
+        changes = {
+            "source_language": source_language,
+            "target_language": target_language,
+            "budget": stored,
+            "model": model,
+        }
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
         with self._transaction(write=True) as db:
@@ -132,6 +138,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             queued_inputs=record.queued_inputs,
             previous_verdicts=previous,
             budget=record.budget,
+            model=record.model,
             telemetry=record.telemetry,
         )
 
@@ -147,8 +154,8 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             if token.version == 0:
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
-                    "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget) "
-                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+                    "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget, "
+                    "model) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
                 if created.rowcount != 1:
@@ -470,9 +477,11 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         source_language=row["source_language"],
         target_language=row["target_language"],
         budget=Budget.loads(row["budget"]) if row["budget"] else None,
+        model=row["model"],
     )
 
 
-def _settings(effects: StepEffects) -> tuple[str | None, str | None, str | None]:
-    """The languages and the budget a creating commit keeps."""
-    return effects.source_language, effects.target_language, effects.budget.dumps() if effects.budget else None
+def _settings(effects: StepEffects) -> tuple[str | None, ...]:
+    """The settings a creating commit keeps: the languages, the budget, the model."""
+    budget = effects.budget.dumps() if effects.budget else None
+    return effects.source_language, effects.target_language, budget, effects.model

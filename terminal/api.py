@@ -133,9 +133,11 @@ class ApiClient:
             raise _error(response)
         return response
 
-    async def create_session(self, *, target_language: str | None = None) -> str:
-        """A new empty session's id (translating into `target_language`, when given)."""
+    async def create_session(self, *, target_language: str | None = None, model: str | None = None) -> str:
+        """A new empty session's id (translating into `target_language` with `model`, each when given)."""
         body = {"targetLanguage": target_language} if target_language else {}
+        if model:
+            body["model"] = model
         data = (await self._request("POST", "/api/sessions", json=body)).json()
         return str(data["id"])
 

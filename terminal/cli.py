@@ -33,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
     translate.add_argument("file", type=Path, nargs="?", help="the document (not needed with --session)")
     translate.add_argument("--to", dest="language", help="the target language, e.g. French")
     translate.add_argument("--session", help="resume this session (nothing is proposed again)")
+    translate.add_argument("--model", help="one of the configured models (default: the server's)")
     translate.add_argument(
         "-o", "--output", type=Path, help="where the translation goes (default: NAME.LANG.EXT beside the source)"
     )
@@ -55,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     analyze.add_argument("file", type=Path)
     analyze.add_argument("--to", dest="language", required=True, help="the target language, e.g. fr or French")
+    analyze.add_argument("--model", help="price it for this configured model (default: the server's)")
 
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
@@ -108,7 +110,7 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
         if args.file is None or not args.language:
             raise ApiError("translate needs FILE and --to LANGUAGE (or --session ID to resume).")
         content = args.file.read_text(encoding="utf-8")
-        session_id = await client.create_session()
+        session_id = await client.create_session(model=args.model)
         info = await client.upload(session_id, args.file.name, content)
         output = args.output or default_output(args.file, args.language)
         first = f"Translate {args.file.name} into {args.language}."
@@ -201,7 +203,7 @@ async def _export(client: ApiClient, args: argparse.Namespace) -> int:
 async def _analyze(client: ApiClient, args: argparse.Namespace) -> int:
     """The file's analysis, from a session made for it and deleted after (nothing is left behind)."""
     content = args.file.read_text(encoding="utf-8")
-    session_id = await client.create_session(target_language=args.language)
+    session_id = await client.create_session(target_language=args.language, model=args.model)
     try:
         info = await client.upload(session_id, args.file.name, content)
         found = await client.analysis(session_id, info.fileId)

@@ -156,7 +156,7 @@ async def test_corrections_are_kept_when_distillation_fails() -> None:
             raise RuntimeError("boom")
 
     h = harness()
-    h.runtime.learner = Learner(memory=h.services.memory, distiller=Broken())
+    h.runtime.distiller = Broken()
     fid = h.add_file(SOURCE + "\n")
     h.script.replies.append(calls(translate(fid, SOURCE, "x", call_id="a")))
     await step(h, user_input=FRENCH)
@@ -298,7 +298,7 @@ def returned(messages: list[ModelMessage], call_id: str) -> Any:
 
 async def test_remember_keeps_only_what_the_human_wrote_without_a_request_of_its_own() -> None:
     h = harness()
-    h.runtime.learner = Learner(memory=h.services.memory)  # a real model's wiring: no distiller
+    h.runtime.distiller = None  # a real model's wiring: no distiller
     second = "The exporter writes a file."
     fid = h.add_file(f"{SOURCE}\n\n{second}\n\nOpen the tool settings.\n")
     proposal = pseudo_translate(SOURCE)
@@ -355,18 +355,19 @@ class _Slow:
 
 async def test_learning_is_skipped_when_little_invocation_time_remains() -> None:
     memory = _Recorder()
-    learner = Learner(memory=memory, distiller=RuleDistiller())
+    learner, rules = Learner(memory=memory), RuleDistiller()
     edited = pseudo_translate(SOURCE).replace("ţóóĺ", "outil")
-    assert not await learner.after_commit("alice", [correction(edited)], languages="auto>fr", time_left=lambda: 3.5)
+    fixes = [correction(edited)]
+    assert not await learner.after_commit(rules, "alice", fixes, languages="auto>fr", time_left=lambda: 3.5)
     assert memory.learned == []
-    assert await learner.after_commit("alice", [correction(edited)], languages="auto>fr", time_left=lambda: 60.0)
+    assert await learner.after_commit(rules, "alice", fixes, languages="auto>fr", time_left=lambda: 60.0)
     assert len(memory.learned) == 1
 
 
 async def test_learning_gives_up_after_its_timeout() -> None:
     memory = _Recorder()
-    learner = Learner(memory=memory, distiller=_Slow(), timeout=0.05, min_seconds=0.01)
-    assert not await learner.after_commit("alice", [correction("x")], languages="auto>fr")
+    learner = Learner(memory=memory, timeout=0.05, min_seconds=0.01)
+    assert not await learner.after_commit(_Slow(), "alice", [correction("x")], languages="auto>fr")
     assert memory.learned == []
 
 

@@ -123,6 +123,21 @@ def test_the_budget_is_kept_from_creation_shown_to_a_step_changed_and_cleared(st
     assert storage.load_step(SID, window=10).budget is None
 
 
+def test_the_model_is_kept_from_creation_shown_to_a_step_changed_and_cleared(storage: Storage) -> None:
+    create(storage, messages=[user("go")], model="openai:gpt-4.1")
+    assert storage.get_session(SID).model == "openai:gpt-4.1"
+    spent = Telemetry(model_requests=1, input_tokens=70, output_tokens=30, cost_micro_usd=380)
+    step(storage, messages=[user("next")], model="ignored", telemetry=spent)
+    loaded = storage.load_step(SID, window=10)
+    assert loaded.model == "openai:gpt-4.1", "a step leaves the model"
+    changed = storage.update_session(SID, model="openai:gpt-4.1-mini")
+    assert changed.model == "openai:gpt-4.1-mini" and same_store(storage).get_session(SID) == changed
+    step(storage, messages=[user("more")], telemetry=spent)
+    assert storage.load_step(SID, window=10).telemetry.cost_micro_usd == 760, "what was spent adds up"
+    assert storage.update_session(SID, budget=Budget(tokens=9)).model == "openai:gpt-4.1-mini", "left as it is"
+    assert storage.update_session(SID, model=None).model is None
+
+
 def test_a_session_update_is_not_lost_by_a_concurrent_step(storage: Storage) -> None:
     atomic_requests(storage)
     create(storage, messages=[user("go")])

@@ -124,6 +124,7 @@ def test_the_function_environment() -> None:
         "STORAGE_BACKEND": "dynamodb",
         "SESSIONS_TABLE": {"Ref": "SessionsTable"},
         "AGENT_MODEL": "pseudo",
+        "AGENT_MODELS": "",
         "REQUIRE_AUTH": "false",
         "POWERTOOLS_SERVICE_NAME": "translation-agent",
         "POWERTOOLS_LOG_LEVEL": "INFO",

@@ -51,7 +51,7 @@ async def analyse_file(
     analyses = Analyses(
         services.sessions,
         services.tm,
-        runtime.model,
+        runtime.models,
         batch_chars=runtime.batch_chars,
         proposals=runtime.lookups is not None,
     )

@@ -5,7 +5,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 
 from service.blocking import blocking
-from service.schemas import CreatedSession, MessagesPage, SessionList, SessionSettings, SessionView
+from service.schemas import (
+    ConfiguredModel,
+    CreatedSession,
+    MessagesPage,
+    ModelList,
+    ModelPrice,
+    SessionList,
+    SessionSettings,
+    SessionView,
+)
 
 from ..deps import OwnerDep, ServicesDep
 
@@ -17,6 +26,18 @@ def create_session(owner: OwnerDep, services: ServicesDep, body: SessionSettings
     """Create an empty session for the caller, in the languages the body gives (optional)."""
     record = services.sessions.create(owner, body)
     return CreatedSession(id=record.session_id, createdAt=record.created_at, updatedAt=record.updated_at)
+
+
+@router.get("/api/models")
+def list_models(owner: OwnerDep, services: ServicesDep) -> ModelList:
+    """The models a session may name (`model` on POST and PATCH /api/sessions), the default first."""
+    models = services.runtime.models
+    listed = []
+    for name in models.names:
+        price = models.price(name)
+        shown = None if price is None else ModelPrice(input=price.input, output=price.output)
+        listed.append(ConfiguredModel(name=name, default=name == models.default, price=shown))
+    return ModelList(models=listed)
 
 
 @router.get("/api/sessions")
@@ -35,7 +56,7 @@ def list_sessions(
 
 @router.patch("/api/sessions/{session_id}")
 async def patch_session(session_id: str, body: SessionSettings, owner: OwnerDep, services: ServicesDep) -> SessionView:
-    """Change the session's languages or budget; the answer is the Session, as GET gives it."""
+    """Change the session's languages, budget or model; the answer is the Session, as GET gives it."""
     await blocking(services.sessions.configure, owner, session_id, body)
     return await services.steps.view(owner, session_id)
 

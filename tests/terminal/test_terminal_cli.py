@@ -97,6 +97,20 @@ def test_analyze_prints_the_counts_and_the_estimate_and_keeps_no_session(
     assert main(["analyze", str(tmp_path / "missing.md"), "--to", "fr", *where]) == 1
 
 
+def test_analyze_prices_for_the_model_named_and_refuses_one_not_configured(
+    local_env: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENT_MODELS", "pseudo,openai:gpt-4.1")
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Guide\n\nRun the installer. Then restart.\n")
+    where = ["--db", str(local_env), "--log", str(tmp_path / "app.log")]
+    assert main(["analyze", str(doc), "--to", "fr", "--model", "pseudo", *where]) == 0
+    assert "Estimate with pseudo:" in capsys.readouterr().out
+    assert main(["analyze", str(doc), "--to", "fr", "--model", "gpt-9", *where]) == 1
+    error = capsys.readouterr().err
+    assert "model 'gpt-9' is not configured here; the configured models: pseudo, openai:gpt-4.1." in error
+
+
 def test_translate_needs_a_file_and_a_language(local_env: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Without FILE and --to (or --session) nothing is created and the message says what to pass."""
     assert main(["translate", "--db", str(local_env)]) == 1

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import boto3
 import pytest
 from fastapi.testclient import TestClient
 from pydantic_ai.messages import ModelResponse, TextPart
@@ -18,9 +17,7 @@ from agent_core.budget import Price
 from agent_core.catalog import ModelCatalog
 from handlers.api import create_app
 from service.container import model_catalog
-from storage.dynamodb import DynamoDBSessionStorage
 from storage.interface import Storage
-from storage.sqlite import SQLiteStorage
 from tests.helpers import Script, services_for
 
 DOC = "Run the installer first.\n"
@@ -44,14 +41,8 @@ def answering(name: str) -> Script:
     return Script([reply] * 20)
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
-def models(request: pytest.FixtureRequest) -> Iterator[Models]:
-    storage: Storage
-    if request.param == "dynamodb":
-        table = request.getfixturevalue("moto_table")
-        storage = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=table)
-    else:
-        storage = SQLiteStorage(":memory:")
+@pytest.fixture
+def models(storage: Storage) -> Iterator[Models]:
     scripts = {name: answering(name) for name in PRICES}
     built = {name: script.model for name, script in scripts.items()}
     prices = {id(model): PRICES[name] for name, model in built.items()}

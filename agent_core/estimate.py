@@ -24,12 +24,13 @@ from .ahead import BATCH_CHARS, BATCH_SEGMENTS
 
 __all__ = ["JobEstimate", "estimate_job", "estimate_tokens"]
 
-PREFIX_TOKENS: Final = 1_400
+PREFIX_TOKENS: Final = 1_530
 """A request's input besides the text and the exchanges it shows: the system prompt, the tools,
 the task and the progress note."""
-HISTORY_REQUESTS: Final = 5
-"""How many later requests show an exchange again (the context window keeps the latest ones)."""
-OUTPUT_TOKENS_PER_TOKEN: Final = 1.9
+HISTORY_REQUESTS: Final = 4
+"""How many later requests show an exchange again (the context window keeps the latest ones: at
+most four exchanges, its start moving in steps of 8 messages)."""
+OUTPUT_TOKENS_PER_TOKEN: Final = 2.0
 """A response's output per source token: the translation, the segment ids it covers, the calls' JSON."""
 OUTPUT_TOKENS_PER_REQUEST: Final = 30
 """Output that does not grow with the text: the response's framing."""

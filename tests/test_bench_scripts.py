@@ -32,6 +32,8 @@ def test_provider_cost_completes_and_prints_its_figures() -> None:
     assert "| figure | 4 K chars, 1 a response | 4 K chars, all a response |" in out
     row = next(line for line in out.splitlines() if line.startswith("| analysis estimate / metered: cost"))
     assert row.count("$") == 4  # estimate and metered, for each of the two models
+    learning = next(line for line in out.splitlines() if line.startswith("| the agent's model requests / requests"))
+    assert [cell.split(" / ")[1] for cell in learning.split("|")[2:4]] == ["0", "0"], "learning asks no model"
 
 
 def test_provider_cost_on_dynamodb_counts_the_file_text_it_reads() -> None:

@@ -774,3 +774,29 @@ def test_a_notice_from_the_service_is_shown_in_the_conversation(tmp_path: Path) 
         page.click("#start")
         page.wait_for_selector("#timeline .bubble-notice", timeout=WAIT_MS)
         assert "The model answered with nothing" in page.inner_text("#timeline .bubble-notice")
+
+
+def test_the_start_form_offers_the_configured_models_and_the_session_uses_the_one_chosen(tmp_path: Path) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    env = {"AGENT_MODEL": "pseudo", "AGENT_MODELS": "python:tests.browser.slow_model:slow_model"}
+    with running_service(tmp_path, free_port(), env) as base, chromium_page() as page:
+        page.goto(base)
+        page.wait_for_selector("#model-field:not([hidden])", timeout=WAIT_MS)
+        options = page.eval_on_selector_all("#model option", "os => os.map(o => [o.value, o.textContent])")
+        assert options == [
+            ["pseudo", "pseudo (free), the default"],
+            ["python:tests.browser.slow_model:slow_model", "python:tests.browser.slow_model:slow_model (price unknown)"],
+        ]
+        assert page.input_value("#model") == "pseudo"
+        page.fill("#doc-text", "Hello world.\n")
+        page.fill("#target-lang", "French")
+        page.select_option("#model", "python:tests.browser.slow_model:slow_model")
+        page.click("#analyze")
+        page.wait_for_selector("#start-analysis:not([hidden])", timeout=WAIT_MS)
+        assert "Estimate with python:tests.browser.slow_model:slow_model:" in page.inner_text("#analysis-estimate")
+        page.locator("#start-form").screenshot(path=str(SHOTS / "start-model.png"))
+        page.select_option("#model", "pseudo")  # changed after the analysis: Start makes a session of its own
+        page.click("#start")
+        page.wait_for_selector("body[data-phase=review]", timeout=WAIT_MS)
+        sid = page.evaluate("() => location.hash.slice(1)")
+        assert get_json(f"{base}api/sessions/{sid}")["model"] == "pseudo"

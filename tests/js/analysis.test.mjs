@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { analysisView } from "../../web/js/analysis.js";
+import { analysisView, modelLabel } from "../../web/js/analysis.js";
 
 const analysis = {
   segments: 12,
@@ -31,4 +31,11 @@ test("a free model and a model without a price say so", () => {
   assert.match(analysisView({ ...analysis, estimate: { ...analysis.estimate, usd: 0 } }).estimate, /, at no cost\.$/);
   const view = analysisView({ ...analysis, estimate: { ...analysis.estimate, usd: null, modelRequests: 3 } });
   assert.match(view.estimate, /3 model requests, .* no price known for this model\.$/);
+});
+
+test("a model's label gives its price per million tokens and marks the default", () => {
+  assert.equal(modelLabel({ name: "openai:gpt-4.1", default: true, price: { input: 2, output: 8 } }), "openai:gpt-4.1 ($2.00 in, $8.00 out per million tokens), the default");
+  assert.equal(modelLabel({ name: "openai:gpt-4.1-nano", default: false, price: { input: 0.1, output: 0.4 } }), "openai:gpt-4.1-nano ($0.100 in, $0.400 out per million tokens)");
+  assert.equal(modelLabel({ name: "pseudo", default: false, price: { input: 0, output: 0 } }), "pseudo (free)");
+  assert.equal(modelLabel({ name: "python:x:y", default: false, price: null }), "python:x:y (price unknown)");
 });

@@ -42,3 +42,15 @@ export function analysisView(a) {
       `${num.format(e.outputTokens)} output tokens, ${cost}.`,
   };
 }
+
+/** @typedef {{name: string, default: boolean, price: {input: number, output: number} | null}} ConfiguredModel */
+
+/**
+ * A model's line in the start form's choice: its name, its price per million tokens, the default marked.
+ * @param {ConfiguredModel} m
+ */
+export function modelLabel(m) {
+  const dollars = (/** @type {number} */ x) => `$${x.toFixed(x < 1 ? 3 : 2)}`;
+  const price = m.price === null ? "price unknown" : m.price.input === 0 && m.price.output === 0 ? "free" : `${dollars(m.price.input)} in, ${dollars(m.price.output)} out per million tokens`;
+  return `${m.name} (${price})${m.default ? ", the default" : ""}`;
+}

@@ -7,7 +7,7 @@ import { signInRequired, startAuth } from "./auth.js";
 import { approveAll, clearBatch, focusCard, showBatch, updateReviewHead } from "./cards.js";
 import { queuedText, StepClient } from "./client.js";
 import { $, autosize, h, store, trackHeight } from "./dom.js";
-import { analysisView } from "./analysis.js";
+import { analysisView, modelLabel } from "./analysis.js";
 import { clearForming, showDelta } from "./forming.js";
 import { onKeydown } from "./keys.js";
 import { languageFromTitle, refreshMemory, setupMemory } from "./memory.js";
@@ -31,7 +31,7 @@ import { appendNotice, appendTimeline, loadFullHistory, renderTimeline } from ".
 
 const client = new StepClient(api);
 
-/** @type {{sessionId: string | null, fileId?: string, file?: any, content: string, name: string, userInput?: string, dirty?: boolean} | null} */
+/** @type {{sessionId: string | null, fileId?: string, file?: any, content: string, name: string, model?: string, userInput?: string, dirty?: boolean} | null} */
 let startDraft = null;
 
 /* ---------- routing and home ---------- */
@@ -83,6 +83,7 @@ async function startDraftFor(status) {
   const content = $("doc-text").value;
   const name = $("doc-name").value.trim();
   const language = $("target-lang").value.trim();
+  const model = $("model-field").hidden ? "" : /** @type {HTMLSelectElement} */ ($("model")).value;
   const problem = !content.trim()
     ? ["doc-text", "Add a document: upload a file or paste its text."]
     : !name
@@ -99,8 +100,10 @@ async function startDraftFor(status) {
   store.set("lastLanguage", language);
   // A retry reuses what already succeeded: the session, and the upload if the text is unchanged.
   let draft = startDraft;
-  if (!draft || draft.content !== content || draft.name !== name) {
-    draft = { sessionId: draft && !draft.fileId ? draft.sessionId : null, content, name };
+  if (!draft || draft.content !== content || draft.name !== name || draft.model !== model) {
+    // Another model is another session (it prices the analysis and translates); else the same one.
+    const reuse = draft && !draft.fileId && draft.model === model;
+    draft = { sessionId: reuse ? draft.sessionId : null, content, name, model };
   }
   startDraft = draft;
   clearError();
@@ -108,7 +111,9 @@ async function startDraftFor(status) {
   setStatus(status, { spinner: true });
   try {
     const tag = langTag(language);
-    if (!draft.sessionId) draft.sessionId = (await api.createSession(tag ? { targetLanguage: tag } : {})).id;
+    if (!draft.sessionId) {
+      draft.sessionId = (await api.createSession({ ...(tag ? { targetLanguage: tag } : {}), ...(model ? { model } : {}) })).id;
+    }
     if (!draft.fileId) draft.file = await api.upload(/** @type {string} */ (draft.sessionId), name, content);
     draft.fileId = draft.file.fileId;
     return draft;
@@ -120,6 +125,22 @@ async function startDraftFor(status) {
     setBusy(false);
     setStatus("");
   }
+}
+
+/** The start form's choice of model, shown when the service offers more than one. */
+async function setupModels() {
+  let listed;
+  try {
+    listed = (await api.models()).models;
+  } catch {
+    return; // the field stays hidden: a session then gets the service's default
+  }
+  if (!listed || listed.length < 2) return;
+  const select = /** @type {HTMLSelectElement} */ ($("model"));
+  select.replaceChildren(...listed.map((/** @type {any} */ m) => h("option", { value: m.name }, modelLabel(m))));
+  select.value = listed.find((/** @type {any} */ m) => m.default)?.name ?? listed[0].name;
+  select.addEventListener("change", () => ($("start-analysis").hidden = true));
+  $("model-field").hidden = false;
 }
 
 /** Analyze: the file's segments, words, memory matches and the cost, shown before Start. */
@@ -572,6 +593,7 @@ async function init() {
     $("start-analysis").hidden = true; // what it showed may no longer be what Start would send
   });
   $("analyze").addEventListener("click", () => analyzeDocument());
+  setupModels();
   setupComposer();
   setupDocument((show) => show === "segments" && highlightBatch());
   setupSegments();

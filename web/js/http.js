@@ -238,8 +238,10 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
   return {
     url,
     next,
-    /** @param {{targetLanguage?: string}} [body] */
+    /** @param {{targetLanguage?: string, model?: string}} [body] */
     createSession: (body = {}) => request("POST", "sessions", { body }),
+    /** The models a session may use, the default first. */
+    models: () => request("GET", "models"),
     /** @param {string | null} [cursor] */
     listSessions: (cursor) => request("GET", `sessions${query({ limit: 20, cursor })}`),
     /** @param {string} id @returns {Promise<SessionView>} */

@@ -783,17 +783,15 @@ def test_the_start_form_offers_the_configured_models_and_the_session_uses_the_on
         page.goto(base)
         page.wait_for_selector("#model-field:not([hidden])", timeout=WAIT_MS)
         options = page.eval_on_selector_all("#model option", "os => os.map(o => [o.value, o.textContent])")
-        assert options == [
-            ["pseudo", "pseudo (free), the default"],
-            ["python:tests.browser.slow_model:slow_model", "python:tests.browser.slow_model:slow_model (price unknown)"],
-        ]
+        slow = "python:tests.browser.slow_model:slow_model"
+        assert options == [["pseudo", "pseudo (free), the default"], [slow, f"{slow} (price unknown)"]]
         assert page.input_value("#model") == "pseudo"
         page.fill("#doc-text", "Hello world.\n")
         page.fill("#target-lang", "French")
-        page.select_option("#model", "python:tests.browser.slow_model:slow_model")
+        page.select_option("#model", slow)
         page.click("#analyze")
         page.wait_for_selector("#start-analysis:not([hidden])", timeout=WAIT_MS)
-        assert "Estimate with python:tests.browser.slow_model:slow_model:" in page.inner_text("#analysis-estimate")
+        assert f"Estimate with {slow}:" in page.inner_text("#analysis-estimate")
         page.locator("#start-form").screenshot(path=str(SHOTS / "start-model.png"))
         page.select_option("#model", "pseudo")  # changed after the analysis: Start makes a session of its own
         page.click("#start")

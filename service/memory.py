@@ -35,6 +35,11 @@ PROMPT_CORRECTIONS = 8
 """How many of the latest corrections a step shows the model."""
 
 
+def _cap(kind: str) -> int:
+    """The most entries of `kind` (`glossary` or `style`) an owner's memory holds."""
+    return MAX_GLOSSARY if kind == "glossary" else MAX_STYLE_NOTES
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -110,10 +115,21 @@ class OwnerMemory:
             ),
         ]
         entries = self.entries(owner)
+        changed: dict[str, MemoryEntryRecord] = {}
         for item in wanted:
-            written = self._write(owner, item, entries)
-            if written is not None:
-                entries = [e for e in entries if e.entry_id != written.entry_id] + [written]
+            record, write = self._plan(owner, item, entries)
+            if record is not None and write:
+                changed[record.entry_id] = record
+                entries = [e for e in entries if e.entry_id != record.entry_id] + [record]
+        if not changed:
+            return
+        try:  # the step's lessons in one write of the owner's memory, not one a lesson
+            caps = {kind: _cap(kind) for kind in ("glossary", "style")}
+            self.storage.put_memory_entries(owner, list(changed.values()), max_entries=caps)
+        except InvalidRequestError:  # full: a concurrent writer took the last places; each that fits
+            for record in changed.values():
+                with suppress(InvalidRequestError):
+                    self.storage.put_memory_entry(record, max_entries=_cap(record.kind))
 
     # -- for the owner -------------------------------------------------------------------------
 
@@ -206,8 +222,7 @@ class OwnerMemory:
         if edited == current:
             return current
         record = replace(edited, updated_at=_now())
-        limit = MAX_GLOSSARY if record.kind == "glossary" else MAX_STYLE_NOTES
-        self.storage.put_memory_entry(record, max_entries=limit)
+        self.storage.put_memory_entry(record, max_entries=_cap(record.kind))
         return record
 
     def delete(self, owner: str, entry_id: str) -> None:
@@ -219,13 +234,25 @@ class OwnerMemory:
     def _add(self, owner: str, item: _Wanted) -> MemoryEntryRecord:
         written = self._write(owner, item, self.entries(owner))
         if written is None:
-            limit = MAX_GLOSSARY if item.kind == "glossary" else MAX_STYLE_NOTES
             noun = "glossary entries" if item.kind == "glossary" else "style notes"
-            raise InvalidRequestError(f"Your memory holds at most {limit} {noun}; delete some first.")
+            raise InvalidRequestError(f"Your memory holds at most {_cap(item.kind)} {noun}; delete some first.")
         return written
 
     def _write(self, owner: str, item: _Wanted, entries: Sequence[MemoryEntryRecord]) -> MemoryEntryRecord | None:
         """Write `item` under the rules; the record written (or kept), None when the memory is full."""
+        record, write = self._plan(owner, item, entries)
+        if record is not None and write:
+            try:
+                self.storage.put_memory_entry(record, max_entries=_cap(record.kind))
+            except InvalidRequestError:
+                return None  # full: a concurrent writer took the last place
+        return record
+
+    def _plan(
+        self, owner: str, item: _Wanted, entries: Sequence[MemoryEntryRecord]
+    ) -> tuple[MemoryEntryRecord | None, bool]:
+        """What writing `item` under the rules means: the record it leaves (None: the memory is full)
+        and whether it must be written (False: the same entry is kept as it is)."""
         stamp = _now()
         new = MemoryEntryRecord(
             entry_id=new_id("m"),
@@ -242,25 +269,18 @@ class OwnerMemory:
         record: MemoryEntryRecord | None
         if same is not None:
             if item.origin == "learned" and same.origin == "user":
-                return same  # the owner's own entry wins over anything learned
+                return same, False  # the owner's own entry wins over anything learned
             text = new.text if new.kind == "glossary" else same.text  # a note's text is its key
             if same.text == text and same.origin == new.origin:
-                return same
-            record = replace(same, text=text, origin=new.origin, updated_at=stamp)
-        else:
-            record = self._room_for(new, entries)
-        if record is not None:
-            limit = MAX_GLOSSARY if record.kind == "glossary" else MAX_STYLE_NOTES
-            try:
-                self.storage.put_memory_entry(record, max_entries=limit)
-            except InvalidRequestError:
-                return None  # full: a concurrent writer took the last place
-        return record
+                return same, False
+            return replace(same, text=text, origin=new.origin, updated_at=stamp), True
+        record = self._room_for(new, entries)
+        return record, record is not None
 
     def _room_for(self, new: MemoryEntryRecord, entries: Sequence[MemoryEntryRecord]) -> MemoryEntryRecord | None:
         """`new` when the memory has room (evicting the stalest learned entry for a lesson), else None."""
         same_kind = [e for e in entries if e.kind == new.kind]
-        if len(same_kind) < (MAX_GLOSSARY if new.kind == "glossary" else MAX_STYLE_NOTES):
+        if len(same_kind) < _cap(new.kind):
             return new
         learned = [e for e in same_kind if e.origin == "learned"]
         if new.origin == "user" or not learned:

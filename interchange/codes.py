@@ -67,10 +67,17 @@ def extract(
 
     For a target, `like` are the source's codes: a target code gets the number of the source code
     with the same element name and id, so the same placeholder means the same code on both sides.
+    An annotation marker (`mrk`, `sm`) that no source marker has the id of takes the next source
+    marker of its name in order: a target's annotations may have ids of their own (OASIS's own
+    sample marks `<mrk id="m1">` in the source and `<mrk id="m2">` in the target).
     """
     known = {_identity(c.element): c.token for c in like}
+    order: dict[str, list[int]] = {}
+    for c in like:
+        if local(c.element.tag) in _ANNOTATIONS:
+            order.setdefault(local(c.element.tag), []).append(c.token)
     literal = _literal_tokens(container) | set(known.values())
-    walker = _Walker(version, literal=literal, known=known)
+    walker = _Walker(version, literal=literal, known=known, order=order)
     walker.walk(container)
     text = "".join(walker.out)
     if not preserve:
@@ -79,9 +86,18 @@ def extract(
 
 
 class _Walker:
-    def __init__(self, version: Version, *, literal: set[int], known: Mapping[tuple[str, str], int]) -> None:
+    def __init__(
+        self,
+        version: Version,
+        *,
+        literal: set[int],
+        known: Mapping[tuple[str, str], int],
+        order: Mapping[str, list[int]] | None = None,
+    ) -> None:
         self.version = version
         self.known = known
+        self.order = order or {}
+        self.used: set[int] = set()
         self.literal = literal
         self.out: list[str] = []
         self.codes: list[Code] = []
@@ -90,7 +106,10 @@ class _Walker:
 
     def _token(self, element: etree._Element) -> int:
         token = self.known.get(_identity(element))
+        if token is None:  # an annotation with an id of its own: the next source annotation of its name
+            token = next((t for t in self.order.get(local(element.tag), ()) if t not in self.used), None)
         if token is not None:
+            self.used.add(token)
             return token
         while self.next in self.literal:
             self.next += 1
@@ -131,6 +150,10 @@ class _Walker:
 
     def finish(self) -> tuple[Code, ...]:
         return tuple(self.codes)
+
+
+_ANNOTATIONS = frozenset({"mrk", "sm"})
+"""Annotation markers: their ids in a target need not be the source's."""
 
 
 def _identity(element: etree._Element) -> tuple[str, str]:

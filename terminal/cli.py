@@ -58,6 +58,15 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--to", dest="language", required=True, help="the target language, e.g. fr or French")
     analyze.add_argument("--model", help="price it for this configured model (default: the server's)")
 
+    check = commands.add_parser(
+        "check", help="check existing translations (XLIFF, TMX) offline; exit 1 on an error, for CI"
+    )
+    check.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    check.add_argument("--glossary", type=Path, help="a TBX or CSV glossary the translations should follow")
+    check.add_argument("--source-language", help="the glossary's source language (a TBX with several)")
+    check.add_argument("--changed-since", metavar="REF", help="check only what differs from this git revision")
+    check.add_argument("--format", choices=("text", "json"), default="text")
+
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
     memory.add_argument("--format", choices=IMPORT_FORMATS, help="default: from the file's extension")
@@ -282,6 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "serve":
         return serve(args.host, args.port, args.db)
+    if args.command == "check":
+        return _check(args)
     try:
         return asyncio.run(_run(args))
     except ApiError as exc:
@@ -290,6 +301,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"translation-agent: {exc}", file=sys.stderr)
         return 1
+
+
+def _check(args: argparse.Namespace) -> int:
+    """`check`: the report on stdout, its exit status (2 when the check could not run)."""
+    from .check import CheckError, run_check
+
+    try:
+        status, report = run_check(
+            args.files,
+            glossary=args.glossary,
+            source_language=args.source_language,
+            changed_since=args.changed_since,
+            as_json=args.format == "json",
+        )
+    except (CheckError, OSError, UnicodeDecodeError) as exc:
+        print(f"translation-agent check: {exc}", file=sys.stderr)
+        return 2
+    print(report)
+    return status
 
 
 if __name__ == "__main__":

@@ -1,0 +1,117 @@
+"""`translation-agent check FILE…`: the QA, glossary and placeholder checks on existing translations.
+
+It runs offline (no server, no model, no session): each file is read and checked by
+`service.check`, and a report is printed, as text for a person or as JSON for a pipeline. The exit
+status is 1 when any file has an error (a missing translation, broken inline codes or placeholders,
+a file that cannot be read), else 0, so a CI job fails on a broken or missing translation. With
+`--changed-since REF` only the pairs that differ from the file at that git revision are checked (a
+file the revision does not have is checked whole).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+from agent_core.languages import ANY
+from agent_core.memory import GlossaryEntry
+from interchange.errors import InterchangeError
+from interchange.glossary import parse_glossary_csv, parse_tbx
+from service.check import FileReport, check_file
+
+
+class CheckError(Exception):
+    """The check could not run as asked (a glossary that cannot be read, a revision git does not know)."""
+
+
+def run_check(
+    files: Sequence[Path],
+    *,
+    glossary: Path | None = None,
+    source_language: str | None = None,
+    changed_since: str | None = None,
+    as_json: bool = False,
+) -> tuple[int, str]:
+    """The exit status and the report of checking `files`."""
+    terms = _glossary(glossary, source_language) if glossary else []
+    reports: list[FileReport] = []
+    for path in files:
+        text = path.read_text(encoding="utf-8-sig")
+        previous = _at_revision(path, changed_since) if changed_since else None
+        reports.append(check_file(str(path), text, glossary=terms, previous=previous))
+    status = 1 if any(r.errors for r in reports) else 0
+    return status, (_json(reports) if as_json else _text(reports))
+
+
+def _glossary(path: Path, source_language: str | None) -> list[GlossaryEntry]:
+    """The glossary's term pairs (TBX, or CSV with `source,target` columns)."""
+    text = path.read_text(encoding="utf-8-sig")
+    try:
+        terms = parse_tbx(text, srclang=source_language) if path.suffix.lower() == ".tbx" else parse_glossary_csv(text)
+    except (InterchangeError, ValueError) as exc:
+        raise CheckError(f"{path}: {exc}") from exc
+    return [GlossaryEntry(source=t.source, target=t.target, languages=ANY) for t in terms]
+
+
+def _at_revision(path: Path, revision: str) -> str | None:
+    """The file's text at git `revision` (None: the revision has no such file)."""
+    where = path.resolve().parent
+    try:
+        top = _git(where, "rev-parse", "--show-toplevel").strip()
+        _git(where, "rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}")
+    except CheckError as exc:
+        raise CheckError(f"--changed-since {revision}: {exc}") from exc
+    relative = path.resolve().relative_to(Path(top).resolve()).as_posix()
+    try:
+        return _git(where, "show", f"{revision}:{relative}")
+    except CheckError:
+        return None  # the file is new since the revision: all of it is checked
+
+
+def _git(where: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(where), *args], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise CheckError(done.stderr.strip() or f"git {args[0]} failed")
+    return done.stdout
+
+
+def _text(reports: Sequence[FileReport]) -> str:
+    lines: list[str] = []
+    for r in reports:
+        counts = f"{r.checked} checked, {_count(r.errors, 'error')}, {_count(r.warnings, 'warning')}"
+        lines.append(f"{r.file}: {counts}")
+        lines += [f"  {f.severity:<7} {f.key or '-'}  {f.message}" for f in r.findings]
+    errors, warnings = sum(r.errors for r in reports), sum(r.warnings for r in reports)
+    verdict = "FAILED" if errors else "passed"
+    lines.append(
+        f"Check {verdict}: {_count(errors, 'error')}, {_count(warnings, 'warning')} in {_count(len(reports), 'file')}."
+    )
+    return "\n".join(lines)
+
+
+def _json(reports: Sequence[FileReport]) -> str:
+    return json.dumps(
+        {
+            "errors": sum(r.errors for r in reports),
+            "warnings": sum(r.warnings for r in reports),
+            "files": [
+                {
+                    "file": r.file,
+                    "checked": r.checked,
+                    "errors": r.errors,
+                    "warnings": r.warnings,
+                    "findings": [asdict(f) for f in r.findings],
+                }
+                for r in reports
+            ],
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -29,8 +29,8 @@ from .stream import EVENT_STREAM, Delta, SseParser
 
 MAX_RETRIES = 5
 """How often one call is retried after a 409, 503, 504 or a lost answer before the error is shown."""
-MAX_WAIT = 30.0
-"""The longest pause before a retry, whatever Retry-After says."""
+MAX_WAIT = 3600.0
+"""The longest pause before a retry, whatever Retry-After says (a provider's quota window)."""
 
 PLAIN = {
     400: "The server could not read the request.",
@@ -243,10 +243,13 @@ class ApiClient:
             try:
                 step = await self.step(body, key, on_delta=on_delta)
             except ApiError as exc:
-                attempts += 1
+                # A provider's throttle or quota (503 with its Retry-After) is waited out as often as it
+                # lasts, so a long job goes on by itself; other failures get MAX_RETRIES attempts.
+                throttled = exc.status == 503 and exc.retry_after is not None
+                attempts += 0 if throttled else 1
                 if not exc.retryable or attempts > MAX_RETRIES:
                     raise
-                wait = min(exc.retry_after if exc.retry_after is not None else float(attempts), MAX_WAIT)
+                wait = min(exc.retry_after if exc.retry_after is not None else float(max(attempts, 1)), MAX_WAIT)
                 await _call(on_retry, exc, wait)
                 await self._sleep(wait)
                 if exc.status == 409:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, ProgressBar, RichLog, Static
 
 from .api import ApiClient, ApiError, Turn
@@ -39,6 +42,8 @@ class ReviewApp(BatchReview):
         self.farewell = ""
         """What became of the verdicts of the batch on quitting, for the command to print."""
         self.sub_title = f"{job.session_id} → {job.output}"
+        self._countdown: Timer | None = None
+        """The clock shown while a provider's Retry-After is waited out."""
 
     def compose(self) -> ComposeResult:
         """Progress on top, the cards, the model's answers, a message box, the keys."""
@@ -74,6 +79,7 @@ class ReviewApp(BatchReview):
             self._failed(exc, body)
             return
         finally:
+            self._stop_countdown()
             self._clear_forming()
             self._set_busy(False)
         if "copilotResponses" in body:
@@ -138,7 +144,23 @@ class ReviewApp(BatchReview):
         self._progress(step.progress)
 
     def _on_retry(self, error: ApiError, wait: float) -> None:
-        self._status(f"{error} Retrying in {wait:.0f} s…", "warn")
+        """The wait before the next attempt, counted down each second."""
+        self._stop_countdown()
+        deadline = time.monotonic() + wait
+
+        def tick() -> None:
+            left = max(0, math.ceil(deadline - time.monotonic()))
+            self._status(f"{error} Retrying in {wait_text(left)}…", "warn")
+            if not left:
+                self._stop_countdown()
+
+        tick()
+        self._countdown = self.set_interval(1.0, tick)
+
+    def _stop_countdown(self) -> None:
+        if self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
 
     def _failed(self, error: ApiError, body: dict[str, Any] | None) -> None:
         self.error = error
@@ -210,3 +232,8 @@ class ReviewApp(BatchReview):
         self.query_one("#file", Label).update(Text(info.name))
         self.query_one("#progress", ProgressBar).update(total=max(total, 1), progress=done)
         self.query_one("#chars", Label).update(f"{done}/{total} chars")
+
+
+def wait_text(seconds: int) -> str:
+    """A wait as a person reads it: `45 s`, `12 min 05 s`."""
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 120 else f"{seconds} s"

@@ -300,6 +300,10 @@ def test_a_pasted_token_is_checked_sent_and_dropped_on_401(tmp_path: Path, brows
                 status=200, content_type="application/json", body=json.dumps({"sessions": [], "nextCursor": None})
             ),
         )
+        page.route(
+            "**/api/models",
+            lambda route: route.fulfill(status=200, content_type="application/json", body=json.dumps({"models": []})),
+        )
         page.fill("#sign-in-token", f"Bearer {token}")
         page.click("#sign-in-go")
         page.wait_for_selector("body[data-phase=home] #sessions-empty:visible")
@@ -312,7 +316,11 @@ def test_a_pasted_token_is_checked_sent_and_dropped_on_401(tmp_path: Path, brows
         page.wait_for_selector("dialog#sign-in[open] #sign-in-token:focus")
         assert _stored_tokens(page) is None and page.is_visible("#sign-in-open")
         assert "did not accept your sign-in" in page.inner_text("#sign-in-text")
-        assert len(browser.api_requests) == 2
+        assert [url.rsplit("/api/", 1)[1].split("?")[0] for _, url, _ in browser.api_requests] == [
+            "models",
+            "sessions",
+            "sessions",
+        ], "the models once, the sessions stubbed, then the real service's 401"
         assert browser.authorizations() == {f"Bearer {token}"}
 
 

@@ -91,7 +91,7 @@ test("409 because another tab sent the verdicts: the server's new batch is shown
   assert.ok(!out.requests.some((r) => first.requests.some((f) => f.tool.callId === r.tool.callId)));
 });
 
-test("503 and 504 are retried after Retry-After, with a new key, and given up after three attempts", async () => {
+test("503 and 504 are retried after Retry-After, with a new key; failures without one are given up after three attempts", async () => {
   const { fake, client, slept, sid } = setup();
   fake.faults.push({ route: "next", kind: "503", retryAfter: 3 }, { route: "next", kind: "504" });
   const statuses = [];
@@ -104,17 +104,20 @@ test("503 and 504 are retried after Retry-After, with a new key, and given up af
   const keys = fake.requests.filter((r) => r.path === "next").map((r) => r.key);
   assert.equal(new Set(keys).size, 3);
 
-  fake.faults.push(...[1, 2, 3].map(() => ({ route: "next", kind: "503", retryAfter: 1 })));
+  fake.faults.push(...[1, 2, 3].map(() => ({ route: "next", kind: "504" })));
   const err = await client.drive({ sessionId: sid, copilotResponses: [] }).catch((e) => e);
-  assert.ok(err instanceof ApiError && err.status === 503 && err.retryAfter === 1);
+  assert.ok(err instanceof ApiError && err.status === 504);
   assert.ok(err.retry && err.retry.body.copilotResponses);
 });
 
-test("a huge Retry-After is capped", async () => {
+test("a provider's throttle (503 with Retry-After) is waited out whole, as often as it lasts, up to an hour a wait", async () => {
   const { fake, client, slept, sid } = setup();
-  fake.faults.push({ route: "next", kind: "503", retryAfter: 3600 });
-  await client.drive({ sessionId: sid, userInput: "Go." });
-  assert.deepEqual(slept, [30_000]);
+  fake.faults.push(...[60, 600, 5, 7200, 1].map((retryAfter) => ({ route: "next", kind: "503", retryAfter })));
+  const statuses = [];
+  const out = await client.drive({ sessionId: sid, userInput: "Go." }, { onStatus: (s) => statuses.push(s) });
+  assert.equal(out.kind, "review", "five throttles in a row, and the job goes on");
+  assert.deepEqual(slept, [60_000, 600_000, 5_000, 3_600_000, 1_000]);
+  assert.deepEqual(statuses.filter((s) => s.kind === "waiting").map((s) => s.seconds), [60, 600, 5, 3600, 1]);
 });
 
 test("Stop returns what Continue sends; Continue re-reads the session and replays with the same key", async () => {

@@ -146,8 +146,24 @@ async def test_retries_keep_or_renew_the_idempotency_key() -> None:
     waits: list[float] = []
     client = ApiClient(httpx.AsyncClient(transport=httpx.MockTransport(server), base_url="http://x"), sleep=_no_wait)
     turn = await client.do_next({"sessionId": "s_1"}, on_retry=lambda error, wait: waits.append(wait))
-    assert turn.actor == "user" and waits == [2.0, 2.0]
+    assert turn.actor == "user" and waits == [2.0, 1.0], "Retry-After, then a second after the lost answer"
     assert keys[0] != keys[1] and keys[1] == keys[2]
+
+
+async def test_a_providers_throttle_is_waited_out_as_often_as_it_lasts() -> None:
+    """503 with Retry-After, more times in a row than other failures are retried: waited out whole."""
+    throttles = iter(["60", "600", "5", "7200", "1", "3", "2"])
+
+    def server(request: httpx.Request) -> httpx.Response:
+        wait = next(throttles, None)
+        if wait is not None:
+            return httpx.Response(503, json={"error": "quota"}, headers={"Retry-After": wait})
+        return httpx.Response(200, json=STEP)
+
+    waits: list[float] = []
+    client = ApiClient(httpx.AsyncClient(transport=httpx.MockTransport(server), base_url="http://x"), sleep=_no_wait)
+    turn = await client.do_next({"sessionId": "s_1"}, on_retry=lambda error, wait: waits.append(wait))
+    assert turn.actor == "user" and waits == [60.0, 600.0, 5.0, 3600.0, 1.0, 3.0, 2.0]
 
 
 async def test_a_conflict_restores_from_the_session() -> None:

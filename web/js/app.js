@@ -69,6 +69,7 @@ function showHome() {
   setPhase("home");
   setStatus("");
   loadSessions(false);
+  if (!modelsListed) setupModels(); // once signed in: the home view is the first to need it
   const lang = $("target-lang");
   if (!lang.value) lang.value = store.get("lastLanguage", "") || "";
 }
@@ -127,13 +128,16 @@ async function startDraftFor(status) {
   }
 }
 
+let modelsListed = false;
 /** The start form's choice of model, shown when the service offers more than one. */
 async function setupModels() {
+  modelsListed = true; // asked once at a time
   let listed;
   try {
     listed = (await api.models()).models;
   } catch {
-    return; // the field stays hidden: a session then gets the service's default
+    modelsListed = false; // the field stays hidden (asked again next time home shows): a session gets the default
+    return;
   }
   if (!listed || listed.length < 2) return;
   const select = /** @type {HTMLSelectElement} */ ($("model"));
@@ -327,21 +331,43 @@ function adoptView(view) {
 
 /* ---------- the loop ---------- */
 
+let countdown = 0;
+/** The clock shown while the client waits out a provider's Retry-After. */
+function stopCountdown() {
+  clearInterval(countdown);
+  countdown = 0;
+}
+
+/** @param {number} seconds */
+function waitText(seconds) {
+  return seconds >= 120 ? `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s` : `${seconds} s`;
+}
+
 /** @param {{kind: string, seconds?: number, message?: string, body: NextBody}} s */
 function onStatus(s) {
+  stopCountdown();
+  if (s.kind === "waiting") {
+    const until = Date.now() + (s.seconds ?? 0) * 1000;
+    const tick = () => {
+      const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      setStatus(`${s.message || "The server is busy."} Trying again in ${waitText(left)}…`, { spinner: true });
+      if (!left) stopCountdown();
+    };
+    tick();
+    countdown = window.setInterval(tick, 1000);
+    return;
+  }
   const n = s.body.copilotResponses?.length ?? 0;
   const text =
-    s.kind === "waiting"
-      ? `${s.message || "The server is busy."} Trying again in ${s.seconds} s…`
-      : s.kind === "replaying"
-        ? "The answer was lost: asking the server for it again…"
-        : s.kind === "resyncing"
-          ? "Checking the session on the server…"
-          : n
-            ? `Sending ${n === 1 ? "your verdict" : `${n} verdicts`}…`
-            : s.body.userInput
-              ? "Sending your message…"
-              : "The agent is working…";
+    s.kind === "replaying"
+      ? "The answer was lost: asking the server for it again…"
+      : s.kind === "resyncing"
+        ? "Checking the session on the server…"
+        : n
+          ? `Sending ${n === 1 ? "your verdict" : `${n} verdicts`}…`
+          : s.body.userInput
+            ? "Sending your message…"
+            : "The agent is working…";
   setStatus(text, { spinner: true });
 }
 
@@ -361,7 +387,7 @@ async function run(go, body) {
   $("send-verdicts").hidden = true;
   if (!body.copilotResponses && !state.batch.length) showWaiting();
   try {
-    const outcome = await go(controller.signal);
+    const outcome = await go(controller.signal).finally(stopCountdown);
     if (outcome.kind === "review") showBatch(outcome.requests, { autoSend: false });
     else if (outcome.kind === "queued") showQueuedOutcome(outcome.input);
     else if (outcome.kind === "idle") showIdle();
@@ -558,6 +584,7 @@ async function refreshDocument(fileId, opts = {}) {
 
 function afterSignIn() {
   clearError();
+  if (!modelsListed) setupModels();
   if (state.view === "session" && state.sessionId) openSession(state.sessionId);
   else if (state.view === "home") loadSessions(false);
   else route();
@@ -593,7 +620,6 @@ async function init() {
     $("start-analysis").hidden = true; // what it showed may no longer be what Start would send
   });
   $("analyze").addEventListener("click", () => analyzeDocument());
-  setupModels();
   setupComposer();
   setupDocument((show) => show === "segments" && highlightBatch());
   setupSegments();

@@ -72,7 +72,7 @@ export class StepClient {
    * @param {StepApi} api
    * @param {{sleep?: typeof delay, newKey?: () => string, maxAttempts?: number, maxWaitSeconds?: number, defaultWaitSeconds?: number}} [options]
    */
-  constructor(api, { sleep = delay, newKey = freshKey, maxAttempts = 3, maxWaitSeconds = 30, defaultWaitSeconds = 2 } = {}) {
+  constructor(api, { sleep = delay, newKey = freshKey, maxAttempts = 3, maxWaitSeconds = 3600, defaultWaitSeconds = 2 } = {}) {
     this.api = api;
     this.sleep = sleep;
     this.newKey = newKey;
@@ -152,12 +152,15 @@ export class StepClient {
       return { body, key };
     }
     if (err.status === 503 || err.status === 504) {
-      // The session is unchanged: the same call, as a new attempt, after the server's wait.
-      if (failures >= this.maxAttempts) throw giveUp(this.newKey());
+      // The session is unchanged: the same call, as a new attempt, after the server's wait. A 503
+      // with Retry-After is a provider's throttle or quota: its whole wait (up to an hour), as often
+      // as it takes, so a long job goes on by itself (Stop ends it); other failures, a few attempts.
+      const throttled = err.status === 503 && err.retryAfter != null;
+      if (!throttled && failures >= this.maxAttempts) throw giveUp(this.newKey());
       const seconds = Math.min(err.retryAfter ?? this.defaultWaitSeconds, this.maxWaitSeconds);
       opts.onStatus?.({ kind: "waiting", seconds, message: err.message, body });
       await this.sleep(seconds * 1000, opts.signal);
-      return { body, key: this.newKey() };
+      return { body, key: this.newKey(), reset: throttled };
     }
     if (err.status === 409 && sessionId && failures < this.maxAttempts) {
       opts.onStatus?.({ kind: "resyncing", body });

@@ -8,9 +8,12 @@ the first untranslated non-whitespace character, and a file is complete when one
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
+
+from .segment import Segment
 
 Spans = tuple[tuple[int, int], ...]
 
@@ -40,6 +43,17 @@ def first_gap(spans: Spans, total: int) -> tuple[int, int] | None:
             return (position, s)
         position = max(position, e)
     return (position, total) if position < total else None
+
+
+def unwritten(segments: Iterable[Segment], spans: Spans) -> int:
+    """How many of `segments` no single written span covers whole (spans sorted, as a file keeps them)."""
+    starts = [s for s, _ in spans]
+    left = 0
+    for segment in segments:
+        at = bisect.bisect_right(starts, segment.start) - 1
+        if at < 0 or spans[at][1] < segment.end:
+            left += 1
+    return left
 
 
 def covered_chars(spans: Spans) -> int:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 import secrets
 
-_ID = re.compile(r"^[sfm]_[0-9a-f]{32}$")
+_ID = re.compile(r"^[sfmj]_[0-9a-f]{32}$")
 
 
 def new_id(prefix: str) -> str:
-    """A fresh id such as `s_9f…` (session), `f_3a…` (file) or `m_07…` (memory entry)."""
+    """A fresh id such as `s_9f…` (session), `f_3a…` (file), `m_07…` (memory entry) or `j_5c…` (job)."""
     return f"{prefix}_{secrets.token_hex(16)}"
 
 

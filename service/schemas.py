@@ -243,6 +243,10 @@ class Telemetry(BaseModel):
     """What the model requests cost at the price of the model each used (0 for a model without one)."""
 
 
+SessionState = Literal["running", "waiting", "failed", "complete"]
+"""Where a session's translation stands (the Session view's and a job language's `state`)."""
+
+
 class SessionView(BaseModel):
     """`GET /api/sessions/{id}`: everything a client needs to restore its view."""
 
@@ -266,6 +270,17 @@ class SessionView(BaseModel):
     """The BCP 47 tag of the language the files are written in: given, or detected from the first file."""
     targetLanguage: str | None = None
     """The BCP 47 tag given when the session was created or changed, else the one the user's task names."""
+    state: SessionState = "running"
+    """`complete`: every segment of every file is written; `waiting`: the provider throttled the latest
+    step or its quota ran out, and said to try again at `retryAt`; `failed`: the provider refused for
+    good, or the budget is reached (`error` says which: another model, key or budget lets it go on);
+    `running` otherwise. A step that commits ends `waiting` and `failed`."""
+    retryAt: str | None = None
+    """When the provider said the latest step may be tried again (ISO 8601), for `waiting`."""
+    error: str | None = None
+    """What stopped the latest step, for `waiting` and `failed`."""
+    segmentsLeft: int = 0
+    """How many segments of the session's files are not written yet (approved, edited or kept verbatim)."""
     budget: dict[str, int | float] | None = None
     """The session's cap, `{"tokens": n}` or `{"usd": x}`; null: none."""
     spent: dict[str, int | float] | None = None

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
+
+from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 from agent_core.catalog import ModelCatalog
 from agent_core.document import FileState, assemble, initial_coverage
@@ -105,15 +108,18 @@ class SessionService:
             raise NotFoundError(f"No session {sid}.")
         return record
 
-    def create(self, owner: str, settings: SessionSettings | None = None) -> SessionRecord:
+    def create(self, owner: str, settings: SessionSettings | None = None, *, task: str | None = None) -> SessionRecord:
         """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown),
-        with the budget and the model given (422 for a model not configured)."""
+        with the budget and the model given (422 for a model not configured); with `task`, that is its
+        first user input (a job's session: the next step goes on to the model)."""
         given = settings or SessionSettings()
         source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
         model = None if given.model is None else self.models.name(given.model)
         token = StepToken(session_id=new_id("s"), owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
         effects = StepEffects(source_language=source, target_language=target, budget=budget, model=model)
+        if task is not None:
+            effects = replace(effects, messages=[ModelRequest(parts=[UserPromptPart(task)])], user_inputs=(task,))
         self.storage.commit(token, effects)
         return self.storage.get_session(token.session_id)
 

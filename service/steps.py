@@ -3,24 +3,36 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from agent_core.budget import spent_of
 from agent_core.deltas import DeltaSink
 from agent_core.effects import Verdict
-from agent_core.errors import ConflictError, NotFoundError
+from agent_core.errors import (
+    AgentError,
+    BudgetExceededError,
+    ConflictError,
+    ModelRefusedError,
+    ModelUnavailableError,
+    NotFoundError,
+)
 from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
 from storage import deadline
 from storage.interface import SessionStorageInterface
-from storage.records import Page, SessionRecord
+from storage.records import Page, SessionHold, SessionRecord
 
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .schemas import NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
+from .standing import segments_left, standing
 from .views import file_summary, messages_json, step_response
 from .workbench import target_tag
+
+log = logging.getLogger(__name__)
 
 SESSION_VIEW_MESSAGES = 200
 """A session view carries at most this many of the latest messages; the messages route pages all."""
@@ -61,7 +73,28 @@ class StepService:
         honour `time_left` (storage.deadline): one that could not finish in time is not started (504).
         """
         with deadline.within(time_left):
-            return await self._next(owner, body, idempotency_key, time_left, on_delta)
+            try:
+                return await self._next(owner, body, idempotency_key, time_left, on_delta)
+            except (ModelUnavailableError, ModelRefusedError, BudgetExceededError) as exc:
+                if body.sessionId is not None:
+                    await self._hold(body.sessionId, exc)
+                raise
+
+    async def _hold(self, sid: str, exc: AgentError) -> None:
+        """Record on the session what stopped its step (a provider's throttle: `waiting` until the time it
+        gave; a refusal or the budget: `failed`), so every client sees it in the Session view. Best
+        effort: the step's own error is the answer whatever happens here."""
+        now = datetime.now(UTC)
+        if isinstance(exc, ModelUnavailableError):
+            after = exc.retry_after if exc.retry_after is not None else 1.0
+            retry_at = (now + timedelta(seconds=after)).isoformat(timespec="seconds")
+            hold = SessionHold(state="waiting", error=str(exc), at=now.isoformat(timespec="seconds"), retry_at=retry_at)
+        else:
+            hold = SessionHold(state="failed", error=str(exc), at=now.isoformat(timespec="seconds"))
+        try:
+            await blocking(self.storage.hold_session, session_id(sid), hold)
+        except AgentError:
+            log.warning("the hold of session %s was not recorded", sid[:40], exc_info=True)
 
     async def _next(
         self,
@@ -100,6 +133,8 @@ class StepService:
             raise NotFoundError(f"No session {sid}.")
         record, verdicts = await blocking(self._record_and_verdicts, sid)
         actor, pending = await self.runtime.pending_reviews(owner, sid)
+        left = await segments_left(self.runtime.store, sid, snapshot.files)
+        state, retry_at, error = standing(record, snapshot.files, left)
         spent = record.telemetry
         return SessionView(
             id=sid,
@@ -119,6 +154,10 @@ class StepService:
             model=record.model or self.runtime.models.default,
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
+            state=state,
+            retryAt=retry_at,
+            error=error,
+            segmentsLeft=left,
             telemetry=Telemetry(
                 steps=spent.steps,
                 modelRequests=spent.model_requests,

@@ -14,6 +14,10 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
     U#<file>#R#<v:010>           the revisions the commit over version <v> made to the file's units
     A#<digest>                   marks the session's kept answer I#<digest> (deleted with the session)
 
+META's `hold` (why the latest step failed: a provider's throttle or refusal) is set by an UpdateItem
+of its own that leaves the version alone, and removed by the next commit's Update. A job is one
+item, `J#<job>` / `JOB`, written once: its languages' session ids and estimates.
+
 Everything but META is written once and never changed, so a read cannot be torn in a way it cannot
 see: META names what the session holds (its message count, each latest response's record count), and
 a load that meets a commit half applied (META newer than an item it names) reads again, and a tear
@@ -60,7 +64,7 @@ from .dynamodb_memory import DynamoDBMemoryStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import CHUNK_CHARS, FileChunk, Storage, check_records, check_units, chunk_segments, chunks, fits
-from .records import Page, SessionRecord
+from .records import JobRecord, Page, SessionHold, SessionRecord
 
 TELEMETRY = {
     "steps": "steps",
@@ -324,6 +328,49 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 if (attempt := attempt + 1) == 5:
                     raise
                 time.sleep(0.01 * attempt)
+
+    def hold_session(self, session_id: str, hold: SessionHold) -> None:
+        """One UpdateItem of META's `hold` alone (a commit in progress on it: tried again)."""
+        for attempt in range(1, 6):
+            try:
+                with errors():
+                    self.client.update_item(
+                        TableName=self.table,
+                        Key=_meta_key(session_id),
+                        UpdateExpression="SET #hold = :hold",
+                        ExpressionAttributeNames={"#hold": "hold"},
+                        ExpressionAttributeValues={":hold": s(hold.dumps())},
+                        ConditionExpression="attribute_exists(pk)",  # never creates a session
+                    )
+                return
+            except di.Refused as exc:
+                raise NotFoundError(f"No session {session_id}.") from exc
+            except di.Contended:  # a commit is being applied to META: it is over in milliseconds
+                if attempt == 5:
+                    raise
+                time.sleep(0.01 * attempt)
+
+    def put_job(self, job: JobRecord) -> None:
+        """One PutItem, on the condition that the job is new."""
+        item = {"pk": s(f"J#{job.job_id}"), "sk": s("JOB"), "owner": s(job.owner), "createdAt": s(job.created_at)}
+        try:
+            with errors():
+                self.client.put_item(
+                    TableName=self.table,
+                    Item={**item, "d": s(job.dumps())},
+                    ConditionExpression=IS_NEW,  # a job is written once
+                )
+        except di.Refused as exc:
+            raise ConflictError(f"A job {job.job_id} exists already.") from exc
+
+    def get_job(self, job_id: str) -> JobRecord:
+        """One GetItem."""
+        with errors():
+            reply = self.client.get_item(TableName=self.table, Key={"pk": s(f"J#{job_id}"), "sk": s("JOB")})
+        item = reply.get("Item")
+        if item is None:
+            raise NotFoundError(f"No job {job_id}.")
+        return JobRecord.loads(job_id, item["owner"]["S"], item["createdAt"]["S"], item["d"]["S"])
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, most recently updated first (the `by-owner` index)."""
@@ -594,9 +641,10 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         sets.append(f"#files.#f{k}.covered = :c{k}")
     if version > 0:
         values[":expected"] = n(version)
+    names["#hold"] = "hold"  # a commit ends whatever held the session
     update: Item = {
         "Key": _meta_key(sid),
-        "UpdateExpression": "SET " + ", ".join(sets),
+        "UpdateExpression": "SET " + ", ".join(sets) + " REMOVE #hold",
         "ConditionExpression": IS_NEW if version == 0 else "#version = :expected",
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
@@ -621,6 +669,7 @@ def _record(item: Item) -> SessionRecord:
         target_language=item.get("tgt", {}).get("S"),
         budget=Budget.loads(item["bud"]["S"]) if "bud" in item else None,
         model=item.get("mdl", {}).get("S"),
+        hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
     )
 
 

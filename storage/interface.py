@@ -33,7 +33,7 @@ from agent_core.tm import TmEntry, normalize, source_hash
 
 from .codec import dump_message, dump_verdict
 from .errors import ConflictError, InvalidRequestError, TooLargeError
-from .records import MemoryEntryRecord, OwnerSnapshot, Page, SessionRecord, TmChanges
+from .records import JobRecord, MemoryEntryRecord, OwnerSnapshot, Page, SessionHold, SessionRecord, TmChanges
 
 MAX_STORED_BYTES = 400_000
 """No stored record (a message, a verdict, a unit, a kept answer) may be larger, in UTF-8, on any backend
@@ -78,6 +78,20 @@ class SessionStorageInterface(ABC):
         """Set the session's languages, budget or model (None clears one, `...` leaves it), bumping its version, and
         return the record; NotFoundError if there is none. Retried over a concurrent step's commit,
         never lost by one (a step loaded before it fails its commit: ConflictError)."""
+
+    @abstractmethod
+    def hold_session(self, session_id: str, hold: SessionHold) -> None:
+        """Record why the session's latest step failed (a provider's throttle, a refusal), leaving its
+        version and everything else as they are, so no step is refused for it; the session's next
+        commit clears it. NotFoundError if there is no session."""
+
+    @abstractmethod
+    def put_job(self, job: JobRecord) -> None:
+        """Store a new job (ConflictError if one with its id exists)."""
+
+    @abstractmethod
+    def get_job(self, job_id: str) -> JobRecord:
+        """The job; NotFoundError if there is none."""
 
     @abstractmethod
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:

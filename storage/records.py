@@ -6,9 +6,10 @@ Steps are written as agent_core's `StepEffects` and read back as its `SessionSna
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from agent_core.effects import Budget, Correction, Telemetry
 from agent_core.errors import ConflictError, InvalidRequestError
@@ -49,6 +50,59 @@ class SessionRecord:
     """The cap on the session's model use, if any."""
     model: str | None = None
     """The configured model the session translates with (None: the default)."""
+    hold: SessionHold | None = None
+    """Why the session's latest step could not go on, until a step commits (`hold_session`)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionHold:
+    """Why a session's latest step failed with the session unchanged: the provider throttled or ran
+    out of quota (`waiting`, with the provider's time to retry), or refused for good, or the budget
+    is reached (`failed`: a person must act: another model, another key, a higher budget)."""
+
+    state: Literal["waiting", "failed"]
+    error: str
+    """What the provider (or the budget) said, for a person."""
+    at: str
+    """When the step failed (ISO 8601)."""
+    retry_at: str | None = None
+    """When the provider said to try again (ISO 8601), for `waiting`."""
+
+    def dumps(self) -> str:
+        """As stored: compact JSON."""
+        return json.dumps({"s": self.state, "e": self.error, "at": self.at, "r": self.retry_at}, separators=(",", ":"))
+
+    @staticmethod
+    def loads(raw: str) -> SessionHold:
+        """A stored hold (`dumps`) read back."""
+        d = json.loads(raw)
+        return SessionHold(state=d["s"], error=d["e"], at=d["at"], retry_at=d.get("r"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JobRecord:
+    """A job: one upload translated into several languages, each language its own session. Written
+    once, when the job is created; its progress is its sessions' (read at each view)."""
+
+    job_id: str
+    owner: str
+    created_at: str
+    sessions: Mapping[str, str]
+    """Each target language (BCP 47) and its session's id, in the order the job named them."""
+    estimates: Mapping[str, Mapping[str, float]]
+    """Each language's estimate when the job was created (API.md analysis `estimate`)."""
+
+    def dumps(self) -> str:
+        """The job's languages and estimates as stored: compact JSON."""
+        return json.dumps(
+            {"s": dict(self.sessions), "e": {k: dict(v) for k, v in self.estimates.items()}}, separators=(",", ":")
+        )
+
+    @staticmethod
+    def loads(job_id: str, owner: str, created_at: str, raw: str) -> JobRecord:
+        """A stored job read back."""
+        d = json.loads(raw)
+        return JobRecord(job_id=job_id, owner=owner, created_at=created_at, sessions=d["s"], estimates=d["e"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -45,7 +45,7 @@ from .interface import (
     chunks,
     tm_record,
 )
-from .records import SCHEMA_VERSION, Page, SessionRecord
+from .records import SCHEMA_VERSION, JobRecord, Page, SessionHold, SessionRecord
 from .sqlite_db import insert_rows, timestamp
 from .sqlite_memory import SQLiteMemoryStorage, put_tm_rows
 from .sqlite_paging import decode_cursor, page
@@ -54,7 +54,7 @@ _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, source_language, target_language, budget, model, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, source_language, target_language, budget, model, hold, " + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
 
@@ -97,6 +97,30 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             _require(db, session_id)
             db.execute(f"UPDATE sessions SET version = version + 1{sets} WHERE session_id = ?", (*values, session_id))
             return _session(_require(db, session_id))
+
+    def hold_session(self, session_id: str, hold: SessionHold) -> None:
+        """One UPDATE of the session's hold alone (its version unchanged)."""
+        with self._transaction(write=True) as db:
+            _require(db, session_id)
+            db.execute("UPDATE sessions SET hold = ? WHERE session_id = ?", (hold.dumps(), session_id))
+
+    def put_job(self, job: JobRecord) -> None:
+        """One INSERT; a job id taken is a ConflictError."""
+        with self._transaction(write=True) as db:
+            inserted = db.execute(
+                "INSERT INTO jobs (job_id, owner, created_at, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (job.job_id, job.owner, job.created_at, job.dumps()),
+            )
+            if inserted.rowcount != 1:
+                raise ConflictError(f"A job {job.job_id} exists already.")
+
+    def get_job(self, job_id: str) -> JobRecord:
+        """The job's row."""
+        with self._transaction(write=False) as db:
+            row = db.execute("SELECT * FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
+        if row is None:
+            raise NotFoundError(f"No job {job_id}.")
+        return JobRecord.loads(row["job_id"], row["owner"], row["created_at"], row["data"])
 
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         """The record, the latest messages, the latest response's verdicts and the files, in one read."""
@@ -354,7 +378,7 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
     inputs = None if effects.user_inputs is None else json.dumps(list(effects.user_inputs))
     queued = None if effects.queued_inputs is None else json.dumps(list(effects.queued_inputs))
     changed = db.execute(
-        "UPDATE sessions SET version = version + 1, updated_at = ?, message_count = message_count + ?, "
+        "UPDATE sessions SET version = version + 1, hold = NULL, updated_at = ?, message_count = message_count + ?, "
         "hidden_messages = hidden_messages + ?, copilot_response_count = copilot_response_count + ?, "
         "user_inputs = coalesce(?, user_inputs), "
         f"queued_inputs = coalesce(?, queued_inputs), {sets} WHERE session_id = ? AND version = ?",
@@ -478,6 +502,7 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         target_language=row["target_language"],
         budget=Budget.loads(row["budget"]) if row["budget"] else None,
         model=row["model"],
+        hold=SessionHold.loads(row["hold"]) if row["hold"] else None,
     )
 
 

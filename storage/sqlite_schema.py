@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 9
+LAYOUT_VERSION = 10
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -40,7 +40,7 @@ SCHEMA = (
     model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
     cost_micro_usd INTEGER NOT NULL DEFAULT 0,
     queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT, budget TEXT,
-    model TEXT)""",
+    model TEXT, hold TEXT)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",
@@ -65,6 +65,8 @@ SCHEMA = (
     session_id TEXT NOT NULL, file_id TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
     proposal TEXT NOT NULL, final TEXT, reason TEXT, created_at TEXT NOT NULL)""",
     "CREATE INDEX corrections_by_owner ON corrections (owner, created_at, seq)",
+    # A job outlives nothing and holds nothing but its sessions' ids: its progress is theirs.
+    "CREATE TABLE jobs (job_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL, data TEXT NOT NULL)",
     *_IDEMPOTENCY,
     *_MEMORY,
     *_TM,

@@ -1,0 +1,190 @@
+"""Jobs (API.md "Jobs"): one upload translated into several languages, each language a session of its own.
+
+A job is a record written once: its languages and their sessions, and each language's figures when
+it was created (the files' segments and the analysis's estimate). Everything else is read from the
+sessions at each view, so a language goes on, waits or fails on its own, and the job's view is never
+stale: a language's `state` is its session's (service.standing), its progress its files', its spending
+its telemetry.
+
+Creating a job creates one session per language with the files and the task ("Translate guide.md
+into German."), so a client drives each language with `POST /api/next {"sessionId"}` alone. Nothing
+is stored for a bad request: the languages and the model are checked first; the first language's
+upload checks the files, and a failure on the way removes the sessions already made.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+
+from agent_core.errors import AgentError, InvalidRequestError, NotFoundError
+from agent_core.ids import is_id, new_id
+from agent_core.ports import SessionStore
+from storage.records import JobRecord
+
+from .analysis import Analyses
+from .blocking import blocking
+from .job_schemas import JobCreate, JobCreated, JobEstimate, JobLanguage, JobProgress, JobSpent, JobView
+from .schemas import SessionSettings
+from .sessions import SessionService, language_tag
+from .standing import segments_left, standing
+
+log = logging.getLogger(__name__)
+
+
+def language_name(tag: str) -> str:
+    """The English name of a BCP 47 tag (`de` → `German`, `pt-BR` → `Portuguese (Brazil)`), else the tag."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return str(Locale.parse(tag.replace("-", "_")).english_name or tag)
+    except (UnknownLocaleError, ValueError, TypeError):
+        return tag
+
+
+def task_for(names: Sequence[str], tag: str) -> str:
+    """The user's task a job's session starts with."""
+    shown = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+    return f"Translate {shown} into {language_name(tag)}."
+
+
+class Jobs:
+    """The caller's jobs, over their sessions."""
+
+    def __init__(self, sessions: SessionService, analyses: Analyses, store: SessionStore) -> None:
+        self.sessions = sessions
+        self.analyses = analyses
+        self.store = store
+        """The sessions' files through the process's cache of file chunks (service.standing)."""
+        self.storage = sessions.storage
+
+    async def create(self, owner: str, body: JobCreate) -> JobCreated:
+        """A session per language with the files and the task; the job record last."""
+        tags = [language_tag(language) for language in body.targetLanguages]
+        if len(set(tags)) < len(tags):
+            raise InvalidRequestError("targetLanguages names a language twice.")
+        names = [f.name for f in body.files]
+        made: dict[str, str] = {}
+        segments: dict[str, int] = {}
+        try:
+            for tag in tags:
+                assert tag is not None
+                made[tag] = await blocking(self._session, owner, body, tag, names)
+                segments[tag] = await blocking(self._upload, owner, made[tag], body)
+        except BaseException:
+            await blocking(self._remove, owner, list(made.values()))
+            raise
+        figures = {
+            tag: {**(await self._estimate(owner, sid, tag)), "segments": segments[tag]} for tag, sid in made.items()
+        }
+        job = JobRecord(
+            job_id=new_id("j"),
+            owner=owner,
+            created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+            sessions=made,
+            estimates=figures,
+        )
+        try:
+            await blocking(self.storage.put_job, job)
+        except BaseException:
+            await blocking(self._remove, owner, list(made.values()))
+            raise
+        return JobCreated(id=job.job_id, sessions=dict(made))
+
+    def _session(self, owner: str, body: JobCreate, tag: str, names: list[str]) -> str:
+        """One language's session, with the task."""
+        settings = SessionSettings(
+            sourceLanguage=body.sourceLanguage, targetLanguage=tag, budget=body.budget, model=body.model
+        )
+        return self.sessions.create(owner, settings, task=task_for(names, tag)).session_id
+
+    def _upload(self, owner: str, sid: str, body: JobCreate) -> int:
+        """The job's files into one language's session: how many segments they have."""
+        return sum(self.sessions.add_file(owner, sid, upload)[1] for upload in body.files)
+
+    def _remove(self, owner: str, sids: list[str]) -> None:
+        for sid in sids:
+            try:
+                self.sessions.delete(owner, sid)
+            except AgentError:
+                log.warning("a session of a job that failed to start was not removed: %s", sid)
+
+    async def _estimate(self, owner: str, sid: str, tag: str) -> dict[str, float]:
+        """The analysis's estimate for all of the session's files, added up."""
+        total = {"modelRequests": 0.0, "inputTokens": 0.0, "outputTokens": 0.0}
+        usd: float | None = 0.0
+        for state in await blocking(self.sessions.files, owner, sid):
+            estimate = (await self.analyses.analyse(owner, sid, state.file_id, target=tag)).estimate
+            total["modelRequests"] += estimate.modelRequests
+            total["inputTokens"] += estimate.inputTokens
+            total["outputTokens"] += estimate.outputTokens
+            usd = None if usd is None or estimate.usd is None else usd + estimate.usd
+        return total if usd is None else {**total, "usd": round(usd, 4)}
+
+    async def view(self, owner: str, job_id: str) -> JobView:
+        """Each language's session, progress, state, spending and estimate, and the totals."""
+        if not is_id(job_id, "j"):
+            raise NotFoundError(f"No job {job_id[:80]}.")
+        job = await blocking(self.storage.get_job, job_id)
+        if job.owner != owner:
+            raise NotFoundError(f"No job {job_id}.")
+        languages = {
+            tag: await self._language_view(owner, sid, job.estimates.get(tag, {})) for tag, sid in job.sessions.items()
+        }
+        spent = JobSpent(
+            modelRequests=sum(v.spent.modelRequests for v in languages.values()),
+            inputTokens=sum(v.spent.inputTokens for v in languages.values()),
+            outputTokens=sum(v.spent.outputTokens for v in languages.values()),
+            usd=round(sum(v.spent.usd for v in languages.values()), 6),
+        )
+        prices = [v.estimate.usd for v in languages.values()]
+        estimate = JobEstimate(
+            modelRequests=sum(v.estimate.modelRequests for v in languages.values()),
+            inputTokens=sum(v.estimate.inputTokens for v in languages.values()),
+            outputTokens=sum(v.estimate.outputTokens for v in languages.values()),
+            usd=None if any(p is None for p in prices) else round(sum(p or 0.0 for p in prices), 4),
+        )
+        return JobView(id=job.job_id, createdAt=job.created_at, languages=languages, spent=spent, estimate=estimate)
+
+    async def _language_view(self, owner: str, sid: str, figures: Mapping[str, float]) -> JobLanguage:
+        estimate = JobEstimate(
+            modelRequests=int(figures.get("modelRequests", 0)),
+            inputTokens=int(figures.get("inputTokens", 0)),
+            outputTokens=int(figures.get("outputTokens", 0)),
+            usd=figures.get("usd"),
+        )
+        total = int(figures.get("segments", 0))
+        try:
+            record = await blocking(self.sessions.owned, owner, sid)
+            files = await blocking(self.sessions.files, owner, sid)
+        except NotFoundError:
+            gone = JobProgress(translatedChars=0, totalChars=0, complete=False, segments=total, segmentsLeft=total)
+            nothing = JobSpent(modelRequests=0, inputTokens=0, outputTokens=0, usd=0.0)
+            return JobLanguage(
+                sessionId=sid,
+                progress=gone,
+                state="failed",
+                error="The session was deleted.",
+                spent=nothing,
+                estimate=estimate,
+            )
+        left = await segments_left(self.store, sid, files)
+        state, retry_at, error = standing(record, files, left)
+        progress = JobProgress(
+            translatedChars=sum(f.translated_chars for f in files),
+            totalChars=sum(f.chars for f in files),
+            complete=state == "complete",
+            segments=total,
+            segmentsLeft=left,
+        )
+        t = record.telemetry
+        spent = JobSpent(
+            modelRequests=t.model_requests,
+            inputTokens=t.input_tokens,
+            outputTokens=t.output_tokens,
+            usd=round(t.cost_micro_usd / 1e6, 6),
+        )
+        return JobLanguage(
+            sessionId=sid, progress=progress, state=state, retryAt=retry_at, error=error, spent=spent, estimate=estimate
+        )

@@ -83,6 +83,10 @@ class StepOutcome:
     session_id: str
     result: StepResult
     files: Sequence[FileState]
+    language: str | None = None
+    """The session's target language (BCP 47), for metrics per language."""
+    cost_micro_usd: int = 0
+    """What the step's model request cost, at its model's price."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,7 +193,11 @@ class AgentRuntime:
             effects = replace(effects, memory=entries, memory_added=added)
         return PreparedStep(
             outcome=StepOutcome(
-                session_id=snapshot.token.session_id, result=result, files=_files_after(snapshot.files, result)
+                session_id=snapshot.token.session_id,
+                result=result,
+                files=_files_after(snapshot.files, result),
+                language=snapshot.target_language,
+                cost_micro_usd=effects.telemetry.cost_micro_usd,
             ),
             token=snapshot.token,
             effects=effects,

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Metrics
-from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
 if TYPE_CHECKING:  # the agent loop is imported with the services, on first use
     from agent_core.effects import Verdict
@@ -33,6 +33,26 @@ def record_step(outcome: StepOutcome, verdicts: Sequence[Verdict]) -> None:
         metrics.add_metric(name="CopilotRequests", unit=MetricUnit.Count, value=len(result.copilot_requests))
     for verdict in verdicts:
         metrics.add_metric(name=f"Decision{verdict.status.title()}", unit=MetricUnit.Count, value=1)
+    if outcome.language and result.called_model:
+        _per_language(outcome)
+
+
+def _per_language(outcome: StepOutcome) -> None:
+    """What the step's model request cost, by the session's target language (a job's languages side by
+    side: dimension `TargetLanguage`), each as an EMF line of its own (one dimension set per line)."""
+    usage = outcome.result.usage
+    figures = [
+        ("LanguageModelRequests", MetricUnit.Count, 1.0),
+        ("LanguageCostUSD", MetricUnit.NoUnit, outcome.cost_micro_usd / 1e6),
+    ]
+    if usage is not None:
+        figures += [
+            ("LanguageInputTokens", MetricUnit.Count, float(usage.input_tokens)),
+            ("LanguageOutputTokens", MetricUnit.Count, float(usage.output_tokens)),
+        ]
+    for name, unit, value in figures:
+        with single_metric(name=name, unit=unit, value=value, namespace=metrics.namespace) as metric:
+            metric.add_dimension(name="TargetLanguage", value=str(outcome.language)[:64])
 
 
 def record_failure(exc: Exception) -> None:

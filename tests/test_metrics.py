@@ -66,3 +66,32 @@ def test_steps_tokens_and_conflicts_are_published(capsys: pytest.CaptureFixture[
         assert emf(capsys.readouterr().out)[-1]["Conflicts"] == [1.0]
     finally:
         api.app.state.services = previous
+
+
+def test_a_steps_model_use_is_published_per_target_language(capsys: pytest.CaptureFixture[str]) -> None:
+    """A job's languages side by side: each model request's tokens, cost and count by `TargetLanguage`."""
+    metrics.clear_metrics()
+    previous = api.app.state.services
+    api.app.state.services = LazyServices(services_for(SQLiteStorage(":memory:"), model=resolve_model("pseudo")))
+    try:
+        created = api.handler(http_event("POST", "/api/sessions", {"targetLanguage": "pl"}), FakeLambdaContext())
+        sid = json.loads(created["body"])["id"]
+        body = {"name": "a.md", "content": "Hello there.\n"}
+        api.handler(http_event("POST", f"/api/sessions/{sid}/files", body), FakeLambdaContext())
+        capsys.readouterr()
+        step = {"sessionId": sid, "userInput": "Translate a.md into Polish."}
+        assert api.handler(http_event("POST", "/api/next", step), FakeLambdaContext())["statusCode"] == 200
+        lines = [line for line in emf(capsys.readouterr().out) if "TargetLanguage" in line]
+        by_name = {d["Name"]: line for line in lines for d in line["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
+        assert set(by_name) == {
+            "LanguageModelRequests",
+            "LanguageCostUSD",
+            "LanguageInputTokens",
+            "LanguageOutputTokens",
+        }
+        assert all(line["TargetLanguage"] == "pl" for line in lines)
+        assert all(line["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["TargetLanguage"]] for line in lines)
+        assert by_name["LanguageModelRequests"]["LanguageModelRequests"] == [1.0]
+        assert by_name["LanguageInputTokens"]["LanguageInputTokens"][0] > 0
+    finally:
+        api.app.state.services = previous

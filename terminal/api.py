@@ -19,6 +19,7 @@ from .models import (
     Download,
     FileInfo,
     ImportResult,
+    JobView,
     SessionPage,
     SessionView,
     Step,
@@ -140,6 +141,23 @@ class ApiClient:
             body["model"] = model
         data = (await self._request("POST", "/api/sessions", json=body)).json()
         return str(data["id"])
+
+    async def create_job(
+        self, files: Sequence[tuple[str, str]], languages: Sequence[str], *, model: str | None = None
+    ) -> tuple[str, dict[str, str]]:
+        """A job translating the files (name, text) into each language: its id and each language's session."""
+        body: dict[str, Any] = {
+            "files": [{"name": name, "content": content} for name, content in files],
+            "targetLanguages": list(languages),
+        }
+        if model:
+            body["model"] = model
+        data = (await self._request("POST", "/api/jobs", json=body)).json()
+        return str(data["id"]), {str(k): str(v) for k, v in data["sessions"].items()}
+
+    async def job(self, job_id: str) -> JobView:
+        """Each of the job's languages: its session, progress, state, spending and estimate."""
+        return JobView.model_validate((await self._request("GET", f"/api/jobs/{quote(job_id)}")).json())
 
     async def delete_session(self, session_id: str) -> None:
         """Delete a session and everything stored with it."""

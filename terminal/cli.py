@@ -13,7 +13,7 @@ from pathlib import Path
 from .api import ApiClient, ApiError
 from .local import DEFAULT_DB, DEFAULT_LOG, TOKEN_ENV, connect
 from .local_state import LocalState
-from .models import Analysis, FileInfo, SessionView
+from .models import Analysis, FileInfo, JobView, SessionView
 from .review import Job, ReviewApp
 
 EXPORT_FORMATS = ("md", "xliff2", "xliff12", "tmx")
@@ -31,7 +31,11 @@ def _parser() -> argparse.ArgumentParser:
 
     translate = commands.add_parser("translate", parents=[where], help="translate a file and review it")
     translate.add_argument("file", type=Path, nargs="?", help="the document (not needed with --session)")
-    translate.add_argument("--to", dest="language", help="the target language, e.g. French")
+    translate.add_argument(
+        "--to",
+        dest="language",
+        help="the target language, e.g. French; several make a job: de,fr,pl (one session each)",
+    )
     translate.add_argument("--session", help="resume this session (nothing is proposed again)")
     translate.add_argument("--model", help="one of the configured models (default: the server's)")
     translate.add_argument(
@@ -107,8 +111,15 @@ def _resumed_output(args: argparse.Namespace, view: SessionView, state: LocalSta
     return output
 
 
+def _languages(value: str | None) -> list[str]:
+    """The languages `--to` names, comma-separated."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
 async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
     state = _state(args)
+    if not args.session and len(_languages(args.language)) > 1:
+        return await _translate_job(client, args, state)
     if args.session:
         view = await client.session(args.session)
         name = args.file.name if args.file else None
@@ -137,6 +148,58 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
         print(f"Resume with `translation-agent translate --session {job.session_id}`.")
     print(f"Export with `translation-agent export {job.session_id}{_file_arg(view.files)} --format xliff2`.")
     return 0
+
+
+async def _translate_job(client: ApiClient, args: argparse.Namespace, state: LocalState) -> int:
+    """One job for several languages: each language's session reviewed in turn, each translation
+    beside the source (`guide.de.md`); quitting one stops there, and the rest can be resumed."""
+    if args.file is None:
+        raise ApiError("translate needs FILE with --to de,fr,pl.")
+    if args.output:
+        raise ApiError("-o names one file; with several languages each translation goes beside the source.")
+    languages = _languages(args.language)
+    content = args.file.read_text(encoding="utf-8")
+    job_id, sessions = await client.create_job([(args.file.name, content)], languages, model=args.model)
+    print(f"Job {job_id}: {', '.join(f'{tag} {sid}' for tag, sid in sessions.items())}")
+    stopped: list[str] = []
+    for tag, sid in sessions.items():
+        if stopped:
+            stopped.append(tag)
+            continue
+        view = await client.session(sid)
+        output = default_output(args.file, tag)
+        job = Job(sid, view.files[0].fileId if view.files else None, output, state=state)
+        state.remember_output(sid, output)
+        app = ReviewApp(client, job)
+        app.title = f"translation-agent · {tag}"
+        await app.run_async()
+        if app.farewell:
+            print(app.farewell)
+        after = await client.session(sid)
+        if after.state != "complete" or after.pendingCopilotRequests:
+            stopped.append(tag)
+    _print_job(await client.job(job_id))
+    for tag in stopped:
+        print(f"Resume {tag} with `translation-agent translate {args.file} --to {tag} --session {sessions[tag]}`.")
+    return 0
+
+
+def _print_job(view: JobView) -> None:
+    """Each language of a job: state, segments left, spending against the estimate."""
+    print(f"{'language':<10}  {'state':<9}  {'segments left':>13}  {'spent':>10}  {'estimate':>10}  session")
+    for tag, lang in view.languages.items():
+        left = f"{lang.progress.segmentsLeft}/{lang.progress.segments}"
+        spent, estimate = (
+            _usd(lang.spent.usd, lang.spent.inputTokens),
+            _usd(lang.estimate.usd, lang.estimate.inputTokens),
+        )
+        note = f"  ({lang.error})" if lang.error else f"  (retry at {lang.retryAt})" if lang.retryAt else ""
+        print(f"{tag:<10}  {lang.state:<9}  {left:>13}  {spent:>10}  {estimate:>10}  {lang.sessionId}{note}")
+
+
+def _usd(usd: float | None, tokens: int) -> str:
+    """Dollars when priced, else input tokens."""
+    return f"${usd:.4f}" if usd is not None else f"{tokens} tok"
 
 
 def _print_files(files: Sequence[FileInfo]) -> None:

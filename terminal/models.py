@@ -140,6 +140,11 @@ class SessionView(_Answer):
     queuedInputs: tuple[Any, ...] = ()
     createdAt: str = ""
     updatedAt: str = ""
+    state: str = "running"
+    """`running`, `waiting` (the provider said to retry at `retryAt`), `failed` (`error`) or `complete`."""
+    retryAt: str | None = None
+    error: str | None = None
+    segmentsLeft: int = 0
 
 
 class SessionItem(_Answer):
@@ -213,3 +218,43 @@ class Download(_Answer):
 
     filename: str
     content: str
+
+
+class JobSpent(_Answer):
+    """What a job's language has spent, or the job in all."""
+
+    modelRequests: int = 0
+    inputTokens: int = 0
+    outputTokens: int = 0
+    usd: float | None = None
+
+
+class JobProgress(_Answer):
+    """A job language's progress over all its files."""
+
+    translatedChars: int = 0
+    totalChars: int = 0
+    complete: bool = False
+    segments: int = 0
+    segmentsLeft: int = 0
+
+
+class JobLanguage(_Answer):
+    """One language of a job: its session and where it stands."""
+
+    sessionId: str
+    progress: JobProgress = Field(default_factory=JobProgress)
+    state: str = "running"
+    retryAt: str | None = None
+    error: str | None = None
+    spent: JobSpent = Field(default_factory=JobSpent)
+    estimate: JobSpent = Field(default_factory=JobSpent)
+
+
+class JobView(_Answer):
+    """`GET /api/jobs/{id}`: each language's session and where it stands, and the totals."""
+
+    id: str
+    languages: dict[str, JobLanguage] = Field(default_factory=dict)
+    spent: JobSpent = Field(default_factory=JobSpent)
+    estimate: JobSpent = Field(default_factory=JobSpent)

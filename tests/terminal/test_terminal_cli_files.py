@@ -103,3 +103,32 @@ def test_sessions_list_files_and_export_needs_no_file_id(
     assert main(["export", session_id, "other.md", *where]) == 1
     error = capsys.readouterr().err
     assert "No file is called 'other.md'" in error and f"{file_id} notes.md" in error
+
+
+def test_several_languages_make_a_job_reviewed_language_by_language(
+    local_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`translate notes.md --to de,fr,pl`: one job, each language's session reviewed in turn and written beside
+    the source; quitting one stops there, says how to resume it and the rest, and the job's table shows each."""
+    where = ["--db", str(local_env), "--log", str(tmp_path / "app.log")]
+    (tmp_path / "notes.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    seen: list[str] = []
+
+    async def first_finishes_second_quits(pilot: Pilot[None]) -> None:
+        seen.append(str(pilot.app.title))
+        await (approve_everything(pilot) if len(seen) == 1 else quit_at_once(pilot))
+
+    run_with(monkeypatch, first_finishes_second_quits)
+    assert main(["translate", "notes.md", "--to", "de,fr,pl", *where]) == 0
+    out = capsys.readouterr().out
+    assert seen == ["translation-agent · de", "translation-agent · fr"], "pl waits: fr was left unfinished"
+    assert re.search(r"Job j_\w+: de s_\w+, fr s_\w+, pl s_\w+", out)
+    assert (tmp_path / "notes.de.md").read_text(encoding="utf-8").count("\n\n") == DOC.count("\n\n")
+    assert not (tmp_path / "notes.pl.md").exists()
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines() if line[:3] in ("de ", "fr ", "pl ")}
+    assert rows == {"de": "complete", "fr": "running", "pl": "running"}
+    assert re.search(r"Resume fr with `translation-agent translate notes\.md --to fr --session s_\w+`", out)
+    assert re.search(r"Resume pl with `translation-agent translate notes\.md --to pl --session s_\w+`", out)
+    assert main(["translate", "notes.md", "--to", "de,fr", "-o", "x.md", *where]) == 1
+    assert "-o names one file" in capsys.readouterr().err

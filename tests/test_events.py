@@ -17,11 +17,13 @@ from agent_core.segmentation import segment_text
 from handlers.deps import LazyServices
 from service.sessions import MAX_FILES
 from storage.dynamodb import DynamoDBSessionStorage
+from storage.records import JobRecord
 from tests.events import EVENTS, FakeLambdaContext, load_event
 from tests.helpers import services_for
 
 SESSION = "s_0123456789abcdef0123456789abcdef"
 FILE = "f_0123456789abcdef0123456789abcdef"
+JOB = "j_0123456789abcdef0123456789abcdef"
 ROW = re.compile(r"^\| (?P<file>[\w.-]+\.json) \| (?P<route>[^|]+) \| (?P<status>\d{3}) \|$")
 
 
@@ -47,6 +49,10 @@ def seeded(moto_table: str) -> Iterator[DynamoDBSessionStorage]:
         file_id=FILE, name="guide.md", chars=len(content), covered=initial_coverage(content), created_at=stamp
     )
     storage.add_file(SESSION, file, content, segments=segment_text(content), max_files=MAX_FILES)
+    figures = {"modelRequests": 2, "inputTokens": 3000, "outputTokens": 40, "segments": 2}
+    storage.put_job(
+        JobRecord(job_id=JOB, owner="user-alice", created_at=stamp, sessions={"de": SESSION}, estimates={"de": figures})
+    )
     previous = api.app.state.services
     api.app.state.services = LazyServices(services_for(storage, model=resolve_model("pseudo")))
     yield storage

@@ -65,8 +65,9 @@ class PseudoModel(Model):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> ModelResponse:
-        """Decide the next move from the messages alone."""
-        parts = _decide(messages)
+        """Decide the next move from the messages alone (a review's verdicts when asked for them)."""
+        wanted = {t.name for t in model_request_parameters.output_tools}
+        parts = _verdicts(messages) if "Verdicts" in wanted else _decide(messages)
         sent = sum(len(_text_of(m)) for m in messages)
         produced = sum(
             len(json.dumps(p.args)) if isinstance(p, ToolCallPart) else len(p.content)
@@ -80,6 +81,20 @@ class PseudoModel(Model):
             usage=RequestUsage(input_tokens=sent // 4 + 1, output_tokens=produced // 4 + 1),
             finish_reason="tool_call" if calls else "stop",
         )
+
+
+def _verdicts(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
+    """The offline reviewer (`agent_core.review`): a pair is ok unless its target is its source unchanged."""
+    last = messages[-1]
+    text = next((p.content for p in last.parts if isinstance(p, UserPromptPart) and isinstance(p.content, str)), "")
+    shown = json.loads(text[text.index("[") :]) if "[" in text else []
+    verdicts = [
+        {"key": p["key"], "ok": False, "issue": "The target is the source text, not translated."}
+        if p["target"].strip() == p["source"].strip() and any(c.isalpha() for c in p["source"])
+        else {"key": p["key"], "ok": True}
+        for p in shown
+    ]
+    return [ToolCallPart(tool_name="Verdicts", args={"verdicts": verdicts}, tool_call_id="pseudo_review")]
 
 
 def _decide(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:

@@ -55,6 +55,10 @@ class FileReport:
     checked: int
     """How many pairs were checked (those that changed, with a previous version)."""
     findings: tuple[Finding, ...]
+    pairs: tuple[Pair, ...] = ()
+    """The pairs checked, for a review by the model (`agent_core.review`)."""
+    reviewed: int | None = None
+    """How many pairs the model gave a verdict on (`check --review`); None: no review was asked for."""
 
     @property
     def errors(self) -> int:
@@ -92,7 +96,7 @@ def check_file(
         )
     changed = [p for p in pairs if (p.key, p.source, p.target) not in before]
     findings = [finding for pair in changed for finding in check_pair(pair, glossary)]
-    return FileReport(file=name, checked=len(changed), findings=tuple(findings))
+    return FileReport(file=name, checked=len(changed), findings=tuple(findings), pairs=tuple(changed))
 
 
 def check_pair(pair: Pair, glossary: Sequence[GlossaryEntry] = ()) -> list[Finding]:

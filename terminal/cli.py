@@ -70,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--source-language", help="the glossary's source language (a TBX with several)")
     check.add_argument("--changed-since", metavar="REF", help="check only what differs from this git revision")
     check.add_argument("--format", choices=("text", "json"), default="text")
+    check.add_argument("--review", action="store_true", help="add the model's own verdict on each translated segment")
+    check.add_argument("--model", help="the model that reviews (default: $AGENT_MODEL, else the offline pseudo model)")
 
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
@@ -377,6 +379,7 @@ def _check(args: argparse.Namespace) -> int:
             source_language=args.source_language,
             changed_since=args.changed_since,
             as_json=args.format == "json",
+            review=(args.model or os.environ.get("AGENT_MODEL") or "pseudo") if args.review else None,
         )
     except (CheckError, OSError, UnicodeDecodeError) as exc:
         print(f"translation-agent check: {exc}", file=sys.stderr)

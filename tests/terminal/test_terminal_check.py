@@ -140,3 +140,52 @@ def test_changed_since_checks_only_what_differs_from_a_revision(
     assert [r["checked"] for r in whole["files"]] == [4]
     assert main(["check", str(doc), "--changed-since", "no-such-ref"]) == 2
     assert "--changed-since no-such-ref" in capsys.readouterr().err
+
+
+def test_review_adds_the_offline_models_verdict_as_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--review` without a configured model: the pseudo reviewer flags a target left as its source;
+    its verdicts are warnings, so the build still passes."""
+    monkeypatch.delenv("AGENT_MODEL", raising=False)
+    doc = tmp_path / "ui.xlf"
+    doc.write_text(xliff({**GOOD, "left": ("Open the settings.", "Open the settings.")}), encoding="utf-8")
+    status, report = check(capsys, str(doc), "--review")
+    assert status == 0 and report["files"][0]["reviewed"] == 3
+    assert findings(report) == [("1/left/1", "warning", "model_review")]
+    assert main(["check", str(doc), "--review"]) == 0
+    assert "3 checked, 3 reviewed by the model, 0 errors, 1 warning" in capsys.readouterr().out
+    _, plain = check(capsys, str(doc))
+    assert "reviewed" not in plain["files"][0] and findings(plain) == []
+
+
+def test_review_through_a_real_providers_wire_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--review --model openai-chat:…`: the OpenAI SDK against a fake server on loopback; one request
+    for the batch, the Verdicts tool required, the pairs by key; an issue the model names is a warning."""
+    from pydantic_ai import models
+
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply, ToolCallSpec
+
+    def reviewer(body: dict[str, Any]) -> Reply:
+        shown = json.loads(body["messages"][-1]["content"].split("\n", 1)[-1])
+        verdicts = [
+            {"key": p["key"], "ok": p["key"] != "1/save/1", "issue": "« garder » should be « conserver »."}
+            for p in shown
+        ]
+        return Reply(tool_calls=(ToolCallSpec("Verdicts", json.dumps({"verdicts": verdicts}), "call_1"),))
+
+    doc = tmp_path / "ui.xlf"
+    doc.write_text(xliff(GOOD), encoding="utf-8")
+    with FakeOpenAIServer(reviewer) as server, models.override_allow_model_requests(True):
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789")
+        status, report = check(capsys, str(doc), "--review", "--model", "openai-chat:gpt-4.1")
+        [request] = server.requests
+    assert status == 0 and report["files"][0]["reviewed"] == 2
+    assert findings(report) == [("1/save/1", "warning", "model_review")]
+    assert "conserver" in report["files"][0]["findings"][0]["message"]
+    assert request.body["tool_choice"] == "required" and [t["function"]["name"] for t in request.body["tools"]] == [
+        "Verdicts"
+    ]

@@ -300,7 +300,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         model: str | EllipsisType | None = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
-        sets, removes, values = ["version = version + :one"], [], {":one": n(1)}
+        sets, removes, values = ["version = version + :one"], ["#hold"], {":one": n(1)}
         stored = budget.dumps() if isinstance(budget, Budget) else budget
         settings = (("src", source_language), ("tgt", target_language), ("bud", stored), ("mdl", model))
         for name, value in settings:
@@ -318,6 +318,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                         TableName=self.table,
                         Key=_meta_key(session_id),
                         UpdateExpression=expression,
+                        ExpressionAttributeNames={"#hold": "hold"},
                         ExpressionAttributeValues=values,
                         ConditionExpression="attribute_exists(pk)",
                         ReturnValues="ALL_NEW",

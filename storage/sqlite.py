@@ -95,7 +95,8 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         values = [value for value in changes.values() if value is not ...]
         with self._transaction(write=True) as db:
             _require(db, session_id)
-            db.execute(f"UPDATE sessions SET version = version + 1{sets} WHERE session_id = ?", (*values, session_id))
+            sql = f"UPDATE sessions SET version = version + 1, hold = NULL{sets} WHERE session_id = ?"
+            db.execute(sql, (*values, session_id))
             return _session(_require(db, session_id))
 
     def hold_session(self, session_id: str, hold: SessionHold) -> None:

@@ -59,3 +59,10 @@ def test_jobs_are_written_once_and_read_back(storage: Storage) -> None:
     assert storage.get_job("j_1").owner == "alice"
     with pytest.raises(NotFoundError):
         storage.get_job("j_2")
+
+
+def test_a_change_of_settings_ends_the_hold(storage: Storage) -> None:
+    create(storage)
+    storage.hold_session(SID, SessionHold(state="failed", error="budget reached", at="2026-12-05T01:00:00+00:00"))
+    record = storage.update_session(SID, model="beta")
+    assert record.hold is None and storage.get_session(SID).hold is None and record.model == "beta"

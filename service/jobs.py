@@ -157,7 +157,7 @@ class Jobs:
         total = int(figures.get("segments", 0))
         try:
             record = await blocking(self.sessions.owned, owner, sid)
-            files = await blocking(self.sessions.files, owner, sid)
+            files = (await blocking(self.storage.load_step, sid, window=0)).files
         except NotFoundError:
             gone = JobProgress(translatedChars=0, totalChars=0, complete=False, segments=total, segmentsLeft=total)
             nothing = JobSpent(modelRequests=0, inputTokens=0, outputTokens=0, usd=0.0)

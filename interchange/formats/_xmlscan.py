@@ -31,6 +31,7 @@ _TOKEN = re.compile(
 _NAME = re.compile(r"<([^\s/>]+)")
 _ATTR = re.compile(r"""([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _DECLARED = re.compile(rb"""\A<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+_LXML_SUFFIX = re.compile(r" \(<string>, line \d+\)")
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
 
@@ -117,7 +118,8 @@ def check(text: str) -> None:
     try:
         _xml.parse(text)
     except InterchangeError as exc:
-        raise FormatError(str(exc).replace("The document", "The file")) from exc
+        message = _LXML_SUFFIX.sub("", str(exc)).replace("The document", "The file")
+        raise FormatError(message) from exc
 
 
 def scan(data: bytes) -> Document:

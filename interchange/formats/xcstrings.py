@@ -6,10 +6,11 @@ time), unless it says `shouldTranslate: false` or its `extractionState` is `stal
 the code). A source with `variations.plural` is a plural entry (its forms by category). A source
 whose value names substitutions (`%#@arg@`, `substitutions: {arg: {argNum, formatSpecifier,
 variations: {plural}}}`) gives its value as one entry (the `%#@arg@` tokens locked) and each
-plural substitution as a plural entry keyed `key/arg`, with `%arg` locked in its forms; an entry
-whose value is only tokens is no entry. A source with `variations.device` gives one entry per
-device, keyed `key#device` (plain, or plural where that device has plural variations). The note
-is the string's `comment`. Locked codes: printf (`%@`, `%1$@`, `%lld`), `%#@arg@`, `%arg`.
+plural substitution as a plural entry keyed `key/arg`, with `%arg` locked in its forms; a value
+of tokens and placeholders only (`%#@count@`) is no entry of its own, nor is an empty value. A
+source with `variations.device` gives one entry per device, keyed `key#device` (plain, or plural
+where that device has plural variations). The note is the string's `comment`. Locked codes:
+printf (`%@`, `%1$@`, `%lld`), `%#@arg@`, `%arg`.
 Targets: when the file holds exactly one language besides the source, it is read as the target
 (`Resource.target_language`, each entry's `target` where that language has it), for checks of
 existing translations; with several, none is (no one language is "the" target).
@@ -143,7 +144,7 @@ def _texts(key: str, node: JSON | None) -> Iterator[tuple[str, str | Forms, Plac
     value = _unit_value(node, where)
     if value is None:
         return
-    if _has_words(value):
+    if value.strip() and (_has_words(value) or not _TOKEN.search(value)):
         yield key, value, (key, "plain", None)
     substitutions = _object(node.get("substitutions", {}), f"{where}: 'substitutions'")
     for name in dict.fromkeys(_TOKEN.findall(value)):

@@ -252,3 +252,23 @@ def test_untouched_catalog_is_byte_for_byte() -> None:
 def test_malformed_catalogs_say_where(text: str, where: str) -> None:
     with pytest.raises(FormatError, match=re.escape(where)):
         FORMAT.read(text.encode())
+
+
+def test_more_strings_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("interchange.formats.xcstrings.MAX_SEGMENTS", 3)
+    with pytest.raises(FormatError, match="more than 3 strings"):
+        FORMAT.read(REAL)
+
+
+def test_a_value_without_words_is_an_entry_unless_it_is_only_tokens() -> None:
+    catalog = {
+        "sourceLanguage": "en",
+        "strings": {
+            "sep": {"localizations": {"en": {"stringUnit": {"state": "new", "value": "%1$@ – %2$@"}}}},
+            "blank": {"localizations": {"en": {"stringUnit": {"state": "new", "value": " "}}}},
+        },
+        "version": "1.0",
+    }
+    entries = _entries(json.dumps(catalog).encode())
+    assert list(entries) == ["sep"]
+    assert entries["sep"].codes == ("%1$@", "%2$@")

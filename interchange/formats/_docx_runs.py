@@ -22,6 +22,8 @@ from typing import Final
 from docx.oxml.ns import qn
 from lxml import etree
 
+from .codes import PATTERNS
+
 _CONTAINERS: Final = frozenset(
     qn(f"w:{name}") for name in ("hyperlink", "smartTag", "ins", "customXml", "sdt", "dir", "bdo", "moveTo")
 )
@@ -44,6 +46,7 @@ _CHARS: Final = {qn("w:tab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "\u
 _DROPPED: Final = frozenset({qn("w:rPr"), qn("w:lastRenderedPageBreak")})
 TOKEN: Final = re.compile(r"\{(/?)(\d{1,4})\}")
 _SPACE: Final = "{http://www.w3.org/XML/1998/namespace}space"
+_LOCKED: Final = re.compile(rf"\{{/\d{{1,4}}\}}|{PATTERNS['brace']}")
 
 Chain = tuple[etree._Element, ...]
 
@@ -176,9 +179,9 @@ class Paragraph:
         return "".join(out)
 
     def codes(self) -> tuple[str, ...]:
-        """The placeholders of `text()`, in order."""
-        known = {p.token for p in self.pieces if p.token}
-        return tuple(m.group() for m in TOKEN.finditer(self.text()) if int(m.group(2)) in known)
+        """The placeholders of `text()` and the brace placeholders its text already has (a literal
+        `{0}` or `{name}` is locked too: `codes.code_changes` counts every brace code), in order."""
+        return tuple(m.group() for m in _LOCKED.finditer(self.text()))
 
     def fill(self, text: str, *, language: str | None = None) -> None:
         """Replace the paragraph's content with `text` (placeholders as `text()` gives them)."""

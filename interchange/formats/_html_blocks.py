@@ -18,8 +18,6 @@ INLINE: Final = _names(
     "samp small span strike strong sub sup time tt u var wbr"
 )
 """Elements that stay inside a run as locked codes; any other tag ends it."""
-OPAQUE: Final = frozenset({"code", "samp"})
-"""Inline elements locked whole, content included."""
 SKIP: Final = _names("script style pre textarea template svg math iframe object canvas xmp noembed noframes")
 """Elements whose whole content is never translated."""
 VOID: Final = _names("area base br col embed hr img input keygen link meta param source track wbr")
@@ -112,7 +110,8 @@ class _Walker:
         self.stack: list[_Open] = [_Open("", "", inline=False)]
         self.run: list[Token] = []
         self.skip: tuple[str, int] | None = None
-        self.opaque: tuple[Token, int] | None = None
+        self.opaque: tuple[str, int] | None = None
+        """The inline element marked translate="no" being read, and how deep: its tags and words are codes."""
 
     def feed(self, token: Token) -> None:
         if self.skip is not None:
@@ -120,11 +119,8 @@ class _Walker:
             if self.skip is None:
                 self._pop(token.name)
         elif self.opaque is not None:
-            start, depth = self.opaque
-            nested = self._nest((start.name, depth), token)
-            self.opaque = None if nested is None else (start, nested[1])
-            if nested is None:
-                self.run.append(Token("other", start.start, token.end, start.name))
+            self.opaque = self._nest(self.opaque, token)
+            self._lock(token)
         elif token.kind in ("text", "comment"):
             self.run.append(token)
         elif token.kind == "start":
@@ -133,6 +129,16 @@ class _Walker:
             self._end(token)
         else:
             self.flush()
+
+    def _lock(self, token: Token) -> None:
+        """A token of an untranslatable inline element: a locked code each (its whitespace stays text).
+
+        Its tags and its words are codes one by one rather than the element as one code, so that a
+        translation's tags are each found among the entry's codes."""
+        if token.kind == "text" and not self.found.text[token.start : token.end].strip(_SPACE):
+            self.run.append(token)
+        else:
+            self.run.append(Token("other", token.start, token.end, token.name))
 
     @staticmethod
     def _nest(state: tuple[str, int], token: Token) -> tuple[str, int] | None:
@@ -147,11 +153,9 @@ class _Walker:
         name, closed = tag.name, tag.self_closing or tag.name in VOID
         if name in INLINE:
             path = self.stack[-1].child(name)
-            if name in OPAQUE or _no_translate(tag):
-                if closed:
-                    self.run.append(Token("other", tag.start, tag.end, name))
-                else:
-                    self.opaque = (tag, 1)
+            if _no_translate(tag):
+                self._lock(tag)
+                self.opaque = None if closed else (name, 1)
                 return
             self._attrs(tag, path)
             self.run.append(tag)

@@ -8,7 +8,8 @@ among the part's paragraphs (`body/p[12]`, `header1/p[1]`); its note, its style'
 not the default (`Heading 1`) and where it sits (`table cell`, `header`, `footer`). Run boundaries
 are placeholders (`_docx_runs`): text formatted differently from the paragraph's own (bold, italic,
 a hyperlink, a character style) is `{n}…{/n}`, a drawing, field, page break or note reference is
-`{n}`; `Entry.codes` lists these tokens. A tab is `\\t` and a line break `\\n` in the text, and
+`{n}`; `Entry.codes` lists these tokens, and any brace placeholder the text already has (`{0}`,
+`{name}`: locked too, and never taken for a run's placeholder). A tab is `\\t` and a line break `\\n` in the text, and
 `\\t`/`\\n` in a translation become a tab and a line break in the run they fall in.
 
 Writing fills each translated paragraph in place (its properties, bookmarks, fields and drawings

@@ -4,9 +4,11 @@ A block entry is a run of text and inline markup (`a`, `b`, `strong`, `em`, `spa
 `sup`, `abbr`, `kbd`…) inside any other element (`p`, `h1`, `li`, `td`, `title`, `button`,
 `option`, a `div`'s own text…); every other tag ends the run. Its source is the run's decoded text
 (whitespace collapsed to one space, entities decoded) with each inline tag kept literally as a
-locked code (`Click <a href="/x">here</a> now`); an inline `<code>`, `<samp>` or an inline element
-marked `translate="no"` (or class `notranslate`) is one locked code, content included; comments
-inside a run are codes, around it they stay outside. Runs with no letter are no entries. Its key
+locked code (`Click <a href="/x">here</a> now`; `<code>` and `<samp>` too, their text translated
+unless marked). In an inline element marked `translate="no"` (or class `notranslate`) every tag
+and every text between them is a locked code of its own (so `codes.code_changes`, which finds a
+translation's tags one by one, sees each as the source's). Comments inside a run are codes,
+around it they stay outside. Runs with no letter are no entries. Its key
 is the path of the enclosing block (`body/main[1]/p[3]`, `#2` after it for the block's second
 run); its note, the block's name. `script`, `style`, `pre`, `textarea`, `template`, `svg`, `math`,
 `iframe`, `object`, `canvas` and any block marked `translate="no"` or `notranslate` are skipped

@@ -19,6 +19,7 @@ from docx.oxml.ns import qn
 from interchange.formats import FormatError, format_for, format_named
 from interchange.formats import docx as docx_format
 from interchange.formats.base import Entry
+from interchange.formats.codes import code_changes
 
 DOCX = format_named("docx")
 TOKEN = re.compile(r"\{/?\d+\}")
@@ -151,7 +152,7 @@ def test_paragraphs_with_run_boundaries_as_placeholders(report: bytes) -> None:
     assert body[4].source == "Our logo {1} appears on every page." and body[4].codes == ("{1}",)
     assert body[5].source == "Spellchecked text that Word split into runs." and body[5].codes == ()
     assert body[6].source == "Pass {1} as the {2}first{/2} argument."  # a literal {1} is no code
-    assert body[6].codes == ("{2}", "{/2}")
+    assert body[6].codes == ("{1}", "{2}", "{/2}")  # locked all the same
     assert [e.note for e in body[8:12]] == ["table cell"] * 4
     assert body[9].source == "Revenue"  # a cell's one run is the paragraph's own formatting
     assert body[12].source == "The end of the report.{1}"  # the page break
@@ -161,6 +162,8 @@ def test_paragraphs_with_run_boundaries_as_placeholders(report: bytes) -> None:
     assert entries["header1/p[1]"].note == "Header"  # its style says where it is
     assert entries["footer1/p[1]"].source == "Page {1}"  # the PAGE field is one code
     assert all(e.document for e in entries.values())
+    assert all(code_changes(e.codes, pseudo(e)) == () for e in entries.values())
+    assert code_changes(body[1].codes, "This report covers three regions and two products.") != ()
     assert DOCX.read(report).source_language == "en-US"
 
 

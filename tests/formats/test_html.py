@@ -15,6 +15,7 @@ import pytest
 from interchange.formats import FormatError, format_for, format_named
 from interchange.formats import html as html_format
 from interchange.formats.base import Entry
+from interchange.formats.codes import code_changes
 
 DATA = Path(__file__).parent / "data"
 HTML = format_named("html")
@@ -63,7 +64,8 @@ def test_blocks_keep_inline_tags_as_codes_and_decode_entities() -> None:
     )  # whitespace collapsed, tags literal
     assert paragraph.codes == ("<b>", "</b>") * 3
     api = entries["html/body/div[2]/p[7]"]
-    assert "<code>object.on(event, callback, [context])</code>" in api.codes  # inline code is locked whole
+    assert api.codes[:4] == ('<b class="header">', "</b>", "<code>", "</code>")  # inline code: tags like others
+    assert "object.on(event, callback, [context])" in api.source
     assert "<br />" in api.codes
     # a real page's broken tag is kept as it is, as one code
     assert entries["html/body/div[2]/ul[1]/li[2]"].codes == ('<a href="#Events-once"</a>', "</a>")
@@ -141,6 +143,7 @@ PAGE = b"""<!doctype html>
 <p translate="no">Brand name</p>
 <div class="box notranslate"><p>Not this</p></div>
 <p>Keep <span class="notranslate">ACME</span> as is</p>
+<p>Buy <b translate="no">ACME <i>Pro</i></b> today<span translate="no"> </span>now</p>
 <form><input type="submit" value="Send it"><input name="q" placeholder='Search "here"'>
 <button aria-label="Close the window">Close</button></form>
 </body>
@@ -158,14 +161,27 @@ def test_a_small_page_entries() -> None:
         "html/body/ul[1]/li[1]",
         "html/body/ul[1]/li[2]",
         "html/body/p[3]",
+        "html/body/p[4]",
         "html/body/form[1]/input[1]@value",
         "html/body/form[1]/input[2]@placeholder",
         "html/body/form[1]/button[1]@aria-label",
         "html/body/form[1]/button[1]",
     ]
     assert entries["html/head/meta[2]@content"].source == "Fast & simple"
-    assert entries["html/body/ul[1]/li[2]"].codes == ("<code>x()</code>",)
-    assert entries["html/body/p[3]"].codes == ('<span class="notranslate">ACME</span>',)
+    assert entries["html/body/ul[1]/li[2]"].codes == ("<code>", "</code>")
+    assert entries["html/body/p[3]"].codes == ('<span class="notranslate">', "ACME", "</span>")
+    locked = entries["html/body/p[4]"]
+    assert locked.source == 'Buy <b translate="no">ACME <i>Pro</i></b> today<span translate="no"> </span>now'
+    assert locked.codes == (
+        '<b translate="no">',
+        "ACME ",
+        "<i>",
+        "Pro",
+        "</i>",
+        "</b>",
+        '<span translate="no">',
+        "</span>",
+    )
     assert entries["html/body/form[1]/input[2]@placeholder"].source == 'Search "here"'
     assert HTML.read(PAGE).source_language == "en"
     assert not any("navigation" in e.source or "Brand" in e.source or "Not this" in e.source for e in entries.values())
@@ -249,3 +265,14 @@ def test_more_entries_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(html_format, "MAX_SEGMENTS", 3)
     with pytest.raises(FormatError, match="more than 3"):
         HTML.read(b"<p>One</p><p>Two</p><p>Three</p><p>Four</p>")
+
+
+def test_the_project_code_check_accepts_translations_that_keep_the_codes() -> None:
+    entries = by_key(PAGE) | by_key(BACKBONE)
+    for key, translation in (
+        ("html/body/p[4]", 'Kaufen Sie <b translate="no">ACME <i>Pro</i></b> heute<span translate="no"> </span>jetzt'),
+        ("html/body/ul[1]/li[2]", "Zwei <code>x()</code>"),
+        ("html/body/div[2]/p[3]", pseudo(entries["html/body/div[2]/p[3]"]).replace(" & <x>", "")),
+    ):
+        assert code_changes(entries[key].codes, translation) == (), key
+    assert code_changes(entries["html/body/p[4]"].codes, "Kaufen Sie <b>ACME Pro</b> heute") != ()

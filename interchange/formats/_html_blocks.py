@@ -80,6 +80,8 @@ class Walk:
     blocks: list[Block] = field(default_factory=list)
     attrs: list[FoundAttr] = field(default_factory=list)
     lang: Attr | None = None
+    charset: Attr | None = None
+    """The page's declared encoding: `<meta charset>`, or the `content` of its Content-Type `<meta>`."""
 
 
 @dataclass(slots=True)
@@ -172,6 +174,12 @@ class _Walker:
             return
         if name == "html":
             self.found.lang = tag.attr("lang")
+        elif name == "meta":
+            equiv, content = tag.attr("http-equiv"), tag.attr("content")
+            if tag.attr("charset") is not None:
+                self.found.charset = tag.attr("charset")
+            elif equiv is not None and (equiv.value or "").lower() == "content-type" and content is not None:
+                self.found.charset = content
         self._attrs(tag, path)
         if not closed:
             self._push(_Open(name, path, inline=False))

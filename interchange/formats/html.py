@@ -19,7 +19,9 @@ key `path@attribute` and the note `element attribute`.
 Writing splices at source offsets (`_html_lexer` keeps them): a translated block's run is replaced
 by the translation, its text escaped (`&`, `<`, `>`) and its codes as written (with any translated
 attribute inside them); a translated attribute's value is written in the quotes it had (double
-quotes when it had none); `<html lang>` becomes the target language when the page has one.
+quotes when it had none); `<html lang>` becomes the target language when the page has one, and
+a declared encoding other than UTF-8 (a page read as UTF-8 text that says `iso-8859-1`) says
+`utf-8`, since the page is written in UTF-8.
 Everything else is byte for byte the original (doctype, comments, whitespace, entity spelling).
 """
 
@@ -37,6 +39,8 @@ from ._markup import Edit, decode_utf8, splice, split_codes
 from .base import Entry, FileFormat, FormatError, Resource, Target
 
 _WHITESPACE: Final = re.compile(r"[ \t\n\r\f]+")
+_UTF8: Final = re.compile(r"utf-?8", re.IGNORECASE)
+_CHARSET: Final = re.compile(r"(charset\s*=\s*)[^;\s]+", re.IGNORECASE)
 
 
 class HtmlFormat(FileFormat):
@@ -77,6 +81,10 @@ class HtmlFormat(FileFormat):
         edits += [edit for key, edit in attr_edits.items() if key not in covered]
         if found.lang is not None and found.lang.value is not None:
             edits.append(_attr_edit(text, found.lang, target_language))
+        charset = found.charset
+        if charset is not None and charset.value and not _UTF8.search(charset.value):
+            value = "utf-8" if charset.name == "charset" else _CHARSET.sub(r"\g<1>utf-8", charset.value)
+            edits.append(_attr_edit(text, charset, value))
         return splice(text, edits).encode("utf-8")
 
 

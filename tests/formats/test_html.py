@@ -203,6 +203,17 @@ def test_attributes_inside_a_translated_block_and_lang_are_written() -> None:
     assert tree.xpath("//a")[0].get("title") == 'Geh "dorthin"'
     assert tree.xpath("//input[@name='q']")[0].get("placeholder") == "Suche 'hier'"
     assert written.replace('lang="de"', 'lang="en"').count("\n") == PAGE.decode().count("\n")
+    assert '<meta charset="utf-8">' in written
+
+
+def test_a_declared_encoding_other_than_utf8_becomes_utf8() -> None:
+    page = b'<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"></head><p>Hi</p>'
+    written = HTML.write(page, {"html/p[1]": "Grüß dich"}, target_language="de")
+    assert written.decode() == page.decode().replace("ISO-8859-1", "utf-8").replace("Hi", "Grüß dich")
+    tree = lxml.html.document_fromstring(written)
+    assert tree.xpath("//p")[0].text == "Grüß dich"
+    short = b"<meta charset=latin1><p>Hi</p>"
+    assert HTML.write(short, {}, target_language="de") == b'<meta charset="utf-8"><p>Hi</p>'
 
 
 @pytest.mark.parametrize(

@@ -317,3 +317,20 @@ def test_damaged_packages_are_refused_with_format_errors(
     truncated = report[: len(report) // 2]
     with pytest.raises(FormatError):
         DOCX.read(truncated)
+
+
+def test_runs_that_differ_only_in_language_or_proofing_are_one_text() -> None:
+    document = docx.Document()
+    paragraph = document.add_paragraph()
+    for text, mark in (("Colour ", "w:lang"), ("and ", None), ("grey ", "w:noProof"), ("look the same.", None)):
+        run = paragraph.add_run(text)
+        if mark is not None:
+            props = run._r.get_or_add_rPr()
+            node = OxmlElement(mark)
+            if mark == "w:lang":
+                node.set(qn("w:val"), "en-GB")
+            props.append(node)
+    out = io.BytesIO()
+    document.save(out)
+    entry = DOCX.read(out.getvalue()).entries[0]
+    assert (entry.source, entry.codes) == ("Colour and grey look the same.", ())

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from agent_core.copilot import CopilotRequest, CopilotResponse
+from agent_core.mqm import MqmIssue
 from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000
@@ -394,6 +395,8 @@ class ReviseBody(_Body):
 
     translated_string: Filled = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
     reason: Annotated[str, Field(max_length=MAX_SEGMENT_TEXT), AfterValidator(check_text)] | None = None
+    issue: MqmIssue | None = None
+    """Optional: the MQM issue the written text had (category and severity), counted in the scorecard."""
 
 
 class QaBody(_Body):

@@ -152,6 +152,8 @@ class Workbench:
             proposal=unit.text,
             final=body.translated_string,
             reason=body.reason,
+            start=unit.start,
+            issue=body.issue,
         )
         # The revised unit goes to the translation memory in the revision's own commit.
         remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])

@@ -113,6 +113,19 @@ async def test_an_unknown_issue_is_422_and_stores_nothing(storage: Storage, issu
     assert (await api.ok("GET", "/api/memory"))["corrections"] == []
 
 
+async def test_an_approval_carries_no_issue(storage: Storage) -> None:
+    script = Script()
+    api = AsyncApi(services_for(storage, model=script.model))
+    sid, fid = await api.start(DOC)
+    script.replies += [calls(translate(fid, "# Guide", "# Guide FR", call_id="a"))]
+    [a] = (await api.until_user(sid, userInput=TASK))["copilotRequests"]
+    before = stored(storage, sid)
+    verdict = {"tool": tool(a), "status": "approve", "issue": {"category": "Style", "severity": "minor"}}
+    answer = await api.client.post("/api/next", json={"sessionId": sid, "copilotResponses": [verdict]})
+    assert_error(answer, 422, "issue")
+    assert stored(storage, sid) == before
+
+
 async def test_the_scorecard_counts_issues_by_category_and_severity(storage: Storage) -> None:
     api, _, sid, fid = await reviewed(storage)
     card = await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/scorecard")

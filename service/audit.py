@@ -54,6 +54,15 @@ def _by_start(log: ReviewLog) -> tuple[dict[int, list[UnitWrite]], dict[int, lis
     return writes, corrections
 
 
+def current_units(log: ReviewLog) -> list[UnitWrite]:
+    """The file's written units as they read now (each unit's latest write), in source order: what
+    `list_units` answers, from the log already read."""
+    latest: dict[int, UnitWrite] = {}
+    for w in log.writes:
+        latest[w.start] = w
+    return [latest[k] for k in sorted(latest)]
+
+
 def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
     """Each written unit's audit trail (by the unit's start), oldest first."""
     writes, corrections = _by_start(log)

@@ -30,8 +30,8 @@ from agent_core.segmentation import count_words
 from interchange.csv_cells import write_csv
 from storage.records import ReviewLog
 
-from .audit import Edited, edited_units, histories, post_edit
-from .schemas import HistoryEvent, PostEdit, PostEditReport, Scorecard, ScorecardRow
+from .audit import Edited, current_units, edited_units, histories, post_edit
+from .schemas import PostEditReport, Scorecard, ScorecardRow
 from .sessions import SessionService, pick_file
 
 DEFAULT_THRESHOLD = 95.0
@@ -165,8 +165,8 @@ class Reviews:
     def _of(self, owner: str, sid: str, state: FileState) -> FileReviews:
         storage = self.sessions.storage
         log = storage.review_log(sid, state.file_id)
-        units = storage.list_units(sid, state.file_id)
-        return FileReviews(owner=owner, state=state, source=self.sessions.source(sid, state), units=units, log=log)
+        source = self.sessions.source(sid, state)
+        return FileReviews(owner=owner, state=state, source=source, units=current_units(log), log=log)
 
     def post_edit(self, owner: str, sid: str, fid: str) -> PostEditReport:
         """The post-edit distance of the file and of its whole session (blocking)."""
@@ -176,16 +176,20 @@ class Reviews:
         every: list[Edited] = []
         mine: list[Edited] = []
         for state in files:
-            storage = self.sessions.storage
-            found = edited_units(storage.review_log(sid, state.file_id), storage.list_units(sid, state.file_id))
+            log = self.sessions.storage.review_log(sid, state.file_id)
+            found = edited_units(log, current_units(log))
             every += found
             mine += found if state.file_id == wanted.file_id else []
         return PostEditReport(file=post_edit(mine), session=post_edit(every))
 
 
-def histories_of(reviews: FileReviews) -> dict[int, list[HistoryEvent]]:
-    """Each written unit's audit trail by its start."""
-    return histories(reviews.log, owner=reviews.owner)
-
-
-__all__ = ["DEFAULT_THRESHOLD", "FileReviews", "PostEdit", "Reviews", "audit_csv", "audit_json", "scorecard_csv"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "FileReviews",
+    "Reviews",
+    "audit_csv",
+    "audit_json",
+    "audit_rows",
+    "scorecard_csv",
+    "scorecard_of",
+]

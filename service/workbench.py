@@ -24,7 +24,7 @@ from agent_core.segment import Segment as StoredSegment
 from interchange.languages import bcp47
 from storage.interface import Storage
 
-from .audit import histories
+from .audit import current_units, histories
 from .blocking import blocking
 from .memory import OwnerMemory
 from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
@@ -172,10 +172,12 @@ class Workbench:
         await self.runtime.learner.after_commit(
             distiller, owner, [correction], languages=languages, time_left=time_left
         )
-        after = await blocking(self.storage.list_units, sid, state.file_id)
-        written = next((u for u in after if u.start == start), revised)
+        log = await blocking(self.storage.review_log, sid, state.file_id)  # the units now, and their history
+        written = next((u for u in current_units(log) if u.start == start), revised)
         record = await blocking(self.storage.get_session, sid)
-        return _revised(written_segment(written, source, segment_id), warnings, record.version)
+        segment = written_segment(written, source, segment_id)
+        segment.history = histories(log, owner=token.owner).get(start, [])
+        return _revised(segment, warnings, record.version)
 
     # -- helpers ---------------------------------------------------------------------------------
 

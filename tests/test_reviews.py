@@ -66,7 +66,8 @@ async def reviewed(storage: Storage) -> tuple[AsyncApi, Script, str, str]:
         "translated_string": "Les oiseaux chantent.",
         "issue": {"category": "Accuracy/Omission", "severity": "minor"},
     }
-    await api.ok("PUT", f"/api/sessions/{sid}/files/{fid}/segments/{BIRDS}", body)
+    revised = await api.ok("PUT", f"/api/sessions/{sid}/files/{fid}/segments/{BIRDS}", body)
+    assert [e["action"] for e in revised["history"]] == ["approved", "revised"], "the answer has the history too"
     return api, script, sid, fid
 
 

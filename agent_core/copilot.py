@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
 
+from .mqm import MqmIssue
 from .text import Filled, Text, check_filled, check_text
 
 MAX_TEXT = 5_000
@@ -100,6 +101,8 @@ class Refined(_Strict):
     """The human's final text (required, never blank)."""
     reason: _Note | None = None
     """Optional note on what was wrong."""
+    issue: MqmIssue | None = None
+    """Optional: the MQM issue the reviewer found in the proposal (category and severity)."""
 
 
 class Reject(_Strict):
@@ -111,6 +114,8 @@ class Reject(_Strict):
     """Why, in the reviewer's words; the model reads it."""
     translated_string: _Note | None = None
     """Ignored; allowed so clients can send one shape."""
+    issue: MqmIssue | None = None
+    """Optional: the MQM issue the reviewer found in the proposal (category and severity)."""
 
 
 Verdict = Approve | Refined | Reject

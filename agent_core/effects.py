@@ -18,6 +18,7 @@ from pydantic_ai.messages import ModelMessage
 from .copilot import Verdict
 from .document import FileState, Spans
 from .errors import InvalidRequestError
+from .mqm import MqmIssue
 from .tm import TmEntry
 
 UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
@@ -60,6 +61,10 @@ class Correction:
     """Set by storage when the correction is read back: the session it came from."""
     created_at: str = ""
     """Set by storage when the correction is recorded."""
+    start: int = -1
+    """Where the unit's source begins in its file (-1: not recorded, a correction from before it was)."""
+    issue: MqmIssue | None = None
+    """The MQM issue the reviewer named with the verdict or revision, if any."""
 
 
 @dataclass(frozen=True, slots=True)

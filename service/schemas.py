@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from agent_core.copilot import CopilotRequest, CopilotResponse
+from agent_core.mqm import MqmIssue
 from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000
@@ -347,6 +348,8 @@ class CorrectionView(BaseModel):
     final: str | None
     reason: str | None
     createdAt: str
+    issue: MqmIssue | None = None
+    """The MQM issue the reviewer named with it, if any."""
 
 
 class MemoryView(BaseModel):
@@ -364,6 +367,25 @@ MAX_SEGMENT_TEXT = 5_000
 """The longest text a revision or a QA check takes (as a verdict's `translated_string`)."""
 
 
+class HistoryEvent(BaseModel):
+    """One event of a written unit's audit trail: who did what when, to which proposal."""
+
+    action: Literal["approved", "refined", "rejected", "revised", "verbatim"]
+    """`approved` or `refined` (the unit's first write, from a proposal), `verbatim` (written as it is at
+    upload), `rejected` (a proposal for this text was rejected), `revised` (changed after it was written)."""
+    by: str
+    """The caller (`sub`) who did it: the session's owner, the one caller who may review its units."""
+    at: str
+    """When it was committed (ISO 8601, UTC)."""
+    origin: str | None
+    """Who proposed the text the action was on: `model`, `memory`, `human` (a revision typed by the
+    reviewer), `verbatim`; null for a rejection (the proposal is not kept)."""
+    estimate: int | None = None
+    """The quality estimate of the proposal (0-100) when one was made, else null."""
+    issue: MqmIssue | None = None
+    """The MQM issue the reviewer named with it, if any."""
+
+
 class Segment(BaseModel):
     """A piece of a file in source order: a written unit, a pending proposal or an untranslated span."""
 
@@ -378,6 +400,8 @@ class Segment(BaseModel):
     origin: str | None
     """Who wrote the text: `model`, `memory`, `verbatim`, `human` (a revision); null when untranslated."""
     updatedAt: str | None
+    history: list[HistoryEvent] | None = None
+    """A written unit's audit trail, oldest first (`service.audit`); null for a piece that is not written."""
 
 
 class SegmentPage(BaseModel):
@@ -409,6 +433,8 @@ class ReviseBody(_Body):
 
     translated_string: Filled = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
     reason: Annotated[str, Field(max_length=MAX_SEGMENT_TEXT), AfterValidator(check_text)] | None = None
+    issue: MqmIssue | None = None
+    """Optional: the MQM issue the written text had (category and severity), counted in the scorecard."""
 
 
 class QaBody(_Body):
@@ -444,3 +470,74 @@ class ImportResult(BaseModel):
     added: int
     updated: int
     skipped: int
+
+
+# -- review quality: post-edit distance, scorecards, the audit trail (API.md "Jobs, scorecards") ----
+
+
+class PostEdit(BaseModel):
+    """How far the reviewer's final texts are from the proposals (sacrebleu, offline)."""
+
+    units: int
+    """Written units that came from a proposal (the model's or the memory's; not text kept verbatim)."""
+    unchanged: int
+    """Of those, the ones whose final text is the proposal (approved as proposed, never revised)."""
+    edited: int
+    """Of those, the ones whose final text differs from the proposal (refined or revised)."""
+    chrF: float | None
+    """chrF of the proposals against the final texts, 0-100 (100: nothing edited); null without units."""
+    ter: float | None
+    """TER (the human-targeted edit rate, HTER) of the proposals against the final texts, in percent of the
+    final texts' words (0: nothing edited); null without units."""
+
+
+class PostEditReport(BaseModel):
+    """The post-edit distance of one file and of its whole session."""
+
+    file: PostEdit
+    session: PostEdit
+
+
+class AnalysisWithPostEdit(Analysis):
+    """`GET …/analysis` with the post-edit distance so far."""
+
+    postEdit: PostEditReport
+
+
+class ScorecardRow(BaseModel):
+    """The issues of one MQM error type, by severity."""
+
+    category: str
+    dimension: str
+    """The MQM Core dimension of the category."""
+    minor: int
+    major: int
+    critical: int
+    penalty: int
+    """Penalty points: minor x 1 + major x 5 + critical x 25."""
+
+
+class Scorecard(BaseModel):
+    """`GET …/scorecard`: the file's MQM issues by category and severity, its MQM score and the verdict."""
+
+    fileId: str
+    name: str
+    words: int
+    """The evaluation word count: the source words of the written units that came from a proposal."""
+    issues: list[ScorecardRow]
+    """One row per MQM Core error type, in MQM's order (zeros included)."""
+    totals: dict[str, int]
+    """Issues by severity, `minor`, `major`, `critical`."""
+    penalty: int
+    """The absolute penalty total (APT): the sum of the issues' severity multipliers."""
+    penaltyPer1000Words: float | None
+    """The overall normed penalty total: APT / words x 1,000 (null when no words were evaluated)."""
+    score: float | None
+    """The MQM overall quality score (raw scoring model): 100 x (1 - APT / words); null without words."""
+    threshold: float
+    """The score a file must reach to pass."""
+    passed: bool
+    """`score >= threshold` (with no words evaluated: no issue recorded)."""
+    result: Literal["pass", "fail"]
+    """`passed` in words."""
+    postEdit: PostEdit

@@ -24,10 +24,11 @@ from agent_core.segment import Segment as StoredSegment
 from interchange.languages import bcp47
 from storage.interface import Storage
 
+from .audit import current_units, histories
 from .blocking import blocking
 from .memory import OwnerMemory
 from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
-from .segments import SegmentQuery, build_segments, select, written_segment
+from .segments import WRITTEN_STATUSES, SegmentQuery, build_segments, select, written_segment
 from .sessions import SessionService, file_id, session_id
 from .tm import TranslationMemory
 
@@ -108,6 +109,13 @@ class Workbench:
         """A page of the file's segments."""
         view = await self.view(owner, sid, fid)
         chosen, cursor = await blocking(lambda: select(view.segments(), query))  # a large file: off the loop
+        if any(s.status in WRITTEN_STATUSES for s in chosen):  # the written units' audit trails (service.audit)
+            log = await blocking(self.storage.review_log, view.snapshot.token.session_id, view.state.file_id)
+            trail = histories(log, owner=view.snapshot.token.owner)
+            chosen = [
+                s.model_copy(update={"history": trail.get(s.start, [])}) if s.status in WRITTEN_STATUSES else s
+                for s in chosen
+            ]
         return SegmentPage(segments=chosen, nextCursor=cursor, version=view.snapshot.token.version)
 
     async def qa(self, owner: str, sid: str, fid: str, source: str, text: str) -> list[QaWarningView]:
@@ -152,6 +160,8 @@ class Workbench:
             proposal=unit.text,
             final=body.translated_string,
             reason=body.reason,
+            start=unit.start,
+            issue=body.issue,
         )
         # The revised unit goes to the translation memory in the revision's own commit.
         remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])
@@ -162,10 +172,12 @@ class Workbench:
         await self.runtime.learner.after_commit(
             distiller, owner, [correction], languages=languages, time_left=time_left
         )
-        after = await blocking(self.storage.list_units, sid, state.file_id)
-        written = next((u for u in after if u.start == start), revised)
+        log = await blocking(self.storage.review_log, sid, state.file_id)  # the units now, and their history
+        written = next((u for u in current_units(log) if u.start == start), revised)
         record = await blocking(self.storage.get_session, sid)
-        return _revised(written_segment(written, source, segment_id), warnings, record.version)
+        segment = written_segment(written, source, segment_id)
+        segment.history = histories(log, owner=token.owner).get(start, [])
+        return _revised(segment, warnings, record.version)
 
     # -- helpers ---------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from pydantic_core import PydanticSerializationError
 from agent_core.copilot import CopilotResponseAdapter
 from agent_core.effects import Verdict
 from agent_core.errors import InvalidRequestError
+from agent_core.mqm import MqmIssue
 
 _MESSAGE: TypeAdapter[ModelMessage] = TypeAdapter(ModelMessage, config=ConfigDict(defer_build=True))
 
@@ -77,3 +78,13 @@ def dump_verdict(verdict: Verdict) -> str:
 def load_verdict(data: str) -> Verdict:
     """A stored verdict back."""
     return CopilotResponseAdapter.validate_json(data)
+
+
+def dump_issue(issue: MqmIssue | None) -> str | None:
+    """An MQM issue as stored JSON (`{"category", "severity"}`), or None."""
+    return None if issue is None else issue.model_dump_json()
+
+
+def load_issue(data: str | None) -> MqmIssue | None:
+    """A stored MQM issue back (None for none)."""
+    return None if not data else MqmIssue.model_validate_json(data)

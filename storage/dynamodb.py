@@ -11,6 +11,8 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
                                  that begin in it
     D#<file>#<n:05>              a chunk of the document the file was taken from
     U#<file>#<start:010>         the units one commit wrote to the file, from its first unit's start
+    U#<file>#K#<v:010>           the corrections the commit over version <v> recorded of the file (its
+                                 review log: the owner's memory keeps its own copy, which outlives the session)
     U#<file>#R#<v:010>           the revisions the commit over version <v> made to the file's units
     A#<digest>                   marks the session's kept answer I#<digest> (deleted with the session)
 
@@ -60,11 +62,11 @@ from agent_core.segment import Segment, load_segments
 from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_items import Item, n, num, s
-from .dynamodb_memory import DynamoDBMemoryStorage
+from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import CHUNK_CHARS, FileChunk, Storage, check_records, check_units, chunk_segments, chunks, fits
-from .records import JobRecord, Page, SessionHold, SessionRecord
+from .records import JobRecord, Page, ReviewLog, SessionHold, SessionRecord
 
 TELEMETRY = {
     "steps": "steps",
@@ -282,6 +284,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             written = sorted((u for u in effects.units if u.file_id == file_id), key=lambda u: u.start)
             sk = f"U#{file_id}#{written[0].start:010d}"
             found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(_units(written)), "at": s(now)}, NOT_WRITTEN))
+        for file_id in dict.fromkeys(c.file_id for c in effects.corrections):
+            rows = correction_rows(c for c in effects.corrections if c.file_id == file_id)
+            sk = f"U#{file_id}#K#{version:010d}"
+            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(rows), "at": s(now)}))
         for file_id in dict.fromkeys(u.file_id for u in effects.revisions):
             revised = [u for u in effects.revisions if u.file_id == file_id]
             sk = f"U#{file_id}#R#{version:010d}"
@@ -545,12 +551,29 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if not items:
             self._file(session_id, file_id)
         by_start: dict[int, UnitWrite] = {}
-        for item in items:  # unit items sort before the revisions, and revisions by version
-            for u in di.unpacked(item):
-                unit = _unit(file_id, u, item["at"]["S"])
-                held = by_start.get(unit.start)
-                by_start[unit.start] = unit if held is None else replace(unit, end=held.end, cover_end=held.cover_end)
+        for unit in _writes(file_id, items):  # unit items sort before the revisions, and revisions by version
+            held = by_start.get(unit.start)
+            by_start[unit.start] = unit if held is None else replace(unit, end=held.end, cover_end=held.cover_end)
         return [by_start[k] for k in sorted(by_start)]
+
+    def review_log(self, session_id: str, file_id: str) -> ReviewLog:
+        """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""
+        items = list(self._query(_pk(session_id), "begins_with(sk, :u)", {":u": s(f"U#{file_id}#")}))
+        if not items:
+            self._file(session_id, file_id)
+        first: dict[int, UnitWrite] = {}
+        writes: list[UnitWrite] = []
+        for unit in _writes(file_id, items):
+            held = first.get(unit.start)
+            if held is None:
+                first[unit.start] = unit
+            else:
+                writes.append(replace(unit, end=held.end, cover_end=held.cover_end))
+        logged = sorted((i for i in items if _kind(i) == "K"), key=lambda i: i["sk"]["S"])
+        corrections = [
+            correction_of(row, session_id=session_id, created_at=i["at"]["S"]) for i in logged for row in di.unpacked(i)
+        ]
+        return ReviewLog(writes=sorted(first.values(), key=lambda u: u.updated_at) + writes, corrections=corrections)
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -709,6 +732,17 @@ def _merged(records: Sequence[Item]) -> dict[str, Verdict]:
     for item in sorted(records, key=_record_of):
         dumped |= di.unpacked(item)
     return {call_id: load_verdict(dumped[call_id]) for call_id in sorted(dumped)}
+
+
+def _kind(item: Item) -> str:
+    """`U` for a unit item, `R` for a revision item, `K` for a correction item (`U#<file>#…`)."""
+    parts = item["sk"]["S"].split("#")
+    return parts[2] if len(parts) > 3 else "U"
+
+
+def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
+    """The unit writes of a file's `U#` items as a Query returns them (unit items, then revisions by version)."""
+    return [_unit(file_id, u, item["at"]["S"]) for item in items if _kind(item) != "K" for u in di.unpacked(item)]
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:

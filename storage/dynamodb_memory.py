@@ -27,6 +27,7 @@ from agent_core.effects import Correction
 from agent_core.tm import TmEntry
 
 from . import dynamodb_items as di
+from .codec import dump_issue, load_issue
 from .dynamodb_items import Item, n, num, s
 from .dynamodb_table import DynamoDBTable, errors, parallel
 from .errors import ConflictError, NotFoundError
@@ -89,7 +90,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         self, owner: str, session_id: str, version: int, corrections: Sequence[Correction], now: str
     ) -> Item:
         """A commit's Put of the corrections it records (one item)."""
-        rows = [[getattr(c, f) for f in _CORRECTION_FIELDS] for c in corrections]
+        rows = correction_rows(corrections)
         sk = f"MEM#K#{now}#{session_id}#{version:010d}"
         item = {"pk": _pk(owner), "sk": s(sk), "sessionId": s(session_id), "createdAt": s(now), "z": di.packed(rows)}
         return di.put(item)
@@ -285,14 +286,22 @@ def _stored(i: Item) -> TmEntry:
     return TmEntry(**dict(zip(_TM_FIELDS, di.unpacked(i), strict=True)), written=num(i, "written"))
 
 
+def correction_rows(corrections: Iterable[Correction]) -> list[list[Any]]:
+    """Corrections as an item packs them: `_CORRECTION_FIELDS`, then the unit's start and the MQM issue."""
+    return [[*(getattr(c, f) for f in _CORRECTION_FIELDS), c.start, dump_issue(c.issue)] for c in corrections]
+
+
+def correction_of(row: list[Any], *, session_id: str, created_at: str) -> Correction:
+    """A correction as `correction_rows` packed it (a row from before the start and issue were kept has neither)."""
+    start, issue = (row[6], row[7]) if len(row) > len(_CORRECTION_FIELDS) else (-1, None)
+    fields = dict(zip(_CORRECTION_FIELDS, row[: len(_CORRECTION_FIELDS)], strict=True))
+    return Correction(**fields, session_id=session_id, created_at=created_at, start=start, issue=load_issue(issue))
+
+
 def _corrections(items: Iterable[Item]) -> list[Correction]:
     """The corrections of correction items read newest first, newest first."""
     return [
-        Correction(
-            **dict(zip(_CORRECTION_FIELDS, row, strict=True)),
-            session_id=i["sessionId"]["S"],
-            created_at=i["createdAt"]["S"],
-        )
+        correction_of(row, session_id=i["sessionId"]["S"], created_at=i["createdAt"]["S"])
         for i in items
         for row in reversed(di.unpacked(i))
     ]

@@ -33,7 +33,16 @@ from agent_core.tm import TmEntry, normalize, source_hash
 
 from .codec import dump_message, dump_verdict
 from .errors import ConflictError, InvalidRequestError, TooLargeError
-from .records import JobRecord, MemoryEntryRecord, OwnerSnapshot, Page, SessionHold, SessionRecord, TmChanges
+from .records import (
+    JobRecord,
+    MemoryEntryRecord,
+    OwnerSnapshot,
+    Page,
+    ReviewLog,
+    SessionHold,
+    SessionRecord,
+    TmChanges,
+)
 
 MAX_STORED_BYTES = 400_000
 """No stored record (a message, a verdict, a unit, a kept answer) may be larger, in UTF-8, on any backend
@@ -142,6 +151,12 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's written units, in source order."""
+
+    @abstractmethod
+    def review_log(self, session_id: str, file_id: str) -> ReviewLog:
+        """Every write of the file's units (first writes, then revisions, in commit order) and the session's
+        corrections of the file, in commit order: what the audit trail and the scorecard are made of. A
+        correction and the write it came with carry the same time. NotFoundError for no such file."""
 
     @abstractmethod
     def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
-from agent_core.effects import Budget, Correction, Telemetry
+from agent_core.effects import Budget, Correction, Telemetry, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.tm import TmEntry
 
@@ -185,3 +185,13 @@ class TmChanges:
     """The entries written after the read's `since`, each with its write's number in `written`."""
     seq: int
     """The number of the latest write the read covers (0: none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewLog:
+    """Everything stored of a file's reviews (`review_log`): every write of its units and its corrections."""
+
+    writes: list[UnitWrite]
+    """Each unit as first written, then each revision, in commit order (`updated_at` the commit's time)."""
+    corrections: list[Correction]
+    """The session's corrections of the file (edits, rejections, revisions), in commit order."""

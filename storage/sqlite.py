@@ -12,6 +12,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from types import EllipsisType
 from typing import Any
 
@@ -32,7 +33,7 @@ from agent_core.effects import (
 from agent_core.errors import InvalidRequestError, TooLargeError
 from agent_core.segment import Segment, load_segments
 
-from .codec import dump_message, dump_verdict, load_messages, load_verdict
+from .codec import dump_issue, dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
 from .interface import (
     CHUNK_CHARS,
@@ -45,9 +46,9 @@ from .interface import (
     chunks,
     tm_record,
 )
-from .records import SCHEMA_VERSION, JobRecord, Page, SessionHold, SessionRecord
+from .records import SCHEMA_VERSION, JobRecord, Page, ReviewLog, SessionHold, SessionRecord
 from .sqlite_db import insert_rows, timestamp
-from .sqlite_memory import SQLiteMemoryStorage, put_tm_rows
+from .sqlite_memory import CORRECTION_COLUMNS, SQLiteMemoryStorage, correction_of, put_tm_rows
 from .sqlite_paging import decode_cursor, page
 
 _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens", "cost_micro_usd")
@@ -57,6 +58,12 @@ _SESSION_COLUMNS = (
     "schema_version, queued_inputs, source_language, target_language, budget, model, hold, " + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
+_REVISED = ("text", "call_id", "status", "origin", "updated_at")
+"""What a revision changes of a unit (its place stays)."""
+_REVISIONS = (
+    "SELECT start, text, call_id, status, origin, updated_at FROM revisions WHERE session_id = ? AND file_id = ? "
+    "ORDER BY seq"
+)
 
 
 class SQLiteStorage(SQLiteMemoryStorage, Storage):
@@ -209,7 +216,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             insert_rows(
                 db,
                 "INSERT INTO corrections (correction_id, owner, session_id, file_id, status, source, proposal, final, "
-                "reason, created_at)",
+                "reason, created_at, start, issue)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
             if effects.memory:
@@ -331,7 +338,29 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             _require_file(db, session_id, file_id)
             sql = f"SELECT {_UNIT_COLUMNS} FROM units WHERE session_id = ? AND file_id = ? ORDER BY start"
             rows = db.execute(sql, (session_id, file_id)).fetchall()
-        return [UnitWrite(**r) for r in rows]
+            revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
+        by_start = {r["start"]: UnitWrite(**r) for r in rows}
+        for r in revisions:  # in commit order: the latest is the unit's text
+            held = by_start.get(r["start"])
+            if held is not None:
+                by_start[r["start"]] = replace(held, **{k: r[k] for k in _REVISED})
+        return [by_start[k] for k in sorted(by_start)]
+
+    def review_log(self, session_id: str, file_id: str) -> ReviewLog:
+        """The units' first writes and revisions, and the file's corrections, in commit order (one read)."""
+        with self._transaction(write=False) as db:
+            _require_file(db, session_id, file_id)
+            sql = f"SELECT {_UNIT_COLUMNS} FROM units WHERE session_id = ? AND file_id = ? ORDER BY updated_at, start"
+            first = {r["start"]: UnitWrite(**r) for r in db.execute(sql, (session_id, file_id))}
+            revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
+            sql = f"SELECT {CORRECTION_COLUMNS} FROM corrections WHERE session_id = ? AND file_id = ? ORDER BY seq"
+            corrections = [correction_of(r) for r in db.execute(sql, (session_id, file_id))]
+        writes = list(first.values())
+        for r in revisions:
+            held = first.get(r["start"])
+            if held is not None:
+                writes.append(replace(held, **{k: r[k] for k in _REVISED}))
+        return ReviewLog(writes=writes, corrections=corrections)
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -399,9 +428,9 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
     return bool(changed.rowcount == 1)
 
 
-def _correction_row(token: StepToken, c: Correction, stamp: str) -> tuple[str | None, ...]:
+def _correction_row(token: StepToken, c: Correction, stamp: str) -> tuple[str | int | None, ...]:
     row = (uuid.uuid4().hex, token.owner, token.session_id, c.file_id, c.status, c.source, c.proposal, c.final)
-    return (*row, c.reason, stamp)
+    return (*row, c.reason, stamp, c.start, dump_issue(c.issue))
 
 
 def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAnswer, now: int) -> None:
@@ -438,17 +467,16 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
 
 
 def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
-    """Replace written units' texts; a unit that is not written there fails the whole commit."""
+    """Record new texts of written units (rows of their own); a unit that is not written there fails the commit."""
     for u in units:
-        sql = (
-            "UPDATE units SET text = ?, status = ?, origin = ?, call_id = ?, updated_at = ? "
-            "WHERE session_id = ? AND file_id = ? AND start = ?"
-        )
-        if (
-            db.execute(sql, (u.text, u.status, u.origin, u.call_id, stamp, session_id, u.file_id, u.start)).rowcount
-            == 0
-        ):
+        sql = "SELECT 1 FROM units WHERE session_id = ? AND file_id = ? AND start = ?"
+        if db.execute(sql, (session_id, u.file_id, u.start)).fetchone() is None:
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
+    insert_rows(
+        db,
+        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at)",
+        [(session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp) for u in units],
+    )
 
 
 def _require(db: sqlite3.Connection, session_id: str) -> dict[str, Any]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 from agent_core.effects import Correction
 from agent_core.tm import TmEntry
 
+from .codec import load_issue
 from .errors import NotFoundError
 from .interface import TmRecord, storable_tm
 from .records import MemoryEntryRecord, OwnerSnapshot, TmChanges, merge_entries
@@ -16,10 +18,15 @@ from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
 
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
 _MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
+CORRECTION_COLUMNS = "session_id, file_id, status, source, proposal, final, reason, created_at, start, issue"
 _LATEST_CORRECTIONS = (
-    "SELECT session_id, file_id, status, source, proposal, final, reason, created_at FROM corrections "
-    "WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
+    f"SELECT {CORRECTION_COLUMNS} FROM corrections WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
 )
+
+
+def correction_of(row: dict[str, Any]) -> Correction:
+    """A correction as a row of `CORRECTION_COLUMNS` holds it."""
+    return Correction(**{**row, "issue": load_issue(row["issue"])})
 
 
 class SQLiteMemoryStorage(SQLiteDatabase):
@@ -30,7 +37,7 @@ class SQLiteMemoryStorage(SQLiteDatabase):
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
         """The owner's latest corrections, newest first (equal times: the later written first)."""
         with self._transaction(write=False) as db:
-            return [Correction(**r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(limit, 0)))]
+            return [correction_of(r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(limit, 0)))]
 
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
         """The owner's glossary entries and style notes, oldest first."""
@@ -42,7 +49,7 @@ class SQLiteMemoryStorage(SQLiteDatabase):
         read transaction."""
         with self._transaction(write=False) as db:
             found = [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
-            latest = [Correction(**r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))]
+            latest = [correction_of(r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))]
             return OwnerSnapshot(found, latest, tm_seq(db, owner))
 
     def put_memory_entries(

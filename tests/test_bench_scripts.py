@@ -78,3 +78,14 @@ def test_dynamo_cost_json_has_both_designs_and_their_ratios() -> None:
         assert figures[design]["batches"] > 0
         assert set(figures[design]["per_batch"]) == set(figures[design]["per_step"])
     assert "per_batch.write_units" in figures["ratio"]
+
+
+def test_learning_shows_the_second_document_needs_fewer_edits_with_the_memory_only() -> None:
+    figures = json.loads(run("bench/learning.py", "--chars", "3000", "--json"))
+    on, off = figures["on"], figures["off"]
+    assert on[0] == off[0], "the first document starts from an empty memory either way"
+    assert all(f["units"] > 20 for f in on + off)
+    rate = [[f["edited"] / f["units"] for f in mode] for mode in (on, off)]
+    assert rate[0][1] < rate[0][0] / 1.5, "with the memory, the second document needs far fewer edits"
+    assert rate[1][1] > rate[0][1] * 1.5, "without it, the second document needs as many edits as ever"
+    assert on[1]["ter"] < off[1]["ter"] and on[1]["chrF"] > off[1]["chrF"]

@@ -892,10 +892,10 @@ def test_a_transaction_over_the_action_limit_is_too_large(storage: Storage) -> N
     with pytest.raises(TooLargeError, match="100"):
         step(storage, messages=users(0, 101))
     assert storage.get_session(SID).message_count == 0
-    # META, 99 messages and the owner's corrections make 101 actions.
+    # META, 98 messages, the owner's corrections and the file's review log make 101 actions.
     correction = Correction(file_id=FID, status="reject", source="s", proposal="p", final=None, reason="no")
     with pytest.raises(TooLargeError, match="101"):
-        step(storage, messages=users(0, 99), corrections=[correction])
+        step(storage, messages=users(0, 98), corrections=[correction])
     assert storage.get_session(SID).message_count == 0
     assert storage.recent_corrections("alice", limit=5) == []
 

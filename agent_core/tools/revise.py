@@ -121,6 +121,8 @@ def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> Tool
             proposal=request.translate_string,
             final=final,
             reason=response.reason,
+            start=unit.start,
+            issue=None if isinstance(response, Approve) else response.issue,
         )
 
     match response:

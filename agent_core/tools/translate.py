@@ -359,6 +359,8 @@ def _result(
                 proposal=request.translate_string,
                 final=final,
                 reason=response.reason,
+                start=request.start,
+                issue=response.issue,
             )
             return ToolResult(
                 content={
@@ -379,6 +381,8 @@ def _result(
                 proposal=request.translate_string,
                 final=None,
                 reason=response.reason,
+                start=request.start,
+                issue=response.issue,
             )
             reason = response.reason or "The reviewer rejected this translation."
             return ToolResult(

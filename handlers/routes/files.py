@@ -8,7 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Header, Query, Response
 
 from service.schemas import (
-    Analysis,
+    AnalysisWithPostEdit,
     FileDetail,
     FileUpload,
     QaBody,
@@ -43,9 +43,11 @@ async def analyse_file(
     owner: OwnerDep,
     services: ServicesDep,
     to: Annotated[str | None, Query(max_length=64, description="the target language (default: the session's)")] = None,
-) -> Analysis:
-    """Segments, words, repetitions, translation-memory match bands and the cost estimate of a file."""
+) -> AnalysisWithPostEdit:
+    """Segments, words, repetitions, translation-memory match bands, the cost estimate and the post-edit distance."""
     from service.analysis import Analyses
+    from service.blocking import blocking
+    from service.reviews import Reviews
 
     runtime = services.runtime
     analyses = Analyses(
@@ -55,7 +57,9 @@ async def analyse_file(
         batch_chars=runtime.batch_chars,
         proposals=runtime.lookups is not None,
     )
-    return await analyses.analyse(owner, session_id, file_id, target=to)
+    found = await analyses.analyse(owner, session_id, file_id, target=to)
+    edits = await blocking(Reviews(services.sessions).post_edit, owner, session_id, file_id)
+    return AnalysisWithPostEdit(**found.model_dump(), postEdit=edits)
 
 
 @router.get("/api/sessions/{session_id}/files/{file_id}")

@@ -190,4 +190,5 @@ def correction_view(c: Correction) -> CorrectionView:
         final=c.final,
         reason=c.reason,
         createdAt=c.created_at,
+        issue=c.issue,
     )

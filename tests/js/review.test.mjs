@@ -103,3 +103,17 @@ test("code in the segment list keeps its lines and indentation, at most four", (
   assert.equal(lineExcerpt("1\n2\n3\n4\n5\n6"), "1\n2\n3\n4\n…");
   assert.equal(lineExcerpt("a\n2\n3", 2), "a\n2\n…");
 });
+
+test("an MQM issue goes with an edit or a rejection, never with an approval (issue 30)", () => {
+  const issue = { category: "Accuracy/Omission", severity: "major" };
+  assert.deepEqual(editDecision(req(1), "proposal 1", issue), { status: "approve" }, "an unchanged text is an approval");
+  const batch = makeBatch([req(1), req(2), req(3)]);
+  batch[0].decision = editDecision(req(1), "edited 1", issue);
+  batch[1].decision = { status: "reject", reason: "wrong", issue: { category: "Terminology", severity: "minor" } };
+  batch[2].decision = editDecision(req(3), "edited 3");
+  const sent = responses(batch);
+  assert.deepEqual(sent[0], { tool: { name: "Translate", callId: "c1" }, status: "refined", translated_string: "edited 1", issue });
+  assert.deepEqual(sent[1].issue, { category: "Terminology", severity: "minor" });
+  assert.equal("issue" in sent[2], false);
+  assert.deepEqual(savable(batch)?.c1, batch[0].decision, "the issue survives a reload with its verdict");
+});

@@ -18,6 +18,7 @@ import {
 } from "./preview.js";
 import { responses } from "./review.js";
 import { highlightBatch, refreshSegments, renderSegments, setupSegments } from "./segments.js";
+import { refreshScorecard, setupScorecard } from "./scorecard.js";
 import { setupSourceLanguage, showSourceLanguage } from "./sourcelang.js";
 import { clearStartForm, deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
 import { actions, state } from "./state.js";
@@ -577,7 +578,10 @@ function setupComposer() {
 /** @param {string | null} fileId @param {{source?: boolean}} [opts] */
 async function refreshDocument(fileId, opts = {}) {
   await refreshPreview(fileId, opts);
-  if (fileId === state.activeFileId) refreshSegments();
+  if (fileId === state.activeFileId) {
+    refreshSegments();
+    refreshScorecard();
+  }
 }
 
 /* ---------- signing in and wiring ---------- */
@@ -621,7 +625,8 @@ async function init() {
   });
   $("analyze").addEventListener("click", () => analyzeDocument());
   setupComposer();
-  setupDocument((show) => show === "segments" && highlightBatch());
+  setupDocument((show) => (show === "segments" ? highlightBatch() : show === "scorecard" && refreshScorecard()));
+  setupScorecard();
   setupSegments();
   setupMemory();
   setupSourceLanguage();

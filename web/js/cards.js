@@ -11,6 +11,7 @@ import { actions, state } from "./state.js";
 import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
+import { issuePicker, issueText, pickedIssue, setIssue } from "./mqm.js";
 
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
 
@@ -162,6 +163,7 @@ function buildCard(item, index, total) {
       h("div", { class: "col-label" }, "Changes against the proposal: ", h("span", { class: "diff-stats" })),
       h("div", { class: "card-text card-live-diff", lang: state.lang, dir: "auto" }),
       h("p", { class: "field-error", role: "alert", hidden: true }),
+      issuePicker(`${id}-edit`),
       h(
         "div",
         { class: "form-actions" },
@@ -176,6 +178,7 @@ function buildCard(item, index, total) {
       h("div", { class: "chips", role: "group", "aria-label": "Common reasons" },
         REJECT_REASONS.map((r) => h("button", { type: "button", class: "chip", "data-reason": r, text: r }))),
       h("textarea", { id: `${id}-reason`, class: "reason-text", rows: "2" }),
+      issuePicker(`${id}-reject`),
       h(
         "div",
         { class: "form-actions" },
@@ -285,7 +288,8 @@ function onCardClick(card, target) {
 
 /** @param {HTMLElement} card @param {KeyboardEvent} e */
 function onCardKey(card, e) {
-  if (!(e.target instanceof HTMLTextAreaElement)) return;
+  // The text box, or the MQM issue picker beside it: Ctrl+Enter saves, Esc cancels.
+  if (!(e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement)) return;
   const i = Number(card.dataset.index);
   if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
     e.preventDefault();
@@ -316,7 +320,8 @@ export function updateCard(i) {
   card.dataset.verdict = d ? d.status : "";
   card.dataset.mode = item.mode;
   const verdict = /** @type {HTMLElement} */ (card.querySelector(".card-verdict"));
-  verdict.textContent = d ? VERDICT_TEXT[d.status] + (d.status === "reject" && d.reason ? `: ${d.reason}` : "") : "Not decided";
+  const issue = d && d.status !== "approve" && d.issue ? ` · ${issueText(d.issue)}` : "";
+  verdict.textContent = d ? VERDICT_TEXT[d.status] + (d.status === "reject" && d.reason ? `: ${d.reason}` : "") + issue : "Not decided";
   verdict.title = verdict.textContent;
   const diff = /** @type {HTMLElement} */ (card.querySelector(".card-diff"));
   const proposal = /** @type {HTMLElement} */ (card.querySelector(".card-proposal"));
@@ -377,6 +382,7 @@ export function openMode(i, mode) {
   if (mode === "edit") {
     const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text"));
     ta.value = d?.status === "refined" ? d.text : item.req.translate_string;
+    setIssue(/** @type {Element} */ (card.querySelector(".card-editor .mqm-picker")), d?.status === "refined" ? d.issue : null);
     autosize(ta);
     updateLiveDiff(i);
     ta.focus({ preventScroll: true });
@@ -384,6 +390,7 @@ export function openMode(i, mode) {
   } else {
     const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
     ta.value = d?.status === "reject" ? d.reason || "" : "";
+    setIssue(/** @type {Element} */ (card.querySelector(".card-reject .mqm-picker")), d?.status === "reject" ? d.issue : null);
     autosize(ta);
     ta.focus({ preventScroll: true });
   }
@@ -436,7 +443,7 @@ async function commitEdit(i) {
     err.hidden = false;
     return;
   }
-  const decision = editDecision(item.req, text);
+  const decision = editDecision(item.req, text, pickedIssue(card.querySelector(".card-editor .mqm-picker")));
   const others = state.batch.some((b, k) => k !== i && !b.decision);
   if (others) {
     // Not the last card: decide at once (focus moves on) and show the check's warnings when they come.
@@ -492,8 +499,9 @@ async function pendingWarned() {
 function commitReject(i) {
   const item = state.batch[i];
   const reason = /** @type {HTMLTextAreaElement} */ (item.el?.querySelector(".reason-text")).value.trim();
+  const issue = pickedIssue(item.el?.querySelector(".card-reject .mqm-picker") ?? null);
   item.mode = "view";
-  item.decision = { status: "reject", reason };
+  item.decision = issue ? { status: "reject", reason, issue } : { status: "reject", reason };
   decided(i);
 }
 

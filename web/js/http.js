@@ -267,7 +267,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
       request("GET", `${f(id, fileId)}/segments${query({ status: q.status, q: q.q, cursor: q.cursor, limit: q.limit })}`),
     /**
      * The human revises a written unit. @param {string} id @param {string} fileId @param {number} start
-     * @param {{translated_string: string, reason?: string}} body @returns {Promise<Segment>}
+     * @param {{translated_string: string, reason?: string, issue?: {category: string, severity: string}}} body @returns {Promise<Segment>}
      */
     revise: (id, fileId, start, body) => request("PUT", `${f(id, fileId)}/segments/${start}`, { body }),
     /**
@@ -279,6 +279,12 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     translationPath: (id, fileId, { fill = false } = {}) => `${f(id, fileId)}/translation${fill ? "?fill=source" : ""}`,
     /** @param {string} id @param {string} fileId @param {string} format */
     exportPath: (id, fileId, format) => `${f(id, fileId)}/export${query({ format })}`,
+    /** MQM issues, score and post-edit distance. @param {string} id @param {string} fileId @param {number | null} [threshold] */
+    scorecard: (id, fileId, threshold) => request("GET", `${f(id, fileId)}/scorecard${query({ threshold })}`),
+    /** @param {string} id @param {string} fileId @param {number | null} [threshold] */
+    scorecardCsvPath: (id, fileId, threshold) => `${f(id, fileId)}/scorecard${query({ format: "csv", threshold })}`,
+    /** Who did what to each written unit, as CSV. @param {string} id @param {string} fileId */
+    auditPath: (id, fileId) => `${f(id, fileId)}/audit${query({ format: "csv" })}`,
     download,
     memory: () => request("GET", "memory"),
     /** @param {{source: string, target: string, languages?: string}} entry */

@@ -237,12 +237,19 @@ export function setupDocument(onTab) {
     renderDocument();
     actions.refreshDocument(state.activeFileId);
   });
-  const tabs = [["tab-segments", "segments"], ["tab-both", "both"], ["tab-source", "source"], ["tab-translation", "translation"]];
+  const tabs = [
+    ["tab-segments", "segments"],
+    ["tab-both", "both"],
+    ["tab-source", "source"],
+    ["tab-translation", "translation"],
+    ["tab-scorecard", "scorecard"],
+  ];
   for (const [id, show] of tabs) {
     $(id).addEventListener("click", () => {
-      $("panes").dataset.show = show;
-      $("panes").hidden = show === "segments";
+      if (show !== "scorecard") $("panes").dataset.show = show;
+      $("panes").hidden = show === "segments" || show === "scorecard";
       $("workbench").hidden = show !== "segments";
+      $("scorecard").hidden = show !== "scorecard";
       for (const [other] of tabs) $(other).setAttribute("aria-selected", String(other === id));
       onTab(show);
     });

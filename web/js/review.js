@@ -9,7 +9,8 @@
 import { shownWarnings } from "./glossary.js";
 
 /**
- * @typedef {{status: "approve"} | {status: "refined", text: string} | {status: "reject", reason?: string}} Decision
+ * @typedef {import("./mqm.js").MqmIssue} MqmIssue
+ * @typedef {{status: "approve"} | {status: "refined", text: string, issue?: MqmIssue} | {status: "reject", reason?: string, issue?: MqmIssue}} Decision
  * @typedef {{req: CopilotRequest, warnings: Warning[], decision: Decision | null, mode: "view" | "edit" | "reject", el: HTMLElement | null, editWarnings?: Warning[]}} Item
  * (`warnings`: what the card shows of the proposal's warnings, glossary.js shownWarnings)
  */
@@ -61,6 +62,7 @@ export function responses(batch) {
     const r = { tool: { name: req.tool.name, callId: req.tool.callId }, status: decision.status };
     if (decision.status === "refined") r.translated_string = decision.text;
     if (decision.status === "reject" && decision.reason) r.reason = decision.reason;
+    if (decision.status !== "approve" && decision.issue) r.issue = decision.issue;
     return r;
   });
 }
@@ -73,9 +75,13 @@ export function savable(batch) {
   return Object.keys(saved).length ? saved : null;
 }
 
-/** An edit's decision: unchanged text is an approval. @param {CopilotRequest} req @param {string} text @returns {Decision} */
-export function editDecision(req, text) {
-  return text === req.translate_string ? { status: "approve" } : { status: "refined", text };
+/**
+ * An edit's decision: unchanged text is an approval (an issue is only said of an edit).
+ * @param {CopilotRequest} req @param {string} text @param {MqmIssue} [issue] @returns {Decision}
+ */
+export function editDecision(req, text, issue) {
+  if (text === req.translate_string) return { status: "approve" };
+  return issue ? { status: "refined", text, issue } : { status: "refined", text };
 }
 
 /** The next undecided card after `i`, wrapping, or -1. @param {Item[]} batch @param {number} i */

@@ -12,6 +12,7 @@ import { filterSegments, isWritten, loadSegments, progressParts, reviseSegment, 
 import { actions, state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
+import { issuePicker, issueText, pickedIssue } from "./mqm.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -98,11 +99,47 @@ function row(seg, n, position) {
     h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(seg.target) : "" }),
   );
   el.addEventListener("click", (e) => {
-    if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor")) return;
+    if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history")) return;
     activate(seg);
   });
+  const trail = history(seg);
+  if (trail) el.append(trail);
   if (editing === seg.start) el.append(editor(seg));
   return el;
+}
+
+/** @type {Record<string, string>} */
+const ACTION_TEXT = { approved: "Approved", refined: "Edited", rejected: "Rejected", revised: "Revised", verbatim: "Kept as is" };
+/** @type {Record<string, string>} */
+const ORIGIN_TEXT = { model: "from the model's proposal", memory: "from your translation memory", human: "typed by hand", verbatim: "kept from the source" };
+const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+/** A written unit's audit trail, collapsed: who did what, when, to which proposal. @param {Segment} seg */
+function history(seg) {
+  const events = seg.history || [];
+  if (!events.length) return null;
+  const last = events[events.length - 1];
+  return h(
+    "details",
+    { class: "seg-history" },
+    h("summary", { text: `History (${num.format(events.length)}): ${ACTION_TEXT[last.action] || last.action} by ${last.by}` }),
+    h(
+      "ol",
+      { class: "seg-history-list" },
+      events.map((e) =>
+        h(
+          "li",
+          { class: `seg-event seg-event-${e.action}` },
+          h("strong", { text: ACTION_TEXT[e.action] || e.action }),
+          ` by ${e.by}`,
+          h("time", { datetime: e.at, text: ` · ${when.format(new Date(e.at))}` }),
+          e.origin ? ` · ${ORIGIN_TEXT[e.origin] || `from ${e.origin}`}` : "",
+          e.estimate != null ? ` · estimate ${num.format(e.estimate)}` : "",
+          e.issue ? h("span", { class: "seg-event-issue", text: ` · ${issueText(e.issue)}` }) : null,
+        ),
+      ),
+    ),
+  );
 }
 
 /** Enter or a click: a card of the batch takes focus; a written segment opens for revision. @param {Segment} seg */
@@ -146,13 +183,15 @@ function editor(seg) {
   ta.value = seg.target || "";
   const reason = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "seg-reason", placeholder: "Why (optional; the memory learns from it)", "aria-label": "Reason" }));
   const error = h("p", { class: "field-error", role: "alert", hidden: true });
-  const save = () => saveRevision(seg, ta.value, reason.value.trim(), error);
+  const picker = issuePicker(`seg-${seg.start}`);
+  const save = () => saveRevision(seg, ta.value, reason.value.trim(), error, pickedIssue(picker));
   const box = h(
     "div",
     { class: "seg-editor" },
     h("div", { class: "seg-editor-source", text: seg.source }),
     ta,
     reason,
+    picker,
     error,
     h(
       "div",
@@ -182,8 +221,11 @@ function closeEditor(start) {
   focusRow(start);
 }
 
-/** @param {Segment} seg @param {string} text @param {string} reason @param {HTMLElement} error */
-async function saveRevision(seg, text, reason, error) {
+/**
+ * @param {Segment} seg @param {string} text @param {string} reason @param {HTMLElement} error
+ * @param {import("./types.js").MqmIssue} [issue]
+ */
+async function saveRevision(seg, text, reason, error, issue) {
   if (!text.trim()) {
     error.textContent = "The translation cannot be empty.";
     error.hidden = false;
@@ -196,7 +238,7 @@ async function saveRevision(seg, text, reason, error) {
   const sid = /** @type {string} */ (state.sessionId);
   const fileId = /** @type {string} */ (state.activeFileId);
   try {
-    const result = await reviseSegment(api, sid, fileId, seg.start, text, reason || undefined);
+    const result = await reviseSegment(api, sid, fileId, seg.start, text, reason || undefined, issue);
     if (result.ok) {
       editing = null;
       setStatus("Revision saved.");
@@ -267,7 +309,7 @@ export function setupSegments() {
   $("seg-status").addEventListener("change", renderSegments);
   $("seglist").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
     const rowEl = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (e.target).closest(".seg"));
-    if (!rowEl || /** @type {HTMLElement} */ (e.target).closest(".seg-editor")) return;
+    if (!rowEl || /** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history")) return;
     const rows = /** @type {HTMLElement[]} */ ([...$("seglist").querySelectorAll(".seg")]);
     const at = rows.indexOf(rowEl);
     const move = { ArrowDown: 1, ArrowUp: -1, Home: -rows.length, End: rows.length }[e.key];

@@ -17,7 +17,7 @@ import { codePoints, unitIndexer } from "./text.js";
  * @property {(id: string, fileId: string, q?: SegmentQuery) => Promise<SegmentPage>} segments
  * @property {(id: string, fileId: string) => Promise<{units: WrittenUnit[]}>} units
  * @property {(id: string, fileId: string) => Promise<string>} source
- * @property {(id: string, fileId: string, start: number, body: {translated_string: string, reason?: string}) => Promise<Segment>} revise
+ * @property {(id: string, fileId: string, start: number, body: {translated_string: string, reason?: string, issue?: import("./types.js").MqmIssue}) => Promise<Segment>} revise
  */
 
 export const STATUSES = ["untranslated", "pending", "approved", "refined", "revised", "verbatim"];
@@ -226,12 +226,14 @@ export function progressParts(p, fixedTotal = null) {
  * @param {number} start
  * @param {string} text
  * @param {string} [reason]
+ * @param {import("./types.js").MqmIssue} [issue] the MQM issue the written text had
  * @returns {Promise<{ok: true, segment: Segment} | {ok: false, why: "conflict" | "missing" | "unsupported", error: ApiError}>}
  */
-export async function reviseSegment(api, sessionId, fileId, start, text, reason) {
-  /** @type {{translated_string: string, reason?: string}} */
+export async function reviseSegment(api, sessionId, fileId, start, text, reason, issue) {
+  /** @type {{translated_string: string, reason?: string, issue?: import("./types.js").MqmIssue}} */
   const body = { translated_string: text };
   if (reason) body.reason = reason;
+  if (issue) body.issue = issue;
   try {
     return { ok: true, segment: await api.revise(sessionId, fileId, start, body) };
   } catch (err) {

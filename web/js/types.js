@@ -20,7 +20,8 @@
  *
  * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference
  * @typedef {"approve" | "refined" | "reject"} Verdict
- * @typedef {{tool: ToolRef, status: Verdict, translated_string?: string, reason?: string}} CopilotResponse
+ * @typedef {{category: string, severity: string}} MqmIssue an MQM Core error type and "minor", "major" or "critical"
+ * @typedef {{tool: ToolRef, status: Verdict, translated_string?: string, reason?: string, issue?: MqmIssue}} CopilotResponse
  * @typedef {{sessionId?: string, userInput?: string, copilotResponses?: CopilotResponse[]}} NextBody
  *
  * @typedef {object} AgentResponse
@@ -60,6 +61,23 @@
  * @property {SegmentStatus} status
  * @property {string | null} [origin]
  * @property {string | null} [updatedAt]
+ * @property {HistoryEvent[] | null} [history] a written unit's audit trail, oldest first
+ * @typedef {{action: string, by: string, at: string, origin: string | null, estimate?: number | null, issue?: MqmIssue | null}} HistoryEvent
+ * @typedef {{units: number, unchanged: number, edited: number, chrF: number | null, ter: number | null}} PostEdit
+ * @typedef {{category: string, dimension: string, minor: number, major: number, critical: number, penalty: number}} ScorecardRow
+ * @typedef {object} Scorecard
+ * @property {string} fileId
+ * @property {string} name
+ * @property {number} words the evaluation word count
+ * @property {ScorecardRow[]} issues
+ * @property {Record<string, number>} totals by severity
+ * @property {number} penalty
+ * @property {number | null} penaltyPer1000Words
+ * @property {number | null} score
+ * @property {number} threshold
+ * @property {boolean} passed
+ * @property {"pass" | "fail"} result
+ * @property {PostEdit} postEdit
  * @typedef {{segments: Segment[], nextCursor: string | null}} SegmentPage
  * @typedef {{status?: string, q?: string, cursor?: string | null, limit?: number}} SegmentQuery
  * @typedef {{added: number, updated: number, skipped: number}} ImportResult

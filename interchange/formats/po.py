@@ -136,7 +136,7 @@ def _joined(text: str) -> tuple[str, list[int]]:
 
 def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
     text = _decode(data)
-    if text.count("msgid") > 2 * MAX_SEGMENTS + 2:
+    if text.startswith("msgid ") + text.count("\nmsgid ") > MAX_SEGMENTS + 1:  # a header and the messages
         raise FormatError(f"The file has more than {MAX_SEGMENTS} messages, the most a file takes; split it.")
     if "\n" not in text.strip() or "msgid" not in text:
         raise FormatError("The file has no string to translate (no msgid).")

@@ -12,6 +12,7 @@ from translate.storage import jsonl10n
 from interchange.formats import FormatError, format_for, format_named, icu, plurals
 from interchange.formats.i18next import FORMAT
 from interchange.formats.json_text import scan
+from interchange.limits import MAX_SEGMENTS
 
 DATA = Path(__file__).parent / "data"
 PLURAL = (DATA / "i18next-parser-plural.json").read_bytes()
@@ -185,3 +186,9 @@ def test_scanner_positions_match_json() -> None:
     assert scanned.value == json.loads(JITSI)
     for slot in scanned.strings():
         assert json.loads(JITSI.decode()[slot.value_start : slot.end]) == slot.value
+
+
+def test_too_many_strings() -> None:
+    data = ("{" + ",".join(f'"k{i}": "v"' for i in range(MAX_SEGMENTS + 1)) + "}").encode()
+    with pytest.raises(FormatError, match=str(MAX_SEGMENTS)):
+        FORMAT.read(data)

@@ -206,7 +206,7 @@ def test_nothing_to_translate(data: bytes) -> None:
 
 
 def test_too_many_messages() -> None:
-    data = "".join(f'msgid "m{i}"\nmsgstr ""\n\n' for i in range(MAX_SEGMENTS + 1)).encode()
+    data = "".join(f'msgid "m{i}"\nmsgstr ""\n\n' for i in range(MAX_SEGMENTS + 2)).encode()
     with pytest.raises(FormatError, match=str(MAX_SEGMENTS)):
         FORMAT.read(data)
 

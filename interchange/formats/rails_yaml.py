@@ -25,6 +25,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from babel import localedata
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -40,6 +41,13 @@ _SYMBOL = re.compile(r":[A-Za-z_]\w*[?!]?")
 _DASH = re.compile(r"^( *)- ", re.M)
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:\n]*:[ \t]*$", re.M)
 _MAX_NODES = 4 * MAX_SEGMENTS
+_LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
+_FIRST_KEY = re.compile(r"""^(?:---[ \t]*\n|[ \t]*(?:#[^\n]*)?\n)*(["']?)([^\s:"'#]+)\1:[ \t]*(?:#[^\n]*)?$""", re.M)
+
+
+def _is_locale(tag: str) -> bool:
+    """True for a tag whose language CLDR knows (`en`, `pt-BR`, `zh_Hant`), not for `web` or `services`."""
+    return bool(_LOCALE.fullmatch(tag)) and localedata.exists(re.split("[-_]", tag)[0].lower())
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +81,13 @@ def _load(data: bytes) -> tuple[CommentedMap, str]:
         raise FormatError(f"{where}not valid YAML: {exc.problem or exc.context}.") from exc
     except YAMLError as exc:
         raise FormatError(f"Not valid YAML: {exc}.") from exc
+    if root is None:
+        raise FormatError("The file has no string to translate.")
     if not isinstance(root, CommentedMap) or len(root) != 1:
         raise FormatError("A Rails locale file is a mapping with one top-level key, the locale (`en:`).")
+    locale = next(iter(root))
+    if not isinstance(locale, str) or not _is_locale(locale):
+        raise FormatError(f"The top-level key {locale!r} is not a locale (`en`, `pt-BR`): not a Rails locale file.")
     return root, text
 
 
@@ -172,6 +185,14 @@ class RailsYamlFormat(FileFormat):
     name = "rails_yaml"
     extensions = (".yml", ".yaml")
     media_type = "application/yaml; charset=utf-8"
+
+    def accepts(self, name: str, data: bytes) -> bool:
+        """A `.yml`/`.yaml` whose first key, alone on its line, is a locale (`en:`, `"pt-BR":`)."""
+        if not name.lower().endswith(self.extensions):
+            return False
+        head = data[:4096].decode("utf-8-sig", errors="replace")
+        match = _FIRST_KEY.match(head)
+        return bool(match and _is_locale(match.group(2)))
 
     def read(self, data: bytes) -> Resource:
         """The file's strings and plural mappings, and its locale as the source language."""

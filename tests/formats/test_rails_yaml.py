@@ -27,9 +27,12 @@ def _targets(language: str) -> dict[str, object]:
     return targets
 
 
-def test_registry_reads_yml_and_yaml() -> None:
+def test_registry_reads_yml_and_yaml_of_a_locale() -> None:
     assert format_for("config/locales/en.yml", RAILS) is FORMAT
     assert format_for("en.yaml", RAILS) is FORMAT
+    assert format_for("pt-BR.yml", b'# Brazilian\n"pt-BR":\n  hello: "Ol\xc3\xa1"\n') is FORMAT
+    assert format_for("docker-compose.yml", b"services:\n  web:\n    image: x\n") is None
+    assert format_for("ci.yml", b"name: CI\non: push\n") is None
 
 
 def test_read_entries_plurals_and_codes() -> None:
@@ -122,6 +125,8 @@ def test_comments_quoting_and_indentation_kept() -> None:
         (b"en:\n  a: b\nfr:\n  a: c\n", "one top-level key"),
         (b"- a\n- b\n", "one top-level key"),
         (b"en:\n  a: 1\n  b: :sym\n", "no string to translate"),
+        (b"# nothing yet\n", "no string to translate"),
+        (b"web:\n  a: b\n", "'web' is not a locale"),
     ],
 )
 def test_malformed_files_say_where(data: bytes, where: str) -> None:

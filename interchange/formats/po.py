@@ -16,11 +16,13 @@ Writing: an entry in `targets` gets `msgstr`, or `msgstr[i]` for each of the tar
 gettext forms, and loses its `fuzzy` flag and `#|` previous strings; an entry not in targets keeps
 its `msgstr` (an untranslated plural entry gets the target's number of empty forms). The header
 gets the target's `Language` and `Plural-Forms`, `charset=UTF-8`, and loses a template's `fuzzy`.
-polib re-serialises the file: the wrap width is the one of 76 to 80 columns that reproduces the
-original's wrapped lines best, and header fields keep their order. What still changes: a string
-with embedded newlines is cut only at them (gettext also wraps each piece at the width), a header
-line longer than the width is not wrapped, obsolete entries move to the end, a CRLF file stays
-CRLF, and any charset is written as UTF-8.
+polib re-serialises the file, in gettext's layout (`po_lines`): the wrap width is the one of 76
+to 80 columns that reproduces the original's lines best, strings are cut as msgmerge cuts them,
+comments are written as read and header fields keep their order, so GTK's pl.po written with no
+targets differs only in its header and in one line old gettext had cut inside `%s`. What can
+change: where the original broke a line elsewhere than after a space or inside a hyphenated word,
+obsolete entries move to the end, a comment's leading spaces are trimmed, and any charset is
+written as UTF-8 (a CRLF file stays CRLF).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ..limits import MAX_SEGMENTS
 from . import plurals
 from .base import Entry, FileFormat, FormatError, Resource, Target
 from .codes import find_codes
+from .po_lines import adopt
 
 _FLAG_SYNTAXES: dict[str, tuple[str, ...]] = {
     "c-format": ("printf",),
@@ -68,6 +71,9 @@ class _POFile(polib.POFile):  # type: ignore[misc]  # polib is untyped
 
     def ordered_metadata(self) -> list[tuple[str, str]]:
         return list(self.metadata.items())
+
+    def metadata_as_entry(self) -> Any:
+        return adopt(super().metadata_as_entry())
 
 
 def _decode(data: bytes) -> str:
@@ -151,6 +157,7 @@ def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
         line = origin[index] if 0 <= index < len(origin) else index + 1
         raise FormatError(f"Line {line}: {match.group(2) or 'syntax error'}.") from exc
     for entry in po:
+        adopt(entry)
         if entry.linenum is not None and 0 < entry.linenum <= len(origin):
             entry.linenum = origin[entry.linenum - 1]
     return po, origin

@@ -38,7 +38,7 @@ from ..limits import MAX_SEGMENTS
 from . import plurals
 from .base import Entry, FileFormat, FormatError, Resource, Target
 from .codes import find_codes
-from .po_lines import adopt
+from .po_lines import adopt, join_lines
 
 _FLAG_SYNTAXES: dict[str, tuple[str, ...]] = {
     "c-format": ("printf",),
@@ -58,11 +58,8 @@ _DETECTED = ("python", "printf", "brace")
 """What an entry with no format flag is searched for."""
 _WIDTHS = (79, 76, 77, 78, 80)
 """Wrap widths tried on a file (gettext's 79 first: it wins ties)."""
-_MAX_COMMENT_RUN = 500
-"""The most comment lines in a row (polib joins them at a cost that grows with the square)."""
 _CHARSET = re.compile(rb"charset=([A-Za-z0-9._:-]+)")
 _SYNTAX = re.compile(r"\(line (\d+)\)(?::\s*(.*))?")
-_KEYWORD = re.compile(r"msgctxt|msgid|msgid_plural|msgstr|msgstr\[\d+\]")
 _PLURAL_FORMS = re.compile(r"nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*(.+?)\s*;?\s*$", re.S)
 
 
@@ -91,64 +88,15 @@ def _decode(data: bytes) -> str:
         raise FormatError(f"Line {line}: the text is not valid {charset}.") from exc
 
 
-_PREFIXES = ("#~| ", "#~ ", "#| ", "")
-
-
-def _split(line: str) -> tuple[str, str]:
-    """An obsolete or previous-string line's prefix, and the rest."""
-    prefix = next(p for p in _PREFIXES if line.startswith(p))
-    return prefix, line[len(prefix) :]
-
-
-def _is_string(body: str) -> bool:
-    body = body.strip()
-    if len(body) < 2 or body[0] != '"' or body[-1] != '"':
-        return False
-    backslashes = len(body[:-1]) - len(body[:-1].rstrip("\\"))
-    return backslashes % 2 == 0
-
-
-def _ends_in_string(body: str) -> bool:
-    keyword, _, rest = body.strip().partition(" ")
-    if _KEYWORD.fullmatch(keyword):
-        return _is_string(rest)
-    return _is_string(body)
-
-
-def _joined(text: str) -> tuple[str, list[int]]:
-    """The text with each string's continuation lines joined onto its first line (polib joins
-    them at a cost that grows with the square), and the original line number of each line."""
-    out: list[list[str]] = []  # each line as its pieces: a line and the strings joined onto it
-    origin: list[int] = []
-    open_prefix: str | None = None  # the prefix of the last line, when it ends in a string
-    run = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        prefix, body = _split(line)
-        if open_prefix == prefix and _is_string(body):
-            pieces = out[-1]
-            pieces[-1] = pieces[-1].rstrip()[:-1]
-            pieces.append(body.strip()[1:])
-            continue
-        run = run + 1 if line.startswith("#") and not prefix else 0
-        if run > _MAX_COMMENT_RUN:
-            raise FormatError(f"Line {number}: more than {_MAX_COMMENT_RUN} comment lines in a row.")
-        if not prefix and not line.startswith("#") and line.strip() and not _ends_in_string(body):
-            raise FormatError(f"Line {number}: expected a keyword (msgid, msgstr…) and a quoted string, or a comment.")
-        out.append([line])
-        origin.append(number)
-        open_prefix = prefix if _ends_in_string(body) else None
-    return "\n".join("".join(pieces) for pieces in out) + "\n", origin
-
-
-def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
+def _parse(data: bytes) -> Any:
     text = _decode(data)
     if text.startswith("msgid ") + text.count("\nmsgid ") > MAX_SEGMENTS + 1:  # a header and the messages
         raise FormatError(f"The file has more than {MAX_SEGMENTS} messages, the most a file takes; split it.")
     if "\n" not in text.strip() or "msgid" not in text:
         raise FormatError("The file has no string to translate (no msgid).")
-    joined, origin = _joined(text)
+    joined, origin = join_lines(text)
     try:
-        po = polib.pofile(joined, klass=_POFile, wrapwidth=wrapwidth)
+        po = polib.pofile(joined, klass=_POFile)
     except (OSError, ValueError, KeyError, IndexError) as exc:
         match = _SYNTAX.search(str(exc))
         if not match:
@@ -160,7 +108,7 @@ def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
         adopt(entry)
         if entry.linenum is not None and 0 < entry.linenum <= len(origin):
             entry.linenum = origin[entry.linenum - 1]
-    return po, origin
+    return po
 
 
 def _key(entry: Any) -> str:
@@ -293,13 +241,13 @@ class PoFormat(FileFormat):
 
     def read(self, data: bytes) -> Resource:
         """The file's messages, header and obsolete ones left out."""
-        po, _ = _parse(data)
+        po = _parse(data)
         language = _file_language(po)
         categories = _file_categories(po, language)
         entries: list[Entry] = []
         lines: dict[str, int] = {}
         for item in po:
-            if item.obsolete or (not item.msgid and item.msgctxt is None):
+            if item.obsolete or not item.msgid:  # the header, or an empty message: nothing to translate
                 continue
             key = _key(item)
             if key in lines:
@@ -314,7 +262,7 @@ class PoFormat(FileFormat):
 
     def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
         """The file with the targets in `msgstr` and the header set to the target language."""
-        po, _ = _parse(data)
+        po = _parse(data)
         text = _decode(data)
         po.wrapwidth = _width(po, text)
         forms = plurals.gettext_forms(target_language)

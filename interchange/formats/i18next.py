@@ -78,13 +78,10 @@ def units(scanned: Scanned) -> Iterator[_Unit]:
 def _entries(unit: _Unit) -> list[Entry]:
     if not unit.categories:
         return icu.message_entries(unit.key, unit.slots[0].value)
-    forms = {c: s.value for c, s in sorted(zip(unit.categories, unit.slots, strict=True), key=_order)}
+    values = dict(zip(unit.categories, (s.value for s in unit.slots), strict=True))
+    forms = {c: values[c] for c in plurals.ORDER if c in values}
     codes = tuple(code for text in forms.values() for code in icu.codes_of(text))
     return [Entry(key=unit.key, source=forms["other"], codes=codes, plural=forms, plural_argument="count")]
-
-
-def _order(pair: tuple[str, Slot]) -> int:
-    return plurals.ORDER.index(pair[0])
 
 
 def read_entries(scanned: Scanned) -> list[Entry]:
@@ -135,7 +132,7 @@ def _group_edits(text: str, unit: _Unit, target: Target, language: str, ascii_on
 def write_edits(
     scanned: Scanned, targets: Mapping[str, Target], language: str, *, ascii_only: bool
 ) -> list[tuple[int, int, str]]:
-    """The splices that write the targets into a scanned i18next (or ARB) document."""
+    """The splices that write the targets into a scanned i18next document."""
     edits: list[tuple[int, int, str]] = []
     for unit in units(scanned):
         if unit.categories:

@@ -14,7 +14,8 @@ guess. Obsolete entries (`#~`) are history, not entries; they are written back a
 
 Writing: an entry in `targets` gets `msgstr`, or `msgstr[i]` for each of the target language's
 gettext forms, and loses its `fuzzy` flag and `#|` previous strings; an entry not in targets keeps
-its `msgstr` (an untranslated plural entry gets the target's number of empty forms). The header
+its `msgstr`, a plural one refitted to the target's forms by category so the new header's
+Plural-Forms fits it (an untranslated one gets the target's number of empty forms). The header
 gets the target's `Language` and `Plural-Forms`, `charset=UTF-8`, and loses a template's `fuzzy`.
 polib re-serialises the file, in gettext's layout (`po_lines`): the wrap width is the one of 76
 to 80 columns that reproduces the original's lines best, strings are cut as msgmerge cuts them,
@@ -210,6 +211,19 @@ def _fill(entry: Any, target: Target, forms: plurals.GettextForms) -> None:
     entry.previous_msgctxt = entry.previous_msgid = entry.previous_msgid_plural = None
 
 
+def _refit(msgstrs: dict[int, str], own: tuple[str, ...] | None, forms: plurals.GettextForms) -> dict[int, str]:
+    """An untranslated plural entry's forms as the target's number of empty ones, and a translated
+    one's as the target's forms, each taken by category from the file's (`other`'s text where the
+    file has no such category), so the header's new Plural-Forms fits every entry."""
+    if not any(msgstrs.values()):
+        return dict.fromkeys(range(forms.nplurals), "")
+    if own is None or own == forms.categories:
+        return msgstrs
+    by_category = {c: msgstrs.get(i, "") for i, c in reversed(list(enumerate(own)))}
+    fallback = by_category.get("other") or msgstrs[max(msgstrs)]
+    return {i: by_category.get(c) or fallback for i, c in enumerate(forms.categories)}
+
+
 def _with_field(metadata: dict[str, str], name: str, value: str, after: str) -> dict[str, str]:
     if name in metadata or after not in metadata:
         metadata[name] = value
@@ -266,14 +280,15 @@ class PoFormat(FileFormat):
         text = _decode(data)
         po.wrapwidth = _width(po, text)
         forms = plurals.gettext_forms(target_language)
+        own = _file_categories(po, _file_language(po))
         for item in po:
             if item.obsolete:
                 continue
             target = targets.get(_key(item))
             if target is not None:
                 _fill(item, target, forms)
-            elif item.msgid_plural and not any(item.msgstr_plural.values()):
-                item.msgstr_plural = dict.fromkeys(range(forms.nplurals), "")
+            elif item.msgid_plural:
+                item.msgstr_plural = _refit(item.msgstr_plural, own, forms)
         metadata = _with_field(dict(po.metadata), "Language", _gettext_language(target_language), "Language-Team")
         metadata = _with_field(metadata, "Plural-Forms", forms.header, "Content-Transfer-Encoding")
         if not re.search(r"charset=utf-?8\b", metadata.get("Content-Type", ""), re.I):

@@ -203,6 +203,21 @@ def test_entry_not_in_targets_keeps_its_msgstr_and_fuzzy_flag() -> None:
     assert "fuzzy" in by_id[(None, "Error parsing option --gdk-debug")].flags
 
 
+@pytest.mark.parametrize("language", ["ja", "ar", "pl"])
+def test_untranslated_and_kept_plurals_fit_the_new_header(language: str, tmp_path: Path) -> None:
+    out = FORMAT.write(GTK, {"CLASS": "x"}, target_language=language)
+    written = polib.pofile(out.decode())
+    kept = written.find("failed to allocate image buffer of %u byte")
+    forms = plurals.gettext_forms(language)
+    assert sorted(kept.msgstr_plural) == list(range(forms.nplurals))
+    polish = {"one": "Brak pamięci na bufor obrazu o rozmiarze %u bajtu"}
+    polish["few"] = polish["many"] = polish["other"] = "Brak pamięci na bufor obrazu o rozmiarze %u bajtów"
+    assert [kept.msgstr_plural[i] for i in range(forms.nplurals)] == [
+        polish.get(c, polish["other"]) for c in forms.categories
+    ]
+    _msgfmt_check(tmp_path, out)
+
+
 def test_crlf_file_stays_crlf() -> None:
     data = b'msgid ""\r\nmsgstr ""\r\n"Language: en\\n"\r\n\r\nmsgid "Hello"\r\nmsgstr ""\r\n'
     out = FORMAT.write(data, {"Hello": "Cze\u015b\u0107"}, target_language="pl")

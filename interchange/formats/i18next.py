@@ -146,6 +146,13 @@ def write_edits(
     return edits
 
 
+def _foreign(root: dict[str, object]) -> bool:
+    """True for the JSON of another format: ARB (`@@locale`, `@key` metadata) or a String Catalog."""
+    if "@@locale" in root or any(k.startswith("@") and isinstance(v, dict) for k, v in root.items()):
+        return True
+    return {"sourceLanguage", "strings"} <= root.keys()
+
+
 def _leaves_are_strings(value: object) -> bool:
     stack = [value]
     while stack:
@@ -167,8 +174,9 @@ class I18nextFormat(FileFormat):
     media_type = "application/json; charset=utf-8"
 
     def accepts(self, name: str, data: bytes) -> bool:
-        """A `.json` whose root is an object of strings (nested objects and arrays of them), or
-        that is malformed but opens with `{`, so its reader says where it is broken."""
+        """A `.json` whose root is an object of strings (nested objects and arrays of them) and not
+        ARB's or a String Catalog's, or that is malformed but opens with `{`, so its reader says
+        where it is broken."""
         if not name.lower().endswith(self.extensions):
             return False
         try:
@@ -176,7 +184,10 @@ class I18nextFormat(FileFormat):
             scanned = json_text.scan(text)
         except FormatError:
             return data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
-        return isinstance(scanned.value, dict) and _leaves_are_strings(scanned.value)
+        root = scanned.value
+        if not isinstance(root, dict) or not _leaves_are_strings(root):
+            return False
+        return not _foreign(root)
 
     def read(self, data: bytes) -> Resource:
         """The file's strings and plural groups."""

@@ -50,6 +50,9 @@ def test_registry_accepts_string_objects_only() -> None:
     assert format_for("package.json", b'{"name": "x", "version": 1, "private": true}') is None
     assert format_for("list.json", b'["a", "b"]') is None
     assert format_for("broken.json", b'{"a": "b",}') is FORMAT  # so its reader can say where
+    assert format_for("intl_en.json", b'{"@@locale": "en", "a": "b"}') is None  # ARB content
+    assert format_for("app.json", b'{"a": "b", "@a": {"description": "d"}}') is None
+    assert format_for("Localizable.json", b'{"sourceLanguage": "en", "strings": {}}') is None
 
 
 def test_plural_suffixes_make_one_entry() -> None:

@@ -166,6 +166,15 @@ class BudgetBody(BaseModel):
         return self
 
 
+class AutoApproveBody(BaseModel):
+    """A session's routing: proposals whose quality estimate is at least `minEstimate`, with QA clean,
+    are approved without a card."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    minEstimate: int = Field(ge=0, le=100, strict=True)
+
+
 class SessionSettings(BaseModel):
     """`POST /api/sessions` and `PATCH /api/sessions/{id}`: the session's languages (BCP 47 tags or names,
     normalised by the service), budget and model; on PATCH an absent field is left as it is, null clears it."""
@@ -177,6 +186,8 @@ class SessionSettings(BaseModel):
     budget: BudgetBody | None = None
     model: str | None = Field(default=None, min_length=1, max_length=200)
     """One of the configured models (`GET /api/models`); null on PATCH: back to the default."""
+    autoApprove: AutoApproveBody | None = None
+    """Approve QA-clean proposals at or above an estimate without a review; null (or absent on POST): off."""
 
 
 class ModelPrice(BaseModel):
@@ -272,6 +283,8 @@ class SessionView(BaseModel):
     """What the session spent, in the budget's unit (null without a budget)."""
     model: str = ""
     """The configured model the session's next step uses (its own, else the default)."""
+    autoApprove: AutoApproveBody | None = None
+    """The session's routing (`{"minEstimate"}`), null when off."""
 
 
 class MessagesPage(BaseModel):
@@ -308,6 +321,8 @@ class GlossaryEntryView(BaseModel):
     updatedAt: str
     origin: str
     """`user` (added by hand) or `learned` (distilled from corrections)."""
+    kind: Literal["preferred", "forbidden", "keep"] = "preferred"
+    """`preferred` (use `target`), `forbidden` (never use `target`), `keep` (the term is not translated)."""
 
 
 class StyleNoteView(BaseModel):
@@ -363,6 +378,39 @@ class Segment(BaseModel):
     origin: str | None
     """Who wrote the text: `model`, `memory`, `verbatim`, `human` (a revision); null when untranslated."""
     updatedAt: str | None
+    estimate: int | None = None
+    """The quality estimate (0–100) of the proposal (pending) or of the proposal the unit was written from."""
+    auto: bool = False
+    """True for a unit the session's routing approved without a review (`autoApprove`)."""
+
+
+class ApproveFilter(BaseModel):
+    """What "approve all shown" approves: the pending proposals the segment list's filter shows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: str | None = Field(default=None, max_length=200)
+    q: str | None = Field(default=None, max_length=500)
+    minEstimate: int | None = Field(default=None, ge=0, le=100, strict=True)
+
+
+class ApproveBody(BaseModel):
+    """`POST …/files/{fileId}/approve`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filter: ApproveFilter = Field(default_factory=ApproveFilter)
+
+
+class ApproveResult(BaseModel):
+    """What a bulk approval did, and the step it made (absent when nothing was approved)."""
+
+    approved: int
+    skipped: int
+    """Proposals the filter shows that were left pending: QA warned on them."""
+    sessionId: str | None = None
+    agentResponse: AgentResponse | None = None
+    progress: list[FileSummary] | None = None
 
 
 class SegmentPage(BaseModel):

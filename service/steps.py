@@ -17,7 +17,7 @@ from storage.records import Page, SessionRecord
 
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
-from .schemas import NextRequest, SessionView, StepResponse, Telemetry
+from .schemas import AutoApproveBody, NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
 from .views import file_summary, messages_json, step_response
 from .workbench import target_tag
@@ -117,6 +117,7 @@ class StepService:
             budget=record.budget.as_dict() if record.budget else None,
             spent=spent_of(record.budget, record.telemetry) if record.budget else None,
             model=record.model or self.runtime.models.default,
+            autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             telemetry=Telemetry(

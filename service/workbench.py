@@ -144,7 +144,7 @@ class Workbench:
         warnings = await self._warnings(owner, languages, source, body.translated_string)
         if body.translated_string == unit.text:  # nothing changes: no commit, no correction
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)
-        revised = replace(unit, text=body.translated_string, status="revised", origin="human")
+        revised = replace(unit, text=body.translated_string, status="revised", origin="human", auto=False)
         correction = Correction(
             file_id=state.file_id,
             status="revised",

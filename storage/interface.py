@@ -74,8 +74,10 @@ class SessionStorageInterface(ABC):
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
+        auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages, budget or model (None clears one, `...` leaves it), bumping its version, and
+        """Set the session's languages, budget, model or auto-approval threshold (None clears one, `...` leaves
+        it), bumping its version, and
         return the record; NotFoundError if there is none. Retried over a concurrent step's commit,
         never lost by one (a step loaded before it fails its commit: ConflictError)."""
 

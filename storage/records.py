@@ -49,6 +49,8 @@ class SessionRecord:
     """The cap on the session's model use, if any."""
     model: str | None = None
     """The configured model the session translates with (None: the default)."""
+    auto_approve: int | None = None
+    """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,6 +71,8 @@ class MemoryEntryRecord:
     """`user` (added by hand) or `learned` (distilled from corrections)."""
     created_at: str
     updated_at: str
+    term_kind: str = "preferred"
+    """A glossary entry's kind: `preferred`, `forbidden` or `keep` (agent_core.memory.GlossaryKind)."""
 
 
 def merge_entries(

@@ -54,9 +54,10 @@ _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, source_language, target_language, budget, model, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, source_language, target_language, budget, model, auto_approve, "
+    + ", ".join(_TELEMETRY)
 )
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
+_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto'
 
 
 class SQLiteStorage(SQLiteMemoryStorage, Storage):
@@ -82,6 +83,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
+        auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
         """Set the session's settings in one transaction (the version bumped); NotFoundError if none."""
         stored = budget.dumps() if isinstance(budget, Budget) else budget
@@ -90,6 +92,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             "target_language": target_language,
             "budget": stored,
             "model": model,
+            "auto_approve": auto_approve,
         }
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
@@ -140,6 +143,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             budget=record.budget,
             model=record.model,
             telemetry=record.telemetry,
+            auto_approve=record.auto_approve,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
@@ -155,7 +159,8 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
                     "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget, "
-                    "model) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+                    "model, auto_approve) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
                 if created.rowcount != 1:
@@ -305,7 +310,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             _require_file(db, session_id, file_id)
             sql = f"SELECT {_UNIT_COLUMNS} FROM units WHERE session_id = ? AND file_id = ? ORDER BY start"
             rows = db.execute(sql, (session_id, file_id)).fetchall()
-        return [UnitWrite(**r) for r in rows]
+        return [UnitWrite(**(r | {"auto": bool(r["auto"])})) for r in rows]
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -394,7 +399,10 @@ def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAn
 def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
     """Insert the units; one already written at the same (file, start) fails the whole commit."""
     rows = [
-        (session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp)
+        (
+            *(session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
+            *(u.estimate, int(u.auto)),
+        )
         for u in units
     ]
     try:
@@ -415,13 +423,11 @@ def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
     """Replace written units' texts; a unit that is not written there fails the whole commit."""
     for u in units:
         sql = (
-            "UPDATE units SET text = ?, status = ?, origin = ?, call_id = ?, updated_at = ? "
+            "UPDATE units SET text = ?, status = ?, origin = ?, call_id = ?, updated_at = ?, estimate = ?, auto = ? "
             "WHERE session_id = ? AND file_id = ? AND start = ?"
         )
-        if (
-            db.execute(sql, (u.text, u.status, u.origin, u.call_id, stamp, session_id, u.file_id, u.start)).rowcount
-            == 0
-        ):
+        values = (u.text, u.status, u.origin, u.call_id, stamp, u.estimate, int(u.auto), session_id, u.file_id, u.start)
+        if db.execute(sql, values).rowcount == 0:
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
 
 
@@ -478,10 +484,11 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         target_language=row["target_language"],
         budget=Budget.loads(row["budget"]) if row["budget"] else None,
         model=row["model"],
+        auto_approve=row["auto_approve"],
     )
 
 
-def _settings(effects: StepEffects) -> tuple[str | None, ...]:
-    """The settings a creating commit keeps: the languages, the budget, the model."""
+def _settings(effects: StepEffects) -> tuple[str | int | None, ...]:
+    """The settings a creating commit keeps: the languages, the budget, the model, the auto-approval."""
     budget = effects.budget.dumps() if effects.budget else None
-    return effects.source_language, effects.target_language, budget, effects.model
+    return effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve

@@ -106,6 +106,25 @@ class AnalysisEstimate(BaseModel):
     the rate the session's own model requests have cost so far, per character they translated."""
 
 
+class AutoApproveReport(BaseModel):
+    """What an auto-approval threshold does to a file: before the job for the translation memory's
+    exact matches, after the fact for the model's proposals (their estimate is known once made)."""
+
+    minEstimate: int
+    memory: BandCount
+    """Segments the memory holds exactly (the `100` band): at most these are approved without a card
+    (one whose remembered text QA warns on still gets one)."""
+    written: BandCount
+    """The file's units written from the model's proposals so far."""
+    atOrAbove: BandCount
+    """Of those, the ones whose proposal's estimate reached the threshold (what it would have approved,
+    QA permitting)."""
+    edited: int
+    """Of `atOrAbove`, how many the reviewer edited or revised: what the threshold would have let through."""
+    auto: int
+    """Units of the file the session's routing did approve without a card."""
+
+
 class Analysis(BaseModel):
     """`GET …/files/{fileId}/analysis`: counts, translation-memory leverage and the cost estimate."""
 
@@ -121,6 +140,8 @@ class Analysis(BaseModel):
     targetLanguage: str | None
     """The language the leverage was looked up for (`?to=`, else the session's); null: none known, all `none`."""
     estimate: AnalysisEstimate
+    autoApprove: AutoApproveReport | None = None
+    """For `?minEstimate=`, else the session's `autoApprove` threshold; null when neither is set."""
 
 
 class AgentResponse(BaseModel):

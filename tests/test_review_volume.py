@@ -279,6 +279,15 @@ def test_auto_approval_is_off_by_default_and_never_with_a_qa_warning(backend: St
         {"translated_string": "Ouvrez."},
     )
     assert status == 200 and (revised["status"], revised["auto"]) == ("revised", False)
+    # The analysis says what the threshold did, after the fact for the model's proposals.
+    status, analysis = alice("GET", f"/api/sessions/{sid}/files/{fid}/analysis", None)
+    assert status == 200
+    report = analysis["autoApprove"]
+    assert report["minEstimate"] == 85 and report["memory"] == {"segments": 0, "words": 0}
+    assert report["written"]["segments"] == 4 and report["atOrAbove"]["segments"] == 2
+    assert (report["edited"], report["auto"]) == (1, 1), "the revised unit was auto-approved and is no more"
+    _, analysis = alice("GET", f"/api/sessions/{sid}/files/{fid}/analysis?minEstimate=70", None)
+    assert analysis["autoApprove"]["atOrAbove"]["segments"] == 3
     status, _ = alice("PATCH", f"/api/sessions/{sid}", {"autoApprove": None})
     _, view = alice("GET", f"/api/sessions/{sid}", None)
     assert status == 200 and view["autoApprove"] is None

@@ -45,6 +45,7 @@ async def analyse_file(
     owner: OwnerDep,
     services: ServicesDep,
     to: Annotated[str | None, Query(max_length=64, description="the target language (default: the session's)")] = None,
+    min_estimate: Annotated[int | None, Query(alias="minEstimate", ge=0, le=100)] = None,
 ) -> Analysis:
     """Segments, words, repetitions, translation-memory match bands and the cost estimate of a file."""
     from service.analysis import Analyses
@@ -57,7 +58,7 @@ async def analyse_file(
         batch_chars=runtime.batch_chars,
         proposals=runtime.lookups is not None,
     )
-    return await analyses.analyse(owner, session_id, file_id, target=to)
+    return await analyses.analyse(owner, session_id, file_id, target=to, min_estimate=min_estimate)
 
 
 @router.get("/api/sessions/{session_id}/files/{file_id}")

@@ -37,14 +37,17 @@ export async function refreshMemory() {
   }
 }
 
-/** @param {{id: string, origin: string, languages: string, source?: string, target?: string, text?: string}} entry @param {string} label @param {any} text */
+/** @type {Record<string, string>} how the list names a glossary entry's kind (a preferred one goes unsaid) */
+const KIND_LABEL = { forbidden: "never use", keep: "do not translate" };
+
+/** @param {{id: string, origin: string, languages: string, kind?: string, source?: string, target?: string, text?: string}} entry @param {string} label @param {any} text */
 function memoryItem(entry, label, text) {
   const origin = originLabel(entry.target != null ? "glossary" : "style", entry.origin);
   const item = h(
     "li",
     { class: "memory-item", "data-entry-id": entry.id, "data-origin": entry.origin },
     h("span", { class: "memory-text" }, text),
-    h("span", { class: "memory-meta", text: `${languagesLabel(entry.languages)} · ${origin}` }),
+    h("span", { class: "memory-meta", text: [languagesLabel(entry.languages), KIND_LABEL[entry.kind || ""], origin].filter(Boolean).join(" · ") }),
     h("button", {
       type: "button",
       class: "button button-quiet button-small memory-edit",
@@ -214,8 +217,9 @@ export function setupMemory() {
       $(source ? "memory-target" : "memory-source").focus();
       return;
     }
-    /** @type {{source: string, target: string, languages?: string}} */
-    const entry = { source, target };
+    const kind = /** @type {HTMLSelectElement} */ ($("memory-kind")).value || "preferred";
+    /** @type {{source: string, target: string, kind: string, languages?: string}} */
+    const entry = { source, target, kind };
     const language = languageFromTitle(state.title);
     if (language) entry.languages = `auto>${language}`;
     $("memory-add-button").disabled = true;
@@ -223,6 +227,7 @@ export function setupMemory() {
       await api.addGlossary(entry);
       $("memory-source").value = "";
       $("memory-target").value = "";
+      /** @type {HTMLSelectElement} */ ($("memory-kind")).value = "preferred";
       $("memory-error").hidden = true;
       $("memory-source").focus();
       await refreshMemory();

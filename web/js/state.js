@@ -57,6 +57,8 @@ export const state = {
 export const actions = {
   /** Send the decided batch. */
   sendVerdicts: () => {},
+  /** Approve the shown proposals QA has no warning on. @param {{status?: string, q?: string, minEstimate?: number}} _filter */
+  approveShown: (_filter) => {},
   /** Re-read a file's preview and segments. @param {string | null} _fileId */
   refreshDocument: (_fileId) => {},
   /** Re-read the memory panel. */

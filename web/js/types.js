@@ -17,7 +17,11 @@
  * @property {number} [match]
  * @property {Warning[]} [warnings]
  * @property {Reference[]} [references] similar units from the translation memory
+ * @property {GlossaryHit[]} [glossary] the glossary's entries whose term the source has
+ * @property {number | null} [estimate] the quality estimate, 0–100
+ * @property {string[]} [estimateReasons] what lowered it
  *
+ * @typedef {{term: string, kind: "preferred" | "forbidden" | "keep", expected: string, found: boolean}} GlossaryHit
  * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference
  * @typedef {"approve" | "refined" | "reject"} Verdict
  * @typedef {{tool: ToolRef, status: Verdict, translated_string?: string, reason?: string}} CopilotResponse
@@ -49,6 +53,7 @@
  * @property {string} [updatedAt]
  * @property {string | null} [sourceLanguage] BCP 47; null while not known (absent on older servers)
  * @property {string | null} [targetLanguage] BCP 47, or null
+ * @property {{minEstimate: number} | null} [autoApprove] the session's routing, null when off
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment
@@ -60,6 +65,8 @@
  * @property {SegmentStatus} status
  * @property {string | null} [origin]
  * @property {string | null} [updatedAt]
+ * @property {number | null} [estimate] the quality estimate of its proposal
+ * @property {boolean} [auto] approved by the session's routing, without a card
  * @typedef {{segments: Segment[], nextCursor: string | null}} SegmentPage
  * @typedef {{status?: string, q?: string, cursor?: string | null, limit?: number}} SegmentQuery
  * @typedef {{added: number, updated: number, skipped: number}} ImportResult

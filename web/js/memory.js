@@ -131,7 +131,9 @@ function renderMemory(data) {
     ...glossary.map((e) =>
       memoryItem(e, `the term “${e.source}”`, [
         h("span", { class: "memory-source", text: e.source }),
-        h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
+        e.kind === "forbidden"
+          ? h("span", { class: "memory-arrow", "aria-label": "never translated as", text: " ≠ " })
+          : h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
         h("span", { class: "memory-target", lang: state.lang, text: e.target }),
       ]),
     ),

@@ -3,6 +3,7 @@ the quality estimate on cards and in the segment list, approve all shown, and au
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -293,3 +294,37 @@ def test_auto_approval_is_off_by_default_and_never_with_a_qa_warning(backend: St
     assert status == 200 and view["autoApprove"] is None
     status, _ = alice("PATCH", f"/api/sessions/{sid}", {"autoApprove": {"minEstimate": 101}})
     assert status == 422
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tbx"])
+def test_kinds_round_trip_through_the_memory_export_and_import(backend: Storage, fmt: str) -> None:
+    serve(backend, Script())
+    alice = lambda_transport(api.handler)
+    glossary(alice)
+    status, _ = alice("POST", "/api/memory/glossary", {"source": "Clippy", "target": "Clippy", "languages": "French"})
+    assert status == 201
+
+    def kinds() -> list[tuple[str, str, str]]:
+        _, memory = alice("GET", "/api/memory", None)
+        return sorted((g["source"], g["target"], g["kind"]) for g in memory["glossary"])
+
+    before = kinds()
+    assert before == [
+        ("Clippy", "Clippy", "keep"),
+        ("e-mail", "courriel", "preferred"),
+        ("e-mail", "mél", "forbidden"),
+    ]
+    status, exported = alice("GET", f"/api/memory/export?format={fmt}", None)
+    assert status == 200 and isinstance(exported, str)
+    if fmt == "tbx" and not exported.startswith("<"):  # API Gateway sends a body of this media type in base64
+        exported = base64.b64decode(exported).decode()
+    for entry in alice("GET", "/api/memory", None)[1]["glossary"]:
+        assert alice("DELETE", f"/api/memory/{entry['id']}", None)[0] == 204
+    status, result = alice("POST", "/api/memory/import", {"format": fmt, "content": exported})
+    assert status == 200 and result["added"] == 3, result
+    assert kinds() == before
+    status, again = alice("POST", "/api/memory/import", {"format": fmt, "content": exported})
+    assert (status, again["added"], again["updated"], again["skipped"]) == (200, 0, 0, 3)
+    bad = "source,target,kind\r\nmail,mél,banned\r\n"
+    status, refused = alice("POST", "/api/memory/import", {"format": "csv", "content": bad})
+    assert status == 422 and "banned" in refused["error"] and kinds() == before

@@ -76,6 +76,7 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
     assert "gadget" in (widget.locator(".badge-estimate").get_attribute("title") or "")
     clippy = page.locator("#cards .card:has(.card-source:text('Clippy helps'))")
     assert clippy.locator(".glossary-hit[data-kind=keep]").inner_text() == "«Clippy» not kept as it is"
+    assert clippy.locator("mark.term").get_attribute("title") == "Glossary: keep Clippy as it is"
     clean = page.locator("#cards .card:has(.card-source:text('Save your work'))")
     assert clean.locator(".badge-estimate").inner_text() == "Estimate 90"
     assert clean.locator(".card-glossary").count() == 0
@@ -114,6 +115,7 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
     view = get_json(f"{server}api/sessions/{sid}")
     assert len(view["pendingCopilotRequests"]) == total - approved
     assert all(r["estimate"] < 90 for r in view["pendingCopilotRequests"])
+    page.locator("#cards").screenshot(path=str(SHOTS / "volume-after-approve-all-shown.png"))
 
     # The session's auto-approve threshold, in the top bar.
     page.select_option("#auto-approve", "85")

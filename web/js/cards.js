@@ -249,7 +249,12 @@ function sourcePieces(text) {
 }
 
 /** A marked term's tooltip: its translation, or that it is kept as it is. @param {import("./glossary.js").Term} t */
-const termTitle = (t) => (isKeepTerm(t.source, t.target) ? `Glossary: keep ${t.source} as it is` : `Glossary: ${t.source} → ${t.target}`);
+const termTitle = (t) => {
+  const forbidden = state.glossary.filter((g) => g.kind === "forbidden" && g.source.trim().toLowerCase() === t.source.trim().toLowerCase());
+  const never = forbidden.length ? `; never ${forbidden.map((g) => g.target).join(", ")}` : "";
+  if (t.kind === "forbidden") return `Glossary: ${t.source}: never ${forbidden.map((g) => g.target).join(", ")}`;
+  return (isKeepTerm(t.source, t.target) || t.kind === "keep" ? `Glossary: keep ${t.source} as it is` : `Glossary: ${t.source} → ${t.target}`) + never;
+};
 
 /** Mark the glossary's terms again in every card's source (the glossary changed). */
 export function remarkTerms() {

@@ -47,7 +47,7 @@ export const state = {
   /** @type {{body: import("./types.js").NextBody, key: string} | null} what Continue sends after Stop */
   stoppedCall: null,
   loadToken: 0,
-  /** @type {{source: string, target: string, languages?: string}[]} the owner's glossary for this session's language */
+  /** @type {{source: string, target: string, languages?: string, kind?: string}[]} the owner's glossary for this session's language */
   glossary: [],
   /** @type {{segments: Segment[], server: boolean, fileId: string | null}} the workbench list */
   segments: { segments: [], server: true, fileId: null },

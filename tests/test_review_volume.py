@@ -328,3 +328,48 @@ def test_kinds_round_trip_through_the_memory_export_and_import(backend: Storage,
     bad = "source,target,kind\r\nmail,mél,banned\r\n"
     status, refused = alice("POST", "/api/memory/import", {"format": "csv", "content": bad})
     assert status == 422 and "banned" in refused["error"] and kinds() == before
+
+
+PAIRS = (
+    ("Open the e-mail in Clippy.", "Ouvrez le courriel dans Clippy."),
+    ("Send the e-mail now.", "Envoyez le message maintenant."),
+    ("Clippy helps you write 3 letters.", "Clippy vous aide à écrire 3 lettres."),
+)
+TMX = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<tmx version="1.4"><header srclang="en" datatype="plaintext" '
+    'segtype="sentence" adminlang="en" creationtool="test" creationtoolversion="1" o-tmf="test"/><body>'
+    + "".join(
+        f'<tu><tuv xml:lang="en"><seg>{a}</seg></tuv><tuv xml:lang="fr"><seg>{b}</seg></tuv></tu>' for a, b in PAIRS
+    )
+    + "</body></tmx>"
+)
+
+
+def test_exact_memory_matches_with_qa_clean_are_auto_approved_and_a_warned_one_gets_a_card(backend: Storage) -> None:
+    script = Script()
+    serve(backend, script)
+    alice = lambda_transport(api.handler)
+    glossary(alice)
+    status, imported = alice("POST", "/api/memory/import", {"format": "tmx", "content": TMX})
+    assert status == 200 and imported["added"] == 3
+    sid, fid = start(alice, session={"autoApprove": {"minEstimate": 95}})
+    status, step = alice("POST", "/api/next", {"sessionId": sid, "userInput": "Translate doc.md into French."})
+    assert status == 200 and script.seen == [], "the memory proposes: no model request"
+    [card] = step["agentResponse"]["copilotRequests"]
+    assert (card["segments"], card["origin"], card["match"]) == (["s2"], "memory", 100)
+    assert [w["code"] for w in card["warnings"]] == ["glossary"] and card["estimate"] == 85
+    # The memory proposed s1 to s3 in one batch: s1 and s3 clean, approved without a card; the verdict on
+    # s2 writes the batch and the same step goes on to the model, as any verdict step.
+    script.replies = [batch({"s4": GOOD["s4"]})]
+    verdict = {"tool": card["tool"], "status": "approve"}
+    status, step = alice("POST", "/api/next", {"sessionId": sid, "copilotResponses": [verdict]})
+    assert status == 200 and len(script.seen) == 1
+    assert [r["segments"] for r in step["agentResponse"]["copilotRequests"]] == [["s4"]]
+    _, page = alice("GET", f"/api/sessions/{sid}/files/{fid}/segments?status=written", None)
+    assert [(s["id"], s["origin"], s["estimate"], s["auto"]) for s in page["segments"]] == [
+        ("s1", "memory", 100, True),
+        ("s2", "memory", 85, False),
+        ("s3", "memory", 100, True),
+    ]
+    _, analysis = alice("GET", f"/api/sessions/{sid}/files/{fid}/analysis?to=fr", None)
+    assert analysis["autoApprove"]["memory"]["segments"] == 3 and analysis["autoApprove"]["auto"] == 2

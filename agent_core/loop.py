@@ -245,8 +245,16 @@ class AgentLoop:
 
     async def pending_copilot_requests(self) -> list[CopilotRequest]:
         """The reviews the pending calls need now, given the verdicts already recorded (no model request)."""
+        return (await self.pending_and_decided())[0]
+
+    async def pending_and_decided(self) -> tuple[list[CopilotRequest], list[UnitWrite]]:
+        """The reviews the pending calls need now, and the units their recorded verdicts (or the session's
+        routing) will write when the batch's last review is answered (no model request, nothing written)."""
         pending = self.context.unprocessed_tool_calls()
-        return (await self._execute(pending)).requests if pending else []
+        if not pending:
+            return [], []
+        executed = await self._execute(pending)
+        return executed.requests, executed.units
 
     async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
         executed = await self._execute(pending)

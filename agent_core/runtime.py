@@ -254,12 +254,20 @@ class AgentRuntime:
 
     async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
         """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""
+        actor, requests, _ = await self.pending_and_decided(owner, session_id)
+        return actor, requests
+
+    async def pending_and_decided(
+        self, owner: str, session_id: str
+    ) -> tuple[Actor, list[CopilotRequest], list[UnitWrite]]:
+        """`pending_reviews`, and the units of the batch already decided (a verdict given, or approved by the
+        session's routing) that are written with the batch's last verdict."""
         loaded = await self._load(owner, session_id)
         loop = await self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
-        requests = await loop.pending_copilot_requests()
+        requests, decided = await loop.pending_and_decided()
         context = loop.context
         waiting = requests or context.awaiting_user() or not context.messages
-        return ("user" if waiting else "agent"), requests
+        return ("user" if waiting else "agent"), requests, (decided if requests else [])
 
     # -- stages ------------------------------------------------------------------------------
 

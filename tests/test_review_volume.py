@@ -220,13 +220,16 @@ def test_approve_all_shown_is_one_verdict_step_idempotent_and_conditional(backen
     status, again, headers = approve({"filter": {}}, {"idempotency-key": "k1"})
     assert (status, again) == (200, first) and headers.get("idempotent-replayed") == "true"
     _, page = alice("GET", f"/api/sessions/{sid}/files/{fid}/segments", None)
-    # Approved while one card is left: the verdicts are kept, the units written with the batch's last.
-    assert [(s["id"], s["status"]) for s in page["segments"]] == [
-        ("s1", "untranslated"),
-        ("s2", "untranslated"),
-        ("s3", "pending"),
-        ("s4", "untranslated"),
+    # Approved while one card is left: the verdicts are kept, the units written with the batch's last
+    # (listed as approved already; a unit's list is the committed ones).
+    assert [(s["id"], s["status"], s["updatedAt"]) for s in page["segments"]] == [
+        ("s1", "approved", None),
+        ("s2", "approved", None),
+        ("s3", "pending", None),
+        ("s4", "approved", None),
     ]
+    _, units = alice("GET", f"/api/sessions/{sid}/files/{fid}/units", None)
+    assert units["units"] == []
     # The one left (QA warned) answered, the batch's units are written, as through POST /api/next.
     _, view = alice("GET", f"/api/sessions/{sid}", None)
     [left] = view["pendingCopilotRequests"]

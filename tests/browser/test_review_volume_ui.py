@@ -116,6 +116,15 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
     assert len(view["pendingCopilotRequests"]) == total - approved
     assert all(r["estimate"] < 90 for r in view["pendingCopilotRequests"])
     page.locator("#cards").screenshot(path=str(SHOTS / "volume-after-approve-all-shown.png"))
+    # The approved ones are listed as approved, to be written with the batch's last verdict.
+    page.select_option("#seg-estimate", "")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('#seglist .seg-status-approved').length === n", arg=approved
+    )
+    assert page.locator("#seg-approve-shown").is_hidden(), (
+        "every proposal left has a warning: nothing to approve at once"
+    )
+    page.locator("#workbench").screenshot(path=str(SHOTS / "volume-segments-after-approve.png"))
 
     # The session's auto-approve threshold, in the top bar.
     page.select_option("#auto-approve", "85")

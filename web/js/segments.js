@@ -57,7 +57,9 @@ export function renderSegments() {
   const all = shown();
   const filter = { status: $("seg-status").value, q: $("seg-search").value, ...estimateBounds($("seg-estimate").value), sort: $("seg-sort").value };
   const list = filterSegments(all, filter);
-  const approvable = list.filter((s) => s.status === "pending").length;
+  // The server approves what QA has no warning on: count those, as the cards show their warnings.
+  const clean = (/** @type {Segment} */ s) => !state.batch.some((b) => b.req.start === s.start && b.req.tool.name !== "Revise" && b.warnings.length);
+  const approvable = list.filter((s) => s.status === "pending" && clean(s)).length;
   $("seg-approve-shown").hidden = !approvable || !state.segments.server || filter.maxEstimate != null;
   $("seg-approve-shown").textContent = `Approve all shown (${num.format(approvable)})`;
   const p = segmentProgress(all);

@@ -132,3 +132,16 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
     page.wait_for_timeout(300)
     assert get_json(f"{server}api/sessions/{sid}")["autoApprove"] == {"minEstimate": 85}
     page.locator("#topbar-session").screenshot(path=str(SHOTS / "volume-auto-approve.png"))
+
+    # An entry's kind is edited in place: "widget" becomes a term to keep (its translation is itself).
+    [widget_id] = [g["id"] for g in get_json(f"{server}api/memory")["glossary"] if g["source"] == "widget"]
+    item = page.locator(f"#memory-glossary .memory-item[data-entry-id='{widget_id}']")
+    item.locator(".memory-edit").click()
+    item.locator(".memory-edit-kind").select_option("keep")
+    item.screenshot(path=str(SHOTS / "volume-memory-edit-kind.png"))
+    item.locator("button[type=submit]").click()
+    page.wait_for_selector(
+        "#memory-glossary .memory-item:has(.memory-source:text-is('widget')) .memory-meta:text('do not translate')"
+    )
+    [widget_entry] = [g for g in get_json(f"{server}api/memory")["glossary"] if g["source"] == "widget"]
+    assert (widget_entry["kind"], widget_entry["target"]) == ("keep", "widget")

@@ -289,7 +289,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     memory: () => request("GET", "memory"),
     /** @param {{source: string, target: string, kind?: string, languages?: string}} entry */
     addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
-    /** @param {string} entryId @param {{source?: string, target?: string, text?: string, languages?: string}} body */
+    /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body */
     updateMemory: (entryId, body) => request("PUT", `memory/${enc(entryId)}`, { body }),
     /** @param {string} entryId */
     deleteMemory: (entryId) => request("DELETE", `memory/${enc(entryId)}`),

@@ -68,7 +68,7 @@ function memoryItem(entry, label, text) {
 
 /**
  * The entry's inline editor in place of its text: Enter saves, Esc cancels.
- * @param {HTMLElement} item @param {{id: string, source?: string, target?: string, text?: string}} entry @param {string} label
+ * @param {HTMLElement} item @param {{id: string, source?: string, target?: string, kind?: string, text?: string}} entry @param {string} label
  */
 function openEditor(item, entry, label) {
   const glossary = entry.target != null;
@@ -77,10 +77,21 @@ function openEditor(item, entry, label) {
   const fields = glossary
     ? [field("memory-edit-source", entry.source || "", "Term"), field("memory-edit-target", entry.target || "", "Translation")]
     : [field("memory-edit-text", entry.text || "", "Style note")];
+  const kind = /** @type {HTMLSelectElement} */ (
+    h(
+      "select",
+      { class: "memory-edit-kind", "aria-label": "Kind" },
+      h("option", { value: "preferred", text: "Use it" }),
+      h("option", { value: "forbidden", text: "Never use it" }),
+      h("option", { value: "keep", text: "Keep the term" }),
+    )
+  );
+  kind.value = entry.kind || "preferred";
   const form = h(
     "form",
     { class: "memory-edit-form", "aria-label": `Edit ${label}` },
     ...fields,
+    glossary ? kind : null,
     h("button", { type: "submit", class: "button button-primary button-small", text: "Save" }),
     h("button", { type: "button", class: "button button-quiet button-small memory-edit-cancel", text: "Cancel" }),
   );
@@ -107,7 +118,7 @@ function openEditor(item, entry, label) {
       showError(glossary ? "Give the term and its translation." : "The note cannot be empty.");
       return;
     }
-    const body = glossary ? { source: values[0], target: values[1] } : { text: values[0] };
+    const body = glossary ? { source: values[0], target: values[1], kind: kind.value } : { text: values[0] };
     try {
       await api.updateMemory(entry.id, body);
       $("memory-error").hidden = true;

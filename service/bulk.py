@@ -14,10 +14,11 @@ verdict step (time allowing), and the answer carries the next reviews.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 
 from agent_core.copilot import Approve, CopilotRequest
-from agent_core.errors import ConflictError
+from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.runtime import StepInput
 from storage import deadline
 
@@ -27,6 +28,9 @@ from .segments import SegmentQuery, parse_statuses
 from .steps import StepService
 from .views import step_response
 from .workbench import Workbench, check_if_match
+
+MAX_KEY = 255
+"""The longest Idempotency-Key (as on `POST /api/next`)."""
 
 
 class BulkApproval:
@@ -51,8 +55,11 @@ class BulkApproval:
         with deadline.within(time_left):
             key = None
             if idempotency_key is not None:
+                if not 1 <= len(idempotency_key) <= MAX_KEY:
+                    raise InvalidRequestError(f"Idempotency-Key must be 1 to {MAX_KEY} characters.")
                 # Scoped to the route's session and file: the same key elsewhere is another request.
-                key = IdempotencyKey(owner, f"approve:{sid}:{fid}:{idempotency_key}"[:255], body)
+                scoped = hashlib.sha256(f"approve:{sid}:{fid}:{idempotency_key}".encode()).hexdigest()
+                key = IdempotencyKey(owner, f"approve:{scoped}", body)
                 if (kept := await replay(self.steps.storage, key)) is not None:
                     return kept
             view = await self.workbench.view(owner, sid, fid)

@@ -26,6 +26,7 @@ DOC = (
     "# Widget settings\n\n"
     "Open the widget settings from the menu.\n\n"
     "Clippy helps you choose a theme.\n\n"
+    "Send the e-mail to the widget team.\n\n"
     "Save your work before you close the window.\n\n"
     "Restart the application to apply the changes.\n"
 )
@@ -125,6 +126,19 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
         "every proposal left has a warning: nothing to approve at once"
     )
     page.locator("#workbench").screenshot(path=str(SHOTS / "volume-segments-after-approve.png"))
+
+    # The reviewer's own edit may use the forbidden translation: the card warns, and nothing is sent.
+    card = page.locator("#cards .card:has(.card-source:text('Send the e-mail'))")
+    card.click()
+    page.keyboard.press("e")
+    card.locator(".edit-text").wait_for()
+    card.locator(".edit-text").fill("Envoyez le mél à l’équipe gadget.")
+    page.keyboard.press("Control+Enter")
+    warned = card.locator(".card-edit-warnings:not([hidden])")
+    warned.wait_for()
+    assert "Your edit" in warned.inner_text() and "«mél» must not be used for «e-mail»" in warned.inner_text()
+    card.screenshot(path=str(SHOTS / "volume-edit-forbidden-warning.png"))
+    assert len(get_json(f"{server}api/sessions/{sid}")["pendingCopilotRequests"]) == total - approved, "not sent"
 
     # The session's auto-approve threshold, in the top bar.
     page.select_option("#auto-approve", "85")

@@ -41,6 +41,17 @@ class QaFinding(_Strict):
     message: str
 
 
+class GlossaryMatch(_Strict):
+    """A glossary entry whose term the unit's source has (agent_core.qa.GlossaryHit), as the card shows it."""
+
+    term: str
+    kind: Literal["preferred", "forbidden", "keep"]
+    expected: str
+    """The preferred translation, the term to keep, or the forbidden translation."""
+    found: bool
+    """Whether the proposal has `expected` (wrong only for `forbidden`)."""
+
+
 class Reference(_Strict):
     """A similar source the owner's translation memory holds, shown beside a proposal."""
 
@@ -79,6 +90,12 @@ class CopilotRequest(_Strict):
     """Quality checks the proposal failed; the reviewer still decides."""
     references: tuple[Reference, ...] = ()
     """Similar sources from the owner's translation memory (75% or more), best first."""
+    glossary: tuple[GlossaryMatch, ...] = ()
+    """The entries of the session's language pair whose term the source has, and what the proposal does with them."""
+    estimate: int | None = None
+    """The quality estimate, 0–100 (agent_core.estimate_quality)."""
+    estimate_reasons: tuple[str, ...] = Field(default=(), alias="estimateReasons")
+    """What lowered the estimate, the largest first."""
 
 
 class Approve(_Strict):

@@ -42,6 +42,10 @@ class UnitWrite:
     status: UnitStatus
     origin: UnitOrigin = "model"
     """Who proposed the text: the model, the translation memory, or nobody (kept verbatim)."""
+    estimate: int | None = None
+    """The quality estimate (0–100) of the proposal the unit was written from (agent_core.estimate_quality)."""
+    auto: bool = False
+    """True when the session's routing approved the proposal without a review (`autoApprove`)."""
     updated_at: str = ""
     """Set by storage when the unit is written or revised."""
 
@@ -172,6 +176,8 @@ class SessionSnapshot:
     """What the session's steps have cost so far (what a budget counts as spent)."""
     target_language: str | None = None
     """The BCP 47 tag of the language the session translates into, when it was given."""
+    auto_approve: int | None = None
+    """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -210,6 +216,8 @@ class StepEffects:
     """The session's budget, as `source_language`."""
     model: str | None = None
     """The session's model, as `source_language`."""
+    auto_approve: int | None = None
+    """The session's auto-approval threshold, as `source_language`."""
 
     @property
     def empty(self) -> bool:

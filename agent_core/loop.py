@@ -139,6 +139,7 @@ class AgentLoop:
         glossary: Sequence[GlossaryEntry] = (),
         corrections: Sequence[Correction] = (),
         languages: str = ANY,
+        auto_approve: int | None = None,
     ) -> None:
         self.options = options
         self.context = context
@@ -148,6 +149,8 @@ class AgentLoop:
         self._corrections = tuple(corrections)
         """The memory's recent corrections (what Remember's lessons are checked against, with the step's)."""
         self._languages = languages
+        self._auto_approve = auto_approve
+        """The session's auto-approval threshold (None: every proposal is reviewed)."""
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
@@ -159,7 +162,8 @@ class AgentLoop:
                 # What the reviewer just taught checks the next proposals already.
                 learned = await self.options.lessons(executed.corrections, executed.lessons)
                 terms = {g.source.casefold() for g in learned}
-                self._glossary = (*learned, *(g for g in self._glossary if g.source.casefold() not in terms))
+                kept = (g for g in self._glossary if g.source.casefold() not in terms or g.kind == "forbidden")
+                self._glossary = (*learned, *kept)
             return await self._ask_model(executed)
         self.context.deliver_queued_input()
         if self.context.awaiting_user() or not self.context.messages:
@@ -206,7 +210,7 @@ class AgentLoop:
         return replace(
             result,
             messages=[*executed.messages, *result.messages],
-            units=executed.units,
+            units=[*executed.units, *result.units],  # the latter: proposals the session's routing approved
             revisions=executed.revisions,
             corrections=executed.corrections,
             reviewed=executed.reviewed,
@@ -214,7 +218,8 @@ class AgentLoop:
         )
 
     async def _recall(self, files: list[FileState]) -> ModelResponse | None:
-        """The translation memory's proposals for the next units, if any of them reaches the reviewer.
+        """The translation memory's proposals for the next units, if any of them reaches the reviewer
+        or is written (the session's routing approved it).
 
         A batch whose every call Translate refuses (a remembered target it cannot propose) is not
         made: committed, it would end the step with nothing asked and no model request, and the
@@ -225,7 +230,8 @@ class AgentLoop:
             return None
         before = self._files
         self._files = {f.file_id: f for f in files}  # the units this step wrote come first
-        if (await self._execute(list(recalled.tool_calls))).requests:
+        tried = await self._execute(list(recalled.tool_calls))
+        if tried.requests or tried.units:
             return recalled
         self._files = before
         return None
@@ -239,8 +245,16 @@ class AgentLoop:
 
     async def pending_copilot_requests(self) -> list[CopilotRequest]:
         """The reviews the pending calls need now, given the verdicts already recorded (no model request)."""
+        return (await self.pending_and_decided())[0]
+
+    async def pending_and_decided(self) -> tuple[list[CopilotRequest], list[UnitWrite]]:
+        """The reviews the pending calls need now, and the units their recorded verdicts (or the session's
+        routing) will write when the batch's last review is answered (no model request, nothing written)."""
         pending = self.context.unprocessed_tool_calls()
-        return (await self._execute(pending)).requests if pending else []
+        if not pending:
+            return [], []
+        executed = await self._execute(pending)
+        return executed.requests, executed.units
 
     async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
         executed = await self._execute(pending)
@@ -262,6 +276,7 @@ class AgentLoop:
             written=self.options.written,
             corrections=self._corrections,
             languages=self._languages,
+            auto_approve=self._auto_approve,
         )
         executed = _Executed(batch=batch)
         for index, call in enumerate(calls):

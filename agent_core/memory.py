@@ -24,6 +24,22 @@ MEMORY_BUDGET = 2_000
 Origin = Literal["user", "learned"]
 """Who made an entry: the owner by hand, or distillation from the owner's corrections."""
 
+GlossaryKind = Literal["preferred", "forbidden", "keep"]
+"""What a glossary entry asks: its target is the preferred translation, a translation that must not be
+used, or (`keep`) the term is not translated at all."""
+GLOSSARY_KINDS: tuple[GlossaryKind, ...] = ("preferred", "forbidden", "keep")
+
+
+def glossary_kind(source: str, target: str, kind: str | None = None) -> GlossaryKind:
+    """The kind an entry has: `keep` when its target is its source (any case, whatever was given), else
+    the kind given (default `preferred`); ValueError for a kind that is not one of GLOSSARY_KINDS."""
+    if " ".join(source.split()).casefold() == " ".join(target.split()).casefold():
+        return "keep"
+    found = next((k for k in GLOSSARY_KINDS if k == (kind or "preferred")), None)
+    if found is None:
+        raise ValueError(f"kind must be one of {', '.join(GLOSSARY_KINDS)}")
+    return found
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GlossaryEntry:
@@ -35,6 +51,8 @@ class GlossaryEntry:
     languages: str = ANY
     """The language pair the entry belongs to (see `agent_core.languages`)."""
     origin: Origin = "user"
+    kind: GlossaryKind = "preferred"
+    """`preferred` (use `target`), `forbidden` (never use `target`) or `keep` (leave the term as it is)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,7 +141,7 @@ def render_memory(memory: Memory, *, text: str = "", budget: int = MEMORY_BUDGET
     """
     out = _Lines(budget)
     relevant = [e for e in memory.glossary if occurs(e.source, text)]
-    glossary = [f"- «{_cut(e.source, 80)}» → «{_cut(e.target, 80)}»" for e in relevant]
+    glossary = [_glossary_line(e) for e in relevant]
     notes = [f"- {_cut(n.text, 300)}" for n in memory.style_notes]
     corrections = [_correction_line(c) for c in memory.corrections]
     _ = (
@@ -132,6 +150,14 @@ def render_memory(memory: Memory, *, text: str = "", budget: int = MEMORY_BUDGET
         and out.section("Recent corrections:", corrections)
     )
     return "\n".join(out.lines)
+
+
+def _glossary_line(e: GlossaryEntry) -> str:
+    if e.kind == "keep":
+        return f"- «{_cut(e.source, 80)}»: keep as is, do not translate"
+    if e.kind == "forbidden":
+        return f"- «{_cut(e.source, 80)}»: never «{_cut(e.target, 80)}»"
+    return f"- «{_cut(e.source, 80)}» → «{_cut(e.target, 80)}»"
 
 
 def _correction_line(c: Correction) -> str:

@@ -1,9 +1,11 @@
 """Quality checks on a proposed or human-written unit: pure functions of the source, the text and the glossary.
 
-A text gets a warning when it contradicts a glossary entry (the source's prose has the entry's
-term, the text lacks the entry's translation; terms inside code, URLs, paths and @handles do not
-count), or drops a URL, inline code, a placeholder (`{x}`, `{{x}}`, `${x}`, `%s`) or a number that
-the source has. The human's own text (an edit, a revision) is checked the same way and also for
+A text gets a warning when it contradicts a glossary entry whose term the source's prose has (terms
+inside code, URLs, paths and @handles do not count): a `preferred` entry's translation is missing, a
+`keep` entry's term is not kept as it is, a `forbidden` entry's translation is used. `glossary_hits`
+lists every entry the source has, with what the text does with it (the card shows them). A text
+also gets a warning when it drops a URL, inline code, a placeholder (`{x}`, `{{x}}`, `${x}`, `%s`)
+or a number that the source has. The human's own text (an edit, a revision) is checked the same way and also for
 Markdown structure: as many list items, the same cells per table row, the same heading levels,
 code fences and link targets as the source. Warnings go to the reviewer; the reviewer decides.
 """
@@ -18,13 +20,22 @@ from typing import Literal
 
 from .inline_codes import code_problems
 from .markdown_structure import outline, prose_only
-from .memory import GlossaryEntry, occurs
+from .memory import GlossaryEntry, GlossaryKind, occurs
 
-__all__ = ["QaWarning", "proposal_checks", "proposal_warnings", "structure_warnings", "text_warnings"]
+__all__ = [
+    "GlossaryHit",
+    "QaWarning",
+    "glossary_hits",
+    "proposal_checks",
+    "proposal_warnings",
+    "structure_warnings",
+    "text_warnings",
+]
 
 WarningCode = Literal[
     "glossary",
     "glossary_keep",
+    "glossary_forbidden",
     "missing_url",
     "missing_code",
     "missing_placeholder",
@@ -62,9 +73,48 @@ class QaWarning:
     message: str
 
 
+@dataclass(frozen=True, slots=True)
+class GlossaryHit:
+    """A glossary entry whose term the source has, and what the text does with it."""
+
+    term: str
+    kind: GlossaryKind
+    expected: str
+    """The text the entry is about: the preferred translation, the term to keep, the forbidden translation."""
+    found: bool
+    """Whether the text has `expected` (right for `preferred` and `keep`, wrong for `forbidden`)."""
+
+    @property
+    def ok(self) -> bool:
+        """True when the text follows the entry."""
+        return self.found != (self.kind == "forbidden")
+
+
 def is_keep_term(entry: GlossaryEntry) -> bool:
-    """True for a do-not-translate entry: its translation is its term (`Clippy → Clippy`, any case)."""
-    return entry.source.strip().casefold() == entry.target.strip().casefold()
+    """True for a do-not-translate entry: its kind is `keep`, or its translation is its term (`Clippy → Clippy`)."""
+    return entry.kind == "keep" or entry.source.strip().casefold() == entry.target.strip().casefold()
+
+
+def glossary_hits(source: str, text: str, glossary: Sequence[GlossaryEntry]) -> tuple[GlossaryHit, ...]:
+    """Each entry of `glossary` whose term occurs in `source`'s prose (once per term, and once per forbidden
+    translation), with whether `text` has what it is about."""
+    if not glossary:
+        return ()
+    prose = prose_only(source)
+    hits: list[GlossaryHit] = []
+    seen: set[str] = set()
+    for entry in glossary:
+        key = " ".join(entry.source.split()).casefold()
+        if entry.kind == "forbidden":  # beside the term's preferred translation
+            key += "\x00" + " ".join(entry.target.split()).casefold()
+        if key in seen or not occurs(entry.source, prose):
+            continue
+        seen.add(key)
+        if is_keep_term(entry):
+            hits.append(GlossaryHit(entry.source, "keep", entry.source, _kept(entry.source, text)))
+        else:
+            hits.append(GlossaryHit(entry.source, entry.kind, entry.target, occurs(entry.target, text)))
+    return tuple(hits)
 
 
 def _kept(term: str, text: str) -> bool:
@@ -80,17 +130,7 @@ def proposal_warnings(source: str, proposal: str, *, glossary: Sequence[Glossary
 
 def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEntry] = ()) -> tuple[QaWarning, ...]:
     """The glossary and format checks `proposal` fails against `source` (empty when none)."""
-    warnings: list[QaWarning] = []
-    prose = prose_only(source) if glossary else ""
-    for entry in glossary:
-        if not occurs(entry.source, prose):
-            continue
-        if is_keep_term(entry):
-            if not _kept(entry.source, proposal):
-                warnings.append(QaWarning("glossary_keep", f"Glossary: keep «{entry.source}» as it is."))
-        elif not occurs(entry.target, proposal):
-            message = f"Glossary: «{entry.source}» should be translated as «{entry.target}»."
-            warnings.append(QaWarning("glossary", message))
+    warnings = [_glossary_warning(hit) for hit in glossary_hits(source, proposal, glossary) if not hit.ok]
     source_rest, proposal_rest = source, proposal
     for code, label, pattern in _MISSING:
         missing = _missing(_find(pattern, source_rest), _find(pattern, proposal_rest))
@@ -102,6 +142,14 @@ def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEn
         warnings.append(QaWarning("missing_number", f"Missing number: {_listed(numbers)}."))
     warnings += [QaWarning("inline_codes", f"Inline code: {problem}") for problem in code_problems(source, proposal)]
     return tuple(warnings)
+
+
+def _glossary_warning(hit: GlossaryHit) -> QaWarning:
+    if hit.kind == "keep":
+        return QaWarning("glossary_keep", f"Glossary: keep «{hit.term}» as it is.")
+    if hit.kind == "forbidden":
+        return QaWarning("glossary_forbidden", f"Glossary: «{hit.expected}» must not be used for «{hit.term}».")
+    return QaWarning("glossary", f"Glossary: «{hit.term}» should be translated as «{hit.expected}».")
 
 
 def text_warnings(source: str, final: str, glossary: Sequence[GlossaryEntry] = ()) -> tuple[QaWarning, ...]:

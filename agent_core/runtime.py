@@ -40,7 +40,14 @@ from .effects import (
     Verdict,
     check_queue,
 )
-from .errors import InvalidRequestError, ModelAnswerTooLargeError, NotFoundError, ReviewMismatchError, TooLargeError
+from .errors import (
+    ConflictError,
+    InvalidRequestError,
+    ModelAnswerTooLargeError,
+    NotFoundError,
+    ReviewMismatchError,
+    TooLargeError,
+)
 from .estimate import OUTPUT_TOKENS_PER_TOKEN, estimate_tokens
 from .ids import new_id
 from .languages import task_languages
@@ -74,6 +81,8 @@ class StepInput:
     """Seconds left in the invocation; None when unbounded."""
     on_delta: DeltaSink | None = None
     """Where the model's answer goes while it forms (a streamed request); None: not streamed."""
+    expect_version: int | None = None
+    """The session's version the request was made against (ConflictError, before anything runs, if it moved)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,6 +184,8 @@ class AgentRuntime:
     async def prepare(self, owner: str, session_id: str | None, request: StepInput) -> PreparedStep:
         """Load, accept the request, advance the loop: the step's effects and answer, nothing written."""
         loaded = await self._load(owner, session_id)
+        if request.expect_version is not None and loaded.snapshot.token.version != request.expect_version:
+            raise ConflictError("The session changed since the reviews were read; reload them and try again.")
         languages = _languages(loaded.snapshot, request)
         loop = await self._loop(loaded, languages, request.time_left, request.on_delta)
         calls_pending = bool(loop.context.unprocessed_tool_calls())
@@ -184,10 +195,12 @@ class AgentRuntime:
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
         effects = _effects(snapshot, loop.context, result, verdicts, self.models.price(snapshot.model))
-        if self.tm is not None and (result.units or result.revisions):
+        # What nobody reviewed (approved by the session's routing) is not remembered as the owner's.
+        reviewed = [u for u in [*result.units, *result.revisions] if not u.auto]
+        if self.tm is not None and reviewed:
             remembered = [
                 (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
-                for u in [*result.units, *result.revisions]
+                for u in reviewed
             ]
             entries, added = await self.tm.admit(snapshot.token.owner, languages, remembered)
             effects = replace(effects, memory=entries, memory_added=added)
@@ -249,12 +262,20 @@ class AgentRuntime:
 
     async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
         """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""
+        actor, requests, _ = await self.pending_and_decided(owner, session_id)
+        return actor, requests
+
+    async def pending_and_decided(
+        self, owner: str, session_id: str
+    ) -> tuple[Actor, list[CopilotRequest], list[UnitWrite]]:
+        """`pending_reviews`, and the units of the batch already decided (a verdict given, or approved by the
+        session's routing) that are written with the batch's last verdict."""
         loaded = await self._load(owner, session_id)
         loop = await self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
-        requests = await loop.pending_copilot_requests()
+        requests, decided = await loop.pending_and_decided()
         context = loop.context
         waiting = requests or context.awaiting_user() or not context.messages
-        return ("user" if waiting else "agent"), requests
+        return ("user" if waiting else "agent"), requests, (decided if requests else [])
 
     # -- stages ------------------------------------------------------------------------------
 
@@ -406,6 +427,7 @@ class AgentRuntime:
             glossary=memory.glossary,
             corrections=memory.corrections,
             languages=languages,
+            auto_approve=snapshot.auto_approve,
         )
 
     def _budget_check(self, snapshot: SessionSnapshot) -> Callable[[Sequence[ModelMessage], str], None]:
@@ -432,12 +454,13 @@ class AgentRuntime:
 
 
 def _newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]:
-    """One entry per term (ignoring case), the first given winning."""
+    """One entry per term (ignoring case), the first given winning; forbidden translations beside it."""
     seen: set[str] = set()
     kept: list[GlossaryEntry] = []
     for entry in entries:
-        if entry.source.casefold() not in seen:
-            seen.add(entry.source.casefold())
+        key = entry.source.casefold() + (f"\x00{entry.target.casefold()}" if entry.kind == "forbidden" else "")
+        if key not in seen:
+            seen.add(key)
             kept.append(entry)
     return tuple(kept)
 

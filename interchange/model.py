@@ -87,6 +87,8 @@ class GlossaryTerm:
     target: str
     srclang: str | None = None
     tgtlang: str | None = None
+    kind: str | None = None
+    """`preferred`, `forbidden` or `keep` when the file says (a CSV `kind` cell, a TBX status); else None."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent_core.document import FileState
+from agent_core.effects import UnitWrite
 from agent_core.estimate import JobEstimate, estimate_job
 from agent_core.segmentation import Segment, count_words, segment_spans, segment_text
 from agent_core.tm import normalize
@@ -29,7 +30,7 @@ from interchange.layout import translatable_text
 from interchange.xliff_source import parse_xliff
 
 from .language_detection import detect_language
-from .schemas import Analysis, AnalysisEstimate, BandCount
+from .schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
 from .sessions import pick_file
 from .tm import tm_languages
 
@@ -86,8 +87,11 @@ class Analyses:
         """Whether the step proposes remembered units itself (`TRANSLATION_MEMORY`): if not, the model
         translates the 100% matches and repetitions too."""
 
-    async def analyse(self, owner: str, sid: str, fid: str, *, target: str | None) -> Analysis:
-        """The analysis of one file, for `target` (else the session's target language, else none)."""
+    async def analyse(
+        self, owner: str, sid: str, fid: str, *, target: str | None, min_estimate: int | None = None
+    ) -> Analysis:
+        """The analysis of one file, for `target` (else the session's target language, else none), with
+        what the threshold `min_estimate` (else the session's `autoApprove`) does to it."""
         record = self.sessions.owned(owner, sid)
         files = list(self.sessions.storage.load_step(record.session_id, window=0).files)
         state = pick_file(files, fid)
@@ -116,7 +120,13 @@ class Analyses:
             job, basis = estimate_job(asked, batch_chars=self.batch_chars), "loop"
         model = self.models.name(record.model)
         price = self.models.price(model)
+        threshold = min_estimate if min_estimate is not None else record.auto_approve
+        report = None
+        if threshold is not None:
+            units = self.sessions.units(record.session_id, state)
+            report = auto_report(threshold, bands["100"], units, content)
         return Analysis(
+            autoApprove=report,
             segments=len(segments),
             words=sum(c.words for c in counted),
             chars=sum(len(c.source) for c in counted),
@@ -166,6 +176,26 @@ class Analyses:
         similar = await self.tm.similar_many(owner, languages, rest, limit=1, threshold=BANDS[-1][1]) if rest else {}
         scores |= {s: min(found[0].score, 99.0) for s, found in similar.items() if found}
         return scores
+
+
+def auto_report(threshold: int, exact: BandCount, units: Sequence[UnitWrite], content: str) -> AutoApproveReport:
+    """What `threshold` does to a file whose translation memory holds `exact` and whose written units
+    are `units` (see AutoApproveReport)."""
+    # The model's: a unit written from a proposal with an estimate that was not the memory's (a revision keeps it).
+    proposed = [u for u in units if u.estimate is not None and u.origin != "memory"]
+    above = [u for u in proposed if u.estimate is not None and u.estimate >= threshold]
+
+    def counted(chosen: Sequence[UnitWrite]) -> BandCount:
+        return BandCount(segments=len(chosen), words=sum(count_words(content[u.start : u.end]) for u in chosen))
+
+    return AutoApproveReport(
+        minEstimate=threshold,
+        memory=exact,
+        written=counted(proposed),
+        atOrAbove=counted(above),
+        edited=sum(u.status in ("refined", "revised") for u in above),
+        auto=sum(u.auto for u in units),
+    )
 
 
 def _translated(state: FileState, segment: Segment) -> bool:

@@ -21,6 +21,7 @@ from datetime import datetime
 
 from agent_core.errors import InvalidRequestError
 from agent_core.languages import ANY, normalize_languages
+from agent_core.memory import GlossaryKind, glossary_kind
 from interchange import (
     GlossaryTerm,
     InterchangeError,
@@ -35,7 +36,7 @@ from interchange import (
 )
 from storage.interface import TmRecord
 
-from .memory import OwnerMemory
+from .memory import OwnerMemory, kind_of
 from .schemas import ImportResult, MemoryImportBody
 from .tm import TranslationMemory, record_of
 
@@ -86,11 +87,17 @@ class MemoryInterchange:
             )
         entries = [e for e in self.memory.entries(owner) if e.kind == "glossary"]
         if fmt == "csv":
-            rows = [["source", "target", "languages"], *([e.source, e.text, e.languages] for e in entries)]
+            rows = [
+                ["source", "target", "languages", "kind"],
+                *([e.source, e.text, e.languages, kind_of(e)] for e in entries),
+            ]
             return MemoryDownload(
                 content=write_csv(rows), media_type="text/csv; charset=utf-8; header=present", filename="glossary.csv"
             )
-        terms = [GlossaryTerm(source=e.source, target=e.text, tgtlang=_glossary_target(e.languages)) for e in entries]
+        terms = [
+            GlossaryTerm(source=e.source, target=e.text, tgtlang=_glossary_target(e.languages), kind=kind_of(e))
+            for e in entries
+        ]
         return MemoryDownload(
             content=export_tbx(terms, srclang=source, tgtlang="und"),
             media_type="application/x-tbx+xml; charset=utf-8",
@@ -129,7 +136,7 @@ class MemoryInterchange:
         return ImportResult(added=added, updated=updated, skipped=skipped + unplaced)
 
     def _import_glossary(self, owner: str, terms: Sequence[GlossaryTerm], default: str) -> ImportResult:
-        wanted: dict[tuple[str, str], tuple[str, str, str]] = {}
+        wanted: dict[tuple[str, str], tuple[str, str, str, GlossaryKind]] = {}
         for number, term in enumerate(terms, start=1):
             if not term.source.strip() or not term.target.strip():
                 continue  # a blank term or translation is never stored: skipped
@@ -138,7 +145,11 @@ class MemoryInterchange:
                     f"Term {number} ({term.source[:40]!r}) is longer than {MAX_TERM} characters; shorten it."
                 )
             languages = _term_languages(term, default)
-            wanted[(" ".join(term.source.split()).casefold(), languages)] = (term.source, term.target, languages)
+            kind = glossary_kind(term.source, term.target, term.kind)  # the parsers give only known kinds
+            key = " ".join(term.source.split()).casefold(), languages
+            if kind == "forbidden":  # beside the term's preferred translation, one entry a forbidden one
+                key = key[0], f"{languages}\x00{' '.join(term.target.split()).casefold()}"
+            wanted[key] = (term.source, term.target, languages, kind)
         added, updated, unchanged = self.memory.import_glossary(owner, list(wanted.values()))
         return ImportResult(added=added, updated=updated, skipped=len(terms) - len(wanted) + unchanged)
 

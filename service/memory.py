@@ -4,6 +4,9 @@ It implements agent_core's `MemoryStore` port (distilled lessons, written after 
 and the operations of the memory routes (view, add by hand, delete), and it loads the memory a
 step shows the model. The rules live here, not in a backend:
 
+- a glossary entry has a kind (`preferred`, `forbidden`, `keep`; agent_core.memory.glossary_kind):
+  one whose target is its term is `keep` whatever was given, and a learned entry is `preferred` (or
+  `keep`, for an identity);
 - one glossary entry per (source term, ignoring case; language pair): a new translation for a term
   replaces the old one (newest wins), except that a learned lesson never replaces an entry the owner
   added by hand; one style note per text (ignoring case and spacing) and language pair;
@@ -22,7 +25,7 @@ from datetime import UTC, datetime
 from agent_core.effects import Correction
 from agent_core.errors import InvalidRequestError, NotFoundError
 from agent_core.ids import new_id
-from agent_core.memory import GlossaryEntry, Lessons, Memory, Origin, StyleNote
+from agent_core.memory import GlossaryEntry, GlossaryKind, Lessons, Memory, Origin, StyleNote, glossary_kind
 from storage.interface import MemoryStorageInterface
 from storage.records import MemoryEntryRecord
 
@@ -45,9 +48,13 @@ def _now() -> str:
 
 
 def _key(record: MemoryEntryRecord) -> tuple[str, str, str]:
-    """What makes two entries the same: kind, term (or note text) ignoring case and spacing, pair."""
+    """What makes two entries the same: kind, term (or note text) ignoring case and spacing, pair; a
+    forbidden translation is an entry of its own beside the term's preferred one (and other forbidden ones)."""
     subject = record.source if record.kind == "glossary" else record.text
-    return record.kind, " ".join(subject.split()).casefold(), record.languages
+    pair = record.languages
+    if record.kind == "glossary" and record.term_kind == "forbidden":
+        pair += "\x00forbidden\x00" + " ".join(record.text.split()).casefold()
+    return record.kind, " ".join(subject.split()).casefold(), pair
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +64,15 @@ class _Wanted:
     text: str
     languages: str
     origin: Origin
+    term_kind: GlossaryKind = "preferred"
+
+
+def kind_of(record: MemoryEntryRecord) -> GlossaryKind:
+    """A stored glossary entry's kind (an identity is `keep`, whatever was stored)."""
+    try:
+        return glossary_kind(record.source, record.text, record.term_kind)
+    except ValueError:
+        return "preferred"
 
 
 def _newest(entries: Sequence[MemoryEntryRecord]) -> list[MemoryEntryRecord]:
@@ -97,7 +113,9 @@ class OwnerMemory:
         for e in _newest(read.entries):
             origin: Origin = "user" if e.origin == "user" else "learned"
             if e.kind == "glossary":
-                glossary.append(GlossaryEntry(source=e.source, target=e.text, languages=e.languages, origin=origin))
+                glossary.append(
+                    GlossaryEntry(source=e.source, target=e.text, languages=e.languages, origin=origin, kind=kind_of(e))
+                )
             else:
                 notes.append(StyleNote(text=e.text, languages=e.languages, origin=origin))
         return Memory(glossary=tuple(glossary), style_notes=tuple(notes), corrections=tuple(read.corrections))
@@ -106,7 +124,14 @@ class OwnerMemory:
         """`learn`, in the calling thread."""
         wanted = [
             *(
-                _Wanted(kind="glossary", source=g.source, text=g.target, languages=g.languages, origin="learned")
+                _Wanted(
+                    kind="glossary",
+                    source=g.source,
+                    text=g.target,
+                    languages=g.languages,
+                    origin="learned",
+                    term_kind=glossary_kind(g.source, g.target),
+                )
                 for g in lessons.glossary
             ),
             *(
@@ -141,15 +166,17 @@ class OwnerMemory:
         """The owner's latest corrections, newest first."""
         return self.storage.recent_corrections(owner, limit=limit)
 
-    def import_glossary(self, owner: str, terms: Sequence[tuple[str, str, str]]) -> tuple[int, int, int]:
-        """Add or update the owner's own glossary entries for `(source, target, languages)` terms (each key
+    def import_glossary(self, owner: str, terms: Sequence[tuple[str, str, str, GlossaryKind]]) -> tuple[int, int, int]:
+        """Add or update the owner's own glossary entries for `(source, target, languages, kind)` terms (each key
         once), all in one atomic write or none: `(added, updated, unchanged)`. InvalidRequestError, with
         nothing written, when they do not fit in MAX_GLOSSARY (a concurrent import may have taken the room)."""
         stamp = _now()
         existing = {_key(e): e for e in self.entries(owner) if e.kind == "glossary"}
         records: list[MemoryEntryRecord] = []
         added = unchanged = 0
-        for source, target, languages in terms:
+        for source, target, languages, wanted_kind in terms:
+            term_kind = glossary_kind(source, target, wanted_kind)
+            target = source if term_kind == "keep" else target
             wanted = MemoryEntryRecord(
                 entry_id=new_id("m"),
                 owner=owner,
@@ -160,12 +187,13 @@ class OwnerMemory:
                 origin="user",
                 created_at=stamp,
                 updated_at=stamp,
+                term_kind=term_kind,
             )
             same = existing.get(_key(wanted))
-            if same is not None and same.text == target and same.origin == "user":
+            if same is not None and same.text == target and same.origin == "user" and kind_of(same) == term_kind:
                 unchanged += 1
             elif same is not None:
-                records.append(replace(same, text=target, origin="user", updated_at=stamp))
+                records.append(replace(same, text=target, origin="user", updated_at=stamp, term_kind=term_kind))
             else:
                 records.append(wanted)
                 added += 1
@@ -178,9 +206,15 @@ class OwnerMemory:
             self.storage.put_memory_entries(owner, records, max_entries={"glossary": MAX_GLOSSARY})
         return added, len(records) - added, unchanged
 
-    def add_glossary(self, owner: str, *, source: str, target: str, languages: str) -> MemoryEntryRecord:
-        """Add (or update) a glossary entry by hand."""
-        item = _Wanted(kind="glossary", source=source, text=target, languages=languages, origin="user")
+    def add_glossary(
+        self, owner: str, *, source: str, target: str, languages: str, kind: GlossaryKind = "preferred"
+    ) -> MemoryEntryRecord:
+        """Add (or update) a glossary entry by hand (an identity is `keep`, whatever `kind` says)."""
+        term_kind = glossary_kind(source, target, kind)
+        text = source if term_kind == "keep" else target  # a term to keep translates as itself
+        item = _Wanted(
+            kind="glossary", source=source, text=text, languages=languages, origin="user", term_kind=term_kind
+        )
         return self._add(owner, item)
 
     def add_style_note(self, owner: str, *, text: str, languages: str) -> MemoryEntryRecord:
@@ -196,6 +230,7 @@ class OwnerMemory:
         target: str | None = None,
         text: str | None = None,
         languages: str | None = None,
+        kind: GlossaryKind | None = None,
     ) -> MemoryEntryRecord:
         """Edit one of the owner's entries by hand (it becomes `user`); NotFoundError for another owner's or
         an unknown one, InvalidRequestError when the edit would make it a duplicate of another entry."""
@@ -204,7 +239,7 @@ class OwnerMemory:
         if current is None:
             raise NotFoundError(f"No memory entry {entry_id[:80]}.")
         glossary = current.kind == "glossary"
-        if (source is not None or target is not None) if not glossary else text is not None:
+        if (source is not None or target is not None or kind is not None) if not glossary else text is not None:
             raise InvalidRequestError(
                 "A glossary entry takes source and target." if glossary else "A style note takes text only."
             )
@@ -216,6 +251,10 @@ class OwnerMemory:
             languages=current.languages if languages is None else languages,
             origin="user",
         )
+        if glossary:
+            term_kind = glossary_kind(edited.source, edited.text, kind or kind_of(current))
+            text = edited.source if term_kind == "keep" else edited.text
+            edited = replace(edited, term_kind=term_kind, text=text)
         if any(_key(e) == _key(edited) for e in entries if e.entry_id != entry_id):
             what = "term and language pair" if edited.kind == "glossary" else "note"
             raise InvalidRequestError(f"Another entry has that {what}; edit or delete that one instead.")
@@ -264,6 +303,7 @@ class OwnerMemory:
             origin=item.origin,
             created_at=stamp,
             updated_at=stamp,
+            term_kind=item.term_kind if item.kind == "glossary" else "preferred",
         )
         same = next((e for e in entries if _key(e) == _key(new)), None)
         record: MemoryEntryRecord | None
@@ -271,9 +311,9 @@ class OwnerMemory:
             if item.origin == "learned" and same.origin == "user":
                 return same, False  # the owner's own entry wins over anything learned
             text = new.text if new.kind == "glossary" else same.text  # a note's text is its key
-            if same.text == text and same.origin == new.origin:
+            if same.text == text and same.origin == new.origin and same.term_kind == new.term_kind:
                 return same, False
-            return replace(same, text=text, origin=new.origin, updated_at=stamp), True
+            return replace(same, text=text, origin=new.origin, updated_at=stamp, term_kind=new.term_kind), True
         record = self._room_for(new, entries)
         return record, record is not None
 

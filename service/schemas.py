@@ -107,6 +107,25 @@ class AnalysisEstimate(BaseModel):
     the rate the session's own model requests have cost so far, per character they translated."""
 
 
+class AutoApproveReport(BaseModel):
+    """What an auto-approval threshold does to a file: before the job for the translation memory's
+    exact matches, after the fact for the model's proposals (their estimate is known once made)."""
+
+    minEstimate: int
+    memory: BandCount
+    """Segments the memory holds exactly (the `100` band): at most these are approved without a card
+    (one whose remembered text QA warns on still gets one)."""
+    written: BandCount
+    """The file's units written from the model's proposals so far."""
+    atOrAbove: BandCount
+    """Of those, the ones whose proposal's estimate reached the threshold (what it would have approved,
+    QA permitting)."""
+    edited: int
+    """Of `atOrAbove`, how many the reviewer edited or revised: what the threshold would have let through."""
+    auto: int
+    """Units of the file the session's routing did approve without a card."""
+
+
 class Analysis(BaseModel):
     """`GET …/files/{fileId}/analysis`: counts, translation-memory leverage and the cost estimate."""
 
@@ -122,6 +141,8 @@ class Analysis(BaseModel):
     targetLanguage: str | None
     """The language the leverage was looked up for (`?to=`, else the session's); null: none known, all `none`."""
     estimate: AnalysisEstimate
+    autoApprove: AutoApproveReport | None = None
+    """For `?minEstimate=`, else the session's `autoApprove` threshold; null when neither is set."""
 
 
 class AgentResponse(BaseModel):
@@ -167,6 +188,15 @@ class BudgetBody(BaseModel):
         return self
 
 
+class AutoApproveBody(BaseModel):
+    """A session's routing: proposals whose quality estimate is at least `minEstimate`, with QA clean,
+    are approved without a card."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    minEstimate: int = Field(ge=0, le=100, strict=True)
+
+
 class SessionSettings(BaseModel):
     """`POST /api/sessions` and `PATCH /api/sessions/{id}`: the session's languages (BCP 47 tags or names,
     normalised by the service), budget and model; on PATCH an absent field is left as it is, null clears it."""
@@ -178,6 +208,8 @@ class SessionSettings(BaseModel):
     budget: BudgetBody | None = None
     model: str | None = Field(default=None, min_length=1, max_length=200)
     """One of the configured models (`GET /api/models`); null on PATCH: back to the default."""
+    autoApprove: AutoApproveBody | None = None
+    """Approve QA-clean proposals at or above an estimate without a review; null (or absent on POST): off."""
 
 
 class ModelPrice(BaseModel):
@@ -288,6 +320,8 @@ class SessionView(BaseModel):
     """What the session spent, in the budget's unit (null without a budget)."""
     model: str = ""
     """The configured model the session's next step uses (its own, else the default)."""
+    autoApprove: AutoApproveBody | None = None
+    """The session's routing (`{"minEstimate"}`), null when off."""
 
 
 class MessagesPage(BaseModel):
@@ -324,6 +358,8 @@ class GlossaryEntryView(BaseModel):
     updatedAt: str
     origin: str
     """`user` (added by hand) or `learned` (distilled from corrections)."""
+    kind: Literal["preferred", "forbidden", "keep"] = "preferred"
+    """`preferred` (use `target`), `forbidden` (never use `target`), `keep` (the term is not translated)."""
 
 
 class StyleNoteView(BaseModel):
@@ -402,6 +438,39 @@ class Segment(BaseModel):
     updatedAt: str | None
     history: list[HistoryEvent] | None = None
     """A written unit's audit trail, oldest first (`service.audit`); null for a piece that is not written."""
+    estimate: int | None = None
+    """The quality estimate (0–100) of the proposal (pending) or of the proposal the unit was written from."""
+    auto: bool = False
+    """True for a unit the session's routing approved without a review (`autoApprove`)."""
+
+
+class ApproveFilter(BaseModel):
+    """What "approve all shown" approves: the pending proposals the segment list's filter shows."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: str | None = Field(default=None, max_length=200)
+    q: str | None = Field(default=None, max_length=500)
+    minEstimate: int | None = Field(default=None, ge=0, le=100, strict=True)
+
+
+class ApproveBody(BaseModel):
+    """`POST …/files/{fileId}/approve`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filter: ApproveFilter = Field(default_factory=ApproveFilter)
+
+
+class ApproveResult(BaseModel):
+    """What a bulk approval did, and the step it made (absent when nothing was approved)."""
+
+    approved: int
+    skipped: int
+    """Proposals the filter shows that were left pending: QA warned on them."""
+    sessionId: str | None = None
+    agentResponse: AgentResponse | None = None
+    progress: list[FileSummary] | None = None
 
 
 class SegmentPage(BaseModel):

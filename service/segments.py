@@ -15,6 +15,7 @@ import binascii
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from agent_core.copilot import CopilotRequest
 from agent_core.effects import UnitWrite
@@ -26,6 +27,7 @@ from .schemas import Segment, SegmentStatus
 STATUS_NAMES: tuple[SegmentStatus, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
 WRITTEN_STATUSES: frozenset[SegmentStatus] = frozenset({"approved", "refined", "revised", "verbatim"})
 _CURSOR_PREFIX = "seg:"
+_SORTED_PREFIX = "est:"
 
 
 def segment_status(unit: UnitWrite) -> SegmentStatus:
@@ -44,6 +46,8 @@ def written_segment(unit: UnitWrite, source: str, segment_id: str) -> Segment:
         status=segment_status(unit),
         origin=unit.origin,
         updatedAt=unit.updated_at or None,
+        estimate=unit.estimate,
+        auto=unit.auto,
     )
 
 
@@ -79,6 +83,7 @@ def build_segments(
                 status="pending",
                 origin=request.origin,
                 updatedAt=None,
+                estimate=request.estimate,
             )
         )
     items.sort(key=lambda s: s.start)
@@ -142,6 +147,21 @@ class SegmentQuery:
     q: str = ""
     cursor: str | None = None
     limit: int = 200
+    min_estimate: int | None = None
+    """Only segments with an estimate at least this (untranslated and verbatim ones have none)."""
+    max_estimate: int | None = None
+    sort: Literal["position", "estimate"] = "position"
+    """`estimate`: the lowest estimate first (ties in source order), segments without one last."""
+
+    def shows(self, source: str, target: str | None, status: SegmentStatus, estimate: int | None) -> bool:
+        """True when a segment with these values passes the filters (the cursor aside)."""
+        needle = self.q.casefold()
+        return (
+            (not self.statuses or status in self.statuses)
+            and (not needle or needle in source.casefold() or needle in (target or "").casefold())
+            and (self.min_estimate is None or (estimate is not None and estimate >= self.min_estimate))
+            and (self.max_estimate is None or (estimate is not None and estimate <= self.max_estimate))
+        )
 
 
 def parse_statuses(value: str | None) -> frozenset[SegmentStatus]:
@@ -162,26 +182,26 @@ def parse_statuses(value: str | None) -> frozenset[SegmentStatus]:
 
 def select(segments: Sequence[Segment], query: SegmentQuery) -> tuple[list[Segment], str | None]:
     """The page of `segments` the query asks for, and the cursor of the next page (None at the end)."""
+    shown = [s for s in segments if query.shows(s.source, s.target, s.status, s.estimate)]
+    if query.sort == "estimate":  # a page is an offset into the sorted list
+        shown.sort(key=lambda s: (s.estimate is None, s.estimate or 0, s.start))
+        offset = decode_cursor(query.cursor, prefix=_SORTED_PREFIX)
+        page = shown[offset : offset + query.limit]
+        more = offset + query.limit < len(shown)
+        return page, encode_cursor(offset + query.limit, prefix=_SORTED_PREFIX) if more else None
     after = decode_cursor(query.cursor)
-    needle = query.q.casefold()
-    chosen = [
-        s
-        for s in segments
-        if s.start >= after
-        and (not query.statuses or s.status in query.statuses)
-        and (not needle or needle in s.source.casefold() or needle in (s.target or "").casefold())
-    ]
+    chosen = [s for s in shown if s.start >= after]
     if len(chosen) <= query.limit:
         return chosen, None
     return chosen[: query.limit], encode_cursor(chosen[query.limit].start)
 
 
-def encode_cursor(start: int) -> str:
-    """An opaque cursor naming the first segment of the next page."""
-    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{start}".encode()).decode("ascii").rstrip("=")
+def encode_cursor(start: int, *, prefix: str = _CURSOR_PREFIX) -> str:
+    """An opaque cursor naming the first segment of the next page (its start, or its offset when sorted)."""
+    return base64.urlsafe_b64encode(f"{prefix}{start}".encode()).decode("ascii").rstrip("=")
 
 
-def decode_cursor(cursor: str | None) -> int:
+def decode_cursor(cursor: str | None, *, prefix: str = _CURSOR_PREFIX) -> int:
     """Where the page a cursor names begins (0 for none); InvalidRequestError for a cursor not issued here."""
     if not cursor:
         return 0
@@ -189,7 +209,7 @@ def decode_cursor(cursor: str | None) -> int:
         text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode("ascii")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         text = ""
-    number = text.removeprefix(_CURSOR_PREFIX)
-    if not text.startswith(_CURSOR_PREFIX) or not number.isdigit() or len(number) > 12:
+    number = text.removeprefix(prefix)
+    if not text.startswith(prefix) or not number.isdigit() or len(number) > 12:
         raise InvalidRequestError("The cursor is not one this route issued; start again without it.")
     return int(number)

@@ -117,7 +117,10 @@ class SessionService:
         model = None if given.model is None else self.models.name(given.model)
         token = StepToken(session_id=new_id("s"), owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
-        effects = StepEffects(source_language=source, target_language=target, budget=budget, model=model)
+        auto = given.autoApprove.minEstimate if given.autoApprove is not None else None
+        effects = StepEffects(
+            source_language=source, target_language=target, budget=budget, model=model, auto_approve=auto
+        )
         if task is not None:
             effects = replace(effects, messages=[ModelRequest(parts=[UserPromptPart(task)])], user_inputs=(task,))
         self.storage.commit(token, effects)
@@ -142,6 +145,9 @@ class SessionService:
             target_language=language_tag(settings.targetLanguage) if "targetLanguage" in given else ...,
             budget=budget if "budget" in given else ...,
             model=model if "model" in given else ...,
+            auto_approve=(settings.autoApprove.minEstimate if settings.autoApprove else None)
+            if "autoApprove" in given
+            else ...,
         )
 
     def _budget(self, body: BudgetBody | None, model: str | None) -> Budget | None:

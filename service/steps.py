@@ -26,7 +26,7 @@ from storage.records import Page, SessionHold, SessionRecord
 
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
-from .schemas import NextRequest, SessionView, StepResponse, Telemetry
+from .schemas import AutoApproveBody, NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
 from .standing import segments_left, standing
 from .views import file_summary, messages_json, step_response
@@ -152,6 +152,7 @@ class StepService:
             budget=record.budget.as_dict() if record.budget else None,
             spent=spent_of(record.budget, record.telemetry) if record.budget else None,
             model=record.model or self.runtime.models.default,
+            autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             state=state,

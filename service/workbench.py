@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from agent_core.copilot import CopilotRequest
@@ -71,10 +71,12 @@ class FileView:
     """The file's segments, as found at upload."""
     units: list[UnitWrite]
     pending: list[CopilotRequest]
+    decided: list[UnitWrite] = field(default_factory=list)
+    """Units of the pending batch already decided, written with its last verdict (listed as written)."""
 
     def segments(self) -> list[Segment]:
         """The whole file as segments."""
-        return build_segments(self.source, self.stored, self.units, self.pending)
+        return build_segments(self.source, self.stored, [*self.units, *self.decided], self.pending)
 
 
 class Workbench:
@@ -100,10 +102,14 @@ class Workbench:
         snapshot, state = await blocking(self._load, owner, sid, fid)
         source, stored, units = await blocking(self._read, sid, state)
         pending: list[CopilotRequest] = []
+        decided: list[UnitWrite] = []
         if with_pending:
-            _, requests = await self.runtime.pending_reviews(owner, sid)
+            _, requests, done = await self.runtime.pending_and_decided(owner, sid)
             pending = [r for r in requests if r.file_id == state.file_id]
-        return FileView(snapshot=snapshot, state=state, source=source, stored=stored, units=units, pending=pending)
+            decided = [u for u in done if u.file_id == state.file_id]
+        return FileView(
+            snapshot=snapshot, state=state, source=source, stored=stored, units=units, pending=pending, decided=decided
+        )
 
     async def segments(self, owner: str, sid: str, fid: str, query: SegmentQuery) -> SegmentPage:
         """A page of the file's segments."""
@@ -152,7 +158,7 @@ class Workbench:
         warnings = await self._warnings(owner, languages, source, body.translated_string)
         if body.translated_string == unit.text:  # nothing changes: no commit, no correction
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)
-        revised = replace(unit, text=body.translated_string, status="revised", origin="human")
+        revised = replace(unit, text=body.translated_string, status="revised", origin="human", auto=False)
         correction = Correction(
             file_id=state.file_id,
             status="revised",

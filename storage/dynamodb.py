@@ -225,6 +225,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             model=record.model,
             telemetry=record.telemetry,
             target_language=record.target_language,
+            auto_approve=record.auto_approve,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
@@ -304,11 +305,13 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
+        auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
         sets, removes, values = ["version = version + :one"], ["#hold"], {":one": n(1)}
         stored = budget.dumps() if isinstance(budget, Budget) else budget
-        settings = (("src", source_language), ("tgt", target_language), ("bud", stored), ("mdl", model))
+        auto = str(auto_approve) if isinstance(auto_approve, int) else auto_approve
+        settings = (("src", source_language), ("tgt", target_language), ("bud", stored), ("mdl", model), ("aut", auto))
         for name, value in settings:
             if value is None:
                 removes.append(name)
@@ -645,7 +648,8 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         put("fileCount", n(0))
         budget = effects.budget.dumps() if effects.budget else None
         settings = (("src", effects.source_language), ("tgt", effects.target_language), ("bud", budget))
-        for attr, setting in (*settings, ("mdl", effects.model)):
+        auto = str(effects.auto_approve) if effects.auto_approve is not None else None
+        for attr, setting in (*settings, ("mdl", effects.model), ("aut", auto)):
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
@@ -695,6 +699,7 @@ def _record(item: Item) -> SessionRecord:
         budget=Budget.loads(item["bud"]["S"]) if "bud" in item else None,
         model=item.get("mdl", {}).get("S"),
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
+        auto_approve=int(item["aut"]["S"]) if "aut" in item else None,
     )
 
 
@@ -746,13 +751,24 @@ def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
-    return [[u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin] for u in units]
+    """Units as packed rows; the estimate and the auto mark only when set (verbatim units have neither)."""
+    rows: list[list[Any]] = []
+    for u in units:
+        row: list[Any] = [u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin]
+        if u.estimate is not None or u.auto:
+            row += [u.estimate, 1] if u.auto else [u.estimate]
+        rows.append(row)
+    return rows
 
 
 def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
-    start, end, cover_end, written, call_id, status, origin = u
+    start, end, cover_end, written, call_id, status, origin, *rest = u
     fields = {"start": start, "end": end, "cover_end": cover_end, "text": written, "call_id": call_id}
-    return UnitWrite(file_id=file_id, status=status, origin=origin, updated_at=at, **fields)
+    estimate = rest[0] if rest else None
+    auto = len(rest) > 1 and bool(rest[1])
+    return UnitWrite(
+        file_id=file_id, status=status, origin=origin, updated_at=at, estimate=estimate, auto=auto, **fields
+    )
 
 
 def _answer_puts(session_id: str | None, answer: StoredAnswer) -> list[Item]:

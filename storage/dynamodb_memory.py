@@ -275,7 +275,7 @@ def _tm_write(owner: str, records: Sequence[TmRecord], added: int, seq: int, att
 
 _TM_FIELDS = ("source", "target", "languages", "origin", "updated_at")
 _CORRECTION_FIELDS = ("file_id", "status", "source", "proposal", "final", "reason")
-_ENTRY_FIELDS = ("entry_id", "kind", "source", "text", "languages", "origin", "created_at", "updated_at")
+_ENTRY_FIELDS = ("entry_id", "kind", "source", "text", "languages", "origin", "created_at", "updated_at", "term_kind")
 
 
 def _logged(row: list[Any]) -> TmRecord:

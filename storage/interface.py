@@ -83,11 +83,12 @@ class SessionStorageInterface(ABC):
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
+        auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages, budget or model (None clears one, `...` leaves it), bumping its version
-        and ending its hold (the next step tries again), and return the record; NotFoundError if there is
-        none. Retried over a concurrent step's commit, never lost by one (a step loaded before it fails its
-        commit: ConflictError)."""
+        """Set the session's languages, budget, model or auto-approval threshold (None clears one, `...`
+        leaves it), bumping its version and ending its hold (the next step tries again), and return the
+        record; NotFoundError if there is none. Retried over a concurrent step's commit, never lost by one
+        (a step loaded before it fails its commit: ConflictError)."""
 
     @abstractmethod
     def hold_session(self, session_id: str, hold: SessionHold) -> None:

@@ -50,6 +50,8 @@ class SessionRecord:
     """The cap on the session's model use, if any."""
     model: str | None = None
     """The configured model the session translates with (None: the default)."""
+    auto_approve: int | None = None
+    """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
     hold: SessionHold | None = None
     """Why the session's latest step could not go on, until a step commits (`hold_session`)."""
 
@@ -123,6 +125,8 @@ class MemoryEntryRecord:
     """`user` (added by hand) or `learned` (distilled from corrections)."""
     created_at: str
     updated_at: str
+    term_kind: str = "preferred"
+    """A glossary entry's kind: `preferred`, `forbidden` or `keep` (agent_core.memory.GlossaryKind)."""
 
 
 def merge_entries(

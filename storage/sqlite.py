@@ -55,14 +55,15 @@ _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, source_language, target_language, budget, model, hold, " + ", ".join(_TELEMETRY)
+    "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, "
+    + ", ".join(_TELEMETRY)
 )
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at'
-_REVISED = ("text", "call_id", "status", "origin", "updated_at")
+_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto'
+_REVISED = ("text", "call_id", "status", "origin", "updated_at", "estimate", "auto")
 """What a revision changes of a unit (its place stays)."""
 _REVISIONS = (
-    "SELECT start, text, call_id, status, origin, updated_at FROM revisions WHERE session_id = ? AND file_id = ? "
-    "ORDER BY seq"
+    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto FROM revisions "
+    "WHERE session_id = ? AND file_id = ? ORDER BY seq"
 )
 
 
@@ -89,6 +90,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         target_language: str | EllipsisType | None = ...,
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
+        auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
         """Set the session's settings in one transaction (the version bumped); NotFoundError if none."""
         stored = budget.dumps() if isinstance(budget, Budget) else budget
@@ -97,6 +99,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             "target_language": target_language,
             "budget": stored,
             "model": model,
+            "auto_approve": auto_approve,
         }
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
@@ -173,6 +176,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             model=record.model,
             telemetry=record.telemetry,
             target_language=record.target_language,
+            auto_approve=record.auto_approve,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
@@ -188,7 +192,8 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
                     "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget, "
-                    "model) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?) ON CONFLICT (session_id) DO NOTHING",
+                    "model, auto_approve) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
                 if created.rowcount != 1:
@@ -339,11 +344,11 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             sql = f"SELECT {_UNIT_COLUMNS} FROM units WHERE session_id = ? AND file_id = ? ORDER BY start"
             rows = db.execute(sql, (session_id, file_id)).fetchall()
             revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
-        by_start = {r["start"]: UnitWrite(**r) for r in rows}
+        by_start = {r["start"]: _unit(r) for r in rows}
         for r in revisions:  # in commit order: the latest is the unit's text
             held = by_start.get(r["start"])
             if held is not None:
-                by_start[r["start"]] = replace(held, **{k: r[k] for k in _REVISED})
+                by_start[r["start"]] = _revised(held, r)
         return [by_start[k] for k in sorted(by_start)]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
@@ -351,7 +356,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         with self._transaction(write=False) as db:
             _require_file(db, session_id, file_id)
             sql = f"SELECT {_UNIT_COLUMNS} FROM units WHERE session_id = ? AND file_id = ? ORDER BY updated_at, start"
-            first = {r["start"]: UnitWrite(**r) for r in db.execute(sql, (session_id, file_id))}
+            first = {r["start"]: _unit(r) for r in db.execute(sql, (session_id, file_id))}
             revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
             sql = f"SELECT {CORRECTION_COLUMNS} FROM corrections WHERE session_id = ? AND file_id = ? ORDER BY seq"
             corrections = [correction_of(r) for r in db.execute(sql, (session_id, file_id))]
@@ -359,7 +364,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
         for r in revisions:
             held = first.get(r["start"])
             if held is not None:
-                writes.append(replace(held, **{k: r[k] for k in _REVISED}))
+                writes.append(_revised(held, r))
         return ReviewLog(writes=writes, corrections=corrections)
 
     # -- answers -------------------------------------------------------------------------------
@@ -449,7 +454,10 @@ def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAn
 def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitWrite], stamp: str) -> None:
     """Insert the units; one already written at the same (file, start) fails the whole commit."""
     rows = [
-        (session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp)
+        (
+            *(session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
+            *(u.estimate, int(u.auto)),
+        )
         for u in units
     ]
     try:
@@ -474,9 +482,23 @@ def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
     insert_rows(
         db,
-        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at)",
-        [(session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp) for u in units],
+        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto)",
+        [
+            (session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, u.estimate, int(u.auto))
+            for u in units
+        ],
     )
+
+
+def _unit(row: dict[str, Any]) -> UnitWrite:
+    """A unit's row (its `auto` stored as 0 or 1)."""
+    return UnitWrite(**(row | {"auto": bool(row["auto"])}))
+
+
+def _revised(held: UnitWrite, row: dict[str, Any]) -> UnitWrite:
+    """A unit with a revision's row applied (its place stays)."""
+    changed: dict[str, Any] = {k: row[k] for k in _REVISED} | {"auto": bool(row["auto"])}
+    return replace(held, **changed)
 
 
 def _require(db: sqlite3.Connection, session_id: str) -> dict[str, Any]:
@@ -533,10 +555,11 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         budget=Budget.loads(row["budget"]) if row["budget"] else None,
         model=row["model"],
         hold=SessionHold.loads(row["hold"]) if row["hold"] else None,
+        auto_approve=row["auto_approve"],
     )
 
 
-def _settings(effects: StepEffects) -> tuple[str | None, ...]:
-    """The settings a creating commit keeps: the languages, the budget, the model."""
+def _settings(effects: StepEffects) -> tuple[str | int | None, ...]:
+    """The settings a creating commit keeps: the languages, the budget, the model, the auto-approval."""
     budget = effects.budget.dumps() if effects.budget else None
-    return effects.source_language, effects.target_language, budget, effects.model
+    return effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve

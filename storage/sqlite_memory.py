@@ -16,7 +16,7 @@ from .interface import TmRecord, storable_tm
 from .records import MemoryEntryRecord, OwnerSnapshot, TmChanges, merge_entries
 from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
 
-_MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at"
+_MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at, term_kind"
 _MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
 CORRECTION_COLUMNS = "session_id, file_id, status, source, proposal, final, reason, created_at, start, issue"
 _LATEST_CORRECTIONS = (
@@ -60,7 +60,10 @@ class SQLiteMemoryStorage(SQLiteDatabase):
             held = {r["entry_id"]: MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))}
             merge_entries(held, owner, records, max_entries)
             rows = [
-                (r.entry_id, r.owner, r.kind, r.source, r.text, r.languages, r.origin, r.created_at, r.updated_at)
+                (
+                    *(r.entry_id, r.owner, r.kind, r.source, r.text, r.languages, r.origin, r.created_at),
+                    *(r.updated_at, r.term_kind),
+                )
                 for r in {r.entry_id: r for r in records}.values()
             ]
             insert_rows(
@@ -68,7 +71,8 @@ class SQLiteMemoryStorage(SQLiteDatabase):
                 f"INSERT INTO memory_entries ({_MEMORY_COLUMNS})",
                 rows,
                 " ON CONFLICT (owner, entry_id) DO UPDATE SET source = excluded.source, text = excluded.text, "
-                "languages = excluded.languages, origin = excluded.origin, updated_at = excluded.updated_at",
+                "languages = excluded.languages, origin = excluded.origin, updated_at = excluded.updated_at, "
+                "term_kind = excluded.term_kind",
             )
 
     def delete_memory_entry(self, owner: str, entry_id: str) -> None:

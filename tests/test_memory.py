@@ -515,3 +515,19 @@ def test_a_correction_shows_the_change_with_a_few_words_around_it() -> None:
     rendered = render_memory(memory)
     assert "«…sur le bouton Enregistrer en haut de…»" in rendered and "Sauvegarder" in rendered
     assert "modifications" not in rendered, "the unchanged rest of the unit is left out"
+
+
+def test_the_prompt_says_each_glossary_kind() -> None:
+    memory = Memory(
+        glossary=(
+            GlossaryEntry(source="e-mail", target="courriel"),
+            GlossaryEntry(source="e-mail", target="mél", kind="forbidden"),
+            GlossaryEntry(source="Clippy", target="Clippy", kind="keep"),
+        )
+    )
+    lines = render_memory(memory, text="Send Clippy an e-mail.").splitlines()
+    assert lines[1:] == [
+        "- «e-mail» → «courriel»",
+        "- «e-mail»: never «mél»",
+        "- «Clippy»: keep as is, do not translate",
+    ]

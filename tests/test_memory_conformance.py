@@ -93,6 +93,17 @@ def test_an_entry_keeps_its_kind_and_its_owner(storage: Storage) -> None:
     assert storage.list_memory("bob") == []
 
 
+def test_a_glossary_entry_keeps_its_term_kind_and_a_replacement_changes_it(storage: Storage) -> None:
+    forbidden = replace(entry("m_1"), term_kind="forbidden")
+    storage.put_memory_entries("alice", [forbidden, entry("m_2")], max_entries=CAPS)
+    assert [(e.entry_id, e.term_kind) for e in storage.list_memory("alice")] == [
+        ("m_1", "forbidden"),
+        ("m_2", "preferred"),
+    ]
+    storage.put_memory_entries("alice", [replace(forbidden, term_kind="keep")], max_entries=CAPS)
+    assert [e.term_kind for e in storage.memory_snapshot("alice", corrections=0).entries] == ["keep", "preferred"]
+
+
 def test_the_snapshot_is_the_entries_and_the_latest_corrections(storage: Storage) -> None:
     storage.put_memory_entries("alice", [entry("m_1"), entry("m_2", kind="style")], max_entries=CAPS)
     read = storage.memory_snapshot("alice", corrections=8)

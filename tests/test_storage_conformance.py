@@ -920,3 +920,28 @@ def test_the_stores_size_errors_are_too_large(response: dict[str, object]) -> No
 
     with pytest.raises(TooLargeError), _errors():
         raise ClientError(response, "TransactWriteItems")
+
+
+def test_a_units_estimate_and_auto_mark_are_kept_and_a_revision_replaces_them(storage: Storage) -> None:
+    create(storage, messages=[user("go"), calls("a")])
+    add_file(storage, "One. Two. Three.")
+    written = [
+        replace(unit(0, 4, "a"), estimate=90, auto=True),
+        replace(unit(5, 9, "a"), estimate=40),
+        unit(10, 16, "a"),
+    ]
+    step(storage, verdicts=[approve("a")], units=written, coverage={FID: ((0, 17),)})
+    units = storage.list_units(SID, FID)
+    assert [(u.estimate, u.auto) for u in units] == [(90, True), (40, False), (None, False)]
+    step(storage, revisions=[replace(revision(0, 4, "Un.", "r1"), estimate=90, auto=False)])
+    assert [(u.estimate, u.auto) for u in storage.list_units(SID, FID)] == [(90, False), (40, False), (None, False)]
+
+
+def test_the_auto_approval_threshold_is_kept_from_creation_changed_and_cleared(storage: Storage) -> None:
+    create(storage, messages=[user("go")], auto_approve=85)
+    assert storage.get_session(SID).auto_approve == 85
+    assert storage.load_step(SID, window=1).auto_approve == 85, "a step is shown it"
+    changed = storage.update_session(SID, auto_approve=95)
+    assert changed.auto_approve == 95 and same_store(storage).get_session(SID) == changed
+    assert storage.update_session(SID, model="x").auto_approve == 95, "left as it is"
+    assert storage.update_session(SID, auto_approve=None).auto_approve is None

@@ -65,6 +65,8 @@ class BatchState:
     against; a response's own proposals are reviewed after it is made, so their verdicts are not)."""
     languages: str = ANY
     """The session's language pair, for what Remember keeps."""
+    auto_approve: int | None = None
+    """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
 
     def find(self, name: str) -> FileState | None:
         """The file a call's `file_id` names (its handle or its id)."""

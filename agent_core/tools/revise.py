@@ -14,10 +14,10 @@ from typing import Literal, assert_never
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_ai.tools import ToolDefinition
 
-from ..copilot import Approve, CopilotRequest, QaFinding, Refined, Reject, ToolRef, Verdict
+from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef, Verdict
 from ..effects import Correction, UnitWrite
-from ..qa import proposal_checks
 from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_list, snippet
+from .card import forbidden_refusal, with_findings
 
 DESCRIPTION = """\
 Propose a new translation for a unit that is already written (to apply an instruction such as
@@ -91,10 +91,11 @@ class ReviseTool:
             end=unit.end,
         )
         if response is None:
-            checks = proposal_checks(source, args.translate_string, glossary=batch.glossary)
-            return request.model_copy(
-                update={"warnings": tuple(QaFinding(code=w.code, message=w.message) for w in checks)}
-            )
+            request = with_findings(request, batch)
+            if refusal := forbidden_refusal(request):
+                batch.revised.discard((state.file_id, unit.start))
+                return _reject(refusal)
+            return request
         return _result(request, unit, response)
 
 

@@ -8,14 +8,18 @@ file exists; the first segment is the next untranslated one (in one response, th
 the previous unit); the segments are consecutive; joined, they are at most 300
 characters; they do not run into text already translated; `src_string`, when the model sends it, is
 their source exactly. A unit of text that has no ids in view (a Read result) may give `src_string`
-alone: it must then begin at the first untranslated character and match the source there. A valid
-unit answers a copilot request first (with the warnings of `agent_core.qa`, which the reviewer
-weighs), and its result once the human's verdict is given.
+alone: it must then begin at the first untranslated character and match the source there; it must
+not use a translation the reviewer's glossary forbids for a term of its source. A valid unit answers
+a copilot request first (with the warnings of `agent_core.qa`, which the reviewer weighs, its
+glossary hits and its quality estimate: `tools.card`), and its result once the human's verdict is
+given; when the session's routing approves it (`autoApprove`: the estimate reaches the threshold and
+QA found nothing), its result at once, the unit written as approved and marked `auto`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any, Literal, assert_never
 
@@ -23,10 +27,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_ai.tools import ToolDefinition
 
 from ..ahead import untranslated_segments
-from ..copilot import Approve, CopilotRequest, QaFinding, Reference, Refined, Reject, ToolRef, Verdict
+from ..copilot import Approve, CopilotRequest, Reference, Refined, Reject, ToolRef, Verdict
 from ..document import FileState, add_span, first_gap
 from ..effects import Correction, UnitWrite
-from ..qa import proposal_checks
 from ..segment import segment_id, segment_index, segment_names
 from ..tm import TmMatch
 from .base import (
@@ -42,6 +45,7 @@ from .base import (
     is_memory_call,
     snippet,
 )
+from .card import auto_approvable, forbidden_refusal, with_findings
 
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
@@ -71,6 +75,15 @@ class TranslateArgs(BaseModel):
     src_string: str | None = Field(
         default=None, description="Only for text without segment ids (a Read result): the source, copied exactly."
     )
+    rating: int | None = Field(default=None, description="Optional: your confidence in it, 0-100.")
+
+    @field_validator("rating", mode="before")
+    @classmethod
+    def _rating(cls, value: Any) -> Any:
+        """A rating is a hint: one that is not a number is dropped, one outside 0–100 is clamped."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return max(0, min(100, round(value)))
 
     @field_validator("segments", mode="before")
     @classmethod
@@ -122,10 +135,17 @@ class TranslateTool:
             origin="memory" if from_memory else "model",
             match=100 if from_memory else None,
         )
+        request = with_findings(request, call.batch, rating=args.rating)
         if response is None:
-            checks = proposal_checks(located.source, args.translate_string, glossary=call.batch.glossary)
-            warnings = tuple(QaFinding(code=w.code, message=w.message) for w in checks)
-            return request.model_copy(update={"warnings": warnings})
+            if refusal := forbidden_refusal(request):
+                return _reject(refusal)
+            if auto_approvable(request, call.batch):
+                approved = _result(
+                    request, Approve(tool=request.tool, status="approve"), end=located.end, cover_end=located.cover_end
+                )
+                units = [replace(u, auto=True) for u in approved.units]
+                return replace(approved, units=units, reviewed=False)
+            return request
         return _result(request, response, end=located.end, cover_end=located.cover_end)
 
 
@@ -339,6 +359,7 @@ def _result(
             call_id=call_id,
             status=status,
             origin=request.origin,
+            estimate=request.estimate,
         )
 
     match response:

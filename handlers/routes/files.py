@@ -9,6 +9,8 @@ from fastapi import APIRouter, Header, Query, Response
 
 from service.schemas import (
     AnalysisWithPostEdit,
+    ApproveBody,
+    ApproveResult,
     FileDetail,
     FileUpload,
     QaBody,
@@ -43,8 +45,10 @@ async def analyse_file(
     owner: OwnerDep,
     services: ServicesDep,
     to: Annotated[str | None, Query(max_length=64, description="the target language (default: the session's)")] = None,
+    min_estimate: Annotated[int | None, Query(alias="minEstimate", ge=0, le=100)] = None,
 ) -> AnalysisWithPostEdit:
-    """Segments, words, repetitions, translation-memory match bands, the cost estimate and the post-edit distance."""
+    """Segments, words, repetitions, translation-memory match bands, the cost estimate, what an
+    auto-approval threshold would do (`minEstimate`) and the post-edit distance."""
     from service.analysis import Analyses
     from service.blocking import blocking
     from service.reviews import Reviews
@@ -57,7 +61,7 @@ async def analyse_file(
         batch_chars=runtime.batch_chars,
         proposals=runtime.lookups is not None,
     )
-    found = await analyses.analyse(owner, session_id, file_id, target=to)
+    found = await analyses.analyse(owner, session_id, file_id, target=to, min_estimate=min_estimate)
     edits = await blocking(Reviews(services.sessions).post_edit, owner, session_id, file_id)
     return AnalysisWithPostEdit(**found.model_dump(), postEdit=edits)
 
@@ -133,14 +137,48 @@ async def list_segments(
     q: Annotated[str | None, Query(max_length=500)] = None,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    min_estimate: Annotated[int | None, Query(alias="minEstimate", ge=0, le=100)] = None,
+    max_estimate: Annotated[int | None, Query(alias="maxEstimate", ge=0, le=100)] = None,
+    sort: Annotated[Literal["position", "estimate"], Query()] = "position",
 ) -> SegmentPage:
     """The whole file in order: written units, pending proposals and untranslated spans; filtered and paged."""
     from service.segments import SegmentQuery, parse_statuses
     from service.workbench import workbench_of
 
-    query = SegmentQuery(statuses=parse_statuses(status), q=q or "", cursor=cursor, limit=limit)
+    query = SegmentQuery(
+        statuses=parse_statuses(status),
+        q=q or "",
+        cursor=cursor,
+        limit=limit,
+        min_estimate=min_estimate,
+        max_estimate=max_estimate,
+        sort=sort,
+    )
     found = await workbench_of(services).segments(owner, session_id, file_id, query)
     response.headers["ETag"] = f'"{found.version}"'
+    return found
+
+
+@router.post("/api/sessions/{session_id}/files/{file_id}/approve", response_model=ApproveResult)
+async def approve_shown(
+    session_id: str,
+    file_id: str,
+    body: ApproveBody,
+    owner: OwnerDep,
+    services: ServicesDep,
+    time_left: TimeLeftDep,
+    if_match: Annotated[str | None, Header(max_length=100)] = None,
+    idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
+) -> Response | ApproveResult:
+    """Approve every pending proposal of the file that the filter shows with QA clean, as one verdict step."""
+    from service.bulk import BulkApproval
+    from service.workbench import workbench_of
+
+    found = await BulkApproval(workbench_of(services), services.steps).approve(
+        owner, session_id, file_id, body, if_match=if_match, idempotency_key=idempotency_key, time_left=time_left
+    )
+    if isinstance(found, str):
+        return Response(found, media_type="application/json", headers={"Idempotent-Replayed": "true"})
     return found
 
 

@@ -1,9 +1,9 @@
 """The owner's memory over HTTP: see it, add glossary entries and style notes, delete entries.
 
     GET    /api/memory                 glossary entries, style notes, the latest corrections
-    POST   /api/memory/glossary        {source, target, languages?}  → 201 the entry
+    POST   /api/memory/glossary        {source, target, kind?, languages?}  → 201 the entry
     POST   /api/memory/style-notes     {text, languages?}            → 201 the note
-    PUT    /api/memory/{entryId}       {source?, target?, text?, languages?} → 200 the entry (now `user`)
+    PUT    /api/memory/{entryId}       {source?, target?, kind?, text?, languages?} → 200 the entry (now `user`)
     DELETE /api/memory/{entryId}       204; 404 when the caller has no such entry
     GET    /api/memory/export?format=  tmx (translation memory), csv or tbx (glossary): a download
     POST   /api/memory/import          {format, content, languages?} → {added, updated, skipped}
@@ -13,7 +13,7 @@ Everything is the caller's own: another caller's entry is 404, like a missing on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
@@ -22,6 +22,7 @@ from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
 from agent_core.text import check_filled, check_text
+from service.memory import kind_of
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
@@ -53,11 +54,17 @@ class _Body(BaseModel):
         return None if value is None else normalize_languages(value)
 
 
+Kind = Literal["preferred", "forbidden", "keep"]
+"""A glossary entry's kind (agent_core.memory.GlossaryKind)."""
+
+
 class GlossaryBody(_Body):
-    """`POST /api/memory/glossary`: a term and the translation the caller wants for it."""
+    """`POST /api/memory/glossary`: a term and the translation the caller wants for it (or must not
+    see used: `forbidden`; or none: `keep`, the term is not translated)."""
 
     source: Term
     target: Term
+    kind: Kind = "preferred"
 
 
 class StyleNoteBody(_Body):
@@ -82,7 +89,7 @@ def get_memory(owner: OwnerDep, services: ServicesDep) -> MemoryView:
 def add_glossary_entry(body: GlossaryBody, owner: OwnerDep, services: ServicesDep) -> GlossaryEntryView:
     """Add a glossary entry (an entry for the same term and pair is updated instead)."""
     record = services.memory.add_glossary(
-        owner, source=body.source, target=body.target, languages=body.languages or ANY
+        owner, source=body.source, target=body.target, languages=body.languages or ANY, kind=body.kind
     )
     return glossary_view(record)
 
@@ -129,6 +136,7 @@ class EntryEditBody(_Body):
 
     source: Term | None = None
     target: Term | None = None
+    kind: Kind | None = None
     text: Note | None = None
 
 
@@ -140,7 +148,13 @@ def update_memory_entry(
     if not is_id(entry_id, "m"):
         raise NotFoundError(f"No memory entry {entry_id[:80]}.")
     record = services.memory.update(
-        owner, entry_id, source=body.source, target=body.target, text=body.text, languages=body.languages
+        owner,
+        entry_id,
+        source=body.source,
+        target=body.target,
+        text=body.text,
+        languages=body.languages,
+        kind=body.kind,
     )
     return glossary_view(record) if record.kind == "glossary" else style_note_view(record)
 
@@ -164,6 +178,7 @@ def glossary_view(r: MemoryEntryRecord) -> GlossaryEntryView:
         createdAt=r.created_at,
         updatedAt=r.updated_at,
         origin=r.origin,
+        kind=kind_of(r),
     )
 
 

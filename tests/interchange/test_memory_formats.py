@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -71,8 +72,8 @@ TERMS = [
 
 def test_csv_round_trip_with_quotes_and_line_breaks() -> None:
     text = export_glossary_csv(TERMS)
-    assert text.startswith("source,target\r\n")
-    assert parse_glossary_csv(text) == TERMS
+    assert text.startswith("source,target,kind\r\n")
+    assert parse_glossary_csv(text) == [replace(t, kind="preferred") for t in TERMS]
 
 
 def test_csv_with_bom_extra_columns_and_any_header_order() -> None:
@@ -90,7 +91,13 @@ def test_tbx_round_trip() -> None:
     assert 'xmlns="urn:iso:std:iso:30042:ed-2"' in text and 'type="TBX-Basic"' in text
     expected = [GlossaryTerm(source=t.source, target=t.target, srclang="en", tgtlang="fr") for t in TERMS]
     assert parse_tbx(text) == [
-        GlossaryTerm(source=" ".join(e.source.split()), target=" ".join(e.target.split()), srclang="en", tgtlang="fr")
+        GlossaryTerm(
+            source=" ".join(e.source.split()),
+            target=" ".join(e.target.split()),
+            srclang="en",
+            tgtlang="fr",
+            kind="preferred",
+        )
         for e in expected
     ]
 
@@ -115,3 +122,49 @@ def test_tbx_2008_martif_is_read() -> None:
     assert parse_tbx(text, srclang="fr")[0] == GlossaryTerm(
         source="fichier", target="file", srclang="fr", tgtlang="en-US"
     )
+
+
+KINDS = [
+    GlossaryTerm(source="e-mail", target="courriel", kind="preferred"),
+    GlossaryTerm(source="e-mail", target="mél", kind="forbidden"),
+    GlossaryTerm(source="Clippy", target="Clippy", kind="keep"),
+]
+
+
+def test_csv_round_trips_kinds_and_reads_their_other_names() -> None:
+    assert parse_glossary_csv(export_glossary_csv(KINDS)) == KINDS
+    text = "term,translation,Kind\r\nGit,Git,do not translate\r\nmail,mél,Deprecated\r\nfile,fichier,\r\n"
+    assert [t.kind for t in parse_glossary_csv(text)] == ["keep", "forbidden", None]
+    with pytest.raises(ValueError, match="kind 'banned' is not one of preferred, forbidden, keep"):
+        parse_glossary_csv("source,target,kind\r\nmail,mél,banned\r\n")
+
+
+def test_tbx_round_trips_kinds_as_administrative_status() -> None:
+    text = export_tbx(KINDS, srclang="en", tgtlang="fr")
+    assert text.count("deprecatedTerm-admn-sts") == 1 and text.count("preferredTerm-admn-sts") == 2
+    kinds = [(t.source, t.target, t.kind) for t in parse_tbx(text)]
+    # A term to keep is written as itself: its status says preferred, its identity says keep.
+    assert kinds == [
+        ("e-mail", "courriel", "preferred"),
+        ("e-mail", "mél", "forbidden"),
+        ("Clippy", "Clippy", "preferred"),
+    ]
+
+
+def test_tbx_2008_normative_authorization_is_a_kind() -> None:
+    text = """<?xml version="1.0" encoding="UTF-8"?>
+<martif type="TBX" xml:lang="en"><text><body>
+  <termEntry id="t1">
+   <langSet xml:lang="en"><tig><term>e-mail</term></tig></langSet>
+   <langSet xml:lang="fr">
+    <tig><term>courriel</term><termNote type="normativeAuthorization">preferredTerm</termNote></tig>
+    <ntig><termGrp><term>mél</term><termNote type="normativeAuthorization">deprecatedTerm</termNote></termGrp></ntig>
+    <tig><term>e-mail</term><termNote type="administrativeStatus">supersededTerm-admn-sts</termNote></tig>
+   </langSet>
+  </termEntry>
+</body></text></martif>"""
+    assert [(t.target, t.kind) for t in parse_tbx(text)] == [
+        ("courriel", "preferred"),
+        ("mél", "forbidden"),
+        ("e-mail", "forbidden"),
+    ]

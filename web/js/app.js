@@ -20,6 +20,7 @@ import { responses } from "./review.js";
 import { highlightBatch, refreshSegments, renderSegments, setupSegments } from "./segments.js";
 import { refreshScorecard, setupScorecard } from "./scorecard.js";
 import { setupSourceLanguage, showSourceLanguage } from "./sourcelang.js";
+import { setupAutoApprove, showAutoApprove } from "./autoapprove.js";
 import { clearStartForm, deleteSession, langTag, loadSessions, setupStartForm } from "./sessions.js";
 import { actions, state } from "./state.js";
 import { clearError, retryNow, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
@@ -199,7 +200,7 @@ async function startTranslation() {
   state.sources.set(/** @type {string} */ (draft.fileId), content);
   refreshDocument(draft.fileId ?? null, { source: true });
   // The language the server detected from the upload (the step's answer does not carry it).
-  api.session(sid).then((view) => sid === state.sessionId && showSourceLanguage(view), () => {});
+  api.session(sid).then((view) => sid === state.sessionId && (showSourceLanguage(view), showAutoApprove(view)), () => {});
   runLoop({ sessionId: sid, userInput });
 }
 
@@ -242,6 +243,7 @@ function enterSession(id, { title, files, messages, messageCount, messagesComple
   $("review-count").textContent = "";
   $("seglist").replaceChildren();
   showSourceLanguage(null);
+  showAutoApprove(null);
   renderTitle();
   renderFiles();
   renderProgress();
@@ -295,6 +297,7 @@ async function openSession(id) {
     queued: (data.queuedInputs || []).map(queuedText),
   });
   showSourceLanguage(data);
+  showAutoApprove(data);
   restore(data);
   refreshDocument(state.activeFileId, { source: true });
 }
@@ -324,6 +327,7 @@ function adoptView(view) {
   state.files = view.files || state.files;
   state.queued = (view.queuedInputs || []).map(queuedText);
   showSourceLanguage(view);
+  showAutoApprove(view);
   renderTimeline();
   renderQueued();
   renderFiles();
@@ -479,6 +483,42 @@ function applyStep(res, body) {
   }
 }
 
+/**
+ * "Approve all shown": the server approves the shown proposals QA has no warning on, as one verdict
+ * step; the cards left (and the next batch, when that step went on to the model) come back in its answer.
+ * @param {{status?: string, q?: string, minEstimate?: number}} filter
+ */
+async function approveShown(filter) {
+  const sid = state.sessionId;
+  const fileId = state.activeFileId;
+  if (state.busy || !sid || !fileId) return;
+  clearError();
+  const kept = store.get(`verdicts:${sid}`, null); // decisions not sent yet, on the cards left
+  setBusy(true);
+  try {
+    const res = await api.approveShown(sid, fileId, filter);
+    const note = `${res.approved} approved${res.skipped ? `, ${res.skipped} left for review (QA warnings)` : ""}.`;
+    setBusy(false);
+    if (!res.agentResponse) {
+      setStatus(res.approved || res.skipped ? note : "No proposal in review is shown.");
+      return;
+    }
+    const answer = /** @type {StepResponse} */ (/** @type {unknown} */ (res));
+    applyStep(answer, { sessionId: sid, copilotResponses: [] });
+    const ar = answer.agentResponse;
+    if (ar.copilotRequests.length) {
+      store.set(`verdicts:${sid}`, kept);
+      showBatch(ar.copilotRequests, { autoSend: false });
+    } else if (ar.actor === "agent") runLoop({ sessionId: sid });
+    else showIdle();
+    setStatus(note);
+  } catch (err) {
+    showError(err, null);
+  } finally {
+    if (state.busy && !state.controller) setBusy(false);
+  }
+}
+
 function sendVerdicts() {
   if (state.busy || !state.batch.length || state.batch.some((b) => !b.decision)) return;
   runLoop({ sessionId: /** @type {string} */ (state.sessionId), copilotResponses: responses(state.batch) });
@@ -607,6 +647,7 @@ function forgetSessions() {
 async function init() {
   Object.assign(actions, {
     sendVerdicts,
+    approveShown,
     refreshDocument: (/** @type {string | null} */ id) => refreshDocument(id),
     refreshMemory,
     openSession,
@@ -628,6 +669,7 @@ async function init() {
   setupDocument((show) => (show === "segments" ? highlightBatch() : show === "scorecard" && refreshScorecard()));
   setupScorecard();
   setupSegments();
+  setupAutoApprove();
   setupMemory();
   setupSourceLanguage();
   document.addEventListener("keydown", onKeydown);

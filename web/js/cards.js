@@ -95,6 +95,40 @@ export function relabelCards() {
   }
 }
 
+/** The proposal's quality estimate, what lowered it as the tooltip and below. @param {CopilotRequest} req */
+function estimateBadge(req) {
+  if (typeof req.estimate !== "number") return null;
+  const reasons = req.estimateReasons || [];
+  const band = req.estimate >= 85 ? "high" : req.estimate >= 60 ? "mid" : "low";
+  return h("span", {
+    class: `badge badge-estimate estimate-${band}`,
+    title: reasons.length ? `Lowered by: ${reasons.join("; ")}` : "Nothing lowered it",
+    "aria-label": `Quality estimate ${req.estimate} of 100${reasons.length ? `, lowered by ${reasons.join(", ")}` : ""}`,
+    text: `Estimate ${req.estimate}`,
+  });
+}
+
+/** @type {Record<string, (hit: import("./types.js").GlossaryHit) => [string, string]>} */
+const HIT_TEXT = {
+  preferred: (g) => (g.found ? ["ok", `«${g.term}» → «${g.expected}»`] : ["miss", `«${g.term}»: «${g.expected}» missing`]),
+  keep: (g) => (g.found ? ["ok", `«${g.term}» kept`] : ["miss", `«${g.term}» not kept as it is`]),
+  forbidden: (g) => (g.found ? ["miss", `«${g.expected}» used: forbidden for «${g.term}»`] : ["ok", `«${g.expected}» avoided`]),
+};
+
+/** The glossary's entries the source has, each kept, missing or (forbidden) used. @param {CopilotRequest} req */
+function glossaryHits(req) {
+  const hits = req.glossary || [];
+  if (!hits.length) return null;
+  return h(
+    "ul",
+    { class: "card-glossary", "aria-label": "Glossary" },
+    hits.map((g) => {
+      const [how, text] = (HIT_TEXT[g.kind] || HIT_TEXT.preferred)(g);
+      return h("li", { class: `glossary-hit glossary-${how}`, "data-kind": g.kind, text });
+    }),
+  );
+}
+
 /** @param {string} label @param {string} action @param {string} cls @param {string[]} keys @param {string} aria */
 const button = (label, action, cls, keys, aria) =>
   h("button", { type: "button", class: `button ${cls}`, "data-action": action, "aria-keyshortcuts": aria }, `${label} `, kbd(...keys));
@@ -126,10 +160,12 @@ function buildCard(item, index, total) {
       req.origin === "memory"
         ? h("span", { class: "badge badge-memory", title: "An identical source you approved before", text: `From memory ${num.format(req.match ?? 100)}%` })
         : null,
+      estimateBadge(req),
       h("span", { class: "card-where", text: whereOf(req) }),
       h("span", { class: "card-verdict", id: `${id}-verdict` }),
     ),
     warnings.length ? h("ul", { class: "card-warnings", "aria-label": "Warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
+    glossaryHits(req),
     h("ul", { class: "card-edit-warnings", "aria-label": "Warnings on your text", "aria-live": "polite", hidden: true }),
     h(
       "div",
@@ -216,7 +252,12 @@ function sourcePieces(text) {
 }
 
 /** A marked term's tooltip: its translation, or that it is kept as it is. @param {import("./glossary.js").Term} t */
-const termTitle = (t) => (isKeepTerm(t.source, t.target) ? `Glossary: keep ${t.source} as it is` : `Glossary: ${t.source} → ${t.target}`);
+const termTitle = (t) => {
+  const forbidden = state.glossary.filter((g) => g.kind === "forbidden" && g.source.trim().toLowerCase() === t.source.trim().toLowerCase());
+  const never = forbidden.length ? `; never ${forbidden.map((g) => g.target).join(", ")}` : "";
+  if (t.kind === "forbidden") return `Glossary: ${t.source}: never ${forbidden.map((g) => g.target).join(", ")}`;
+  return (isKeepTerm(t.source, t.target) || t.kind === "keep" ? `Glossary: keep ${t.source} as it is` : `Glossary: ${t.source} → ${t.target}`) + never;
+};
 
 /** Mark the glossary's terms again in every card's source (the glossary changed). */
 export function remarkTerms() {

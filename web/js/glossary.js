@@ -3,7 +3,7 @@
 // where their terms occur (case-insensitive, whole words), and terms to keep ("Clippy → Clippy") in
 // the cards' warnings, without the DOM.
 
-/** @typedef {{source: string, target: string, languages?: string}} Term */
+/** @typedef {{source: string, target: string, languages?: string, kind?: string}} Term */
 /** @typedef {{text: string, term: Term | null}} Piece */
 
 /** Whether an entry for `languages` ("auto>french") applies to a session into `language` ("French"). @param {string | undefined} languages @param {string | null} language */
@@ -24,7 +24,10 @@ const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  * @param {string} text @param {Term[]} terms @returns {Piece[]}
  */
 export function glossaryPieces(text, terms) {
-  const usable = terms.filter((t) => t.source && t.source.trim()).sort((a, b) => b.source.length - a.source.length);
+  // Longer terms first; of one term, its preferred (or kept) entry before its forbidden translations.
+  const usable = terms
+    .filter((t) => t.source && t.source.trim())
+    .sort((a, b) => b.source.length - a.source.length || Number(a.kind === "forbidden") - Number(b.kind === "forbidden"));
   if (!text || !usable.length) return text ? [{ text, term: null }] : [];
   /** @type {Map<string, Term>} */
   const byKey = new Map();

@@ -248,7 +248,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     session: (id) => request("GET", s(id)),
     /** @param {string} id @param {string | null} [cursor] */
     messages: (id, cursor) => request("GET", `${s(id)}/messages${query({ limit: 500, cursor })}`),
-    /** Change a session's settings (`sourceLanguage`, a BCP 47 tag). @param {string} id @param {{sourceLanguage?: string}} body @returns {Promise<SessionView>} */
+    /** Change a session's settings (`sourceLanguage`, a BCP 47 tag; `autoApprove`). @param {string} id @param {{sourceLanguage?: string, autoApprove?: {minEstimate: number} | null}} body @returns {Promise<SessionView>} */
     updateSession: (id, body) => request("PATCH", s(id), { body }),
     /** @param {string} id */
     deleteSession: (id) => request("DELETE", s(id)),
@@ -271,6 +271,12 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
      */
     revise: (id, fileId, start, body) => request("PUT", `${f(id, fileId)}/segments/${start}`, { body }),
     /**
+     * Approve every pending proposal the filter shows whose QA is clean, as one verdict step.
+     * @param {string} id @param {string} fileId @param {{status?: string, q?: string, minEstimate?: number}} filter
+     * @returns {Promise<{approved: number, skipped: number} & Partial<StepResponse>>}
+     */
+    approveShown: (id, fileId, filter) => request("POST", `${f(id, fileId)}/approve`, { body: { filter } }),
+    /**
      * The quality checks on a translation the human wrote. @param {string} id @param {string} fileId
      * @param {{source: string, translated_string: string}} body @returns {Promise<{warnings: Warning[]}>}
      */
@@ -287,9 +293,9 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     auditPath: (id, fileId) => `${f(id, fileId)}/audit${query({ format: "csv" })}`,
     download,
     memory: () => request("GET", "memory"),
-    /** @param {{source: string, target: string, languages?: string}} entry */
+    /** @param {{source: string, target: string, kind?: string, languages?: string}} entry */
     addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
-    /** @param {string} entryId @param {{source?: string, target?: string, text?: string, languages?: string}} body */
+    /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body */
     updateMemory: (entryId, body) => request("PUT", `memory/${enc(entryId)}`, { body }),
     /** @param {string} entryId */
     deleteMemory: (entryId) => request("DELETE", `memory/${enc(entryId)}`),

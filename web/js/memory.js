@@ -37,14 +37,17 @@ export async function refreshMemory() {
   }
 }
 
-/** @param {{id: string, origin: string, languages: string, source?: string, target?: string, text?: string}} entry @param {string} label @param {any} text */
+/** @type {Record<string, string>} how the list names a glossary entry's kind (a preferred one goes unsaid) */
+const KIND_LABEL = { forbidden: "never use", keep: "do not translate" };
+
+/** @param {{id: string, origin: string, languages: string, kind?: string, source?: string, target?: string, text?: string}} entry @param {string} label @param {any} text */
 function memoryItem(entry, label, text) {
   const origin = originLabel(entry.target != null ? "glossary" : "style", entry.origin);
   const item = h(
     "li",
     { class: "memory-item", "data-entry-id": entry.id, "data-origin": entry.origin },
     h("span", { class: "memory-text" }, text),
-    h("span", { class: "memory-meta", text: `${languagesLabel(entry.languages)} · ${origin}` }),
+    h("span", { class: "memory-meta", text: [languagesLabel(entry.languages), KIND_LABEL[entry.kind || ""], origin].filter(Boolean).join(" · ") }),
     h("button", {
       type: "button",
       class: "button button-quiet button-small memory-edit",
@@ -65,7 +68,7 @@ function memoryItem(entry, label, text) {
 
 /**
  * The entry's inline editor in place of its text: Enter saves, Esc cancels.
- * @param {HTMLElement} item @param {{id: string, source?: string, target?: string, text?: string}} entry @param {string} label
+ * @param {HTMLElement} item @param {{id: string, source?: string, target?: string, kind?: string, text?: string}} entry @param {string} label
  */
 function openEditor(item, entry, label) {
   const glossary = entry.target != null;
@@ -74,10 +77,21 @@ function openEditor(item, entry, label) {
   const fields = glossary
     ? [field("memory-edit-source", entry.source || "", "Term"), field("memory-edit-target", entry.target || "", "Translation")]
     : [field("memory-edit-text", entry.text || "", "Style note")];
+  const kind = /** @type {HTMLSelectElement} */ (
+    h(
+      "select",
+      { class: "memory-edit-kind", "aria-label": "Kind" },
+      h("option", { value: "preferred", text: "Use it" }),
+      h("option", { value: "forbidden", text: "Never use it" }),
+      h("option", { value: "keep", text: "Keep the term" }),
+    )
+  );
+  kind.value = entry.kind || "preferred";
   const form = h(
     "form",
     { class: "memory-edit-form", "aria-label": `Edit ${label}` },
     ...fields,
+    glossary ? kind : null,
     h("button", { type: "submit", class: "button button-primary button-small", text: "Save" }),
     h("button", { type: "button", class: "button button-quiet button-small memory-edit-cancel", text: "Cancel" }),
   );
@@ -104,7 +118,7 @@ function openEditor(item, entry, label) {
       showError(glossary ? "Give the term and its translation." : "The note cannot be empty.");
       return;
     }
-    const body = glossary ? { source: values[0], target: values[1] } : { text: values[0] };
+    const body = glossary ? { source: values[0], target: values[1], kind: kind.value } : { text: values[0] };
     try {
       await api.updateMemory(entry.id, body);
       $("memory-error").hidden = true;
@@ -128,7 +142,9 @@ function renderMemory(data) {
     ...glossary.map((e) =>
       memoryItem(e, `the term “${e.source}”`, [
         h("span", { class: "memory-source", text: e.source }),
-        h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
+        e.kind === "forbidden"
+          ? h("span", { class: "memory-arrow", "aria-label": "never translated as", text: " ≠ " })
+          : h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
         h("span", { class: "memory-target", lang: state.lang, text: e.target }),
       ]),
     ),
@@ -214,8 +230,9 @@ export function setupMemory() {
       $(source ? "memory-target" : "memory-source").focus();
       return;
     }
-    /** @type {{source: string, target: string, languages?: string}} */
-    const entry = { source, target };
+    const kind = /** @type {HTMLSelectElement} */ ($("memory-kind")).value || "preferred";
+    /** @type {{source: string, target: string, kind: string, languages?: string}} */
+    const entry = { source, target, kind };
     const language = languageFromTitle(state.title);
     if (language) entry.languages = `auto>${language}`;
     $("memory-add-button").disabled = true;
@@ -223,6 +240,7 @@ export function setupMemory() {
       await api.addGlossary(entry);
       $("memory-source").value = "";
       $("memory-target").value = "";
+      /** @type {HTMLSelectElement} */ ($("memory-kind")).value = "preferred";
       $("memory-error").hidden = true;
       $("memory-source").focus();
       await refreshMemory();

@@ -8,7 +8,7 @@ import { focusCard } from "./cards.js";
 import { $, autosize, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
 import { showInSource } from "./preview.js";
-import { filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
+import { estimateBand, estimateBounds, filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { actions, state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
@@ -56,8 +56,13 @@ function batchIndex(seg) {
 
 export function renderSegments() {
   const all = shown();
-  const filter = { status: $("seg-status").value, q: $("seg-search").value };
+  const filter = { status: $("seg-status").value, q: $("seg-search").value, ...estimateBounds($("seg-estimate").value), sort: $("seg-sort").value };
   const list = filterSegments(all, filter);
+  // The server approves what QA has no warning on: count those, as the cards show their warnings.
+  const clean = (/** @type {Segment} */ s) => !state.batch.some((b) => b.req.start === s.start && b.req.tool.name !== "Revise" && b.warnings.length);
+  const approvable = list.filter((s) => s.status === "pending" && clean(s)).length;
+  $("seg-approve-shown").hidden = !approvable || !state.segments.server || filter.maxEstimate != null;
+  $("seg-approve-shown").textContent = `Approve all shown (${num.format(approvable)})`;
   const p = segmentProgress(all);
   // Characters as the server counts them (the whole file, layout included), units from the list.
   const file = state.files.find((f) => f.fileId === state.activeFileId);
@@ -97,6 +102,14 @@ function row(seg, n, position) {
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
     h("span", { class: "seg-src", text: shorten(seg.source) }),
     h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(seg.target) : "" }),
+    h(
+      "span",
+      { class: "seg-meta" },
+      seg.estimate != null
+        ? h("span", { class: `seg-estimate estimate-${estimateBand(seg.estimate)}`, title: "Quality estimate (0–100)", text: String(seg.estimate) })
+        : null,
+      seg.auto ? h("span", { class: "seg-auto", title: "Approved without a review (auto-approve)", text: "auto" }) : null,
+    ),
   );
   el.addEventListener("click", (e) => {
     if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history")) return;
@@ -307,6 +320,17 @@ export function setupSegments() {
     }
   });
   $("seg-status").addEventListener("change", renderSegments);
+  $("seg-estimate").addEventListener("change", renderSegments);
+  $("seg-sort").addEventListener("change", renderSegments);
+  $("seg-approve-shown").addEventListener("click", () => {
+    const bounds = estimateBounds($("seg-estimate").value);
+    /** @type {{status?: string, q?: string, minEstimate?: number}} */
+    const filter = {};
+    if ($("seg-status").value) filter.status = $("seg-status").value;
+    if ($("seg-search").value.trim()) filter.q = $("seg-search").value.trim();
+    if (bounds.minEstimate != null) filter.minEstimate = bounds.minEstimate;
+    actions.approveShown(filter);
+  });
   $("seglist").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
     const rowEl = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (e.target).closest(".seg"));
     if (!rowEl || /** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history")) return;

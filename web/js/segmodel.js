@@ -112,7 +112,7 @@ export function withPending(segments, pending) {
       if (start > pos) rest(pos, start);
       if (!placed.has(r)) {
         placed.add(r);
-        out.push({ id: seg.id, start, end, source: r.src_string, target: r.translate_string, status: "pending", origin: r.origin ?? null, updatedAt: null });
+        out.push({ id: seg.id, start, end, source: r.src_string, target: r.translate_string, status: "pending", origin: r.origin ?? null, updatedAt: null, estimate: r.estimate ?? null });
       }
       pos = Math.max(pos, Math.min(end, seg.end));
     }
@@ -154,15 +154,40 @@ export async function loadSegments(api, sessionId, fileId, { limit = 500, maxPag
 /**
  * The segments a filter and a search leave (search in source and target, case-insensitive).
  * @param {Segment[]} segments
- * @param {{status?: string, q?: string}} filter
+ * @param {{status?: string, q?: string, minEstimate?: number | null, maxEstimate?: number | null, sort?: string}} filter
  */
-export function filterSegments(segments, { status = "", q = "" }) {
+export function filterSegments(segments, { status = "", q = "", minEstimate = null, maxEstimate = null, sort = "position" }) {
   const needle = q.trim().toLocaleLowerCase();
-  return segments.filter((s) => {
+  const kept = segments.filter((s) => {
     if (status === "written" ? !isWritten(s.status) : status && s.status !== status) return false;
+    const e = s.estimate ?? null;
+    if (minEstimate != null && (e == null || e < minEstimate)) return false;
+    if (maxEstimate != null && (e == null || e > maxEstimate)) return false;
     if (!needle) return true;
     return s.source.toLocaleLowerCase().includes(needle) || (s.target || "").toLocaleLowerCase().includes(needle);
   });
+  if (sort !== "estimate") return kept;
+  // The riskiest first (as `?sort=estimate`): the lowest estimate, then source order; none last.
+  const key = (/** @type {Segment} */ s) => (s.estimate == null ? 1000 : s.estimate);
+  return kept.map((s, i) => ({ s, i })).sort((a, b) => key(a.s) - key(b.s) || a.i - b.i).map((x) => x.s);
+}
+
+/**
+ * The estimate's band, for its colour: `high` (85+), `mid` (60–84), `low`.
+ * @param {number} estimate
+ */
+export function estimateBand(estimate) {
+  return estimate >= 85 ? "high" : estimate >= 60 ? "mid" : "low";
+}
+
+/**
+ * The estimate select's value as filter bounds: "90" → at least 90; "low" → under 50.
+ * @param {string} value @returns {{minEstimate: number | null, maxEstimate: number | null}}
+ */
+export function estimateBounds(value) {
+  if (value === "low") return { minEstimate: null, maxEstimate: 49 };
+  const n = Number.parseInt(value, 10);
+  return { minEstimate: Number.isFinite(n) ? n : null, maxEstimate: null };
 }
 
 /**

@@ -47,7 +47,7 @@ export const state = {
   /** @type {{body: import("./types.js").NextBody, key: string} | null} what Continue sends after Stop */
   stoppedCall: null,
   loadToken: 0,
-  /** @type {{source: string, target: string, languages?: string}[]} the owner's glossary for this session's language */
+  /** @type {{source: string, target: string, languages?: string, kind?: string}[]} the owner's glossary for this session's language */
   glossary: [],
   /** @type {{segments: Segment[], server: boolean, fileId: string | null}} the workbench list */
   segments: { segments: [], server: true, fileId: null },
@@ -57,6 +57,8 @@ export const state = {
 export const actions = {
   /** Send the decided batch. */
   sendVerdicts: () => {},
+  /** Approve the shown proposals QA has no warning on. @param {{status?: string, q?: string, minEstimate?: number}} _filter */
+  approveShown: (_filter) => {},
   /** Re-read a file's preview and segments. @param {string | null} _fileId */
   refreshDocument: (_fileId) => {},
   /** Re-read the memory panel. */

@@ -17,7 +17,11 @@
  * @property {number} [match]
  * @property {Warning[]} [warnings]
  * @property {Reference[]} [references] similar units from the translation memory
+ * @property {GlossaryHit[]} [glossary] the glossary's entries whose term the source has
+ * @property {number | null} [estimate] the quality estimate, 0–100
+ * @property {string[]} [estimateReasons] what lowered it
  *
+ * @typedef {{term: string, kind: "preferred" | "forbidden" | "keep", expected: string, found: boolean}} GlossaryHit
  * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference
  * @typedef {"approve" | "refined" | "reject"} Verdict
  * @typedef {{category: string, severity: string}} MqmIssue an MQM Core error type and "minor", "major" or "critical"
@@ -50,6 +54,7 @@
  * @property {string} [updatedAt]
  * @property {string | null} [sourceLanguage] BCP 47; null while not known (absent on older servers)
  * @property {string | null} [targetLanguage] BCP 47, or null
+ * @property {{minEstimate: number} | null} [autoApprove] the session's routing, null when off
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment
@@ -78,6 +83,8 @@
  * @property {boolean} passed
  * @property {"pass" | "fail"} result
  * @property {PostEdit} postEdit
+ * @property {number | null} [estimate] the quality estimate of its proposal
+ * @property {boolean} [auto] approved by the session's routing, without a card
  * @typedef {{segments: Segment[], nextCursor: string | null}} SegmentPage
  * @typedef {{status?: string, q?: string, cursor?: string | null, limit?: number}} SegmentQuery
  * @typedef {{added: number, updated: number, skipped: number}} ImportResult

@@ -191,14 +191,15 @@ async def test_the_audit_trail_of_every_written_unit(storage: Storage) -> None:
     api, script, sid, fid = await reviewed(storage)
     page = await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments")
     by_start = {s["start"]: s for s in page["segments"]}
-    assert events(by_start[0]) == [("approved", LOCAL_USER, "model", None, None)]
-    assert events(by_start[DOC.index("The cat")]) == [("refined", LOCAL_USER, "model", "minor", None)]
+    # A model proposal with no QA finding and no memory match is estimated 90 (agent_core.estimate_quality).
+    assert events(by_start[0]) == [("approved", LOCAL_USER, "model", None, 90)]
+    assert events(by_start[DOC.index("The cat")]) == [("refined", LOCAL_USER, "model", "minor", 90)]
     assert events(by_start[DOG]) == [
         ("rejected", LOCAL_USER, None, "major", None),
-        ("approved", LOCAL_USER, "model", None, None),
+        ("approved", LOCAL_USER, "model", None, 90),
     ]
     assert events(by_start[BIRDS]) == [
-        ("approved", LOCAL_USER, "model", None, None),
+        ("approved", LOCAL_USER, "model", None, 90),
         ("revised", LOCAL_USER, "human", "minor", None),
     ]
     for segment in page["segments"]:
@@ -227,7 +228,7 @@ async def test_the_audit_trail_of_every_written_unit(storage: Storage) -> None:
     assert memory["origin"] == "memory" and len(script.seen) == asked
     await api.until_user(sid2, copilotResponses=[{"tool": tool(memory), "status": "approve"}])
     [unit] = (await api.ok("GET", f"/api/sessions/{sid2}/files/{fid2}/segments"))["segments"]
-    assert events(unit) == [("approved", LOCAL_USER, "memory", None, None)]
+    assert events(unit) == [("approved", LOCAL_USER, "memory", None, 100)]
 
 
 async def test_the_post_edit_distance_per_file_and_session(storage: Storage) -> None:

@@ -2,8 +2,9 @@
 
 `AGENT_MODELS=python:tests.browser.flaky_model:flaky_model,pseudo` offers it first (the default) and the
 offline model second. It decides as the pseudo model does, except that a session translating into Polish
-is refused for good (401, as a rejected key is) and one into French is throttled once (429 with a
-Retry-After of `FLAKY_RETRY_SECONDS`), then served. The server process holds the count.
+is refused for good (401, as a rejected key is), one into French is throttled once (429 with a
+Retry-After of `FLAKY_RETRY_SECONDS`), then served, and one into Spanish says it is done without
+translating anything (the silent finish a reviewer must be told of). The server process holds the count.
 """
 
 from __future__ import annotations
@@ -42,7 +43,10 @@ def _fail_for(language: str) -> None:
 
 
 async def _whole(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    _fail_for(_language(messages))
+    language = _language(messages)
+    _fail_for(language)
+    if language == "Spanish":
+        return ModelResponse(parts=[TextPart("The translation is complete.")], model_name="flaky")
     return await PseudoModel().request(messages, None, ModelRequestParameters())
 
 

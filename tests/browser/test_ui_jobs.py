@@ -41,6 +41,7 @@ NEW_BATCH_OR_DONE = """(seen) => {
   return ids.length > 0 && ids.some(id => !seen.includes(id));
 }"""
 
+LANGUAGES = {"de": "German", "fr": "French", "pl": "Polish"}
 LANGUAGE_STATES = """() => Object.fromEntries([...document.querySelectorAll('#job-languages .job-lang')]
   .map(li => [li.dataset.lang, li.dataset.state]))"""
 
@@ -91,7 +92,13 @@ def test_a_job_for_three_languages(server: str, page: Page) -> None:
     page.click("#add-lang")
     page.keyboard.type("pl")
     assert page.locator("#more-langs input").count() == 2
+    page.fill("#instructions", "Formal tone.")
+    # Analyze estimates every language (the first one's matches, the estimates added up).
+    page.click("#analyze")
+    page.wait_for_selector("#start-analysis:visible")
+    assert page.inner_text("#analysis-estimate").startswith("3 languages, a session each. Estimate with pseudo")
     page.screenshot(path=str(SHOTS / "job-start.png"))
+    page.focus("#more-langs li:last-child input")
     page.keyboard.press("Control+Enter")
 
     # The job view: three languages, each prepared up to its first proposals, none written yet.
@@ -114,6 +121,10 @@ def test_a_job_for_three_languages(server: str, page: Page) -> None:
     assert "German (de)" in german.inner_text() and "Running" in german.inner_text()
     assert "tokens (a free model)" in german.inner_text(), "the pseudo model is priced at nothing: tokens"
     assert page.inner_text("#job-heading") == "guide.md → German, French, Polish"
+    for tag in ("de", "fr", "pl"):  # the instructions went to every language, after its task
+        messages = get_json(f"{server}api/sessions/{job['languages'][tag]['sessionId']}")["messages"]
+        prompts = [p["content"] for m in messages for p in m["parts"] if p["part_kind"] == "user-prompt"]
+        assert prompts[:2] == [f"Translate guide.md into {LANGUAGES[tag]}.", "Instructions: Formal tone."], prompts
     page.screenshot(path=str(SHOTS / "job.png"))
 
     # Open German: its proposals are there; approve everything with the keyboard.
@@ -140,9 +151,14 @@ def test_a_job_for_three_languages(server: str, page: Page) -> None:
     page.reload()
     page.wait_for_selector("body[data-phase=job]")
     page.wait_for_function(f"() => ({LANGUAGE_STATES})().de === 'complete'")
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.screenshot(path=str(SHOTS / "job-narrow.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 800})
     page.click("#home-link")
     page.wait_for_selector(f"#job-list [data-job-id='{job_id}']")
     assert "guide.md → German, French, Polish" in page.inner_text("#job-list")
+    page.wait_for_function("() => document.querySelector('#session-list').dataset.loaded === 'true'")
+    assert page.locator("#session-list .session-item").count() == 3, "the analysis's draft session is gone"
     page.screenshot(path=str(SHOTS / "job-home.png"))
     page.click(f"#job-list [data-job-id='{job_id}'] a")
     page.wait_for_selector("body[data-phase=job]")
@@ -168,7 +184,8 @@ FLAKY = "python:tests.browser.flaky_model:flaky_model"
 
 @pytest.fixture(scope="module")
 def flaky_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The service with a provider that refuses Polish and throttles French once (8 s), and the pseudo model."""
+    """The service with a provider that refuses Polish, throttles French once (8 s) and leaves Spanish
+    untranslated, and the pseudo model."""
     env = {**SMALL_SCREENS, "AGENT_MODEL": FLAKY, "AGENT_MODELS": f"{FLAKY},pseudo", "FLAKY_RETRY_SECONDS": "8"}
     with running_service(tmp_path_factory.mktemp("flaky"), free_port(), env) as base:
         yield base
@@ -233,3 +250,21 @@ def test_a_waiting_and_a_failed_language(flaky_server: str) -> None:
         page.wait_for_function(
             f"() => JSON.stringify(({LANGUAGE_STATES})()) === JSON.stringify({{fr: 'running', pl: 'running'}})"
         )
+
+
+def test_a_loop_that_ends_with_segments_left_says_so(flaky_server: str) -> None:
+    """The model says it is done having translated nothing: the review screen says how many segments are
+    not translated yet, and its button asks the agent for them."""
+    files = [{"name": "notes.md", "content": "# Notes\n\nShort text.\n\nThe end.\n"}]
+    created = _post_json(f"{flaky_server}api/jobs", {"files": files, "targetLanguages": ["es"]})
+    with chromium_page() as page:
+        page.goto(f"{flaky_server}#{created['sessions']['es']}")
+        page.wait_for_selector("#continue:visible")
+        assert page.locator("#hold").is_hidden(), "the agent has the turn: nothing to say yet"
+        page.click("#continue")
+        page.wait_for_selector("#hold[data-kind=left]")
+        assert "3 segments are not translated yet." in page.inner_text("#hold")
+        page.screenshot(path=str(SHOTS / "review-segments-left.png"))
+        page.click("#hold-ask")
+        page.wait_for_function("() => /3 segments not translated/.test(document.body.textContent)")
+        page.wait_for_selector("#hold[data-kind=left]")

@@ -7,7 +7,7 @@ import { totalEstimate } from "../../web/js/analysis.js";
 import { StepClient, delay } from "../../web/js/client.js";
 import { createApi } from "../../web/js/http.js";
 import {
-  forgetJob, jobOf, jobSummary, languageLabel, leftText, prepareLanguages, preparationText, progressLine, rememberedJobs,
+  firstInput, firstInputSent, forgetJob, jobOf, jobSummary, languageLabel, leftText, prepareLanguages, preparationText, progressLine, rememberedJobs,
   rememberJob, secondsUntil, sessionNote, spendLine, splitLanguages, stateLine, waitText,
 } from "../../web/js/jobmodel.js";
 import { FakeJobsApi } from "./fake_jobs.mjs";
@@ -211,4 +211,27 @@ test("the estimate of several languages is added up; one without a price leaves 
   const e = (usd) => ({ modelRequests: 2, inputTokens: 1000, outputTokens: 200, usd, model: "m" });
   assert.deepEqual(totalEstimate([e(0.01), e(0.02), e(0.0301)]), { modelRequests: 6, inputTokens: 3000, outputTokens: 600, usd: 0.0601, model: "m" });
   assert.equal(totalEstimate([e(0.01), e(null)]).usd, null);
+});
+
+test("a job's instructions are each language's first input, given once", async () => {
+  const { fake, api, client } = setup();
+  const store = memoryStore();
+  const created = await api.createJob({ files: [{ name: "doc.md", content: fake.document }], targetLanguages: ["de", "fr"] });
+  rememberJob(store, { id: created.id, name: "doc.md", languages: ["German", "French"], createdAt: "2026-12-05T01:00:00Z" }, created.sessions, {
+    instructions: "Formal tone.",
+  });
+  assert.equal(firstInput(store, created.sessions.de), "Instructions: Formal tone.");
+  const job = await api.job(created.id);
+  const out = await prepareLanguages(client, job, { input: (sid) => firstInput(store, sid), onSent: (sid) => firstInputSent(store, sid) });
+  assert.deepEqual(out.map((p) => p.kind), ["ready", "ready"]);
+  const inputs = fake.requests.filter((r) => r.path === "next").map((r) => [r.body.sessionId, r.body.userInput]);
+  assert.deepEqual(inputs, [
+    [created.sessions.de, "Instructions: Formal tone."],
+    [created.sessions.fr, "Instructions: Formal tone."],
+  ]);
+  assert.equal(firstInput(store, created.sessions.de), null, "given once");
+  await prepareLanguages(client, await api.job(created.id), { input: (sid) => firstInput(store, sid) });
+  assert.equal(fake.requests.filter((r) => r.path === "next").length, 2, "prepared again: nothing sent");
+  rememberJob(store, { id: "j_9", name: "x.md", languages: ["German"], createdAt: "2026-12-05T01:00:00Z" }, { de: "s_9" });
+  assert.equal(firstInput(store, "s_9"), null, "no instructions, no first input");
 });

@@ -27,7 +27,7 @@ import { appendNotice, appendTimeline, loadFullHistory, renderTimeline } from ".
 import { totalEstimate } from "./analysis.js";
 import { clearHold, setupHold, showHold } from "./hold.js";
 import { createJob, hashJob, leaveJob, openedFromJob, renderJobList, setupJobs, showJob, showJobLink, shownJob } from "./jobs.js";
-import { secondsUntil } from "./jobmodel.js";
+import { firstInput, firstInputSent, secondsUntil } from "./jobmodel.js";
 import { formLanguages, setupLanguages } from "./startlangs.js";
 
 /** @typedef {import("./types.js").NextBody} NextBody */
@@ -634,7 +634,8 @@ async function startJob() {
   clearError();
   setBusy(true);
   setStatus(`Creating a session for each of ${languages.length} languages…`, { spinner: true });
-  const id = await createJob({ name, content, languages, tags: languages.map(langTag), model: model || undefined }).finally(() => {
+  const instructions = $("instructions").value.trim();
+  const id = await createJob({ name, content, languages, tags: languages.map(langTag), model: model || undefined, instructions }).finally(() => {
     setBusy(false);
     setStatus("");
   });
@@ -666,7 +667,14 @@ function goOnFromStanding(data, fromJob) {
     return;
   }
   showHold(data);
-  if (fromJob && data.state === "running" && !pending && state.actor === "agent") resume();
+  if (data.state !== "running" || pending || state.actor !== "agent") return;
+  // A job's language still to be given the reviewer's instructions starts with them; one opened
+  // from its job starts by itself.
+  const input = firstInput(store, data.id);
+  if (input) {
+    firstInputSent(store, data.id);
+    runLoop({ sessionId: data.id, userInput: input });
+  } else if (fromJob) resume();
 }
 
 /** Re-read the session and say where it stands (failed, segments left) when it says so. */
@@ -695,7 +703,7 @@ function afterSignIn() {
 function forgetSessions() {
   try {
     const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i));
-    for (const key of keys) if (key && /^(title|verdicts):/.test(key)) localStorage.removeItem(key);
+    for (const key of keys) if (key && /^(title|verdicts|job|jobInput):|^jobs$/.test(key)) localStorage.removeItem(key);
   } catch {
     /* storage disabled: nothing was kept */
   }

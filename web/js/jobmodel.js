@@ -143,14 +143,30 @@ export function rememberedJobs(store) {
 }
 
 /**
- * Remember a job (its name, languages and sessions), and the job of each of its sessions.
+ * Remember a job (its name, languages and sessions), the job of each of its sessions, and the
+ * reviewer's instructions each session is still to be given (a job's task carries none).
  * @param {Store} store
  * @param {RememberedJob} job
  * @param {Record<string, string>} sessions
+ * @param {{instructions?: string}} [opts]
  */
-export function rememberJob(store, job, sessions) {
+export function rememberJob(store, job, sessions, { instructions = "" } = {}) {
   store.set(JOBS, [job, ...rememberedJobs(store).filter((j) => j.id !== job.id)].slice(0, KEEP));
-  for (const sid of Object.values(sessions)) store.set(`job:${sid}`, job.id);
+  for (const sid of Object.values(sessions)) {
+    store.set(`job:${sid}`, job.id);
+    if (instructions) store.set(`jobInput:${sid}`, `Instructions: ${instructions}`);
+  }
+}
+
+/** The input a job's session is still to be given first (the instructions), or null. @param {Store} store @param {string} sessionId @returns {string | null} */
+export function firstInput(store, sessionId) {
+  const text = store.get(`jobInput:${sessionId}`);
+  return typeof text === "string" && text ? text : null;
+}
+
+/** The first input was given. @param {Store} store @param {string} sessionId */
+export function firstInputSent(store, sessionId) {
+  store.set(`jobInput:${sessionId}`, null);
 }
 
 /** The job a session belongs to, when this browser started it. @param {Store} store @param {string} sessionId @returns {string | null} */
@@ -162,7 +178,10 @@ export function jobOf(store, sessionId) {
 /** Forget a job (gone from the server). @param {Store} store @param {string} id @param {string[]} [sessionIds] */
 export function forgetJob(store, id, sessionIds = []) {
   store.set(JOBS, rememberedJobs(store).filter((j) => j.id !== id));
-  for (const sid of sessionIds) store.set(`job:${sid}`, null);
+  for (const sid of sessionIds) {
+    store.set(`job:${sid}`, null);
+    store.set(`jobInput:${sid}`, null);
+  }
 }
 
 /* ---------- preparing the languages ---------- */
@@ -177,13 +196,14 @@ export function forgetJob(store, id, sessionIds = []) {
 /**
  * Drive each language that is running or waiting up to its first review, all at once, so the reviewer
  * finds proposals waiting (a language whose provider waits goes on after its wait). Languages whose
- * session already has proposals cost no model request (the client reads the session first).
+ * session already has proposals cost no model request (the client reads the session first). A language
+ * with an input still to give (`input`: the reviewer's instructions) starts with it; `onSent` hears it went.
  * @param {StepClient} client
  * @param {JobView} job
- * @param {{signal?: AbortSignal, now?: number, onLanguage?: (p: Preparation) => void}} [opts]
+ * @param {{signal?: AbortSignal, now?: number, onLanguage?: (p: Preparation) => void, input?: (sessionId: string) => string | null, onSent?: (sessionId: string) => void}} [opts]
  * @returns {Promise<Preparation[]>}
  */
-export async function prepareLanguages(client, job, { signal, now = Date.now(), onLanguage = () => {} } = {}) {
+export async function prepareLanguages(client, job, { signal, now = Date.now(), onLanguage = () => {}, input = () => null, onSent = () => {} } = {}) {
   const todo = jobLanguages(job).filter((l) => l.state === "running" || l.state === "waiting");
   return Promise.all(
     todo.map(async (lang) => {
@@ -205,10 +225,13 @@ export async function prepareLanguages(client, job, { signal, now = Date.now(), 
           ),
       };
       try {
-        const out =
-          lang.state === "waiting"
+        const first = input(lang.sessionId);
+        const out = first
+          ? await client.drive({ sessionId: lang.sessionId, userInput: first }, hooks)
+          : lang.state === "waiting"
             ? await client.waitThenResume(lang.sessionId, secondsUntil(lang.retryAt, now), hooks)
             : await client.resume(lang.sessionId, null, hooks);
+        if (first && out.kind !== "stopped") onSent(lang.sessionId);
         if (out.kind === "review") return say({ kind: "ready", count: out.requests.length });
         return say({ kind: out.kind === "stopped" ? "stopped" : "idle" });
       } catch (err) {

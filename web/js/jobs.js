@@ -7,7 +7,7 @@
 import { api } from "./api.js";
 import { $, h, store } from "./dom.js";
 import {
-  forgetJob, jobLanguages, jobOf, jobSummary, languageLabel, languageName, prepareLanguages, preparationText, progressLine,
+  firstInput, firstInputSent, forgetJob, jobLanguages, jobOf, jobSummary, languageLabel, languageName, prepareLanguages, preparationText, progressLine,
   rememberedJobs, rememberJob, spendLine, stateLine,
 } from "./jobmodel.js";
 import { relativeTime } from "./sessions.js";
@@ -148,6 +148,8 @@ async function prepare(job, token) {
   setStatus("Preparing each language's first proposals…", { spinner: true });
   await prepareLanguages(client, job, {
     signal: controller.signal,
+    input: (sid) => firstInput(store, sid),
+    onSent: (sid) => firstInputSent(store, sid),
     onLanguage: (p) => {
       if (token !== shown.token) return;
       shown.prep.set(p.tag, p);
@@ -257,16 +259,17 @@ export function renderJobList() {
 /**
  * Create a job of the form's file for `languages` (names or tags) and remember it; null, with the
  * error shown, when the server refused.
- * @param {{name: string, content: string, languages: string[], tags: (string | null)[], model?: string}} form
+ * @param {{name: string, content: string, languages: string[], tags: (string | null)[], model?: string, instructions?: string}} form
  * @returns {Promise<string | null>} the job's id
  */
-export async function createJob({ name, content, languages, tags, model }) {
+export async function createJob({ name, content, languages, tags, model, instructions = "" }) {
   try {
     const targetLanguages = languages.map((l, i) => tags[i] ?? l);
     const created = await api.createJob({ files: [{ name, content }], targetLanguages, ...(model ? { model } : {}) });
     // Named as the server understood them ("pl" → "Polish"), in its order.
     const named = Object.keys(created.sessions).map(languageName);
-    rememberJob(store, { id: created.id, name, languages: named, createdAt: new Date().toISOString() }, created.sessions);
+    const job = { id: created.id, name, languages: named, createdAt: new Date().toISOString() };
+    rememberJob(store, job, created.sessions, { instructions });
     return created.id;
   } catch (err) {
     const e = /** @type {any} */ (err);

@@ -213,7 +213,6 @@ def test_a_waiting_and_a_failed_language(flaky_server: str) -> None:
         page.wait_for_function("() => document.querySelectorAll('#job-languages .job-lang').length === 2")
         assert page.inner_text("#job-heading") == "Job → French, Polish"
         polish = page.locator("#job-languages .job-lang[data-lang=pl]")
-        french = page.locator("#job-languages .job-lang[data-lang=fr]")
         page.wait_for_selector("#job-languages .job-lang[data-lang=pl][data-state=failed]")
         assert "Failed" in polish.inner_text() and "Incorrect API key provided" in polish.inner_text()
         page.wait_for_selector("#job-languages .job-lang[data-lang=fr][data-state=waiting]")
@@ -224,8 +223,12 @@ def test_a_waiting_and_a_failed_language(flaky_server: str) -> None:
         assert later != first, "the countdown goes on by itself"
         page.screenshot(path=str(SHOTS / "job-waiting-failed.png"))
 
+        # The view counts down every second and keeps the keyboard's place: Enter opens the focused language.
+        page.focus("#job-languages .job-lang[data-lang=fr] .job-lang-open")
+        page.wait_for_timeout(1200)
+        assert page.evaluate("() => document.activeElement.textContent") == "Review French"
         # French on the review screen while it waits: a countdown in the status strip, then its proposals.
-        french.get_by_role("link", name="Review French").click()
+        page.keyboard.press("Enter")
         page.wait_for_function("() => /Trying again in \\d+ s/.test(document.querySelector('#status').textContent)")
         page.screenshot(path=str(SHOTS / "review-waiting.png"))
         page.wait_for_selector("body[data-phase=review] #cards .card.current", timeout=30_000)

@@ -174,9 +174,38 @@ function renderHeading(id, job) {
 /** @param {JobView} job */
 function renderJob(job) {
   const now = Date.now();
-  $("job-summary").textContent = jobSummary(job);
-  $("job-total").textContent = `The whole job: ${spendLine(job.spent, job.estimate)}.`;
-  $("job-languages").replaceChildren(...jobLanguages(job).map((lang) => languageItem(lang, now)));
+  setText($("job-summary"), jobSummary(job));
+  setText($("job-total"), `The whole job: ${spendLine(job.spent, job.estimate)}.`);
+  const list = $("job-languages");
+  const items = jobLanguages(job).map((lang) => {
+    const fresh = languageItem(lang, now);
+    const old = /** @type {HTMLElement | null} */ (list.querySelector(`:scope > [data-lang="${CSS.escape(lang.tag)}"]`));
+    return old ? patch(old, fresh) : fresh;
+  });
+  if (items.some((item, i) => list.children[i] !== item) || list.children.length !== items.length) list.replaceChildren(...items);
+}
+
+/** Set a text only when it changed (a live region announces every change). @param {HTMLElement} el @param {string} text */
+function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+
+/**
+ * `old` made to show what `fresh` shows, re-rendered each second without losing the focus: its button
+ * (the link a keyboard user may be on) is kept and updated, the rest replaced when it changed.
+ * @param {HTMLElement} old @param {HTMLElement} fresh
+ */
+function patch(old, fresh) {
+  if (old.outerHTML === fresh.outerHTML) return old;
+  const link = /** @type {HTMLElement} */ (old.querySelector(".job-lang-open"));
+  const next = /** @type {HTMLElement} */ (fresh.querySelector(".job-lang-open"));
+  for (const name of ["class", "href"]) link.setAttribute(name, next.getAttribute(name) ?? "");
+  setText(link, next.textContent ?? "");
+  old.dataset.state = fresh.dataset.state;
+  // The link never leaves the document (a focused element that does loses the focus).
+  for (const child of [...old.childNodes]) if (child !== link) child.remove();
+  link.before(...[...fresh.childNodes].filter((c) => c !== next));
+  return old;
 }
 
 /**

@@ -146,6 +146,9 @@ def test_a_job_for_three_languages(server: str, page: Page) -> None:
     spent = get_json(f"{server}api/jobs/{job_id}")["languages"]["de"]["spent"]
     assert spent["modelRequests"] >= 2 and spent["inputTokens"] > 0
     page.screenshot(path=str(SHOTS / "job-one-complete.png"))
+    page.emulate_media(color_scheme="dark")
+    page.screenshot(path=str(SHOTS / "job-dark.png"))
+    page.emulate_media(color_scheme="light")
 
     # A reload keeps the job; home lists it, and it opens again from there.
     page.reload()
@@ -171,12 +174,16 @@ def test_one_language_keeps_the_single_session_flow(server: str, page: Page) -> 
     page.wait_for_selector("body[data-phase=home]")
     page.fill("#doc-text", "# Notes\n\nShort text.\n")
     page.fill("#doc-name", "notes.md")
-    page.fill("#target-lang", "German")
-    page.click("#add-lang")  # an empty extra field counts for nothing
+    page.fill("#target-lang", "German, ")  # a stray comma names no other language
+    page.click("#add-lang")  # nor does an empty extra field
     page.click("#start")
     page.wait_for_selector("body[data-phase=review] #cards .card.current")
-    assert page.evaluate("() => location.hash").startswith("#s_")
+    session_id = page.evaluate("() => location.hash.slice(1)")
+    assert session_id.startswith("s_")
     assert page.locator("#job-back").is_hidden()
+    assert page.inner_text("#session-title") == "notes.md → German"
+    messages = get_json(f"{server}api/sessions/{session_id}")["messages"]
+    assert messages[0]["parts"][0]["content"] == "Translate notes.md into German."
 
 
 FLAKY = "python:tests.browser.flaky_model:flaky_model"

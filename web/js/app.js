@@ -198,7 +198,7 @@ async function startTranslation() {
   if (state.busy) return;
   if (formLanguages().length > 1) return startJob(); // jobs
   const name = $("doc-name").value.trim();
-  const language = $("target-lang").value.trim();
+  const language = formLanguages()[0] ?? ""; // jobs: the one language, wherever the form names it
   const instructions = $("instructions").value.trim();
   const draft = await startDraftFor("Uploading the document…");
   if (!draft) return;

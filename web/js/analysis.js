@@ -54,3 +54,21 @@ export function modelLabel(m) {
   const price = m.price === null ? "price unknown" : m.price.input === 0 && m.price.output === 0 ? "free" : `${dollars(m.price.input)} in, ${dollars(m.price.output)} out per million tokens`;
   return `${m.name} (${price})${m.default ? ", the default" : ""}`;
 }
+
+/**
+ * The estimates of one file into several languages (a job), added up: the requests and tokens, and the
+ * price unless a language's is unknown.
+ * @param {Estimate[]} estimates
+ * @returns {Estimate}
+ */
+export function totalEstimate(estimates) {
+  const sum = (/** @type {(e: Estimate) => number} */ f) => estimates.reduce((n, e) => n + f(e), 0);
+  const priced = estimates.every((e) => e.usd !== null);
+  return {
+    modelRequests: sum((e) => e.modelRequests),
+    inputTokens: sum((e) => e.inputTokens),
+    outputTokens: sum((e) => e.outputTokens),
+    usd: priced ? Math.round(sum((e) => e.usd ?? 0) * 1e4) / 1e4 : null,
+    model: estimates[0]?.model ?? "",
+  };
+}

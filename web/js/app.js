@@ -25,6 +25,12 @@ import { clearStartForm, deleteSession, langTag, loadSessions, setupStartForm } 
 import { actions, state } from "./state.js";
 import { clearError, retryNow, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
 import { appendNotice, appendTimeline, loadFullHistory, renderTimeline } from "./timeline.js";
+// jobs: several languages at once, and where a session stands (waiting, failed, segments left)
+import { totalEstimate } from "./analysis.js";
+import { clearHold, setupHold, showHold } from "./hold.js";
+import { createJob, hashJob, leaveJob, openedFromJob, renderJobList, setupJobs, showJob, showJobLink, shownJob } from "./jobs.js";
+import { firstInput, firstInputSent, secondsUntil } from "./jobmodel.js";
+import { formLanguages, setupLanguages } from "./startlangs.js";
 
 /** @typedef {import("./types.js").NextBody} NextBody */
 /** @typedef {import("./types.js").SessionView} SessionView */
@@ -45,7 +51,13 @@ function hashSession() {
 
 function route() {
   const id = hashSession();
-  if (id) {
+  const job = hashJob();
+  if (job) {
+    if (state.view !== "job" || shownJob() !== job) {
+      stopLoop();
+      showJob(job);
+    }
+  } else if (id) {
     if (id !== state.sessionId || state.view !== "session") openSession(id);
   } else if (state.view !== "home") {
     showHome();
@@ -62,6 +74,8 @@ function showHome() {
   state.sessionId = null;
   state.loadToken++;
   clearError();
+  leaveJob(); // jobs
+  renderJobList();
   $("view-home").hidden = false;
   $("view-session").hidden = true;
   $("topbar-session").hidden = true;
@@ -85,7 +99,7 @@ function showHome() {
 async function startDraftFor(status) {
   const content = $("doc-text").value;
   const name = $("doc-name").value.trim();
-  const language = $("target-lang").value.trim();
+  const language = formLanguages()[0] ?? ""; // jobs: a job's draft is its first language's
   const model = $("model-field").hidden ? "" : /** @type {HTMLSelectElement} */ ($("model")).value;
   const problem = !content.trim()
     ? ["doc-text", "Add a document: upload a file or paste its text."]
@@ -155,9 +169,16 @@ async function analyzeDocument() {
   const draft = await startDraftFor("Analyzing the document…");
   if (!draft) return;
   try {
-    const language = langTag($("target-lang").value.trim()) ?? $("target-lang").value.trim();
-    const found = await api.analysis(/** @type {string} */ (draft.sessionId), /** @type {string} */ (draft.fileId), language);
-    showAnalysis(analysisView(found));
+    const languages = formLanguages().map((l) => langTag(l) ?? l);
+    const found = await Promise.all(
+      languages.map((language) => api.analysis(/** @type {string} */ (draft.sessionId), /** @type {string} */ (draft.fileId), language)),
+    );
+    if (found.length === 1) showAnalysis(analysisView(found[0]));
+    else {
+      // jobs: the first language's matches; the estimate of every language, added up
+      const view = analysisView({ ...found[0], estimate: totalEstimate(found.map((a) => a.estimate)) });
+      showAnalysis({ ...view, estimate: `${languages.length} languages, a session each. ${view.estimate}` });
+    }
   } catch (err) {
     showError(/** @type {any} */ (err), null);
   }
@@ -177,8 +198,9 @@ function showAnalysis(view) {
 
 async function startTranslation() {
   if (state.busy) return;
+  if (formLanguages().length > 1) return startJob(); // jobs
   const name = $("doc-name").value.trim();
-  const language = $("target-lang").value.trim();
+  const language = formLanguages()[0] ?? ""; // jobs: the one language, wherever the form names it
   const instructions = $("instructions").value.trim();
   const draft = await startDraftFor("Uploading the document…");
   if (!draft) return;
@@ -231,6 +253,9 @@ function enterSession(id, { title, files, messages, messageCount, messagesComple
     segments: { segments: [], server: true, fileId: null },
   });
   state.activeFileId = state.files[0]?.fileId || null;
+  leaveJob(); // jobs
+  showJobLink(id);
+  clearHold();
   $("view-home").hidden = true;
   $("view-session").hidden = false;
   $("topbar-session").hidden = false;
@@ -265,6 +290,7 @@ function renderTitle() {
 /** @param {string} id */
 async function openSession(id) {
   stopLoop();
+  leaveJob(); // jobs
   clearError();
   const token = ++state.loadToken;
   setPhase("loading");
@@ -300,6 +326,7 @@ async function openSession(id) {
   showAutoApprove(data);
   restore(data);
   refreshDocument(state.activeFileId, { source: true });
+  goOnFromStanding(data, openedFromJob(id)); // jobs
 }
 
 /** Show what the server says is current: pending cards, or the idle state. @param {SessionView} data */
@@ -384,6 +411,7 @@ function onStatus(s) {
 async function run(go, body) {
   if (state.busy) return;
   clearError();
+  clearHold(); // jobs: going on ends a failure
   const controller = new AbortController();
   state.controller = controller;
   setBusy(true);
@@ -395,7 +423,10 @@ async function run(go, body) {
     const outcome = await go(controller.signal).finally(stopCountdown);
     if (outcome.kind === "review") showBatch(outcome.requests, { autoSend: false });
     else if (outcome.kind === "queued") showQueuedOutcome(outcome.input);
-    else if (outcome.kind === "idle") showIdle();
+    else if (outcome.kind === "idle") {
+      showIdle();
+      checkStanding(); // jobs: segments left unwritten are said, not a silent finish
+    }
     else {
       state.stoppedCall = outcome.retry;
       setPhase("stopped");
@@ -409,6 +440,7 @@ async function run(go, body) {
     setStatus("");
     const retry = e.retry;
     showError(e, retry ? () => runLoop(retry.body, retry.key) : null);
+    if (e.status === 402 || e.status === 502) checkStanding(); // jobs: failed, with what helps
     if (!state.batch.length) $("continue").hidden = false;
   } finally {
     clearForming();
@@ -624,6 +656,83 @@ async function refreshDocument(fileId, opts = {}) {
   }
 }
 
+/* ---------- jobs: several languages, and where a session stands ---------- */
+
+/** Start a job of the form's document for each of its languages, then show the job. */
+async function startJob() {
+  const content = $("doc-text").value;
+  const name = $("doc-name").value.trim();
+  const languages = formLanguages();
+  const model = $("model-field").hidden ? "" : /** @type {HTMLSelectElement} */ ($("model")).value;
+  const problem = !content.trim()
+    ? ["doc-text", "Add a document: upload a file or paste its text."]
+    : !name
+      ? ["doc-name", "Give the document a file name, e.g. guide.md."]
+      : null;
+  if (problem) {
+    $("start-error").textContent = problem[1];
+    $("start-error").hidden = false;
+    $(problem[0]).focus();
+    return;
+  }
+  clearError();
+  setBusy(true);
+  setStatus(`Creating a session for each of ${languages.length} languages…`, { spinner: true });
+  const instructions = $("instructions").value.trim();
+  const id = await createJob({ name, content, languages, tags: languages.map(langTag), model: model || undefined, instructions }).finally(() => {
+    setBusy(false);
+    setStatus("");
+  });
+  if (!id) return;
+  // An analysis made a draft session of the first language: the job made its own.
+  const draft = startDraft;
+  startDraft = null;
+  if (draft?.sessionId) api.deleteSession(draft.sessionId).catch(() => {});
+  store.set("lastLanguage", languages[0]);
+  $("start-analysis").hidden = true;
+  clearStartForm();
+  history.pushState(null, "", `#${id}`);
+  route();
+}
+
+/**
+ * After a session is restored: a provider's wait is counted down and the session goes on by itself;
+ * a failure or segments left are said (hold.js); a language opened from its job starts by itself.
+ * @param {SessionView} data @param {boolean} fromJob
+ */
+function goOnFromStanding(data, fromJob) {
+  const pending = (data.pendingCopilotRequests || []).length;
+  if (data.state === "waiting" && !pending && state.actor === "agent") {
+    const sid = data.id;
+    const seconds = secondsUntil(data.retryAt, Date.now());
+    const message = data.error || "The model provider asked to wait.";
+    const hooks = { onStep: applyStep, onStatus, onResync: adoptView, onDelta: showDelta };
+    run((signal) => client.waitThenResume(sid, seconds, { signal, message, ...hooks }), { sessionId: sid });
+    return;
+  }
+  showHold(data);
+  if (data.state !== "running" || pending || state.actor !== "agent") return;
+  // A job's language still to be given the reviewer's instructions starts with them; one opened
+  // from its job starts by itself.
+  const input = firstInput(store, data.id);
+  if (input) {
+    firstInputSent(store, data.id);
+    runLoop({ sessionId: data.id, userInput: input });
+  } else if (fromJob) resume();
+}
+
+/** Re-read the session and say where it stands (failed, segments left) when it says so. */
+async function checkStanding() {
+  const sid = state.sessionId;
+  if (!sid) return;
+  try {
+    const view = await api.session(sid);
+    if (sid === state.sessionId && !state.busy) showHold(view);
+  } catch {
+    /* the next load says it */
+  }
+}
+
 /* ---------- signing in and wiring ---------- */
 
 function afterSignIn() {
@@ -638,7 +747,7 @@ function afterSignIn() {
 function forgetSessions() {
   try {
     const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i));
-    for (const key of keys) if (key && /^(title|verdicts):/.test(key)) localStorage.removeItem(key);
+    for (const key of keys) if (key && /^(title|verdicts|job|jobInput):|^jobs$/.test(key)) localStorage.removeItem(key);
   } catch {
     /* storage disabled: nothing was kept */
   }
@@ -665,6 +774,10 @@ async function init() {
     $("start-analysis").hidden = true; // what it showed may no longer be what Start would send
   });
   $("analyze").addEventListener("click", () => analyzeDocument());
+  // jobs
+  setupLanguages(() => ($("start-analysis").hidden = true));
+  setupJobs(client, () => showHome());
+  setupHold({ onSwitched: () => resume(), onAsk: (text) => runLoop({ sessionId: /** @type {string} */ (state.sessionId), userInput: text }) });
   setupComposer();
   setupDocument((show) => (show === "segments" ? highlightBatch() : show === "scorecard" && refreshScorecard()));
   setupScorecard();

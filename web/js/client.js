@@ -208,6 +208,29 @@ export class StepClient {
   }
 
   /**
+   * A session the server holds `waiting` (its provider's throttle or quota, API.md "Sessions"): wait
+   * until `seconds` have passed, counting down through `onStatus` as a 503's Retry-After does, then go
+   * on as `resume` does. Stop during the wait is a `stopped` outcome whose Continue goes on at once.
+   * @param {string} sessionId
+   * @param {number} seconds
+   * @param {{signal?: AbortSignal, message?: string} & Hooks} [opts]
+   * @returns {Promise<Outcome>}
+   */
+  async waitThenResume(sessionId, seconds, opts = {}) {
+    const wait = Math.max(0, Math.min(seconds, this.maxWaitSeconds));
+    if (wait > 0) {
+      opts.onStatus?.({ kind: "waiting", seconds: wait, message: opts.message, body: { sessionId } });
+      try {
+        await this.sleep(wait * 1000, opts.signal);
+      } catch (err) {
+        if (err instanceof ApiError && err.aborted) return { kind: "stopped", sessionId, retry: { body: { sessionId }, key: this.newKey() } };
+        throw err;
+      }
+    }
+    return this.resume(sessionId, null, opts);
+  }
+
+  /**
    * Continue after Stop (or a reload while the agent had the turn): re-read the session, then send
    * the stopped request again with its own key (a replay if it ran), or "continue".
    * @param {string} sessionId

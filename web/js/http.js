@@ -52,7 +52,7 @@ const PLAIN = {
   400: "The server could not read the request.",
   401: "You are signed out. Sign in again, then retry.",
   402: "The session's budget is reached.",
-  404: "This session or file no longer exists.",
+  404: "This session, job or file no longer exists.",
   409: "The session changed in the meantime (another tab or a lost answer).",
   413: "The document is too large to upload.",
   422: "The server rejected the request.",
@@ -248,7 +248,13 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     session: (id) => request("GET", s(id)),
     /** @param {string} id @param {string | null} [cursor] */
     messages: (id, cursor) => request("GET", `${s(id)}/messages${query({ limit: 500, cursor })}`),
-    /** Change a session's settings (`sourceLanguage`, a BCP 47 tag; `autoApprove`). @param {string} id @param {{sourceLanguage?: string, autoApprove?: {minEstimate: number} | null}} body @returns {Promise<SessionView>} */
+    /**
+     * Change a session's settings (`sourceLanguage`, a BCP 47 tag; `model`, one of `models()`, used from the next
+     * step; `autoApprove`, the routing threshold).
+     * @param {string} id
+     * @param {{sourceLanguage?: string, model?: string | null, autoApprove?: {minEstimate: number} | null}} body
+     * @returns {Promise<SessionView>}
+     */
     updateSession: (id, body) => request("PATCH", s(id), { body }),
     /** @param {string} id */
     deleteSession: (id) => request("DELETE", s(id)),
@@ -292,6 +298,13 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     /** Who did what to each written unit, as CSV. @param {string} id @param {string} fileId */
     auditPath: (id, fileId) => `${f(id, fileId)}/audit${query({ format: "csv" })}`,
     download,
+    /**
+     * A job: the files translated into each language, a session each, ready to be driven (API.md "Jobs").
+     * @param {import("./types.js").JobCreate} body @returns {Promise<{id: string, sessions: Record<string, string>}>}
+     */
+    createJob: (body) => request("POST", "jobs", { body }),
+    /** Each language's session, progress, state, spending and estimate. @param {string} id @returns {Promise<import("./types.js").JobView>} */
+    job: (id) => request("GET", `jobs/${enc(id)}`),
     memory: () => request("GET", "memory"),
     /** @param {{source: string, target: string, kind?: string, languages?: string}} entry */
     addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),

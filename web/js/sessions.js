@@ -26,8 +26,8 @@ export function langTag(name) {
   return found ? found[1] : null;
 }
 
-/** @param {string} iso */
-function relativeTime(iso) {
+/** "just now", "5 minutes ago", … @param {string} iso */
+export function relativeTime(iso) {
   const then = new Date(iso);
   const secs = (Date.now() - then.getTime()) / 1000;
   if (!Number.isFinite(secs)) return "";

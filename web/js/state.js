@@ -8,7 +8,7 @@
 /** @typedef {import("./review.js").Item} Item */
 
 export const state = {
-  /** @type {"home" | "session" | null} */
+  /** @type {"home" | "session" | "job" | null} */
   view: null,
   /** @type {string | null} */
   sessionId: null,

@@ -55,6 +55,25 @@
  * @property {string | null} [sourceLanguage] BCP 47; null while not known (absent on older servers)
  * @property {string | null} [targetLanguage] BCP 47, or null
  * @property {{minEstimate: number} | null} [autoApprove] the session's routing, null when off
+ * @property {SessionState} [state] where the translation stands (absent on older servers)
+ * @property {string | null} [retryAt] ISO 8601, for `waiting`: when the provider said to try again
+ * @property {string | null} [error] what stopped the latest step, for `waiting` and `failed`
+ * @property {number} [segmentsLeft] segments of the files not written yet
+ * @property {string} [model] the configured model the next step uses
+ *
+ * @typedef {"running" | "waiting" | "failed" | "complete"} SessionState
+ * @typedef {{modelRequests: number, inputTokens: number, outputTokens: number, usd: number | null}} JobFigures
+ * @typedef {Progress & {segments: number, segmentsLeft: number}} JobProgress
+ * @typedef {object} JobLanguage
+ * @property {string} sessionId
+ * @property {JobProgress} progress
+ * @property {SessionState} state
+ * @property {string | null} [retryAt]
+ * @property {string | null} [error]
+ * @property {JobFigures} spent
+ * @property {JobFigures} estimate `usd` null when the model has no price
+ * @typedef {{id: string, createdAt: string, languages: Record<string, JobLanguage>, spent: JobFigures, estimate: JobFigures}} JobView
+ * @typedef {{files: {name: string, content: string}[], targetLanguages: string[], sourceLanguage?: string, model?: string}} JobCreate
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment

@@ -165,6 +165,8 @@ class SessionSnapshot:
     """The configured model the session translates with (None: the default)."""
     telemetry: Telemetry = field(default_factory=Telemetry)
     """What the session's steps have cost so far (what a budget counts as spent)."""
+    target_language: str | None = None
+    """The session's target language as set (a BCP 47 tag), if it was: plural entries need it."""
 
 
 @dataclass(frozen=True, kw_only=True)

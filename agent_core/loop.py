@@ -139,6 +139,7 @@ class AgentLoop:
         glossary: Sequence[GlossaryEntry] = (),
         corrections: Sequence[Correction] = (),
         languages: str = ANY,
+        target_language: str | None = None,
     ) -> None:
         self.options = options
         self.context = context
@@ -148,6 +149,7 @@ class AgentLoop:
         self._corrections = tuple(corrections)
         """The memory's recent corrections (what Remember's lessons are checked against, with the step's)."""
         self._languages = languages
+        self._target_language = target_language
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
@@ -262,6 +264,7 @@ class AgentLoop:
             written=self.options.written,
             corrections=self._corrections,
             languages=self._languages,
+            target_language=self._target_language,
         )
         executed = _Executed(batch=batch)
         for index, call in enumerate(calls):

@@ -37,7 +37,9 @@ from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
 _NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
-_MARK = re.compile(r"⟦(s\d+)⟧")
+_MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?⟦(s\d+)⟧")
+_LOCKED = re.compile(r"(?:^| \| )locked: (.*?)(?= \| |$)")
+_PLURAL = re.compile(r"(?:^| \| )plural: forms ([a-z, ]+); source (\{.*\})$")
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
@@ -122,12 +124,35 @@ def _next_texts(message: ModelMessage) -> list[dict[str, Any]]:
 def _unmarked(file_id: str, start: int, marked: str) -> dict[str, Any]:
     """A next-text block as a Read result would show it, with where each segment begins in its text."""
     text, marks, position = [], [], 0
+    labels: dict[str, str] = {}
     for m in _MARK.finditer(marked):
         text.append(marked[position : m.start()])
-        marks.append((sum(map(len, text)), m[1]))
+        marks.append((sum(map(len, text)), m[2]))
+        if m[1] is not None:
+            labels[m[2]] = m[1]
         position = m.end()
     text.append(marked[position:])
-    return {"file_id": file_id, "start": start, "text": "".join(text), "more": False, "marks": marks}
+    return {"file_id": file_id, "start": start, "text": "".join(text), "more": False, "marks": marks, "labels": labels}
+
+
+def _entry_translation(unit: str, label: str | None, *, variant: int) -> str | dict[str, str]:
+    """A resource string's pseudo translation: its locked codes kept, and for a plural entry one form
+    for each category its context line names (the source's form of that category, else its other)."""
+    if label is None:
+        return pseudo_translate(unit, variant=variant)
+    locked = _LOCKED.search(label)
+    codes = locked[1].split(" ") if locked else []
+
+    def kept(text: str) -> str:
+        ranges = sorted({(m.start(), m.end()) for c in codes for m in re.finditer(re.escape(c), text)})
+        return pseudo_translate(text, variant=variant, code=ranges)
+
+    plural = _PLURAL.search(label)
+    if plural is None:
+        return kept(unit)
+    source = json.loads(plural[2])
+    wanted = [c.strip() for c in plural[1].split(",") if c.strip()]
+    return {c: kept(source.get(c, source.get("other", unit))) for c in wanted}
 
 
 def _segments_of(result: dict[str, Any], a: int, b: int) -> list[str]:
@@ -234,7 +259,10 @@ def _after_read(
             segments, variant = [], max(variant, attempts.get(unit, 0))
         # Code keeps every line, wherever the unit begins or ends in its block.
         inside = [(max(c - a, 0), d - a) for c, d in code if c < b and a < d]
-        translation = pseudo_translate(unit, variant=variant % 2, code=inside)
+        labels: dict[str, str] = result.get("labels") or {}
+        translation: str | dict[str, str] = pseudo_translate(unit, variant=variant % 2, code=inside)
+        if len(segments) == 1 and segments[0] in labels:
+            translation = _entry_translation(unit, labels[segments[0]], variant=variant % 2)
         named: dict[str, Any] = {"segments": segments} if segments else {"src_string": unit}
         calls.append(_call("Translate", {"file_id": file_id, **named, "translate_string": translation}))
         if variant:

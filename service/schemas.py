@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from agent_core.copilot import CopilotRequest, CopilotResponse
+from agent_core.copilot import CopilotRequest, CopilotResponse, EntryContext
 from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000
@@ -43,8 +43,10 @@ class FileUpload(_Body):
 
     name: Name = Field(min_length=1, max_length=255)
     """The file's name (its extension decides the download's media type): one line, no path separator."""
-    content: Unicode
-    """The whole text."""
+    content: Unicode | None = None
+    """The whole text (a text format); or give `contentBase64`."""
+    contentBase64: str | None = Field(default=None, max_length=7_500_000)
+    """The file's bytes in base64 (a binary format such as `.docx`, or text in another encoding)."""
     keepVerbatim: bool = True
     """Write code blocks, front matter, HTML, rules, link references and bare URLs as they are, at once
     (no model request, no review); false: the model translates them too (comments in code, say)."""
@@ -363,6 +365,8 @@ class Segment(BaseModel):
     origin: str | None
     """Who wrote the text: `model`, `memory`, `verbatim`, `human` (a revision); null when untranslated."""
     updatedAt: str | None
+    context: EntryContext | None = None
+    """The key and the developer's note of the segment's string, in a resource file (else null)."""
 
 
 class SegmentPage(BaseModel):

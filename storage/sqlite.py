@@ -140,6 +140,7 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             budget=record.budget,
             model=record.model,
             telemetry=record.telemetry,
+            target_language=record.target_language,
         )
 
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:

@@ -65,6 +65,9 @@ class BatchState:
     against; a response's own proposals are reviewed after it is made, so their verdicts are not)."""
     languages: str = ANY
     """The session's language pair, for what Remember keeps."""
+    target_language: str | None = None
+    """The target language's BCP 47 tag (the session's, else the one its task names): a plural
+    entry's unit gives a form for each of its CLDR categories; None while it is not known."""
 
     def find(self, name: str) -> FileState | None:
         """The file a call's `file_id` names (its handle or its id)."""

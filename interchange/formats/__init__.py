@@ -1,8 +1,9 @@
 """File formats behind one interface (`base.FileFormat`): read a file's entries, write it back filled.
 
 `format_for(name, data)` picks the format of an upload by its name (and, where an extension is
-shared, its content); each format's module is imported only when a file of it is met, so the
-handler's cold start pays for none of them. Adding a format is one module with a `FORMAT` object
+shared, its content): XLIFF, one of the resource and document formats, else Markdown (plain text
+included), which reads anything. Each format's module is imported only when a file of it is met, so
+the handler's cold start pays for none of them. Adding a format is one module with a `FORMAT` object
 and one line of `_MODULES`.
 """
 
@@ -15,6 +16,7 @@ from .base import Entry, FileFormat, FormatError, Forms, Resource, Target
 __all__ = ["Entry", "FileFormat", "FormatError", "Forms", "Resource", "Target", "format_for", "format_named"]
 
 _MODULES: tuple[str, ...] = (
+    "xliff",
     "po",
     "i18next",
     "arb",
@@ -26,8 +28,10 @@ _MODULES: tuple[str, ...] = (
     "html",
     "subtitles",
     "docx",
+    "markdown",
 )
-"""The format modules, in the order their `accepts` is asked (the first that accepts a file reads it)."""
+"""The format modules, in the order their `accepts` is asked (the first that accepts a file reads it;
+Markdown, last, accepts every file)."""
 
 
 def _formats() -> list[FileFormat]:
@@ -43,14 +47,14 @@ def _formats() -> list[FileFormat]:
     return found
 
 
-def format_for(name: str, data: bytes) -> FileFormat | None:
-    """The format that reads the file `name` with content `data`; None for Markdown, plain text and
-    XLIFF, which the service reads itself."""
+def format_for(name: str, data: bytes) -> FileFormat:
+    """The format that reads the file `name` with content `data` (Markdown when no other does)."""
     lowered = name.lower()
-    for fmt in _formats():
+    found = _formats()
+    for fmt in found:
         if lowered.endswith(fmt.extensions) and fmt.accepts(name, data):
             return fmt
-    return None
+    return found[-1]
 
 
 def format_named(name: str) -> FileFormat:

@@ -7,7 +7,8 @@ reviewer, which codes a translation drops, adds or alters (empty when it keeps t
 Syntaxes: `printf` (`%s`, `%1$s`, `%d`, `%.2f`, `%lld`, `%@`; `%%` is a literal percent, not a code),
 `python` (`%(name)s`), `brace` (`{name}`, `{0}`: ICU simple arguments, .NET, Python `str.format`),
 `double_brace` (`{{name}}`: i18next, Handlebars), `ruby` (`%{name}`: Rails), `dollar_brace`
-(`${name}`), `html` (tags: `<b>`, `</b>`, `<br/>`, `<a href="…">`).
+(`${name}`), `html` (tags: `<b>`, `</b>`, `<br/>`, `<a href="…">`), `apple_variable` (a
+`.stringsdict` or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ PATTERNS: Final[dict[str, str]] = {
     "dollar_brace": r"\$\{[^{}\s]{1,80}\}",
     "ruby": r"%\{[A-Za-z_][\w.]{0,80}\}",
     "python": r"%\([A-Za-z_]\w{0,80}\)[-+#0 ]*\d*(?:\.\d+)?[sdifgeExXrc]",
+    "apple_variable": r"%(?:\d{1,2}\$?)?#@[A-Za-z_][\w.]{0,80}@",
     "printf": r"%(?:\d{1,2}\$)?[-+#0 ']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[sdiufFeEgGxXoOcCpaA@]",
     "brace": r"\{[A-Za-z_0-9][\w.]{0,80}(?:\s*,\s*[a-z]+(?:\s*,\s*[^{}]{0,80})?)?\}",
     "html": r"</?[A-Za-z][\w:-]{0,40}(?:\s+[^<>]{0,400})?/?>",

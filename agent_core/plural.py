@@ -52,7 +52,7 @@ def forms_problems(
     problems += [f"the form {c} is empty" for c, text in forms.items() if c in categories and not text.strip()]
     if not codes:
         return problems
-    other_codes = [c for c in codes if c in source_other]
+    other_codes = [c for c in dict.fromkeys(codes) for _ in range(source_other.count(c))]
     if "other" in forms:
         problems += [f"other: {p}" for p in code_changes(other_codes, forms["other"]) if "not in the source" not in p]
     known = set(codes)

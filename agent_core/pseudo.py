@@ -144,8 +144,17 @@ def _entry_translation(unit: str, label: str | None, *, variant: int) -> str | d
     codes = locked[1].split(" ") if locked else []
 
     def kept(text: str) -> str:
-        ranges = sorted({(m.start(), m.end()) for c in codes for m in re.finditer(re.escape(c), text)})
-        return pseudo_translate(text, variant=variant, code=ranges)
+        # Each code becomes one private-use character (not a letter: kept as it is), then comes back.
+        found: list[str] = []
+
+        def hide(match: re.Match[str]) -> str:
+            found.append(match[0])
+            return chr(0xE000 + len(found) - 1)
+
+        pattern = "|".join(re.escape(c) for c in sorted(set(codes), key=len, reverse=True) if c)
+        hidden = re.sub(pattern, hide, text) if pattern else text
+        out = pseudo_translate(hidden, variant=variant)
+        return re.sub("[\ue000-\uefff]", lambda m: found[ord(m[0]) - 0xE000], out)
 
     plural = _PLURAL.search(label)
     if plural is None:
@@ -255,13 +264,14 @@ def _after_read(
         unit = text[a:b]
         segments = _segments_of(result, a + offset, b + offset)
         variant = attempts.get(",".join(segments) or unit, 0)
-        if variant:  # tried again: by its source, which the tool checks character by character
+        labels: dict[str, str] = result.get("labels") or {}
+        labelled = len(segments) == 1 and segments[0] in labels
+        if variant and not labelled:  # tried again: by its source, which the tool checks character by character
             segments, variant = [], max(variant, attempts.get(unit, 0))
         # Code keeps every line, wherever the unit begins or ends in its block.
         inside = [(max(c - a, 0), d - a) for c, d in code if c < b and a < d]
-        labels: dict[str, str] = result.get("labels") or {}
         translation: str | dict[str, str] = pseudo_translate(unit, variant=variant % 2, code=inside)
-        if len(segments) == 1 and segments[0] in labels:
+        if labelled:
             translation = _entry_translation(unit, labels[segments[0]], variant=variant % 2)
         named: dict[str, Any] = {"segments": segments} if segments else {"src_string": unit}
         calls.append(_call("Translate", {"file_id": file_id, **named, "translate_string": translation}))

@@ -405,6 +405,9 @@ class QaBody(_Body):
 
     source: Text = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
     translated_string: Text = Field(max_length=MAX_SEGMENT_TEXT)
+    start: int | None = Field(default=None, ge=0)
+    """Where the unit begins in the file (a copilot request's `start`): a resource string's locked
+    codes and plural forms are checked too."""
 
 
 class QaResult(BaseModel):

@@ -63,3 +63,23 @@ def _code_changes(codes: Sequence[str], text: str) -> tuple[str, ...]:
     from interchange.formats.codes import code_changes
 
     return code_changes(codes, text)
+
+
+def edit_warnings(
+    contexts: Sequence[SegmentContext], text: str, target_language: str | None
+) -> tuple[tuple[str, str], ...]:
+    """What a human's text does to a resource string's locked codes (`locked_code`) or a plural
+    entry's forms (`plural_forms`), as (code, message) warnings: the human still decides."""
+    plural = next((c for c in contexts if c.plural), None)
+    if plural is None:
+        codes = tuple(code for c in contexts for code in c.codes)
+        return tuple(("locked_code", f"Locked code: {change}.") for change in _code_changes(codes, text))
+    forms = parse_forms(text)
+    if forms is None:
+        return (("plural_forms", "This plural entry's text is its forms, one for each plural category."),)
+    if target_language is None:
+        return ()
+    wanted = target_categories(target_language)
+    source = dict(plural.plural)
+    problems = forms_problems(forms, wanted, codes=plural.codes, source_other=source.get("other", ""))
+    return tuple(("plural_forms", f"Plural forms: {p}.") for p in problems)

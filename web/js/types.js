@@ -17,6 +17,9 @@
  * @property {number} [match]
  * @property {Warning[]} [warnings]
  * @property {Reference[]} [references] similar units from the translation memory
+ * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
+ * @property {{categories: string[], source?: Record<string, string>} | null} [plural] a plural entry's target categories
+ * @property {Record<string, string>} [forms] a plural proposal's forms (the cards' own copy; translate_string is their JSON)
  *
  * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference
  * @typedef {"approve" | "refined" | "reject"} Verdict

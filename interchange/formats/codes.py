@@ -6,9 +6,10 @@ reviewer, which codes a translation drops, adds or alters (empty when it keeps t
 
 Syntaxes: `printf` (`%s`, `%1$s`, `%d`, `%.2f`, `%lld`, `%@`; `%%` is a literal percent, not a code),
 `python` (`%(name)s`), `brace` (`{name}`, `{0}`: ICU simple arguments, .NET, Python `str.format`),
-`double_brace` (`{{name}}`: i18next, Handlebars), `ruby` (`%{name}`: Rails), `dollar_brace`
-(`${name}`), `html` (tags: `<b>`, `</b>`, `<br/>`, `<a href="…">`), `apple_variable` (a
-`.stringsdict` or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`).
+`double_brace` (`{{name}}`: i18next, Handlebars), `nesting` (`$t(key)`: i18next), `ruby` (`%{name}`
+and `%<name>s`: Rails), `dollar_brace` (`${name}`), `numbered_tags` (`<0>`, `</0>`: react-i18next's
+`Trans`), `html` (tags: `<b>`, `</b>`, `<br/>`, `<a href="…">`), `apple_variable` (a `.stringsdict`
+or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from typing import Final
 PATTERNS: Final[dict[str, str]] = {
     "double_brace": r"\{\{-?\s*[^{}\s][^{}]{0,80}?\s*\}\}",
     "dollar_brace": r"\$\{[^{}\s]{1,80}\}",
-    "ruby": r"%\{[A-Za-z_][\w.]{0,80}\}",
+    "nesting": r"\$t\([^()]{1,200}\)",
+    "ruby": r"%\{[A-Za-z_][\w.]{0,80}\}|%<[A-Za-z_]\w{0,80}>[-+#0 ]*\d*(?:\.\d+)?[bBcdeEfgGiosxXp]",
     "python": r"%\([A-Za-z_]\w{0,80}\)[-+#0 ]*\d*(?:\.\d+)?[sdifgeExXrc]",
     "apple_variable": r"%(?:\d{1,2}\$?)?#@[A-Za-z_][\w.]{0,80}@",
     "printf": r"%(?:\d{1,2}\$)?[-+#0 ']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[sdiufFeEgGxXoOcCpaA@]",
     "brace": r"\{[A-Za-z_0-9][\w.]{0,80}(?:\s*,\s*[a-z]+(?:\s*,\s*[^{}]{0,80})?)?\}",
+    "numbered_tags": r"</?\d{1,3}/?>",
     "html": r"</?[A-Za-z][\w:-]{0,40}(?:\s+[^<>]{0,400})?/?>",
 }
 """Each syntax's pattern; longer syntaxes come first so `{{x}}` is not read as `{x}`."""

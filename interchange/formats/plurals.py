@@ -57,16 +57,31 @@ def categories(language: str) -> tuple[str, ...]:
 @lru_cache(maxsize=256)
 def gettext_forms(language: str) -> GettextForms:
     """gettext's plural forms for `language` and the CLDR category each index holds."""
+    rule = get_plural(str(_locale(language)))
+    names = index_categories(rule.plural_expr, rule.num_plurals, language)
+    return GettextForms(nplurals=rule.num_plurals, expression=rule.plural_expr, categories=names)
+
+
+@lru_cache(maxsize=256)
+def index_categories(expression: str, nplurals: int, language: str) -> tuple[str, ...]:
+    """The CLDR category of `language` that each index of a gettext plural `expression` holds (the
+    category of the first integer the expression sends there; `other` for an index no integer
+    reaches). ValueError for an expression gettext cannot read or that fails on an integer."""
     locale = _locale(language)
-    rule = get_plural(str(locale))
-    index_of = gettext.c2py(rule.plural_expr)
+    try:
+        index_of = gettext.c2py(expression)
+    except (ValueError, SyntaxError, RecursionError) as exc:
+        raise ValueError(f"unreadable plural expression {expression!r}") from exc
     found: dict[int, str] = {}
     for n in _SAMPLES:
-        found.setdefault(index_of(n), locale.plural_form(n))
-        if len(found) == rule.num_plurals:
+        try:
+            index = index_of(n)
+        except (ArithmeticError, TypeError, ValueError, RecursionError) as exc:
+            raise ValueError(f"the plural expression {expression!r} fails for n={n}") from exc
+        found.setdefault(index, str(locale.plural_form(n)))
+        if len(found) >= nplurals:
             break
-    names = tuple(found.get(i, "other") for i in range(rule.num_plurals))
-    return GettextForms(nplurals=rule.num_plurals, expression=rule.plural_expr, categories=names)
+    return tuple(found.get(i, "other") for i in range(nplurals))
 
 
 def category_of(language: str, n: int) -> str:

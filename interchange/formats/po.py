@@ -1,0 +1,334 @@
+"""gettext PO and POT files (polib): each message is an entry; write fills `msgstr` and the header.
+
+Reading: an entry's key is `msgctxt + "\\x04" + msgid` when it has a context, else `msgid` (gettext's
+own key); its note is the extracted comments (`#.`), then the translator comments (`# `), which in
+a file people translate together are notes for the next translator. Codes follow the entry's
+flags (`c-format` printf, `python-format` `%(name)s` and printf, `python-brace-format` `{name}`, …);
+an entry with no format flag gets printf, `%(name)s` and `{name}` found, and HTML tags always
+count. A plural entry (`msgid_plural`) has `one` = msgid and `other` = msgid_plural (gettext's
+convention whatever the source language); its existing target maps `msgstr[i]` onto the file's
+language's CLDR categories by the file's own `Plural-Forms`.
+
+Fuzzy entries are entries (they need a translator), with no target: their `msgstr` is msgmerge's
+guess. Obsolete entries (`#~`) are history, not entries; they are written back as read.
+
+Writing: an entry in `targets` gets `msgstr`, or `msgstr[i]` for each of the target language's
+gettext forms, and loses its `fuzzy` flag and `#|` previous strings; an entry not in targets keeps
+its `msgstr` (an untranslated plural entry gets the target's number of empty forms). The header
+gets the target's `Language` and `Plural-Forms`, `charset=UTF-8`, and loses a template's `fuzzy`.
+polib re-serialises the file: the wrap width is the one of 76 to 80 columns that reproduces the
+original's wrapped lines best, and header fields keep their order. What still changes: a string
+with embedded newlines is cut only at them (gettext also wraps each piece at the width), a header
+line longer than the width is not wrapped, obsolete entries move to the end, a CRLF file stays
+CRLF, and any charset is written as UTF-8.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import polib  # type: ignore[import-untyped]
+
+from ..languages import bcp47
+from ..limits import MAX_SEGMENTS
+from . import plurals
+from .base import Entry, FileFormat, FormatError, Resource, Target
+from .codes import find_codes
+
+_FLAG_SYNTAXES: dict[str, tuple[str, ...]] = {
+    "c-format": ("printf",),
+    "objc-format": ("printf",),
+    "php-format": ("printf",),
+    "perl-format": ("printf",),
+    "javascript-format": ("printf",),
+    "python-format": ("python", "printf"),
+    "python-brace-format": ("brace",),
+    "java-format": ("brace",),
+    "csharp-format": ("brace",),
+    "ruby-format": ("ruby", "printf"),
+    "sh-format": ("dollar_brace",),
+}
+"""The code syntaxes of each gettext format flag this module knows."""
+_DETECTED = ("python", "printf", "brace")
+"""What an entry with no format flag is searched for."""
+_WIDTHS = (79, 76, 77, 78, 80)
+"""Wrap widths tried on a file (gettext's 79 first: it wins ties)."""
+_MAX_COMMENT_RUN = 500
+"""The most comment lines in a row (polib joins them at a cost that grows with the square)."""
+_CHARSET = re.compile(rb"charset=([A-Za-z0-9._:-]+)")
+_SYNTAX = re.compile(r"\(line (\d+)\)(?::\s*(.*))?")
+_KEYWORD = re.compile(r"msgctxt|msgid|msgid_plural|msgstr|msgstr\[\d+\]")
+_PLURAL_FORMS = re.compile(r"nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*(.+?)\s*;?\s*$", re.S)
+
+
+class _POFile(polib.POFile):  # type: ignore[misc]  # polib is untyped
+    """polib's file with the header's fields written in the order they were read."""
+
+    def ordered_metadata(self) -> list[tuple[str, str]]:
+        return list(self.metadata.items())
+
+
+def _decode(data: bytes) -> str:
+    head = data[:4096]
+    match = _CHARSET.search(head)
+    charset = match.group(1).decode("ascii") if match else "utf-8"
+    if charset.upper() == "CHARSET":  # a template's placeholder
+        charset = "utf-8"
+    try:
+        return data.decode(charset).removeprefix("\ufeff")
+    except LookupError as exc:
+        raise FormatError(f"The PO header names an unknown charset {charset!r}.") from exc
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FormatError(f"Line {line}: the text is not valid {charset}.") from exc
+
+
+_PREFIXES = ("#~| ", "#~ ", "#| ", "")
+
+
+def _split(line: str) -> tuple[str, str]:
+    """An obsolete or previous-string line's prefix, and the rest."""
+    prefix = next(p for p in _PREFIXES if line.startswith(p))
+    return prefix, line[len(prefix) :]
+
+
+def _is_string(body: str) -> bool:
+    body = body.strip()
+    if len(body) < 2 or body[0] != '"' or body[-1] != '"':
+        return False
+    backslashes = len(body[:-1]) - len(body[:-1].rstrip("\\"))
+    return backslashes % 2 == 0
+
+
+def _ends_in_string(body: str) -> bool:
+    keyword, _, rest = body.strip().partition(" ")
+    if _KEYWORD.fullmatch(keyword):
+        return _is_string(rest)
+    return _is_string(body)
+
+
+def _joined(text: str) -> tuple[str, list[int]]:
+    """The text with each string's continuation lines joined onto its first line (polib joins
+    them at a cost that grows with the square), and the original line number of each line."""
+    out: list[list[str]] = []  # each line as its pieces: a line and the strings joined onto it
+    origin: list[int] = []
+    open_prefix: str | None = None  # the prefix of the last line, when it ends in a string
+    run = 0
+    for number, line in enumerate(text.splitlines(), 1):
+        prefix, body = _split(line)
+        if open_prefix == prefix and _is_string(body):
+            pieces = out[-1]
+            pieces[-1] = pieces[-1].rstrip()[:-1]
+            pieces.append(body.strip()[1:])
+            continue
+        run = run + 1 if line.startswith("#") and not prefix else 0
+        if run > _MAX_COMMENT_RUN:
+            raise FormatError(f"Line {number}: more than {_MAX_COMMENT_RUN} comment lines in a row.")
+        if not prefix and not line.startswith("#") and line.strip() and not _ends_in_string(body):
+            raise FormatError(f"Line {number}: expected a keyword (msgid, msgstr…) and a quoted string, or a comment.")
+        out.append([line])
+        origin.append(number)
+        open_prefix = prefix if _ends_in_string(body) else None
+    return "\n".join("".join(pieces) for pieces in out) + "\n", origin
+
+
+def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
+    text = _decode(data)
+    if text.count("msgid") > 2 * MAX_SEGMENTS + 2:
+        raise FormatError(f"The file has more than {MAX_SEGMENTS} messages, the most a file takes; split it.")
+    if "\n" not in text.strip() or "msgid" not in text:
+        raise FormatError("The file has no string to translate (no msgid).")
+    joined, origin = _joined(text)
+    try:
+        po = polib.pofile(joined, klass=_POFile, wrapwidth=wrapwidth)
+    except (OSError, ValueError, KeyError, IndexError) as exc:
+        match = _SYNTAX.search(str(exc))
+        if not match:
+            raise FormatError(f"Not a PO file: {exc}") from exc
+        index = int(match.group(1)) - 1
+        line = origin[index] if 0 <= index < len(origin) else index + 1
+        raise FormatError(f"Line {line}: {match.group(2) or 'syntax error'}.") from exc
+    for entry in po:
+        if entry.linenum is not None and 0 < entry.linenum <= len(origin):
+            entry.linenum = origin[entry.linenum - 1]
+    return po, origin
+
+
+def _key(entry: Any) -> str:
+    return f"{entry.msgctxt}\x04{entry.msgid}" if entry.msgctxt is not None else str(entry.msgid)
+
+
+def _syntaxes(flags: list[str]) -> tuple[tuple[str, ...], bool]:
+    """The code syntaxes of an entry's flags, and whether they were detected (no format flag)."""
+    named = [_FLAG_SYNTAXES[f] for f in flags if f in _FLAG_SYNTAXES]
+    if named:
+        return tuple(dict.fromkeys(s for group in named for s in group)), False
+    refused = {s for f in flags if f.startswith("no-") for s in _FLAG_SYNTAXES.get(f[3:], ())}
+    return tuple(s for s in _DETECTED if s not in refused), True
+
+
+def _codes(entry: Any, texts: list[str]) -> tuple[str, ...]:
+    syntaxes, detected = _syntaxes(entry.flags)
+    found: list[str] = []
+    for text in texts:
+        codes = find_codes(text, (*syntaxes, "html"))
+        # an unflagged "50% off" is a percent and a word, not `% o`
+        found.extend(c for c in codes if not (detected and c.startswith("%") and " " in c))
+    return tuple(found)
+
+
+def _note(entry: Any) -> str | None:
+    parts = [p for p in (entry.comment, entry.tcomment) if p and p.strip()]
+    return "\n".join(parts) or None
+
+
+def _file_language(po: Any) -> str | None:
+    """The file's language: its `Language` header, else Poedit's or the team's language name."""
+    language = _language_tag(po.metadata.get("Language"))
+    if language:
+        return language
+    for field in ("X-Poedit-Language", "Language-Team"):
+        name = (po.metadata.get(field) or "").split("<")[0].strip()
+        if name and bcp47(name):
+            return bcp47(name)
+    return None
+
+
+def _file_categories(po: Any, language: str | None) -> tuple[str, ...] | None:
+    """The category each `msgstr[i]` of the file holds, by its Plural-Forms and language."""
+    match = _PLURAL_FORMS.search(po.metadata.get("Plural-Forms") or "")
+    if not language or not match:
+        return None
+    try:
+        return plurals.index_categories(match.group(2), int(match.group(1)), language)
+    except ValueError as exc:
+        raise FormatError(f"The header's Plural-Forms cannot be read: {exc}.") from exc
+
+
+def _target(entry: Any, categories: tuple[str, ...] | None) -> Target | None:
+    if "fuzzy" in entry.flags:
+        return None
+    if not entry.msgid_plural:
+        return entry.msgstr or None
+    forms = entry.msgstr_plural
+    if categories is None or not any(forms.values()):
+        return None
+    found: dict[str, str] = {}
+    for index, category in enumerate(categories):
+        found.setdefault(category, forms.get(index, ""))
+    return found
+
+
+def _entry(entry: Any, categories: tuple[str, ...] | None) -> Entry:
+    plural = {"one": entry.msgid, "other": entry.msgid_plural} if entry.msgid_plural else None
+    texts = [entry.msgid, entry.msgid_plural] if plural else [entry.msgid]
+    return Entry(
+        key=_key(entry),
+        source=entry.msgid_plural or entry.msgid,
+        note=_note(entry),
+        codes=_codes(entry, texts),
+        plural=plural,
+        target=_target(entry, categories),
+    )
+
+
+def _language_tag(value: str | None) -> str | None:
+    tag = (value or "").strip().split("@")[0].replace("_", "-")
+    return tag or None
+
+
+def _gettext_language(tag: str) -> str:
+    return tag.replace("-", "_")
+
+
+def _fill(entry: Any, target: Target, forms: plurals.GettextForms) -> None:
+    if entry.msgid_plural:
+        by_category = {c: target for c in forms.categories} if isinstance(target, str) else target
+        fallback = by_category.get("other") or next(iter(by_category.values()), "")
+        entry.msgstr_plural = {i: by_category.get(c, fallback) for i, c in enumerate(forms.categories)}
+    else:
+        entry.msgstr = target if isinstance(target, str) else target.get("other") or next(iter(target.values()), "")
+    if "fuzzy" in entry.flags:
+        entry.flags.remove("fuzzy")
+    entry.previous_msgctxt = entry.previous_msgid = entry.previous_msgid_plural = None
+
+
+def _with_field(metadata: dict[str, str], name: str, value: str, after: str) -> dict[str, str]:
+    if name in metadata or after not in metadata:
+        metadata[name] = value
+        return metadata
+    out: dict[str, str] = {}
+    for key, old in metadata.items():
+        out[key] = old
+        if key == after:
+            out[name] = value
+    return out
+
+
+def _width(po: Any, text: str) -> int:
+    """The wrap width that reproduces most of the original's lines, tried on its wrapped messages."""
+    lines = set(text.splitlines())
+    sample = [e for e in po if not e.obsolete and max(len(e.msgid), len(e.msgstr)) > 60][:300]
+    if not sample:
+        return _WIDTHS[0]
+    scores = {w: sum(line in lines for e in sample for line in e.__unicode__(w).splitlines()) for w in _WIDTHS}
+    return max(_WIDTHS, key=lambda w: scores[w])
+
+
+class PoFormat(FileFormat):
+    """gettext PO and POT files."""
+
+    name = "po"
+    extensions = (".po", ".pot")
+    media_type = "text/x-gettext-translation; charset=utf-8"
+
+    def read(self, data: bytes) -> Resource:
+        """The file's messages, header and obsolete ones left out."""
+        po, _ = _parse(data)
+        language = _file_language(po)
+        categories = _file_categories(po, language)
+        entries: list[Entry] = []
+        lines: dict[str, int] = {}
+        for item in po:
+            if item.obsolete or (not item.msgid and item.msgctxt is None):
+                continue
+            key = _key(item)
+            if key in lines:
+                raise FormatError(f"Line {item.linenum}: the message {key!r} repeats the one of line {lines[key]}.")
+            lines[key] = item.linenum
+            entries.append(_entry(item, categories))
+        if not entries:
+            raise FormatError("The file has no string to translate.")
+        if len(entries) > MAX_SEGMENTS:
+            raise FormatError(f"The file has more than {MAX_SEGMENTS} messages, the most a file takes; split it.")
+        return Resource(entries=tuple(entries), target_language=language)
+
+    def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
+        """The file with the targets in `msgstr` and the header set to the target language."""
+        po, _ = _parse(data)
+        text = _decode(data)
+        po.wrapwidth = _width(po, text)
+        forms = plurals.gettext_forms(target_language)
+        for item in po:
+            if item.obsolete:
+                continue
+            target = targets.get(_key(item))
+            if target is not None:
+                _fill(item, target, forms)
+            elif item.msgid_plural and not any(item.msgstr_plural.values()):
+                item.msgstr_plural = dict.fromkeys(range(forms.nplurals), "")
+        metadata = _with_field(dict(po.metadata), "Language", _gettext_language(target_language), "Language-Team")
+        metadata = _with_field(metadata, "Plural-Forms", forms.header, "Content-Transfer-Encoding")
+        if not re.search(r"charset=utf-?8\b", metadata.get("Content-Type", ""), re.I):
+            metadata["Content-Type"] = "text/plain; charset=UTF-8"
+        po.metadata = metadata
+        po.metadata_is_fuzzy = False
+        out = str(po)
+        if "\r\n" in text:
+            out = out.replace("\n", "\r\n")
+        return out.encode("utf-8")
+
+
+FORMAT = PoFormat()

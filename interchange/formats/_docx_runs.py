@@ -1,0 +1,275 @@
+"""A Word paragraph as text with placeholders, and translated text put back into its runs (see `docx`).
+
+`Paragraph(p)` reads a `w:p`: its text pieces (a run's `w:t`, with `w:tab` as `\\t`, a line break
+as `\\n`) grouped by formatting (the run properties and the hyperlink, smart tag, content control or
+insertion the run sits in); the formatting with the most characters is the paragraph's own, every
+other group is a paired placeholder `{n}…{/n}`; objects (a drawing, a field from its begin to its
+end, a page or column break, a footnote reference, a symbol, an equation…) are standalone `{n}`.
+Bookmarks, comment ranges and other markers are kept at the paragraph's start (the starts) or end
+(the ends); deleted text of tracked changes at its end. `fill(text)` rebuilds the paragraph from a
+translation: text outside placeholders in the paragraph's own formatting, text inside `{n}…{/n}` in
+a copy of group n's run properties and containers, each object where its `{n}` is (an object the
+translation leaves out goes at the end: nothing but text is ever lost).
+"""
+
+from __future__ import annotations
+
+import re
+from copy import deepcopy
+from dataclasses import dataclass, field
+from typing import Final
+
+from docx.oxml.ns import qn
+from lxml import etree
+
+from .codes import PATTERNS
+
+_CONTAINERS: Final = frozenset(
+    qn(f"w:{name}") for name in ("hyperlink", "smartTag", "ins", "customXml", "sdt", "dir", "bdo", "moveTo")
+)
+_START_MARKERS: Final = frozenset(
+    qn(f"w:{name}")
+    for name in (
+        "bookmarkStart",
+        "commentRangeStart",
+        "permStart",
+        "proofErr",
+        "moveFromRangeStart",
+        "moveToRangeStart",
+    )
+)
+_END_MARKERS: Final = frozenset(
+    qn(f"w:{name}")
+    for name in ("bookmarkEnd", "commentRangeEnd", "permEnd", "del", "moveFrom", "moveFromRangeEnd", "moveToRangeEnd")
+)
+_CHARS: Final = {qn("w:tab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "\u2011", qn("w:softHyphen"): "\u00ad"}
+_DROPPED: Final = frozenset({qn("w:rPr"), qn("w:lastRenderedPageBreak")})
+TOKEN: Final = re.compile(r"\{(/?)(\d{1,4})\}")
+_SPACE: Final = "{http://www.w3.org/XML/1998/namespace}space"
+_LOCKED: Final = re.compile(rf"\{{/\d{{1,4}}\}}|{PATTERNS['brace']}")
+
+Chain = tuple[etree._Element, ...]
+
+
+@dataclass(slots=True)
+class _Text:
+    text: str
+    rpr: etree._Element | None
+    chain: Chain
+
+    @property
+    def key(self) -> tuple[bytes, tuple[int, ...]]:
+        return (etree.tostring(self.rpr) if self.rpr is not None else b"", tuple(id(c) for c in self.chain))
+
+
+@dataclass(slots=True)
+class _Object:
+    parts: list[tuple[etree._Element, Chain]] = field(default_factory=list)
+    token: int = 0
+
+
+@dataclass(slots=True)
+class _Group:
+    texts: list[_Text]
+    token: int = 0
+
+    @property
+    def text(self) -> str:
+        return "".join(t.text for t in self.texts)
+
+
+class Paragraph:
+    """One `w:p` read as text with placeholders; `fill` writes a translation back into it."""
+
+    def __init__(self, p: etree._Element) -> None:
+        self.p = p
+        self.starts: list[etree._Element] = []
+        self.ends: list[etree._Element] = []
+        self.items: list[_Text | _Object] = []
+        self._field: _Object | None = None
+        self._depth = 0
+        self._walk(p, ())
+        self.pieces: list[_Group | _Object] = _grouped(self.items)
+        self.main = _main_key(self.items)
+        self._number()
+
+    def _walk(self, parent: etree._Element, chain: Chain) -> None:
+        for child in parent:
+            tag = child.tag
+            if tag == qn("w:pPr") or not isinstance(tag, str):
+                continue
+            if self._field is not None and tag != qn("w:r"):
+                self._field.parts.append((child, chain))
+            elif tag == qn("w:r"):
+                self._run(child, chain)
+            elif tag in _CONTAINERS:
+                inner = child.find(qn("w:sdtContent")) if tag == qn("w:sdt") else child
+                self._walk(inner if inner is not None else child, (*chain, child))
+            elif tag in _START_MARKERS:
+                self.starts.append(child)
+            elif tag in _END_MARKERS:
+                self.ends.append(child)
+            else:  # a simple field, an equation, anything unknown: kept whole where it is
+                self.items.append(_Object([(child, chain)]))
+
+    def _run(self, run: etree._Element, chain: Chain) -> None:
+        chars = run.findall(qn("w:fldChar"))
+        if self._field is not None or chars:
+            self._field_run(run, chain, chars)
+            return
+        rpr = run.find(qn("w:rPr"))
+        for child in run:
+            tag = child.tag
+            if tag in _DROPPED or not isinstance(tag, str):
+                continue
+            if tag == qn("w:t"):
+                self.items.append(_Text(child.text or "", rpr, chain))
+            elif tag in _CHARS:
+                self.items.append(_Text(_CHARS[tag], rpr, chain))
+            elif tag == qn("w:br") and child.get(qn("w:type"), "textWrapping") == "textWrapping":
+                self.items.append(_Text("\n", rpr, chain))
+            else:  # a drawing, a page break, a note reference…: its own run, with the run's properties
+                holder = etree.Element(qn("w:r"), attrib=dict(run.attrib))
+                if rpr is not None:
+                    holder.append(deepcopy(rpr))
+                holder.append(child)
+                self.items.append(_Object([(holder, chain)]))
+
+    def _field_run(self, run: etree._Element, chain: Chain, chars: list[etree._Element]) -> None:
+        """A run of a complex field: the field from its begin to its end is one object."""
+        if self._field is None:
+            self._field = _Object()
+            self.items.append(self._field)
+        self._field.parts.append((run, chain))
+        for char in chars:
+            kind = char.get(qn("w:fldCharType"))
+            self._depth += 1 if kind == "begin" else -1 if kind == "end" else 0
+        if self._depth <= 0:
+            self._field, self._depth = None, 0
+
+    def _number(self) -> None:
+        taken = {int(m.group(2)) for t in self.items if isinstance(t, _Text) for m in TOKEN.finditer(t.text)}
+        number = 0
+        for piece in self.pieces:
+            if isinstance(piece, _Group) and self._plain(piece):
+                continue
+            number += 1
+            while number in taken:
+                number += 1
+            piece.token = number
+
+    def _plain(self, group: _Group) -> bool:
+        return group.texts[0].key == self.main or not group.text.strip()
+
+    @property
+    def has_text(self) -> bool:
+        """True when the paragraph has a character to translate."""
+        return any(isinstance(i, _Text) and i.text.strip() for i in self.items)
+
+    def text(self) -> str:
+        """The paragraph's text with its placeholders."""
+        out: list[str] = []
+        for piece in self.pieces:
+            if isinstance(piece, _Object):
+                out.append(f"{{{piece.token}}}")
+            elif piece.token:
+                out.append(f"{{{piece.token}}}{piece.text}{{/{piece.token}}}")
+            else:
+                out.append(piece.text)
+        return "".join(out)
+
+    def codes(self) -> tuple[str, ...]:
+        """The placeholders of `text()` and the brace placeholders its text already has (a literal
+        `{0}` or `{name}` is locked too: `codes.code_changes` counts every brace code), in order."""
+        return tuple(m.group() for m in _LOCKED.finditer(self.text()))
+
+    def fill(self, text: str, *, language: str | None = None) -> None:
+        """Replace the paragraph's content with `text` (placeholders as `text()` gives them)."""
+        groups = {p.token: p for p in self.pieces if isinstance(p, _Group) and p.token}
+        objects = {p.token: p for p in self.pieces if isinstance(p, _Object)}
+        plain = next((t for t in self.items if isinstance(t, _Text) and t.key == self.main), None)
+        for child in list(self.p):
+            if child.tag != qn("w:pPr"):
+                self.p.remove(child)
+        for marker in self.starts:
+            self.p.append(marker)
+        opened: list[int] = []
+        position = 0
+        for match in TOKEN.finditer(text):
+            token, closing = int(match.group(2)), bool(match.group(1))
+            if token not in groups and token not in objects:
+                continue
+            self._text(text[position : match.start()], groups, opened, plain, language)
+            position = match.end()
+            if token in objects and not closing:
+                for element, chain in objects.pop(token).parts:
+                    _place(self.p, element, chain)
+            elif token in groups and closing and token in opened:
+                opened.remove(token)
+            elif token in groups and not closing:
+                opened.append(token)
+        self._text(text[position:], groups, opened, plain, language)
+        for left in objects.values():
+            for element, chain in left.parts:
+                _place(self.p, element, chain)
+        for marker in self.ends:
+            self.p.append(marker)
+
+    def _text(
+        self, text: str, groups: dict[int, _Group], opened: list[int], plain: _Text | None, language: str | None
+    ) -> None:
+        if not text:
+            return
+        like = groups[opened[-1]].texts[0] if opened else plain
+        run = etree.Element(qn("w:r"))
+        if like is not None and like.rpr is not None:
+            rpr = deepcopy(like.rpr)
+            lang = rpr.find(qn("w:lang"))
+            if language and lang is not None and lang.get(qn("w:val")):
+                lang.set(qn("w:val"), language)
+            run.append(rpr)
+        for part in re.split(r"([\t\n])", text):
+            if part == "\t":
+                etree.SubElement(run, qn("w:tab"))
+            elif part == "\n":
+                etree.SubElement(run, qn("w:br"))
+            elif part:
+                node = etree.SubElement(run, qn("w:t"))
+                node.text = part
+                if part != part.strip():
+                    node.set(_SPACE, "preserve")
+        _place(self.p, run, like.chain if like is not None else ())
+
+
+def _grouped(items: list[_Text | _Object]) -> list[_Group | _Object]:
+    """Consecutive text pieces of one formatting as one group; objects as they are."""
+    pieces: list[_Group | _Object] = []
+    for item in items:
+        if isinstance(item, _Object):
+            pieces.append(item)
+        elif pieces and isinstance(pieces[-1], _Group) and pieces[-1].texts[0].key == item.key:
+            pieces[-1].texts.append(item)
+        else:
+            pieces.append(_Group([item]))
+    return pieces
+
+
+def _main_key(items: list[_Text | _Object]) -> tuple[bytes, tuple[int, ...]] | None:
+    """The formatting that holds the most characters (the first of equals)."""
+    sizes: dict[tuple[bytes, tuple[int, ...]], int] = {}
+    for item in items:
+        if isinstance(item, _Text):
+            sizes[item.key] = sizes.get(item.key, 0) + len(item.text.strip())
+    return max(sizes, key=lambda k: sizes[k]) if sizes else None
+
+
+def _place(p: etree._Element, element: etree._Element, chain: Chain) -> None:
+    """Append `element` to `p` inside copies of its containers (their properties kept, no content)."""
+    parent = p
+    for container in chain:
+        copy = etree.SubElement(parent, container.tag, attrib=dict(container.attrib))
+        for child in container:
+            if isinstance(child.tag, str) and child.tag.endswith("Pr"):
+                copy.append(deepcopy(child))
+        parent = etree.SubElement(copy, qn("w:sdtContent")) if container.tag == qn("w:sdt") else copy
+    parent.append(element)

@@ -251,6 +251,8 @@ def _after_read(
     text: str = result["text"][offset:]
     code = [(max(a - offset, 0), b - offset) for a, b in _window_code(result, messages) if b > offset]
     spans = unit_spans(text, code=code)
+    if result.get("labels") and offset == 0:  # a resource file: each string is a unit, blank lines and all
+        spans = _segment_spans(result)
     cut_by_window = result.get("more") and "translated_from" not in result
     if cut_by_window:
         spans = spans[:-1]  # the window may have cut the last block short
@@ -278,6 +280,17 @@ def _after_read(
         if variant:
             break  # a unit tried again is proposed alone
     return calls
+
+
+def _segment_spans(result: dict[str, Any]) -> list[tuple[int, int]]:
+    """The spans of a marked block's segments, each up to the next one's mark (its end's whitespace left out)."""
+    text: str = result["text"]
+    starts = [offset for offset, _ in result.get("marks") or []]
+    spans = []
+    for a, b in itertools.pairwise([*starts, len(text)]):
+        piece = text[a:b]
+        spans.append((a, a + len(piece.rstrip())))
+    return [(a, b) for a, b in spans if b > a]
 
 
 def _window_code(result: dict[str, Any], messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:

@@ -136,7 +136,7 @@ class Workbench:
     ) -> list[QaWarningView]:
         """The text checks, and a resource string's: a plural entry's forms replace the text checks."""
         target = snapshot.target_language or target_tag(snapshot)
-        entry = [QaWarningView(code=c, message=m) for c, m in edit_warnings(contexts, text, target)]
+        entry = [QaWarningView(code=c, message=m) for c, m in edit_warnings(contexts, source, text, target)]
         if any(c.plural for c in contexts):
             return entry
         return await self._warnings(owner, session_languages(snapshot), source, text) + entry

@@ -10,6 +10,7 @@ no locked text (a `translatable="false"` string, a placeholder alone) was ever p
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -107,3 +108,191 @@ def test_android_strings_translated_and_exported(client: TestClient, target: str
             assert new == text
         elif any(c.isalpha() for c in PRINTF.sub("", text)):
             assert new != text, name  # translated (the pseudo model accents every letter)
+
+
+CODE = re.compile(r"%(?:\d\$)?[-.\d]*l{0,2}[sdf@]|%\([a-z_]+\)s|\{\{[^{}]+\}\}|\$t\([^)]*\)")
+"""The placeholders the sample files use (printf, Python, i18next), to compare source and export."""
+
+
+def codes_of(text: str) -> list[str]:
+    return sorted(CODE.findall(text))
+
+
+def export_original(client: TestClient, name: str, data: bytes, target: str) -> tuple[bytes, list[dict[str, Any]]]:
+    """The file translated to the end by the pseudo model and exported as itself; every request seen."""
+    sid, fid, seen = translate_all(client, name, data.decode("utf-8"), target)
+    exported = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "original"})
+    assert exported.status_code == 200, exported.text
+    assert exported.headers["x-export-skipped"] == "0"
+    return exported.content, seen
+
+
+TARGETS = [("pl", ["one", "few", "many", "other"]), ("ja", ["other"])]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("target", "categories"), TARGETS)
+def test_po_translated_and_exported(client: TestClient, target: str, categories: list[str]) -> None:
+    import polib
+
+    data = (DATA / "gtk-pl.po").read_bytes()
+    content, seen = export_original(client, "gtk.po", data, target)
+    before, after = polib.pofile(data.decode()), polib.pofile(content.decode())
+    assert after.metadata["Language"] == target
+    forms = polib_forms(after.metadata["Plural-Forms"])
+    assert forms == (3 if target == "pl" else 1)  # gettext's Polish has one, few, many; Japanese one form
+    kept = [e for e in before if not e.obsolete]
+    assert [(e.msgctxt, e.msgid) for e in after if not e.obsolete] == [(e.msgctxt, e.msgid) for e in kept]
+    for old, new in zip(kept, [e for e in after if not e.obsolete], strict=True):
+        assert new.comment == old.comment and new.tcomment == old.tcomment
+        if new.msgid_plural:
+            assert sorted(new.msgstr_plural) == list(range(forms))
+            assert all(set(codes_of(t)) <= set(codes_of(old.msgid_plural)) for t in new.msgstr_plural.values())
+        elif "fuzzy" not in old.flags:
+            assert new.msgstr and codes_of(new.msgstr) == codes_of(old.msgid), old.msgid
+    plurals = [r["plural"]["categories"] for r in seen if r["plural"]]
+    assert plurals and all(found == categories for found in plurals)
+
+
+def polib_forms(header: str) -> int:
+    return int(re.search(r"nplurals\s*=\s*(\d+)", header)[1])  # type: ignore[index]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("target", "categories"), TARGETS)
+def test_i18next_json_translated_and_exported(client: TestClient, target: str, categories: list[str]) -> None:
+    data = (DATA / "i18next-parser-plural.json").read_bytes()
+    content, seen = export_original(client, "plural.json", data, target)
+    after = json.loads(content)
+    for key in ("first", "second"):
+        assert [k.removeprefix(f"{key}_") for k in after if k.startswith(f"{key}_")] == categories
+    assert "unsorted" in after and after["unsorted"] != "value"
+    assert all(r["plural"]["categories"] == categories for r in seen if r["plural"])
+
+    data = (DATA / "jitsi-main.json").read_bytes()
+    content, seen = export_original(client, "main.json", data, target)
+    before, after = json.loads(data), json.loads(content)
+    flat_before, flat_after = dict(_flat(before)), dict(_flat(after))
+    plain = {k for k in flat_before if not re.search(r"_(plural|one|other|zero|few|many|two)$", k)}
+    assert plain <= set(flat_after)
+    for key in plain:
+        assert codes_of(flat_after[key]) == codes_of(flat_before[key]), key
+
+
+def _flat(value: Any, prefix: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _flat(v, f"{prefix}{k}.")
+    else:
+        yield prefix.rstrip("."), str(value)
+
+
+@pytest.mark.slow
+def test_apple_strings_and_stringsdict_translated_and_exported(client: TestClient) -> None:
+    import io
+    import plistlib
+
+    from translate.storage.properties import stringsutf8file
+
+    data = (DATA / "strings_duckduckgo_Localizable.strings").read_bytes()
+    content, _ = export_original(client, "Localizable.strings", data, "pl")
+    before, after = stringsutf8file(io.BytesIO(data)), stringsutf8file(io.BytesIO(content))
+    assert [u.name for u in after.units] == [u.name for u in before.units]
+    assert [u.getnotes() for u in after.units] == [u.getnotes() for u in before.units]
+    for old, new in zip(before.units, after.units, strict=True):
+        assert codes_of(new.source) == codes_of(old.source), old.name
+
+    data = (DATA / "stringsdict_duckduckgo_Localizable.stringsdict").read_bytes()
+    content, seen = export_original(client, "Localizable.stringsdict", data, "pl")
+    before_plist, after_plist = plistlib.loads(data), plistlib.loads(content)
+    assert list(after_plist) == list(before_plist)
+    for key, entry in after_plist.items():
+        for name, rule in entry.items():
+            if isinstance(rule, dict) and rule.get("NSStringFormatSpecTypeKey") == "NSStringPluralRuleType":
+                forms = [c for c in ("zero", "one", "two", "few", "many", "other") if c in rule]
+                assert set(forms) >= {"one", "few", "many", "other"}, (key, name)
+    assert seen and all(r["plural"]["categories"] == ["one", "few", "many", "other"] for r in seen if r["plural"])
+
+
+@pytest.mark.slow
+def test_html_and_subtitles_translated_and_exported(client: TestClient) -> None:
+    import io
+
+    import lxml.html
+    import srt
+    import webvtt
+
+    data = (DATA / "html_backbone.html").read_bytes()
+    content, seen = export_original(client, "index.html", data, "pl")
+    page = lxml.html.fromstring(content)
+    source = lxml.html.fromstring(data)
+    assert [e.tag for e in page.iter() if isinstance(e.tag, str)] == [
+        e.tag for e in source.iter() if isinstance(e.tag, str)
+    ]
+    assert page.xpath("//pre") and page.xpath("//pre")[0].text_content() == source.xpath("//pre")[0].text_content()
+    assert not any(r["src_string"].startswith("<script") for r in seen)
+
+    data = (DATA / "subtitles_styles2.srt").read_bytes()
+    content, seen = export_original(client, "styles2.srt", data, "pl")
+    before, after = list(srt.parse(data.decode())), list(srt.parse(content.decode()))
+    assert [(s.index, s.start, s.end) for s in after] == [(s.index, s.start, s.end) for s in before]
+    worded = [
+        (a, b)
+        for a, b in zip(after, before, strict=True)
+        if re.search(r"[A-Za-z]{2}", re.sub("<[^>]*>", "", b.content))
+    ]
+    assert worded and all(a.content != b.content for a, b in worded)
+    assert not any("-->" in r["src_string"] for r in seen)  # timings are never proposed
+
+    data = (DATA / "subtitles_comments.vtt").read_bytes()
+    content, seen = export_original(client, "comments.vtt", data, "pl")
+    cues = webvtt.from_buffer(io.StringIO(content.decode())).captions
+    original = webvtt.from_buffer(io.StringIO(data.decode())).captions
+    assert [(c.start, c.end) for c in cues] == [(c.start, c.end) for c in original]
+    assert not any("-->" in r["src_string"] for r in seen)
+
+
+@pytest.mark.slow
+def test_docx_uploaded_as_base64_translated_and_exported(client: TestClient) -> None:
+    import base64
+    import io
+
+    import docx
+
+    from tests.formats.test_docx import build
+
+    data = build()
+    sid = client.post("/api/sessions", json={"targetLanguage": "pl"}).json()["id"]
+    body = {"name": "report.docx", "contentBase64": base64.b64encode(data).decode()}
+    uploaded = client.post(f"/api/sessions/{sid}/files", json=body)
+    assert uploaded.status_code == 201, uploaded.text
+    fid = uploaded.json()["fileId"]
+    answer = client.post(f"/api/sessions/{sid}/files", json={"name": "report.docx", "content": "text"})
+    assert answer.status_code == 422 and "contentBase64" in answer.json()["error"]
+    _drive(client, sid, "report.docx")
+    exported = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "original"})
+    assert exported.status_code == 200
+    assert "report.pl.docx" in exported.headers["content-disposition"]
+    assert exported.headers["content-type"].startswith("application/vnd.openxmlformats")
+    before, after = docx.Document(io.BytesIO(data)), docx.Document(io.BytesIO(exported.content))
+    assert [p.style.name for p in after.paragraphs] == [p.style.name for p in before.paragraphs]
+    pairs = [(a.text, b.text) for a, b in zip(after.paragraphs, before.paragraphs, strict=True) if b.text.strip()]
+    assert pairs and all(a != b for a, b in pairs if re.search(r"[A-Za-z]{2}", b))
+    assert len(after.tables) == len(before.tables)
+
+
+def untagged(text: str) -> str:
+    return re.sub("<[^>]*>", "", text)
+
+
+def _drive(client: TestClient, sid: str, name: str) -> None:
+    body: dict[str, Any] = {"sessionId": sid, "userInput": f"Translate {name}."}
+    for _ in range(200):
+        response = client.post("/api/next", json=body).json()["agentResponse"]
+        requests = response["copilotRequests"]
+        if requests:
+            body = {"sessionId": sid, "copilotResponses": [{"tool": r["tool"], "status": "approve"} for r in requests]}
+        elif response["actor"] == "agent":
+            body = {"sessionId": sid}
+        else:
+            return

@@ -22,16 +22,34 @@ def target_categories(language: str) -> tuple[str, ...]:
     return categories(language)
 
 
+def unit_codes(contexts: Sequence[SegmentContext], source: str) -> tuple[str, ...]:
+    """The locked codes of a unit's source: its segments' codes, as often as the unit's text holds
+    each (a unit of a long string's first part holds only the codes of that part)."""
+    codes = [code for c in contexts for code in c.codes]
+    return tuple(c for c in dict.fromkeys(codes) for _ in range(min(codes.count(c), source.count(c))))
+
+
+def code_problems(codes: Sequence[str], source: str, text: str) -> tuple[str, ...]:
+    """What `text` does to the locked `codes`, less what the source itself shows (a malformed tag in
+    the source, `<a href="#x"</a>`, holds a code the reading of the translation finds again)."""
+    own = set(_code_changes(codes, source))
+    return tuple(p for p in _code_changes(codes, text) if p not in own)
+
+
 def entry_proposal(
-    contexts: Sequence[SegmentContext], proposal: str | Mapping[str, str], target_language: str | None
+    contexts: Sequence[SegmentContext],
+    proposal: str | Mapping[str, str],
+    target_language: str | None,
+    *,
+    source: str = "",
 ) -> str | tuple[str | dict[str, str], PluralInfo | None]:
-    """The proposal as the card shows it and the plural it answers, or why it is refused."""
+    """The proposal for a unit of `source` as the card shows it and the plural it answers, or why it
+    is refused."""
     plural = next((c for c in contexts if c.plural), None)
     if plural is None:
         if not isinstance(proposal, str):
             return "translate_string is an object, but these segments are not a plural entry: give one string."
-        codes = tuple(code for c in contexts for code in c.codes)
-        changes = _code_changes(codes, proposal)
+        changes = code_problems(unit_codes(contexts, source), source, proposal)
         if changes:
             return "translate_string breaks the locked codes of the source: " + "; ".join(changes) + "."
         return proposal, None
@@ -47,8 +65,8 @@ def entry_proposal(
     if forms is None:
         example = ", ".join(f'"{c}": "…"' for c in wanted)
         return f"translate_string for the plural entry {plural.key!r} is an object of forms: {{{example}}}."
-    source = dict(plural.plural)
-    problems = forms_problems(forms, wanted, codes=plural.codes, source_other=source.get("other", ""))
+    source_forms = dict(plural.plural)
+    problems = forms_problems(forms, wanted, codes=plural.codes, source_other=source_forms.get("other", ""))
     if problems:
         return (
             f"The forms of the plural entry {plural.key!r} (target categories {', '.join(wanted)}): "
@@ -56,7 +74,7 @@ def entry_proposal(
             + "."
         )
     ordered = {c: forms[c] for c in wanted}
-    return ordered, PluralInfo(categories=wanted, source=source)
+    return ordered, PluralInfo(categories=wanted, source=source_forms)
 
 
 def _code_changes(codes: Sequence[str], text: str) -> tuple[str, ...]:
@@ -66,20 +84,20 @@ def _code_changes(codes: Sequence[str], text: str) -> tuple[str, ...]:
 
 
 def edit_warnings(
-    contexts: Sequence[SegmentContext], text: str, target_language: str | None
+    contexts: Sequence[SegmentContext], source: str, text: str, target_language: str | None
 ) -> tuple[tuple[str, str], ...]:
     """What a human's text does to a resource string's locked codes (`locked_code`) or a plural
     entry's forms (`plural_forms`), as (code, message) warnings: the human still decides."""
     plural = next((c for c in contexts if c.plural), None)
     if plural is None:
-        codes = tuple(code for c in contexts for code in c.codes)
-        return tuple(("locked_code", f"Locked code: {change}.") for change in _code_changes(codes, text))
+        changes = code_problems(unit_codes(contexts, source), source, text)
+        return tuple(("locked_code", f"Locked code: {change}.") for change in changes)
     forms = parse_forms(text)
     if forms is None:
         return (("plural_forms", "This plural entry's text is its forms, one for each plural category."),)
     if target_language is None:
         return ()
     wanted = target_categories(target_language)
-    source = dict(plural.plural)
-    problems = forms_problems(forms, wanted, codes=plural.codes, source_other=source.get("other", ""))
+    source_forms = dict(plural.plural)
+    problems = forms_problems(forms, wanted, codes=plural.codes, source_other=source_forms.get("other", ""))
     return tuple(("plural_forms", f"Plural forms: {p}.") for p in problems)

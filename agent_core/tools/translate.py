@@ -127,7 +127,9 @@ class TranslateTool:
         located = await _locate(call, args)
         if isinstance(located, ToolResult):
             return located
-        proposal = entry_proposal(located.contexts, args.translate_string, call.batch.target_language)
+        proposal = entry_proposal(
+            located.contexts, args.translate_string, call.batch.target_language, source=located.source
+        )
         if isinstance(proposal, str):
             return _reject(proposal)
         text, plural = proposal

@@ -17,7 +17,6 @@ from agent_core.errors import InvalidRequestError
 from agent_core.plural import parse_forms
 from interchange import WrittenUnit, segment_targets
 from interchange.formats import FormatError, Target, format_named
-from interchange.formats.plurals import categories
 from interchange.layout import joined_text
 
 from .originals import Original
@@ -63,6 +62,8 @@ def format_original(view: FileView, original: Original, language: str | None) ->
         if s.target is not None and s.status in WRITTEN_STATUSES
     ]
     texts = segment_targets(layout, units).targets
+    from interchange.formats.plurals import categories  # babel's data, only for this export
+
     wanted = categories(language)
     targets: dict[str, Target] = {}
     skipped = 0

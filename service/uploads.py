@@ -26,10 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agent_core.errors import InvalidRequestError
+from agent_core.plural import ORDER
 from agent_core.segment import Segment, SegmentContext
 from agent_core.segmentation import segment_prose, segment_spans, segment_text
 from interchange.formats import Entry, FileFormat, FormatError, format_for
-from interchange.formats.plurals import ORDER
 from interchange.layout import XliffText, joined_text
 
 from .originals import pack_original

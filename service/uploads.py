@@ -23,14 +23,15 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent_core.errors import InvalidRequestError
 from agent_core.plural import ORDER
-from agent_core.segment import Segment, SegmentContext
+from agent_core.segment import Segment, SegmentContext, dump_segments
 from agent_core.segmentation import segment_prose, segment_spans, segment_text
 from interchange.formats import Entry, FileFormat, FormatError, format_for
 from interchange.layout import XliffText, joined_text
+from storage.interface import CHUNK_CHARS
 
 from .originals import pack_original
 from .schemas import FileUpload
@@ -80,7 +81,7 @@ def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) ->
         return ReadFile(format=fmt, content=layout.text, segments=segment_text(layout.text, language), original=None), (
             language
         )
-    segments = entry_segments(entries, layout, language)
+    segments = fit_chunks(entry_segments(entries, layout, language))
     return ReadFile(
         format=fmt, content=layout.text, segments=segments, original=pack_original(fmt.name, data)
     ), language
@@ -100,6 +101,43 @@ def entry_segments(entries: Sequence[Entry], layout: XliffText, language: str | 
         for (start, end), held in zip(pieces, codes, strict=True):
             found.append(Segment(len(found), start, end, False, _context(entry, held)))
     return tuple(found)
+
+
+CHUNK_CONTEXT_BYTES = 250_000
+"""The most bytes a chunk's stored segments take (a DynamoDB item holds 400 KB: the chunk's text,
+32,000 characters, takes at most 128 KB of it)."""
+SHORT_NOTE = 120
+"""A note's length when a chunk's notes would not fit whole."""
+
+
+def fit_chunks(segments: Sequence[Segment]) -> tuple[Segment, ...]:
+    """The segments with their notes shortened (to SHORT_NOTE characters, then left out) in a chunk
+    whose stored segments would pass CHUNK_CONTEXT_BYTES (thousands of tiny strings with long notes);
+    422 when even keys and codes alone would (the file cannot be stored: split it)."""
+    by_chunk: dict[int, list[Segment]] = {}
+    for segment in segments:
+        by_chunk.setdefault(segment.start // CHUNK_CHARS, []).append(segment)
+    out: list[Segment] = []
+    for group in by_chunk.values():
+        for note_chars in (None, SHORT_NOTE, 0):
+            fitted = [_with_note(s, note_chars) for s in group]
+            if len(dump_segments(fitted).encode("utf-8")) <= CHUNK_CONTEXT_BYTES:
+                break
+        else:
+            raise InvalidRequestError(
+                f"The file's strings near character {group[0].start} have too many keys and codes to store "
+                f"({len(group)} strings in {CHUNK_CHARS} characters); split the file."
+            )
+        out += fitted
+    return tuple(out)
+
+
+def _with_note(segment: Segment, chars: int | None) -> Segment:
+    context = segment.context
+    if chars is None or context is None or context.note is None:
+        return segment
+    note = context.note[:chars] + "…" if chars and len(context.note) > chars else (context.note if chars else None)
+    return replace(segment, context=replace(context, note=note))
 
 
 def _context(entry: Entry, codes: tuple[str, ...]) -> SegmentContext:

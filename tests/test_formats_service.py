@@ -166,3 +166,19 @@ async def test_translate_refuses_broken_codes_and_wrong_forms_to_the_model() -> 
 def tool_returns(h: Any) -> dict[str, Any]:
     """Every tool return's content by call id."""
     return {p.tool_call_id: p.content for m in h.history() for p in m.parts if isinstance(p, ToolReturnPart)}
+
+
+def test_thousands_of_short_strings_with_long_notes_fit_a_chunk(client: TestClient) -> None:
+    """1,200 two-letter strings with 400-character notes: the notes are stored shortened, so the chunk's
+    item stays within DynamoDB's 400 KB, and the file is stored whole."""
+    note = "A long developer note. " * 18
+    body = "".join(f'    <!-- {note} -->\n    <string name="k{n}">ab</string>\n' for n in range(1200))
+    xml = f'<?xml version="1.0" encoding="utf-8"?>\n<resources>\n{body}</resources>\n'
+    sid = new_session(client)
+    uploaded = client.post(f"/api/sessions/{sid}/files", json={"name": "strings.xml", "content": xml})
+    assert uploaded.status_code == 201, uploaded.text
+    fid = uploaded.json()["fileId"]
+    segments = client.get(f"/api/sessions/{sid}/files/{fid}/segments", params={"limit": 500}).json()["segments"]
+    shown = segments[0]["context"]
+    assert shown["key"] == "k0" and shown["note"].endswith("…") and len(shown["note"]) <= 121
+    assert note.strip().startswith(shown["note"][:-1])

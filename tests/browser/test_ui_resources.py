@@ -98,6 +98,8 @@ def test_key_note_and_plural_forms_on_the_card(server: str) -> None:
             page.wait_for_function(NEW_BATCH_OR_DONE, arg=ids)
         page.wait_for_selector("body[data-phase=done]")
         session_id = page.evaluate("() => location.hash.slice(1)")
+        assert "format=original" in (page.get_attribute("#download", "href") or "")  # strings.xml as itself
+        page.screenshot(path=str(SHOTS / "resource-done.png"))
 
     files = _get(f"{server}api/sessions/{session_id}")
     file_id = files["files"][0]["fileId"]

@@ -106,3 +106,10 @@ export function blankEdit(text, req) {
   if (!req.plural) return !text.trim();
   return Object.values(formsOf(text) || {}).some((v) => !v.trim());
 }
+
+/** A resource string's target as a list shows it: a plural entry's forms as `one: … · few: …`. @param {{context?: unknown, target: string | null}} seg */
+export function listedTarget(seg) {
+  const forms = seg.context && seg.target ? formsOf(seg.target) : null;
+  if (!forms || !Object.values(forms).every((v) => typeof v === "string")) return seg.target || "";
+  return Object.entries(forms).map(([c, v]) => `${c}: ${v}`).join(" · ");
+}

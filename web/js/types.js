@@ -63,6 +63,7 @@
  * @property {SegmentStatus} status
  * @property {string | null} [origin]
  * @property {string | null} [updatedAt]
+ * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
  * @typedef {{segments: Segment[], nextCursor: string | null}} SegmentPage
  * @typedef {{status?: string, q?: string, cursor?: string | null, limit?: number}} SegmentQuery
  * @typedef {{added: number, updated: number, skipped: number}} ImportResult

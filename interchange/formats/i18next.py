@@ -78,13 +78,10 @@ def units(scanned: Scanned) -> Iterator[_Unit]:
 def _entries(unit: _Unit) -> list[Entry]:
     if not unit.categories:
         return icu.message_entries(unit.key, unit.slots[0].value)
-    forms = {c: s.value for c, s in sorted(zip(unit.categories, unit.slots, strict=True), key=_order)}
+    values = dict(zip(unit.categories, (s.value for s in unit.slots), strict=True))
+    forms = {c: values[c] for c in plurals.ORDER if c in values}
     codes = tuple(code for text in forms.values() for code in icu.codes_of(text))
     return [Entry(key=unit.key, source=forms["other"], codes=codes, plural=forms, plural_argument="count")]
-
-
-def _order(pair: tuple[str, Slot]) -> int:
-    return plurals.ORDER.index(pair[0])
 
 
 def read_entries(scanned: Scanned) -> list[Entry]:
@@ -135,7 +132,7 @@ def _group_edits(text: str, unit: _Unit, target: Target, language: str, ascii_on
 def write_edits(
     scanned: Scanned, targets: Mapping[str, Target], language: str, *, ascii_only: bool
 ) -> list[tuple[int, int, str]]:
-    """The splices that write the targets into a scanned i18next (or ARB) document."""
+    """The splices that write the targets into a scanned i18next document."""
     edits: list[tuple[int, int, str]] = []
     for unit in units(scanned):
         if unit.categories:
@@ -147,6 +144,13 @@ def write_edits(
         if new is not None:
             edits.append((slot.value_start, slot.end, json_text.literal(new, ascii_only=ascii_only)))
     return edits
+
+
+def _foreign(root: dict[str, object]) -> bool:
+    """True for the JSON of another format: ARB (`@@locale`, `@key` metadata) or a String Catalog."""
+    if "@@locale" in root or any(k.startswith("@") and isinstance(v, dict) for k, v in root.items()):
+        return True
+    return {"sourceLanguage", "strings"} <= root.keys()
 
 
 def _leaves_are_strings(value: object) -> bool:
@@ -170,8 +174,9 @@ class I18nextFormat(FileFormat):
     media_type = "application/json; charset=utf-8"
 
     def accepts(self, name: str, data: bytes) -> bool:
-        """A `.json` whose root is an object of strings (nested objects and arrays of them), or
-        that is malformed but opens with `{`, so its reader says where it is broken."""
+        """A `.json` whose root is an object of strings (nested objects and arrays of them) and not
+        ARB's or a String Catalog's, or that is malformed but opens with `{`, so its reader says
+        where it is broken."""
         if not name.lower().endswith(self.extensions):
             return False
         try:
@@ -179,7 +184,10 @@ class I18nextFormat(FileFormat):
             scanned = json_text.scan(text)
         except FormatError:
             return data.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
-        return isinstance(scanned.value, dict) and _leaves_are_strings(scanned.value)
+        root = scanned.value
+        if not isinstance(root, dict) or not _leaves_are_strings(root):
+            return False
+        return not _foreign(root)
 
     def read(self, data: bytes) -> Resource:
         """The file's strings and plural groups."""

@@ -14,13 +14,16 @@ guess. Obsolete entries (`#~`) are history, not entries; they are written back a
 
 Writing: an entry in `targets` gets `msgstr`, or `msgstr[i]` for each of the target language's
 gettext forms, and loses its `fuzzy` flag and `#|` previous strings; an entry not in targets keeps
-its `msgstr` (an untranslated plural entry gets the target's number of empty forms). The header
+its `msgstr`, a plural one refitted to the target's forms by category so the new header's
+Plural-Forms fits it (an untranslated one gets the target's number of empty forms). The header
 gets the target's `Language` and `Plural-Forms`, `charset=UTF-8`, and loses a template's `fuzzy`.
-polib re-serialises the file: the wrap width is the one of 76 to 80 columns that reproduces the
-original's wrapped lines best, and header fields keep their order. What still changes: a string
-with embedded newlines is cut only at them (gettext also wraps each piece at the width), a header
-line longer than the width is not wrapped, obsolete entries move to the end, a CRLF file stays
-CRLF, and any charset is written as UTF-8.
+polib re-serialises the file, in gettext's layout (`po_lines`): the wrap width is the one of 76
+to 80 columns that reproduces the original's lines best, strings are cut as msgmerge cuts them,
+comments are written as read and header fields keep their order, so GTK's pl.po written with no
+targets differs only in its header and in one line old gettext had cut inside `%s`. What can
+change: where the original broke a line elsewhere than after a space or inside a hyphenated word,
+obsolete entries move to the end, a comment's leading spaces are trimmed, and any charset is
+written as UTF-8 (a CRLF file stays CRLF).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from ..limits import MAX_SEGMENTS
 from . import plurals
 from .base import Entry, FileFormat, FormatError, Resource, Target
 from .codes import find_codes
+from .po_lines import adopt, join_lines
 
 _FLAG_SYNTAXES: dict[str, tuple[str, ...]] = {
     "c-format": ("printf",),
@@ -55,11 +59,8 @@ _DETECTED = ("python", "printf", "brace")
 """What an entry with no format flag is searched for."""
 _WIDTHS = (79, 76, 77, 78, 80)
 """Wrap widths tried on a file (gettext's 79 first: it wins ties)."""
-_MAX_COMMENT_RUN = 500
-"""The most comment lines in a row (polib joins them at a cost that grows with the square)."""
 _CHARSET = re.compile(rb"charset=([A-Za-z0-9._:-]+)")
 _SYNTAX = re.compile(r"\(line (\d+)\)(?::\s*(.*))?")
-_KEYWORD = re.compile(r"msgctxt|msgid|msgid_plural|msgstr|msgstr\[\d+\]")
 _PLURAL_FORMS = re.compile(r"nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*(.+?)\s*;?\s*$", re.S)
 
 
@@ -68,6 +69,9 @@ class _POFile(polib.POFile):  # type: ignore[misc]  # polib is untyped
 
     def ordered_metadata(self) -> list[tuple[str, str]]:
         return list(self.metadata.items())
+
+    def metadata_as_entry(self) -> Any:
+        return adopt(super().metadata_as_entry())
 
 
 def _decode(data: bytes) -> str:
@@ -85,64 +89,15 @@ def _decode(data: bytes) -> str:
         raise FormatError(f"Line {line}: the text is not valid {charset}.") from exc
 
 
-_PREFIXES = ("#~| ", "#~ ", "#| ", "")
-
-
-def _split(line: str) -> tuple[str, str]:
-    """An obsolete or previous-string line's prefix, and the rest."""
-    prefix = next(p for p in _PREFIXES if line.startswith(p))
-    return prefix, line[len(prefix) :]
-
-
-def _is_string(body: str) -> bool:
-    body = body.strip()
-    if len(body) < 2 or body[0] != '"' or body[-1] != '"':
-        return False
-    backslashes = len(body[:-1]) - len(body[:-1].rstrip("\\"))
-    return backslashes % 2 == 0
-
-
-def _ends_in_string(body: str) -> bool:
-    keyword, _, rest = body.strip().partition(" ")
-    if _KEYWORD.fullmatch(keyword):
-        return _is_string(rest)
-    return _is_string(body)
-
-
-def _joined(text: str) -> tuple[str, list[int]]:
-    """The text with each string's continuation lines joined onto its first line (polib joins
-    them at a cost that grows with the square), and the original line number of each line."""
-    out: list[list[str]] = []  # each line as its pieces: a line and the strings joined onto it
-    origin: list[int] = []
-    open_prefix: str | None = None  # the prefix of the last line, when it ends in a string
-    run = 0
-    for number, line in enumerate(text.splitlines(), 1):
-        prefix, body = _split(line)
-        if open_prefix == prefix and _is_string(body):
-            pieces = out[-1]
-            pieces[-1] = pieces[-1].rstrip()[:-1]
-            pieces.append(body.strip()[1:])
-            continue
-        run = run + 1 if line.startswith("#") and not prefix else 0
-        if run > _MAX_COMMENT_RUN:
-            raise FormatError(f"Line {number}: more than {_MAX_COMMENT_RUN} comment lines in a row.")
-        if not prefix and not line.startswith("#") and line.strip() and not _ends_in_string(body):
-            raise FormatError(f"Line {number}: expected a keyword (msgid, msgstr…) and a quoted string, or a comment.")
-        out.append([line])
-        origin.append(number)
-        open_prefix = prefix if _ends_in_string(body) else None
-    return "\n".join("".join(pieces) for pieces in out) + "\n", origin
-
-
-def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
+def _parse(data: bytes) -> Any:
     text = _decode(data)
-    if text.count("msgid") > 2 * MAX_SEGMENTS + 2:
+    if text.startswith("msgid ") + text.count("\nmsgid ") > MAX_SEGMENTS + 1:  # a header and the messages
         raise FormatError(f"The file has more than {MAX_SEGMENTS} messages, the most a file takes; split it.")
     if "\n" not in text.strip() or "msgid" not in text:
         raise FormatError("The file has no string to translate (no msgid).")
-    joined, origin = _joined(text)
+    joined, origin = join_lines(text)
     try:
-        po = polib.pofile(joined, klass=_POFile, wrapwidth=wrapwidth)
+        po = polib.pofile(joined, klass=_POFile)
     except (OSError, ValueError, KeyError, IndexError) as exc:
         match = _SYNTAX.search(str(exc))
         if not match:
@@ -151,9 +106,10 @@ def _parse(data: bytes, *, wrapwidth: int = 79) -> tuple[Any, list[int]]:
         line = origin[index] if 0 <= index < len(origin) else index + 1
         raise FormatError(f"Line {line}: {match.group(2) or 'syntax error'}.") from exc
     for entry in po:
+        adopt(entry)
         if entry.linenum is not None and 0 < entry.linenum <= len(origin):
             entry.linenum = origin[entry.linenum - 1]
-    return po, origin
+    return po
 
 
 def _key(entry: Any) -> str:
@@ -255,6 +211,19 @@ def _fill(entry: Any, target: Target, forms: plurals.GettextForms) -> None:
     entry.previous_msgctxt = entry.previous_msgid = entry.previous_msgid_plural = None
 
 
+def _refit(msgstrs: dict[int, str], own: tuple[str, ...] | None, forms: plurals.GettextForms) -> dict[int, str]:
+    """An untranslated plural entry's forms as the target's number of empty ones, and a translated
+    one's as the target's forms, each taken by category from the file's (`other`'s text where the
+    file has no such category), so the header's new Plural-Forms fits every entry."""
+    if not any(msgstrs.values()):
+        return dict.fromkeys(range(forms.nplurals), "")
+    if own is None or own == forms.categories:
+        return msgstrs
+    by_category = {c: msgstrs.get(i, "") for i, c in reversed(list(enumerate(own)))}
+    fallback = by_category.get("other") or msgstrs[max(msgstrs)]
+    return {i: by_category.get(c) or fallback for i, c in enumerate(forms.categories)}
+
+
 def _with_field(metadata: dict[str, str], name: str, value: str, after: str) -> dict[str, str]:
     if name in metadata or after not in metadata:
         metadata[name] = value
@@ -286,13 +255,13 @@ class PoFormat(FileFormat):
 
     def read(self, data: bytes) -> Resource:
         """The file's messages, header and obsolete ones left out."""
-        po, _ = _parse(data)
+        po = _parse(data)
         language = _file_language(po)
         categories = _file_categories(po, language)
         entries: list[Entry] = []
         lines: dict[str, int] = {}
         for item in po:
-            if item.obsolete or (not item.msgid and item.msgctxt is None):
+            if item.obsolete or not item.msgid:  # the header, or an empty message: nothing to translate
                 continue
             key = _key(item)
             if key in lines:
@@ -307,18 +276,19 @@ class PoFormat(FileFormat):
 
     def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
         """The file with the targets in `msgstr` and the header set to the target language."""
-        po, _ = _parse(data)
+        po = _parse(data)
         text = _decode(data)
         po.wrapwidth = _width(po, text)
         forms = plurals.gettext_forms(target_language)
+        own = _file_categories(po, _file_language(po))
         for item in po:
             if item.obsolete:
                 continue
             target = targets.get(_key(item))
             if target is not None:
                 _fill(item, target, forms)
-            elif item.msgid_plural and not any(item.msgstr_plural.values()):
-                item.msgstr_plural = dict.fromkeys(range(forms.nplurals), "")
+            elif item.msgid_plural:
+                item.msgstr_plural = _refit(item.msgstr_plural, own, forms)
         metadata = _with_field(dict(po.metadata), "Language", _gettext_language(target_language), "Language-Team")
         metadata = _with_field(metadata, "Plural-Forms", forms.header, "Content-Transfer-Encoding")
         if not re.search(r"charset=utf-?8\b", metadata.get("Content-Type", ""), re.I):

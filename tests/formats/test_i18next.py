@@ -12,6 +12,7 @@ from translate.storage import jsonl10n
 from interchange.formats import FormatError, format_for, format_named, icu, plurals
 from interchange.formats.i18next import FORMAT
 from interchange.formats.json_text import scan
+from interchange.limits import MAX_SEGMENTS
 
 DATA = Path(__file__).parent / "data"
 PLURAL = (DATA / "i18next-parser-plural.json").read_bytes()
@@ -49,6 +50,9 @@ def test_registry_accepts_string_objects_only() -> None:
     assert format_for("package.json", b'{"name": "x", "version": 1, "private": true}') is None
     assert format_for("list.json", b'["a", "b"]') is None
     assert format_for("broken.json", b'{"a": "b",}') is FORMAT  # so its reader can say where
+    assert format_for("intl_en.json", b'{"@@locale": "en", "a": "b"}') is None  # ARB content
+    assert format_for("app.json", b'{"a": "b", "@a": {"description": "d"}}') is None
+    assert format_for("Localizable.json", b'{"sourceLanguage": "en", "strings": {}}') is None
 
 
 def test_plural_suffixes_make_one_entry() -> None:
@@ -185,3 +189,9 @@ def test_scanner_positions_match_json() -> None:
     assert scanned.value == json.loads(JITSI)
     for slot in scanned.strings():
         assert json.loads(JITSI.decode()[slot.value_start : slot.end]) == slot.value
+
+
+def test_too_many_strings() -> None:
+    data = ("{" + ",".join(f'"k{i}": "v"' for i in range(MAX_SEGMENTS + 1)) + "}").encode()
+    with pytest.raises(FormatError, match=str(MAX_SEGMENTS)):
+        FORMAT.read(data)

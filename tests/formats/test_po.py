@@ -143,24 +143,56 @@ def test_polish_gettext_forms_are_three_and_japanese_one() -> None:
     assert out_ja.metadata["Plural-Forms"] == "nplurals=1; plural=0;"
 
 
+def _changes(before: bytes, after: bytes) -> tuple[list[str], list[str]]:
+    old, new = before.decode().splitlines(), after.decode().splitlines()
+    return [line for line in old if line not in new], [line for line in new if line not in old]
+
+
 def test_write_keeps_untouched_lines_and_header_order() -> None:
-    out = FORMAT.write(SPHINX, {}, target_language="pl").decode()
-    original = SPHINX.decode()
-    # a template written with no targets: the header gains Language and Plural-Forms, loses its
-    # fuzzy flag and its charset placeholder stays UTF-8; every other line is as it was
-    removed = [line for line in original.splitlines() if line not in out.splitlines()]
-    added = [line for line in out.splitlines() if line not in original.splitlines()]
+    plural_forms = [  # babel's Polish rule, wrapped at 79 columns as gettext wraps a header
+        '"Plural-Forms: nplurals=3; plural=n == 1 ? 0 : n % 10 >= 2 && n % 10 <= 4 && "',
+        '"(n % 100 < 12 || n % 100 > 14) ? 1 : 2;\\n"',
+    ]
+    # a template written with no targets: the header gains Language and Plural-Forms and loses its
+    # fuzzy flag; every other line is as it was
+    removed, added = _changes(SPHINX, FORMAT.write(SPHINX, {}, target_language="pl"))
     assert removed == ["#, fuzzy"]
-    assert added == ['"Language: pl\\n"', f'"Plural-Forms: {plurals.gettext_forms("pl").header}\\n"']
+    assert added == ['"Language: pl\\n"', *plural_forms]
+    # GTK's file: its own Plural-Forms goes, and old gettext's cut inside `%s` is made at the space
+    removed, added = _changes(GTK, FORMAT.write(GTK, {}, target_language="pl"))
+    assert removed == [
+        '"Plural-Forms: nplurals=3; plural=(n==1 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 "',
+        '"|| n%100>=20) ? 1 : 2);\\n"',
+        "\"Failed to close '%s' while writing image, all data may not have been saved: %\"",
+        '"s"',
+    ]
+    assert added == [
+        '"Language: pl\\n"',
+        *plural_forms,
+        "\"Failed to close '%s' while writing image, all data may not have been saved: \"",
+        '"%s"',
+    ]
+    out = FORMAT.write(SPHINX, {}, target_language="pl").decode()
     fields = [line.split(":")[0] for line in out.splitlines()[7:20] if line.startswith('"')]
-    assert fields[:6] == [
+    assert fields[:7] == [
         '"Project-Id-Version',
         '"Report-Msgid-Bugs-To',
         '"POT-Creation-Date',
         '"PO-Revision-Date',
         '"Last-Translator',
         '"Language-Team',
+        '"Language',
     ]
+
+
+def test_translations_wrapped_as_gettext_wraps() -> None:
+    text = "Nie można odczytać obrazu: przyczyna nieznana; prawdopodobnie uszkodzony plik z obrazem, case-sensitive"
+    out = FORMAT.write(SPHINX, {"Builtins": text}, target_language="pl").decode()
+    block = out.split('msgid "Builtins"\n')[1].split("\n\n")[0].splitlines()
+    assert block[0] == 'msgstr ""'
+    assert all(len(line) <= 79 for line in block)
+    assert block[1].endswith(' "') and "".join(line[1:-1] for line in block[1:]) == text
+    assert polib.pofile(out).find("Builtins").msgstr == text
 
 
 def test_entry_not_in_targets_keeps_its_msgstr_and_fuzzy_flag() -> None:
@@ -169,6 +201,21 @@ def test_entry_not_in_targets_keeps_its_msgstr_and_fuzzy_flag() -> None:
     assert by_id[(None, "CLASS")].msgstr == "KLASA!"
     assert by_id[(None, "Error parsing option --gdk-debug")].msgstr == "Błąd podczas drukowania"
     assert "fuzzy" in by_id[(None, "Error parsing option --gdk-debug")].flags
+
+
+@pytest.mark.parametrize("language", ["ja", "ar", "pl"])
+def test_untranslated_and_kept_plurals_fit_the_new_header(language: str, tmp_path: Path) -> None:
+    out = FORMAT.write(GTK, {"CLASS": "x"}, target_language=language)
+    written = polib.pofile(out.decode())
+    kept = written.find("failed to allocate image buffer of %u byte")
+    forms = plurals.gettext_forms(language)
+    assert sorted(kept.msgstr_plural) == list(range(forms.nplurals))
+    polish = {"one": "Brak pamięci na bufor obrazu o rozmiarze %u bajtu"}
+    polish["few"] = polish["many"] = polish["other"] = "Brak pamięci na bufor obrazu o rozmiarze %u bajtów"
+    assert [kept.msgstr_plural[i] for i in range(forms.nplurals)] == [
+        polish.get(c, polish["other"]) for c in forms.categories
+    ]
+    _msgfmt_check(tmp_path, out)
 
 
 def test_crlf_file_stays_crlf() -> None:
@@ -206,7 +253,7 @@ def test_nothing_to_translate(data: bytes) -> None:
 
 
 def test_too_many_messages() -> None:
-    data = "".join(f'msgid "m{i}"\nmsgstr ""\n\n' for i in range(MAX_SEGMENTS + 1)).encode()
+    data = "".join(f'msgid "m{i}"\nmsgstr ""\n\n' for i in range(MAX_SEGMENTS + 2)).encode()
     with pytest.raises(FormatError, match=str(MAX_SEGMENTS)):
         FORMAT.read(data)
 

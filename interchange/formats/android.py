@@ -69,7 +69,7 @@ def _units(doc: Document) -> Iterator[_Unit]:
         printf = element.attrs.get("formatted", "").lower() != "false"
         if kind == "string":
             source, codes = text_of.read(doc, element, key=key, printf=printf)
-            if source and not _is_reference(doc, element):
+            if source.strip() and not _is_reference(doc, element):
                 yield _Unit(Entry(key=key, source=source, note=_note(element), codes=codes), element)
         elif kind == "plurals":
             yield from _plural(doc, element, key, printf)
@@ -78,7 +78,7 @@ def _units(doc: Document) -> Iterator[_Unit]:
             for index, item in enumerate(items):
                 item_key = f"{key}[{index}]"
                 source, codes = text_of.read(doc, item, key=item_key, printf=printf)
-                if source and not _false(item) and not _is_reference(doc, item):
+                if source.strip() and not _false(item) and not _is_reference(doc, item):
                     yield _Unit(Entry(key=item_key, source=source, note=_note(element), codes=codes), item)
 
 

@@ -7,7 +7,7 @@ Escapes: `\\"`, `\\\\`, `\\n`, `\\t`, `\\r`, `\\U` and `\\u` with four hex digit
 in two), octal `\\ooo`. The note is the comment right before the pair, with no blank line between
 (Xcode's placeholder "No comment provided by engineer." is no note). Locked codes: printf,
 including `%@`, `%1$@`, `%lld`.
-Kept out: an empty value, and a value that only repeats its identifier-like key (`"a.b" = "a.b";`,
+Kept out: an empty (or blank) value, and a value that only repeats its identifier-like key (`"a.b" = "a.b";`,
 the stub genstrings writes for a key whose text lives in a `.stringsdict`). A key defined twice
 is refused: the file must name each string once.
 
@@ -197,7 +197,7 @@ def _pairs(text: str) -> list[_Pair]:
 
 
 def _translatable(pairs: list[_Pair]) -> list[_Pair]:
-    return [p for p in pairs if p.value and not _is_stub(p)]
+    return [p for p in pairs if p.value.strip() and not _is_stub(p)]
 
 
 class AppleStringsFormat(FileFormat):

@@ -9,7 +9,8 @@ Syntaxes: `printf` (`%s`, `%1$s`, `%d`, `%.2f`, `%lld`, `%@`; `%%` is a literal 
 `double_brace` (`{{name}}`: i18next, Handlebars), `nesting` (`$t(key)`: i18next), `ruby` (`%{name}`
 and `%<name>s`: Rails), `dollar_brace` (`${name}`), `numbered_tags` (`<0>`, `</0>`: react-i18next's
 `Trans`), `html` (tags: `<b>`, `</b>`, `<br/>`, `<a href="…">`), `apple_variable` (a `.stringsdict`
-or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`).
+or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`), `apple_arg` (`%arg`, the
+argument inside an xcstrings substitution's forms; before `printf`, which would read `%a`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ PATTERNS: Final[dict[str, str]] = {
     "ruby": r"%\{[A-Za-z_][\w.]{0,80}\}|%<[A-Za-z_]\w{0,80}>[-+#0 ]*\d*(?:\.\d+)?[bBcdeEfgGiosxXp]",
     "python": r"%\([A-Za-z_]\w{0,80}\)[-+#0 ]*\d*(?:\.\d+)?[sdifgeExXrc]",
     "apple_variable": r"%(?:\d{1,2}\$?)?#@[A-Za-z_][\w.]{0,80}@",
+    "apple_arg": r"%arg\b",
     "printf": r"%(?:\d{1,2}\$)?[-+#0 ']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[sdiufFeEgGxXoOcCpaA@]",
     "brace": r"\{[A-Za-z_0-9][\w.]{0,80}(?:\s*,\s*[a-z]+(?:\s*,\s*[^{}]{0,80})?)?\}",
     "numbered_tags": r"</?\d{1,3}/?>",

@@ -240,3 +240,9 @@ def test_utf16_file_is_written_in_utf16() -> None:
 def test_malformed_files_say_where(data: str, where: str) -> None:
     with pytest.raises(FormatError, match=re.escape(where)):
         FORMAT.read(data.encode())
+
+
+def test_more_strings_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("interchange.formats.android.MAX_SEGMENTS", 3)
+    with pytest.raises(FormatError, match="more than 3 strings"):
+        FORMAT.read(STRINGS)

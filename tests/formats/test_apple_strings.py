@@ -143,3 +143,9 @@ def test_utf16_big_endian_without_mark() -> None:
 def test_malformed_files_say_where(text: str, where: str) -> None:
     with pytest.raises(FormatError, match=re.escape(where)):
         FORMAT.read(text.encode())
+
+
+def test_more_strings_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("interchange.formats.apple_strings.MAX_SEGMENTS", 3)
+    with pytest.raises(FormatError, match="more than 3 strings"):
+        FORMAT.read(UTF8)

@@ -155,3 +155,9 @@ def test_untouched_bytes_stay_identical() -> None:
 def test_malformed_files_say_where(text: str, where: str) -> None:
     with pytest.raises(FormatError, match=re.escape(where)):
         FORMAT.read(text.encode())
+
+
+def test_more_strings_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("interchange.formats.stringsdict.MAX_SEGMENTS", 3)
+    with pytest.raises(FormatError, match="more than 3 strings"):
+        FORMAT.read(REAL)

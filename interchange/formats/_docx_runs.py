@@ -1,8 +1,9 @@
 """A Word paragraph as text with placeholders, and translated text put back into its runs (see `docx`).
 
 `Paragraph(p)` reads a `w:p`: its text pieces (a run's `w:t`, with `w:tab` as `\\t`, a line break
-as `\\n`) grouped by formatting (the run properties and the hyperlink, smart tag, content control or
-insertion the run sits in); the formatting with the most characters is the paragraph's own, every
+as `\\n`) grouped by formatting (the run properties, less the language and proofing marks Word
+scatters over runs, and the hyperlink, smart tag, content control or insertion the run sits in);
+the formatting with the most characters is the paragraph's own, every
 other group is a paired placeholder `{n}…{/n}`; objects (a drawing, a field from its begin to its
 end, a page or column break, a footnote reference, a symbol, an equation…) are standalone `{n}`.
 Bookmarks, comment ranges and other markers are kept at the paragraph's start (the starts) or end
@@ -44,6 +45,7 @@ _END_MARKERS: Final = frozenset(
 )
 _CHARS: Final = {qn("w:tab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "\u2011", qn("w:softHyphen"): "\u00ad"}
 _DROPPED: Final = frozenset({qn("w:rPr"), qn("w:lastRenderedPageBreak")})
+_UNSEEN: Final = frozenset({qn("w:lang"), qn("w:noProof")})
 TOKEN: Final = re.compile(r"\{(/?)(\d{1,4})\}")
 _SPACE: Final = "{http://www.w3.org/XML/1998/namespace}space"
 _LOCKED: Final = re.compile(rf"\{{/\d{{1,4}}\}}|{PATTERNS['brace']}")
@@ -56,10 +58,12 @@ class _Text:
     text: str
     rpr: etree._Element | None
     chain: Chain
+    look: bytes
+    """The run's visible formatting (`_look`)."""
 
     @property
     def key(self) -> tuple[bytes, tuple[int, ...]]:
-        return (etree.tostring(self.rpr) if self.rpr is not None else b"", tuple(id(c) for c in self.chain))
+        return (self.look, tuple(id(c) for c in self.chain))
 
 
 @dataclass(slots=True)
@@ -118,16 +122,17 @@ class Paragraph:
             self._field_run(run, chain, chars)
             return
         rpr = run.find(qn("w:rPr"))
+        look = _look(rpr)
         for child in run:
             tag = child.tag
             if tag in _DROPPED or not isinstance(tag, str):
                 continue
             if tag == qn("w:t"):
-                self.items.append(_Text(child.text or "", rpr, chain))
+                self.items.append(_Text(child.text or "", rpr, chain, look))
             elif tag in _CHARS:
-                self.items.append(_Text(_CHARS[tag], rpr, chain))
+                self.items.append(_Text(_CHARS[tag], rpr, chain, look))
             elif tag == qn("w:br") and child.get(qn("w:type"), "textWrapping") == "textWrapping":
-                self.items.append(_Text("\n", rpr, chain))
+                self.items.append(_Text("\n", rpr, chain, look))
             else:  # a drawing, a page break, a note reference…: its own run, with the run's properties
                 holder = etree.Element(qn("w:r"), attrib=dict(run.attrib))
                 if rpr is not None:
@@ -239,6 +244,20 @@ class Paragraph:
                 if part != part.strip():
                     node.set(_SPACE, "preserve")
         _place(self.p, run, like.chain if like is not None else ())
+
+
+def _look(rpr: etree._Element | None) -> bytes:
+    """What run properties show: without the language and proofing marks Word scatters over runs,
+    so runs that look alike are one group."""
+    if rpr is None:
+        return b""
+    shown = deepcopy(rpr)
+    for child in list(shown):
+        if child.tag in _UNSEEN:
+            shown.remove(child)
+        elif child.tag == qn("w:rFonts"):
+            child.attrib.pop(qn("w:hint"), None)
+    return etree.tostring(shown) if len(shown) else b""
 
 
 def _grouped(items: list[_Text | _Object]) -> list[_Group | _Object]:

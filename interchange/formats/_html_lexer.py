@@ -19,9 +19,7 @@ from typing import Final, Literal
 from .base import FormatError
 
 RAW_TEXT: Final = frozenset({"script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"})
-_START: Final = re.compile(r"<([A-Za-z][^\s/>]*)((?:\"[^\"]*\"|'[^']*'|[^'\">])*)>")
 _END: Final = re.compile(r"</([A-Za-z][^\s/>]*)[^>]*>")
-_ATTR: Final = re.compile(r"([^\s\"'>/=][^\s\"'>/=]*)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s>]+))?")
 
 Kind = Literal["text", "start", "end", "comment", "other"]
 
@@ -103,23 +101,55 @@ def _markup(text: str, lt: int) -> Token | None:
         return Token("end", lt, match.end(), match.group(1).lower())
     if not text[lt + 1 : lt + 2].isalpha():
         return None
-    match = _START.match(text, lt)
-    if match is None:
-        raise FormatError(f"html: line {line_of(text, lt)}: a tag that is never closed with >")
-    inner = match.group(2)
-    offset = match.start(2)
-    attrs = tuple(_attrs(inner, offset))
-    return Token("start", lt, match.end(), match.group(1).lower(), attrs, self_closing=inner.rstrip().endswith("/"))
+    return _start_tag(text, lt)
 
 
-def _attrs(inner: str, offset: int) -> Iterator[Attr]:
-    for match in _ATTR.finditer(inner):
-        raw = match.group(2)
-        if raw is None:
-            yield Attr(match.group(1).lower(), None, match.end(), match.end())
-            continue
-        value = raw[1:-1] if raw[:1] in "\"'" else raw
-        yield Attr(match.group(1).lower(), html.unescape(value), offset + match.start(2), offset + match.end(2))
+_NAME_END: Final = re.compile(r"[\s/>]")
+_ATTR_NAME: Final = re.compile(r"[^\s/>][^\s/>=]*")
+_UNQUOTED: Final = re.compile(r"[^\s>]*")
+_SPACES: Final = re.compile(r"[\s/]*")
+
+
+def _start_tag(text: str, lt: int) -> Token:
+    """A start tag read as browsers read it: quotes open a value only right after `=`."""
+    name_end = _NAME_END.search(text, lt + 1)
+    pos = len(text) if name_end is None else name_end.start()
+    name = text[lt + 1 : pos].lower()
+    attrs: list[Attr] = []
+    while True:
+        gap = _SPACES.match(text, pos)
+        assert gap is not None  # matches the empty string too
+        pos = gap.end()
+        if pos >= len(text):
+            raise FormatError(f"html: line {line_of(text, lt)}: a tag that is never closed with >")
+        if text[pos] == ">":
+            closing = text[lt:pos].rstrip()
+            return Token("start", lt, pos + 1, name, tuple(attrs), self_closing=closing.endswith("/"))
+        match = _ATTR_NAME.match(text, pos)
+        assert match is not None  # the character at pos is none of whitespace, / and >
+        pos = match.end()
+        attrs.append(_value(text, lt, match.group().lower(), pos))
+        pos = attrs[-1].end if attrs[-1].value is not None else pos
+
+
+def _value(text: str, lt: int, name: str, pos: int) -> Attr:
+    """The attribute `name` whose name ends at `pos`: its value if `=` follows, else none."""
+    equals = pos
+    while equals < len(text) and text[equals] in " \t\n\r\f":
+        equals += 1
+    if equals >= len(text) or text[equals] != "=":
+        return Attr(name, None, pos, pos)
+    start = equals + 1
+    while start < len(text) and text[start] in " \t\n\r\f":
+        start += 1
+    if start < len(text) and text[start] in "\"'":
+        close = text.find(text[start], start + 1)
+        if close < 0:
+            raise FormatError(f"html: line {line_of(text, start)}: a quoted attribute value that is never closed")
+        return Attr(name, html.unescape(text[start + 1 : close]), start, close + 1)
+    match = _UNQUOTED.match(text, start)
+    assert match is not None
+    return Attr(name, html.unescape(match.group()), start, match.end())
 
 
 def _raw_text(text: str, token: Token) -> Generator[Token, None, int]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping
 from typing import Final
 
@@ -109,8 +110,10 @@ def _open(data: bytes) -> Document:
         return docx.Document(io.BytesIO(data))
     except etree.XMLSyntaxError as exc:
         raise FormatError(f"docx: a part is not well-formed XML: {exc}") from exc
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile, zlib.error, EOFError) as exc:
         raise FormatError(f"docx: not a readable Word document ({exc})") from exc
+    except (AttributeError, TypeError) as exc:  # python-docx meeting a part it expects and does not find
+        raise FormatError(f"docx: a damaged Word package ({exc})") from exc
 
 
 def _paragraphs(document: Document) -> Iterator[tuple[str, str, etree._Element]]:

@@ -8,6 +8,7 @@ import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 
 import docx
 import pytest
@@ -295,3 +296,41 @@ def test_a_long_paragraph_of_many_runs_reads_and_writes() -> None:
     written = DOCX.write(out.getvalue(), {entry.key: entry.source}, target_language="en")
     runs = docx.Document(io.BytesIO(written)).paragraphs[0].runs
     assert [(r.text, bool(r.bold)) for r in runs[:3]] == [("Start ", False), ("word0 ", True), ("plain ", False)]
+
+
+@pytest.mark.parametrize(
+    ("part", "damage"),
+    [
+        ("[Content_Types].xml", lambda x: x.replace(b'PartName="/word/document.xml"', b'PartName="/word/x.xml"')),
+        ("word/document.xml", lambda x: x[: len(x) // 2]),
+        ("word/_rels/document.xml.rels", lambda x: x.replace(b"Target=", b"Tar=")),
+    ],
+)
+def test_damaged_packages_are_refused_with_format_errors(
+    report: bytes, part: str, damage: Callable[[bytes], bytes]
+) -> None:
+    with zipfile.ZipFile(io.BytesIO(report)) as archive:
+        parts = {n: archive.read(n) for n in archive.namelist()}
+    parts[part] = damage(parts[part])
+    with pytest.raises(FormatError):
+        DOCX.read(_zip(parts))
+    truncated = report[: len(report) // 2]
+    with pytest.raises(FormatError):
+        DOCX.read(truncated)
+
+
+def test_runs_that_differ_only_in_language_or_proofing_are_one_text() -> None:
+    document = docx.Document()
+    paragraph = document.add_paragraph()
+    for text, mark in (("Colour ", "w:lang"), ("and ", None), ("grey ", "w:noProof"), ("look the same.", None)):
+        run = paragraph.add_run(text)
+        if mark is not None:
+            props = run._r.get_or_add_rPr()
+            node = OxmlElement(mark)
+            if mark == "w:lang":
+                node.set(qn("w:val"), "en-GB")
+            props.append(node)
+    out = io.BytesIO()
+    document.save(out)
+    entry = DOCX.read(out.getvalue()).entries[0]
+    assert (entry.source, entry.codes) == ("Colour and grey look the same.", ())

@@ -287,3 +287,19 @@ def test_the_project_code_check_accepts_translations_that_keep_the_codes() -> No
     ):
         assert code_changes(entries[key].codes, translation) == (), key
     assert code_changes(entries["html/body/p[4]"].codes, "Kaufen Sie <b>ACME Pro</b> heute") != ()
+
+
+def test_attributes_are_read_as_browsers_read_them() -> None:
+    page = b"<p title=it's>An 'apostrophe' there</p><p hidden title='a > b'>Quoted <b>gt</b></p><img alt = \"spaced\">"
+    entries = by_key(page)
+    assert entries["p[1]@title"].source == "it's"
+    assert entries["p[1]"].source == "An 'apostrophe' there"  # the quote in an unquoted value opens nothing
+    assert entries["p[2]@title"].source == "a > b"
+    assert entries["p[2]"].source == "Quoted <b>gt</b>"
+    assert entries["img[1]@alt"].source == "spaced"
+    written = HTML.write(page, {"p[1]@title": "c'est", "img[1]@alt": "espacé"}, target_language="fr")
+    assert written.decode() == page.decode().replace("title=it's", 'title="c\'est"').replace('"spaced"', '"espacé"')
+    tree = lxml.html.fragment_fromstring(written, create_parent="div")
+    assert [p.get("title") for p in tree.xpath("//p")] == ["c'est", "a > b"]
+    with pytest.raises(FormatError, match="line 2: a quoted attribute value that is never closed"):
+        HTML.read(b'<p>Hi</p>\n<a title="never>there</a>')

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import io
 import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 import pytest
 import srt
@@ -174,3 +177,47 @@ def test_more_cues_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch) -
     data = "".join(f"{i}\n00:00:0{i},000 --> 00:00:0{i},500\nLine {i}\n\n" for i in range(1, 5)).encode()
     with pytest.raises(FormatError, match="more than 3 cues"):
         SUBTITLES.read(data)
+
+
+def _lines_run(call: Callable[[], object]) -> int:
+    """How many lines of interchange.formats run during `call` (deterministic, unlike a timing)."""
+    count = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Callable[..., object] | None:
+        nonlocal count
+        if "interchange/formats" not in frame.f_code.co_filename:
+            return None
+        count += event == "line"
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: "".join(
+            f"{i}\n00:00:01,000 --> 00:00:02,000\n<i>Line</i> {i}\nsecond <b>line</b>\n\n" for i in range(n)
+        ),
+        lambda n: (
+            "WEBVTT\n\n"
+            + "".join(
+                f"NOTE {i}\n\nc{i}\n00:01.000 --> 00:02.000 align:start\n<c.x>a</c> &amp; b\n\n" for i in range(n)
+            )
+        ),
+        lambda n: "1\n00:00:01,000 --> 00:00:02,000\n" + "<i>x</i> " * n + "\n",
+    ],
+)
+def test_reading_and_writing_are_linear(make: Callable[[int], str]) -> None:
+    def run(n: int) -> int:
+        data = make(n).encode()
+        targets = {e.key: e.source for e in SUBTITLES.read(data).entries}
+        return _lines_run(lambda: SUBTITLES.write(data, targets, target_language="de"))
+
+    small, large = run(50), run(200)
+    assert large < 6 * small, (small, large)

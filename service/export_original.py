@@ -28,12 +28,23 @@ KEEP_NAME = frozenset({"android", "strings", "stringsdict", "xcstrings"})
 `pl.lproj/`; an `.xcstrings` holds them all): the export keeps the name."""
 
 
-def original_name(name: str, format_name: str, language: str) -> str:
-    """The exported file's name: `messages.po` → `messages.pl.po`, `strings.xml` as it is."""
+def original_name(name: str, format_name: str, language: str, source: str | None = None) -> str:
+    """The exported file's name: `messages.po` → `messages.pl.po`; a name that ends with the source
+    language the file declares takes the target's (`app_en.arb` → `app_pl.arb`, `en.yml` → `pl.yml`);
+    `strings.xml` as it is."""
     if format_name in KEEP_NAME:
         return name
     stem, dot, ext = name.rpartition(".")
-    return f"{stem}.{language}.{ext}" if dot and stem else f"{name}.{language}"
+    if not (dot and stem):
+        return f"{name}.{language}"
+    if source:
+        for tag in dict.fromkeys((source, source.replace("-", "_"), source.split("-")[0])):
+            if stem.lower() == tag.lower():
+                return f"{language}.{ext}"
+            for sep in ("_", "-", "."):
+                if stem.lower().endswith(f"{sep}{tag.lower()}"):
+                    return f"{stem[: -len(tag) - 1]}{sep}{language}.{ext}"
+    return f"{stem}.{language}.{ext}"
 
 
 def markdown_original(view: FileView, language: str | None) -> tuple[bytes, str]:
@@ -42,9 +53,12 @@ def markdown_original(view: FileView, language: str | None) -> tuple[bytes, str]
     return text.encode("utf-8"), original_name(view.state.name, "markdown", language or "translated")
 
 
-def format_original(view: FileView, original: Original, language: str | None) -> tuple[bytes, str, int]:
+def format_original(
+    view: FileView, original: Original, language: str | None, *, source: str | None = None
+) -> tuple[bytes, str, int]:
     """The file written by its format with the targets its written units make, its name, and how many
-    targets were left out (plural forms that are not the target's categories)."""
+    targets were left out (plural forms that are not the target's categories). `source`: the
+    session's source language, for the name when the file declares none."""
     fmt = format_named(original.format)
     try:
         resource = fmt.read(original.data)
@@ -83,4 +97,4 @@ def format_original(view: FileView, original: Original, language: str | None) ->
         written = fmt.write(original.data, targets, target_language=language)
     except FormatError as exc:
         raise InvalidRequestError(f"The {fmt.name} file cannot be written: {exc}") from exc
-    return written, original_name(view.state.name, fmt.name, language), skipped
+    return written, original_name(view.state.name, fmt.name, language, resource.source_language or source), skipped

@@ -153,7 +153,7 @@ def render_export(
     if fmt in ("xliff", "original") and original is not None and document is not None:
         return _filled(view, original.data.decode("utf-8-sig"), document)
     if fmt == "original":
-        return _original(view, original, target_language or target_tag(view.snapshot))
+        return _original(view, original, target_language or target_tag(view.snapshot), source_language)
     if source_language == "und" and document is not None and document.source_language:
         source_language = document.source_language
     own_target = document.target_language if document is not None else None
@@ -188,13 +188,13 @@ def render_export(
     )
 
 
-def _original(view: FileView, original: Original | None, language: str | None) -> Download:
-    """The file in its own format (`service.export_original`)."""
+def _original(view: FileView, original: Original | None, language: str | None, source: str) -> Download:
+    """The file in its own format (`service.export_original`); `source` the session's source language."""
     complete = view.state.complete
     if original is None:
         content, name = markdown_original(view, language)
         return Download(content=content, media_type=text_type(view.state.name), filename=name, complete=complete)
-    data, name, skipped = format_original(view, original, language)
+    data, name, skipped = format_original(view, original, language, source=None if source == "und" else source)
     media_type = format_named(original.format).media_type
     return Download(content=data, media_type=media_type, filename=name, complete=complete, skipped=skipped)
 

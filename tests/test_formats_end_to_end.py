@@ -296,3 +296,47 @@ def _drive(client: TestClient, sid: str, name: str) -> None:
             body = {"sessionId": sid}
         else:
             return
+
+
+@pytest.mark.slow
+def test_xcstrings_arb_and_rails_yaml_translated_and_exported(client: TestClient) -> None:
+    import yaml
+
+    data = (DATA / "xcstrings_duckduckgo_AIChat.xcstrings").read_bytes()
+    content, seen = export_original(client, "Localizable.xcstrings", data, "pl")
+    before, after = json.loads(data), json.loads(content)
+    assert list(after["strings"]) == list(before["strings"])
+    for key, entry in after["strings"].items():
+        assert entry.get("comment") == before["strings"][key].get("comment")
+        if before["strings"][key].get("shouldTranslate") is False:
+            continue
+        unit = entry["localizations"]["pl"]["stringUnit"]
+        source = before["strings"][key]["localizations"]["en"]["stringUnit"]["value"]
+        assert codes_of(unit["value"]) == codes_of(source), key
+    assert all(r["context"]["key"] for r in seen)
+
+    data = (DATA / "flutter-gallery-en.arb").read_bytes()
+    sid, fid, seen = translate_all(client, "app_en.arb", data.decode(), "pl")
+    exported = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "original"})
+    assert "app_pl.arb" in exported.headers["content-disposition"]
+    before, after = json.loads(data), json.loads(exported.content)
+    assert after["@@locale"] == "pl" and [k for k in after if k != "@@locale"] == list(before)
+    for key, value in before.items():
+        if key.startswith("@"):
+            assert after[key] == value, key  # metadata (descriptions, placeholders) unchanged
+        else:
+            assert re.findall(r"\{\w+\}", after[key]) == re.findall(r"\{\w+\}", value) or "plural" in value, key
+    assert any(r["context"]["note"] for r in seen)
+
+    data = (DATA / "rails-i18n-en.yml").read_bytes()
+    sid, fid, _ = translate_all(client, "en.yml", data.decode(), "pl")
+    exported = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "original"})
+    assert "pl.yml" in exported.headers["content-disposition"]
+    before, after = yaml.safe_load(data), yaml.safe_load(exported.content)
+    assert list(after) == ["pl"] and dict(_flat(after["pl"])).keys() >= {
+        k for k, v in _flat(before["en"]) if not re.search(r"\.(one|other)$", k)
+    }
+    texts = dict(_flat(before["en"]))
+    for key, value in _flat(after["pl"]):
+        if key in texts and "%{" in texts[key]:
+            assert sorted(re.findall(r"%\{\w+\}", value)) == sorted(re.findall(r"%\{\w+\}", texts[key])), key

@@ -86,7 +86,7 @@ def readable(name: str) -> bool:
 def _format(name: str, data: bytes) -> FileFormat | None:
     """The resource format that reads `name` (not Markdown, XLIFF: read apart), or None."""
     found = format_for(name, data)
-    return None if found.name in ("markdown", "xliff") else found
+    return None if found is None or found.name == "xliff" else found
 
 
 def pairs_of(name: str, content: str | bytes) -> list[Pair]:

@@ -29,15 +29,12 @@ from agent_core.errors import InvalidRequestError
 from agent_core.plural import ORDER
 from agent_core.segment import Segment, SegmentContext, dump_segments
 from agent_core.segmentation import segment_prose, segment_spans, segment_text
-from interchange.formats import Entry, FileFormat, FormatError, format_for
+from interchange.formats import TEXT, Entry, FileFormat, FormatError, format_for, format_named
 from interchange.layout import XliffText, joined_text
 from storage.interface import CHUNK_CHARS
 
 from .originals import pack_original
 from .schemas import FileUpload
-
-MARKDOWN = "markdown"
-"""The name of the format of Markdown and plain text (the fallback)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,7 +63,7 @@ def upload_bytes(upload: FileUpload) -> bytes:
 def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) -> tuple[ReadFile, str | None]:
     """The upload read and segmented, and the language `language_of` told from its text (pure CPU)."""
     data = upload_bytes(upload)
-    fmt = format_for(upload.name, data)
+    fmt = format_for(upload.name, data) or format_named(TEXT)
     if fmt.binary and upload.content is not None:
         raise InvalidRequestError(f"A {fmt.name} file is binary: send it as contentBase64, not content.")
     try:
@@ -77,7 +74,7 @@ def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) ->
         raise InvalidRequestError(f"{upload.name} has no text to translate.")
     layout = joined_text((e.key, e.source) for e in entries)
     language = language_of(layout.text)
-    if fmt.name == MARKDOWN:
+    if fmt.name == TEXT:
         return ReadFile(format=fmt, content=layout.text, segments=segment_text(layout.text, language), original=None), (
             language
         )

@@ -13,7 +13,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from .document import FileState, add_span, file_handle, find_file, first_gap
 from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort
-from .prompts import NextText
+from .prompts import NextText, context_label
 from .segment import Segment, segment_names
 from .tools.base import MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
 
@@ -74,17 +74,26 @@ async def next_texts(
     *,
     batch_chars: int = BATCH_CHARS,
     segments: int = BATCH_SEGMENTS,
+    target_language: str | None = None,
 ) -> dict[str, list[NextText]]:
     """Each unfinished file's next untranslated segments: a screen for the first, a glimpse of the others.
 
     A screen is the file's next untranslated segments, whole and in order, up to `batch_chars`
     characters and `segments` segments (at least one): text already written between them (a code
     block kept as it is, units written after a rejected one) does not end it, so one request covers
-    what a reviewer sees on one screen, and a rejected unit is translated again with the text after it."""
+    what a reviewer sees on one screen, and a rejected unit is translated again with the text after it.
+    A resource string's segment comes with its context line (`target_language`: the language whose
+    plural categories a plural entry's forms are, None while it is not known)."""
     shown: dict[str, list[NextText]] = {}
     for f in files:
         screen = not shown  # the first unfinished file; the others show the start of their next text
-        pieces = await _screen(reader, f, batch_chars if screen else OTHER_FILE_CHARS, spans=segments if screen else 1)
+        pieces = await _screen(
+            reader,
+            f,
+            batch_chars if screen else OTHER_FILE_CHARS,
+            spans=segments if screen else 1,
+            target_language=target_language,
+        )
         if pieces:
             shown[f.file_id] = pieces
     return shown
@@ -95,10 +104,12 @@ async def untranslated_segments(reader: FileReader, file_id: str, start: int, en
     `start` up to `end`, cut to the span (a unit written from the middle of a segment leaves the rest
     of it untranslated under the same id)."""
     found = await reader.segments(file_id, start, min(end, gap_end))
-    return [Segment(s.index, max(s.start, start), min(s.end, gap_end), s.locked) for s in found]
+    return [Segment(s.index, max(s.start, start), min(s.end, gap_end), s.locked, s.context) for s in found]
 
 
-async def _screen(reader: FileReader, f: FileState, chars: int, *, spans: int) -> list[NextText]:
+async def _screen(
+    reader: FileReader, f: FileState, chars: int, *, spans: int, target_language: str | None = None
+) -> list[NextText]:
     """Whole segments of the file's untranslated spans, up to `chars` characters and `spans` segments
     (the last piece's `more`: whether untranslated text follows it)."""
     pieces: list[NextText] = []
@@ -116,7 +127,8 @@ async def _screen(reader: FileReader, f: FileState, chars: int, *, spans: int) -
         end = taken[-1].end
         text = await reader.read_text(f.file_id, start, end)
         marks = tuple((s.start - start, s.id) for s in taken)
-        pieces.append(NextText(start=start, text=text, more=True, marks=marks))
+        labels = tuple((s.id, context_label(s.context, target_language)) for s in taken if s.context is not None)
+        pieces.append(NextText(start=start, text=text, more=True, marks=marks, labels=labels))
         # Every non-blank character is in a segment: the span is shown whole when all of it was read
         # and every segment of it taken.
         whole = len(taken) == len(found) and gap_end <= start + room
@@ -130,6 +142,7 @@ async def _screen(reader: FileReader, f: FileState, chars: int, *, spans: int) -
             text=pieces[-1].text,
             more=first_gap(covered, f.chars) is not None,
             marks=pieces[-1].marks,
+            labels=pieces[-1].labels,
         )
     return pieces
 

@@ -6,9 +6,10 @@ approve, edit ("refined") or reject before the tool that made it can finish.
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
 
 from .mqm import MqmIssue
 from .text import Filled, Text, check_filled, check_text
@@ -16,8 +17,16 @@ from .text import Filled, Text, check_filled, check_text
 MAX_TEXT = 5_000
 """The longest translated text or reason a verdict may carry."""
 
+
+def _forms_as_text(value: object) -> object:
+    """A plural entry's forms sent as an object are the unit's text: their JSON object."""
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
 # The limit comes before the check: pydantic then says "at most 5000 characters" of an optional field.
-_Final = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(check_filled)]
+_Final = Annotated[str, BeforeValidator(_forms_as_text), Field(max_length=MAX_TEXT), AfterValidator(check_filled)]
 _Note = Annotated[str, Field(max_length=MAX_TEXT), AfterValidator(check_text)]
 
 
@@ -63,6 +72,21 @@ class Reference(_Strict):
     """From the remembered source to this unit's source, word by word."""
 
 
+class EntryContext(_Strict):
+    """What a resource file says about a unit's string: its key and the developer's note."""
+
+    key: str
+    note: str | None = None
+
+
+class PluralInfo(_Strict):
+    """A plural entry's unit: the target language's CLDR categories the translation gives a form for,
+    and the source's forms by category."""
+
+    categories: tuple[str, ...]
+    source: dict[str, str] = Field(default_factory=dict)
+
+
 class CopilotRequest(_Strict):
     """A translation unit proposed (by the model or the translation memory), waiting for the human's verdict."""
 
@@ -72,8 +96,8 @@ class CopilotRequest(_Strict):
     """The file the unit belongs to."""
     src_string: str
     """The source text of the unit, exactly as it stands in the file."""
-    translate_string: str
-    """The model's proposed translation."""
+    translate_string: str | dict[str, str]
+    """The model's proposed translation; for a plural entry its forms by CLDR category."""
     current_string: str | None = None
     """For a revision (`tool.name` "Revise"): the unit's written text the proposal would replace."""
     start: int = 0
@@ -96,6 +120,17 @@ class CopilotRequest(_Strict):
     """The quality estimate, 0–100 (agent_core.estimate_quality)."""
     estimate_reasons: tuple[str, ...] = Field(default=(), alias="estimateReasons")
     """What lowered the estimate, the largest first."""
+    context: EntryContext | None = None
+    """The key and the developer's note of the unit's string, in a resource file."""
+    plural: PluralInfo | None = None
+    """For a plural entry: the categories `translate_string` gives forms for (the target language's)."""
+
+    @property
+    def proposal_text(self) -> str:
+        """The proposal as a unit's text: a plural entry's forms as their JSON object (`agent_core.plural`)."""
+        if isinstance(self.translate_string, str):
+            return self.translate_string
+        return json.dumps(self.translate_string, ensure_ascii=False)
 
 
 class Approve(_Strict):
@@ -114,7 +149,7 @@ class Refined(_Strict):
 
     tool: ToolRef
     status: Literal["refined"]
-    translated_string: Filled = Field(min_length=1, max_length=MAX_TEXT)
+    translated_string: Annotated[Filled, BeforeValidator(_forms_as_text)] = Field(min_length=1, max_length=MAX_TEXT)
     """The human's final text (required, never blank)."""
     reason: _Note | None = None
     """Optional note on what was wrong."""

@@ -140,6 +140,7 @@ class AgentLoop:
         corrections: Sequence[Correction] = (),
         languages: str = ANY,
         auto_approve: int | None = None,
+        target_language: str | None = None,
     ) -> None:
         self.options = options
         self.context = context
@@ -151,6 +152,7 @@ class AgentLoop:
         self._languages = languages
         self._auto_approve = auto_approve
         """The session's auto-approval threshold (None: every proposal is reviewed)."""
+        self._target_language = target_language
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
@@ -277,6 +279,7 @@ class AgentLoop:
             corrections=self._corrections,
             languages=self._languages,
             auto_approve=self._auto_approve,
+            target_language=self._target_language,
         )
         executed = _Executed(batch=batch)
         for index, call in enumerate(calls):

@@ -8,10 +8,12 @@ very end of the request.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .document import FileState, handle
+from .segment import SegmentContext
 
 RULES = """\
 You are a careful translator working with a human reviewer. You translate the session's files
@@ -25,7 +27,10 @@ Rules:
   begins: ⟦s12⟧ (the marks are not part of the text). The file's text between two blocks is already
   written (code kept as it is, or reviewed units), so the segments go on at the next block. More
   untranslated text follows unless the note says nothing does. Translate from there; you do not
-  need `Read` to go on (use it only to look further ahead).
+  need `Read` to go on (use it only to look further ahead). In a resource file (app strings) a
+  line ⟪key: … | note: … | locked: … | plural: …⟫ before a mark says what the string is (not part of
+  the text): its key, the developer's note, the codes to keep exactly and, for a plural entry, the
+  forms to give.
 - Propose the next units as one batch of `Translate` calls that together cover every segment shown
   (a screen of text), in order: a unit is one segment or several consecutive ones joined, named by
   their ids; never copy the source.
@@ -51,16 +56,43 @@ class NextText:
     """True when untranslated text follows beyond `text`."""
     marks: tuple[tuple[int, str], ...] = ()
     """Where each segment of `text` begins (its offset in `text`) and its id, in order."""
+    labels: tuple[tuple[str, str], ...] = ()
+    """A resource string's context line (`context_label`) by segment id, for the segments that have one."""
 
     @property
     def marked(self) -> str:
-        """`text` with each segment's id marked where it begins: `⟦s12⟧`."""
+        """`text` with each segment's id marked where it begins: `⟦s12⟧` (after its context line, if any)."""
         out: list[str] = []
         position = 0
+        labels = dict(self.labels)
         for offset, segment in self.marks:
-            out += [self.text[position:offset], f"⟦{segment}⟧"]
+            label = f"⟪{labels[segment]}⟫\n" if segment in labels else ""
+            out += [self.text[position:offset], f"{label}⟦{segment}⟧"]
             position = offset
         return "".join([*out, self.text[position:]])
+
+
+def context_label(context: SegmentContext, target_language: str | None) -> str:
+    """A resource string's context as the model sees it, on one line: its key, the developer's note,
+    its locked codes and, for a plural entry, the forms to give (the target language's categories,
+    or a word that they are unknown) and the source's forms."""
+    parts = [f"key: {_flat(context.key)}"]
+    if context.note:
+        parts.append(f"note: {_flat(context.note)}")
+    if context.codes:
+        parts.append("locked: " + " ".join(dict.fromkeys(_flat(c) for c in context.codes)))
+    if context.plural:
+        from .tools.entries import target_categories  # babel's data, only for a plural entry
+
+        categories = target_categories(target_language) if target_language else ()
+        wanted = ", ".join(categories) if categories else "unknown until the target language is set"
+        forms = json.dumps(dict(context.plural), ensure_ascii=False)
+        parts.append(f"plural: forms {wanted}; source {forms}")
+    return " | ".join(parts)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split()).replace("⟫", "»").replace("|", "/")
 
 
 def system_prompt(files: Sequence[FileState]) -> str:

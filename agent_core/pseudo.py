@@ -37,7 +37,9 @@ from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
 _NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
-_MARK = re.compile(r"⟦(s\d+)⟧")
+_MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?⟦(s\d+)⟧")
+_LOCKED = re.compile(r"(?:^| \| )locked: (.*?)(?= \| |$)")
+_PLURAL = re.compile(r"(?:^| \| )plural: forms ([a-z, ]+); source (\{.*\})$")
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
@@ -137,12 +139,44 @@ def _next_texts(message: ModelMessage) -> list[dict[str, Any]]:
 def _unmarked(file_id: str, start: int, marked: str) -> dict[str, Any]:
     """A next-text block as a Read result would show it, with where each segment begins in its text."""
     text, marks, position = [], [], 0
+    labels: dict[str, str] = {}
     for m in _MARK.finditer(marked):
         text.append(marked[position : m.start()])
-        marks.append((sum(map(len, text)), m[1]))
+        marks.append((sum(map(len, text)), m[2]))
+        if m[1] is not None:
+            labels[m[2]] = m[1]
         position = m.end()
     text.append(marked[position:])
-    return {"file_id": file_id, "start": start, "text": "".join(text), "more": False, "marks": marks}
+    return {"file_id": file_id, "start": start, "text": "".join(text), "more": False, "marks": marks, "labels": labels}
+
+
+def _entry_translation(unit: str, label: str | None, *, variant: int) -> str | dict[str, str]:
+    """A resource string's pseudo translation: its locked codes kept, and for a plural entry one form
+    for each category its context line names (the source's form of that category, else its other)."""
+    if label is None:
+        return pseudo_translate(unit, variant=variant)
+    locked = _LOCKED.search(label)
+    codes = locked[1].split(" ") if locked else []
+
+    def kept(text: str) -> str:
+        # Each code becomes one private-use character (not a letter: kept as it is), then comes back.
+        found: list[str] = []
+
+        def hide(match: re.Match[str]) -> str:
+            found.append(match[0])
+            return chr(0xE000 + len(found) - 1)
+
+        pattern = "|".join(re.escape(c) for c in sorted(set(codes), key=len, reverse=True) if c)
+        hidden = re.sub(pattern, hide, text) if pattern else text
+        out = pseudo_translate(hidden, variant=variant)
+        return re.sub("[\ue000-\uefff]", lambda m: found[ord(m[0]) - 0xE000], out)
+
+    plural = _PLURAL.search(label)
+    if plural is None:
+        return kept(unit)
+    source = json.loads(plural[2])
+    wanted = [c.strip() for c in plural[1].split(",") if c.strip()]
+    return {c: kept(source.get(c, source.get("other", unit))) for c in wanted}
 
 
 def _segments_of(result: dict[str, Any], a: int, b: int) -> list[str]:
@@ -232,6 +266,8 @@ def _after_read(
     text: str = result["text"][offset:]
     code = [(max(a - offset, 0), b - offset) for a, b in _window_code(result, messages) if b > offset]
     spans = unit_spans(text, code=code)
+    if result.get("labels") and offset == 0:  # a resource file: each string is a unit, blank lines and all
+        spans = _segment_spans(result)
     cut_by_window = result.get("more") and "translated_from" not in result
     if cut_by_window:
         spans = spans[:-1]  # the window may have cut the last block short
@@ -245,16 +281,31 @@ def _after_read(
         unit = text[a:b]
         segments = _segments_of(result, a + offset, b + offset)
         variant = attempts.get(",".join(segments) or unit, 0)
-        if variant:  # tried again: by its source, which the tool checks character by character
+        labels: dict[str, str] = result.get("labels") or {}
+        labelled = len(segments) == 1 and segments[0] in labels
+        if variant and not labelled:  # tried again: by its source, which the tool checks character by character
             segments, variant = [], max(variant, attempts.get(unit, 0))
         # Code keeps every line, wherever the unit begins or ends in its block.
         inside = [(max(c - a, 0), d - a) for c, d in code if c < b and a < d]
-        translation = pseudo_translate(unit, variant=variant % 2, code=inside)
+        translation: str | dict[str, str] = pseudo_translate(unit, variant=variant % 2, code=inside)
+        if labelled:
+            translation = _entry_translation(unit, labels[segments[0]], variant=variant % 2)
         named: dict[str, Any] = {"segments": segments} if segments else {"src_string": unit}
         calls.append(_call("Translate", {"file_id": file_id, **named, "translate_string": translation}))
         if variant:
             break  # a unit tried again is proposed alone
     return calls
+
+
+def _segment_spans(result: dict[str, Any]) -> list[tuple[int, int]]:
+    """The spans of a marked block's segments, each up to the next one's mark (its end's whitespace left out)."""
+    text: str = result["text"]
+    starts = [offset for offset, _ in result.get("marks") or []]
+    spans = []
+    for a, b in itertools.pairwise([*starts, len(text)]):
+        piece = text[a:b]
+        spans.append((a, a + len(piece.rstrip())))
+    return [(a, b) for a, b in spans if b > a]
 
 
 def _window_code(result: dict[str, Any], messages: Sequence[ModelMessage]) -> list[tuple[int, int]]:

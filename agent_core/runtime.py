@@ -318,6 +318,7 @@ class AgentRuntime:
     ) -> AgentLoop:
         snapshot = loaded.snapshot
         memory = loaded.memory.for_languages(languages)
+        target = snapshot.target_language or language_tag(languages)
 
         learned: list[GlossaryEntry] = []
         noted: list[StyleNote] = []
@@ -338,7 +339,9 @@ class AgentRuntime:
 
         async def state(files: Sequence[FileState], reviewed: frozenset[str]) -> str:
             screen = screen_segments(snapshot.window, files)
-            shown = await next_texts(loaded.reader, files, batch_chars=self.batch_chars, segments=screen)
+            shown = await next_texts(
+                loaded.reader, files, batch_chars=self.batch_chars, segments=screen, target_language=target
+            )
             # A correction the window shows (the reviewer's text in a result) is not repeated.
             corrections = tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)
             current = replace(
@@ -428,6 +431,7 @@ class AgentRuntime:
             corrections=memory.corrections,
             languages=languages,
             auto_approve=snapshot.auto_approve,
+            target_language=target,
         )
 
     def _budget_check(self, snapshot: SessionSnapshot) -> Callable[[Sequence[ModelMessage], str], None]:
@@ -471,6 +475,14 @@ def _tm_origin(status: str) -> TmOrigin:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def language_tag(languages: str) -> str | None:
+    """The BCP 47 tag of a language pair's target (`auto>french` → `fr`), or None when it is not named."""
+    from interchange.languages import bcp47
+
+    target = languages.partition(">")[2]
+    return None if target in ("", "*", "unknown") else bcp47(target)
 
 
 def _languages(snapshot: SessionSnapshot, request: StepInput) -> str:

@@ -4,6 +4,11 @@
 A segment is a span `[start, end)` of the file's text with no whitespace at its ends, and a stable id
 (`s1`, `s2`, … in document order). A locked one is text kept verbatim (code, front matter, URLs): it is
 written at upload, never proposed.
+
+A segment of a resource file (PO, JSON, Android, …) carries its entry's context (`SegmentContext`: the
+key, the developer's note, the locked codes, a plural entry's source forms). It is stored with the
+segment, in the chunk the segment begins in, so the step that shows or checks a segment has it from the
+read it makes anyway: no round trip of its own, and only the shown chunks' bytes.
 """
 
 from __future__ import annotations
@@ -18,14 +23,64 @@ _ID: Final = re.compile(r"\s*s?(\d{1,9})\s*", re.IGNORECASE)
 _SEPARATOR: Final = re.compile(r"[\s,;]+")
 
 
+MAX_KEY_CHARS = 200
+"""A key longer than this is stored cut (it is shown, never matched: the format writes by its own reading)."""
+MAX_NOTE_CHARS = 500
+"""A developer's note longer than this is stored cut, so a chunk's segments stay within an item's size."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SegmentContext:
+    """What a resource file says about a segment's entry: its key, the developer's note, the locked
+    codes its text holds (in order, with repeats) and, for a plural entry, the source's forms."""
+
+    key: str
+    note: str | None = None
+    codes: tuple[str, ...] = ()
+    """The locked codes (placeholders, markup) of this segment's source: a translation keeps each exactly."""
+    plural: tuple[tuple[str, str], ...] = ()
+    """A plural entry's source forms by CLDR category, in CLDR order; empty for a plain string."""
+    argument: str | None = None
+    """The variable a plural depends on, where the format names it."""
+
+    def dump(self) -> dict[str, object]:
+        """The context as stored (short names; empty fields left out)."""
+        out: dict[str, object] = {"k": self.key[:MAX_KEY_CHARS]}
+        if self.note:
+            out["n"] = self.note[:MAX_NOTE_CHARS]
+        if self.codes:
+            out["c"] = list(self.codes)
+        if self.plural:
+            out["p"] = [list(form) for form in self.plural]
+        if self.argument:
+            out["a"] = self.argument[:MAX_KEY_CHARS]
+        return out
+
+    @classmethod
+    def load(cls, raw: dict[str, object]) -> SegmentContext:
+        """A stored context read back."""
+        forms = raw.get("p")
+        codes = raw.get("c")
+        note, argument = raw.get("n"), raw.get("a")
+        return cls(
+            key=str(raw["k"]),
+            note=str(note) if note is not None else None,
+            codes=tuple(str(c) for c in codes) if isinstance(codes, list) else (),
+            plural=tuple((str(f[0]), str(f[1])) for f in forms) if isinstance(forms, list) else (),
+            argument=str(argument) if argument is not None else None,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One segment of a file: `text[start:end]`, its position in order, and whether it is locked."""
+    """One segment of a file: `text[start:end]`, its position in order, whether it is locked, and its
+    entry's context in a resource file."""
 
     index: int
     start: int
     end: int
     locked: bool = False
+    context: SegmentContext | None = None
 
     @property
     def id(self) -> str:
@@ -50,13 +105,30 @@ def segment_names(value: str) -> list[str]:
 
 
 def dump_segments(segments: Sequence[Segment]) -> str:
-    """Segments as stored: the first one's index and each one's start, length and a 1 when locked."""
+    """Segments as stored: the first one's index and each one's start, length, then 1 when locked (0
+    when not but a context follows) and its context."""
     first = segments[0].index if segments else 0
-    rows = [[s.start, s.end - s.start, *([1] if s.locked else [])] for s in segments]
-    return json.dumps([first, rows], separators=(",", ":"))
+    rows: list[list[object]] = []
+    for s in segments:
+        row: list[object] = [s.start, s.end - s.start]
+        if s.context is not None:
+            row += [1 if s.locked else 0, s.context.dump()]
+        elif s.locked:
+            row.append(1)
+        rows.append(row)
+    return json.dumps([first, rows], separators=(",", ":"), ensure_ascii=False)
 
 
 def load_segments(raw: str) -> tuple[Segment, ...]:
     """Stored segments (`dump_segments`) read back."""
     first, rows = json.loads(raw)
-    return tuple(Segment(first + k, r[0], r[0] + r[1], len(r) > 2) for k, r in enumerate(rows))
+    return tuple(
+        Segment(
+            first + k,
+            r[0],
+            r[0] + r[1],
+            len(r) > 2 and r[2] == 1,
+            SegmentContext.load(r[3]) if len(r) > 3 else None,
+        )
+        for k, r in enumerate(rows)
+    )

@@ -30,7 +30,7 @@ from .segment import Segment
 from .tools.base import MAX_UNIT_CHARS
 from .verbatim import verbatim_spans
 
-__all__ = ["Segment", "count_words", "segment_spans", "segment_text"]
+__all__ = ["Segment", "count_words", "segment_prose", "segment_spans", "segment_text"]
 
 _PYSBD_LANGUAGES: Final = frozenset(
     "en hi mr zh es am ar hy bg ur ru pl fa nl da fr my el it ja de kk sk".split()  # noqa: SIM905
@@ -57,6 +57,12 @@ def segment_spans(text: str, spans: Sequence[tuple[int, int]]) -> tuple[Segment,
     longer than the unit cap is cut as a long sentence is."""
     pieces = [piece for start, end in spans for piece in _capped(text, start, end)]
     return tuple(Segment(i, start, end) for i, (start, end) in enumerate(pieces))
+
+
+def segment_prose(text: str, start: int, end: int, language: str | None = None) -> list[tuple[int, int]]:
+    """The sentence spans of `text[start:end]` (a document's block: an HTML or DOCX paragraph, a
+    subtitle cue), cut as Markdown prose is but with nothing kept verbatim."""
+    return list(_prose(text, start, end, _base(language)))
 
 
 def count_words(text: str) -> int:

@@ -16,7 +16,7 @@ in it. The position-based translation units then map onto segments by this rule:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .model import Status, XliffDocument
@@ -62,16 +62,22 @@ class SegmentTargets:
 
 def translatable_text(document: XliffDocument) -> XliffText:
     """The text to store as the file's content, and the span of each translatable segment."""
+    return joined_text((s.key, s.source) for s in document.translatable_segments())
+
+
+def joined_text(sources: Iterable[tuple[str, str]]) -> XliffText:
+    """Sources by key (an XLIFF segment's, a resource file's entries') joined by one blank line, and
+    each one's span in the text (any file format's stored text, `interchange.formats`)."""
     spans: list[SegmentSpan] = []
     parts: list[str] = []
     position = 0
-    for segment in document.translatable_segments():
+    for key, source in sources:
         if parts:
             parts.append(SEPARATOR)
             position += len(SEPARATOR)
-        parts.append(segment.source)
-        spans.append(SegmentSpan(key=segment.key, start=position, end=position + len(segment.source)))
-        position += len(segment.source)
+        parts.append(source)
+        spans.append(SegmentSpan(key=key, start=position, end=position + len(source)))
+        position += len(source)
     return XliffText(text="".join(parts), spans=tuple(spans))
 
 

@@ -1,8 +1,8 @@
 """A file's segments, and its analysis before (or during) a job: counts, leverage and the cost.
 
-Segments: an XLIFF file's are its own; any other file is segmented by `agent_core.segmentation` in
-the language detected from its own text (so a file's segments depend on nothing but its content and
-never change after upload).
+Segments: those stored at upload (`service.uploads`: an XLIFF file's are its own, a resource file's
+its entries, Markdown's found by `agent_core.segmentation` in the language of its own text); they
+never change after upload.
 
 The analysis (API.md `GET …/files/{fileId}/analysis`) counts segments, words and characters in
 total; every segment then falls in exactly one of: `locked` (kept verbatim), a `repetition` (its
@@ -24,12 +24,9 @@ from typing import TYPE_CHECKING
 from agent_core.document import FileState
 from agent_core.effects import UnitWrite
 from agent_core.estimate import JobEstimate, estimate_job
-from agent_core.segmentation import Segment, count_words, segment_spans, segment_text
+from agent_core.segmentation import Segment, count_words
 from agent_core.tm import normalize
-from interchange.layout import translatable_text
-from interchange.xliff_source import parse_xliff
 
-from .language_detection import detect_language
 from .schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
 from .sessions import pick_file
 from .tm import tm_languages
@@ -52,14 +49,6 @@ BANDS: tuple[tuple[str, float], ...] = (
     ("50-74", 50.0),
 )
 """The usual CAT match bands, by their lowest score; below the last is `none`."""
-
-
-def file_segments(content: str, original: str | None, language: str | None) -> tuple[Segment, ...]:
-    """The segments of a file: an XLIFF original's own, else the content's in `language`, which is
-    `detect_language(content)` (see the module's note; the upload has it already)."""
-    if original is not None:
-        return segment_spans(content, [(s.start, s.end) for s in translatable_text(parse_xliff(original)).spans])
-    return segment_text(content, language)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +84,7 @@ class Analyses:
         record = self.sessions.owned(owner, sid)
         files = list(self.sessions.storage.load_step(record.session_id, window=0).files)
         state = pick_file(files, fid)
-        content = self.sessions.source(sid, state)
-        original = self.sessions.storage.read_original(sid, state.file_id)
-        segments = file_segments(content, original, detect_language(content) if original is None else None)
+        content, segments = self.sessions.document(sid, state)  # as stored at upload, in one read
         counted = [_Counted(s, content[s.start : s.end], count_words(content[s.start : s.end])) for s in segments]
         target = target or record.target_language
         open_ = [c for c in counted if not c.segment.locked]

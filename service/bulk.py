@@ -95,5 +95,5 @@ def _shown(pending: list[CopilotRequest], body: ApproveBody) -> list[CopilotRequ
     return [
         r
         for r in pending
-        if r.tool.name == "Translate" and query.shows(r.src_string, r.translate_string, "pending", r.estimate)
+        if r.tool.name == "Translate" and query.shows(r.src_string, r.proposal_text, "pending", r.estimate)
     ]

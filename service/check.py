@@ -1,9 +1,12 @@
 """A check of translations that already exist, for CI: no model, no session, no storage.
 
-Each file's source and target pairs are read (XLIFF 1.2 and 2.0 segments, TMX entries) and every
-translatable one is checked as a proposal is: a missing translation, broken inline codes or a
-dropped placeholder (`%s`, `{name}`, `{{name}}`) is an **error**, since it breaks the product that
-ships the file; a glossary term not translated as its entry says, or a dropped URL, inline code or
+Each file's source and target pairs are read (XLIFF 1.2 and 2.0 segments, TMX entries, and the
+entries of every format the project reads that holds translations: PO, xcstrings, … through
+`interchange.formats`, `Entry.target`) and every translatable one is checked as a proposal is: a
+missing translation, broken inline codes, a dropped placeholder (`%s`, `{name}`, `{{name}}`), a
+locked code of a resource string dropped, added or altered (`locked_code`) or a plural entry's
+forms not the file's target language's categories (`plural_forms`) is an **error**, since it breaks
+the product that ships the file; a glossary term not translated as its entry says, or a dropped URL, inline code or
 number, is a **warning** for a reviewer. With a previous version of the file (`previous`: the text
 at a git revision), only the pairs that differ from it are checked (a segment is matched by its
 key: its file, unit and segment number; a TMX entry by its source).
@@ -16,13 +19,17 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent_core.memory import GlossaryEntry
+from agent_core.plural import ORDER, forms_problems, forms_text, parse_forms
 from agent_core.qa import proposal_checks
+from agent_core.segment import SegmentContext
+from agent_core.tools.entries import edit_warnings, target_categories
 from interchange.errors import InterchangeError
+from interchange.formats import Entry, FileFormat, FormatError, format_for
 from interchange.tmx import parse_tmx
 from interchange.xliff_source import parse_xliff
 
 Severity = Literal["error", "warning"]
-ERRORS = frozenset({"untranslated", "inline_codes", "missing_placeholder", "unreadable"})
+ERRORS = frozenset({"untranslated", "inline_codes", "missing_placeholder", "unreadable", "locked_code", "plural_forms"})
 """The findings that fail a check; the others are warnings."""
 XLIFF_SUFFIXES = (".xlf", ".xliff")
 TMX_SUFFIXES = (".tmx",)
@@ -35,6 +42,12 @@ class Pair:
     key: str
     source: str
     target: str | None
+    codes: tuple[str, ...] | None = None
+    """A resource string's locked codes (None: XLIFF and TMX, checked by the placeholder rules)."""
+    plural: tuple[tuple[str, str], ...] = ()
+    """A plural entry's source forms; `target` is then its forms' JSON text."""
+    categories: tuple[str, ...] = ()
+    """The target language's plural categories, when the file names its language."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -71,20 +84,53 @@ class FileReport:
 
 def readable(name: str) -> bool:
     """Whether `check_file` reads a file of this name."""
-    return name.lower().endswith(XLIFF_SUFFIXES + TMX_SUFFIXES)
+    return name.lower().endswith(XLIFF_SUFFIXES + TMX_SUFFIXES) or _format(name, b"") is not None
 
 
-def pairs_of(name: str, text: str) -> list[Pair]:
+def _format(name: str, data: bytes) -> FileFormat | None:
+    """The resource format that reads `name` (not Markdown, XLIFF: read apart), or None."""
+    found = format_for(name, data)
+    return None if found is None or found.name == "xliff" else found
+
+
+def pairs_of(name: str, content: str | bytes) -> list[Pair]:
     """The translatable pairs of a file; InterchangeError when it cannot be read."""
+    text = content.decode("utf-8-sig") if isinstance(content, bytes) else content
     if name.lower().endswith(TMX_SUFFIXES):
         return [Pair(key=p.source, source=p.source, target=p.target) for p in parse_tmx(text)]
     if name.lower().endswith(XLIFF_SUFFIXES):
         return [Pair(key=s.key, source=s.source, target=s.target) for s in parse_xliff(text).translatable_segments()]
-    raise InterchangeError(f"{name}: not a format the check reads (XLIFF .xlf/.xliff, TMX .tmx).")
+    data = content if isinstance(content, bytes) else content.encode("utf-8")
+    fmt = _format(name, data)
+    if fmt is None:
+        raise InterchangeError(f"{name}: not a format the check reads (XLIFF, TMX, PO, JSON, Android, Apple, …).")
+    try:
+        resource = fmt.read(data)
+    except FormatError as exc:
+        raise InterchangeError(f"{name}: {exc}") from exc
+    categories = _categories(fmt.name, resource.target_language) if resource.target_language else ()
+    return [_entry_pair(e, categories) for e in resource.entries]
+
+
+def _categories(format_name: str, language: str) -> tuple[str, ...]:
+    """The plural forms a file of `language` holds: gettext's for PO (Polish one, few, many: its
+    integer `n` never takes CLDR's `other`), else CLDR's categories."""
+    if format_name == "po":
+        from interchange.formats.plurals import gettext_forms
+
+        return gettext_forms(language).categories
+    return target_categories(language)
+
+
+def _entry_pair(entry: Entry, categories: tuple[str, ...]) -> Pair:
+    target = entry.target
+    forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
+    text = forms_text(target) if target is not None and not isinstance(target, str) else target
+    return Pair(key=entry.key, source=entry.source, target=text, codes=entry.codes, plural=forms, categories=categories)
 
 
 def check_file(
-    name: str, text: str, *, glossary: Sequence[GlossaryEntry] = (), previous: str | None = None
+    name: str, text: str | bytes, *, glossary: Sequence[GlossaryEntry] = (), previous: str | bytes | None = None
 ) -> FileReport:
     """The findings of one file, against `glossary`; only the pairs changed since `previous` if given."""
     try:
@@ -103,7 +149,35 @@ def check_pair(pair: Pair, glossary: Sequence[GlossaryEntry] = ()) -> list[Findi
     """What is wrong with one pair's translation (empty when nothing)."""
     if pair.target is None or not pair.target.strip():
         return [Finding(key=pair.key, severity="error", code="untranslated", message="Not translated.")]
+    if pair.codes is not None:
+        return _entry_findings(pair, glossary)
     return [
         Finding(key=pair.key, severity="error" if w.code in ERRORS else "warning", code=w.code, message=w.message)
         for w in proposal_checks(pair.source, pair.target, glossary=glossary)
     ]
+
+
+def _entry_findings(pair: Pair, glossary: Sequence[GlossaryEntry]) -> list[Finding]:
+    """A resource string's findings: its locked codes and plural forms (errors), the text checks but
+    placeholders (the locked codes cover them) for a plain string."""
+    assert pair.target is not None and pair.codes is not None
+
+    def error(code: str, message: str) -> Finding:
+        return Finding(key=pair.key, severity="error", code=code, message=message)
+
+    if pair.plural:
+        forms = parse_forms(pair.target)
+        if forms is None:
+            return [error("plural_forms", "The plural entry's translation is not a set of forms.")]
+        other = dict(pair.plural).get("other", pair.source)
+        wanted = pair.categories or tuple(forms)
+        problems = forms_problems(forms, wanted, codes=pair.codes, source_other=other)
+        return [error("plural_forms", f"Plural forms: {p}.") for p in problems]
+    context = SegmentContext(key=pair.key, codes=pair.codes)
+    found = [error(code, message) for code, message in edit_warnings([context], pair.source, pair.target, None)]
+    found += [
+        Finding(key=pair.key, severity="error" if w.code in ERRORS else "warning", code=w.code, message=w.message)
+        for w in proposal_checks(pair.source, pair.target, glossary=glossary)
+        if w.code != "missing_placeholder"
+    ]
+    return found

@@ -43,14 +43,17 @@ from interchange import (
     span_of,
     translatable_text,
 )
+from interchange.formats import format_named
 
 from .blocking import blocking
+from .export_original import format_original, markdown_original
+from .originals import Original, unpack_original
 from .schemas import Segment
 from .segments import WRITTEN_STATUSES, fill_with_source
 from .sessions import language_tag
 from .workbench import FileView, Workbench, target_tag
 
-EXPORT_FORMATS = ("xliff2", "xliff12", "tmx", "md", "xliff")
+EXPORT_FORMATS = ("xliff2", "xliff12", "tmx", "md", "original", "xliff")
 CORRECTION_NOTES = 200
 """How many of the owner's latest corrections an export reads for its notes."""
 XLIFF_TYPE = "application/xliff+xml; charset=utf-8"
@@ -61,7 +64,7 @@ TMX_TYPE = "application/x-tmx+xml; charset=utf-8"
 class Download:
     """A body to send as an attachment."""
 
-    content: str
+    content: str | bytes
     media_type: str
     filename: str
     complete: bool
@@ -75,8 +78,8 @@ class ExportInputs:
     """What an export is made of, all read before it is built."""
 
     view: FileView
-    original: str | None
-    """The XLIFF document the file was uploaded as, or None."""
+    original: Original | None
+    """The file as uploaded and the format that read it, or None (Markdown, plain text)."""
     corrections: Sequence[Correction]
     """This file's corrections among the owner's latest (for notes)."""
 
@@ -120,7 +123,7 @@ class Exports:
 
     def _inputs(self, owner: str, sid: str, view: FileView, *, notes: bool) -> ExportInputs:
         storage = self.workbench.storage
-        original = storage.read_original(sid, view.state.file_id)
+        original = unpack_original(storage.read_original(sid, view.state.file_id))
         corrections = storage.recent_corrections(owner, limit=CORRECTION_NOTES) if notes else []
         mine = [c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id]
         return ExportInputs(view=view, original=original, corrections=mine)
@@ -143,11 +146,14 @@ def render_export(
     `source_language` is a BCP 47 tag or `und` (an XLIFF source's own language replaces `und`);
     `target_language` the session's, else the one its task names, else the XLIFF source's."""
     view, original = inputs.view, inputs.original
-    document = _document(original)
-    if fmt == "xliff":
-        if original is None or document is None:
-            raise InvalidRequestError("Format xliff is only for files uploaded as XLIFF; use xliff2 or xliff12.")
-        return _filled(view, original, document)
+    is_xliff = original is not None and original.format == "xliff"
+    document = _document(original.data.decode("utf-8-sig")) if original is not None and is_xliff else None
+    if fmt == "xliff" and document is None:
+        raise InvalidRequestError("Format xliff is only for files uploaded as XLIFF; use original, xliff2 or xliff12.")
+    if fmt in ("xliff", "original") and original is not None and document is not None:
+        return _filled(view, original.data.decode("utf-8-sig"), document)
+    if fmt == "original":
+        return _original(view, original, target_language or target_tag(view.snapshot), source_language)
     if source_language == "und" and document is not None and document.source_language:
         source_language = document.source_language
     own_target = document.target_language if document is not None else None
@@ -180,6 +186,17 @@ def render_export(
     return Download(
         content=written.text, media_type=XLIFF_TYPE, filename=filename, complete=complete, skipped=len(written.left)
     )
+
+
+def _original(view: FileView, original: Original | None, language: str | None, source: str) -> Download:
+    """The file in its own format (`service.export_original`); `source` the session's source language."""
+    complete = view.state.complete
+    if original is None:
+        content, name = markdown_original(view, language)
+        return Download(content=content, media_type=text_type(view.state.name), filename=name, complete=complete)
+    data, name, skipped = format_original(view, original, language, source=None if source == "und" else source)
+    media_type = format_named(original.format).media_type
+    return Download(content=data, media_type=media_type, filename=name, complete=complete, skipped=skipped)
 
 
 def _document(original: str | None) -> XliffDocument | None:
@@ -253,6 +270,14 @@ def _notes(corrections: Sequence[Correction]) -> dict[str, list[Note]]:
     return notes
 
 
+def _context_notes(segment: Segment) -> tuple[Note, ...]:
+    """A resource string's key and developer's note, as XLIFF notes (categories `key` and `developer`)."""
+    if segment.context is None:
+        return ()
+    key = Note(text=segment.context.key, category="key")
+    return (key, Note(text=segment.context.note, category="developer")) if segment.context.note else (key,)
+
+
 def _unit_ids(segments: Sequence[Segment]) -> list[str]:
     """Each piece's segment id, made unique: the pieces of one segment cut by a unit written from its
     middle are `s3`, `s3.2`, … (an XLIFF file's unit ids are unique)."""
@@ -274,6 +299,7 @@ def _bilingual(
         source=segment.source,
         target=segment.target,
         status=segment.status,
-        notes=tuple(notes.get(segment.source, ())) if segment.status != "untranslated" else (),
+        notes=_context_notes(segment)
+        + (tuple(notes.get(segment.source, ())) if segment.status != "untranslated" else ()),
         codes=codes,
     )

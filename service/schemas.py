@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from agent_core.copilot import CopilotRequest, CopilotResponse
+from agent_core.copilot import CopilotRequest, CopilotResponse, EntryContext
 from agent_core.mqm import MqmIssue
 from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
@@ -44,8 +44,10 @@ class FileUpload(_Body):
 
     name: Name = Field(min_length=1, max_length=255)
     """The file's name (its extension decides the download's media type): one line, no path separator."""
-    content: Unicode
-    """The whole text."""
+    content: Unicode | None = None
+    """The whole text (a text format); or give `contentBase64`."""
+    contentBase64: str | None = Field(default=None, max_length=7_500_000)
+    """The file's bytes in base64 (a binary format such as `.docx`, or text in another encoding)."""
     keepVerbatim: bool = True
     """Write code blocks, front matter, HTML, rules, link references and bare URLs as they are, at once
     (no model request, no review); false: the model translates them too (comments in code, say)."""
@@ -436,6 +438,8 @@ class Segment(BaseModel):
     origin: str | None
     """Who wrote the text: `model`, `memory`, `verbatim`, `human` (a revision); null when untranslated."""
     updatedAt: str | None
+    context: EntryContext | None = None
+    """The key and the developer's note of the segment's string, in a resource file (else null)."""
     history: list[HistoryEvent] | None = None
     """A written unit's audit trail, oldest first (`service.audit`); null for a piece that is not written."""
     estimate: int | None = None
@@ -511,6 +515,9 @@ class QaBody(_Body):
 
     source: Text = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
     translated_string: Text = Field(max_length=MAX_SEGMENT_TEXT)
+    start: int | None = Field(default=None, ge=0)
+    """Where the unit begins in the file (a copilot request's `start`): a resource string's locked
+    codes and plural forms are checked too."""
 
 
 class QaResult(BaseModel):

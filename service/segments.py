@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from agent_core.copilot import CopilotRequest
+from agent_core.copilot import CopilotRequest, EntryContext
 from agent_core.effects import UnitWrite
 from agent_core.errors import InvalidRequestError
 from agent_core.segment import Segment as StoredSegment
@@ -33,6 +33,12 @@ _SORTED_PREFIX = "est:"
 def segment_status(unit: UnitWrite) -> SegmentStatus:
     """A written unit's segment status (`approve` → `approved`)."""
     return "approved" if unit.status == "approve" else unit.status
+
+
+def entry_context(segment: StoredSegment) -> EntryContext | None:
+    """A stored segment's key and developer's note, as the API shows them (a resource file's; else None)."""
+    found = segment.context
+    return EntryContext(key=found.key, note=found.note) if found is not None else None
 
 
 def written_segment(unit: UnitWrite, source: str, segment_id: str) -> Segment:
@@ -65,7 +71,14 @@ def build_segments(
         k = bisect.bisect_right(starts, position) - 1
         return stored[max(k, 0)].id if stored else "s1"
 
-    items: list[Segment] = [written_segment(u, source[u.start : u.end], id_at(u.start)) for u in units]
+    def context_at(position: int) -> EntryContext | None:
+        k = bisect.bisect_right(starts, position) - 1
+        return entry_context(stored[max(k, 0)]) if stored else None
+
+    items: list[Segment] = [
+        written_segment(u, source[u.start : u.end], id_at(u.start)).model_copy(update={"context": context_at(u.start)})
+        for u in units
+    ]
     taken = [(u.start, u.end) for u in units]
     for request in pending:
         if request.tool.name != "Translate" or request.end <= request.start:
@@ -79,11 +92,12 @@ def build_segments(
                 start=request.start,
                 end=request.end,
                 source=source[request.start : request.end],
-                target=request.translate_string,
+                target=request.proposal_text,
                 status="pending",
                 origin=request.origin,
                 updatedAt=None,
                 estimate=request.estimate,
+                context=context_at(request.start),
             )
         )
     items.sort(key=lambda s: s.start)
@@ -122,6 +136,7 @@ def _untranslated(
                     status="untranslated",
                     origin=None,
                     updatedAt=None,
+                    context=entry_context(segment),
                 )
             )
     return out

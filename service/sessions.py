@@ -19,13 +19,14 @@ from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from agent_core.segment import Segment
-from interchange import InterchangeError, bcp47, parse_xliff, translatable_text
+from interchange import bcp47
 from storage.interface import CHUNK_CHARS, SessionStorageInterface
 from storage.records import Page, SessionRecord
 
 from .language_detection import detect_language
 from .schemas import BudgetBody, FileUpload, SessionSettings
 from .store import TextCache
+from .uploads import read_upload
 from .verbatim import write_verbatim
 
 log = logging.getLogger(__name__)
@@ -38,25 +39,6 @@ MAX_FILE_CHARS = 2_000_000
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def is_xliff(name: str) -> bool:
-    """True for a file name that makes an upload an XLIFF document (`.xlf`, `.xliff`, any case)."""
-    return name.lower().endswith((".xlf", ".xliff"))
-
-
-def xliff_content(document: str) -> str:
-    """The text to translate of an XLIFF document: its translatable segments' sources, a blank line between.
-
-    InvalidRequestError (422) when it is not XLIFF 1.2/2.0 or has nothing to translate.
-    """
-    try:
-        parsed = parse_xliff(document)
-    except InterchangeError as exc:
-        raise InvalidRequestError(f"The XLIFF document cannot be read: {exc}") from exc
-    if not parsed.translatable_segments():
-        raise InvalidRequestError('The XLIFF document has no segment to translate (all are empty or translate="no").')
-    return translatable_text(parsed).text
 
 
 def language_tag(value: str | None) -> str | None:
@@ -173,13 +155,12 @@ class SessionService:
 
     def add_file(self, owner: str, sid: str, upload: FileUpload) -> tuple[FileState, int]:
         """Add a document to the caller's session; the first one tells its source language if none is set.
-        Answers the file and the number of its segments (`service.analysis.file_segments`)."""
-        from .analysis import file_segments
-
+        Answers the file and the number of its segments. Every format takes one path
+        (`service.uploads`); a file that cannot be read is 422 with the format's message, nothing stored."""
         record = self.owned(owner, sid)
-        content, original = upload.content, None
-        if is_xliff(upload.name):
-            content, original = xliff_content(upload.content), upload.content
+        # Sentences are cut by the language told from the file's own text.
+        read, detected = read_upload(upload, detect_language)
+        content, original = read.content, read.original
         if len(content) > MAX_FILE_CHARS:
             raise InvalidRequestError(f"The file has {len(content)} characters; the limit is {MAX_FILE_CHARS}.")
         state = FileState(
@@ -189,10 +170,9 @@ class SessionService:
             covered=initial_coverage(content),
             created_at=_now(),
         )
-        detected = detect_language(content) if original is None or record.source_language is None else None
-        segments = file_segments(content, original, detected)
+        segments = read.segments
         self.storage.add_file(sid, state, content, segments=segments, max_files=MAX_FILES, original=original)
-        # Not for XLIFF: a verbatim block (a fence with a blank line in it) could cross a segment's end.
+        # Only Markdown: elsewhere a verbatim block (a fence with a blank line in it) could cross an entry's end.
         keep = upload.keepVerbatim and original is None
         written = write_verbatim(self.storage, sid, state, content) if keep else state
         if record.source_language is None:

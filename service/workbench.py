@@ -10,7 +10,7 @@ memory records the new text, both best effort: the revision is committed either 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,8 @@ from agent_core.errors import ConflictError, NotFoundError
 from agent_core.languages import task_languages, task_target
 from agent_core.qa import text_warnings
 from agent_core.segment import Segment as StoredSegment
+from agent_core.segment import SegmentContext
+from agent_core.tools.entries import edit_warnings
 from interchange.languages import bcp47
 from storage.interface import Storage
 
@@ -124,10 +126,34 @@ class Workbench:
             ]
         return SegmentPage(segments=chosen, nextCursor=cursor, version=view.snapshot.token.version)
 
-    async def qa(self, owner: str, sid: str, fid: str, source: str, text: str) -> list[QaWarningView]:
-        """The checks on a human's text for a unit of the file (the session's glossary included)."""
-        snapshot, _ = await blocking(self._load, owner, sid, fid)
-        return await self._warnings(owner, session_languages(snapshot), source, text)
+    async def qa(
+        self, owner: str, sid: str, fid: str, source: str, text: str, *, start: int | None = None
+    ) -> list[QaWarningView]:
+        """The checks on a human's text for a unit of the file (the session's glossary included; with
+        `start`, the unit's place, a resource string's locked codes and plural forms too)."""
+        snapshot, state = await blocking(self._load, owner, sid, fid)
+        contexts = await self._contexts(sid, state.file_id, start, len(source)) if start is not None else ()
+        return await self._checked(owner, snapshot, contexts, source, text)
+
+    async def _contexts(self, sid: str, file_id: str, start: int, length: int) -> tuple[SegmentContext, ...]:
+        """The contexts of the stored segments a unit at `start` covers (read with the file's chunk)."""
+        found = await self.runtime.store.reader(sid).segments(file_id, start, start + max(length, 1))
+        return tuple(s.context for s in found if s.context is not None)
+
+    async def _checked(
+        self,
+        owner: str,
+        snapshot: SessionSnapshot,
+        contexts: Sequence[SegmentContext],
+        source: str,
+        text: str,
+    ) -> list[QaWarningView]:
+        """The text checks, and a resource string's: a plural entry's forms replace the text checks."""
+        target = snapshot.target_language or target_tag(snapshot)
+        entry = [QaWarningView(code=c, message=m) for c, m in edit_warnings(contexts, source, text, target)]
+        if any(c.plural for c in contexts):
+            return entry
+        return await self._warnings(owner, session_languages(snapshot), source, text) + entry
 
     async def revise(
         self,
@@ -155,7 +181,8 @@ class Workbench:
         at = await self.runtime.store.reader(sid).segments(state.file_id, unit.start, unit.start + 1)
         segment_id = at[0].id if at else "s1"
         languages = session_languages(snapshot)
-        warnings = await self._warnings(owner, languages, source, body.translated_string)
+        contexts = await self._contexts(sid, state.file_id, unit.start, unit.end - unit.start)
+        warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string)
         if body.translated_string == unit.text:  # nothing changes: no commit, no correction
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)
         revised = replace(unit, text=body.translated_string, status="revised", origin="human", auto=False)

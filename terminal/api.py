@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import re
 import uuid
@@ -179,9 +180,13 @@ class ApiClient:
             params["cursor"] = cursor
         return SessionPage.model_validate((await self._request("GET", "/api/sessions", params=params)).json())
 
-    async def upload(self, session_id: str, name: str, content: str) -> FileInfo:
-        """Add a document to the session."""
-        body = {"name": name, "content": content}
+    async def upload(self, session_id: str, name: str, content: str | bytes) -> FileInfo:
+        """Add a document to the session: text as `content`, bytes (`.docx`, UTF-16) as `contentBase64`."""
+        body = (
+            {"name": name, "content": content}
+            if isinstance(content, str)
+            else {"name": name, "contentBase64": base64.b64encode(content).decode("ascii")}
+        )
         data = (await self._request("POST", f"/api/sessions/{quote(session_id)}/files", json=body)).json()
         return FileInfo.model_validate(data)
 
@@ -207,7 +212,9 @@ class ApiClient:
                 message = f"This server cannot export the format {fmt!r} (yet); try --format md."
                 raise ApiError(message, status=404) from exc
             raise
-        return Download(filename=_filename(response, f"translation.{fmt}"), content=response.text)
+        return Download(
+            filename=_filename(response, f"translation.{fmt}"), content=response.text, data=response.content
+        )
 
     async def add_glossary(self, source: str, target: str, languages: str | None = None) -> None:
         """Add a glossary entry to the caller's memory."""

@@ -45,9 +45,9 @@ def run_check(
     terms = _glossary(glossary, source_language) if glossary else []
     reports: list[FileReport] = []
     for path in files:
-        text = path.read_text(encoding="utf-8-sig")
+        data = path.read_bytes()  # a format reads its own encoding (UTF-16 .strings); XLIFF and TMX UTF-8
         previous = _at_revision(path, changed_since) if changed_since else None
-        reports.append(check_file(str(path), text, glossary=terms, previous=previous))
+        reports.append(check_file(str(path), data, glossary=terms, previous=previous))
     if review is not None:
         reports = asyncio.run(_reviewed(reports, review))
     status = 1 if any(r.errors for r in reports) else 0

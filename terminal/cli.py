@@ -16,7 +16,7 @@ from .local_state import LocalState
 from .models import Analysis, FileInfo, JobView, SessionView
 from .review import Job, ReviewApp
 
-EXPORT_FORMATS = ("md", "xliff2", "xliff12", "tmx")
+EXPORT_FORMATS = ("md", "original", "xliff2", "xliff12", "tmx")
 IMPORT_FORMATS = ("tmx", "csv", "tbx")
 
 
@@ -131,7 +131,7 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
     else:
         if args.file is None or not args.language:
             raise ApiError("translate needs FILE and --to LANGUAGE (or --session ID to resume).")
-        content = args.file.read_text(encoding="utf-8")
+        content = file_content(args.file)
         session_id = await client.create_session(model=args.model)
         info = await client.upload(session_id, args.file.name, content)
         output = args.output or default_output(args.file, args.language)
@@ -269,14 +269,23 @@ async def _export(client: ApiClient, args: argparse.Namespace) -> int:
     info = _pick_file(view, args.file)
     download = await client.download(view.id, info.fileId, args.format)
     output: Path = args.output or Path(download.filename)
-    output.write_text(download.content, encoding="utf-8")
+    output.write_bytes(download.data)
     print(f"Wrote {output} ({info.name}, {args.format})")
     return 0
 
 
+def file_content(path: Path) -> str | bytes:
+    """A file to upload: its text when it is UTF-8, else its bytes (sent as base64: `.docx`, UTF-16)."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+
+
 async def _analyze(client: ApiClient, args: argparse.Namespace) -> int:
     """The file's analysis, from a session made for it and deleted after (nothing is left behind)."""
-    content = args.file.read_text(encoding="utf-8")
+    content = file_content(args.file)
     session_id = await client.create_session(target_language=args.language, model=args.model)
     try:
         info = await client.upload(session_id, args.file.name, content)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -26,8 +27,22 @@ class QaWarning(_Answer):
     message: str = ""
 
 
+class EntryContext(_Answer):
+    """A resource string's key and the developer's note."""
+
+    key: str
+    note: str | None = None
+
+
+class PluralInfo(_Answer):
+    """A plural entry's target categories and the source's forms."""
+
+    categories: tuple[str, ...] = ()
+    source: dict[str, str] = Field(default_factory=dict)
+
+
 class CopilotRequest(_Answer):
-    """One proposal the human must review."""
+    """One proposal the human must review (a plural entry's forms as their JSON text)."""
 
     tool: ToolRef
     file_id: str = ""
@@ -39,6 +54,14 @@ class CopilotRequest(_Answer):
     warnings: tuple[QaWarning, ...] = ()
     current_string: str | None = None
     match: int | None = None
+    context: EntryContext | None = None
+    plural: PluralInfo | None = None
+
+    @field_validator("translate_string", mode="before")
+    @classmethod
+    def _forms_as_text(cls, value: Any) -> Any:
+        # A plural entry's proposal is an object of forms: kept as its JSON text, as the verdict sends it.
+        return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) else value
 
     @field_validator("warnings", mode="before")
     @classmethod
@@ -218,6 +241,8 @@ class Download(_Answer):
 
     filename: str
     content: str
+    data: bytes = b""
+    """The body as sent (a binary export such as `.docx` is only this)."""
 
 
 class JobSpent(_Answer):

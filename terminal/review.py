@@ -190,9 +190,10 @@ class ReviewApp(BatchReview):
         if self.file_id is None:
             return False
         try:
-            download = await self.client.download(self.job.session_id, self.file_id)
+            # The file in its own format (a Markdown file's translation; a strings.xml as strings.xml).
+            download = await self.client.download(self.job.session_id, self.file_id, "original")
             self.job.output.parent.mkdir(parents=True, exist_ok=True)
-            self.job.output.write_text(download.content, encoding="utf-8")
+            self.job.output.write_bytes(download.data)
         except ApiError as exc:
             self._failed(exc, None)
             return True

@@ -12,6 +12,7 @@ from textual.widgets import Input, RichLog, Static
 
 from .api import ApiError, verdicts_body
 from .batch import Batch
+from .entries import FormsEditScreen
 from .models import ToolRef, Verdict
 from .widgets import MARKS, Card, ConfirmScreen, EditScreen, RejectScreen
 
@@ -139,7 +140,12 @@ class BatchReview(App[None]):
             return
         decided = card.decision
         text = decided.translated_string if decided is not None and decided.translated_string else None
-        screen = EditScreen(card.request.src_string, text or card.request.translate_string)
+        current = text or card.request.translate_string
+        screen: EditScreen | FormsEditScreen = (
+            FormsEditScreen(card.request, current)
+            if card.request.plural
+            else EditScreen(card.request.src_string, current)
+        )
 
         def done(result: str | None) -> None:
             if result is not None:

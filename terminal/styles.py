@@ -32,8 +32,10 @@ CSS = """
 .card.-approve .decision { color: $success; }
 .card.-reject .decision { color: $error; }
 
-EditScreen, RejectScreen, ConfirmScreen { align: center middle; }
+EditScreen, RejectScreen, ConfirmScreen, FormsEditScreen { align: center middle; }
 .box { width: 80%; max-width: 100; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
 .box .source { color: $text-muted; margin-bottom: 1; }
 .box TextArea { height: 10; }
+.box TextArea.form { height: 4; }
+.card .context { height: auto; color: $text-muted; }
 """

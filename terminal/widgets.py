@@ -46,14 +46,20 @@ class Card(Vertical):
         self.border_title = f"{index + 1}/{total} · {request.tool.name} · {origin}"
 
     def compose(self) -> ComposeResult:
-        """Source | proposal, then warnings and the decision line."""
+        """A resource string's key and note, source | proposal, then warnings and the decision line."""
+        from .entries import context_text, forms_text
+
+        if (context := context_text(self.request)) is not None:
+            yield Static(context, classes="context")
+        plural = self.request.plural is not None
         with Horizontal(classes="pair"):
             with Vertical(classes="side"):
                 yield Label("Source", classes="caption")
                 yield Static(_visible(self.request.src_string), classes="source")
             with Vertical(classes="side"):
                 yield Label("Proposal", classes="caption")
-                yield Static(_visible(self.request.translate_string), classes="proposal")
+                shown = forms_text(self.request) if plural else _visible(self.request.translate_string)
+                yield Static(shown, classes="proposal")
         if self.request.current_string is not None:
             yield Static(Text(f"Now written: {self.request.current_string}"), classes="current")
         for warning in self.request.warnings:
@@ -73,7 +79,11 @@ class Card(Vertical):
             return
         self.border_subtitle = MARKS[verdict.status] + (" · kept on the server" if self.stored else "")
         if verdict.status == "refined":
-            line.update(Text(f"✎ {verdict.translated_string}"))
+            from .entries import forms_text
+
+            edited = verdict.translated_string or ""
+            shown = forms_text(self.request, edited) if self.request.plural else Text(edited)
+            line.update(Text("✎ ") + shown)
         elif verdict.status == "reject":
             line.update(Text(f"✗ {verdict.reason}" if verdict.reason else "✗ rejected (no reason given)"))
         else:

@@ -152,7 +152,7 @@ def test_unknown_formats_and_xliff_of_a_text_file_are_422(app: tuple[TestClient,
     sid, fid = new_file(client, "guide.md", DOC)
     base = f"/api/sessions/{sid}/files/{fid}"
     bad = client.get(f"{base}/export", params={"format": "docx"})
-    assert bad.status_code == 422 and "xliff2, xliff12, tmx, md, xliff" in bad.json()["error"]
+    assert bad.status_code == 422 and "xliff2, xliff12, tmx, md, original, xliff" in bad.json()["error"]
     assert client.get(f"{base}/export", params={"format": "xliff"}).status_code == 422
     assert client.get(f"{base}/export").status_code == 422
     assert client.get(f"{base}/export", params={"format": "tmx", "srclang": "Klingonese"}).status_code == 422

@@ -150,7 +150,7 @@ HEAVY = {
     "qa": ("POST", "qa", "agent_core.qa", "proposal_checks"),
     "memory import": ("POST", "/api/memory/import", "service.interchange", "parse_tmx"),
     "memory export": ("GET", "/api/memory/export?format=tmx", "service.interchange", "export_tmx"),
-    "upload": ("POST", "/api/sessions/{sid}/files", "service.sessions", "xliff_content"),
+    "upload": ("POST", "/api/sessions/{sid}/files", "service.sessions", "read_upload"),
 }
 
 

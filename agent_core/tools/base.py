@@ -67,6 +67,9 @@ class BatchState:
     """The session's language pair, for what Remember keeps."""
     auto_approve: int | None = None
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
+    target_language: str | None = None
+    """The target language's BCP 47 tag (the session's, else the one its task names): a plural
+    entry's unit gives a form for each of its CLDR categories; None while it is not known."""
 
     def find(self, name: str) -> FileState | None:
         """The file a call's `file_id` names (its handle or its id)."""

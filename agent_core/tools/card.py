@@ -10,8 +10,11 @@ from .base import BatchState
 
 
 def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | None = None) -> CopilotRequest:
-    """`request` with its QA warnings, its glossary hits (the session pair's entries) and its estimate."""
+    """`request` with its QA warnings, its glossary hits (the session pair's entries) and its estimate;
+    a plural entry's forms are checked by their own rules (`agent_core.plural`), so it gets none of these."""
     source, text = request.src_string, request.translate_string
+    if not isinstance(text, str):
+        return request
     checks = proposal_checks(source, text, glossary=batch.glossary)
     hits = glossary_hits(source, text, batch.glossary)
     quality = estimate_quality(

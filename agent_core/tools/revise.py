@@ -119,7 +119,7 @@ def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> Tool
             file_id=unit.file_id,
             status=status,
             source=request.src_string,
-            proposal=request.translate_string,
+            proposal=request.proposal_text,
             final=final,
             reason=response.reason,
             start=unit.start,
@@ -128,7 +128,7 @@ def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> Tool
 
     match response:
         case Approve():
-            final = response.translated_string or request.translate_string
+            final = response.translated_string or request.proposal_text
             return ToolResult(content={"status": "approve"}, revisions=[revised(final, "model")], reviewed=True)
         case Refined():
             final = response.translated_string

@@ -27,10 +27,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_ai.tools import ToolDefinition
 
 from ..ahead import untranslated_segments
-from ..copilot import Approve, CopilotRequest, Reference, Refined, Reject, ToolRef, Verdict
+from ..copilot import (
+    Approve,
+    CopilotRequest,
+    EntryContext,
+    Reference,
+    Refined,
+    Reject,
+    ToolRef,
+    Verdict,
+)
 from ..document import FileState, add_span, first_gap
 from ..effects import Correction, UnitWrite
-from ..segment import segment_id, segment_index, segment_names
+from ..segment import SegmentContext, segment_id, segment_index, segment_names
 from ..tm import TmMatch
 from .base import (
     APPROVED,
@@ -46,6 +55,7 @@ from .base import (
     snippet,
 )
 from .card import auto_approvable, forbidden_refusal, with_findings
+from .entries import entry_proposal
 
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
@@ -58,6 +68,10 @@ Propose the translation of the next unit of a file; a person reviews every unit.
   keeping their Markdown, code, URLs and placeholders. Do not send the source.
 - Only for text you read with `Read` (it has no ids): give `src_string` instead of `segments`, copied
   exactly from the file, beginning at the first untranslated character.
+- A string of a resource file may have locked codes (placeholders such as `%1$s`, `{{name}}`, `{{{{n}}}}`,
+  tags): keep every one exactly, as often as the source has it.
+- A plural entry (its note says `plural`) is a unit of its own: `translate_string` is a JSON object
+  with one form for each plural category the note names, e.g. {{"one": "…", "other": "…"}}.
 - The result is the reviewed text: `approve` (as proposed) or `refined` (`translated_string` is the
   final text) means the unit is written; `reject` means it was not: translate that unit again,
   following `reason`."""
@@ -71,7 +85,9 @@ class TranslateArgs(BaseModel):
     segments: list[str] | None = Field(
         default=None, description='The ids of the consecutive segments the unit covers, in order: ["s12", "s13"].'
     )
-    translate_string: str = Field(description="Your translation of those segments.")
+    translate_string: str | dict[str, str] = Field(
+        description="Your translation of those segments (for a plural entry, an object of forms by category)."
+    )
     src_string: str | None = Field(
         default=None, description="Only for text without segment ids (a Read result): the source, copied exactly."
     )
@@ -123,20 +139,31 @@ class TranslateTool:
         located = await _locate(call, args)
         if isinstance(located, ToolResult):
             return located
+        proposal = entry_proposal(
+            located.contexts, args.translate_string, call.batch.target_language, source=located.source
+        )
+        if isinstance(proposal, str):
+            return _reject(proposal)
+        text, plural = proposal
         from_memory = is_memory_call(call.call_id)
+        first = located.contexts[0] if located.contexts else None
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
             file_id=located.file_id,
             src_string=located.source,
-            translate_string=args.translate_string,
+            translate_string=text,
             start=located.start,
             end=located.end,
             segments=located.segments,
             origin="memory" if from_memory else "model",
             match=100 if from_memory else None,
+            context=EntryContext(key=first.key, note=first.note) if first else None,
+            plural=plural,
         )
         request = with_findings(request, call.batch, rating=args.rating)
         if response is None:
+            if plural is not None:
+                return request  # the forms were checked above (categories, locked codes)
             if refusal := forbidden_refusal(request):
                 return _reject(refusal)
             if auto_approvable(request, call.batch):
@@ -176,6 +203,8 @@ class _Located(BaseModel):
     cover_end: int
     source: str
     segments: tuple[str, ...]
+    contexts: tuple[SegmentContext, ...] = ()
+    """The context of each segment the unit covers, in a resource file (else none)."""
 
 
 async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
@@ -184,7 +213,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
     state = batch.find(args.file_id)
     if state is None:
         return _reject(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
-    if not args.translate_string.strip():
+    if isinstance(args.translate_string, str) and not args.translate_string.strip():
         return _reject("translate_string is empty: give your translation of the segments.")
     covered = batch.covered(state.file_id)
     gap = first_gap(covered, state.chars)
@@ -235,7 +264,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
             "In an XLIFF file a unit is one segment (segments are separated by a blank line); "
             f"end the unit before character {start + source.index(chr(10) * 2)}. {await where()}"
         )
-    if refusal := codes_refusal(state, source, args.translate_string):
+    if isinstance(args.translate_string, str) and (refusal := codes_refusal(state, source, args.translate_string)):
         return _reject(refusal)
     if end > gap_end:
         tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
@@ -246,8 +275,18 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
     cover_end = await _whitespace_end(call, state.file_id, end, gap_end)
     batch.coverage[state.file_id] = add_span(covered, start, cover_end)
     first = start + lead
-    ids = tuple(s.id for s in await batch.reader.segments(state.file_id, first, end))
-    return _Located(file_id=state.file_id, start=first, end=end, cover_end=cover_end, source=source, segments=ids)
+    covered_segments = await batch.reader.segments(state.file_id, first, end)
+    ids = tuple(s.id for s in covered_segments)
+    contexts = tuple(s.context for s in covered_segments if s.context is not None)
+    return _Located(
+        file_id=state.file_id,
+        start=first,
+        end=end,
+        cover_end=cover_end,
+        source=source,
+        segments=ids,
+        contexts=contexts,
+    )
 
 
 async def _segments_end(
@@ -364,10 +403,10 @@ def _result(
 
     match response:
         case Approve():
-            final = response.translated_string or request.translate_string
+            final = response.translated_string or request.proposal_text
             return ToolResult(
                 # Approved as proposed: the call's own translate_string is the final text, not repeated.
-                content=_approved(final, request.translate_string, response.reason, request.origin),
+                content=_approved(final, request.proposal_text, response.reason, request.origin),
                 units=[write(final, "approve")],
                 reviewed=True,
             )
@@ -377,7 +416,7 @@ def _result(
                 file_id=request.file_id,
                 status="refined",
                 source=request.src_string,
-                proposal=request.translate_string,
+                proposal=request.proposal_text,
                 final=final,
                 reason=response.reason,
                 start=request.start,
@@ -399,7 +438,7 @@ def _result(
                 file_id=request.file_id,
                 status="reject",
                 source=request.src_string,
-                proposal=request.translate_string,
+                proposal=request.proposal_text,
                 final=None,
                 reason=response.reason,
                 start=request.start,

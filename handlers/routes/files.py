@@ -209,7 +209,9 @@ async def check_text(session_id: str, file_id: str, body: QaBody, owner: OwnerDe
     """QA on a human's text for a unit of this file, before it is sent (the session's glossary included)."""
     from service.workbench import workbench_of
 
-    warnings = await workbench_of(services).qa(owner, session_id, file_id, body.source, body.translated_string)
+    warnings = await workbench_of(services).qa(
+        owner, session_id, file_id, body.source, body.translated_string, start=body.start
+    )
     return QaResult(warnings=warnings)
 
 

@@ -9,8 +9,8 @@ Syntaxes: `printf` (`%s`, `%1$s`, `%d`, `%.2f`, `%lld`, `%@`; `%%` is a literal 
 `double_brace` (`{{name}}`: i18next, Handlebars), `nesting` (`$t(key)`: i18next), `ruby` (`%{name}`
 and `%<name>s`: Rails), `dollar_brace` (`${name}`), `numbered_tags` (`<0>`, `</0>`: react-i18next's
 `Trans`), `html` (tags: `<b>`, `</b>`, `<br/>`, `<a href="…">`), `apple_variable` (a `.stringsdict`
-or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`), `apple_arg` (`%arg`, the argument
-inside an xcstrings substitution's forms; before `printf`, which would read `%a`).
+or xcstrings substitution: `%#@files@`, `%1$#@count@`, `%1#@count@`), `apple_arg` (`%arg`, the
+argument inside an xcstrings substitution's forms; before `printf`, which would read `%a`).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
 import { issuePicker, issueText, pickedIssue, setIssue } from "./mqm.js";
+import { asText, blankEdit, contextLine, editedText, fillForms, formsEditor, formsView, sourceFormsView } from "./entries.js";
 
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
 
@@ -33,7 +34,7 @@ export function clearBatch() {
 
 /** Show `requests` as cards, with the verdicts kept from before a reload. @param {CopilotRequest[]} requests @param {{autoSend: boolean}} opts */
 export function showBatch(requests, { autoSend }) {
-  state.batch = makeBatch(requests, savedVerdicts());
+  state.batch = makeBatch(requests.map(asText), savedVerdicts());
   const cards = $("cards");
   cards.replaceChildren();
   state.batch.forEach((item, i) => {
@@ -81,7 +82,8 @@ export function updateReviewHead() {
 function whereOf(req) {
   const source = req.file_id ? state.sources.get(req.file_id) : undefined;
   const file = state.files.find((f) => f.fileId === req.file_id);
-  const at = source != null ? `line ${num.format(lineOf(source, unitIndexer(source)(req.start ?? 0)))}` : `character ${num.format(req.start ?? 0)}`;
+  // A resource string is found by its key (on the card), not by a line of the stored text.
+  const at = req.context ? null : source != null ? `line ${num.format(lineOf(source, unitIndexer(source)(req.start ?? 0)))}` : `character ${num.format(req.start ?? 0)}`;
   const ids = req.segments ?? [];
   const segments = ids.length > 1 ? `${ids[0]}–${ids[ids.length - 1]}` : ids[0];
   return [file?.name, at, segments].filter(Boolean).join(" · ");
@@ -164,6 +166,7 @@ function buildCard(item, index, total) {
       h("span", { class: "card-where", text: whereOf(req) }),
       h("span", { class: "card-verdict", id: `${id}-verdict` }),
     ),
+    contextLine(req),
     warnings.length ? h("ul", { class: "card-warnings", "aria-label": "Warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
     glossaryHits(req),
     h("ul", { class: "card-edit-warnings", "aria-label": "Warnings on your text", "aria-live": "polite", hidden: true }),
@@ -174,7 +177,7 @@ function buildCard(item, index, total) {
         "div",
         { class: "card-col" },
         h("div", { class: "col-label", text: "Source" }),
-        h("div", { class: "card-text card-source" }, sourcePieces(req.src_string)),
+        sourceFormsView(req) || h("div", { class: "card-text card-source" }, sourcePieces(req.src_string)),
       ),
       h(
         "div",
@@ -186,7 +189,9 @@ function buildCard(item, index, total) {
             ]
           : null,
         h("div", { class: "col-label card-proposal-label", text: revise ? "Proposed revision" : "Proposal" }),
-        h("div", { class: "card-text card-proposal", lang: state.lang, dir: "auto", text: req.translate_string }),
+        req.plural
+          ? formsView(req)
+          : h("div", { class: "card-text card-proposal", lang: state.lang, dir: "auto", text: req.translate_string }),
         h("div", { class: "card-text card-diff", lang: state.lang, dir: "auto", hidden: true }),
       ),
     ),
@@ -194,8 +199,10 @@ function buildCard(item, index, total) {
     h(
       "div",
       { class: "card-editor", hidden: true },
-      h("label", { for: `${id}-edit`, text: "Your translation" }),
-      h("textarea", { id: `${id}-edit`, class: "edit-text", lang: state.lang, dir: "auto", spellcheck: "true" }),
+      h("label", { for: req.plural ? null : `${id}-edit`, text: "Your translation" }),
+      req.plural
+        ? formsEditor(id, req)
+        : h("textarea", { id: `${id}-edit`, class: "edit-text", lang: state.lang, dir: "auto", spellcheck: "true" }),
       h("div", { class: "col-label" }, "Changes against the proposal: ", h("span", { class: "diff-stats" })),
       h("div", { class: "card-text card-live-diff", lang: state.lang, dir: "auto" }),
       h("p", { class: "field-error", role: "alert", hidden: true }),
@@ -232,13 +239,14 @@ function buildCard(item, index, total) {
   );
   card.addEventListener("click", (e) => onCardClick(card, /** @type {HTMLElement} */ (e.target)));
   card.addEventListener("keydown", (e) => onCardKey(card, e));
-  const edit = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text"));
   let frame = 0;
-  edit.addEventListener("input", () => {
-    autosize(edit);
-    cancelAnimationFrame(frame);
-    frame = requestAnimationFrame(() => updateLiveDiff(Number(card.dataset.index)));
-  });
+  for (const edit of /** @type {NodeListOf<HTMLTextAreaElement>} */ (card.querySelectorAll(".edit-text, .edit-form"))) {
+    edit.addEventListener("input", () => {
+      autosize(edit);
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => updateLiveDiff(Number(card.dataset.index)));
+    });
+  }
   const reason = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
   reason.addEventListener("input", () => autosize(reason));
   return card;
@@ -348,7 +356,7 @@ function onCardKey(card, e) {
 function updateLiveDiff(i) {
   const item = state.batch[i];
   const card = /** @type {HTMLElement} */ (item.el);
-  const text = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text")).value;
+  const text = editedText(card, item.req);
   renderDiff(/** @type {HTMLElement} */ (card.querySelector(".card-live-diff")), diffWords(item.req.translate_string, text));
   /** @type {HTMLElement} */ (card.querySelector(".diff-stats")).textContent = describeEdit(item.req.translate_string, text);
 }
@@ -421,8 +429,10 @@ export function openMode(i, mode) {
   /** @type {HTMLElement} */ (card.querySelector(".field-error")).hidden = true;
   const d = item.decision;
   if (mode === "edit") {
-    const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text"));
-    ta.value = d?.status === "refined" ? d.text : item.req.translate_string;
+    const text = d?.status === "refined" ? d.text : item.req.translate_string;
+    if (item.req.plural) fillForms(card, text);
+    const ta = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text, .edit-form"));
+    if (!item.req.plural) ta.value = text;
     setIssue(/** @type {Element} */ (card.querySelector(".card-editor .mqm-picker")), d?.status === "refined" ? d.issue : null);
     autosize(ta);
     updateLiveDiff(i);
@@ -451,7 +461,7 @@ function closeMode(i) {
 async function checkText(req, text) {
   if (!req.file_id || !state.sessionId) return [];
   try {
-    const r = await api.qa(state.sessionId, req.file_id, { source: req.src_string, translated_string: text });
+    const r = await api.qa(state.sessionId, req.file_id, { source: req.src_string, translated_string: text, start: req.start });
     return shownWarnings(r.warnings || [], text);
   } catch {
     return [];
@@ -477,10 +487,12 @@ async function commitEdit(i) {
   if (checking.has(item)) return; // Ctrl+Enter again while its text is being checked
 
   const card = /** @type {HTMLElement} */ (item.el);
-  const text = /** @type {HTMLTextAreaElement} */ (card.querySelector(".edit-text")).value;
-  if (!text.trim()) {
+  const text = editedText(card, item.req);
+  if (blankEdit(text, item.req)) {
     const err = /** @type {HTMLElement} */ (card.querySelector(".field-error"));
-    err.textContent = "The translation cannot be empty. To drop this proposal, reject it instead.";
+    err.textContent = item.req.plural
+      ? "Every plural form needs a text. To drop this proposal, reject it instead."
+      : "The translation cannot be empty. To drop this proposal, reject it instead.";
     err.hidden = false;
     return;
   }

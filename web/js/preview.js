@@ -23,9 +23,11 @@ export function renderFiles() {
   const file = activeFile();
   const link = $("download");
   if (file && state.sessionId) {
-    link.href = api.url(api.translationPath(state.sessionId, file.fileId));
+    // A resource or document file (strings.xml, messages.po, a .docx) downloads in its own format.
+    const own = !/\.(md|markdown|txt|text)$/i.test(file.name) && /\.[a-z0-9]+$/i.test(file.name);
+    link.href = api.url(own ? api.exportPath(state.sessionId, file.fileId, "original") : api.translationPath(state.sessionId, file.fileId));
     const partial = !file.progress?.complete;
-    link.textContent = `${state.files.length > 1 ? `Download ${file.name}` : "Download translation"}${partial ? " (incomplete)" : ""}`;
+    link.textContent = `${state.files.length > 1 || own ? `Download ${file.name}` : "Download translation"}${partial ? " (incomplete)" : ""}`;
     link.title = partial ? "Untranslated passages are left out; the menu offers the source text in their place." : "";
     $("export").hidden = false;
     const note = $("export-note");
@@ -79,7 +81,7 @@ export async function exportFile(kind) {
     kind === "translation" || kind === "fill"
       ? api.translationPath(sid, file.fileId, { fill: kind === "fill" })
       : api.exportPath(sid, file.fileId, kind);
-  const ext = { xliff2: "xlf", xliff12: "xlf", tmx: "tmx" }[kind] || "md";
+  const ext = { xliff2: "xlf", xliff12: "xlf", tmx: "tmx", original: file.name.split(".").pop() }[kind] || "md";
   try {
     const { blob, name } = await api.download(path, `${file.name}.${ext}`);
     saveBlob(blob, name);

@@ -13,6 +13,7 @@ import { actions, state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
+import { listedTarget } from "./entries.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -100,8 +101,8 @@ function row(seg, n, position) {
     },
     h("span", { class: "seg-num", text: number }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
-    h("span", { class: "seg-src", text: shorten(seg.source) }),
-    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(seg.target) : "" }),
+    h("span", { class: "seg-src", title: seg.context?.key ?? null, text: shorten(seg.source) }),
+    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(listedTarget(seg)) : "" }),
     h(
       "span",
       { class: "seg-meta" },

@@ -20,6 +20,9 @@
  * @property {GlossaryHit[]} [glossary] the glossary's entries whose term the source has
  * @property {number | null} [estimate] the quality estimate, 0–100
  * @property {string[]} [estimateReasons] what lowered it
+ * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
+ * @property {{categories: string[], source?: Record<string, string>} | null} [plural] a plural entry's target categories
+ * @property {Record<string, string>} [forms] a plural proposal's forms (the cards' own copy; translate_string is their JSON)
  *
  * @typedef {{term: string, kind: "preferred" | "forbidden" | "keep", expected: string, found: boolean}} GlossaryHit
  * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference
@@ -86,6 +89,9 @@
  * @property {string | null} [origin]
  * @property {string | null} [updatedAt]
  * @property {HistoryEvent[] | null} [history] a written unit's audit trail, oldest first
+ * @property {number | null} [estimate] the quality estimate of its proposal
+ * @property {boolean} [auto] approved by the session's routing, without a card
+ * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
  * @typedef {{action: string, by: string, at: string, origin: string | null, estimate?: number | null, issue?: MqmIssue | null}} HistoryEvent
  * @typedef {{units: number, unchanged: number, edited: number, chrF: number | null, ter: number | null}} PostEdit
  * @typedef {{category: string, dimension: string, minor: number, major: number, critical: number, penalty: number}} ScorecardRow
@@ -102,8 +108,6 @@
  * @property {boolean} passed
  * @property {"pass" | "fail"} result
  * @property {PostEdit} postEdit
- * @property {number | null} [estimate] the quality estimate of its proposal
- * @property {boolean} [auto] approved by the session's routing, without a card
  * @typedef {{segments: Segment[], nextCursor: string | null}} SegmentPage
  * @typedef {{status?: string, q?: string, cursor?: string | null, limit?: number}} SegmentQuery
  * @typedef {{added: number, updated: number, skipped: number}} ImportResult

@@ -1,0 +1,100 @@
+"""`…/export?format=original`: the file in its own format, the written targets filled (API.md "Files").
+
+The stored original (`service.originals`) is read again by the format that read it at upload (its name
+is stored with it; the original never changes, so its entries and their spans in the stored text are
+those of the upload). Each entry whose span written units cover completely gets the target
+`interchange.layout.segment_targets` assembles (the units' texts, the source's whitespace between);
+a plural entry's target is its forms by category (`agent_core.plural`), written only when they are
+exactly the target language's categories (else it counts as skipped, like an XLIFF target whose
+placeholders do not fit). Pending proposals are not written. Markdown and plain text are the
+translation with the source in its untranslated spans; XLIFF is the document with its targets and
+states (`service.exports`).
+"""
+
+from __future__ import annotations
+
+from agent_core.errors import InvalidRequestError
+from agent_core.plural import parse_forms
+from interchange import WrittenUnit, segment_targets
+from interchange.formats import FormatError, Target, format_named
+from interchange.layout import joined_text
+
+from .originals import Original
+from .segments import WRITTEN_STATUSES, fill_with_source
+from .workbench import FileView
+
+KEEP_NAME = frozenset({"android", "strings", "stringsdict", "xcstrings"})
+"""Formats whose file name is the same in every language (a folder tells the language: `values-pl/`,
+`pl.lproj/`; an `.xcstrings` holds them all): the export keeps the name."""
+
+
+def original_name(name: str, format_name: str, language: str, source: str | None = None) -> str:
+    """The exported file's name: `messages.po` → `messages.pl.po`; a name that ends with the source
+    language the file declares takes the target's (`app_en.arb` → `app_pl.arb`, `en.yml` → `pl.yml`);
+    `strings.xml` as it is."""
+    if format_name in KEEP_NAME:
+        return name
+    stem, dot, ext = name.rpartition(".")
+    if not (dot and stem):
+        return f"{name}.{language}"
+    if source:
+        for tag in dict.fromkeys((source, source.replace("-", "_"), source.split("-")[0])):
+            if stem.lower() == tag.lower():
+                return f"{language}.{ext}"
+            for sep in ("_", "-", "."):
+                if stem.lower().endswith(f"{sep}{tag.lower()}"):
+                    return f"{stem[: -len(tag) - 1]}{sep}{language}.{ext}"
+    return f"{stem}.{language}.{ext}"
+
+
+def markdown_original(view: FileView, language: str | None) -> tuple[bytes, str]:
+    """A Markdown or text file's translation, the source in its untranslated spans, and its name."""
+    text = fill_with_source(view.source, view.units)
+    return text.encode("utf-8"), original_name(view.state.name, "markdown", language or "translated")
+
+
+def format_original(
+    view: FileView, original: Original, language: str | None, *, source: str | None = None
+) -> tuple[bytes, str, int]:
+    """The file written by its format with the targets its written units make, its name, and how many
+    targets were left out (plural forms that are not the target's categories). `source`: the
+    session's source language, for the name when the file declares none."""
+    fmt = format_named(original.format)
+    try:
+        resource = fmt.read(original.data)
+    except FormatError as exc:  # it was read at upload
+        raise InvalidRequestError(f"The stored {fmt.name} file cannot be read again: {exc}") from exc
+    language = language or resource.target_language
+    if language is None:
+        raise InvalidRequestError(
+            "The session has no target language: set targetLanguage (PATCH the session), then export again."
+        )
+    layout = joined_text((e.key, e.source) for e in resource.entries)
+    units = [
+        WrittenUnit(start=s.start, end=s.end, translation=s.target, status=s.status)
+        for s in view.segments()
+        if s.target is not None and s.status in WRITTEN_STATUSES
+    ]
+    texts = segment_targets(layout, units).targets
+    from interchange.formats.plurals import categories  # babel's data, only for this export
+
+    wanted = categories(language)
+    targets: dict[str, Target] = {}
+    skipped = 0
+    for entry in resource.entries:
+        text = texts.get(entry.key)
+        if text is None:
+            continue
+        if entry.plural is None:
+            targets[entry.key] = text
+            continue
+        forms = parse_forms(text)
+        if forms is None or set(forms) != set(wanted):
+            skipped += 1
+            continue
+        targets[entry.key] = {c: forms[c] for c in wanted}
+    try:
+        written = fmt.write(original.data, targets, target_language=language)
+    except FormatError as exc:
+        raise InvalidRequestError(f"The {fmt.name} file cannot be written: {exc}") from exc
+    return written, original_name(view.state.name, fmt.name, language, resource.source_language or source), skipped

@@ -67,16 +67,18 @@ class Jobs:
         names = [f.name for f in body.files]
         made: dict[str, str] = {}
         segments: dict[str, int] = {}
+        files: dict[str, list[str]] = {}
         try:
             for tag in tags:
                 assert tag is not None
                 made[tag] = await blocking(self._session, owner, body, tag, names)
-                segments[tag] = await blocking(self._upload, owner, made[tag], body)
+                segments[tag], files[tag] = await blocking(self._upload, owner, made[tag], body)
         except BaseException:
             await blocking(self._remove, owner, list(made.values()))
             raise
         figures = {
-            tag: {**(await self._estimate(owner, sid, tag)), "segments": segments[tag]} for tag, sid in made.items()
+            tag: {**(await self._estimate(owner, sid, files[tag], tag)), "segments": segments[tag]}
+            for tag, sid in made.items()
         }
         job = JobRecord(
             job_id=new_id("j"),
@@ -99,9 +101,10 @@ class Jobs:
         )
         return self.sessions.create(owner, settings, task=task_for(names, tag)).session_id
 
-    def _upload(self, owner: str, sid: str, body: JobCreate) -> int:
-        """The job's files into one language's session: how many segments they have."""
-        return sum(self.sessions.add_file(owner, sid, upload)[1] for upload in body.files)
+    def _upload(self, owner: str, sid: str, body: JobCreate) -> tuple[int, list[str]]:
+        """The job's files into one language's session: how many segments they have, and their ids."""
+        added = [self.sessions.add_file(owner, sid, upload) for upload in body.files]
+        return sum(count for _, count in added), [state.file_id for state, _ in added]
 
     def _remove(self, owner: str, sids: list[str]) -> None:
         for sid in sids:
@@ -110,12 +113,12 @@ class Jobs:
             except AgentError:
                 log.warning("a session of a job that failed to start was not removed: %s", sid)
 
-    async def _estimate(self, owner: str, sid: str, tag: str) -> dict[str, float]:
+    async def _estimate(self, owner: str, sid: str, file_ids: list[str], tag: str) -> dict[str, float]:
         """The analysis's estimate for all of the session's files, added up."""
         total = {"modelRequests": 0.0, "inputTokens": 0.0, "outputTokens": 0.0}
         usd: float | None = 0.0
-        for state in await blocking(self.sessions.files, owner, sid):
-            estimate = (await self.analyses.analyse(owner, sid, state.file_id, target=tag)).estimate
+        for file_id in file_ids:
+            estimate = (await self.analyses.analyse(owner, sid, file_id, target=tag)).estimate
             total["modelRequests"] += estimate.modelRequests
             total["inputTokens"] += estimate.inputTokens
             total["outputTokens"] += estimate.outputTokens

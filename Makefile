@@ -9,6 +9,9 @@ build-AgentFunction:
 	python3.13 -m pip install --quiet --disable-pip-version-check --no-compile \
 		--platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 --implementation cp \
 		--python-version 3.13 --only-binary=:all: --target "$(ARTIFACTS_DIR)" -r requirements.txt
+	# Pure Python, installed without their declared dependencies (requirements.txt says why).
+	python3.13 -m pip install --quiet --disable-pip-version-check --no-compile --no-deps \
+		--target "$(ARTIFACTS_DIR)" "langdetect>=1.0.9" "sacrebleu>=2.4"
 	cp -R handlers agent_core storage service interchange web "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)/bin"
 	find "$(ARTIFACTS_DIR)" -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -22,7 +22,6 @@ from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
 from agent_core.text import check_filled, check_text
-from service.memory import kind_of
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
@@ -170,6 +169,8 @@ def delete_memory_entry(entry_id: str, owner: OwnerDep, services: ServicesDep) -
 
 def glossary_view(r: MemoryEntryRecord) -> GlossaryEntryView:
     """A glossary entry as the API shows it."""
+    from service.memory import kind_of  # on first use: the memory's module loads the matcher and lxml
+
     return GlossaryEntryView(
         id=r.entry_id,
         source=r.source,

@@ -251,3 +251,17 @@ test("a 402 says the budget is reached in the server's words and is not retried"
   assert.equal(err.retryable, false);
   assert.equal(err.message, `The session's budget is reached. ${detail}`);
 });
+
+test("a pending plural proposal is listed with its string's context, its forms as JSON text", async () => {
+  const { listedTarget } = await import("../../web/js/entries.js");
+  const segments = [{ id: "s2", start: 0, end: 20, source: "{count} new messages", target: null, status: "untranslated", origin: null, updatedAt: null }];
+  const pending = [{
+    tool: { name: "Translate", callId: "c1" }, file_id: "f", start: 0, end: 20, origin: "model",
+    src_string: "{count} new messages", translate_string: { one: "{count} wiadomość", other: "{count} wiadomości" },
+    context: { key: "new_messages", note: null }, plural: { categories: ["one", "other"] },
+  }];
+  const [row] = withPending(segments, pending);
+  assert.equal(row.status, "pending");
+  assert.deepEqual(row.context, { key: "new_messages", note: null });
+  assert.equal(listedTarget(row), "one: {count} wiadomość · other: {count} wiadomości");
+});

@@ -112,7 +112,9 @@ export function withPending(segments, pending) {
       if (start > pos) rest(pos, start);
       if (!placed.has(r)) {
         placed.add(r);
-        out.push({ id: seg.id, start, end, source: r.src_string, target: r.translate_string, status: "pending", origin: r.origin ?? null, updatedAt: null, estimate: r.estimate ?? null });
+        // A plural proposal's forms are listed as the server lists them: their JSON text, with the string's context.
+        const target = typeof r.translate_string === "string" ? r.translate_string : JSON.stringify(r.translate_string);
+        out.push({ id: seg.id, start, end, source: r.src_string, target, status: "pending", origin: r.origin ?? null, updatedAt: null, estimate: r.estimate ?? null, context: r.context ?? null });
       }
       pos = Math.max(pos, Math.min(end, seg.end));
     }

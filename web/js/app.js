@@ -422,7 +422,11 @@ async function run(go, body) {
   try {
     const outcome = await go(controller.signal).finally(stopCountdown);
     if (outcome.kind === "review") showBatch(outcome.requests, { autoSend: false });
-    else if (outcome.kind === "queued") showQueuedOutcome(outcome.input);
+    else if (outcome.kind === "queued") {
+      // The server held reviews this screen did not show (a stopped step that ran after all): show them.
+      if (!state.batch.length && outcome.requests.length) showBatch(outcome.requests, { autoSend: false });
+      showQueuedOutcome(outcome.input);
+    }
     else if (outcome.kind === "idle") {
       showIdle();
       checkStanding(); // jobs: segments left unwritten are said, not a silent finish

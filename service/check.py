@@ -108,17 +108,19 @@ def pairs_of(name: str, content: str | bytes) -> list[Pair]:
         resource = fmt.read(data)
     except FormatError as exc:
         raise InterchangeError(f"{name}: {exc}") from exc
-    categories = _categories(fmt.name, resource.target_language) if resource.target_language else ()
+    categories = _categories(fmt.name, resource.target_language, data) if resource.target_language else ()
     return [_entry_pair(e, categories) for e in resource.entries]
 
 
-def _categories(format_name: str, language: str) -> tuple[str, ...]:
-    """The plural forms a file of `language` holds: gettext's for PO (Polish one, few, many: its
-    integer `n` never takes CLDR's `other`), else CLDR's categories."""
+def _categories(format_name: str, language: str, data: bytes) -> tuple[str, ...]:
+    """The plural forms a file of `language` holds: for PO those of its own `Plural-Forms` header, else
+    gettext's for the language (Polish one, few, many: its integer `n` never takes CLDR's `other`);
+    for the other formats CLDR's categories."""
     if format_name == "po":
         from interchange.formats.plurals import gettext_forms
+        from interchange.formats.po import header_categories
 
-        return gettext_forms(language).categories
+        return header_categories(data, language) or gettext_forms(language).categories
     return target_categories(language)
 
 

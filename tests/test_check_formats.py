@@ -10,7 +10,6 @@ import pytest
 from service.check import check_file
 from terminal.check import run_check
 
-pytest.importorskip("interchange.formats.po")
 
 PO = """msgid ""
 msgstr ""
@@ -66,3 +65,29 @@ def test_the_command_reads_po_files_and_fails_on_an_error(tmp_path: Path) -> Non
     assert status == 0, text
     status, text = run_check([good, bad])
     assert status == 1 and "bad.po" in text and "plural_forms" not in text.split("good.po")[0]
+
+
+FRENCH = """msgid ""
+msgstr ""
+"Language: fr\\n"
+"Plural-Forms: nplurals=2; plural=(n > 1);\\n"
+
+#, c-format
+msgid "%d file"
+msgid_plural "%d files"
+msgstr[0] "%d fichier"
+msgstr[1] "%d fichiers"
+
+#, c-format
+msgid "%d folder"
+msgid_plural "%d folders"
+msgstr[0] "%d dossier"
+"""
+
+
+def test_a_po_files_plural_forms_are_checked_by_its_own_header() -> None:
+    """French PO files say `nplurals=2` (gettext's classic rule), not babel's 3 forms: two forms are
+    complete; one form missing is still an error."""
+    report = check_file("fr.po", FRENCH.encode("utf-8"))
+    assert set(codes(report)) == {("%d folder", "plural_forms")}
+    assert any("other is empty" in f.message for f in report.findings)

@@ -152,6 +152,23 @@ def _file_language(po: Any) -> str | None:
     return None
 
 
+_HEADER_PLURAL_FORMS = re.compile(rb'"Plural-Forms:\s*([^"]*?)(?:\\n)?"')
+
+
+def header_categories(data: bytes, language: str) -> tuple[str, ...] | None:
+    """The category each `msgstr[i]` holds by the file's own `Plural-Forms` header (None: it has none):
+    what a check of the file's plural entries expects, whatever gettext's default for the language is
+    (French files say `nplurals=2`, babel's table 3)."""
+    found = _HEADER_PLURAL_FORMS.search(data[:8192])
+    match = _PLURAL_FORMS.search(found.group(1).decode("utf-8", "replace")) if found else None
+    if match is None:
+        return None
+    try:
+        return plurals.index_categories(match.group(2), int(match.group(1)), language)
+    except ValueError:
+        return None
+
+
 def _file_categories(po: Any, language: str | None) -> tuple[str, ...] | None:
     """The category each `msgstr[i]` of the file holds, by its Plural-Forms and language."""
     match = _PLURAL_FORMS.search(po.metadata.get("Plural-Forms") or "")

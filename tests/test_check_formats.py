@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from service.check import check_file
 from terminal.check import run_check
-
 
 PO = """msgid ""
 msgstr ""

@@ -45,15 +45,15 @@ def first_gap(spans: Spans, total: int) -> tuple[int, int] | None:
     return (position, total) if position < total else None
 
 
+def written(segment: Segment, spans: Spans) -> bool:
+    """True when one written span covers `segment` whole (spans sorted and disjoint, as a file keeps them)."""
+    at = bisect.bisect_right(spans, segment.start, key=lambda span: span[0]) - 1
+    return at >= 0 and spans[at][1] >= segment.end
+
+
 def unwritten(segments: Iterable[Segment], spans: Spans) -> int:
-    """How many of `segments` no single written span covers whole (spans sorted, as a file keeps them)."""
-    starts = [s for s, _ in spans]
-    left = 0
-    for segment in segments:
-        at = bisect.bisect_right(starts, segment.start) - 1
-        if at < 0 or spans[at][1] < segment.end:
-            left += 1
-    return left
+    """How many of `segments` are not written (`written`)."""
+    return sum(not written(segment, spans) for segment in segments)
 
 
 def covered_chars(spans: Spans) -> int:

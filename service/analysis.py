@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent_core.document import FileState
+from agent_core.document import FileState, written
 from agent_core.effects import UnitWrite
 from agent_core.estimate import JobEstimate, estimate_job
 from agent_core.segmentation import Segment, count_words
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from agent_core.catalog import ModelCatalog
     from storage.records import SessionRecord
 
+    from .container import Services
     from .sessions import SessionService
     from .tm import TranslationMemory
 
@@ -95,7 +96,7 @@ class Analyses:
         for c in open_:
             key, score = normalize(c.source), scores.get(c.source, 0.0)
             repeated, seen = key in seen, seen | {key}
-            if not _translated(state, c.segment) and ((score < 100.0 and not repeated) or not self.proposals):
+            if not written(c.segment, state.covered) and ((score < 100.0 and not repeated) or not self.proposals):
                 asked.append(c.source)
             if score < 100.0 and repeated:
                 repetitions += 1
@@ -185,5 +186,14 @@ def auto_report(threshold: int, exact: BandCount, units: Sequence[UnitWrite], co
     )
 
 
-def _translated(state: FileState, segment: Segment) -> bool:
-    return any(s <= segment.start and segment.end <= e for s, e in state.covered)
+def analyses_of(services: Services) -> Analyses:
+    """The analyses over the app's services: the runtime's models and screen size, and whether its step
+    proposes remembered units itself."""
+    runtime = services.runtime
+    return Analyses(
+        services.sessions,
+        services.tm,
+        runtime.models,
+        batch_chars=runtime.batch_chars,
+        proposals=runtime.lookups is not None,
+    )

@@ -319,45 +319,34 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 sets.append(f"{name} = :{name}")
                 values[f":{name}"] = s(value)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        reply = self._update_meta(session_id, expression, values, ReturnValues="ALL_NEW")
+        return _record(reply["Attributes"])
+
+    def hold_session(self, session_id: str, hold: SessionHold) -> None:
+        """One UpdateItem of META's `hold` alone (its version left as it is)."""
+        self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())})
+
+    def _update_meta(self, session_id: str, expression: str, values: Item, **more: Any) -> Item:
+        """One UpdateItem of an existing META (`#hold` names `hold`), tried again while a commit is being
+        applied to it (it is over in milliseconds); NotFoundError when there is no session."""
         attempt = 0
         while True:
             try:
                 with errors():
-                    reply = self.client.update_item(
+                    reply: Item = self.client.update_item(
                         TableName=self.table,
                         Key=_meta_key(session_id),
                         UpdateExpression=expression,
                         ExpressionAttributeNames={"#hold": "hold"},
                         ExpressionAttributeValues=values,
-                        ConditionExpression="attribute_exists(pk)",
-                        ReturnValues="ALL_NEW",
-                    )
-                return _record(reply["Attributes"])
-            except di.Refused as exc:
-                raise NotFoundError(f"No session {session_id}.") from exc
-            except di.Contended:  # a commit is being applied to META: it is over in milliseconds
-                if (attempt := attempt + 1) == 5:
-                    raise
-                time.sleep(0.01 * attempt)
-
-    def hold_session(self, session_id: str, hold: SessionHold) -> None:
-        """One UpdateItem of META's `hold` alone (a commit in progress on it: tried again)."""
-        for attempt in range(1, 6):
-            try:
-                with errors():
-                    self.client.update_item(
-                        TableName=self.table,
-                        Key=_meta_key(session_id),
-                        UpdateExpression="SET #hold = :hold",
-                        ExpressionAttributeNames={"#hold": "hold"},
-                        ExpressionAttributeValues={":hold": s(hold.dumps())},
                         ConditionExpression="attribute_exists(pk)",  # never creates a session
+                        **more,
                     )
-                return
+                return reply
             except di.Refused as exc:
                 raise NotFoundError(f"No session {session_id}.") from exc
-            except di.Contended:  # a commit is being applied to META: it is over in milliseconds
-                if attempt == 5:
+            except di.Contended:
+                if (attempt := attempt + 1) == 5:
                     raise
                 time.sleep(0.01 * attempt)
 

@@ -49,19 +49,11 @@ async def analyse_file(
 ) -> AnalysisWithPostEdit:
     """Segments, words, repetitions, translation-memory match bands, the cost estimate, what an
     auto-approval threshold would do (`minEstimate`) and the post-edit distance."""
-    from service.analysis import Analyses
+    from service.analysis import analyses_of
     from service.blocking import blocking
     from service.reviews import Reviews
 
-    runtime = services.runtime
-    analyses = Analyses(
-        services.sessions,
-        services.tm,
-        runtime.models,
-        batch_chars=runtime.batch_chars,
-        proposals=runtime.lookups is not None,
-    )
-    found = await analyses.analyse(owner, session_id, file_id, target=to, min_estimate=min_estimate)
+    found = await analyses_of(services).analyse(owner, session_id, file_id, target=to, min_estimate=min_estimate)
     edits = await blocking(Reviews(services.sessions).post_edit, owner, session_id, file_id)
     return AnalysisWithPostEdit(**found.model_dump(), postEdit=edits)
 

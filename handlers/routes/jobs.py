@@ -17,15 +17,10 @@ router = APIRouter()
 
 
 def _jobs(services: ServicesDep) -> Jobs:
-    from service.analysis import Analyses
+    from service.analysis import analyses_of
     from service.jobs import Jobs
 
-    runtime = services.runtime
-    proposals = runtime.lookups is not None
-    analyses = Analyses(
-        services.sessions, services.tm, runtime.models, batch_chars=runtime.batch_chars, proposals=proposals
-    )
-    return Jobs(services.sessions, analyses, runtime.store)
+    return Jobs(services.sessions, analyses_of(services), services.runtime.store)
 
 
 @router.post("/api/jobs", status_code=201)

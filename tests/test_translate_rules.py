@@ -398,3 +398,18 @@ async def test_a_unit_after_a_written_one_names_the_next_segment_not_an_earlier_
     await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")])
     reason = tool_returns(h)["b"].content["reason"]
     assert "s1 is translated already" in reason and "is segment s2" in reason
+
+
+@pytest.mark.parametrize("rating", [float("inf"), float("-inf"), float("nan"), "1e400"])
+async def test_a_non_finite_rating_is_refused_to_the_model_not_a_server_error(rating: object) -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    call = translate_ids(fid, ["s1"], "# Titre", call_id="bad")
+    args = call.args_as_dict()
+    # "1e400" is what a provider's JSON holds: Python's parser reads it as infinity.
+    raw = '{"file_id": "%s", "segments": ["s1"], "translate_string": "# Titre", "rating": 1e400}' % fid
+    call = ToolCallPart("Translate", raw if rating == "1e400" else {**args, "rating": rating}, tool_call_id="bad")
+    result = await propose(h, call)
+    assert not result.copilot_requests
+    returned = tool_returns(h)["bad"].content
+    assert returned["status"] == "reject" and "rating" in returned["reason"]

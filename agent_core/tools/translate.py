@@ -18,6 +18,7 @@ QA found nothing), its result at once, the unit written as approved and marked `
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from itertools import pairwise
@@ -96,9 +97,12 @@ class TranslateArgs(BaseModel):
     @field_validator("rating", mode="before")
     @classmethod
     def _rating(cls, value: Any) -> Any:
-        """A rating is a hint: one that is not a number is dropped, one outside 0–100 is clamped."""
+        """A rating is a hint: one that is not a number is dropped, one outside 0–100 is clamped; one that
+        is not finite (`1e400`, NaN) breaks the rules like any bad argument."""
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None
+        if not math.isfinite(value):
+            raise ValueError("rating must be a finite number from 0 to 100")
         return max(0, min(100, round(value)))
 
     @field_validator("segments", mode="before")

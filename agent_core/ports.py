@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
+from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite
 from .memory import Lessons, Memory
 from .segment import Segment
 from .tm import TmEntry, TmMatch, TmOrigin
@@ -41,6 +41,11 @@ class SessionStore(Protocol):
 
     async def keep_answer(self, session_id: str, answer: StoredAnswer) -> None:
         """Keep the answer to a request that committed nothing (ConflictError if one is kept)."""
+        ...
+
+    async def add_spent(self, session_id: str, spent: Telemetry) -> None:
+        """Add what a step that did not commit spent (a model request the provider billed) to the session's
+        counters, whatever its version: what a budget counts is what was billed."""
         ...
 
     def reader(self, session_id: str) -> FileReader:

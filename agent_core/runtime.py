@@ -243,8 +243,11 @@ class AgentRuntime:
             return
         try:
             await self.store.commit(token, effects, answer=answer)
-        except TooLargeError as exc:
+        except Exception as exc:
             if not prepared.outcome.result.called_model:
+                raise
+            await self._spent_anyway(token, effects.telemetry)
+            if not isinstance(exc, TooLargeError):
                 raise
             detail = str(exc).split(";", 1)[0]  # the store's words without its advice to the caller
             raise ModelAnswerTooLargeError(detail, batch_chars=self.batch_chars) from exc
@@ -259,6 +262,17 @@ class AgentRuntime:
                 languages=prepared.languages,
                 time_left=prepared.time_left,
             )
+
+    async def _spent_anyway(self, token: StepToken, spent: Telemetry) -> None:
+        """A step whose commit failed (another step committed first, the store refused it) still paid for
+        its model request: that is added to the session's spending, so a budget counts what the provider
+        billed. Best effort: the commit's own error is the answer."""
+        if token.version == 0:
+            return  # the session was never created: there is nothing to count against
+        try:
+            await self.store.add_spent(token.session_id, replace(spent, steps=0))
+        except Exception:
+            logger.warning("a lost step's spending was not recorded", exc_info=True)
 
     async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
         """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""

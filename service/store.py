@@ -13,7 +13,7 @@ import threading
 import time
 from collections import OrderedDict
 
-from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, UnitWrite
+from agent_core.effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite
 from agent_core.ports import FileReader
 from agent_core.segment import Segment
 from storage.interface import CHUNK_CHARS, FileChunk, SessionStorageInterface
@@ -118,6 +118,10 @@ class StorageSessionStore:
     async def keep_answer(self, session_id: str, answer: StoredAnswer) -> None:
         """The answer to a request that committed nothing."""
         await blocking(self.storage.keep_answer, session_id, answer, now=int(time.time()))
+
+    async def add_spent(self, session_id: str, spent: Telemetry) -> None:
+        """What a step that did not commit spent, added to the session's counters."""
+        await blocking(self.storage.add_spent, session_id, spent)
 
     def reader(self, session_id: str) -> FileReader:
         """A reader of the session's files."""

@@ -326,7 +326,15 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """One UpdateItem of META's `hold` alone (its version left as it is)."""
         self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())})
 
-    def _update_meta(self, session_id: str, expression: str, values: Item, **more: Any) -> Item:
+    def add_spent(self, session_id: str, spent: Telemetry) -> None:
+        """One UpdateItem adding to META's counters alone (its version left as it is)."""
+        adds = ", ".join(f"#{attr} :{attr}" for attr in TELEMETRY.values())
+        values = {f":{attr}": n(getattr(spent, field)) for field, attr in TELEMETRY.items()}
+        self._update_meta(session_id, f"ADD {adds}", values, names={f"#{attr}": attr for attr in TELEMETRY.values()})
+
+    def _update_meta(
+        self, session_id: str, expression: str, values: Item, *, names: dict[str, str] | None = None, **more: Any
+    ) -> Item:
         """One UpdateItem of an existing META (`#hold` names `hold`), tried again while a commit is being
         applied to it (it is over in milliseconds); NotFoundError when there is no session."""
         attempt = 0
@@ -337,7 +345,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                         TableName=self.table,
                         Key=_meta_key(session_id),
                         UpdateExpression=expression,
-                        ExpressionAttributeNames={"#hold": "hold"},
+                        ExpressionAttributeNames=names or {"#hold": "hold"},
                         ExpressionAttributeValues=values,
                         ConditionExpression="attribute_exists(pk)",  # never creates a session
                         **more,

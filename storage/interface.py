@@ -25,6 +25,7 @@ from agent_core.effects import (
     StepEffects,
     StepToken,
     StoredAnswer,
+    Telemetry,
     UnitWrite,
     Verdict,
 )
@@ -95,6 +96,12 @@ class SessionStorageInterface(ABC):
         """Record why the session's latest step failed (a provider's throttle, a refusal), leaving its
         version and everything else as they are, so no step is refused for it; the session's next
         commit clears it. NotFoundError if there is no session."""
+
+    @abstractmethod
+    def add_spent(self, session_id: str, spent: Telemetry) -> None:
+        """Add what a step that did not commit spent (its model request, billed all the same) to the
+        session's counters, in one atomic update that leaves its version and everything else as they
+        are. NotFoundError if there is no session."""
 
     @abstractmethod
     def put_job(self, job: JobRecord) -> None:

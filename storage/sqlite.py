@@ -115,6 +115,16 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             _require(db, session_id)
             db.execute("UPDATE sessions SET hold = ? WHERE session_id = ?", (hold.dumps(), session_id))
 
+    def add_spent(self, session_id: str, spent: Telemetry) -> None:
+        """One UPDATE of the session's counters alone (its version unchanged)."""
+        sets = ", ".join(f"{c} = {c} + ?" for c in _TELEMETRY)
+        with self._transaction(write=True) as db:
+            _require(db, session_id)
+            db.execute(
+                f"UPDATE sessions SET {sets} WHERE session_id = ?",
+                (*(getattr(spent, c) for c in _TELEMETRY), session_id),
+            )
+
     def put_job(self, job: JobRecord) -> None:
         """One INSERT; a job id taken is a ConflictError."""
         with self._transaction(write=True) as db:

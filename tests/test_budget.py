@@ -4,19 +4,25 @@ goes on once the budget is raised. On SQLite and on DynamoDB (moto)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
 from fastapi.testclient import TestClient
+from pydantic_ai import models
+from pydantic_ai.models import infer_model
 
 from agent_core.models import resolve_model
 from handlers.api import create_app
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.interface import Storage
 from storage.sqlite import SQLiteStorage
-from tests.helpers import services_for
+from tests.fakes.openai_server import FakeOpenAIServer, Policy, Reply, UsageSpec
+from tests.helpers import AsyncApi, services_for
 
 DOC = "# Guide\n\nRun the installer first. Then restart the machine.\n\nOpen the settings page.\n"
 TASK = "Translate guide.md into French."
@@ -102,3 +108,60 @@ def test_a_dollar_budget_needs_a_priced_model() -> None:
         answer = c.post("/api/sessions", json={"budget": {"usd": 1}})
         assert answer.status_code == 422 and "no price" in answer.json()["error"]
         assert c.post("/api/sessions", json={"budget": {"tokens": 1000}}).status_code == 201
+
+
+USAGE = UsageSpec(prompt_tokens=2_000, completion_tokens=500)
+RACERS = 4
+
+
+def _at_once(barrier: threading.Barrier) -> Policy:
+    """A provider that answers each request only once RACERS requests are in flight (they overlap)."""
+
+    def policy(body: dict[str, Any]) -> Reply:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=10)
+        return Reply(text="Ready.", usage=USAGE)
+
+    return policy
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "dynamodb"])
+async def test_parallel_steps_count_every_request_the_provider_served_and_the_budget_then_stops(
+    backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    storage: Storage
+    if backend == "dynamodb":
+        from moto.dynamodb.models import DynamoDBBackend
+
+        from tests.test_races import WRITES, serialized
+
+        lock = threading.RLock()  # DynamoDB's writes are serializable; moto's are made so (tests/test_races.py)
+        for name in WRITES:
+            monkeypatch.setattr(DynamoDBBackend, name, serialized(getattr(DynamoDBBackend, name), lock))
+        table = request.getfixturevalue("moto_table")
+        storage = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=table)
+    else:
+        storage = SQLiteStorage(":memory:")
+    with FakeOpenAIServer(_at_once(threading.Barrier(RACERS))) as fake, models.override_allow_model_requests(True):
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+        api = AsyncApi(services_for(storage, model=infer_model("openai-chat:gpt-4.1")))
+        budget = RACERS * (USAGE.prompt_tokens + USAGE.completion_tokens)
+        sid = (await api.ok("POST", "/api/sessions", {"budget": {"tokens": budget}}))["id"]
+        await api.ok("POST", f"/api/sessions/{sid}/files", {"name": "guide.md", "content": DOC})
+        answers = await asyncio.gather(
+            *(api.client.post("/api/next", json={"sessionId": sid, "userInput": TASK}) for _ in range(RACERS))
+        )
+        statuses = sorted(a.status_code for a in answers)
+        assert statuses.count(200) >= 1 and set(statuses) <= {200, 409}, [a.text for a in answers]
+        served = sum(
+            USAGE.prompt_tokens + USAGE.completion_tokens for r in fake.requests if r.path.endswith("/completions")
+        )
+        assert len(fake.requests) == RACERS and not fake.failures
+        shown = await api.ok("GET", f"/api/sessions/{sid}")
+        assert shown["spent"] == {"tokens": served}, "what the provider billed, the losers' requests too"
+        assert shown["telemetry"]["modelRequests"] == RACERS
+        assert shown["telemetry"]["steps"] == statuses.count(200), "a lost step is not a step"
+        refused = await api.client.post("/api/next", json={"sessionId": sid, "userInput": TASK})
+        assert refused.status_code == 402, refused.text
+        assert len(fake.requests) == RACERS, "the budget stopped the next request before the provider"

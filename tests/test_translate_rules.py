@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart
 
@@ -407,7 +409,7 @@ async def test_a_non_finite_rating_is_refused_to_the_model_not_a_server_error(ra
     call = translate_ids(fid, ["s1"], "# Titre", call_id="bad")
     args = call.args_as_dict()
     # "1e400" is what a provider's JSON holds: Python's parser reads it as infinity.
-    raw = '{"file_id": "%s", "segments": ["s1"], "translate_string": "# Titre", "rating": 1e400}' % fid
+    raw = json.dumps({**args, "rating": 0}).replace('"rating": 0', '"rating": 1e400')
     call = ToolCallPart("Translate", raw if rating == "1e400" else {**args, "rating": rating}, tool_call_id="bad")
     result = await propose(h, call)
     assert not result.copilot_requests

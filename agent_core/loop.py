@@ -112,6 +112,9 @@ class StepResult:
     """Why the turn is the human's when the step shows nothing to read or review (the model said nothing)."""
     lessons: Lessons = NO_LESSONS
     """What the step's committed Remember calls keep for the owner's memory."""
+    stalled: bool = False
+    """The model's latest answers were all refused (`agent_core.stall`): the session asks it nothing more
+    until a person acts."""
 
 
 @dataclass(slots=True)

@@ -56,6 +56,7 @@ from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
 from .memory import NO_LESSONS, GlossaryEntry, Lessons, Memory, StyleNote, render_memory
 from .ports import FileReader, MemoryStore, SessionStore, TranslationMemoryPort
 from .prompts import state_note, system_prompt
+from .stall import STALLED, stalled
 from .tm import TmMatch, TmOrigin
 from .tools.base import Tool
 from .tools.read import ReadTool
@@ -83,6 +84,9 @@ class StepInput:
     """Where the model's answer goes while it forms (a streamed request); None: not streamed."""
     expect_version: int | None = None
     """The session's version the request was made against (ConflictError, before anything runs, if it moved)."""
+    resume: bool = False
+    """Ask the model even though its latest answers were all refused (`agent_core.stall`): a person changed
+    the session's settings since it stopped."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -189,9 +193,13 @@ class AgentRuntime:
         languages = _languages(loaded.snapshot, request)
         loop = await self._loop(loaded, languages, request.time_left, request.on_delta)
         calls_pending = bool(loop.context.unprocessed_tool_calls())
+        snapshot = loaded.snapshot
+        if request.user_input is None and not calls_pending and not request.resume and stalled(loop.context.messages):
+            return self._stopped(snapshot, languages)
         verdicts = _accept(loop.context, loaded.snapshot, request)
         result = await self._advance(loop, verdicts, request)
-        snapshot = loaded.snapshot
+        if result.called_model and stalled(loop.context.messages):
+            result = replace(result, actor="user", notice=STALLED, stalled=True)
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
         effects = _effects(snapshot, loop.context, result, verdicts, self.models.price(snapshot.model))
@@ -232,6 +240,20 @@ class AgentRuntime:
             languages=languages,
             time_left=None,
             queued=True,
+        )
+
+    def _stopped(self, snapshot: SessionSnapshot, languages: str) -> PreparedStep:
+        """A step of a session whose model keeps breaking the rules: no model request, nothing written,
+        the turn the user's with the reason (`agent_core.stall`)."""
+        result = StepResult(
+            actor="user", messages=[], unprocessed_tool_calls=[], copilot_requests=[], notice=STALLED, stalled=True
+        )
+        return PreparedStep(
+            outcome=StepOutcome(session_id=snapshot.token.session_id, result=result, files=snapshot.files),
+            token=snapshot.token,
+            effects=StepEffects(),
+            languages=languages,
+            time_left=None,
         )
 
     async def finish(self, prepared: PreparedStep, *, answer: StoredAnswer | None = None) -> None:
@@ -288,7 +310,7 @@ class AgentRuntime:
         loop = await self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
         requests, decided = await loop.pending_and_decided()
         context = loop.context
-        waiting = requests or context.awaiting_user() or not context.messages
+        waiting = requests or context.awaiting_user() or not context.messages or stalled(context.messages)
         return ("user" if waiting else "agent"), requests, (decided if requests else [])
 
     # -- stages ------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from agent_core.budget import spent_of
@@ -20,6 +20,7 @@ from agent_core.errors import (
     NotFoundError,
 )
 from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
+from agent_core.stall import STALLED
 from storage import deadline
 from storage.interface import SessionStorageInterface
 from storage.records import Page, SessionHold, SessionRecord
@@ -80,12 +81,13 @@ class StepService:
                     await self._hold(body.sessionId, exc)
                 raise
 
-    async def _hold(self, sid: str, exc: AgentError) -> None:
+    async def _hold(self, sid: str, exc: AgentError | str) -> None:
         """Record on the session what stopped its step (a provider's throttle: `waiting` until the time it
-        gave; a refusal or the budget: `failed`), so every client sees it in the Session view. Best
-        effort: the step's own error is the answer whatever happens here."""
+        gave; a refusal, the budget, or a model whose answers the rules keep refusing (`exc`: the words the
+        step answered with): `failed`), so every client sees it in the Session view. Best effort: the
+        step's own answer is the answer whatever happens here."""
         now = datetime.now(UTC)
-        if isinstance(exc, ModelUnavailableError):
+        if isinstance(exc, ModelUnavailableError):  # else a refusal, the budget, or the stall's words
             after = exc.retry_after if exc.retry_after is not None else 1.0
             retry_at = (now + timedelta(seconds=after)).isoformat(timespec="seconds")
             hold = SessionHold(state="waiting", error=str(exc), at=now.isoformat(timespec="seconds"), retry_at=retry_at)
@@ -115,6 +117,10 @@ class StepService:
         )
         sid = session_id(body.sessionId) if body.sessionId is not None else None
         prepared = await self.runtime.prepare(owner, sid, request)
+        if sid is not None and prepared.outcome.result.stalled and not prepared.outcome.result.called_model:
+            record = await blocking(self.storage.get_session, sid)
+            if record.hold is None:  # the settings changed since the session stopped: one more request
+                prepared = await self.runtime.prepare(owner, sid, replace(request, resume=True))
         response = step_response(prepared.outcome).model_copy(update={"queued": prepared.queued})
         answer = key.answer(response.model_dump_json(by_alias=True)) if key is not None else None
         try:
@@ -124,6 +130,8 @@ class StepService:
             if key is not None and (kept := await replay(self.storage, key)) is not None:
                 return StepAnswer(replayed=kept)
             raise
+        if sid is not None and prepared.outcome.result.stalled:
+            await self._hold(sid, STALLED)
         return StepAnswer(body=response, outcome=prepared.outcome)
 
     async def view(self, owner: str, sid: str) -> SessionView:

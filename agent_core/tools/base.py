@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from pydantic_ai.messages import ToolReturnPart
 from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import CopilotRequest, Verdict
@@ -39,6 +40,25 @@ def codes_refusal(state: FileState, source: str, text: str) -> str | None:
     if not problems:
         return None
     return "translate_string breaks the inline codes of src_string: " + " ".join(problems)
+
+
+PROPOSING_TOOLS = frozenset({"Translate", "Revise"})
+"""The tools whose calls propose a text for the reviewer."""
+NOT_REVIEWED = "Not reviewed: "
+"""How the reason of a proposal the tools refused begins (it never reached the reviewer)."""
+
+
+def refuse(reason: str) -> ToolResult:
+    """A proposal the tool's own checks refused: it never reached the reviewer, and the reason says so."""
+    return ToolResult(content={"status": "reject", "reason": NOT_REVIEWED + reason})
+
+
+def is_refusal(part: ToolReturnPart) -> bool:
+    """True for the return of a call the tools refused (`refuse`) or could not run (a failed call)."""
+    content = part.content
+    if part.outcome == "failed":
+        return True
+    return isinstance(content, dict) and str(content.get("reason", "")).startswith(NOT_REVIEWED)
 
 
 def is_memory_call(call_id: str) -> bool:

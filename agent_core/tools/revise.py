@@ -16,7 +16,7 @@ from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef, Verdict
 from ..effects import Correction, UnitWrite
-from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_list, snippet
+from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_list, refuse, snippet
 from .card import forbidden_refusal, with_findings
 
 DESCRIPTION = """\
@@ -40,10 +40,6 @@ class ReviseArgs(BaseModel):
     translate_string: str = Field(description="The unit's new translation.")
 
 
-def _reject(reason: str) -> ToolResult:
-    return ToolResult(content={"status": "reject", "reason": f"Not reviewed: {reason}"})
-
-
 class ReviseTool:
     """Checks a proposed revision, asks the human, and writes what the human approved."""
 
@@ -60,26 +56,26 @@ class ReviseTool:
             args = ReviseArgs.model_validate(call.args)
         except ValidationError as exc:
             fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
-            return _reject(f"Invalid arguments ({fields}): give file_id, start and translate_string.")
+            return refuse(f"Invalid arguments ({fields}): give file_id, start and translate_string.")
         batch = call.batch
         state = batch.find(args.file_id)
         if state is None:
-            return _reject(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
+            return refuse(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
         units = await batch.written(state.file_id) if batch.written else []
         unit = next((u for u in units if u.start == args.start), None)
         if unit is None:
             near = ", ".join(str(u.start) for u in units if abs(u.start - args.start) < 2_000)[:200]
-            return _reject(
+            return refuse(
                 f"No written unit of {state.name} begins at character {args.start}."
                 + (f" Written units begin at: {near}." if near else " Read with written=true lists them.")
             )
         if (state.file_id, unit.start) in batch.revised:
-            return _reject(f"The unit at {unit.start} is already revised in this response; propose it once.")
+            return refuse(f"The unit at {unit.start} is already revised in this response; propose it once.")
         if not args.translate_string.strip() or args.translate_string == unit.text:
-            return _reject("translate_string is empty or the same as the written text: propose a new text.")
+            return refuse("translate_string is empty or the same as the written text: propose a new text.")
         source = await batch.reader.read_text(state.file_id, unit.start, unit.end)
         if refusal := codes_refusal(state, source, args.translate_string):
-            return _reject(refusal)
+            return refuse(refusal)
         batch.revised.add((state.file_id, unit.start))
         request = CopilotRequest(
             tool=ToolRef(name=call.name, call_id=call.call_id),
@@ -94,7 +90,7 @@ class ReviseTool:
             request = with_findings(request, batch)
             if refusal := forbidden_refusal(request):
                 batch.revised.discard((state.file_id, unit.start))
-                return _reject(refusal)
+                return refuse(refusal)
             return request
         return _result(request, unit, response)
 

@@ -53,6 +53,7 @@ from .base import (
     codes_refusal,
     file_list,
     is_memory_call,
+    refuse,
     snippet,
 )
 from .card import auto_approvable, forbidden_refusal, with_findings
@@ -116,11 +117,6 @@ class TranslateArgs(BaseModel):
         return value
 
 
-def _reject(reason: str) -> ToolResult:
-    """A unit the tool's own checks refused: it never reached the reviewer, and the reason says so."""
-    return ToolResult(content={"status": "reject", "reason": f"Not reviewed: {reason}"})
-
-
 class TranslateTool:
     """Checks a proposed unit, asks the human, and writes what the human approved."""
 
@@ -139,7 +135,7 @@ class TranslateTool:
             args = TranslateArgs.model_validate(call.args)
         except ValidationError as exc:
             fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
-            return _reject(f"Invalid arguments ({fields}): give file_id, segments and translate_string.")
+            return refuse(f"Invalid arguments ({fields}): give file_id, segments and translate_string.")
         located = await _locate(call, args)
         if isinstance(located, ToolResult):
             return located
@@ -147,7 +143,7 @@ class TranslateTool:
             located.contexts, args.translate_string, call.batch.target_language, source=located.source
         )
         if isinstance(proposal, str):
-            return _reject(proposal)
+            return refuse(proposal)
         text, plural = proposal
         from_memory = is_memory_call(call.call_id)
         first = located.contexts[0] if located.contexts else None
@@ -169,7 +165,7 @@ class TranslateTool:
             if plural is not None:
                 return request  # the forms were checked above (categories, locked codes)
             if refusal := forbidden_refusal(request):
-                return _reject(refusal)
+                return refuse(refusal)
             if auto_approvable(request, call.batch):
                 approved = _result(
                     request, Approve(tool=request.tool, status="approve"), end=located.end, cover_end=located.cover_end
@@ -216,13 +212,13 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
     batch = call.batch
     state = batch.find(args.file_id)
     if state is None:
-        return _reject(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
+        return refuse(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
     if isinstance(args.translate_string, str) and not args.translate_string.strip():
-        return _reject("translate_string is empty: give your translation of the segments.")
+        return refuse("translate_string is empty: give your translation of the segments.")
     covered = batch.covered(state.file_id)
     gap = first_gap(covered, state.chars)
     if gap is None:
-        return _reject(f"{state.name} is already completely translated; there is nothing left.")
+        return refuse(f"{state.name} is already completely translated; there is nothing left.")
     start, gap_end = gap
     at = await batch.reader.segments(state.file_id, start, start + 1)
     next_id = at[0].id if at else None
@@ -243,36 +239,34 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
         lead = len(raw) - len(raw.lstrip())
         if args.src_string is not None and args.src_string.strip() != source:
             hint = _mismatch_hint(source, args.src_string.strip(), _common_prefix(source, args.src_string.strip()))
-            return _reject(
-                f"src_string is not the source of segments {', '.join(args.segments)}. {hint}{await where()}"
-            )
+            return refuse(f"src_string is not the source of segments {', '.join(args.segments)}. {hint}{await where()}")
     elif args.src_string is not None and args.src_string.strip():
         source = args.src_string.strip()
         if len(source) > MAX_UNIT_CHARS:
-            return _reject(
+            return refuse(
                 f"src_string has {len(source)} characters; a unit has at most {MAX_UNIT_CHARS}. "
                 f"Split it at a sentence or line end. {await where()} {LINE_BREAK_NOTE}"
             )
         actual = await batch.reader.read_text(state.file_id, start, start + len(source))
         if actual != source:
             hint = _mismatch_hint(actual, source, _common_prefix(actual, source))
-            return _reject(
+            return refuse(
                 f"src_string does not begin at the next untranslated text. {hint}{await where()} {LINE_BREAK_NOTE}"
             )
         end, lead = start + len(source), 0
     else:
-        return _reject(f"Name the unit's segments: give segments, their ids. {await where()}")
+        return refuse(f"Name the unit's segments: give segments, their ids. {await where()}")
     if state.name.lower().endswith((".xlf", ".xliff")) and "\n\n" in source:
         # An XLIFF file's segments are joined by a blank line: a unit lies inside one segment.
-        return _reject(
+        return refuse(
             "In an XLIFF file a unit is one segment (segments are separated by a blank line); "
             f"end the unit before character {start + source.index(chr(10) * 2)}. {await where()}"
         )
     if isinstance(args.translate_string, str) and (refusal := codes_refusal(state, source, args.translate_string)):
-        return _reject(refusal)
+        return refuse(refusal)
     if end > gap_end:
         tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
-        return _reject(
+        return refuse(
             f"The unit runs into text that is already translated, from character {gap_end} "
             f"(«{snippet(tail, 40)}»). End the unit before it. {await where()}"
         )
@@ -301,13 +295,13 @@ async def _segments_end(
     indexes = [segment_index(name) for name in names]
     if None in indexes:
         unknown = names[indexes.index(None)]
-        return _reject(
+        return refuse(
             f"{unknown!r} is not a segment id: ids are s1, s2, … as the next text marks them (⟦s12⟧). {await where()}"
         )
     wanted = [i for i in indexes if i is not None]
     for a, b in pairwise(wanted):
         if b != a + 1:
-            return _reject(
+            return refuse(
                 f"The segments of a unit are consecutive: {segment_id(a)} is followed by {segment_id(a + 1)}, "
                 f"not {segment_id(b)}. {await where()}"
             )
@@ -319,22 +313,22 @@ async def _segments_end(
     }
     first = min(found) if found else None
     if first is None:
-        return _reject(f"{state.name} has no segment there; give src_string. {await where()}")
+        return refuse(f"{state.name} has no segment there; give src_string. {await where()}")
     if wanted[0] != first:
         done = "is translated already" if wanted[0] < first else f"would skip {segment_id(first)}"
-        return _reject(
+        return refuse(
             f"A unit begins at the next untranslated segment; {segment_id(wanted[0])} {done}. {await where()}"
         )
     # A locked segment is written at upload; one still untranslated (the upload kept nothing verbatim)
     # is translated as any other.
     if len(wanted) == 1 and found[first].end - start > MAX_UNIT_CHARS:
-        return _reject(
+        return refuse(
             f"Segment {segment_id(first)} has {found[first].end - start} characters, more than a unit holds: give "
             f"its first part as src_string (at most {MAX_UNIT_CHARS} characters, ending at a line end). {await where()}"
         )
     end = found[wanted[-1]].end if wanted[-1] in found else start + MAX_UNIT_CHARS + 1
     if end - start > MAX_UNIT_CHARS:
-        return _reject(
+        return refuse(
             f"Joined, segments {segment_id(wanted[0])} to {segment_id(wanted[-1])} have more than {MAX_UNIT_CHARS} "
             f"characters; a unit has at most {MAX_UNIT_CHARS}: name fewer. {await where()}"
         )

@@ -12,7 +12,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 
 from .document import FileState, add_span, file_handle, find_file, first_gap
 from .ids import new_id
-from .ports import FileReader, TranslationMemoryPort
+from .ports import FileReader, TranslationMemoryPort, untranslated_segments
 from .prompts import NextText, context_label
 from .segment import Segment, segment_names
 from .tools.base import MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
@@ -97,14 +97,6 @@ async def next_texts(
         if pieces:
             shown[f.file_id] = pieces
     return shown
-
-
-async def untranslated_segments(reader: FileReader, file_id: str, start: int, end: int, gap_end: int) -> list[Segment]:
-    """The segments of the untranslated span that begins at `start` and ends at `gap_end`, from
-    `start` up to `end`, cut to the span (a unit written from the middle of a segment leaves the rest
-    of it untranslated under the same id)."""
-    found = await reader.segments(file_id, start, min(end, gap_end))
-    return [Segment(s.index, max(s.start, start), min(s.end, gap_end), s.locked, s.context) for s in found]
 
 
 async def _screen(

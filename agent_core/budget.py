@@ -10,13 +10,17 @@ the step commits nothing, so raising the budget lets the session go on where it 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+
 from .effects import Budget, Telemetry
 from .errors import BudgetExceededError
+from .estimate import OUTPUT_TOKENS_PER_TOKEN, estimate_tokens
 
-__all__ = ["Budget", "BudgetExceededError", "Price", "check_budget", "spent_of"]
+__all__ = ["Budget", "BudgetExceededError", "BudgetGuard", "Price", "check_budget", "spent_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,4 +72,27 @@ def check_budget(
             "(PATCH /api/sessions/{id}) to go on; nothing was changed.",
             spent=spent,
             budget=budget.as_dict(),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BudgetGuard:
+    """A session's budget as a step checks it: what was spent when the step loaded, the model's price,
+    and the tokens of the tools' definitions every request sends."""
+
+    budget: Budget
+    spent: Telemetry
+    price: Price | None
+    definition_tokens: int = 0
+
+    def check(self, messages: Sequence[ModelMessage], state: str) -> None:
+        """Refuse the model request about to be made (BudgetExceededError): its input estimated from its
+        messages and the tools, its output from its state note (the text it asks to translate)."""
+        sent = ModelMessagesTypeAdapter.dump_json(list(messages)).decode()
+        check_budget(
+            self.budget,
+            self.spent,
+            self.price,
+            input_tokens=estimate_tokens(sent) + self.definition_tokens,
+            output_tokens=round(estimate_tokens(state) * OUTPUT_TOKENS_PER_TOKEN),
         )

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pydantic_ai.messages import ModelMessage
 
 from .copilot import Verdict
-from .document import FileState, Spans
+from .document import FileState, Spans, add_span
 from .errors import InvalidRequestError
 from .mqm import MqmIssue
 from .tm import TmEntry
@@ -228,6 +228,15 @@ class StepEffects:
         )
 
 
+def files_after(files: Sequence[FileState], units: Sequence[UnitWrite]) -> list[FileState]:
+    """The files with the units' coverage added, in the same order."""
+    updated = {f.file_id: f for f in files}
+    for unit in units:
+        f = updated[unit.file_id]
+        updated[unit.file_id] = replace(f, covered=add_span(f.covered, unit.start, unit.cover_end))
+    return list(updated.values())
+
+
 __all__ = [
     "Budget",
     "Correction",
@@ -240,6 +249,7 @@ __all__ = [
     "UnitStatus",
     "UnitWrite",
     "Verdict",
+    "files_after",
 ]
 
 

@@ -8,8 +8,9 @@ on to the one model request their returns lead to. A step makes at most one mode
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -26,19 +27,23 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
+from .ahead import BATCH_CHARS
+from .budget import BudgetGuard
 from .context import Context, reviews_shown, with_state
 from .copilot import CopilotRequest
 from .deltas import DeltaSink, unique_id
-from .document import FileState, add_span
-from .effects import Correction, UnitWrite
+from .document import FileState
+from .effects import Correction, UnitWrite, files_after
 from .errors import StepTimeoutError
 from .languages import ANY
-from .memory import NO_LESSONS, GlossaryEntry, Lessons
+from .memory import NO_LESSONS, Lessons, Memory
 from .models import call_model, stream_model
-from .ports import FileReader
-from .tm import TmMatch
+from .ports import StepIO
+from .step_note import step_note
 from .tools.base import MAX_CALLS_PER_RESPONSE, BatchState, Tool, ToolCall, ToolResult
 from .tools.translate import with_references
+
+logger = logging.getLogger(__name__)
 
 Actor = Literal["agent", "user"]
 EMPTY_ANSWER = (
@@ -56,20 +61,8 @@ class AgentLoopOptions:
     definitions: Sequence[ToolDefinition] = ()
     """The tools' definitions as the model sees them (built once per process)."""
     system_prompt: str
-    state: Callable[[Sequence[FileState], frozenset[str]], Awaitable[str]] | None = None
-    """The state note for the files as they are when the model is asked (after the step's units),
-    given the corrections the request's window already shows (`context.reviews_shown`)."""
-    recall: Callable[[Sequence[FileState]], Awaitable[ModelResponse | None]] | None = None
-    """Proposals from the translation memory for the next text, made instead of a model request."""
-    references: Callable[[str], Awaitable[Sequence[TmMatch]]] | None = None
-    """Similar sources from the translation memory, for a proposal's card."""
-    written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
-    """A file's written units (Revise)."""
-    prefetch: Callable[[Sequence[str]], Awaitable[None]] | None = None
-    """Looks up the references of a batch's proposals at once, before their cards are filled."""
-    lessons: Callable[[Sequence[Correction], Lessons], Awaitable[Sequence[GlossaryEntry]]] | None = None
-    """Glossary entries the step's corrections and the lessons it committed (Remember) teach at once,
-    before its model request."""
+    batch_chars: int = BATCH_CHARS
+    """How much of the next untranslated text the state note shows."""
     settings: ModelSettings | None = None
     window: int = 8
     """How many of the latest messages the model sees at least."""
@@ -83,9 +76,9 @@ class AgentLoopOptions:
     """Kept back from the model for the commit: a model still answering then is abandoned (504)."""
     on_delta: DeltaSink | None = None
     """Where the model's answer goes while it forms (a streamed request); None: one plain request."""
-    budget: Callable[[Sequence[ModelMessage], str], None] | None = None
-    """Checks the model request about to be made (its messages and state note) against the session's
-    budget, raising BudgetExceededError instead of letting it be made."""
+    budget: BudgetGuard | None = None
+    """The session's budget: the model request about to be made (its messages and state note) is checked
+    against it, BudgetExceededError instead of the request (None: no budget)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,28 +123,32 @@ class _Executed:
 
 
 class AgentLoop:
-    """A single-step agent state machine over a Context and a pydantic-ai Model."""
+    """A single-step agent state machine over a Context and a pydantic-ai Model.
+
+    Everything it reads or writes beyond the context goes through `io` (the step's `StepIO`): the
+    files' text and segments, written units, the translation memory and the distiller."""
 
     def __init__(
         self,
         options: AgentLoopOptions,
         context: Context,
+        io: StepIO,
         *,
         files: Sequence[FileState],
-        reader: FileReader,
-        glossary: Sequence[GlossaryEntry] = (),
-        corrections: Sequence[Correction] = (),
+        memory: Memory,
         languages: str = ANY,
         auto_approve: int | None = None,
         target_language: str | None = None,
     ) -> None:
         self.options = options
         self.context = context
+        self.io = io
         self._files = {f.file_id: f for f in files}
-        self._reader = reader
-        self._glossary = tuple(glossary)
-        self._corrections = tuple(corrections)
-        """The memory's recent corrections (what Remember's lessons are checked against, with the step's)."""
+        self._memory = memory
+        """The owner's memory for the session's language pair (the state note's, and the checks')."""
+        self._glossary = tuple(memory.glossary)
+        self._learned = NO_LESSONS
+        """What the step learned before its model request (its Remember calls, its distilled corrections)."""
         self._languages = languages
         self._auto_approve = auto_approve
         """The session's auto-approval threshold (None: every proposal is reviewed)."""
@@ -163,17 +160,27 @@ class AgentLoop:
             executed = await self._execute_pending(pending)
             if executed.actor == "user" or not self._time_for_model():
                 return executed
-            if (executed.corrections or executed.lessons) and self.options.lessons:
-                # What the reviewer just taught checks the next proposals already.
-                learned = await self.options.lessons(executed.corrections, executed.lessons)
-                terms = {g.source.casefold() for g in learned}
-                kept = (g for g in self._glossary if g.source.casefold() not in terms or g.kind == "forbidden")
-                self._glossary = (*learned, *kept)
+            if executed.corrections or executed.lessons:
+                await self._learn(executed.corrections, executed.lessons)
             return await self._ask_model(executed)
         self.context.deliver_queued_input()
         if self.context.awaiting_user() or not self.context.messages:
             return self._result("user", messages=[])
         return await self._ask_model(None)
+
+    async def _learn(self, corrections: Sequence[Correction], remembered: Lessons) -> None:
+        """What the reviewer just taught (the step's Remember calls, its distilled corrections) reaches the
+        step's own model request and checks its proposals already. The step commits it afterwards."""
+        found = remembered
+        if corrections and self.io.distils:
+            try:
+                found += await self.io.distill(corrections, languages=self._languages)
+            except Exception as exc:  # learning never fails a step; the corrections are kept
+                logger.warning("distillation failed", extra={"error": f"{type(exc).__name__}: {exc}"})
+        self._learned = found
+        terms = {g.source.casefold() for g in found.glossary}
+        kept = (g for g in self._glossary if g.source.casefold() not in terms or g.kind == "forbidden")
+        self._glossary = (*found.glossary, *kept)
 
     def _time_for_model(self) -> bool:
         options = self.options
@@ -181,21 +188,31 @@ class AgentLoop:
 
     async def _ask_model(self, executed: StepResult | None) -> StepResult:
         """The step's one model request, after the returns (if any) this step committed."""
-        files = self._files_after(executed.units if executed else ())
+        files = files_after(list(self._files.values()), executed.units if executed else ())
         recalled = await self._recall(files)
         if recalled is not None:  # the translation memory proposes the next units: no model request
-            self.context.add_messages([recalled])
-            shown = await self._execute_pending(list(recalled.tool_calls))
-            result = replace(shown, messages=[recalled, *shown.messages], reviewed=frozenset())
+            response, tried = recalled
+            self.context.add_messages([response])
+            shown = self._finish_execution(tried)
+            result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset())
         else:
             options = self.options
             window = self.context.to_model_messages(
                 options.system_prompt, "", window=options.window, chunk=options.chunk
             )
-            state = await options.state(files, reviews_shown(window)) if options.state else ""
+            state = await step_note(
+                self.io,
+                files,
+                self.context.messages,
+                memory=self._memory,
+                learned=self._learned,
+                reviewed=reviews_shown(window),
+                batch_chars=options.batch_chars,
+                target_language=self._target_language,
+            )
             request = with_state(window, state)
             if options.budget is not None:
-                options.budget(request, state)
+                options.budget.check(request, state)
             started = time.perf_counter()
             response = _unique_call_ids(await self._request_model(request))
             elapsed = int((time.perf_counter() - started) * 1000)
@@ -222,31 +239,24 @@ class AgentLoop:
             lessons=executed.lessons + result.lessons,
         )
 
-    async def _recall(self, files: list[FileState]) -> ModelResponse | None:
-        """The translation memory's proposals for the next units, if any of them reaches the reviewer
-        or is written (the session's routing approved it).
+    async def _recall(self, files: list[FileState]) -> tuple[ModelResponse, _Executed] | None:
+        """The translation memory's proposals for the next units, executed (once), if any of them
+        reaches the reviewer or is written (the session's routing approved it).
 
         A batch whose every call Translate refuses (a remembered target it cannot propose) is not
         made: committed, it would end the step with nothing asked and no model request, and the
         next step would recall the same batch again, forever. The model translates instead.
         """
-        recalled = await self.options.recall(files) if self.options.recall else None
+        recalled = await self.io.recall(files)
         if recalled is None:
             return None
         before = self._files
         self._files = {f.file_id: f for f in files}  # the units this step wrote come first
         tried = await self._execute(list(recalled.tool_calls))
         if tried.requests or tried.units:
-            return recalled
+            return recalled, tried
         self._files = before
         return None
-
-    def _files_after(self, units: Sequence[UnitWrite]) -> list[FileState]:
-        files = dict(self._files)
-        for unit in units:
-            f = files[unit.file_id]
-            files[unit.file_id] = replace(f, covered=add_span(f.covered, unit.start, unit.cover_end))
-        return list(files.values())
 
     async def pending_copilot_requests(self) -> list[CopilotRequest]:
         """The reviews the pending calls need now, given the verdicts already recorded (no model request)."""
@@ -262,7 +272,10 @@ class AgentLoop:
         return executed.requests, executed.units
 
     async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
-        executed = await self._execute(pending)
+        return self._finish_execution(await self._execute(pending))
+
+    def _finish_execution(self, executed: _Executed) -> StepResult:
+        """The executed calls' result: the reviews they need, or their returns (committed with the step)."""
         reviewed = frozenset(executed.reviewed)
         if executed.requests:
             # Returns are committed only when every pending call can finish without the human.
@@ -276,10 +289,9 @@ class AgentLoop:
         """Run each call in order; units of one response follow each other (shared batch)."""
         batch = BatchState(
             files=self._files,
-            reader=self._reader,
+            io=self.io,
             glossary=self._glossary,
-            written=self.options.written,
-            corrections=self._corrections,
+            corrections=self._memory.corrections,
             languages=self._languages,
             auto_approve=self._auto_approve,
             target_language=self._target_language,
@@ -299,10 +311,9 @@ class AgentLoop:
             executed.lessons += outcome.lessons
             if outcome.reviewed:
                 executed.reviewed.add(call.tool_call_id)
-        if executed.requests and (lookup := self.options.references):
-            if self.options.prefetch:  # one lookup for the whole batch's cards, not one per card
-                await self.options.prefetch([r.src_string for r in executed.requests if r.origin == "model"])
-            executed.requests = [await with_references(r, lookup) for r in executed.requests]
+        if executed.requests:  # one lookup for the whole batch's cards, not one per card
+            await self.io.prefetch([r.src_string for r in executed.requests if r.origin == "model"])
+            executed.requests = [await with_references(r, self.io.similar) for r in executed.requests]
         return executed
 
     async def _execute_one(self, call: ToolCallPart, batch: BatchState, index: int) -> CopilotRequest | ToolResult:

@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from .effects import SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite
+from pydantic_ai.messages import ModelResponse
+
+from .document import FileState
+from .effects import Correction, SessionSnapshot, StepEffects, StepToken, StoredAnswer, Telemetry, UnitWrite
 from .memory import Lessons, Memory
 from .segment import Segment
 from .tm import TmEntry, TmMatch, TmOrigin
@@ -25,6 +28,52 @@ class FileReader(Protocol):
 
     async def segments(self, file_id: str, start: int, end: int) -> Sequence[Segment]:
         """The file's segments that overlap `[start, end)`, in order (those found at upload)."""
+        ...
+
+
+async def untranslated_segments(reader: FileReader, file_id: str, start: int, end: int, gap_end: int) -> list[Segment]:
+    """The segments of the untranslated span that begins at `start` and ends at `gap_end`, from
+    `start` up to `end`, cut to the span (a unit written from the middle of a segment leaves the rest
+    of it untranslated under the same id)."""
+    found = await reader.segments(file_id, start, min(end, gap_end))
+    return [Segment(s.index, max(s.start, start), min(s.end, gap_end), s.locked, s.context) for s in found]
+
+
+class StepIO(FileReader, Protocol):
+    """Everything one step reads and writes besides its session's snapshot, in one value: the session's
+    file text and segments (as a FileReader), its written units, the owner's translation memory
+    (proposals, similar sources, what the step's reviewed units add) and the distiller of its
+    corrections. The loop and the tools reach the outside world only through it (a test fakes it as
+    one object); what it read is kept for the step, so a second read of the same thing costs nothing."""
+
+    async def units(self, file_id: str) -> Sequence[UnitWrite]:
+        """A file's written units, in source order (read once per step)."""
+        ...
+
+    async def recall(self, files: Sequence[FileState]) -> ModelResponse | None:
+        """Translate calls for the next units the translation memory holds exactly (None: ask the model)."""
+        ...
+
+    async def similar(self, source: str) -> Sequence[TmMatch]:
+        """The translation memory's entries with sources similar to `source`, best first (none without one)."""
+        ...
+
+    async def prefetch(self, sources: Sequence[str]) -> None:
+        """Look up the similar entries of a batch's sources at once (`similar` then reads nothing)."""
+        ...
+
+    async def admit(self, units: Sequence[UnitWrite]) -> tuple[Sequence[TmEntry], int]:
+        """The reviewed units as translation-memory entries for the step to commit, and how many are new."""
+        ...
+
+    @property
+    def distils(self) -> bool:
+        """True when a distiller learns from the step's corrections (the rules, for the `pseudo` model)."""
+        ...
+
+    async def distill(self, corrections: Sequence[Correction], *, languages: str) -> Lessons:
+        """What the distiller learns from `corrections`, distilled once per step (the same lessons, or the
+        same error, when asked again: before the model request and after the commit)."""
         ...
 
 

@@ -18,19 +18,17 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import cast
 
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelResponse
 from pydantic_ai.settings import ModelSettings
 
-from .ahead import BATCH_CHARS, first_block, memory_proposals, next_texts, screen_segments
-from .budget import Price, check_budget
+from .ahead import BATCH_CHARS
+from .budget import BudgetGuard, Price
 from .catalog import ModelCatalog
 from .context import Context
 from .copilot import CopilotRequest
 from .deltas import DeltaSink
 from .distill import Distiller, distiller_for
-from .document import FileState, add_span
+from .document import FileState
 from .effects import (
-    Correction,
     SessionSnapshot,
     StepEffects,
     StepToken,
@@ -39,6 +37,7 @@ from .effects import (
     UnitWrite,
     Verdict,
     check_queue,
+    files_after,
 )
 from .errors import (
     ConflictError,
@@ -48,16 +47,16 @@ from .errors import (
     ReviewMismatchError,
     TooLargeError,
 )
-from .estimate import OUTPUT_TOKENS_PER_TOKEN, estimate_tokens
+from .estimate import estimate_tokens
 from .ids import new_id
 from .languages import task_languages
 from .learning import Learner
 from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
-from .memory import NO_LESSONS, GlossaryEntry, Lessons, Memory, StyleNote, render_memory
-from .ports import FileReader, MemoryStore, SessionStore, TranslationMemoryPort
-from .prompts import state_note, system_prompt
+from .memory import NO_LESSONS, Lessons, Memory
+from .ports import MemoryStore, SessionStore, StepIO, TranslationMemoryPort
+from .prompts import system_prompt
 from .stall import STALLED, stalled
-from .tm import TmMatch, TmOrigin
+from .step_io import PortsStepIO
 from .tools.base import Tool
 from .tools.read import ReadTool
 from .tools.remember import RememberTool
@@ -115,15 +114,15 @@ class PreparedStep:
     """The user's input was queued: reviews are pending."""
     lessons: Lessons = NO_LESSONS
     """What the step's Remember calls keep, for the owner's memory once the step commits."""
-    distiller: Distiller | None = None
-    """What learns from the step's corrections after the commit, besides Remember (`distiller_of`)."""
+    io: StepIO | None = None
+    """The step's I/O: its distiller learns from the step's corrections after the commit (what it
+    distilled before the model request, not distilled again)."""
 
 
 @dataclass(frozen=True, kw_only=True)
 class _Loaded:
     snapshot: SessionSnapshot
     memory: Memory
-    reader: FileReader
 
 
 class AgentRuntime:
@@ -191,7 +190,7 @@ class AgentRuntime:
         if request.expect_version is not None and loaded.snapshot.token.version != request.expect_version:
             raise ConflictError("The session changed since the reviews were read; reload them and try again.")
         languages = _languages(loaded.snapshot, request)
-        loop = await self._loop(loaded, languages, request.time_left, request.on_delta)
+        loop = self._loop(loaded, languages, request.time_left, request.on_delta)
         calls_pending = bool(loop.context.unprocessed_tool_calls())
         snapshot = loaded.snapshot
         if request.user_input is None and not calls_pending and not request.resume and stalled(loop.context.messages):
@@ -202,21 +201,17 @@ class AgentRuntime:
             result = replace(result, actor="user", notice=STALLED, stalled=True)
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
-        effects = _effects(snapshot, loop.context, result, verdicts, self.models.price(snapshot.model))
+        files = files_after(snapshot.files, result.units)
+        effects = _effects(snapshot, files, loop.context, result, verdicts, self.models.price(snapshot.model))
         # What nobody reviewed (approved by the session's routing) is not remembered as the owner's.
-        reviewed = [u for u in [*result.units, *result.revisions] if not u.auto]
-        if self.tm is not None and reviewed:
-            remembered = [
-                (await loaded.reader.read_text(u.file_id, u.start, u.end), u.text, _tm_origin(u.status))
-                for u in reviewed
-            ]
-            entries, added = await self.tm.admit(snapshot.token.owner, languages, remembered)
+        entries, added = await loop.io.admit([u for u in [*result.units, *result.revisions] if not u.auto])
+        if entries:
             effects = replace(effects, memory=entries, memory_added=added)
         return PreparedStep(
             outcome=StepOutcome(
                 session_id=snapshot.token.session_id,
                 result=result,
-                files=_files_after(snapshot.files, result),
+                files=files,
                 language=snapshot.target_language,
                 cost_micro_usd=effects.telemetry.cost_micro_usd,
             ),
@@ -225,7 +220,7 @@ class AgentRuntime:
             languages=languages,
             time_left=request.time_left,
             lessons=result.lessons,
-            distiller=self.distiller_of(snapshot.model),
+            io=loop.io,
         )
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
@@ -276,8 +271,9 @@ class AgentRuntime:
         if self.tm is not None and effects.memory:
             self.tm.kept(token.owner, effects.memory)
         if effects.corrections or prepared.lessons:
+            io = prepared.io
             await self.learner.after_commit(
-                prepared.distiller,
+                io if io is not None and io.distils else None,
                 token.owner,
                 effects.corrections,
                 lessons=prepared.lessons,
@@ -307,7 +303,7 @@ class AgentRuntime:
         """`pending_reviews`, and the units of the batch already decided (a verdict given, or approved by the
         session's routing) that are written with the batch's last verdict."""
         loaded = await self._load(owner, session_id)
-        loop = await self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
+        loop = self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
         requests, decided = await loop.pending_and_decided()
         context = loop.context
         waiting = requests or context.awaiting_user() or not context.messages or stalled(context.messages)
@@ -338,7 +334,7 @@ class AgentRuntime:
             )
             if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
                 raise NotFoundError(f"No session {session_id}.")
-        return _Loaded(snapshot=snapshot, memory=memory, reader=self.store.reader(session_id))
+        return _Loaded(snapshot=snapshot, memory=memory)
 
     async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:
         """One `AgentLoop.next()`; the verdicts must each have answered a review it executed."""
@@ -349,105 +345,46 @@ class AgentRuntime:
         # The step's messages include the user's input it committed, not only the model's answer.
         return replace(result, messages=loop.context.new_messages)
 
-    async def _loop(
+    def _loop(
         self, loaded: _Loaded, languages: str, time_left: Callable[[], float] | None, on_delta: DeltaSink | None = None
     ) -> AgentLoop:
+        """The step's loop over its context, with its I/O (`StepIO`) bound to the session and its owner."""
         snapshot = loaded.snapshot
-        memory = loaded.memory.for_languages(languages)
-        target = snapshot.target_language or language_tag(languages)
-
-        learned: list[GlossaryEntry] = []
-        noted: list[StyleNote] = []
-
-        async def lessons(corrections: Sequence[Correction], remembered: Lessons) -> Sequence[GlossaryEntry]:
-            # What the step commits reaches its own model request: the lessons of its Remember calls,
-            # and the distiller's (deterministic rules; no distiller makes a model request).
-            distiller = self.distiller_of(snapshot.model)
-            found = remembered
-            if distiller is not None and corrections:
-                try:
-                    found += await distiller.distill(corrections, languages=languages)
-                except Exception as exc:  # learning never fails a step; the corrections are kept
-                    logger.warning("distillation failed", extra={"error": f"{type(exc).__name__}: {exc}"})
-            learned[:0] = found.glossary
-            noted[:0] = found.style_notes
-            return found.glossary
-
-        async def state(files: Sequence[FileState], reviewed: frozenset[str]) -> str:
-            screen = screen_segments(snapshot.window, files)
-            shown = await next_texts(
-                loaded.reader, files, batch_chars=self.batch_chars, segments=screen, target_language=target
+        session_id, owner = snapshot.token.session_id, snapshot.token.owner
+        io = PortsStepIO(
+            store=self.store,
+            reader=self.store.reader(session_id),
+            session_id=session_id,
+            owner=owner,
+            languages=languages,
+            tm=self.tm,
+            lookups=self.lookups,
+            distiller=self.distiller_of(snapshot.model),
+            batch_chars=self.batch_chars,
+        )
+        budget = (
+            BudgetGuard(
+                budget=snapshot.budget,
+                spent=snapshot.telemetry,
+                price=self.models.price(snapshot.model),
+                definition_tokens=self._definition_tokens,
             )
-            # A correction the window shows (the reviewer's text in a result) is not repeated.
-            corrections = tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)
-            current = replace(
-                memory,
-                glossary=_newest_first([*learned, *memory.glossary]),
-                style_notes=(*noted, *(n for n in memory.style_notes if n not in noted)),
-                corrections=corrections,
-            )
-            rendered = render_memory(current, text="\n".join(t.text for pieces in shown.values() for t in pieces))
-            first = next(iter(shown.values()), [None])[0]
-            similar = (
-                await self.lookups.similar(snapshot.token.owner, languages, first_block(first.text))
-                if (self.lookups and first)
-                else []
-            )
-            return state_note(
-                files, shown, memory=rendered, references=[(m.entry.source, m.entry.target, m.score) for m in similar]
-            )
-
-        owner = snapshot.token.owner
-
-        async def recall(files: Sequence[FileState]) -> ModelResponse | None:
-            return (
-                await memory_proposals(
-                    self.lookups, owner, languages, loaded.reader, files, batch_chars=self.batch_chars
-                )
-                if self.lookups
-                else None
-            )
-
-        found: dict[str, Sequence[TmMatch]] = {}  # a batch executed again in the step asks once
-
-        async def references(source: str) -> Sequence[TmMatch]:
-            if self.lookups is None:
-                return []
-            if source not in found:
-                found[source] = await self.lookups.similar(owner, languages, source)
-            return found[source]
-
-        async def prefetch(sources: Sequence[str]) -> None:
-            # One lookup for the whole batch's cards, not one per card.
-            wanted = [s for s in dict.fromkeys(sources) if s not in found]
-            if self.lookups is not None and wanted:
-                found.update(await self.lookups.similar_many(owner, languages, wanted))
-
-        units: dict[str, Sequence[UnitWrite]] = {}  # read once per step
-
-        async def written(file_id: str) -> Sequence[UnitWrite]:
-            if file_id not in units:
-                units[file_id] = await self.store.units(snapshot.token.session_id, file_id)
-            return units[file_id]
-
+            if snapshot.budget
+            else None
+        )
         options = AgentLoopOptions(
             model=self.models.model(snapshot.model),
             tools=self.tools,
             definitions=self.definitions,
             system_prompt=system_prompt(snapshot.files),
-            state=state,
-            recall=recall,
-            references=references,
-            prefetch=prefetch,
-            lessons=lessons,
-            written=written,
-            settings=self._settings(snapshot.token.session_id),
+            batch_chars=self.batch_chars,
+            settings=self._settings(session_id),
             window=self.window,
             chunk=self.chunk,
             time_left=time_left,
             min_model_seconds=self.min_model_seconds,
             on_delta=on_delta,
-            budget=self._budget_check(snapshot) if snapshot.budget else None,
+            budget=budget,
         )
         context = Context(
             snapshot.window,
@@ -461,52 +398,19 @@ class AgentRuntime:
         return AgentLoop(
             options,
             context,
+            io,
             files=snapshot.files,
-            reader=loaded.reader,
-            glossary=memory.glossary,
-            corrections=memory.corrections,
+            memory=loaded.memory.for_languages(languages),
             languages=languages,
             auto_approve=snapshot.auto_approve,
-            target_language=target,
+            target_language=snapshot.target_language or language_tag(languages),
         )
-
-    def _budget_check(self, snapshot: SessionSnapshot) -> Callable[[Sequence[ModelMessage], str], None]:
-        """The check of a model request against the session's budget: its input estimated from its
-        messages and the tools, its output from its state note (the text it asks to translate)."""
-
-        def check(messages: Sequence[ModelMessage], state: str) -> None:
-            sent = ModelMessagesTypeAdapter.dump_json(list(messages)).decode()
-            check_budget(
-                snapshot.budget,
-                snapshot.telemetry,
-                self.models.price(snapshot.model),
-                input_tokens=estimate_tokens(sent) + self._definition_tokens,
-                output_tokens=round(estimate_tokens(state) * OUTPUT_TOKENS_PER_TOKEN),
-            )
-
-        return check
 
     def _settings(self, session_id: str) -> ModelSettings:
         """The model settings with prompt caching on: pydantic-ai's `cache`, and OpenAI's cache key."""
         settings: dict[str, object] = {"cache": True, "openai_prompt_cache_key": session_id}
         settings.update(self.settings or {})
         return cast(ModelSettings, settings)
-
-
-def _newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]:
-    """One entry per term (ignoring case), the first given winning; forbidden translations beside it."""
-    seen: set[str] = set()
-    kept: list[GlossaryEntry] = []
-    for entry in entries:
-        key = entry.source.casefold() + (f"\x00{entry.target.casefold()}" if entry.kind == "forbidden" else "")
-        if key not in seen:
-            seen.add(key)
-            kept.append(entry)
-    return tuple(kept)
-
-
-def _tm_origin(status: str) -> TmOrigin:
-    return "refined" if status == "refined" else "revised" if status == "revised" else "approved"
 
 
 def _now() -> str:
@@ -553,9 +457,14 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput) -> 
 
 
 def _effects(
-    snapshot: SessionSnapshot, context: Context, result: StepResult, verdicts: list[Verdict], price: Price | None
+    snapshot: SessionSnapshot,
+    files: Sequence[FileState],
+    context: Context,
+    result: StepResult,
+    verdicts: list[Verdict],
+    price: Price | None,
 ) -> StepEffects:
-    coverage = {f.file_id: f.covered for f in _files_after(snapshot.files, result)}
+    coverage = {f.file_id: f.covered for f in files}
     touched = {u.file_id for u in result.units}
     usage = result.usage
     inputs = context.user_inputs
@@ -579,11 +488,3 @@ def _effects(
             cost_micro_usd=round(price.cost(usage.input_tokens, usage.output_tokens) * 1e6) if usage and price else 0,
         ),
     )
-
-
-def _files_after(files: Sequence[FileState], result: StepResult) -> list[FileState]:
-    updated = {f.file_id: f for f in files}
-    for unit in result.units:
-        f = updated[unit.file_id]
-        updated[unit.file_id] = replace(f, covered=add_span(f.covered, unit.start, unit.cover_end))
-    return [updated[f.file_id] for f in files]

@@ -7,7 +7,7 @@ storage: what they want written comes back as effects that the step commits with
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -20,7 +20,7 @@ from ..effects import Correction, UnitWrite
 from ..inline_codes import code_problems
 from ..languages import ANY
 from ..memory import NO_LESSONS, GlossaryEntry, Lessons
-from ..ports import FileReader
+from ..ports import StepIO
 
 MAX_UNIT_CHARS = 300
 """The longest source text one translation unit may have."""
@@ -71,13 +71,12 @@ class BatchState:
     """State shared by the calls of one model response: each unit follows the previous one."""
 
     files: Mapping[str, FileState]
-    reader: FileReader
+    io: StepIO
+    """The step's reads: the files' text and segments, written units (Revise, and Read's list of them)."""
     coverage: dict[str, Spans] = field(default_factory=dict)
     """Coverage including the units proposed earlier in this response."""
     glossary: Sequence[GlossaryEntry] = ()
     """The owner's glossary entries for the session's language pair (quality checks)."""
-    written: Callable[[str], Awaitable[Sequence[UnitWrite]]] | None = None
-    """A file's written units, in source order (Revise, and Read's list of them)."""
     revised: set[tuple[str, int]] = field(default_factory=set)
     """Units revised earlier in this response (each once)."""
     corrections: Sequence[Correction] = ()

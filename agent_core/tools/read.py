@@ -73,7 +73,7 @@ class ReadTool:
             return ToolResult(content=result)
         start, gap_end = gap
         end = min(gap_end, start + args.max_chars)
-        text = await batch.reader.read_text(state.file_id, start, end)
+        text = await batch.io.read_text(state.file_id, start, end)
         later = first_gap(add_span(state.covered, start, gap_end), state.chars)
         result.update(start=start, text=text, more=end < gap_end or later is not None)
         if end == gap_end and gap_end < state.chars:
@@ -88,10 +88,10 @@ def _errors(exc: ValidationError) -> str:
 async def _written(call: ToolCall, file_id: str, from_char: int) -> dict[str, Any]:
     """The written units from `from_char` on, with short excerpts (bounded: WRITTEN_LISTED units)."""
     batch = call.batch
-    units = [u for u in (await batch.written(file_id) if batch.written else []) if u.start >= from_char]
+    units = [u for u in await batch.io.units(file_id) if u.start >= from_char]
     listed = []
     for u in units[:WRITTEN_LISTED]:
-        source = await batch.reader.read_text(file_id, u.start, min(u.end, u.start + 60))
+        source = await batch.io.read_text(file_id, u.start, min(u.end, u.start + 60))
         listed.append({"start": u.start, "end": u.end, "source": snippet(source, 60), "text": snippet(u.text, 60)})
     more = len(units) > WRITTEN_LISTED
     return {"units": listed, "next_from_char": units[WRITTEN_LISTED].start if more else None}

@@ -61,7 +61,7 @@ class ReviseTool:
         state = batch.find(args.file_id)
         if state is None:
             return refuse(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
-        units = await batch.written(state.file_id) if batch.written else []
+        units = await batch.io.units(state.file_id)
         unit = next((u for u in units if u.start == args.start), None)
         if unit is None:
             near = ", ".join(str(u.start) for u in units if abs(u.start - args.start) < 2_000)[:200]
@@ -73,7 +73,7 @@ class ReviseTool:
             return refuse(f"The unit at {unit.start} is already revised in this response; propose it once.")
         if not args.translate_string.strip() or args.translate_string == unit.text:
             return refuse("translate_string is empty or the same as the written text: propose a new text.")
-        source = await batch.reader.read_text(state.file_id, unit.start, unit.end)
+        source = await batch.io.read_text(state.file_id, unit.start, unit.end)
         if refusal := codes_refusal(state, source, args.translate_string):
             return refuse(refusal)
         batch.revised.add((state.file_id, unit.start))

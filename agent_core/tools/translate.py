@@ -27,7 +27,6 @@ from typing import Any, Literal, assert_never
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_ai.tools import ToolDefinition
 
-from ..ahead import untranslated_segments
 from ..copilot import (
     Approve,
     CopilotRequest,
@@ -40,6 +39,7 @@ from ..copilot import (
 )
 from ..document import FileState, add_span, first_gap
 from ..effects import Correction, UnitWrite
+from ..ports import untranslated_segments
 from ..segment import SegmentContext, segment_id, segment_index, segment_names
 from ..tm import TmMatch
 from .base import (
@@ -220,11 +220,11 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
     if gap is None:
         return refuse(f"{state.name} is already completely translated; there is nothing left.")
     start, gap_end = gap
-    at = await batch.reader.segments(state.file_id, start, start + 1)
+    at = await batch.io.segments(state.file_id, start, start + 1)
     next_id = at[0].id if at else None
 
     async def where() -> str:  # where the text goes on, for a rejection (a unit that fits never needs it)
-        ahead = snippet(await batch.reader.read_text(state.file_id, start, min(gap_end, start + 120)))
+        ahead = snippet(await batch.io.read_text(state.file_id, start, min(gap_end, start + 120)))
         named = f"segment {next_id}, " if next_id else ""
         return f"The next untranslated text of {state.name} is {named}at character {start}: «{ahead}»."
 
@@ -234,7 +234,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
             return end
         # The untranslated text may begin with whitespace, and a segment cut by a unit written from its
         # middle may end in it: the unit holds neither.
-        raw = await batch.reader.read_text(state.file_id, start, end)
+        raw = await batch.io.read_text(state.file_id, start, end)
         source, end = raw.strip(), start + len(raw.rstrip())
         lead = len(raw) - len(raw.lstrip())
         if args.src_string is not None and args.src_string.strip() != source:
@@ -247,7 +247,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
                 f"src_string has {len(source)} characters; a unit has at most {MAX_UNIT_CHARS}. "
                 f"Split it at a sentence or line end. {await where()} {LINE_BREAK_NOTE}"
             )
-        actual = await batch.reader.read_text(state.file_id, start, start + len(source))
+        actual = await batch.io.read_text(state.file_id, start, start + len(source))
         if actual != source:
             hint = _mismatch_hint(actual, source, _common_prefix(actual, source))
             return refuse(
@@ -265,7 +265,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
     if isinstance(args.translate_string, str) and (refusal := codes_refusal(state, source, args.translate_string)):
         return refuse(refusal)
     if end > gap_end:
-        tail = await batch.reader.read_text(state.file_id, gap_end, gap_end + 60)
+        tail = await batch.io.read_text(state.file_id, gap_end, gap_end + 60)
         return refuse(
             f"The unit runs into text that is already translated, from character {gap_end} "
             f"(«{snippet(tail, 40)}»). End the unit before it. {await where()}"
@@ -273,7 +273,7 @@ async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
     cover_end = await _whitespace_end(call, state.file_id, end, gap_end)
     batch.coverage[state.file_id] = add_span(covered, start, cover_end)
     first = start + lead
-    covered_segments = await batch.reader.segments(state.file_id, first, end)
+    covered_segments = await batch.io.segments(state.file_id, first, end)
     ids = tuple(s.id for s in covered_segments)
     contexts = tuple(s.context for s in covered_segments if s.context is not None)
     return _Located(
@@ -309,7 +309,7 @@ async def _segments_end(
     limit = gap_end[1] if gap_end else state.chars
     found = {
         s.index: s
-        for s in await untranslated_segments(batch.reader, state.file_id, start, start + MAX_UNIT_CHARS + 1, limit)
+        for s in await untranslated_segments(batch.io, state.file_id, start, start + MAX_UNIT_CHARS + 1, limit)
     }
     first = min(found) if found else None
     if first is None:
@@ -339,7 +339,7 @@ async def _whitespace_end(call: ToolCall, file_id: str, end: int, limit: int) ->
     """`end` moved past the whitespace that follows it, but not beyond `limit`."""
     position = end
     while position < limit:
-        text = await call.batch.reader.read_text(file_id, position, min(limit, position + 256))
+        text = await call.batch.io.read_text(file_id, position, min(limit, position + 256))
         stripped = len(text) - len(text.lstrip())
         position += stripped
         if stripped < len(text) or not text:

@@ -147,7 +147,8 @@ async def test_corrections_are_distilled_once_a_step_and_the_lessons_reach_the_m
     h.runtime.distiller = distiller
     h.script.replies.append(calls(translate(fid, "The tool exports files.", "Le tool exporte.", call_id="a")))
     await h.runtime.step(h.owner, h.session_id, StepInput(user_input="Translate into French"))
-    edited = Refined(tool=ToolRef(name="Translate", call_id="a"), status="refined", translated_string="Le outil exporte.")
+    call = ToolRef(name="Translate", call_id="a")
+    edited = Refined(tool=call, status="refined", translated_string="Le outil exporte.")
     result = (await h.runtime.step(h.owner, h.session_id, StepInput(copilot_responses=[edited]))).result
     assert result.called_model, "the step went on to the model after learning"
     assert distiller.calls == 1, "distilled before the model request, the same lessons stored after the commit"

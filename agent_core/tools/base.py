@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
+from pydantic import BaseModel, ValidationError
 from pydantic_ai.messages import ToolReturnPart
 from pydantic_ai.tools import ToolDefinition
 
@@ -59,6 +60,25 @@ def is_refusal(part: ToolReturnPart) -> bool:
     if part.outcome == "failed":
         return True
     return isinstance(content, dict) and str(content.get("reason", "")).startswith(NOT_REVIEWED)
+
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
+
+
+def parse_args(schema: type[ArgsT], call: ToolCall, needs: str) -> ArgsT | ToolResult:
+    """The call's arguments as `schema` reads them, or the refusal naming the fields that are wrong
+    (`needs`: what the model must give, e.g. "file_id, start and translate_string")."""
+    try:
+        return schema.model_validate(call.args)
+    except ValidationError as exc:
+        fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
+        return refuse(f"Invalid arguments ({fields}): give {needs}.")
+
+
+def file_named(batch: BatchState, name: str) -> FileState | ToolResult:
+    """The file a call names (its handle or id), or the refusal listing the session's files."""
+    state = batch.find(name)
+    return state if state is not None else refuse(f"Unknown file {name!r}. {file_list(batch.files)}")
 
 
 def is_memory_call(call_id: str) -> bool:

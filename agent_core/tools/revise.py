@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import Approve, CopilotRequest, Refined, Reject, ToolRef, Verdict
 from ..effects import Correction, UnitWrite
-from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_list, refuse, snippet
+from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_named, parse_args, refuse, snippet
 from .card import forbidden_refusal, with_findings
 
 DESCRIPTION = """\
@@ -52,15 +52,13 @@ class ReviseTool:
 
     async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Validate the revision; answer a copilot request, or the result once reviewed."""
-        try:
-            args = ReviseArgs.model_validate(call.args)
-        except ValidationError as exc:
-            fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
-            return refuse(f"Invalid arguments ({fields}): give file_id, start and translate_string.")
+        args = parse_args(ReviseArgs, call, "file_id, start and translate_string")
+        if isinstance(args, ToolResult):
+            return args
         batch = call.batch
-        state = batch.find(args.file_id)
-        if state is None:
-            return refuse(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
+        state = file_named(batch, args.file_id)
+        if isinstance(state, ToolResult):
+            return state
         units = await batch.io.units(state.file_id)
         unit = next((u for u in units if u.start == args.start), None)
         if unit is None:

@@ -2,7 +2,8 @@
 repeating text.
 
 A unit names the segments it covers by id (the ids the state note marks); the model never copies the
-source. Rules, each checked here and answered to the model at once (`status: "reject"`, with a reason
+source. Rules, each checked before any human sees the unit (its position: `tools.position`; its
+glossary and codes: `tools.card`) and answered to the model at once (`status: "reject"`, with a reason
 that says where the next untranslated text begins), so a faulty unit never reaches the human: the
 file exists; the first segment is the next untranslated one (in one response, the one right after
 the previous unit); the segments are consecutive; joined, they are at most 300
@@ -21,10 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from itertools import pairwise
 from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import (
@@ -37,27 +37,22 @@ from ..copilot import (
     ToolRef,
     Verdict,
 )
-from ..document import FileState, add_span, first_gap
 from ..effects import Correction, UnitWrite
-from ..ports import untranslated_segments
-from ..segment import SegmentContext, segment_id, segment_index, segment_names
+from ..segment import segment_names
 from ..tm import TmMatch
 from .base import (
     APPROVED,
-    LINE_BREAK_NOTE,
     MAX_UNIT_CHARS,
-    BatchState,
     ToolCall,
     ToolOutcome,
     ToolResult,
-    codes_refusal,
-    file_list,
     is_memory_call,
+    parse_args,
     refuse,
-    snippet,
 )
 from .card import auto_approvable, forbidden_refusal, with_findings
 from .entries import entry_proposal
+from .position import Located, locate
 
 DESCRIPTION = f"""\
 Propose the translation of the next unit of a file; a person reviews every unit.
@@ -131,49 +126,52 @@ class TranslateTool:
 
     async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Validate the unit; answer a copilot request, or the result once reviewed."""
-        try:
-            args = TranslateArgs.model_validate(call.args)
-        except ValidationError as exc:
-            fields = ", ".join(str(e["loc"][0]) for e in exc.errors() if e["loc"])
-            return refuse(f"Invalid arguments ({fields}): give file_id, segments and translate_string.")
-        located = await _locate(call, args)
+        args = parse_args(TranslateArgs, call, "file_id, segments and translate_string")
+        if isinstance(args, ToolResult):
+            return args
+        located = await locate(call.batch, args)
         if isinstance(located, ToolResult):
             return located
-        proposal = entry_proposal(
-            located.contexts, args.translate_string, call.batch.target_language, source=located.source
-        )
-        if isinstance(proposal, str):
-            return refuse(proposal)
-        text, plural = proposal
-        from_memory = is_memory_call(call.call_id)
-        first = located.contexts[0] if located.contexts else None
-        request = CopilotRequest(
-            tool=ToolRef(name=call.name, call_id=call.call_id),
-            file_id=located.file_id,
-            src_string=located.source,
-            translate_string=text,
-            start=located.start,
-            end=located.end,
-            segments=located.segments,
-            origin="memory" if from_memory else "model",
-            match=100 if from_memory else None,
-            context=EntryContext(key=first.key, note=first.note) if first else None,
-            plural=plural,
-        )
-        request = with_findings(request, call.batch, rating=args.rating)
-        if response is None:
-            if plural is not None:
-                return request  # the forms were checked above (categories, locked codes)
-            if refusal := forbidden_refusal(request):
-                return refuse(refusal)
-            if auto_approvable(request, call.batch):
-                approved = _result(
-                    request, Approve(tool=request.tool, status="approve"), end=located.end, cover_end=located.cover_end
-                )
-                units = [replace(u, auto=True) for u in approved.units]
-                return replace(approved, units=units, reviewed=False)
+        request = _card(call, args, located)
+        if isinstance(request, ToolResult):
             return request
-        return _result(request, response, end=located.end, cover_end=located.cover_end)
+        if response is not None:
+            return _result(request, response, located)
+        if request.plural is not None:
+            return request  # the forms were checked with the card (categories, locked codes)
+        if refusal := forbidden_refusal(request):
+            return refuse(refusal)
+        if auto_approvable(request, call.batch):  # the session's routing approves it: written, unreviewed
+            approved = _result(request, Approve(tool=request.tool, status="approve"), located)
+            return replace(approved, units=[replace(u, auto=True) for u in approved.units], reviewed=False)
+        return request
+
+
+def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotRequest | ToolResult:
+    """The copilot request the reviewer sees: the unit's source and proposal (a plural entry's forms
+    checked against its categories), its entry's context, QA warnings, glossary hits and estimate."""
+    proposal = entry_proposal(
+        located.contexts, args.translate_string, call.batch.target_language, source=located.source
+    )
+    if isinstance(proposal, str):
+        return refuse(proposal)
+    text, plural = proposal
+    from_memory = is_memory_call(call.call_id)
+    first = located.contexts[0] if located.contexts else None
+    request = CopilotRequest(
+        tool=ToolRef(name=call.name, call_id=call.call_id),
+        file_id=located.file_id,
+        src_string=located.source,
+        translate_string=text,
+        start=located.start,
+        end=located.end,
+        segments=located.segments,
+        origin="memory" if from_memory else "model",
+        match=100 if from_memory else None,
+        context=EntryContext(key=first.key, note=first.note) if first else None,
+        plural=plural,
+    )
+    return with_findings(request, call.batch, rating=args.rating)
 
 
 async def with_references(
@@ -194,177 +192,6 @@ def _diff(match: TmMatch) -> tuple[tuple[Literal["equal", "delete", "insert"], s
     return tuple((part.op, part.text) for part in match.diff)
 
 
-class _Located(BaseModel):
-    """Where a valid unit lies: its file, source span, segments and the coverage it adds."""
-
-    file_id: str
-    start: int
-    end: int
-    cover_end: int
-    source: str
-    segments: tuple[str, ...]
-    contexts: tuple[SegmentContext, ...] = ()
-    """The context of each segment the unit covers, in a resource file (else none)."""
-
-
-async def _locate(call: ToolCall, args: TranslateArgs) -> _Located | ToolResult:
-    """The unit's place in its file, or the rejection the model is told."""
-    batch = call.batch
-    state = batch.find(args.file_id)
-    if state is None:
-        return refuse(f"Unknown file {args.file_id!r}. {file_list(batch.files)}")
-    if isinstance(args.translate_string, str) and not args.translate_string.strip():
-        return refuse("translate_string is empty: give your translation of the segments.")
-    covered = batch.covered(state.file_id)
-    gap = first_gap(covered, state.chars)
-    if gap is None:
-        return refuse(f"{state.name} is already completely translated; there is nothing left.")
-    start, gap_end = gap
-    at = await batch.io.segments(state.file_id, start, start + 1)
-    next_id = at[0].id if at else None
-
-    async def where() -> str:  # where the text goes on, for a rejection (a unit that fits never needs it)
-        ahead = snippet(await batch.io.read_text(state.file_id, start, min(gap_end, start + 120)))
-        named = f"segment {next_id}, " if next_id else ""
-        return f"The next untranslated text of {state.name} is {named}at character {start}: «{ahead}»."
-
-    if args.segments:
-        end = await _segments_end(batch, state, args.segments, start, where)
-        if isinstance(end, ToolResult):
-            return end
-        # The untranslated text may begin with whitespace, and a segment cut by a unit written from its
-        # middle may end in it: the unit holds neither.
-        raw = await batch.io.read_text(state.file_id, start, end)
-        source, end = raw.strip(), start + len(raw.rstrip())
-        lead = len(raw) - len(raw.lstrip())
-        if args.src_string is not None and args.src_string.strip() != source:
-            hint = _mismatch_hint(source, args.src_string.strip(), _common_prefix(source, args.src_string.strip()))
-            return refuse(f"src_string is not the source of segments {', '.join(args.segments)}. {hint}{await where()}")
-    elif args.src_string is not None and args.src_string.strip():
-        source = args.src_string.strip()
-        if len(source) > MAX_UNIT_CHARS:
-            return refuse(
-                f"src_string has {len(source)} characters; a unit has at most {MAX_UNIT_CHARS}. "
-                f"Split it at a sentence or line end. {await where()} {LINE_BREAK_NOTE}"
-            )
-        actual = await batch.io.read_text(state.file_id, start, start + len(source))
-        if actual != source:
-            hint = _mismatch_hint(actual, source, _common_prefix(actual, source))
-            return refuse(
-                f"src_string does not begin at the next untranslated text. {hint}{await where()} {LINE_BREAK_NOTE}"
-            )
-        end, lead = start + len(source), 0
-    else:
-        return refuse(f"Name the unit's segments: give segments, their ids. {await where()}")
-    if state.name.lower().endswith((".xlf", ".xliff")) and "\n\n" in source:
-        # An XLIFF file's segments are joined by a blank line: a unit lies inside one segment.
-        return refuse(
-            "In an XLIFF file a unit is one segment (segments are separated by a blank line); "
-            f"end the unit before character {start + source.index(chr(10) * 2)}. {await where()}"
-        )
-    if isinstance(args.translate_string, str) and (refusal := codes_refusal(state, source, args.translate_string)):
-        return refuse(refusal)
-    if end > gap_end:
-        tail = await batch.io.read_text(state.file_id, gap_end, gap_end + 60)
-        return refuse(
-            f"The unit runs into text that is already translated, from character {gap_end} "
-            f"(«{snippet(tail, 40)}»). End the unit before it. {await where()}"
-        )
-    cover_end = await _whitespace_end(call, state.file_id, end, gap_end)
-    batch.coverage[state.file_id] = add_span(covered, start, cover_end)
-    first = start + lead
-    covered_segments = await batch.io.segments(state.file_id, first, end)
-    ids = tuple(s.id for s in covered_segments)
-    contexts = tuple(s.context for s in covered_segments if s.context is not None)
-    return _Located(
-        file_id=state.file_id,
-        start=first,
-        end=end,
-        cover_end=cover_end,
-        source=source,
-        segments=ids,
-        contexts=contexts,
-    )
-
-
-async def _segments_end(
-    batch: BatchState, state: FileState, names: list[str], start: int, where: Any
-) -> int | ToolResult:
-    """Where the unit the segment ids name ends, or the rejection: the first must be the segment the
-    untranslated text begins in, the others the ones after it, within the unit cap."""
-    indexes = [segment_index(name) for name in names]
-    if None in indexes:
-        unknown = names[indexes.index(None)]
-        return refuse(
-            f"{unknown!r} is not a segment id: ids are s1, s2, … as the next text marks them (⟦s12⟧). {await where()}"
-        )
-    wanted = [i for i in indexes if i is not None]
-    for a, b in pairwise(wanted):
-        if b != a + 1:
-            return refuse(
-                f"The segments of a unit are consecutive: {segment_id(a)} is followed by {segment_id(a + 1)}, "
-                f"not {segment_id(b)}. {await where()}"
-            )
-    gap_end = first_gap(batch.covered(state.file_id), state.chars)
-    limit = gap_end[1] if gap_end else state.chars
-    found = {
-        s.index: s
-        for s in await untranslated_segments(batch.io, state.file_id, start, start + MAX_UNIT_CHARS + 1, limit)
-    }
-    first = min(found) if found else None
-    if first is None:
-        return refuse(f"{state.name} has no segment there; give src_string. {await where()}")
-    if wanted[0] != first:
-        done = "is translated already" if wanted[0] < first else f"would skip {segment_id(first)}"
-        return refuse(
-            f"A unit begins at the next untranslated segment; {segment_id(wanted[0])} {done}. {await where()}"
-        )
-    # A locked segment is written at upload; one still untranslated (the upload kept nothing verbatim)
-    # is translated as any other.
-    if len(wanted) == 1 and found[first].end - start > MAX_UNIT_CHARS:
-        return refuse(
-            f"Segment {segment_id(first)} has {found[first].end - start} characters, more than a unit holds: give "
-            f"its first part as src_string (at most {MAX_UNIT_CHARS} characters, ending at a line end). {await where()}"
-        )
-    end = found[wanted[-1]].end if wanted[-1] in found else start + MAX_UNIT_CHARS + 1
-    if end - start > MAX_UNIT_CHARS:
-        return refuse(
-            f"Joined, segments {segment_id(wanted[0])} to {segment_id(wanted[-1])} have more than {MAX_UNIT_CHARS} "
-            f"characters; a unit has at most {MAX_UNIT_CHARS}: name fewer. {await where()}"
-        )
-    return end
-
-
-async def _whitespace_end(call: ToolCall, file_id: str, end: int, limit: int) -> int:
-    """`end` moved past the whitespace that follows it, but not beyond `limit`."""
-    position = end
-    while position < limit:
-        text = await call.batch.io.read_text(file_id, position, min(limit, position + 256))
-        stripped = len(text) - len(text.lstrip())
-        position += stripped
-        if stripped < len(text) or not text:
-            break
-    return min(position, limit)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def _mismatch_hint(actual: str, src: str, common: int) -> str:
-    if common == 0:
-        return "Its first characters differ from the source there. "
-    return (
-        f"The first {common} characters match, then the source has «{snippet(actual[common : common + 20], 30)}» "
-        f"where src_string has «{snippet(src[common : common + 20], 30)}» (check spaces and line breaks). "
-    )
-
-
 def _approved(final: str, proposal: str, reason: str | None, origin: str) -> str | dict[str, str]:
     content = {"status": "approve"}
     if origin == "memory":
@@ -376,77 +203,61 @@ def _approved(final: str, proposal: str, reason: str | None, origin: str) -> str
     return APPROVED if content == {"status": "approve"} else content
 
 
-def _result(
-    request: CopilotRequest,
-    response: Verdict,
-    *,
-    end: int,
-    cover_end: int,
-) -> ToolResult:
+def _result(request: CopilotRequest, response: Verdict, located: Located) -> ToolResult:
     """The reviewed unit: the model's answer, the unit to write, the correction to remember."""
-    call_id = request.tool.call_id
-
-    def write(text: str, status: Literal["approve", "refined"]) -> UnitWrite:
-        return UnitWrite(
-            file_id=request.file_id,
-            start=request.start,
-            end=end,
-            cover_end=cover_end,
-            text=text,
-            call_id=call_id,
-            status=status,
-            origin=request.origin,
-            estimate=request.estimate,
-        )
-
     match response:
         case Approve():
             final = response.translated_string or request.proposal_text
             return ToolResult(
                 # Approved as proposed: the call's own translate_string is the final text, not repeated.
                 content=_approved(final, request.proposal_text, response.reason, request.origin),
-                units=[write(final, "approve")],
+                units=[_unit(request, located, final, "approve")],
                 reviewed=True,
             )
         case Refined():
             final = response.translated_string
-            correction = Correction(
-                file_id=request.file_id,
-                status="refined",
-                source=request.src_string,
-                proposal=request.proposal_text,
-                final=final,
-                reason=response.reason,
-                start=request.start,
-                issue=response.issue,
-            )
+            content = {"translated_string": final, "status": "refined", "reason": response.reason}
             return ToolResult(
-                content={
-                    "translated_string": final,
-                    "status": "refined",
-                    "reason": response.reason,
-                    "origin": request.origin,
-                },
-                units=[write(final, "refined")],
-                corrections=[correction],
+                content={**content, "origin": request.origin},
+                units=[_unit(request, located, final, "refined")],
+                corrections=[_correction(request, response, final)],
                 reviewed=True,
             )
         case Reject():
-            correction = Correction(
-                file_id=request.file_id,
-                status="reject",
-                source=request.src_string,
-                proposal=request.proposal_text,
-                final=None,
-                reason=response.reason,
-                start=request.start,
-                issue=response.issue,
-            )
             reason = response.reason or "The reviewer rejected this translation."
             return ToolResult(
                 content={"translated_string": "", "status": "reject", "reason": reason},
-                corrections=[correction],
+                corrections=[_correction(request, response, None)],
                 reviewed=True,
             )
         case _:
             assert_never(response)
+
+
+def _unit(request: CopilotRequest, located: Located, text: str, status: Literal["approve", "refined"]) -> UnitWrite:
+    """The unit written with the reviewed text (its coverage runs on over the whitespace after it)."""
+    return UnitWrite(
+        file_id=request.file_id,
+        start=request.start,
+        end=located.end,
+        cover_end=located.cover_end,
+        text=text,
+        call_id=request.tool.call_id,
+        status=status,
+        origin=request.origin,
+        estimate=request.estimate,
+    )
+
+
+def _correction(request: CopilotRequest, response: Refined | Reject, final: str | None) -> Correction:
+    """The reviewer's edit (`final`) or rejection (None), for the owner's memory."""
+    return Correction(
+        file_id=request.file_id,
+        status="refined" if final is not None else "reject",
+        source=request.src_string,
+        proposal=request.proposal_text,
+        final=final,
+        reason=response.reason,
+        start=request.start,
+        issue=response.issue,
+    )

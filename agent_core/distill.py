@@ -70,9 +70,7 @@ class Distiller(Protocol):
 
 def distiller_for(model: Model) -> Distiller | None:
     """The rules for the offline `pseudo` model (it calls no Remember); None for a real model."""
-    from .pseudo import PseudoModel
-
-    return RuleDistiller() if isinstance(model, PseudoModel) else None
+    return RuleDistiller() if model.system == "pseudo" else None
 
 
 class RuleDistiller:

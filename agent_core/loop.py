@@ -258,10 +258,6 @@ class AgentLoop:
         self._files = before
         return None
 
-    async def pending_copilot_requests(self) -> list[CopilotRequest]:
-        """The reviews the pending calls need now, given the verdicts already recorded (no model request)."""
-        return (await self.pending_and_decided())[0]
-
     async def pending_and_decided(self) -> tuple[list[CopilotRequest], list[UnitWrite]]:
         """The reviews the pending calls need now, and the units their recorded verdicts (or the session's
         routing) will write when the batch's last review is answered (no model request, nothing written)."""

@@ -1,7 +1,8 @@
 """When a session stops asking the model: its latest responses made no progress.
 
 A model whose proposals the tools keep refusing (rule-breaking units: a wrong segment, a bad
-argument) would be asked again forever, each request billed. After `MAX_REFUSED_RESPONSES` model
+argument), or whose calls keep failing (an unknown tool), would be asked again forever, each request
+billed. After `MAX_REFUSED_RESPONSES` model
 responses in a row whose every proposal was refused (none reached the reviewer, none was written),
 the step answers the user with `STALLED` instead, and the session asks the model nothing more until a
 person acts: new input (it ends the run of refusals in the history), or a change of the session's
@@ -26,9 +27,9 @@ STALLED = (
 
 
 def refused_in_a_row(messages: Sequence[ModelMessage]) -> int:
-    """How many of the latest model responses had every proposal refused, back to the user's latest
-    input or the latest response that made progress (a proposal reviewed, written or still pending).
-    Responses that propose nothing (a Read) neither count nor end the run."""
+    """How many of the latest model responses had every proposal refused and every other call fail, back
+    to the user's latest input or the latest response that made progress (a proposal reviewed, written
+    or still pending). Responses whose calls only ran (a Read) neither count nor end the run."""
     returns: dict[str, ToolReturnPart] = {}
     count = 0
     for message in reversed(messages):
@@ -39,14 +40,20 @@ def refused_in_a_row(messages: Sequence[ModelMessage]) -> int:
             continue
         if not isinstance(message, ModelResponse):
             continue
-        proposals = [c for c in message.tool_calls if c.tool_name in PROPOSING_TOOLS]
         if not message.tool_calls:
             break  # the model answered in words: the user's turn
-        if not proposals:
+        # Proposals, and calls that failed whatever their tool (an unknown tool, arguments cut off).
+        tried = [
+            c
+            for c in message.tool_calls
+            if c.tool_name in PROPOSING_TOOLS
+            or (c.tool_call_id in returns and returns[c.tool_call_id].outcome == "failed")
+        ]
+        if not tried:
             continue
-        if any(is_memory_call(c.tool_call_id) for c in proposals):
+        if any(is_memory_call(c.tool_call_id) for c in tried):
             break
-        if not all(c.tool_call_id in returns and is_refusal(returns[c.tool_call_id]) for c in proposals):
+        if not all(c.tool_call_id in returns and is_refusal(returns[c.tool_call_id]) for c in tried):
             break
         count += 1
     return count

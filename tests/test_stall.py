@@ -11,7 +11,7 @@ from typing import Any
 import boto3
 import pytest
 from fastapi.testclient import TestClient
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from agent_core.stall import MAX_REFUSED_RESPONSES, STALLED, refused_in_a_row
@@ -105,12 +105,25 @@ def test_a_reviewed_or_pending_proposal_ends_the_run_of_refusals() -> None:
     reviewed = {"status": "reject", "reason": "Too literal."}
 
     def exchange(n: int, content: object) -> list[ModelMessage]:
-        from pydantic_ai.messages import ModelRequest, ToolReturnPart
-
         call = ToolCallPart("Translate", {"file_id": "f1"}, tool_call_id=f"c{n}")
-        return [ModelResponse(parts=[call]), ModelRequest(parts=[ToolReturnPart("Translate", content, tool_call_id=f"c{n}")])]
+        return [
+            ModelResponse(parts=[call]),
+            ModelRequest(parts=[ToolReturnPart("Translate", content, tool_call_id=f"c{n}")]),
+        ]
 
     runs = [*exchange(1, refused), *exchange(2, reviewed), *exchange(3, refused), *exchange(4, refused)]
     assert refused_in_a_row(runs) == 2, "the reviewer's rejection is progress: the run starts after it"
     pending = [*runs, ModelResponse(parts=[ToolCallPart("Translate", {}, tool_call_id="c5")])]
     assert refused_in_a_row(pending) == 0
+    unknown = [
+        ModelResponse(parts=[ToolCallPart("translate", {}, tool_call_id="c6")]),
+        ModelRequest(
+            parts=[ToolReturnPart("translate", "Unknown tool 'translate'.", tool_call_id="c6", outcome="failed")]
+        ),
+    ]
+    assert refused_in_a_row([*runs, *unknown]) == 3, "a call that fails counts as a refused proposal"
+    read = [
+        ModelResponse(parts=[ToolCallPart("Read", {}, tool_call_id="c7")]),
+        ModelRequest(parts=[ToolReturnPart("Read", {"text": "…"}, tool_call_id="c7")]),
+    ]
+    assert refused_in_a_row([*runs, *read]) == 2, "a Read neither counts nor ends the run"

@@ -196,13 +196,36 @@ class AgentRuntime:
         if request.user_input is None and not calls_pending and not request.resume and stalled(loop.context.messages):
             return self._stopped(snapshot, languages)
         verdicts = _accept(loop.context, loaded.snapshot, request)
-        result = await self._advance(loop, verdicts, request)
+        advanced = await loop.next()
+        try:
+            return await self._prepared(loop, snapshot, request, languages, verdicts, advanced, calls_pending)
+        except Exception:  # the model request is billed all the same
+            if advanced.called_model:
+                await self._spent_anyway(snapshot.token, _telemetry(advanced, self.models.price(snapshot.model)))
+            raise
+
+    async def _prepared(
+        self,
+        loop: AgentLoop,
+        snapshot: SessionSnapshot,
+        request: StepInput,
+        languages: str,
+        verdicts: Sequence[Verdict],
+        advanced: StepResult,
+        calls_pending: bool,
+    ) -> PreparedStep:
+        """The advanced loop's effects and answer; the verdicts must each have answered a review it executed."""
+        for verdict in verdicts:
+            if verdict.tool.call_id not in advanced.reviewed:
+                raise ReviewMismatchError(f"No pending review has callId {verdict.tool.call_id!r}; reload the session.")
+        # The step's messages include the user's input it committed, not only the model's answer.
+        result = replace(advanced, messages=loop.context.new_messages)
         if result.called_model and stalled(loop.context.messages):
             result = replace(result, actor="user", notice=STALLED, stalled=True)
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
         files = files_after(snapshot.files, result.units)
-        effects = _effects(snapshot, files, loop.context, result, verdicts, self.models.price(snapshot.model))
+        effects = _effects(snapshot, files, loop.context, result, list(verdicts), self.models.price(snapshot.model))
         # What nobody reviewed (approved by the session's routing) is not remembered as the owner's.
         entries, added = await loop.io.admit([u for u in [*result.units, *result.revisions] if not u.auto])
         if entries:
@@ -336,15 +359,6 @@ class AgentRuntime:
                 raise NotFoundError(f"No session {session_id}.")
         return _Loaded(snapshot=snapshot, memory=memory)
 
-    async def _advance(self, loop: AgentLoop, verdicts: Sequence[Verdict], request: StepInput) -> StepResult:
-        """One `AgentLoop.next()`; the verdicts must each have answered a review it executed."""
-        result = await loop.next()
-        for verdict in verdicts:
-            if verdict.tool.call_id not in result.reviewed:
-                raise ReviewMismatchError(f"No pending review has callId {verdict.tool.call_id!r}; reload the session.")
-        # The step's messages include the user's input it committed, not only the model's answer.
-        return replace(result, messages=loop.context.new_messages)
-
     def _loop(
         self, loaded: _Loaded, languages: str, time_left: Callable[[], float] | None, on_delta: DeltaSink | None = None
     ) -> AgentLoop:
@@ -466,7 +480,6 @@ def _effects(
 ) -> StepEffects:
     coverage = {f.file_id: f.covered for f in files}
     touched = {u.file_id for u in result.units}
-    usage = result.usage
     inputs = context.user_inputs
     return StepEffects(
         messages=context.new_messages,
@@ -478,13 +491,19 @@ def _effects(
         coverage={fid: coverage[fid] for fid in touched},
         user_inputs=inputs if list(inputs) != list(snapshot.user_inputs) else None,
         queued_inputs=[] if context.queue_delivered else None,
-        telemetry=Telemetry(
-            steps=1,
-            model_requests=int(result.called_model),
-            input_tokens=usage.input_tokens if usage else 0,
-            output_tokens=usage.output_tokens if usage else 0,
-            model_ms=result.model_ms,
-            cached_tokens=usage.cache_read_tokens if usage else 0,
-            cost_micro_usd=round(price.cost(usage.input_tokens, usage.output_tokens) * 1e6) if usage and price else 0,
-        ),
+        telemetry=_telemetry(result, price),
+    )
+
+
+def _telemetry(result: StepResult, price: Price | None) -> Telemetry:
+    """What the step cost: its model request's usage, at its model's price."""
+    usage = result.usage
+    return Telemetry(
+        steps=1,
+        model_requests=int(result.called_model),
+        input_tokens=usage.input_tokens if usage else 0,
+        output_tokens=usage.output_tokens if usage else 0,
+        model_ms=result.model_ms,
+        cached_tokens=usage.cache_read_tokens if usage else 0,
+        cost_micro_usd=round(price.cost(usage.input_tokens, usage.output_tokens) * 1e6) if usage and price else 0,
     )

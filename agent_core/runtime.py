@@ -197,12 +197,7 @@ class AgentRuntime:
             return self._stopped(snapshot, languages)
         verdicts = _accept(loop.context, loaded.snapshot, request)
         advanced = await loop.next()
-        try:
-            return await self._prepared(loop, snapshot, request, languages, verdicts, advanced, calls_pending)
-        except Exception:  # the model request is billed all the same
-            if advanced.called_model:
-                await self._spent_anyway(snapshot.token, _telemetry(advanced, self.models.price(snapshot.model)))
-            raise
+        return await self._prepared(loop, snapshot, request, languages, verdicts, advanced, calls_pending)
 
     async def _prepared(
         self,
@@ -283,11 +278,12 @@ class AgentRuntime:
             return
         try:
             await self.store.commit(token, effects, answer=answer)
-        except Exception as exc:
+        except ConflictError:
+            if prepared.outcome.result.called_model:  # another step committed first: this one's request is billed
+                await self._spent_anyway(token, effects.telemetry)
+            raise
+        except TooLargeError as exc:
             if not prepared.outcome.result.called_model:
-                raise
-            await self._spent_anyway(token, effects.telemetry)
-            if not isinstance(exc, TooLargeError):
                 raise
             detail = str(exc).split(";", 1)[0]  # the store's words without its advice to the caller
             raise ModelAnswerTooLargeError(detail, batch_chars=self.batch_chars) from exc
@@ -305,9 +301,9 @@ class AgentRuntime:
             )
 
     async def _spent_anyway(self, token: StepToken, spent: Telemetry) -> None:
-        """A step whose commit failed (another step committed first, the store refused it) still paid for
-        its model request: that is added to the session's spending, so a budget counts what the provider
-        billed. Best effort: the commit's own error is the answer."""
+        """A step that lost its commit (another step of the session committed first) still paid for its
+        model request: that is added to the session's spending, so a budget counts what the provider
+        billed under parallel steps. Best effort: the commit's own error is the answer."""
         if token.version == 0:
             return  # the session was never created: there is nothing to count against
         try:

@@ -1,0 +1,65 @@
+"""Records say what happened, through the HTTP routes on both backends: an Idempotency-Key keeps every
+answer of "approve all shown" (none approved included), the audit trail's events each carry their own
+text, reason and actor in order, and a changed auto-approval threshold leaves the shown cards pending."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic_ai.messages import ModelResponse
+
+from storage.interface import Storage
+from tests.conftest import make_backend
+from tests.helpers import AsyncApi, Script, services_for, translate_ids
+
+DOC = "Open the file.\n\nSend the letter now.\n\nSave the page before you close it.\n"
+GOOD = {
+    "s1": "Ouvrez le fichier.",
+    "s2": "Envoyez la lettre maintenant.",
+    "s3": "Enregistrez la page avant de la fermer.",
+}
+TASK = "Translate doc.md into French."
+
+
+@pytest.fixture(params=["sqlite", "dynamodb"])
+def backend(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[Storage]:
+    if request.param == "dynamodb":
+        request.getfixturevalue("moto_table")
+    storage = make_backend(request.param, tmp_path)
+    assert isinstance(storage, Storage)
+    yield storage
+
+
+def batch(texts: dict[str, str], **more: dict[str, Any]) -> ModelResponse:
+    """One response proposing each segment's text (`more`: extra arguments by segment)."""
+    return ModelResponse(
+        parts=[translate_ids("f1", [s], text, call_id=f"c_{s}", **more.get(s, {})) for s, text in texts.items()]
+    )
+
+
+async def test_an_approve_all_that_approved_nothing_keeps_its_answer_for_the_key(backend: Storage) -> None:
+    script = Script()
+    api = AsyncApi(services_for(backend, model=script.model))
+    sid, fid = await api.start(DOC)
+    path = f"/api/sessions/{sid}/files/{fid}/approve"
+    # Nothing is shown yet: the first call approves nothing, and its answer is kept for the key.
+    first = await api.client.post(path, json={"filter": {}}, headers={"Idempotency-Key": "look-1"})
+    assert first.status_code == 200 and (first.json()["approved"], first.json()["skipped"]) == (0, 0)
+    script.replies = [batch(GOOD)]
+    await api.next(sid, userInput=TASK)
+    shown = (await api.ok("GET", f"/api/sessions/{sid}"))["pendingCopilotRequests"]
+    assert len(shown) == 3
+    # The same key again, once proposals exist the reviewer never saw: the first answer, nothing approved.
+    again = await api.client.post(path, json={"filter": {}}, headers={"Idempotency-Key": "look-1"})
+    assert again.status_code == 200 and again.json() == first.json()
+    assert again.headers.get("idempotent-replayed") == "true"
+    assert len((await api.ok("GET", f"/api/sessions/{sid}"))["pendingCopilotRequests"]) == 3
+    segments = (await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments"))["segments"]
+    assert {s["status"] for s in segments} == {"pending"}
+    # The same key with another body is refused; a new key approves what is shown now.
+    other = await api.client.post(path, json={"filter": {"q": "letter"}}, headers={"Idempotency-Key": "look-1"})
+    assert other.status_code == 422
+    fresh = await api.client.post(path, json={"filter": {}}, headers={"Idempotency-Key": "look-2"})
+    assert fresh.status_code == 200 and fresh.json()["approved"] == 3

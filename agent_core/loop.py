@@ -157,7 +157,7 @@ class AgentLoop:
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
         if pending := self.context.unprocessed_tool_calls():
-            executed = await self._execute_pending(pending)
+            executed = await self._execute_pending(pending, self._pending_threshold())
             if executed.actor == "user" or not self._time_for_model():
                 return executed
             if (executed.corrections or executed.lessons) and self.options.lessons:
@@ -181,8 +181,9 @@ class AgentLoop:
         files = self._files_after(executed.units if executed else ())
         recalled = await self._recall(files)
         if recalled is not None:  # the translation memory proposes the next units: no model request
+            recalled = _stamped(recalled, self._auto_approve)
             self.context.add_messages([recalled])
-            shown = await self._execute_pending(list(recalled.tool_calls))
+            shown = await self._execute_pending(list(recalled.tool_calls), self._auto_approve)
             result = replace(shown, messages=[recalled, *shown.messages], reviewed=frozenset())
         else:
             options = self.options
@@ -194,7 +195,7 @@ class AgentLoop:
             if options.budget is not None:
                 options.budget(request, state)
             started = time.perf_counter()
-            response = _unique_call_ids(await self._request_model(request))
+            response = _stamped(_unique_call_ids(await self._request_model(request)), self._auto_approve)
             elapsed = int((time.perf_counter() - started) * 1000)
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"
@@ -203,7 +204,7 @@ class AgentLoop:
                 result = replace(result, notice=EMPTY_ANSWER)
             if response.tool_calls:  # the proposals' reviews go out with this answer: no second request
                 self._files = {f.file_id: f for f in files}
-                shown = await self._execute_pending(list(response.tool_calls))
+                shown = await self._execute_pending(list(response.tool_calls), self._auto_approve)
                 result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset(), called_model=True)
                 result = replace(result, finish_reason=response.finish_reason)
             result = replace(result, usage=response.usage, model_ms=elapsed)
@@ -232,7 +233,7 @@ class AgentLoop:
             return None
         before = self._files
         self._files = {f.file_id: f for f in files}  # the units this step wrote come first
-        tried = await self._execute(list(recalled.tool_calls))
+        tried = await self._execute(list(recalled.tool_calls), self._auto_approve)
         if tried.requests or tried.units:
             return recalled
         self._files = before
@@ -255,11 +256,19 @@ class AgentLoop:
         pending = self.context.unprocessed_tool_calls()
         if not pending:
             return [], []
-        executed = await self._execute(pending)
+        executed = await self._execute(pending, self._pending_threshold())
         return executed.requests, executed.units
 
-    async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
-        executed = await self._execute(pending)
+    def _pending_threshold(self) -> int | None:
+        """The auto-approval threshold of the pending batch: the one in force when it was proposed, so a
+        change of the session's threshold applies to later proposals only (the shown cards stay cards)."""
+        for message in reversed(self.context.messages):
+            if isinstance(message, ModelResponse):
+                return _threshold_of(message, self._auto_approve)
+        return self._auto_approve
+
+    async def _execute_pending(self, pending: list[ToolCallPart], threshold: int | None) -> StepResult:
+        executed = await self._execute(pending, threshold)
         reviewed = frozenset(executed.reviewed)
         if executed.requests:
             # Returns are committed only when every pending call can finish without the human.
@@ -269,8 +278,9 @@ class AgentLoop:
         result = self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
         return replace(result, revisions=executed.revisions, reviewed=reviewed, lessons=executed.lessons)
 
-    async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
-        """Run each call in order; units of one response follow each other (shared batch)."""
+    async def _execute(self, calls: list[ToolCallPart], threshold: int | None) -> _Executed:
+        """Run each call in order; units of one response follow each other (shared batch); `threshold` is
+        the batch's auto-approval threshold."""
         batch = BatchState(
             files=self._files,
             reader=self._reader,
@@ -278,7 +288,7 @@ class AgentLoop:
             written=self.options.written,
             corrections=self._corrections,
             languages=self._languages,
-            auto_approve=self._auto_approve,
+            auto_approve=threshold,
             target_language=self._target_language,
         )
         executed = _Executed(batch=batch)
@@ -374,6 +384,25 @@ class AgentLoop:
             corrections=corrections,
             called_model=called,
         )
+
+
+AUTO_APPROVE_KEY = "autoApprove"
+"""Where a batch's response keeps the auto-approval threshold it was proposed under (its `metadata`,
+which is stored with the message and never sent to the model)."""
+
+
+def _stamped(response: ModelResponse, threshold: int | None) -> ModelResponse:
+    """The response with the threshold its proposals are routed by (see `AgentLoop._pending_threshold`)."""
+    return replace(response, metadata={**(response.metadata or {}), AUTO_APPROVE_KEY: threshold})
+
+
+def _threshold_of(response: ModelResponse, default: int | None) -> int | None:
+    """The threshold the response was stamped with; `default` for one made without (not by this loop)."""
+    metadata = response.metadata or {}
+    if AUTO_APPROVE_KEY not in metadata:
+        return default
+    value = metadata[AUTO_APPROVE_KEY]
+    return value if isinstance(value, int) else None
 
 
 def _unique_call_ids(response: ModelResponse) -> ModelResponse:

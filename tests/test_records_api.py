@@ -63,3 +63,52 @@ async def test_an_approve_all_that_approved_nothing_keeps_its_answer_for_the_key
     assert other.status_code == 422
     fresh = await api.client.post(path, json={"filter": {}}, headers={"Idempotency-Key": "look-2"})
     assert fresh.status_code == 200 and fresh.json()["approved"] == 3
+
+
+async def test_a_new_threshold_leaves_the_shown_cards_pending_and_routes_later_proposals(backend: Storage) -> None:
+    script = Script()
+    api = AsyncApi(services_for(backend, model=script.model))
+    sid, fid = await api.start(DOC)
+    script.replies = [batch({"s1": GOOD["s1"], "s2": GOOD["s2"]})]
+    await api.next(sid, userInput=TASK)
+    shown = (await api.ok("GET", f"/api/sessions/{sid}"))["pendingCopilotRequests"]
+    assert [(r["segments"], r["estimate"]) for r in shown] == [(["s1"], 90), (["s2"], 90)]
+    view = await api.ok("PATCH", f"/api/sessions/{sid}", {"autoApprove": {"minEstimate": 50}})
+    assert view["autoApprove"] == {"minEstimate": 50}
+    assert [r["tool"] for r in view["pendingCopilotRequests"]] == [r["tool"] for r in shown], "still cards"
+    segments = (await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments"))["segments"]
+    assert [(s["id"], s["status"], s["auto"]) for s in segments] == [
+        ("s1", "pending", False),
+        ("s2", "pending", False),
+        ("s3", "untranslated", False),
+    ]
+    # A person decides the shown cards; the next proposal is routed by the new threshold.
+    script.replies = [batch({"s3": GOOD["s3"]})]
+    verdicts = [{"tool": r["tool"], "status": "approve"} for r in shown]
+    await api.next(sid, copilotResponses=verdicts)
+    segments = (await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments"))["segments"]
+    assert [(s["id"], s["status"], s["auto"]) for s in segments] == [
+        ("s1", "approved", False),
+        ("s2", "approved", False),
+        ("s3", "approved", True),
+    ]
+
+
+async def test_turning_auto_approval_off_keeps_the_batchs_routing(backend: Storage) -> None:
+    script = Script()
+    api = AsyncApi(services_for(backend, model=script.model))
+    sid = (await api.ok("POST", "/api/sessions", {"autoApprove": {"minEstimate": 80}}))["id"]
+    fid = (await api.ok("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": DOC}))["fileId"]
+    script.replies = [batch(GOOD, s2={"rating": 60})]
+    await api.next(sid, userInput=TASK)
+    [card] = (await api.ok("GET", f"/api/sessions/{sid}"))["pendingCopilotRequests"]
+    assert card["segments"] == ["s2"]
+    view = await api.ok("PATCH", f"/api/sessions/{sid}", {"autoApprove": None})
+    assert [r["tool"] for r in view["pendingCopilotRequests"]] == [card["tool"]], "no card appears"
+    await api.next(sid, copilotResponses=[{"tool": card["tool"], "status": "approve"}])
+    segments = (await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments"))["segments"]
+    assert [(s["id"], s["status"], s["auto"]) for s in segments] == [
+        ("s1", "approved", True),
+        ("s2", "approved", False),
+        ("s3", "approved", True),
+    ]

@@ -229,7 +229,7 @@ def _capped(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         least = MAX_UNIT_CHARS // 3
         clauses = (m.end() for m in _CLAUSE_END.finditer(window) if m.end() > least)
         spaces = [m.end() for m in re.finditer(r"\s+", window) if not inside(start + m.start())]
-        span_ends = [e - start for e in ends if start < e <= limit]
+        span_ends = [e - start for e in ends[bisect.bisect_right(ends, start) : bisect.bisect_right(ends, limit)]]
         cut = (
             max((c for c in clauses if not inside(start + c)), default=0)
             or max((c for c in spaces if c > least), default=0)

@@ -112,3 +112,53 @@ async def test_turning_auto_approval_off_keeps_the_batchs_routing(backend: Stora
         ("s2", "approved", False),
         ("s3", "approved", True),
     ]
+
+
+def trail(segment: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [(e["action"], e["by"], e["rule"], e["text"], e["proposal"], e["reason"]) for e in segment["history"]]
+
+
+async def test_each_audit_event_carries_its_own_text_reason_and_actor(backend: Storage) -> None:
+    script = Script()
+    api = AsyncApi(services_for(backend, model=script.model))
+    sid = (await api.ok("POST", "/api/sessions", {"autoApprove": {"minEstimate": 80}}))["id"]
+    fid = (await api.ok("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": DOC}))["fileId"]
+    low = {"rating": 60}  # estimated 70: a card, below the threshold
+    script.replies = [batch({"s1": "Ouvre fichier.", "s2": "Envoyez la lettre.", "s3": GOOD["s3"]}, s1=low, s2=low)]
+    await api.next(sid, userInput=TASK)
+    cards = {r["segments"][0]: r for r in (await api.ok("GET", f"/api/sessions/{sid}"))["pendingCopilotRequests"]}
+    assert set(cards) == {"s1", "s2"}, "s3 was approved by the rule"
+    # s1 rejected with a reason, and its next proposal approved by the rule in the same step; s2 edited.
+    script.replies = [ModelResponse(parts=[translate_ids("f1", ["s1"], GOOD["s1"], call_id="c_s1b")])]
+    verdicts = [
+        {"tool": cards["s1"]["tool"], "status": "reject", "reason": "Too literal, article missing."},
+        {"tool": cards["s2"]["tool"], "status": "refined", "translated_string": GOOD["s2"], "reason": "Keep now."},
+    ]
+    await api.next(sid, copilotResponses=verdicts)
+    page = await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments")
+    by_id = {s["id"]: s for s in page["segments"]}
+    owner = by_id["s2"]["history"][0]["by"]
+    assert owner
+    rule = {"rule": "autoApprove"}
+    assert trail(by_id["s1"]) == [
+        ("rejected", owner, None, "Ouvre fichier.", None, "Too literal, article missing."),
+        ("approved", None, rule, GOOD["s1"], None, None),
+    ]
+    assert trail(by_id["s2"]) == [("refined", owner, None, GOOD["s2"], "Envoyez la lettre.", "Keep now.")]
+    assert trail(by_id["s3"]) == [("approved", None, rule, GOOD["s3"], None, None)]
+    # A revision carries its own text, the text it replaced and its reason; the earlier events keep theirs.
+    body = {"translated_string": "Envoyez cette lettre maintenant.", "reason": "Closer to the brief."}
+    revised = await api.ok("PUT", f"/api/sessions/{sid}/files/{fid}/segments/{by_id['s2']['start']}", body)
+    assert trail(revised) == [
+        ("refined", owner, None, GOOD["s2"], "Envoyez la lettre.", "Keep now."),
+        ("revised", owner, None, body["translated_string"], GOOD["s2"], "Closer to the brief."),
+    ]
+    # The audit download: each row the event's own text, not the unit's text now.
+    rows = (await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/audit?format=json"))["events"]
+    assert [(r["action"], r["by"], r["rule"], r["target"], r["reason"]) for r in rows] == [
+        ("rejected", owner, None, "Ouvre fichier.", "Too literal, article missing."),
+        ("approved", None, "autoApprove", GOOD["s1"], None),
+        ("refined", owner, None, GOOD["s2"], "Keep now."),
+        ("revised", owner, None, body["translated_string"], "Closer to the brief."),
+        ("approved", None, "autoApprove", GOOD["s3"], None),
+    ]

@@ -322,6 +322,7 @@ class AgentRuntime:
 
         learned: list[GlossaryEntry] = []
         noted: list[StyleNote] = []
+        owned = {_term_key(g) for g in loaded.memory.glossary if g.origin == "user" and g.kind != "forbidden"}
 
         async def lessons(corrections: Sequence[Correction], remembered: Lessons) -> Sequence[GlossaryEntry]:
             # What the step commits reaches its own model request: the lessons of its Remember calls,
@@ -333,9 +334,12 @@ class AgentRuntime:
                     found += await distiller.distill(corrections, languages=languages)
                 except Exception as exc:  # learning never fails a step; the corrections are kept
                     logger.warning("distillation failed", extra={"error": f"{type(exc).__name__}: {exc}"})
-            learned[:0] = found.glossary
+            # Only what the memory will keep checks the next proposals: a learned entry for a term the
+            # owner has an entry of their own for (same term and pair) is refused by it (the owner's wins).
+            glossary = tuple(g for g in found.glossary if _term_key(g) not in owned)
+            learned[:0] = glossary
             noted[:0] = found.style_notes
-            return found.glossary
+            return glossary
 
         async def state(files: Sequence[FileState], reviewed: frozenset[str]) -> str:
             screen = screen_segments(snapshot.window, files)
@@ -455,6 +459,11 @@ class AgentRuntime:
         settings: dict[str, object] = {"cache": True, "openai_prompt_cache_key": session_id}
         settings.update(self.settings or {})
         return cast(ModelSettings, settings)
+
+
+def _term_key(entry: GlossaryEntry) -> tuple[str, str]:
+    """An entry's term (case and spacing ignored) and language pair: what the memory keeps one entry of."""
+    return " ".join(entry.source.split()).casefold(), entry.languages
 
 
 def _newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]:

@@ -162,3 +162,39 @@ async def test_each_audit_event_carries_its_own_text_reason_and_actor(backend: S
         ("revised", owner, None, body["translated_string"], "Closer to the brief."),
         ("approved", None, "autoApprove", GOOD["s3"], None),
     ]
+
+
+def test_through_the_lambda_handler_an_empty_approve_all_is_replayed(backend: Storage) -> None:
+    import json
+
+    import handlers.api as lambda_api
+    from handlers.deps import LazyServices
+    from tests.client import lambda_transport
+    from tests.events import FakeLambdaContext, http_event
+
+    script = Script()
+    previous = lambda_api.app.state.services
+    lambda_api.app.state.services = LazyServices(services_for(backend, model=script.model))
+    try:
+        alice = lambda_transport(lambda_api.handler)
+        status, created = alice("POST", "/api/sessions", {})
+        sid = created["id"]
+        status, uploaded = alice("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": DOC})
+        fid = uploaded["fileId"]
+
+        def approve() -> tuple[int, dict[str, Any], dict[str, str]]:
+            event = http_event("POST", f"/api/sessions/{sid}/files/{fid}/approve", {"filter": {}}, sub="user-alice")
+            event["headers"]["idempotency-key"] = "seen-nothing"
+            result = lambda_api.handler(event, FakeLambdaContext())
+            return result["statusCode"], json.loads(result["body"]), result.get("headers") or {}
+
+        status, first, _ = approve()
+        assert (status, first["approved"]) == (200, 0)
+        script.replies = [batch(GOOD)]
+        alice("POST", "/api/next", {"sessionId": sid, "userInput": TASK})
+        status, again, headers = approve()
+        assert (status, again) == (200, first) and headers.get("idempotent-replayed") == "true"
+        _, view = alice("GET", f"/api/sessions/{sid}", None)
+        assert len(view["pendingCopilotRequests"]) == 3, "nothing the reviewer never saw was approved"
+    finally:
+        lambda_api.app.state.services = previous

@@ -6,15 +6,21 @@ sources) learns two things:
 - Glossary entries, from an edit (a refinement, or a revision), from prose only: no entry's term or
   target is code, a URL, a path, a @handle or a number, or lies inside a code span or block (those
   are blanked out of the texts first, `markdown_structure.prose_only`). The proposal and the
-  human's text are split into words
-  and diffed (difflib, on lower-cased words). A replaced run of at most 3 proposal words, by at most
-  4 new words, is a term substitution when the proposal's words can be found in the source: a pseudo
-  translation keeps the source's words in order, only with accented letters, so a proposal word maps
-  back to its source word by de-accenting (`unpseudo`, then Unicode accents stripped); a word the
-  proposal kept verbatim maps to itself. Runs of equal length are paired word by word. The entry's
-  source term is copied from the source and its target from the human's text, never from the
-  proposal: a target word that also occurs in the proposal (words merely moved) is not learned, and
-  neither is a source term made only of function words ("the", "of", …). At most 3 per correction.
+  human's text are split into words and diffed (difflib, on lower-cased words). A replaced run of
+  at most 3 proposal words, by at most 4 new words, is a term substitution when the proposal's
+  words can be found in the source: a pseudo translation keeps the source's words in order, only
+  with accented letters, so a proposal word maps back to its source word by de-accenting
+  (`unpseudo`, then Unicode accents stripped); a word the proposal kept verbatim maps to itself.
+  Only a substitution in place is learned: the run has unchanged words beside it (on one side, and
+  unchanged words or the text's edge on the other), no word the diff takes out comes back
+  elsewhere, and no word (other than function words) is only added or only taken out (a reorder:
+  the diff's runs would pair words that do not mean the same, "Take the pill" → "Ein pill nehmen"
+  is not Take → Ein; nothing is learned from such an edit). Runs of equal length with at most one
+  word other than function words are paired word by word ("the tool" → "le outil": tool → outil).
+  The entry's source term is copied from the source and its target from the human's text, never
+  from the proposal: a target word that also occurs in the proposal (words merely moved) is not
+  learned, and neither is a source term made only of function words ("the", "of", …). At most 3
+  per correction.
 - Style notes, from a reason (a rejection's, or an edit's) that reads like a rule: a clause that
   begins with an instruction ("use …", "never …", "keep …", "don't …") or that says "should",
   "must", "instead of" or "rather than". The note is the reason as the reviewer wrote it.
@@ -102,12 +108,20 @@ def term_pairs(source: str, proposal: str, final: str) -> list[tuple[str, str]]:
     src_keys = [word_key(m.group()) for m in src]
     pro_words = [m.group().casefold() for m in pro]
     proposed = set(pro_words)
-    matcher = SequenceMatcher(a=pro_words, b=[m.group().casefold() for m in fin], autojunk=False)
+    fin_words = [m.group().casefold() for m in fin]
+    opcodes = SequenceMatcher(a=pro_words, b=fin_words, autojunk=False).get_opcodes()
+    if _reordered(opcodes, pro_words, fin_words):
+        return []  # the human moved words: no changed run can be told to stand for the same source words
     pairs: list[tuple[str, str]] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
         if tag != "replace" or i2 - i1 > MAX_PROPOSAL_WORDS or j2 - j1 > MAX_TARGET_WORDS:
             continue
-        runs = [(i, i + 1, j1 + i - i1, j1 + i - i1 + 1) for i in range(i1, i2)] if i2 - i1 == j2 - j1 else []
+        if not _anchored(opcodes, k):
+            continue  # nothing unchanged beside it: the run may be any rewrite of the sentence
+        runs = []
+        content = sum(word_key(m.group()) not in _STOPWORDS for m in pro[i1:i2])
+        if i2 - i1 == j2 - j1 and content <= 1:  # "the tool" → "le outil": one term among function words
+            runs = [(i, i + 1, j1 + i - i1, j1 + i - i1 + 1) for i in range(i1, i2)]
         for a1, a2, b1, b2 in runs or [(i1, i2, j1, j2)]:
             at = _find_run(src_keys, [word_key(m.group()) for m in pro[a1:a2]])
             if at is None or all(k in _STOPWORDS for k in src_keys[at : at + a2 - a1]):
@@ -119,6 +133,38 @@ def term_pairs(source: str, proposal: str, final: str) -> list[tuple[str, str]]:
             if len(term) >= 2 and is_prose(term) and is_prose(target) and (term, target) not in pairs:
                 pairs.append((term, target))
     return pairs[:MAX_TERMS]
+
+
+def _reordered(opcodes: Sequence[tuple[str, int, int, int, int]], old: list[str], new: list[str]) -> bool:
+    """True when a word the diff takes out of the proposal comes back elsewhere in the human's text
+    (by its de-accented form), or words other than function words are only added or only taken out:
+    the human reordered, and the diff's runs do not line up with meaning."""
+    removed: dict[str, set[int]] = {}
+    added: dict[str, set[int]] = {}
+    for k, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        if tag != "equal":
+            for w in old[i1:i2]:
+                removed.setdefault(word_key(w), set()).add(k)
+            for w in new[j1:j2]:
+                added.setdefault(word_key(w), set()).add(k)
+    # A word taken out and put back in the same run is kept in place (a term left untranslated).
+    if any(key not in _STOPWORDS and added.get(key, runs) - runs for key, runs in removed.items()):
+        return True
+    # Words only added or only taken out ("Take the pill" → "Ein pill nehmen"): the meaning moved.
+    return any(
+        word_key(w) not in _STOPWORDS
+        for tag, i1, i2, j1, j2 in opcodes
+        if tag in ("insert", "delete")
+        for w in (old[i1:i2] if tag == "delete" else new[j1:j2])
+    )
+
+
+def _anchored(opcodes: Sequence[tuple[str, int, int, int, int]], k: int) -> bool:
+    """True when the k-th (replace) run has unchanged words on at least one side and, on the other, unchanged
+    words or the text's edge: a substitution in place, not a rewrite."""
+    before = opcodes[k - 1][0] if k > 0 else None
+    after = opcodes[k + 1][0] if k + 1 < len(opcodes) else None
+    return "equal" in (before, after) and before in ("equal", None) and after in ("equal", None)
 
 
 def is_prose(term: str) -> bool:

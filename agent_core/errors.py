@@ -21,7 +21,12 @@ foreign errors into these with `raise … from exc`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+MAX_RETRY_AFTER = 3600.0
+"""The longest wait (seconds) the project passes on: a provider's `Retry-After` beyond it (a typo, a
+far-future date) is taken as an hour; the client then asks again and hears the provider's current word."""
 
 
 class AgentError(Exception):
@@ -53,7 +58,18 @@ class UnavailableError(AgentError):
 
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(message)
-        self.retry_after = retry_after
+        self.retry_after = sane_retry_after(retry_after)
+
+
+def sane_retry_after(seconds: float | None) -> float | None:
+    """`seconds` within 0..MAX_RETRY_AFTER; None for a wait that is not a number (NaN) or is negative.
+
+    A provider's header is foreign input: a huge or far-future value must not overflow the date a
+    session's `retryAt` is computed to.
+    """
+    if seconds is None or not isinstance(seconds, int | float) or math.isnan(seconds) or seconds < 0:
+        return None
+    return min(float(seconds), MAX_RETRY_AFTER)
 
 
 class ModelUnavailableError(UnavailableError):

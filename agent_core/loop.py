@@ -36,7 +36,7 @@ from .document import FileState
 from .effects import Correction, UnitWrite, files_after
 from .errors import StepTimeoutError
 from .languages import ANY
-from .memory import NO_LESSONS, Lessons, Memory
+from .memory import NO_LESSONS, GlossaryEntry, Lessons, Memory
 from .models import call_model, stream_model
 from .ports import StepIO
 from .step_note import step_note
@@ -157,7 +157,7 @@ class AgentLoop:
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
         if pending := self.context.unprocessed_tool_calls():
-            executed = await self._execute_pending(pending)
+            executed = await self._execute_pending(pending, self._pending_threshold())
             if executed.actor == "user" or not self._time_for_model():
                 return executed
             if executed.corrections or executed.lessons:
@@ -177,6 +177,10 @@ class AgentLoop:
                 found += await self.io.distill(corrections, languages=self._languages)
             except Exception as exc:  # learning never fails a step; the corrections are kept
                 logger.warning("distillation failed", extra={"error": f"{type(exc).__name__}: {exc}"})
+        # Only what the memory will keep checks the next proposals: a learned entry for a term the owner
+        # has an entry of their own for (same pair) is refused by the memory (the owner's wins).
+        owned = {_term_key(g) for g in self._memory.glossary if g.origin == "user" and g.kind != "forbidden"}
+        found = replace(found, glossary=tuple(g for g in found.glossary if _term_key(g) not in owned))
         self._learned = found
         terms = {g.source.casefold() for g in found.glossary}
         kept = (g for g in self._glossary if g.source.casefold() not in terms or g.kind == "forbidden")
@@ -192,6 +196,7 @@ class AgentLoop:
         recalled = await self._recall(files)
         if recalled is not None:  # the translation memory proposes the next units: no model request
             response, tried = recalled
+            response = _stamped(response, self._auto_approve)
             self.context.add_messages([response])
             shown = self._finish_execution(tried)
             result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset())
@@ -214,7 +219,7 @@ class AgentLoop:
             if options.budget is not None:
                 options.budget.check(request, state)
             started = time.perf_counter()
-            response = _unique_call_ids(await self._request_model(request))
+            response = _stamped(_unique_call_ids(await self._request_model(request)), self._auto_approve)
             elapsed = int((time.perf_counter() - started) * 1000)
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"
@@ -223,7 +228,7 @@ class AgentLoop:
                 result = replace(result, notice=EMPTY_ANSWER)
             if response.tool_calls:  # the proposals' reviews go out with this answer: no second request
                 self._files = {f.file_id: f for f in files}
-                shown = await self._execute_pending(list(response.tool_calls))
+                shown = await self._execute_pending(list(response.tool_calls), self._auto_approve)
                 result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset(), called_model=True)
                 result = replace(result, finish_reason=response.finish_reason)
             result = replace(result, usage=response.usage, model_ms=elapsed)
@@ -252,7 +257,7 @@ class AgentLoop:
             return None
         before = self._files
         self._files = {f.file_id: f for f in files}  # the units this step wrote come first
-        tried = await self._execute(list(recalled.tool_calls))
+        tried = await self._execute(list(recalled.tool_calls), self._auto_approve)
         if tried.requests or tried.units:
             return recalled, tried
         self._files = before
@@ -264,11 +269,19 @@ class AgentLoop:
         pending = self.context.unprocessed_tool_calls()
         if not pending:
             return [], []
-        executed = await self._execute(pending)
+        executed = await self._execute(pending, self._pending_threshold())
         return executed.requests, executed.units
 
-    async def _execute_pending(self, pending: list[ToolCallPart]) -> StepResult:
-        return self._finish_execution(await self._execute(pending))
+    def _pending_threshold(self) -> int | None:
+        """The auto-approval threshold of the pending batch: the one in force when it was proposed, so a
+        change of the session's threshold applies to later proposals only (the shown cards stay cards)."""
+        for message in reversed(self.context.messages):
+            if isinstance(message, ModelResponse):
+                return _threshold_of(message, self._auto_approve)
+        return self._auto_approve
+
+    async def _execute_pending(self, pending: list[ToolCallPart], threshold: int | None) -> StepResult:
+        return self._finish_execution(await self._execute(pending, threshold))
 
     def _finish_execution(self, executed: _Executed) -> StepResult:
         """The executed calls' result: the reviews they need, or their returns (committed with the step)."""
@@ -281,15 +294,16 @@ class AgentLoop:
         result = self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
         return replace(result, revisions=executed.revisions, reviewed=reviewed, lessons=executed.lessons)
 
-    async def _execute(self, calls: list[ToolCallPart]) -> _Executed:
-        """Run each call in order; units of one response follow each other (shared batch)."""
+    async def _execute(self, calls: list[ToolCallPart], threshold: int | None) -> _Executed:
+        """Run each call in order; units of one response follow each other (shared batch); `threshold` is
+        the batch's auto-approval threshold."""
         batch = BatchState(
             files=self._files,
             io=self.io,
             glossary=self._glossary,
             corrections=self._memory.corrections,
             languages=self._languages,
-            auto_approve=self._auto_approve,
+            auto_approve=threshold,
             target_language=self._target_language,
         )
         executed = _Executed(batch=batch)
@@ -384,6 +398,30 @@ class AgentLoop:
             corrections=corrections,
             called_model=called,
         )
+
+
+AUTO_APPROVE_KEY = "autoApprove"
+"""Where a batch's response keeps the auto-approval threshold it was proposed under (its `metadata`,
+which is stored with the message and never sent to the model)."""
+
+
+def _term_key(entry: GlossaryEntry) -> str:
+    """An entry's term, case and spacing ignored: what the memory keeps one entry of per language pair."""
+    return " ".join(entry.source.split()).casefold()
+
+
+def _stamped(response: ModelResponse, threshold: int | None) -> ModelResponse:
+    """The response with the threshold its proposals are routed by (see `AgentLoop._pending_threshold`)."""
+    return replace(response, metadata={**(response.metadata or {}), AUTO_APPROVE_KEY: threshold})
+
+
+def _threshold_of(response: ModelResponse, default: int | None) -> int | None:
+    """The threshold the response was stamped with; `default` for one made without (not by this loop)."""
+    metadata = response.metadata or {}
+    if AUTO_APPROVE_KEY not in metadata:
+        return default
+    value = metadata[AUTO_APPROVE_KEY]
+    return value if isinstance(value, int) else None
 
 
 def _unique_call_ids(response: ModelResponse) -> ModelResponse:

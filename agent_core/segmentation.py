@@ -9,8 +9,11 @@ sentences by pysbd's rules (the Golden Rules of SRX-style segmentation: abbrevia
 quotes) for the block's language: Japanese for text with kana, Chinese for other Han text, else the
 language given. A sentence longer than the unit cap is cut at its last clause boundary (a comma, a
 semicolon, a colon, a dash, an ideographic comma) before the cap, else at its last space, else at the
-cap. Segmenting is a pure function of the text and the language, so the counts of a stored file
-never change.
+end of the last tag, placeholder, code span or URL before the cap, else at the cap. No cut (a sentence
+end or the cap's) falls inside a markup tag, an entity, a placeholder (`{1}`, `{name}`, `%s`, `%(n)s`,
+`${x}`), a code span, a URL or a path: the export puts each unit's text back whole, so a tag split
+between two units would be broken in every format. Segmenting is a pure function of the text and the
+language, so the counts of a stored file never change.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Final
 
 import pysbd
 
+from .inline_codes import TOKEN
 from .markdown_structure import non_prose_spans
 from .segment import Segment
 from .tools.base import MAX_UNIT_CHARS
@@ -45,6 +49,16 @@ _CLAUSE_END: Final = re.compile(r"[,;:，；：、—–](?=\s|$)|[，；：、]
 _BLANK_LINE: Final = re.compile(r"\n[ \t\r]*\n")  # CRLF too
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _INNER_END: Final = re.compile(r"[.!?…][\"'’”)\]]*\s|[。！？](?=.)")
+_WHOLE: Final = re.compile(
+    r"<!--[^>]{0,400}?-->"  # a markup comment
+    r"|</?[A-Za-z][\w:.-]{0,40}(?:\s[^<>]{0,400})?/?>"  # a markup tag, its attributes included
+    r"|&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"  # an entity
+    r"|\{[^{}\n]{1,80}(?:\{[^{}\n]{0,80}\}[^{}\n]{0,80}){1,12}\}"  # an ICU plural or select: {n, plural, one {…}}
+    r"|\{\{[^{}]{1,80}\}\}|[$%]?\{[^{}\n]{1,80}\}"  # {{name}}, {name}, ${name}, %{name}, ICU arguments
+    r"|%\([A-Za-z_]\w{0,80}\)[-+#0]*\d*(?:\.\d+)?[a-zA-Z]"  # %(name)s
+    r"|%(?:\d{1,2}\$)?[-+#0]*\d*(?:\.\d+)?(?:hh|h|ll|l|L|q|j|z|t)?[sdiufFeEgGxXoOcCpaA@]"  # printf
+)
+"""What a unit boundary never falls inside (with `TOKEN` and `non_prose_spans`): each pattern bounded."""
 
 
 def segment_text(text: str, language: str | None = None) -> tuple[Segment, ...]:
@@ -169,23 +183,62 @@ def _items(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
 
 
 def _masked(item: str) -> str:
-    """`item` with its code spans, URLs and paths read as one word each (no sentence ends inside)."""
+    """`item` with its tags, placeholders, code spans, URLs and paths read as one word each (no
+    sentence ends inside)."""
     chars = list(item)
-    for s, e in non_prose_spans(item):
+    for s, e in _whole_spans(item, 0, len(item)):
         e = s + len(item[s:e].rstrip(".,;:!?"))  # a path's match takes the full stop after it
         chars[s:e] = "x" * (e - s)
     return "".join(chars)
 
 
+def _whole_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The spans of `text[start:end]` no cut may fall inside (tags, entities, placeholders, code spans,
+    URLs, paths), as absolute `(start, end)`, merged where they overlap, in order."""
+    piece = text[start:end]
+    found = sorted(
+        [m.span() for m in _WHOLE.finditer(piece)] + [m.span() for m in TOKEN.finditer(piece)] + non_prose_spans(piece)
+    )
+    merged: list[tuple[int, int]] = []
+    for s, e in found:
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return [(start + s, start + e) for s, e in merged]
+
+
 def _capped(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """A sentence cut into pieces of at most MAX_UNIT_CHARS, each at its last clause boundary."""
+    """A sentence cut into pieces of at most MAX_UNIT_CHARS, each at its last clause boundary (else
+    space, else end of a whole span) outside the whole spans; a span that runs past the cap from the
+    piece's start is kept whole, the piece longer than the cap."""
+    if end - start <= MAX_UNIT_CHARS:
+        yield start, end
+        return
+    whole = _whole_spans(text, start, end)
+    ends = [e for _, e in whole]
+
+    def inside(position: int) -> tuple[int, int] | None:
+        """The whole span `position` falls strictly inside, if any."""
+        k = bisect.bisect_right(ends, position)
+        return whole[k] if k < len(whole) and whole[k][0] < position else None
+
     while end - start > MAX_UNIT_CHARS:
-        window = text[start : start + MAX_UNIT_CHARS]
-        cut = max((m.end() for m in _CLAUSE_END.finditer(window) if m.end() > MAX_UNIT_CHARS // 3), default=0)
+        limit = start + MAX_UNIT_CHARS
+        window = text[start:limit]
+        least = MAX_UNIT_CHARS // 3
+        clauses = (m.end() for m in _CLAUSE_END.finditer(window) if m.end() > least)
+        spaces = [m.end() for m in re.finditer(r"\s+", window) if not inside(start + m.start())]
+        span_ends = [e - start for e in ends[bisect.bisect_right(ends, start) : bisect.bisect_right(ends, limit)]]
+        cut = (
+            max((c for c in clauses if not inside(start + c)), default=0)
+            or max((c for c in spaces if c > least), default=0)
+            or max([*spaces, *span_ends], default=0)
+        )
         if not cut:
-            cut = window.rfind(" ") + 1 if window.rfind(" ") > MAX_UNIT_CHARS // 3 else MAX_UNIT_CHARS
-        piece = list(_stripped(text, start, start + cut))
-        yield from piece
+            covering = inside(limit)
+            cut = (covering[1] if covering else limit) - start
+        yield from _stripped(text, start, start + cut)
         start = next(_stripped(text, start + cut, end), (end, end))[0]
     if end > start:
         yield start, end

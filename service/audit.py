@@ -5,8 +5,10 @@ a rejection, a revision, each with the unit's start, the MQM issue and its commi
 needs no copy of its own: a unit's first write is `approved`, `refined` or `verbatim`, with the
 proposal's origin; each revision is `revised` (origin `human` when the reviewer typed it, `model` for
 an approved `Revise`); a rejected proposal for the same text is `rejected`. A correction belongs to the
-write committed with it (same unit start, same time). `by` is the session's owner: only the owner may
-review a session's units. The estimate is the proposal's when the unit carries one.
+write committed with it (same unit start, same time). Each event carries its own text (what it wrote,
+or the proposal it refused), the reason and the text it changed; `by` is the session's owner (only the
+owner may review a session's units), or none with `rule` for a unit the routing approved. The estimate
+is the proposal's when the unit carries one.
 
 The post-edit distance compares, for every written unit that came from a proposal (not text kept
 verbatim), the proposal the reviewer first wrote from (the refined correction's proposal, else the
@@ -23,7 +25,7 @@ from typing import Literal
 from agent_core.effects import Correction, UnitWrite
 from storage.records import ReviewLog
 
-from .schemas import HistoryEvent, PostEdit
+from .schemas import HistoryEvent, PostEdit, RoutingRule
 
 Action = Literal["approved", "refined", "rejected", "revised", "verbatim"]
 _FIRST: dict[str, Action] = {"approve": "approved", "refined": "refined", "verbatim": "verbatim", "revised": "revised"}
@@ -64,29 +66,44 @@ def current_units(log: ReviewLog) -> list[UnitWrite]:
 
 
 def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
-    """Each written unit's audit trail (by the unit's start), oldest first."""
+    """Each written unit's audit trail (by the unit's start), oldest first; each event with the text it
+    wrote or refused, the reason given and who acted (the owner, or the routing rule for a unit the
+    session's `autoApprove` approved). A rejection committed with a write (the reviewer rejected, the
+    next proposal was approved in the same step) comes before it."""
     writes, corrections = _by_start(log)
     out: dict[int, list[HistoryEvent]] = {}
     for start, written in writes.items():
         held = corrections.get(start, [])
-        events: list[HistoryEvent] = []
+        events: list[tuple[str, int, HistoryEvent]] = []
         for k, w in enumerate(written):
             action = _FIRST[w.status] if k == 0 else "revised"
-            issue = next((c.issue for c in held if c.created_at == w.updated_at and c.status != "reject"), None)
-            events.append(
-                HistoryEvent(
-                    action=action,
-                    by=owner,
-                    at=w.updated_at,
-                    origin=w.origin,
-                    estimate=_estimate(w) if k == 0 else None,
-                    issue=issue,
-                )
+            edit = next((c for c in held if c.created_at == w.updated_at and c.status != "reject"), None)
+            event = HistoryEvent(
+                action=action,
+                by=None if w.auto else owner,
+                rule=RoutingRule() if w.auto else None,
+                at=w.updated_at,
+                origin=w.origin,
+                estimate=_estimate(w) if k == 0 else None,
+                issue=edit.issue if edit else None,
+                text=w.text,
+                proposal=edit.proposal if edit else (written[k - 1].text if k else None),
+                reason=edit.reason if edit else None,
             )
+            events.append((w.updated_at, 1, event))
         for c in held:
             if c.status == "reject":
-                events.append(HistoryEvent(action="rejected", by=owner, at=c.created_at, origin=None, issue=c.issue))
-        out[start] = sorted(events, key=lambda e: e.at)
+                rejected = HistoryEvent(
+                    action="rejected",
+                    by=owner,
+                    at=c.created_at,
+                    origin=None,
+                    issue=c.issue,
+                    text=c.proposal,
+                    reason=c.reason,
+                )
+                events.append((c.created_at, 0, rejected))
+        out[start] = [e for *_, e in sorted(events, key=lambda t: (t[0], t[1]))]
     return out
 
 

@@ -5,16 +5,17 @@ It is built on the verdict path: the approvals are the verdicts `POST /api/next`
 one step of the agent runtime, so the units, corrections, translation memory and the step's one
 model request behave exactly as they do there. The step is made against the session's version the
 pending reviews were read at (409 when another step or a revision moved it meanwhile), and an
-`Idempotency-Key` keeps the answer: a retry with the same key and body answers it again and
-approves nothing more. Proposals QA warned on are `skipped` (left pending for a card); so are the
-ones the filter does not show. When none is left pending, the step goes on to the model like any
-verdict step (time allowing), and the answer carries the next reviews.
+`Idempotency-Key` keeps the answer, one that approved nothing included: a retry with the same key
+and body answers it again and approves nothing more. Proposals QA warned on are `skipped` (left
+pending for a card); so are the ones the filter does not show. When none is left pending, the step
+goes on to the model like any verdict step (time allowing), and the answer carries the next reviews.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Callable
 
 from agent_core.copilot import Approve, CopilotRequest
@@ -22,6 +23,7 @@ from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.runtime import StepInput
 from storage import deadline
 
+from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .schemas import ApproveBody, ApproveResult
 from .segments import SegmentQuery, parse_statuses
@@ -69,7 +71,7 @@ class BulkApproval:
             clean = [r for r in shown if not r.warnings]
             result = ApproveResult(approved=len(clean), skipped=len(shown) - len(clean))
             if not clean:
-                return result
+                return await self._keep(key, view.snapshot.token.session_id, result)
             verdicts = [Approve(tool=r.tool, status="approve") for r in clean]
             request = StepInput(copilot_responses=verdicts, time_left=time_left, expect_version=version)
             runtime = self.steps.runtime
@@ -86,6 +88,24 @@ class BulkApproval:
                     return kept
                 raise
             return answered
+
+    async def _keep(self, key: IdempotencyKey | None, session_id: str, result: ApproveResult) -> ApproveResult | str:
+        """An answer that committed nothing, kept for its key all the same: a retry with the key must not
+        approve proposals shown after the first call (the kept answer of a concurrent twin wins)."""
+        if key is None:
+            return result
+        try:
+            await blocking(
+                self.steps.storage.keep_answer,
+                session_id,
+                key.answer(result.model_dump_json(by_alias=True)),
+                now=int(time.time()),
+            )
+        except ConflictError:
+            if (kept := await replay(self.steps.storage, key)) is not None:
+                return kept
+            raise
+        return result
 
 
 def _shown(pending: list[CopilotRequest], body: ApproveBody) -> list[CopilotRequest]:

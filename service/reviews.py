@@ -112,7 +112,10 @@ def scorecard_csv(card: Scorecard) -> str:
     return write_csv([header, *rows, ["Total", "", *totals, str(card.penalty)], [], *summary])
 
 
-AUDIT_COLUMNS = ("start", "end", "source", "target", "action", "by", "at", "origin", "estimate", "category", "severity")
+AUDIT_COLUMNS = (
+    *("start", "end", "source", "target", "action", "by", "rule", "at", "origin", "estimate", "category", "severity"),
+    *("proposal", "reason"),
+)
 
 
 def audit_rows(reviews: FileReviews) -> list[dict[str, str | int | None]]:
@@ -126,14 +129,17 @@ def audit_rows(reviews: FileReviews) -> list[dict[str, str | int | None]]:
                     "start": unit.start,
                     "end": unit.end,
                     "source": reviews.source[unit.start : unit.end],
-                    "target": unit.text,
+                    "target": event.text,
                     "action": event.action,
                     "by": event.by,
+                    "rule": event.rule.rule if event.rule else None,
                     "at": event.at,
                     "origin": event.origin,
                     "estimate": event.estimate,
                     "category": event.issue.category if event.issue else None,
                     "severity": event.issue.severity if event.issue else None,
+                    "proposal": event.proposal,
+                    "reason": event.reason,
                 }
             )
     return out

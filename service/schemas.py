@@ -405,14 +405,29 @@ MAX_SEGMENT_TEXT = 5_000
 """The longest text a revision or a QA check takes (as a verdict's `translated_string`)."""
 
 
+class RoutingRule(BaseModel):
+    """The session's routing rule that acted instead of a person: `autoApprove` (API.md "Auto-approval")."""
+
+    rule: Literal["autoApprove"] = "autoApprove"
+
+
 class HistoryEvent(BaseModel):
-    """One event of a written unit's audit trail: who did what when, to which proposal."""
+    """One event of a written unit's audit trail: who did what when, with which text and why."""
 
     action: Literal["approved", "refined", "rejected", "revised", "verbatim"]
     """`approved` or `refined` (the unit's first write, from a proposal), `verbatim` (written as it is at
     upload), `rejected` (a proposal for this text was rejected), `revised` (changed after it was written)."""
-    by: str
-    """The caller (`sub`) who did it: the session's owner, the one caller who may review its units."""
+    by: str | None
+    """The person (`sub`) who did it: the session's owner, the one caller who may review its units; null
+    when a routing rule did (`rule`)."""
+    rule: RoutingRule | None = None
+    """The routing rule that approved the proposal without a review, else null."""
+    text: str | None = None
+    """The text the event wrote (approved, refined, verbatim, revised) or refused (rejected)."""
+    proposal: str | None = None
+    """The text the reviewer changed: the proposal of a `refined`, the text before a `revised`; else null."""
+    reason: str | None = None
+    """The reviewer's reason given with it (a rejection's, an edit's), else null."""
     at: str
     """When it was committed (ISO 8601, UTC)."""
     origin: str | None

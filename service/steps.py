@@ -89,7 +89,8 @@ class StepService:
         now = datetime.now(UTC)
         if isinstance(exc, ModelUnavailableError):  # else a refusal, the budget, or the stall's words
             after = exc.retry_after if exc.retry_after is not None else 1.0
-            retry_at = (now + timedelta(seconds=after)).isoformat(timespec="seconds")
+            due = now + timedelta(seconds=after)  # to the second, never before the provider's time:
+            retry_at = (due.replace(microsecond=0) + timedelta(seconds=due.microsecond > 0)).isoformat()
             hold = SessionHold(state="waiting", error=str(exc), at=now.isoformat(timespec="seconds"), retry_at=retry_at)
         else:
             hold = SessionHold(state="failed", error=str(exc), at=now.isoformat(timespec="seconds"))

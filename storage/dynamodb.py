@@ -48,7 +48,6 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from agent_core.document import FileState
 from agent_core.effects import (
     Budget,
-    SessionSnapshot,
     StepEffects,
     StepToken,
     StoredAnswer,
@@ -65,7 +64,7 @@ from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
-from .interface import CHUNK_CHARS, FileChunk, Storage, check_records, check_units, chunk_segments, chunks, fits
+from .interface import CHUNK_CHARS, FileChunk, Storage, StoredSession, chunk_segments, chunks
 from .records import JobRecord, Page, ReviewLog, SessionHold, SessionRecord
 
 TELEMETRY = {
@@ -145,7 +144,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """The session's record (one consistent GetItem of META)."""
         return _record(self._meta(session_id))
 
-    def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
+    def _load(self, session_id: str, *, window: int) -> StoredSession:
         """META with the latest `window` messages (one Query, newest first) beside the latest verdict
         records (one Query); a further page only when they did not reach what META names.
 
@@ -155,14 +154,14 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         pauses = iter(TORN_PAUSES)
         while True:
             try:
-                return self._load_step(session_id, window=window)
+                return self._read(session_id, window=window)
             except Torn as exc:
                 if (pause := next(pauses, None)) is None:
                     raise ConflictError(TORN) from exc
                 time.sleep(pause)
 
-    def _load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        pk, window = _pk(session_id), max(window, 0)
+    def _read(self, session_id: str, *, window: int) -> StoredSession:
+        pk = _pk(session_id)
         newest: dict[str, Any] = {"ScanIndexForward": False}
         verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
         created, held = self._held.get(session_id, ("", {}))
@@ -197,43 +196,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if len(data) != count - first or len(kept) != sum(wanted.values()):
             raise Torn
         self._hold(session_id, record.created_at, data)
-        messages = load_messages([data[k] for k in range(first, count)])
         verdicts = {r: _merged([i for i in kept if _record_of(i)[0] == r]) for r in wanted}
-        files = _files(meta)
-        token = StepToken(
-            session_id=session_id,
-            owner=record.owner,
-            version=record.version,
-            created_at=record.created_at,
-            message_count=count,
-            hidden_messages=record.hidden_messages,
+        return StoredSession(
+            record=record,
+            messages=load_messages([data[k] for k in range(first, count)]),
             response_index=latest[0],
-            verdict_ids=frozenset(verdicts.get(latest[0], {})),
-            previous_response_index=previous[0],
-            covered={f.file_id: f.covered for f in files},
-        )
-        return SessionSnapshot(
-            token=token,
-            window=messages,
-            window_complete=first == 0,
-            user_inputs=record.user_inputs,
-            copilot_responses=list(verdicts.get(latest[0], {}).values()),
-            files=files,
-            queued_inputs=record.queued_inputs,
-            previous_verdicts=list(verdicts.get(previous[0], {}).values()),
-            budget=record.budget,
-            model=record.model,
-            telemetry=record.telemetry,
-            target_language=record.target_language,
-            auto_approve=record.auto_approve,
+            verdicts=list(verdicts.get(latest[0], {}).values()),
+            previous_index=previous[0],
+            previous=list(verdicts.get(previous[0], {}).values()),
+            files=_files(meta),
         )
 
-    def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
+    def _commit(self, token: StepToken, effects: StepEffects, answer: StoredAnswer | None) -> None:
         """One TransactWriteItems: META (conditional on the token's version), the new messages, the
         verdicts, units and revisions, the owner's corrections and translation-memory write, the answer."""
-        check_units(token, effects)
         with di.storable():
-            check_records(effects)
             new_units = {(u.file_id, u.start) for u in effects.units}
             for u in effects.revisions:
                 covered = token.covered.get(u.file_id, ())
@@ -250,7 +227,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     self.corrections_put(token.owner, token.session_id, token.version, effects.corrections, now)
                 )
             answers = len(actions)
-            if answer is not None and fits(answer.body):  # an answer too large to keep is dropped, never fails the step
+            if answer is not None:
                 actions += _answer_puts(token.session_id, answer)
         memory = self.tm_write(
             token.owner, effects.memory, added=effects.memory_added, room=di.MAX_TRANSACTION_ITEMS - len(actions)
@@ -537,17 +514,6 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         chunks = [found.get(k["sk"]["S"]) for k in keys]
         return [FileChunk(c["t"]["S"], load_segments(c["g"]["S"])) if c else FileChunk("", ()) for c in chunks]
 
-    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
-        """The file's units in source order: its unit items, then its revisions in commit order (one Query)."""
-        items = list(self._query(_pk(session_id), "begins_with(sk, :u)", {":u": s(f"U#{file_id}#")}))
-        if not items:
-            self._file(session_id, file_id)
-        by_start: dict[int, UnitWrite] = {}
-        for unit in _writes(file_id, items):  # unit items sort before the revisions, and revisions by version
-            held = by_start.get(unit.start)
-            by_start[unit.start] = unit if held is None else replace(unit, end=held.end, cover_end=held.cover_end)
-        return [by_start[k] for k in sorted(by_start)]
-
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""
         items = list(self._query(_pk(session_id), "begins_with(sk, :u)", {":u": s(f"U#{file_id}#")}))
@@ -577,11 +543,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         body, digest, expires = item["body"]["S"], item["requestHash"]["S"], num(item, "expiresAt")
         return StoredAnswer(owner=owner, key=key, request_hash=digest, body=body, expires_at=expires)
 
-    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
-        """Keep an answer (with its session's marker) unless an unexpired one exists (ConflictError);
-        one too large to keep is not kept."""
-        if not fits(answer.body):
-            return
+    def _keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """Keep an answer (with its session's marker) unless an unexpired one exists (ConflictError)."""
         actions = _answer_puts(session_id, answer)
         actions[0]["Put"]["ExpressionAttributeValues"] = {":now": n(now)}
         try:

@@ -95,18 +95,6 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         item = {"pk": _pk(owner), "sk": s(sk), "sessionId": s(session_id), "createdAt": s(now), "z": di.packed(rows)}
         return di.put(item)
 
-    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """Newest first (of one commit's, the later recorded first); one Query."""
-        if limit <= 0:
-            return []
-        values = {":k": s("MEM#K#")}
-        items, _ = self._query_page(f"O#{owner}", "begins_with(sk, :k)", values, ScanIndexForward=False, Limit=limit)
-        return _corrections(items)[:limit]
-
-    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes (one GetItem of its memory item), oldest first."""
-        return _entries(owner, self._get(_memory_key(owner)))
-
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """One consistent Query, newest first, from the translation memory's head (MEM#T) down through
         the memory item (MEM#M) into the latest corrections (MEM#K#): each item is whole as committed,

@@ -433,7 +433,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     ) -> None:
         """The chunks, each with the segments that begin in it, and the original's (BatchWriteItem:
         unseen until META names the file), then META's file entry and count in one conditional
-        UpdateItem (the cap and the id checked there)."""
+        UpdateItem (the cap and the id checked there); an upload refused there deletes its chunks
+        (BatchWriteItem): a file of more chunks than one transaction holds cannot be written with its slot."""
         meta = self._meta(session_id)
         if num(meta, "fileCount") >= max_files:
             raise InvalidRequestError(f"A session holds at most {max_files} files.")
@@ -467,7 +468,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     ExpressionAttributeNames={"#f": file.file_id},
                     ExpressionAttributeValues={":file": {"M": entry}, ":one": n(1), ":max": n(max_files)},
                 )
-        except di.Refused as exc:
+        except di.Refused as exc:  # the race for the last slot lost (or the id taken): its chunks go too
+            self._batch_write([{"DeleteRequest": {"Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items])
             meta = self._meta(session_id)
             if num(meta, "fileCount") >= max_files:
                 raise InvalidRequestError(f"A session holds at most {max_files} files.") from exc

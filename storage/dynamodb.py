@@ -397,9 +397,14 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:
         """All the session's verdicts by response, then call id (a replaced one: its latest), a page at
-        a time (its cursor: the last response and call id)."""
+        a time (its cursor: the last response and call id); the first page's Query starts at META, which
+        tells a missing session."""
         start = di.decode_cursor(cursor, {"r": int, "c": str}) if cursor else {"r": 0, "c": ""}
-        records = self._query(_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(f"R#{start['r']:010d}"), ":b": s("R$")})
+        first = "META" if cursor is None else f"R#{start['r']:010d}"  # META sorts just before the records
+        found = self._query(_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(first), ":b": s("R$")})
+        if cursor is None and next(found, {"sk": s("")})["sk"]["S"] != "META":
+            raise NotFoundError(f"No session {session_id}.")
+        records = (i for i in found if i["sk"]["S"].startswith("R#"))
         listed: list[tuple[int, str, Verdict]] = []
         group: list[Item] = []
         for item in itertools.chain(records, [None]):
@@ -411,7 +416,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     break
             if item is not None:
                 group.append(item)
-        if not listed:
+        if not listed and cursor is not None:
             self._meta(session_id)
         shown = listed[: max(limit, 0)]
         following = len(listed) > len(shown) and shown

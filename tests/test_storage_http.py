@@ -177,3 +177,27 @@ async def test_uploads_that_lose_the_race_for_the_last_file_slot_leave_nothing_s
     assert statuses == [201] * 2 + [422] * 4, statuses
     assert len((await api.ok("GET", f"/api/sessions/{sid}"))["files"]) == 20
     assert orphan_chunks(storage) == []
+
+
+async def test_the_session_view_reads_the_session_once(request: pytest.FixtureRequest, tmp_path: Any) -> None:
+    from storage.dynamodb import DynamoDBSessionStorage
+    from tests.aws import DynamoRequests
+
+    storage = backend("dynamodb", request, tmp_path)
+    assert isinstance(storage, DynamoDBSessionStorage)
+    api = AsyncApi(services_for(storage, model=resolve_model("pseudo")))
+    sid, _ = await api.start(DOC)
+    agent = await api.next(sid, userInput="Translate the file into French.")
+    while not agent["copilotRequests"]:
+        agent = await api.next(sid)
+    counted = DynamoRequests(storage.client)
+    for verdicts in ([], [{"tool": agent["copilotRequests"][0]["tool"], "status": "approve"}]):
+        if verdicts:
+            await api.next(sid, copilotResponses=verdicts)
+        counted.take()
+        view = await api.ok("GET", f"/api/sessions/{sid}")
+        assert len(view["copilotResponses"]) == len(verdicts) and view["pendingCopilotRequests"]
+        # META with the latest messages beside the latest verdicts, the verdict listing, the owner's memory
+        assert counted.take() == {"Query": 4}
+    missing = await api.client.get(f"/api/sessions/s_{'0' * 32}")
+    assert missing.status_code == 404

@@ -2,23 +2,29 @@
 
 Layout of a session's partition `S#<session>` (template.yaml declares the table and its index):
 
-    META                         the one mutable item: version, owner, times, counters, inputs, queue,
-                                 languages, telemetry, the files and their coverage, and the latest two
-                                 model responses' indexes with how many verdict records each has
-    M#<index:010>                a message (pydantic-ai JSON, compressed)
+    META                         the one mutable item: version, owner, times, counters (messageCount,
+                                 hiddenMessages, responseCount), userInputs, queuedInputs, settings
+                                 (sourceLanguage, targetLanguage, budget, model, autoApprove), telemetry,
+                                 the files and their coverage, and the latest two model responses'
+                                 indexes (latestResponse, previousResponse) with how many verdict records
+                                 each has (latestRecords, previousRecords)
+    M#<index:010>                a message (pydantic-ai JSON, compressed in `packed`)
     R#<response:010>#<v:010>     the verdicts the commit over version <v> gave on the response's calls
-    C#<file>#<n:05>              a chunk of the file's text (CHUNK_CHARS characters), `g` the segments
+    C#<file>#<n:05>              a chunk of the file's `text` (CHUNK_CHARS characters) and the `segments`
                                  that begin in it
-    D#<file>#<n:05>              a chunk of the document the file was taken from
+    D#<file>#<n:05>              a chunk of the `text` of the document the file was taken from
     U#<file>#<start:010>         the units one commit wrote to the file, from its first unit's start
     U#<file>#K#<v:010>           the corrections the commit over version <v> recorded of the file (its
                                  review log: the owner's memory keeps its own copy, which outlives the session)
     U#<file>#R#<v:010>           the revisions the commit over version <v> made to the file's units
     A#<digest>                   marks the session's kept answer I#<digest> (deleted with the session)
 
+Every written-once record keeps its rows as compressed JSON in `packed` and its commit's time in
+`writtenAt`.
+
 META's `hold` (why the latest step failed: a provider's throttle or refusal) is set by an UpdateItem
 of its own that leaves the version alone, and removed by the next commit's Update. A job is one
-item, `J#<job>` / `JOB`, written once: its languages' session ids and estimates.
+item, `J#<job>` / `JOB`, written once: its `languages`' session ids and estimates.
 
 Everything but META is written once and never changed, so a read cannot be torn in a way it cannot
 see: META names what the session holds (its message count, each latest response's record count), and
@@ -183,7 +189,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if missing := [k for k in range(first, count) if k not in data]:  # committed elsewhere: just those
             bounds = {":a": s(f"M#{missing[0]:010d}"), ":b": s(f"M#{missing[-1]:010d}")}
             data |= {_index(i): di.unpacked(i)["m"] for i in self._query(pk, "sk BETWEEN :a AND :b", bounds)}
-        latest, previous = (num(meta, "rl", -1), num(meta, "rlc")), (num(meta, "rp", -1), num(meta, "rpc"))
+        latest, previous = (
+            (num(meta, "latestResponse", -1), num(meta, "latestRecords")),
+            (num(meta, "previousResponse", -1), num(meta, "previousRecords")),
+        )
         wanted = {r: c for r, c in (latest, previous) if r >= 0 and c > 0}
         kept: list[Item] = []
         for i in self._read_on(records, more_records, *verdict_records, **newest, Limit=VERDICT_READ) if wanted else ():
@@ -253,23 +262,25 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     def _history(self, token: StepToken, effects: StepEffects, messages: dict[int, str], now: str) -> list[Item]:
         """The immutable items of the step: messages, its verdict record, units, revisions."""
         pk, version = s(_pk(token.session_id)), token.version
-        found = [di.put({"pk": pk, "sk": s(f"M#{k:010d}"), "z": di.packed({"m": m})}) for k, m in messages.items()]
+        found = [di.put({"pk": pk, "sk": s(f"M#{k:010d}"), "packed": di.packed({"m": m})}) for k, m in messages.items()]
         if effects.verdicts:
             dumped = {v.tool.call_id: dump_verdict(v) for v in effects.verdicts}
             sk = f"R#{token.response_index:010d}#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(dumped), "at": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(dumped), "writtenAt": s(now)}))
         for file_id in dict.fromkeys(u.file_id for u in effects.units):
             written = sorted((u for u in effects.units if u.file_id == file_id), key=lambda u: u.start)
             sk = f"U#{file_id}#{written[0].start:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(_units(written)), "at": s(now)}, NOT_WRITTEN))
+            found.append(
+                di.put({"pk": pk, "sk": s(sk), "packed": di.packed(_units(written)), "writtenAt": s(now)}, NOT_WRITTEN)
+            )
         for file_id in dict.fromkeys(c.file_id for c in effects.corrections):
             rows = correction_rows(c for c in effects.corrections if c.file_id == file_id)
             sk = f"U#{file_id}#K#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(rows), "at": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(rows), "writtenAt": s(now)}))
         for file_id in dict.fromkeys(u.file_id for u in effects.revisions):
             revised = [u for u in effects.revisions if u.file_id == file_id]
             sk = f"U#{file_id}#R#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(_units(revised)), "at": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(_units(revised)), "writtenAt": s(now)}))
         for item in found:
             di.check_size(item["Put"]["Item"], "A record of this step")
         return found
@@ -285,27 +296,36 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
-        sets, removes, values = ["version = version + :one"], ["#hold"], {":one": n(1)}
+        sets, removes, values, names = ["version = version + :one"], ["#hold"], {":one": n(1)}, {"#hold": "hold"}
         stored = budget.dumps() if isinstance(budget, Budget) else budget
         auto = str(auto_approve) if isinstance(auto_approve, int) else auto_approve
-        settings = (("src", source_language), ("tgt", target_language), ("bud", stored), ("mdl", model), ("aut", auto))
+        settings = (
+            ("sourceLanguage", source_language),
+            ("targetLanguage", target_language),
+            ("budget", stored),
+            ("model", model),
+            ("autoApprove", auto),
+        )
         for name, value in settings:
+            if value is not ...:
+                names[f"#{name}"] = name
             if value is None:
-                removes.append(name)
+                removes.append(f"#{name}")
             elif value is not ...:
-                sets.append(f"{name} = :{name}")
+                sets.append(f"#{name} = :{name}")
                 values[f":{name}"] = s(value)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        reply = self._update_meta(session_id, expression, values, ReturnValues="ALL_NEW")
+        reply = self._update_meta(session_id, expression, values, names, ReturnValues="ALL_NEW")
         return _record(reply["Attributes"])
 
     def hold_session(self, session_id: str, hold: SessionHold) -> None:
         """One UpdateItem of META's `hold` alone (its version left as it is)."""
-        self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())})
+        self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())}, {"#hold": "hold"})
 
-    def _update_meta(self, session_id: str, expression: str, values: Item, **more: Any) -> Item:
-        """One UpdateItem of an existing META (`#hold` names `hold`), tried again while a commit is being
-        applied to it (it is over in milliseconds); NotFoundError when there is no session."""
+    def _update_meta(self, session_id: str, expression: str, values: Item, names: dict[str, str], **more: Any) -> Item:
+        """One UpdateItem of an existing META (`names`: the expression's attribute names), tried again
+        while a commit is being applied to it (it is over in milliseconds); NotFoundError when there is
+        no session."""
         attempt = 0
         while True:
             try:
@@ -314,7 +334,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                         TableName=self.table,
                         Key=_meta_key(session_id),
                         UpdateExpression=expression,
-                        ExpressionAttributeNames={"#hold": "hold"},
+                        ExpressionAttributeNames=names,
                         ExpressionAttributeValues=values,
                         ConditionExpression="attribute_exists(pk)",  # never creates a session
                         **more,
@@ -334,7 +354,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             with errors():
                 self.client.put_item(
                     TableName=self.table,
-                    Item={**item, "d": s(job.dumps())},
+                    Item={**item, "languages": s(job.dumps())},
                     ConditionExpression=IS_NEW,  # a job is written once
                 )
         except di.Refused as exc:
@@ -347,7 +367,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         item = reply.get("Item")
         if item is None:
             raise NotFoundError(f"No job {job_id}.")
-        return JobRecord.loads(job_id, item["owner"]["S"], item["createdAt"]["S"], item["d"]["S"])
+        return JobRecord.loads(job_id, item["owner"]["S"], item["createdAt"]["S"], item["languages"]["S"])
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, most recently updated first (the `by-owner` index)."""
@@ -446,11 +466,11 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         pk = s(_pk(session_id))
         texts = chunks(content)
         items = [
-            {"pk": pk, "sk": s(f"C#{file.file_id}#{k:05d}"), "t": s(part), "g": s(found)}
+            {"pk": pk, "sk": s(f"C#{file.file_id}#{k:05d}"), "text": s(part), "segments": s(found)}
             for k, (part, found) in enumerate(zip(texts, chunk_segments(segments, len(texts)), strict=True))
         ]
         items += [
-            {"pk": pk, "sk": s(f"D#{file.file_id}#{k:05d}"), "t": s(part)}
+            {"pk": pk, "sk": s(f"D#{file.file_id}#{k:05d}"), "text": s(part)}
             for k, part in enumerate(chunks(original) if original is not None else [])
         ]
         with di.storable():
@@ -460,7 +480,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             "chars": n(file.chars),
             "covered": s(_json(file.covered)),
             "createdAt": s(file.created_at or di.now_iso()),
-            "n": n(num(meta, "fileCount")),
+            "order": n(num(meta, "fileCount")),
             "original": {"BOOL": original is not None},
         }
         try:
@@ -484,7 +504,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """The document the file was taken from (its D# chunks, one Query), or None."""
         self._file(session_id, file_id)
         found = self._query(_pk(session_id), "begins_with(sk, :d)", {":d": s(f"D#{file_id}#")})
-        parts = [i["t"]["S"] for i in found]
+        parts = [i["text"]["S"] for i in found]
         return "".join(parts) if parts else None
 
     def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
@@ -494,7 +514,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         first, last = start // CHUNK_CHARS, max(end - 1, start) // CHUNK_CHARS
         keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{k:05d}")} for k in range(first, last + 1)]
         found = {
-            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "t", "files"))
+            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "text", "files"))
         }
         meta = found.get("META")
         if meta is None:
@@ -503,7 +523,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             raise NotFoundError(f"No file {file_id} in this session.")
         if end <= start:
             return ""
-        joined = "".join(found[k["sk"]["S"]]["t"]["S"] for k in keys if k["sk"]["S"] in found)
+        joined = "".join(found[k["sk"]["S"]]["text"]["S"] for k in keys if k["sk"]["S"] in found)
         return joined[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
 
     def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
@@ -512,14 +532,16 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         numbers = range(max(first, 0), last + 1)
         keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{n:05d}")} for n in numbers]
         wanted = [_meta_key(session_id), *keys]
-        found = {i["sk"]["S"]: i for i in self._batch_get(wanted, attributes=("sk", "t", "g", "files"))}
+        found = {i["sk"]["S"]: i for i in self._batch_get(wanted, attributes=("sk", "text", "segments", "files"))}
         meta = found.get("META")
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
         if file_id not in meta.get("files", {}).get("M", {}):
             raise NotFoundError(f"No file {file_id} in this session.")
         chunks = [found.get(k["sk"]["S"]) for k in keys]
-        return [FileChunk(c["t"]["S"], load_segments(c["g"]["S"])) if c else FileChunk("", ()) for c in chunks]
+        return [
+            FileChunk(c["text"]["S"], load_segments(c["segments"]["S"])) if c else FileChunk("", ()) for c in chunks
+        ]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""
@@ -536,7 +558,9 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 writes.append(replace(unit, end=held.end, cover_end=held.cover_end))
         logged = sorted((i for i in items if _kind(i) == "K"), key=lambda i: i["sk"]["S"])
         corrections = [
-            correction_of(row, session_id=session_id, created_at=i["at"]["S"]) for i in logged for row in di.unpacked(i)
+            correction_of(row, session_id=session_id, created_at=i["writtenAt"]["S"])
+            for i in logged
+            for row in di.unpacked(i)
         ]
         return ReviewLog(writes=sorted(first.values(), key=lambda u: u.updated_at) + writes, corrections=corrections)
 
@@ -595,9 +619,9 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
     put("version", n(version + 1))
     put("updatedAt", s(now))
     put("gsi1sk", s(f"{now}#{sid}"))
-    add("messages", len(effects.messages))
-    add("hiddenCount", effects.hidden_messages)
-    add("responses", len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids))
+    add("messageCount", len(effects.messages))
+    add("hiddenMessages", effects.hidden_messages)
+    add("responseCount", len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids))
     for field, attr in TELEMETRY.items():
         add(attr, getattr(effects.telemetry, field))
     if version == 0:
@@ -606,23 +630,31 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         put("files", {"M": {}})
         put("fileCount", n(0))
         budget = effects.budget.dumps() if effects.budget else None
-        settings = (("src", effects.source_language), ("tgt", effects.target_language), ("bud", budget))
+        settings = (
+            ("sourceLanguage", effects.source_language),
+            ("targetLanguage", effects.target_language),
+            ("budget", budget),
+        )
         auto = str(effects.auto_approve) if effects.auto_approve is not None else None
-        for attr, setting in (*settings, ("mdl", effects.model), ("aut", auto)):
+        for attr, setting in (*settings, ("model", effects.model), ("autoApprove", auto)):
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
-        put("inputs", s(_json(list(effects.user_inputs or ()))))
+        put("userInputs", s(_json(list(effects.user_inputs or ()))))
     if version == 0 or effects.queued_inputs is not None:
-        put("queued", s(_json(list(effects.queued_inputs or ()))))
+        put("queuedInputs", s(_json(list(effects.queued_inputs or ()))))
     if responses:  # the latest response: the one before it becomes the previous, with this step's record
         one = len(responses) == 1
-        put("rp", n(responses[-2]) if not one else n(-1), "if_not_exists(#rl, :none)" if one else "")
-        put("rpc", n(0), "if_not_exists(#rlc, :zero) + :d" if one else "")
-        put("rl", n(responses[-1]))
-        put("rlc", n(0))
+        put(
+            "previousResponse",
+            n(responses[-2]) if not one else n(-1),
+            "if_not_exists(#latestResponse, :none)" if one else "",
+        )
+        put("previousRecords", n(0), "if_not_exists(#latestRecords, :zero) + :d" if one else "")
+        put("latestResponse", n(responses[-1]))
+        put("latestRecords", n(0))
     elif effects.verdicts:
-        put("rlc", n(1), "if_not_exists(#rlc, :zero) + :d")
+        put("latestRecords", n(1), "if_not_exists(#latestRecords, :zero) + :d")
     for k, (file_id, covered) in enumerate(effects.coverage.items()):
         names[f"#f{k}"], values[f":c{k}"] = file_id, s(_json(covered))
         names["#files"] = "files"
@@ -647,23 +679,23 @@ def _record(item: Item) -> SessionRecord:
         created_at=item["createdAt"]["S"],
         updated_at=item["updatedAt"]["S"],
         version=num(item, "version"),
-        message_count=num(item, "messages"),
-        hidden_messages=num(item, "hiddenCount"),
-        copilot_response_count=num(item, "responses"),
-        user_inputs=tuple(json.loads(item["inputs"]["S"])),
-        queued_inputs=tuple(json.loads(item["queued"]["S"])),
+        message_count=num(item, "messageCount"),
+        hidden_messages=num(item, "hiddenMessages"),
+        copilot_response_count=num(item, "responseCount"),
+        user_inputs=tuple(json.loads(item["userInputs"]["S"])),
+        queued_inputs=tuple(json.loads(item["queuedInputs"]["S"])),
         telemetry=Telemetry(**{field: num(item, attr) for field, attr in TELEMETRY.items()}),
-        source_language=item.get("src", {}).get("S"),
-        target_language=item.get("tgt", {}).get("S"),
-        budget=Budget.loads(item["bud"]["S"]) if "bud" in item else None,
-        model=item.get("mdl", {}).get("S"),
+        source_language=item.get("sourceLanguage", {}).get("S"),
+        target_language=item.get("targetLanguage", {}).get("S"),
+        budget=Budget.loads(item["budget"]["S"]) if "budget" in item else None,
+        model=item.get("model", {}).get("S"),
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
-        auto_approve=int(item["aut"]["S"]) if "aut" in item else None,
+        auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
     )
 
 
 def _files(meta: Item) -> list[FileState]:
-    entries = sorted(meta.get("files", {}).get("M", {}).items(), key=lambda kv: int(kv[1]["M"]["n"]["N"]))
+    entries = sorted(meta.get("files", {}).get("M", {}).items(), key=lambda kv: int(kv[1]["M"]["order"]["N"]))
     return [
         FileState(
             file_id=file_id,
@@ -706,7 +738,9 @@ def _kind(item: Item) -> str:
 
 def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
     """The unit writes of a file's `U#` items as a Query returns them (unit items, then revisions by version)."""
-    return [_unit(file_id, u, item["at"]["S"]) for item in items if _kind(item) != "K" for u in di.unpacked(item)]
+    return [
+        _unit(file_id, u, item["writtenAt"]["S"]) for item in items if _kind(item) != "K" for u in di.unpacked(item)
+    ]
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:

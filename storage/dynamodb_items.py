@@ -55,7 +55,7 @@ def packed(value: Any) -> Item:
     return {"B": zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 6)}
 
 
-def unpacked(item: Item, name: str = "z") -> Any:
+def unpacked(item: Item, name: str = "packed") -> Any:
     """The JSON value `packed` stored under `name`."""
     return json.loads(zlib.decompress(item[name]["B"]))
 

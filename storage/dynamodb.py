@@ -62,7 +62,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
-from agent_core.segment import Segment, load_segments
+from agent_core.segment import Segment
 
 from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
@@ -213,7 +213,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
             verdicts=list(verdicts.get(latest[0], {}).values()),
             previous_index=previous[0],
             previous=list(verdicts.get(previous[0], {}).values()),
-            files=_files(meta),
+            files=di.files_of(meta),
         )
 
     def _commit(self, token: StepToken, effects: StepEffects, answer: StoredAnswer | None) -> None:
@@ -349,12 +349,11 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def put_job(self, job: JobRecord) -> None:
         """One PutItem, on the condition that the job is new."""
-        item = {"pk": s(f"J#{job.job_id}"), "sk": s("JOB"), "owner": s(job.owner), "createdAt": s(job.created_at)}
         try:
             with errors():
                 self.client.put_item(
                     TableName=self.table,
-                    Item={**item, "languages": s(job.dumps())},
+                    Item=di.job_item(job),
                     ConditionExpression=IS_NEW,  # a job is written once
                 )
         except di.Refused as exc:
@@ -363,11 +362,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     def get_job(self, job_id: str) -> JobRecord:
         """One GetItem."""
         with errors():
-            reply = self.client.get_item(TableName=self.table, Key={"pk": s(f"J#{job_id}"), "sk": s("JOB")})
-        item = reply.get("Item")
+            item = self.client.get_item(TableName=self.table, Key=di.job_key(job_id)).get("Item")
         if item is None:
             raise NotFoundError(f"No job {job_id}.")
-        return JobRecord.loads(job_id, item["owner"]["S"], item["createdAt"]["S"], item["languages"]["S"])
+        return di.job_of(item)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, most recently updated first (the `by-owner` index)."""
@@ -463,26 +461,18 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         meta = self._meta(session_id)
         if num(meta, "fileCount") >= max_files:
             raise InvalidRequestError(f"A session holds at most {max_files} files.")
-        pk = s(_pk(session_id))
         texts = chunks(content)
         items = [
-            {"pk": pk, "sk": s(f"C#{file.file_id}#{k:05d}"), "text": s(part), "segments": s(found)}
+            di.chunk_item(session_id, file.file_id, k, part, found)
             for k, (part, found) in enumerate(zip(texts, chunk_segments(segments, len(texts)), strict=True))
         ]
         items += [
-            {"pk": pk, "sk": s(f"D#{file.file_id}#{k:05d}"), "text": s(part)}
+            di.chunk_item(session_id, file.file_id, k, part, None)
             for k, part in enumerate(chunks(original) if original is not None else [])
         ]
         with di.storable():
             self._batch_write([{"PutRequest": {"Item": item}} for item in items])
-        entry = {
-            "name": s(file.name),
-            "chars": n(file.chars),
-            "covered": s(_json(file.covered)),
-            "createdAt": s(file.created_at or di.now_iso()),
-            "order": n(num(meta, "fileCount")),
-            "original": {"BOOL": original is not None},
-        }
+        entry = di.file_entry(file, num(meta, "fileCount"), original=original is not None)
         try:
             with errors():
                 self.client.update_item(
@@ -491,7 +481,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     UpdateExpression="SET files.#f = :file ADD fileCount :one",
                     ConditionExpression="attribute_exists(pk) AND attribute_not_exists(files.#f) AND fileCount < :max",
                     ExpressionAttributeNames={"#f": file.file_id},
-                    ExpressionAttributeValues={":file": {"M": entry}, ":one": n(1), ":max": n(max_files)},
+                    ExpressionAttributeValues={":file": entry, ":one": n(1), ":max": n(max_files)},
                 )
         except di.Refused as exc:  # the race for the last slot lost (or the id taken): its chunks go too
             self._batch_write([{"DeleteRequest": {"Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items])
@@ -512,7 +502,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         them, in one BatchGetItem."""
         start, end = max(0, start), max(0, end)
         first, last = start // CHUNK_CHARS, max(end - 1, start) // CHUNK_CHARS
-        keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{k:05d}")} for k in range(first, last + 1)]
+        keys = [di.chunk_key(session_id, file_id, k) for k in range(first, last + 1)]
         found = {
             i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "text", "files"))
         }
@@ -530,7 +520,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """The file's chunks `first` to `last` and their segments: META's entry of the file and the
         chunks, in one BatchGetItem."""
         numbers = range(max(first, 0), last + 1)
-        keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{n:05d}")} for n in numbers]
+        keys = [di.chunk_key(session_id, file_id, k) for k in numbers]
         wanted = [_meta_key(session_id), *keys]
         found = {i["sk"]["S"]: i for i in self._batch_get(wanted, attributes=("sk", "text", "segments", "files"))}
         meta = found.get("META")
@@ -539,9 +529,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if file_id not in meta.get("files", {}).get("M", {}):
             raise NotFoundError(f"No file {file_id} in this session.")
         chunks = [found.get(k["sk"]["S"]) for k in keys]
-        return [
-            FileChunk(c["text"]["S"], load_segments(c["segments"]["S"])) if c else FileChunk("", ()) for c in chunks
-        ]
+        return [di.chunk_of(c) for c in chunks]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""
@@ -568,11 +556,8 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:
         """The unexpired answer for the owner's key (one GetItem), if any."""
-        item = self._get({"pk": s(f"I#{di.answer_digest(owner, key)}"), "sk": s("IDEMPOTENCY")})
-        if item is None or num(item, "expiresAt") <= now:
-            return None
-        body, digest, expires = item["body"]["S"], item["requestHash"]["S"], num(item, "expiresAt")
-        return StoredAnswer(owner=owner, key=key, request_hash=digest, body=body, expires_at=expires)
+        item = self._get(di.answer_key(owner, key))
+        return None if item is None or num(item, "expiresAt") <= now else di.answer_of(owner, key, item)
 
     def _keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
         """Keep an answer (with its session's marker) unless an unexpired one exists (ConflictError)."""
@@ -640,9 +625,9 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
-        put("userInputs", s(_json(list(effects.user_inputs or ()))))
+        put("userInputs", s(di.meta_json(list(effects.user_inputs or ()))))
     if version == 0 or effects.queued_inputs is not None:
-        put("queuedInputs", s(_json(list(effects.queued_inputs or ()))))
+        put("queuedInputs", s(di.meta_json(list(effects.queued_inputs or ()))))
     if responses:  # the latest response: the one before it becomes the previous, with this step's record
         one = len(responses) == 1
         put(
@@ -656,7 +641,7 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
     elif effects.verdicts:
         put("latestRecords", n(1), "if_not_exists(#latestRecords, :zero) + :d")
     for k, (file_id, covered) in enumerate(effects.coverage.items()):
-        names[f"#f{k}"], values[f":c{k}"] = file_id, s(_json(covered))
+        names[f"#f{k}"], values[f":c{k}"] = file_id, s(di.meta_json(covered))
         names["#files"] = "files"
         sets.append(f"#files.#f{k}.covered = :c{k}")
     if version > 0:
@@ -692,20 +677,6 @@ def _record(item: Item) -> SessionRecord:
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
         auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
     )
-
-
-def _files(meta: Item) -> list[FileState]:
-    entries = sorted(meta.get("files", {}).get("M", {}).items(), key=lambda kv: int(kv[1]["M"]["order"]["N"]))
-    return [
-        FileState(
-            file_id=file_id,
-            name=e["M"]["name"]["S"],
-            chars=int(e["M"]["chars"]["N"]),
-            covered=tuple((int(a), int(b)) for a, b in json.loads(e["M"]["covered"]["S"])),
-            created_at=e["M"]["createdAt"]["S"],
-        )
-        for file_id, e in entries
-    ]
 
 
 # -- immutable items -------------------------------------------------------------------------------
@@ -773,8 +744,3 @@ def _answer_puts(session_id: str | None, answer: StoredAnswer) -> list[Item]:
         marker = {"pk": s(_pk(session_id)), "sk": s(f"A#{item['pk']['S'][2:]}"), "expiresAt": n(answer.expires_at)}
         actions.append(di.put(marker))
     return actions
-
-
-def _json(value: Any) -> str:
-    """`value` as META's JSON text (UTF-8 as it is: an escape would weigh six bytes a character)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -70,7 +70,7 @@ from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
-from .interface import CHUNK_CHARS, FileChunk, Storage, StoredSession, chunk_segments, chunks
+from .interface import FileChunk, Storage, StoredSession, chunk_segments, chunks
 from .records import JobRecord, Page, ReviewLog, SessionHold, SessionRecord
 
 TELEMETRY = {
@@ -497,39 +497,17 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         parts = [i["text"]["S"] for i in found]
         return "".join(parts) if parts else None
 
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """The file's characters `[start, end)`: META's entry of the file and the chunks that hold
-        them, in one BatchGetItem."""
-        start, end = max(0, start), max(0, end)
-        first, last = start // CHUNK_CHARS, max(end - 1, start) // CHUNK_CHARS
-        keys = [di.chunk_key(session_id, file_id, k) for k in range(first, last + 1)]
-        found = {
-            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "text", "files"))
-        }
-        meta = found.get("META")
-        if meta is None:
-            raise NotFoundError(f"No session {session_id}.")
-        if file_id not in meta.get("files", {}).get("M", {}):
-            raise NotFoundError(f"No file {file_id} in this session.")
-        if end <= start:
-            return ""
-        joined = "".join(found[k["sk"]["S"]]["text"]["S"] for k in keys if k["sk"]["S"] in found)
-        return joined[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
-
-    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
-        """The file's chunks `first` to `last` and their segments: META's entry of the file and the
-        chunks, in one BatchGetItem."""
-        numbers = range(max(first, 0), last + 1)
+    def _chunks(self, session_id: str, file_id: str, numbers: range, *, segments: bool) -> list[FileChunk]:
+        """META's entry of the file and the chunks, in one BatchGetItem (their segments only if asked)."""
         keys = [di.chunk_key(session_id, file_id, k) for k in numbers]
-        wanted = [_meta_key(session_id), *keys]
-        found = {i["sk"]["S"]: i for i in self._batch_get(wanted, attributes=("sk", "text", "segments", "files"))}
+        attributes = ("sk", "text", *(("segments",) if segments else ()), "files")
+        found = {i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=attributes)}
         meta = found.get("META")
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
         if file_id not in meta.get("files", {}).get("M", {}):
             raise NotFoundError(f"No file {file_id} in this session.")
-        chunks = [found.get(k["sk"]["S"]) for k in keys]
-        return [di.chunk_of(c) for c in chunks]
+        return [di.chunk_of(found.get(k["sk"]["S"])) for k in keys]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""

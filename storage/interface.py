@@ -153,6 +153,19 @@ class SessionStorageInterface(ABC):
         if fits(answer.body):
             self._keep_answer(session_id, answer, now=now)
 
+    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
+        """The file's chunks `first` to `last` (chunk n: characters from `n * CHUNK_CHARS`), each with
+        the segments that begin in it (an empty chunk past the file's end), in one read."""
+        return self._chunks(session_id, file_id, range(max(first, 0), last + 1), segments=True)
+
+    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
+        """The file's characters `[start, end)`, reading only the text of the chunks that hold them."""
+        start, end = max(0, start), max(0, end)
+        first = start // CHUNK_CHARS
+        numbers = range(first, (end - 1) // CHUNK_CHARS + 1) if end > start else range(0)
+        text = "".join(c.text for c in self._chunks(session_id, file_id, numbers, segments=False))
+        return text[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
+
     def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
         """The file's written units, in source order: each one's latest write (`review_log`)."""
         latest = {w.start: w for w in self.review_log(session_id, file_id).writes}  # revisions come after
@@ -237,13 +250,9 @@ class SessionStorageInterface(ABC):
         """The document the file's content was taken from, if it was stored with one."""
 
     @abstractmethod
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """The file's characters `[start, end)`, reading only the chunks that hold them (their text alone)."""
-
-    @abstractmethod
-    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
-        """The file's chunks `first` to `last` (chunk n: characters from `n * CHUNK_CHARS`), each with
-        the segments that begin in it (an empty chunk past the file's end), in one read."""
+    def _chunks(self, session_id: str, file_id: str, numbers: range, *, segments: bool) -> list[FileChunk]:
+        """The file's chunks `numbers` (an empty one past the file's end) in one read, each with the
+        segments that begin in it if `segments`; NotFoundError for no such session or file."""
 
     @abstractmethod
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:

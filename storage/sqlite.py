@@ -35,7 +35,6 @@ from agent_core.segment import Segment, load_segments
 from .codec import dump_issue, dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
 from .interface import (
-    CHUNK_CHARS,
     MAX_TM_ENTRIES,
     FileChunk,
     Storage,
@@ -286,28 +285,18 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             rows = db.execute(sql, (session_id, file_id)).fetchall()
         return "".join(r["text"] for r in rows) if rows else None
 
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """The file's characters `[start, end)`, reading only the chunks that hold them."""
-        start, end = max(0, start), max(0, end)
-        first, last = start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS
+    def _chunks(self, session_id: str, file_id: str, numbers: range, *, segments: bool) -> list[FileChunk]:
+        """The file's chunks `numbers` (their segments only if asked), in one read."""
+        columns = "n, text, segments" if segments else "n, text, NULL AS segments"
+        sql = f"SELECT {columns} FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ?"
         with self._transaction(write=False) as db:
             _require_file(db, session_id, file_id)
-            if end <= start:
-                return ""
-            sql = "SELECT text FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ? ORDER BY n"
-            rows = db.execute(sql, (session_id, file_id, first, last)).fetchall()
-        text = "".join(r["text"] for r in rows)
-        return text[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
-
-    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
-        """The file's chunks `first` to `last` and the segments that begin in each."""
-        with self._transaction(write=False) as db:
-            _require_file(db, session_id, file_id)
-            sql = "SELECT n, text, segments FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ?"
-            rows = {r["n"]: r for r in db.execute(sql, (session_id, file_id, first, last))}
+            rows = {r["n"]: r for r in db.execute(sql, (session_id, file_id, numbers.start, numbers.stop - 1))}
         return [
-            FileChunk(rows[n]["text"], load_segments(rows[n]["segments"])) if n in rows else FileChunk("", ())
-            for n in range(max(first, 0), last + 1)
+            FileChunk(rows[n]["text"], load_segments(rows[n]["segments"]) if segments else ())
+            if n in rows
+            else FileChunk("", ())
+            for n in numbers
         ]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:

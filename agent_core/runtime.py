@@ -311,17 +311,20 @@ class AgentRuntime:
         except Exception:
             logger.warning("a lost step's spending was not recorded", exc_info=True)
 
-    async def pending_reviews(self, owner: str, session_id: str) -> tuple[Actor, list[CopilotRequest]]:
-        """Whose turn it is and the copilot requests the human must answer now (to restore a view)."""
-        actor, requests, _ = await self.pending_and_decided(owner, session_id)
+    async def pending_reviews(
+        self, owner: str, session_id: str, *, snapshot: SessionSnapshot | None = None
+    ) -> tuple[Actor, list[CopilotRequest]]:
+        """Whose turn it is and the copilot requests the human must answer now (to restore a view);
+        `snapshot` is the session as the caller loaded it (a window at least a step's), not read again."""
+        actor, requests, _ = await self.pending_and_decided(owner, session_id, snapshot=snapshot)
         return actor, requests
 
     async def pending_and_decided(
-        self, owner: str, session_id: str
+        self, owner: str, session_id: str, *, snapshot: SessionSnapshot | None = None
     ) -> tuple[Actor, list[CopilotRequest], list[UnitWrite]]:
         """`pending_reviews`, and the units of the batch already decided (a verdict given, or approved by the
         session's routing) that are written with the batch's last verdict."""
-        loaded = await self._load(owner, session_id)
+        loaded = await self._load(owner, session_id, snapshot)
         loop = self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
         requests, decided = await loop.pending_and_decided()
         context = loop.context
@@ -330,9 +333,10 @@ class AgentRuntime:
 
     # -- stages ------------------------------------------------------------------------------
 
-    async def _load(self, owner: str, session_id: str | None) -> _Loaded:
-        """The session (a new one when no id is given), the owner's memory, a reader of its files: the
-        session's read beside the owner's (its memory, then its translation memory's)."""
+    async def _load(self, owner: str, session_id: str | None, loaded: SessionSnapshot | None = None) -> _Loaded:
+        """The session (a new one when no id is given; `loaded` when the caller read it), the owner's
+        memory: the session's read beside the owner's (its memory, then its
+        translation memory's)."""
 
         async def owners() -> Memory:
             memory = await self.memory.recall(owner)
@@ -347,12 +351,20 @@ class AgentRuntime:
                 token=token, window=[], window_complete=True, user_inputs=[], copilot_responses=[], files=[]
             )
             memory = await owners()
+        elif loaded is not None:  # the step's window of it: what a load of that window reads
+            size = self.window + self.chunk + 2
+            snapshot = replace(
+                loaded,
+                window=loaded.window[-size:],
+                window_complete=loaded.window_complete and len(loaded.window) <= size,
+            )
+            memory = await owners()
         else:  # the session's read and the owner's side by side (reading the caller's own memory is harmless)
             snapshot, memory = await asyncio.gather(
                 self.store.load(session_id, window=self.window + self.chunk + 2), owners()
             )
-            if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
-                raise NotFoundError(f"No session {session_id}.")
+        if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
+            raise NotFoundError(f"No session {session_id}.")
         return _Loaded(snapshot=snapshot, memory=memory)
 
     def _loop(

@@ -108,7 +108,7 @@ class StorageCounter:
             items.extend(found)
         for item in items:
             if item.get("sk", {}).get("S", "").startswith("C#") and "t" in item:
-                self.text_bytes += len(item["t"]["S"].encode("utf-8"))
+                self.text_bytes += len(item["text"]["S"].encode("utf-8"))
 
     def mark(self) -> None:
         """Close the current HTTP request's counts."""

@@ -9,18 +9,22 @@ its telemetry.
 Creating a job creates one session per language with the files and the task ("Translate guide.md
 into German."), so a client drives each language with `POST /api/next {"sessionId"}` alone. Nothing
 is stored for a bad request: the languages and the model are checked first; the first language's
-upload checks the files, and a failure on the way removes the sessions already made.
+upload checks the files, and a failure on the way (a store's throttle during an estimate, the job's own
+write) removes the sessions already made: a job is created whole or not at all.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from agent_core.errors import AgentError, InvalidRequestError, NotFoundError
+from agent_core.errors import AgentError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from agent_core.ports import SessionStore
+from storage.interface import JobStore
 from storage.records import JobRecord
 
 from .analysis import Analyses
@@ -31,6 +35,9 @@ from .sessions import SessionService, language_tag
 from .standing import segments_left, standing
 
 log = logging.getLogger(__name__)
+
+REMOVE_PAUSES = (0.1, 0.5, None)
+"""Pauses between the tries to delete a session of a job that failed to start (None: the last try)."""
 
 
 def language_name(tag: str) -> str:
@@ -52,12 +59,13 @@ def task_for(names: Sequence[str], tag: str) -> str:
 class Jobs:
     """The caller's jobs, over their sessions."""
 
-    def __init__(self, sessions: SessionService, analyses: Analyses, store: SessionStore) -> None:
+    def __init__(self, sessions: SessionService, analyses: Analyses, store: SessionStore, jobs: JobStore) -> None:
         self.sessions = sessions
         self.analyses = analyses
         self.store = store
         """The sessions' files through the process's cache of file chunks (service.standing)."""
         self.storage = sessions.storage
+        self.jobs = jobs
 
     async def create(self, owner: str, body: JobCreate) -> JobCreated:
         """A session per language with the files and the task; the job record last."""
@@ -65,41 +73,36 @@ class Jobs:
         if len(set(tags)) < len(tags):
             raise InvalidRequestError("targetLanguages names a language twice.")
         names = [f.name for f in body.files]
-        made: dict[str, str] = {}
-        segments: dict[str, int] = {}
-        files: dict[str, list[str]] = {}
+        made = {tag: new_id("s") for tag in tags if tag is not None}  # known before any is written
         try:
-            for tag in tags:
-                assert tag is not None
-                made[tag] = await blocking(self._session, owner, body, tag, names)
-                segments[tag], files[tag] = await blocking(self._upload, owner, made[tag], body)
-        except BaseException:
-            await blocking(self._remove, owner, list(made.values()))
-            raise
-        figures = {
-            tag: {**(await self._estimate(owner, sid, files[tag], tag)), "segments": segments[tag]}
-            for tag, sid in made.items()
-        }
-        job = JobRecord(
-            job_id=new_id("j"),
-            owner=owner,
-            created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
-            sessions=made,
-            estimates=figures,
-        )
-        try:
-            await blocking(self.storage.put_job, job)
-        except BaseException:
-            await blocking(self._remove, owner, list(made.values()))
+            segments: dict[str, int] = {}
+            files: dict[str, list[str]] = {}
+            for tag, sid in made.items():
+                await blocking(self._session, owner, body, tag, names, sid)
+                segments[tag], files[tag] = await blocking(self._upload, owner, sid, body)
+            figures = {
+                tag: {**(await self._estimate(owner, sid, files[tag], tag)), "segments": segments[tag]}
+                for tag, sid in made.items()
+            }
+            job = JobRecord(
+                job_id=new_id("j"),
+                owner=owner,
+                created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                sessions=made,
+                estimates=figures,
+            )
+            await blocking(self.jobs.put_job, job)
+        except BaseException:  # a job is created whole or not at all: its sessions go with a failure
+            await asyncio.shield(blocking(self._remove, owner, list(made.values())))
             raise
         return JobCreated(id=job.job_id, sessions=dict(made))
 
-    def _session(self, owner: str, body: JobCreate, tag: str, names: list[str]) -> str:
+    def _session(self, owner: str, body: JobCreate, tag: str, names: list[str], sid: str) -> None:
         """One language's session, with the task."""
         settings = SessionSettings(
             sourceLanguage=body.sourceLanguage, targetLanguage=tag, budget=body.budget, model=body.model
         )
-        return self.sessions.create(owner, settings, task=task_for(names, tag)).session_id
+        self.sessions.create(owner, settings, task=task_for(names, tag), session_id=sid)
 
     def _upload(self, owner: str, sid: str, body: JobCreate) -> tuple[int, list[str]]:
         """The job's files into one language's session: how many segments they have, and their ids."""
@@ -107,11 +110,23 @@ class Jobs:
         return sum(count for _, count in added), [state.file_id for state, _ in added]
 
     def _remove(self, owner: str, sids: list[str]) -> None:
+        """Delete the sessions of a job that failed to start, each tried again after a pause while the
+        store is busy (it just failed the job, maybe by a throttle)."""
         for sid in sids:
-            try:
-                self.sessions.delete(owner, sid)
-            except AgentError:
-                log.warning("a session of a job that failed to start was not removed: %s", sid)
+            for pause in REMOVE_PAUSES:
+                try:
+                    self.sessions.delete(owner, sid)
+                    break
+                except UnavailableError:
+                    if pause is None:
+                        log.warning("a session of a job that failed to start was not removed: %s", sid)
+                    else:
+                        time.sleep(pause)
+                except NotFoundError:  # not made, or made by no one else
+                    break
+                except AgentError:
+                    log.warning("a session of a job that failed to start was not removed: %s", sid)
+                    break
 
     async def _estimate(self, owner: str, sid: str, file_ids: list[str], tag: str) -> dict[str, float]:
         """The analysis's estimate for all of the session's files, added up."""
@@ -129,7 +144,7 @@ class Jobs:
         """Each language's session, progress, state, spending and estimate, and the totals."""
         if not is_id(job_id, "j"):
             raise NotFoundError(f"No job {job_id[:80]}.")
-        job = await blocking(self.storage.get_job, job_id)
+        job = await blocking(self.jobs.get_job, job_id)
         if job.owner != owner:
             raise NotFoundError(f"No job {job_id}.")
         languages = {

@@ -90,14 +90,23 @@ class SessionService:
             raise NotFoundError(f"No session {sid}.")
         return record
 
-    def create(self, owner: str, settings: SessionSettings | None = None, *, task: str | None = None) -> SessionRecord:
+    def create(
+        self,
+        owner: str,
+        settings: SessionSettings | None = None,
+        *,
+        task: str | None = None,
+        session_id: str | None = None,
+    ) -> SessionRecord:
         """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown),
         with the budget and the model given (422 for a model not configured); with `task`, that is its
-        first user input (a job's session: the next step goes on to the model)."""
+        first user input (a job's session: the next step goes on to the model). `session_id` (a new
+        id) is the caller's, who can then remove it whether or not the creation answered."""
         given = settings or SessionSettings()
         source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
         model = None if given.model is None else self.models.name(given.model)
-        token = StepToken(session_id=new_id("s"), owner=owner, version=0, created_at=_now(), message_count=0)
+        sid = session_id or new_id("s")
+        token = StepToken(session_id=sid, owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
         auto = given.autoApprove.minEstimate if given.autoApprove is not None else None
         effects = StepEffects(

@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 
 from agent_core.budget import spent_of
 from agent_core.deltas import DeltaSink
-from agent_core.effects import Verdict
 from agent_core.errors import (
     AgentError,
     BudgetExceededError,
@@ -23,7 +22,7 @@ from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
 from agent_core.stall import STALLED
 from storage import deadline
 from storage.interface import SessionStorageInterface
-from storage.records import Page, SessionHold, SessionRecord
+from storage.records import SessionHold
 
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
@@ -137,11 +136,11 @@ class StepService:
 
     async def view(self, owner: str, sid: str) -> SessionView:
         """Everything a client needs to restore its view after a lost response or a reload."""
-        snapshot = await blocking(self.storage.load_step, session_id(sid), window=SESSION_VIEW_MESSAGES)
-        if snapshot.token.owner != owner:
+        record, snapshot = await blocking(self.storage.load_view, session_id(sid), window=SESSION_VIEW_MESSAGES)
+        if record.owner != owner:
             raise NotFoundError(f"No session {sid}.")
-        record, verdicts = await blocking(self._record_and_verdicts, sid)
-        actor, pending = await self.runtime.pending_reviews(owner, sid)
+        verdicts = await blocking(self.storage.list_verdicts, sid, cursor=None, limit=VIEW_VERDICTS)
+        actor, pending = await self.runtime.pending_reviews(owner, sid, snapshot=snapshot)
         left = await segments_left(self.runtime.store, sid, snapshot.files)
         state, retry_at, error = standing(record, snapshot.files, left)
         spent = record.telemetry
@@ -178,6 +177,3 @@ class StepService:
                 usd=round(spent.cost_micro_usd / 1e6, 6),
             ),
         )
-
-    def _record_and_verdicts(self, sid: str) -> tuple[SessionRecord, Page[Verdict]]:
-        return self.storage.get_session(sid), self.storage.list_verdicts(sid, cursor=None, limit=VIEW_VERDICTS)

@@ -2,23 +2,29 @@
 
 Layout of a session's partition `S#<session>` (template.yaml declares the table and its index):
 
-    META                         the one mutable item: version, owner, times, counters, inputs, queue,
-                                 languages, telemetry, the files and their coverage, and the latest two
-                                 model responses' indexes with how many verdict records each has
-    M#<index:010>                a message (pydantic-ai JSON, compressed)
+    META                         the one mutable item: version, owner, times, counters (messageCount,
+                                 hiddenMessages, responseCount), userInputs, queuedInputs, settings
+                                 (sourceLanguage, targetLanguage, budget, model, autoApprove), telemetry,
+                                 the files and their coverage, and the latest two model responses'
+                                 indexes (latestResponse, previousResponse) with how many verdict records
+                                 each has (latestRecords, previousRecords)
+    M#<index:010>                a message (pydantic-ai JSON, compressed in `packed`)
     R#<response:010>#<v:010>     the verdicts the commit over version <v> gave on the response's calls
-    C#<file>#<n:05>              a chunk of the file's text (CHUNK_CHARS characters), `g` the segments
+    C#<file>#<n:05>              a chunk of the file's `text` (CHUNK_CHARS characters) and the `segments`
                                  that begin in it
-    D#<file>#<n:05>              a chunk of the document the file was taken from
+    D#<file>#<n:05>              a chunk of the `text` of the document the file was taken from
     U#<file>#<start:010>         the units one commit wrote to the file, from its first unit's start
     U#<file>#K#<v:010>           the corrections the commit over version <v> recorded of the file (its
                                  review log: the owner's memory keeps its own copy, which outlives the session)
     U#<file>#R#<v:010>           the revisions the commit over version <v> made to the file's units
     A#<digest>                   marks the session's kept answer I#<digest> (deleted with the session)
 
+Every written-once record keeps its rows as compressed JSON in `packed` and its commit's time in
+`writtenAt`.
+
 META's `hold` (why the latest step failed: a provider's throttle or refusal) is set by an UpdateItem
 of its own that leaves the version alone, and removed by the next commit's Update. A job is one
-item, `J#<job>` / `JOB`, written once: its languages' session ids and estimates.
+item, `J#<job>` / `JOB`, written once: its `languages`' session ids and estimates.
 
 Everything but META is written once and never changed, so a read cannot be torn in a way it cannot
 see: META names what the session holds (its message count, each latest response's record count), and
@@ -48,7 +54,6 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from agent_core.document import FileState
 from agent_core.effects import (
     Budget,
-    SessionSnapshot,
     StepEffects,
     StepToken,
     StoredAnswer,
@@ -57,7 +62,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
-from agent_core.segment import Segment, load_segments
+from agent_core.segment import Segment
 
 from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
@@ -65,7 +70,7 @@ from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
-from .interface import CHUNK_CHARS, FileChunk, Storage, check_records, check_units, chunk_segments, chunks, fits
+from .interface import FileChunk, Storage, StoredSession, chunk_segments, chunks
 from .records import JobRecord, Page, ReviewLog, SessionHold, SessionRecord
 
 TELEMETRY = {
@@ -145,7 +150,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """The session's record (one consistent GetItem of META)."""
         return _record(self._meta(session_id))
 
-    def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
+    def _load(self, session_id: str, *, window: int) -> StoredSession:
         """META with the latest `window` messages (one Query, newest first) beside the latest verdict
         records (one Query); a further page only when they did not reach what META names.
 
@@ -155,14 +160,14 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         pauses = iter(TORN_PAUSES)
         while True:
             try:
-                return self._load_step(session_id, window=window)
+                return self._read(session_id, window=window)
             except Torn as exc:
                 if (pause := next(pauses, None)) is None:
                     raise ConflictError(TORN) from exc
                 time.sleep(pause)
 
-    def _load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        pk, window = _pk(session_id), max(window, 0)
+    def _read(self, session_id: str, *, window: int) -> StoredSession:
+        pk = _pk(session_id)
         newest: dict[str, Any] = {"ScanIndexForward": False}
         verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
         created, held = self._held.get(session_id, ("", {}))
@@ -184,7 +189,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if missing := [k for k in range(first, count) if k not in data]:  # committed elsewhere: just those
             bounds = {":a": s(f"M#{missing[0]:010d}"), ":b": s(f"M#{missing[-1]:010d}")}
             data |= {_index(i): di.unpacked(i)["m"] for i in self._query(pk, "sk BETWEEN :a AND :b", bounds)}
-        latest, previous = (num(meta, "rl", -1), num(meta, "rlc")), (num(meta, "rp", -1), num(meta, "rpc"))
+        latest, previous = (
+            (num(meta, "latestResponse", -1), num(meta, "latestRecords")),
+            (num(meta, "previousResponse", -1), num(meta, "previousRecords")),
+        )
         wanted = {r: c for r, c in (latest, previous) if r >= 0 and c > 0}
         kept: list[Item] = []
         for i in self._read_on(records, more_records, *verdict_records, **newest, Limit=VERDICT_READ) if wanted else ():
@@ -197,43 +205,21 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         if len(data) != count - first or len(kept) != sum(wanted.values()):
             raise Torn
         self._hold(session_id, record.created_at, data)
-        messages = load_messages([data[k] for k in range(first, count)])
         verdicts = {r: _merged([i for i in kept if _record_of(i)[0] == r]) for r in wanted}
-        files = _files(meta)
-        token = StepToken(
-            session_id=session_id,
-            owner=record.owner,
-            version=record.version,
-            created_at=record.created_at,
-            message_count=count,
-            hidden_messages=record.hidden_messages,
+        return StoredSession(
+            record=record,
+            messages=load_messages([data[k] for k in range(first, count)]),
             response_index=latest[0],
-            verdict_ids=frozenset(verdicts.get(latest[0], {})),
-            previous_response_index=previous[0],
-            covered={f.file_id: f.covered for f in files},
-        )
-        return SessionSnapshot(
-            token=token,
-            window=messages,
-            window_complete=first == 0,
-            user_inputs=record.user_inputs,
-            copilot_responses=list(verdicts.get(latest[0], {}).values()),
-            files=files,
-            queued_inputs=record.queued_inputs,
-            previous_verdicts=list(verdicts.get(previous[0], {}).values()),
-            budget=record.budget,
-            model=record.model,
-            telemetry=record.telemetry,
-            target_language=record.target_language,
-            auto_approve=record.auto_approve,
+            verdicts=list(verdicts.get(latest[0], {}).values()),
+            previous_index=previous[0],
+            previous=list(verdicts.get(previous[0], {}).values()),
+            files=di.files_of(meta),
         )
 
-    def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
+    def _commit(self, token: StepToken, effects: StepEffects, answer: StoredAnswer | None) -> None:
         """One TransactWriteItems: META (conditional on the token's version), the new messages, the
         verdicts, units and revisions, the owner's corrections and translation-memory write, the answer."""
-        check_units(token, effects)
         with di.storable():
-            check_records(effects)
             new_units = {(u.file_id, u.start) for u in effects.units}
             for u in effects.revisions:
                 covered = token.covered.get(u.file_id, ())
@@ -250,7 +236,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     self.corrections_put(token.owner, token.session_id, token.version, effects.corrections, now)
                 )
             answers = len(actions)
-            if answer is not None and fits(answer.body):  # an answer too large to keep is dropped, never fails the step
+            if answer is not None:
                 actions += _answer_puts(token.session_id, answer)
         memory = self.tm_write(
             token.owner, effects.memory, added=effects.memory_added, room=di.MAX_TRANSACTION_ITEMS - len(actions)
@@ -276,23 +262,25 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     def _history(self, token: StepToken, effects: StepEffects, messages: dict[int, str], now: str) -> list[Item]:
         """The immutable items of the step: messages, its verdict record, units, revisions."""
         pk, version = s(_pk(token.session_id)), token.version
-        found = [di.put({"pk": pk, "sk": s(f"M#{k:010d}"), "z": di.packed({"m": m})}) for k, m in messages.items()]
+        found = [di.put({"pk": pk, "sk": s(f"M#{k:010d}"), "packed": di.packed({"m": m})}) for k, m in messages.items()]
         if effects.verdicts:
             dumped = {v.tool.call_id: dump_verdict(v) for v in effects.verdicts}
             sk = f"R#{token.response_index:010d}#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(dumped), "at": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(dumped), "writtenAt": s(now)}))
         for file_id in dict.fromkeys(u.file_id for u in effects.units):
             written = sorted((u for u in effects.units if u.file_id == file_id), key=lambda u: u.start)
             sk = f"U#{file_id}#{written[0].start:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(_units(written)), "at": s(now)}, NOT_WRITTEN))
+            found.append(
+                di.put({"pk": pk, "sk": s(sk), "packed": di.packed(_units(written)), "writtenAt": s(now)}, NOT_WRITTEN)
+            )
         for file_id in dict.fromkeys(c.file_id for c in effects.corrections):
             rows = correction_rows(c for c in effects.corrections if c.file_id == file_id)
             sk = f"U#{file_id}#K#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(rows), "at": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(rows), "writtenAt": s(now)}))
         for file_id in dict.fromkeys(u.file_id for u in effects.revisions):
             revised = [u for u in effects.revisions if u.file_id == file_id]
             sk = f"U#{file_id}#R#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "z": di.packed(_units(revised)), "at": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(_units(revised)), "writtenAt": s(now)}))
         for item in found:
             di.check_size(item["Put"]["Item"], "A record of this step")
         return found
@@ -308,35 +296,42 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         auto_approve: int | EllipsisType | None = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
-        sets, removes, values = ["version = version + :one"], ["#hold"], {":one": n(1)}
+        sets, removes, values, names = ["version = version + :one"], ["#hold"], {":one": n(1)}, {"#hold": "hold"}
         stored = budget.dumps() if isinstance(budget, Budget) else budget
         auto = str(auto_approve) if isinstance(auto_approve, int) else auto_approve
-        settings = (("src", source_language), ("tgt", target_language), ("bud", stored), ("mdl", model), ("aut", auto))
+        settings = (
+            ("sourceLanguage", source_language),
+            ("targetLanguage", target_language),
+            ("budget", stored),
+            ("model", model),
+            ("autoApprove", auto),
+        )
         for name, value in settings:
+            if value is not ...:
+                names[f"#{name}"] = name
             if value is None:
-                removes.append(name)
+                removes.append(f"#{name}")
             elif value is not ...:
-                sets.append(f"{name} = :{name}")
+                sets.append(f"#{name} = :{name}")
                 values[f":{name}"] = s(value)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        reply = self._update_meta(session_id, expression, values, ReturnValues="ALL_NEW")
+        reply = self._update_meta(session_id, expression, values, names, ReturnValues="ALL_NEW")
         return _record(reply["Attributes"])
 
     def hold_session(self, session_id: str, hold: SessionHold) -> None:
         """One UpdateItem of META's `hold` alone (its version left as it is)."""
-        self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())})
+        self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())}, {"#hold": "hold"})
 
     def add_spent(self, session_id: str, spent: Telemetry) -> None:
         """One UpdateItem adding to META's counters alone (its version left as it is)."""
         adds = ", ".join(f"#{attr} :{attr}" for attr in TELEMETRY.values())
         values = {f":{attr}": n(getattr(spent, field)) for field, attr in TELEMETRY.items()}
-        self._update_meta(session_id, f"ADD {adds}", values, names={f"#{attr}": attr for attr in TELEMETRY.values()})
+        self._update_meta(session_id, f"ADD {adds}", values, {f"#{attr}": attr for attr in TELEMETRY.values()})
 
-    def _update_meta(
-        self, session_id: str, expression: str, values: Item, *, names: dict[str, str] | None = None, **more: Any
-    ) -> Item:
-        """One UpdateItem of an existing META (`#hold` names `hold`), tried again while a commit is being
-        applied to it (it is over in milliseconds); NotFoundError when there is no session."""
+    def _update_meta(self, session_id: str, expression: str, values: Item, names: dict[str, str], **more: Any) -> Item:
+        """One UpdateItem of an existing META (`names`: the expression's attribute names), tried again
+        while a commit is being applied to it (it is over in milliseconds); NotFoundError when there is
+        no session."""
         attempt = 0
         while True:
             try:
@@ -345,7 +340,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                         TableName=self.table,
                         Key=_meta_key(session_id),
                         UpdateExpression=expression,
-                        ExpressionAttributeNames=names or {"#hold": "hold"},
+                        ExpressionAttributeNames=names,
                         ExpressionAttributeValues=values,
                         ConditionExpression="attribute_exists(pk)",  # never creates a session
                         **more,
@@ -360,12 +355,11 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def put_job(self, job: JobRecord) -> None:
         """One PutItem, on the condition that the job is new."""
-        item = {"pk": s(f"J#{job.job_id}"), "sk": s("JOB"), "owner": s(job.owner), "createdAt": s(job.created_at)}
         try:
             with errors():
                 self.client.put_item(
                     TableName=self.table,
-                    Item={**item, "d": s(job.dumps())},
+                    Item=di.job_item(job),
                     ConditionExpression=IS_NEW,  # a job is written once
                 )
         except di.Refused as exc:
@@ -374,11 +368,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     def get_job(self, job_id: str) -> JobRecord:
         """One GetItem."""
         with errors():
-            reply = self.client.get_item(TableName=self.table, Key={"pk": s(f"J#{job_id}"), "sk": s("JOB")})
-        item = reply.get("Item")
+            item = self.client.get_item(TableName=self.table, Key=di.job_key(job_id)).get("Item")
         if item is None:
             raise NotFoundError(f"No job {job_id}.")
-        return JobRecord.loads(job_id, item["owner"]["S"], item["createdAt"]["S"], item["d"]["S"])
+        return di.job_of(item)
 
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, most recently updated first (the `by-owner` index)."""
@@ -428,9 +421,14 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:
         """All the session's verdicts by response, then call id (a replaced one: its latest), a page at
-        a time (its cursor: the last response and call id)."""
+        a time (its cursor: the last response and call id); the first page's Query starts at META, which
+        tells a missing session."""
         start = di.decode_cursor(cursor, {"r": int, "c": str}) if cursor else {"r": 0, "c": ""}
-        records = self._query(_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(f"R#{start['r']:010d}"), ":b": s("R$")})
+        first = "META" if cursor is None else f"R#{start['r']:010d}"  # META sorts just before the records
+        found = self._query(_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(first), ":b": s("R$")})
+        if cursor is None and next(found, {"sk": s("")})["sk"]["S"] != "META":
+            raise NotFoundError(f"No session {session_id}.")
+        records = (i for i in found if i["sk"]["S"].startswith("R#"))
         listed: list[tuple[int, str, Verdict]] = []
         group: list[Item] = []
         for item in itertools.chain(records, [None]):
@@ -442,7 +440,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     break
             if item is not None:
                 group.append(item)
-        if not listed:
+        if not listed and cursor is not None:
             self._meta(session_id)
         shown = listed[: max(limit, 0)]
         following = len(listed) > len(shown) and shown
@@ -464,30 +462,23 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
     ) -> None:
         """The chunks, each with the segments that begin in it, and the original's (BatchWriteItem:
         unseen until META names the file), then META's file entry and count in one conditional
-        UpdateItem (the cap and the id checked there)."""
+        UpdateItem (the cap and the id checked there); an upload refused there deletes its chunks
+        (BatchWriteItem): a file of more chunks than one transaction holds cannot be written with its slot."""
         meta = self._meta(session_id)
         if num(meta, "fileCount") >= max_files:
             raise InvalidRequestError(f"A session holds at most {max_files} files.")
-        pk = s(_pk(session_id))
         texts = chunks(content)
         items = [
-            {"pk": pk, "sk": s(f"C#{file.file_id}#{k:05d}"), "t": s(part), "g": s(found)}
+            di.chunk_item(session_id, file.file_id, k, part, found)
             for k, (part, found) in enumerate(zip(texts, chunk_segments(segments, len(texts)), strict=True))
         ]
         items += [
-            {"pk": pk, "sk": s(f"D#{file.file_id}#{k:05d}"), "t": s(part)}
+            di.chunk_item(session_id, file.file_id, k, part, None)
             for k, part in enumerate(chunks(original) if original is not None else [])
         ]
         with di.storable():
             self._batch_write([{"PutRequest": {"Item": item}} for item in items])
-        entry = {
-            "name": s(file.name),
-            "chars": n(file.chars),
-            "covered": s(_json(file.covered)),
-            "createdAt": s(file.created_at or di.now_iso()),
-            "n": n(num(meta, "fileCount")),
-            "original": {"BOOL": original is not None},
-        }
+        entry = di.file_entry(file, num(meta, "fileCount"), original=original is not None)
         try:
             with errors():
                 self.client.update_item(
@@ -496,9 +487,10 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                     UpdateExpression="SET files.#f = :file ADD fileCount :one",
                     ConditionExpression="attribute_exists(pk) AND attribute_not_exists(files.#f) AND fileCount < :max",
                     ExpressionAttributeNames={"#f": file.file_id},
-                    ExpressionAttributeValues={":file": {"M": entry}, ":one": n(1), ":max": n(max_files)},
+                    ExpressionAttributeValues={":file": entry, ":one": n(1), ":max": n(max_files)},
                 )
-        except di.Refused as exc:
+        except di.Refused as exc:  # the race for the last slot lost (or the id taken): its chunks go too
+            self._batch_write([{"DeleteRequest": {"Key": {"pk": i["pk"], "sk": i["sk"]}}} for i in items])
             meta = self._meta(session_id)
             if num(meta, "fileCount") >= max_files:
                 raise InvalidRequestError(f"A session holds at most {max_files} files.") from exc
@@ -508,53 +500,20 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
         """The document the file was taken from (its D# chunks, one Query), or None."""
         self._file(session_id, file_id)
         found = self._query(_pk(session_id), "begins_with(sk, :d)", {":d": s(f"D#{file_id}#")})
-        parts = [i["t"]["S"] for i in found]
+        parts = [i["text"]["S"] for i in found]
         return "".join(parts) if parts else None
 
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """The file's characters `[start, end)`: META's entry of the file and the chunks that hold
-        them, in one BatchGetItem."""
-        start, end = max(0, start), max(0, end)
-        first, last = start // CHUNK_CHARS, max(end - 1, start) // CHUNK_CHARS
-        keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{k:05d}")} for k in range(first, last + 1)]
-        found = {
-            i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=("sk", "t", "files"))
-        }
+    def _chunks(self, session_id: str, file_id: str, numbers: range, *, segments: bool) -> list[FileChunk]:
+        """META's entry of the file and the chunks, in one BatchGetItem (their segments only if asked)."""
+        keys = [di.chunk_key(session_id, file_id, k) for k in numbers]
+        attributes = ("sk", "text", *(("segments",) if segments else ()), "files")
+        found = {i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=attributes)}
         meta = found.get("META")
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
         if file_id not in meta.get("files", {}).get("M", {}):
             raise NotFoundError(f"No file {file_id} in this session.")
-        if end <= start:
-            return ""
-        joined = "".join(found[k["sk"]["S"]]["t"]["S"] for k in keys if k["sk"]["S"] in found)
-        return joined[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
-
-    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
-        """The file's chunks `first` to `last` and their segments: META's entry of the file and the
-        chunks, in one BatchGetItem."""
-        numbers = range(max(first, 0), last + 1)
-        keys = [{"pk": s(_pk(session_id)), "sk": s(f"C#{file_id}#{n:05d}")} for n in numbers]
-        wanted = [_meta_key(session_id), *keys]
-        found = {i["sk"]["S"]: i for i in self._batch_get(wanted, attributes=("sk", "t", "g", "files"))}
-        meta = found.get("META")
-        if meta is None:
-            raise NotFoundError(f"No session {session_id}.")
-        if file_id not in meta.get("files", {}).get("M", {}):
-            raise NotFoundError(f"No file {file_id} in this session.")
-        chunks = [found.get(k["sk"]["S"]) for k in keys]
-        return [FileChunk(c["t"]["S"], load_segments(c["g"]["S"])) if c else FileChunk("", ()) for c in chunks]
-
-    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
-        """The file's units in source order: its unit items, then its revisions in commit order (one Query)."""
-        items = list(self._query(_pk(session_id), "begins_with(sk, :u)", {":u": s(f"U#{file_id}#")}))
-        if not items:
-            self._file(session_id, file_id)
-        by_start: dict[int, UnitWrite] = {}
-        for unit in _writes(file_id, items):  # unit items sort before the revisions, and revisions by version
-            held = by_start.get(unit.start)
-            by_start[unit.start] = unit if held is None else replace(unit, end=held.end, cover_end=held.cover_end)
-        return [by_start[k] for k in sorted(by_start)]
+        return [di.chunk_of(found.get(k["sk"]["S"])) for k in keys]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""
@@ -571,7 +530,9 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
                 writes.append(replace(unit, end=held.end, cover_end=held.cover_end))
         logged = sorted((i for i in items if _kind(i) == "K"), key=lambda i: i["sk"]["S"])
         corrections = [
-            correction_of(row, session_id=session_id, created_at=i["at"]["S"]) for i in logged for row in di.unpacked(i)
+            correction_of(row, session_id=session_id, created_at=i["writtenAt"]["S"])
+            for i in logged
+            for row in di.unpacked(i)
         ]
         return ReviewLog(writes=sorted(first.values(), key=lambda u: u.updated_at) + writes, corrections=corrections)
 
@@ -579,17 +540,11 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
 
     def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:
         """The unexpired answer for the owner's key (one GetItem), if any."""
-        item = self._get({"pk": s(f"I#{di.answer_digest(owner, key)}"), "sk": s("IDEMPOTENCY")})
-        if item is None or num(item, "expiresAt") <= now:
-            return None
-        body, digest, expires = item["body"]["S"], item["requestHash"]["S"], num(item, "expiresAt")
-        return StoredAnswer(owner=owner, key=key, request_hash=digest, body=body, expires_at=expires)
+        item = self._get(di.answer_key(owner, key))
+        return None if item is None or num(item, "expiresAt") <= now else di.answer_of(owner, key, item)
 
-    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
-        """Keep an answer (with its session's marker) unless an unexpired one exists (ConflictError);
-        one too large to keep is not kept."""
-        if not fits(answer.body):
-            return
+    def _keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """Keep an answer (with its session's marker) unless an unexpired one exists (ConflictError)."""
         actions = _answer_puts(session_id, answer)
         actions[0]["Put"]["ExpressionAttributeValues"] = {":now": n(now)}
         try:
@@ -633,9 +588,9 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
     put("version", n(version + 1))
     put("updatedAt", s(now))
     put("gsi1sk", s(f"{now}#{sid}"))
-    add("messages", len(effects.messages))
-    add("hiddenCount", effects.hidden_messages)
-    add("responses", len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids))
+    add("messageCount", len(effects.messages))
+    add("hiddenMessages", effects.hidden_messages)
+    add("responseCount", len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids))
     for field, attr in TELEMETRY.items():
         add(attr, getattr(effects.telemetry, field))
     if version == 0:
@@ -644,25 +599,33 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         put("files", {"M": {}})
         put("fileCount", n(0))
         budget = effects.budget.dumps() if effects.budget else None
-        settings = (("src", effects.source_language), ("tgt", effects.target_language), ("bud", budget))
+        settings = (
+            ("sourceLanguage", effects.source_language),
+            ("targetLanguage", effects.target_language),
+            ("budget", budget),
+        )
         auto = str(effects.auto_approve) if effects.auto_approve is not None else None
-        for attr, setting in (*settings, ("mdl", effects.model), ("aut", auto)):
+        for attr, setting in (*settings, ("model", effects.model), ("autoApprove", auto)):
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
-        put("inputs", s(_json(list(effects.user_inputs or ()))))
+        put("userInputs", s(di.meta_json(list(effects.user_inputs or ()))))
     if version == 0 or effects.queued_inputs is not None:
-        put("queued", s(_json(list(effects.queued_inputs or ()))))
+        put("queuedInputs", s(di.meta_json(list(effects.queued_inputs or ()))))
     if responses:  # the latest response: the one before it becomes the previous, with this step's record
         one = len(responses) == 1
-        put("rp", n(responses[-2]) if not one else n(-1), "if_not_exists(#rl, :none)" if one else "")
-        put("rpc", n(0), "if_not_exists(#rlc, :zero) + :d" if one else "")
-        put("rl", n(responses[-1]))
-        put("rlc", n(0))
+        put(
+            "previousResponse",
+            n(responses[-2]) if not one else n(-1),
+            "if_not_exists(#latestResponse, :none)" if one else "",
+        )
+        put("previousRecords", n(0), "if_not_exists(#latestRecords, :zero) + :d" if one else "")
+        put("latestResponse", n(responses[-1]))
+        put("latestRecords", n(0))
     elif effects.verdicts:
-        put("rlc", n(1), "if_not_exists(#rlc, :zero) + :d")
+        put("latestRecords", n(1), "if_not_exists(#latestRecords, :zero) + :d")
     for k, (file_id, covered) in enumerate(effects.coverage.items()):
-        names[f"#f{k}"], values[f":c{k}"] = file_id, s(_json(covered))
+        names[f"#f{k}"], values[f":c{k}"] = file_id, s(di.meta_json(covered))
         names["#files"] = "files"
         sets.append(f"#files.#f{k}.covered = :c{k}")
     if version > 0:
@@ -685,33 +648,19 @@ def _record(item: Item) -> SessionRecord:
         created_at=item["createdAt"]["S"],
         updated_at=item["updatedAt"]["S"],
         version=num(item, "version"),
-        message_count=num(item, "messages"),
-        hidden_messages=num(item, "hiddenCount"),
-        copilot_response_count=num(item, "responses"),
-        user_inputs=tuple(json.loads(item["inputs"]["S"])),
-        queued_inputs=tuple(json.loads(item["queued"]["S"])),
+        message_count=num(item, "messageCount"),
+        hidden_messages=num(item, "hiddenMessages"),
+        copilot_response_count=num(item, "responseCount"),
+        user_inputs=tuple(json.loads(item["userInputs"]["S"])),
+        queued_inputs=tuple(json.loads(item["queuedInputs"]["S"])),
         telemetry=Telemetry(**{field: num(item, attr) for field, attr in TELEMETRY.items()}),
-        source_language=item.get("src", {}).get("S"),
-        target_language=item.get("tgt", {}).get("S"),
-        budget=Budget.loads(item["bud"]["S"]) if "bud" in item else None,
-        model=item.get("mdl", {}).get("S"),
+        source_language=item.get("sourceLanguage", {}).get("S"),
+        target_language=item.get("targetLanguage", {}).get("S"),
+        budget=Budget.loads(item["budget"]["S"]) if "budget" in item else None,
+        model=item.get("model", {}).get("S"),
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
-        auto_approve=int(item["aut"]["S"]) if "aut" in item else None,
+        auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
     )
-
-
-def _files(meta: Item) -> list[FileState]:
-    entries = sorted(meta.get("files", {}).get("M", {}).items(), key=lambda kv: int(kv[1]["M"]["n"]["N"]))
-    return [
-        FileState(
-            file_id=file_id,
-            name=e["M"]["name"]["S"],
-            chars=int(e["M"]["chars"]["N"]),
-            covered=tuple((int(a), int(b)) for a, b in json.loads(e["M"]["covered"]["S"])),
-            created_at=e["M"]["createdAt"]["S"],
-        )
-        for file_id, e in entries
-    ]
 
 
 # -- immutable items -------------------------------------------------------------------------------
@@ -744,7 +693,9 @@ def _kind(item: Item) -> str:
 
 def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
     """The unit writes of a file's `U#` items as a Query returns them (unit items, then revisions by version)."""
-    return [_unit(file_id, u, item["at"]["S"]) for item in items if _kind(item) != "K" for u in di.unpacked(item)]
+    return [
+        _unit(file_id, u, item["writtenAt"]["S"]) for item in items if _kind(item) != "K" for u in di.unpacked(item)
+    ]
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
@@ -777,8 +728,3 @@ def _answer_puts(session_id: str | None, answer: StoredAnswer) -> list[Item]:
         marker = {"pk": s(_pk(session_id)), "sk": s(f"A#{item['pk']['S'][2:]}"), "expiresAt": n(answer.expires_at)}
         actions.append(di.put(marker))
     return actions
-
-
-def _json(value: Any) -> str:
-    """`value` as META's JSON text (UTF-8 as it is: an escape would weigh six bytes a character)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -19,10 +19,14 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
+from agent_core.document import FileState
 from agent_core.effects import StoredAnswer
 from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.segment import load_segments
 
 from .errors import ConflictError, InvalidCursorError
+from .interface import FileChunk
+from .records import JobRecord
 
 Item = dict[str, Any]
 
@@ -55,7 +59,7 @@ def packed(value: Any) -> Item:
     return {"B": zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 6)}
 
 
-def unpacked(item: Item, name: str = "z") -> Any:
+def unpacked(item: Item, name: str = "packed") -> Any:
     """The JSON value `packed` stored under `name`."""
     return json.loads(zlib.decompress(item[name]["B"]))
 
@@ -70,15 +74,92 @@ def answer_digest(owner: str, key: str) -> str:
     return hashlib.sha256(f"{owner}\x00{key}".encode()).hexdigest()
 
 
+# -- typed items: each item kind's one encoding and its one decoding ---------------------------------
+
+
+def answer_key(owner: str, key: str) -> Item:
+    """A kept answer's key: its own partition, by the owner's Idempotency-Key hashed."""
+    return {"pk": s(f"I#{answer_digest(owner, key)}"), "sk": s("IDEMPOTENCY")}
+
+
 def answer_item(a: StoredAnswer) -> Item:
     """A kept answer, in its own partition (DynamoDB's TTL removes it after `expiresAt`)."""
-    return {
-        "pk": s(f"I#{answer_digest(a.owner, a.key)}"),
-        "sk": s("IDEMPOTENCY"),
-        "requestHash": s(a.request_hash),
-        "body": s(a.body),
-        "expiresAt": n(a.expires_at),
+    body = {"requestHash": s(a.request_hash), "body": s(a.body), "expiresAt": n(a.expires_at)}
+    return answer_key(a.owner, a.key) | body
+
+
+def answer_of(owner: str, key: str, item: Item) -> StoredAnswer:
+    """A kept answer's item (`answer_item`) read back."""
+    digest, body, expires = item["requestHash"]["S"], item["body"]["S"], num(item, "expiresAt")
+    return StoredAnswer(owner=owner, key=key, request_hash=digest, body=body, expires_at=expires)
+
+
+def job_key(job_id: str) -> Item:
+    """A job's key: its own partition."""
+    return {"pk": s(f"J#{job_id}"), "sk": s("JOB")}
+
+
+def job_item(job: JobRecord) -> Item:
+    """A job, written once: its owner, its time, and each language's session and estimate (`languages`)."""
+    return job_key(job.job_id) | {"owner": s(job.owner), "createdAt": s(job.created_at), "languages": s(job.dumps())}
+
+
+def job_of(item: Item) -> JobRecord:
+    """A job's item (`job_item`) read back."""
+    job_id = item["pk"]["S"][2:]
+    return JobRecord.loads(job_id, item["owner"]["S"], item["createdAt"]["S"], item["languages"]["S"])
+
+
+def chunk_key(session_id: str, file_id: str, number: int, *, original: bool = False) -> Item:
+    """The key of a chunk of a file's text (`C#`), or of the document it was taken from (`D#`)."""
+    return {"pk": s(f"S#{session_id}"), "sk": s(f"{'D' if original else 'C'}#{file_id}#{number:05d}")}
+
+
+def chunk_item(session_id: str, file_id: str, number: int, text: str, segments: str | None) -> Item:
+    """A chunk with the segments that begin in it (`agent_core.segment.dump_segments`), or, with
+    `segments` None, a chunk of the document the file was taken from."""
+    item = chunk_key(session_id, file_id, number, original=segments is None) | {"text": s(text)}
+    return item if segments is None else item | {"segments": s(segments)}
+
+
+def chunk_of(item: Item | None) -> FileChunk:
+    """A chunk's item (`chunk_item`) read back (None: a chunk past the file's end, empty)."""
+    if item is None:
+        return FileChunk("", ())
+    return FileChunk(item["text"]["S"], load_segments(item["segments"]["S"]) if "segments" in item else ())
+
+
+def file_entry(file: FileState, order: int, *, original: bool) -> Item:
+    """A file's entry in META's `files` map (by file id): `order` its place among the session's files."""
+    fields = {
+        "name": s(file.name),
+        "chars": n(file.chars),
+        "covered": s(meta_json(file.covered)),
+        "createdAt": s(file.created_at or now_iso()),
+        "order": n(order),
+        "original": {"BOOL": original},
     }
+    return {"M": fields}
+
+
+def files_of(meta: Item) -> list[FileState]:
+    """META's file entries (`file_entry`) read back, in upload order."""
+    entries = sorted(meta.get("files", {}).get("M", {}).items(), key=lambda kv: int(kv[1]["M"]["order"]["N"]))
+    return [
+        FileState(
+            file_id=file_id,
+            name=e["M"]["name"]["S"],
+            chars=int(e["M"]["chars"]["N"]),
+            covered=tuple((int(a), int(b)) for a, b in json.loads(e["M"]["covered"]["S"])),
+            created_at=e["M"]["createdAt"]["S"],
+        )
+        for file_id, e in entries
+    ]
+
+
+def meta_json(value: Any) -> str:
+    """`value` as META's JSON text (UTF-8 as it is: an escape would weigh six bytes a character)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- sizes and refusals ---------------------------------------------------------------------

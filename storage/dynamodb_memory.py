@@ -92,20 +92,14 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """A commit's Put of the corrections it records (one item)."""
         rows = correction_rows(corrections)
         sk = f"MEM#K#{now}#{session_id}#{version:010d}"
-        item = {"pk": _pk(owner), "sk": s(sk), "sessionId": s(session_id), "createdAt": s(now), "z": di.packed(rows)}
+        item = {
+            "pk": _pk(owner),
+            "sk": s(sk),
+            "sessionId": s(session_id),
+            "createdAt": s(now),
+            "packed": di.packed(rows),
+        }
         return di.put(item)
-
-    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """Newest first (of one commit's, the later recorded first); one Query."""
-        if limit <= 0:
-            return []
-        values = {":k": s("MEM#K#")}
-        items, _ = self._query_page(f"O#{owner}", "begins_with(sk, :k)", values, ScanIndexForward=False, Limit=limit)
-        return _corrections(items)[:limit]
-
-    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes (one GetItem of its memory item), oldest first."""
-        return _entries(owner, self._get(_memory_key(owner)))
 
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """One consistent Query, newest first, from the translation memory's head (MEM#T) down through
@@ -142,12 +136,19 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """Read the memory item, apply `change`, write it back if nobody wrote it meanwhile (else again)."""
         for attempt in range(WRITE_ROUNDS):
             item = self._get(_memory_key(owner))
-            version = num(item or {}, "v")
+            version = num(item or {}, "version")
             held = {e.entry_id: e for e in _entries(owner, item)}
             with di.storable():
-                written = _memory_key(owner) | {"v": n(version + 1), "z": di.packed(_rows(change(held).values()))}
+                written = _memory_key(owner) | {
+                    "version": n(version + 1),
+                    "packed": di.packed(_rows(change(held).values())),
+                }
                 di.check_size(written, "The owner's memory")
-            condition = {"ConditionExpression": "v = :v", "ExpressionAttributeValues": {":v": n(version)}}
+            condition = {
+                "ConditionExpression": "#version = :v",
+                "ExpressionAttributeNames": {"#version": "version"},
+                "ExpressionAttributeValues": {":v": n(version)},
+            }
             try:
                 with errors():
                     self.client.put_item(
@@ -265,8 +266,10 @@ def _tm_write(owner: str, records: Sequence[TmRecord], added: int, seq: int, att
         [r.source_hash, *(getattr(r.entry, f) for f in _TM_FIELDS[:-1]), r.entry.updated_at or now] for r in records
     ]
     expires = n(int(time.time()) + LOG_SECONDS)
-    log = {"pk": _pk(owner), "sk": s(f"TM#L#{number:012d}"), "z": di.packed(rows), "expiresAt": expires}
-    entries = [{"pk": _pk(owner), "sk": s(f"TM#E#{h}"), "z": di.packed(row), "written": n(number)} for h, *row in rows]
+    log = {"pk": _pk(owner), "sk": s(f"TM#L#{number:012d}"), "packed": di.packed(rows), "expiresAt": expires}
+    entries = [
+        {"pk": _pk(owner), "sk": s(f"TM#E#{h}"), "packed": di.packed(row), "written": n(number)} for h, *row in rows
+    ]
     for item in (log, *entries):
         di.check_size(item, "A translation-memory entry")
     actions = ({"Update": head}, di.put(log), *(di.put(e) for e in entries))

@@ -14,8 +14,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import EllipsisType
+from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage
+from pydantic_core import PydanticSerializationError
 
 from agent_core.document import FileState
 from agent_core.effects import (
@@ -57,23 +59,137 @@ CHUNK_CHARS = 32_000
 """File content is stored in chunks of this many characters (under DynamoDB's 400 KB item limit)."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StoredSession:
+    """What a backend's one read of a session for a step holds (`_load`): the base assembles the snapshot."""
+
+    record: SessionRecord
+    messages: Sequence[ModelMessage]
+    """The latest messages asked for, oldest first."""
+    response_index: int
+    """The index of the latest model response (-1: none)."""
+    verdicts: Sequence[Verdict]
+    """The stored verdicts on the latest response's calls."""
+    previous_index: int
+    """The index of the model response before it (-1: none)."""
+    previous: Sequence[Verdict]
+    """The stored verdicts on that response's calls."""
+    files: Sequence[FileState]
+
+
+class JobStore(Protocol):
+    """Jobs: each written once, when it is created, and read at each view."""
+
+    def put_job(self, job: JobRecord) -> None:
+        """Store a new job (ConflictError if one with its id exists)."""
+
+    def get_job(self, job_id: str) -> JobRecord:
+        """The job; NotFoundError if there is none."""
+
+
 class SessionStorageInterface(ABC):
-    """Sessions: their steps, history, verdicts, files, units and idempotent answers."""
+    """Sessions: their steps, history, verdicts, files, units and idempotent answers.
 
-    @abstractmethod
-    def get_session(self, session_id: str) -> SessionRecord:
-        """The session's record; NotFoundError if there is none."""
+    The rules every backend keeps are written here once (template methods): a commit's checks (each
+    unit written once, every record within MAX_STORED_BYTES, a kept answer too large dropped), the
+    step's snapshot assembled from what a backend read, a file's text and units derived from its
+    chunks and its review log. A backend implements the primitives, the reads and writes it does its
+    own way (the abstract methods)."""
 
-    @abstractmethod
+    # -- template methods: the rules, once ------------------------------------------------------
+
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         """What a step needs: the token, the latest `window` messages, their verdicts, the files."""
+        return self.load_view(session_id, window=window)[1]
 
-    @abstractmethod
+    def load_view(self, session_id: str, *, window: int) -> tuple[SessionRecord, SessionSnapshot]:
+        """The session's record beside what a step needs (`load_step`), in the same one read."""
+        found = self._load(session_id, window=max(window, 0))
+        record, files = found.record, list(found.files)
+        token = StepToken(
+            session_id=session_id,
+            owner=record.owner,
+            version=record.version,
+            created_at=record.created_at,
+            message_count=record.message_count,
+            hidden_messages=record.hidden_messages,
+            response_index=found.response_index,
+            verdict_ids=frozenset(v.tool.call_id for v in found.verdicts),
+            previous_response_index=found.previous_index,
+            covered={f.file_id: f.covered for f in files},
+        )
+        snapshot = SessionSnapshot(
+            token=token,
+            window=list(found.messages),
+            window_complete=record.message_count <= len(found.messages),
+            user_inputs=record.user_inputs,
+            copilot_responses=list(found.verdicts),
+            files=files,
+            queued_inputs=record.queued_inputs,
+            previous_verdicts=list(found.previous),
+            budget=record.budget,
+            model=record.model,
+            telemetry=record.telemetry,
+            target_language=record.target_language,
+            auto_approve=record.auto_approve,
+        )
+        return record, snapshot
+
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the effects atomically if the session is still at `token.version` (0 creates it),
         else ConflictError; `answer` is written in the same transaction. The effects' translation-memory
         entries are the owner's next numbered write (`tm_changes`), in that same transaction, their new
-        entries counted by `memory_added`. Nothing follows the transaction that could fail the commit."""
+        entries counted by `memory_added`. Nothing follows the transaction that could fail the commit.
+
+        Checked first, on every backend, before anything is written: each unit is written once
+        (`check_units`), no record is over MAX_STORED_BYTES (`check_records`, TooLargeError); an
+        answer too large to keep is dropped (the step succeeds without a key, so it must with one)."""
+        check_units(token, effects)
+        check_records(effects)
+        self._commit(token, effects, answer if answer is not None and fits(answer.body) else None)
+
+    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """Keep the answer of a request that committed nothing (ConflictError if an unexpired one
+        exists); one too large to keep is not kept."""
+        if fits(answer.body):
+            self._keep_answer(session_id, answer, now=now)
+
+    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
+        """The file's chunks `first` to `last` (chunk n: characters from `n * CHUNK_CHARS`), each with
+        the segments that begin in it (an empty chunk past the file's end), in one read."""
+        return self._chunks(session_id, file_id, range(max(first, 0), last + 1), segments=True)
+
+    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
+        """The file's characters `[start, end)`, reading only the text of the chunks that hold them."""
+        start, end = max(0, start), max(0, end)
+        first = start // CHUNK_CHARS
+        numbers = range(first, (end - 1) // CHUNK_CHARS + 1) if end > start else range(0)
+        text = "".join(c.text for c in self._chunks(session_id, file_id, numbers, segments=False))
+        return text[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
+
+    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
+        """The file's written units, in source order: each one's latest write (`review_log`)."""
+        latest = {w.start: w for w in self.review_log(session_id, file_id).writes}  # revisions come after
+        return [latest[k] for k in sorted(latest)]
+
+    # -- primitives: what each backend does its own way -----------------------------------------
+
+    @abstractmethod
+    def _load(self, session_id: str, *, window: int) -> StoredSession:
+        """The record, the latest `window` messages, the latest two responses' verdicts and the files,
+        in one consistent read; NotFoundError if there is no session."""
+
+    @abstractmethod
+    def _commit(self, token: StepToken, effects: StepEffects, answer: StoredAnswer | None) -> None:
+        """`commit`'s transaction, its effects and answer checked already."""
+
+    @abstractmethod
+    def _keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """`keep_answer`'s write, the answer checked already."""
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> SessionRecord:
+        """The session's record; NotFoundError if there is none."""
 
     @abstractmethod
     def update_session(
@@ -104,14 +220,6 @@ class SessionStorageInterface(ABC):
         are. NotFoundError if there is no session."""
 
     @abstractmethod
-    def put_job(self, job: JobRecord) -> None:
-        """Store a new job (ConflictError if one with its id exists)."""
-
-    @abstractmethod
-    def get_job(self, job_id: str) -> JobRecord:
-        """The job; NotFoundError if there is none."""
-
-    @abstractmethod
     def list_sessions(self, owner: str, *, cursor: str | None, limit: int) -> Page[SessionRecord]:
         """The owner's sessions, most recently updated first."""
 
@@ -140,25 +248,18 @@ class SessionStorageInterface(ABC):
     ) -> None:
         """Store a new file of an existing session (NotFoundError if the session is gone) with its
         segments, each kept with the chunk it begins in; the session's file count is checked in the
-        same transaction (InvalidRequestError past `max_files`). `original` is the document the
-        content was taken from (an XLIFF file), kept for its export."""
+        same transaction (InvalidRequestError past `max_files`), and an upload refused there leaves
+        nothing stored. `original` is the document the content was taken from (an XLIFF file), kept
+        for its export."""
 
     @abstractmethod
     def read_original(self, session_id: str, file_id: str) -> str | None:
         """The document the file's content was taken from, if it was stored with one."""
 
     @abstractmethod
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """The file's characters `[start, end)`, reading only the chunks that hold them."""
-
-    @abstractmethod
-    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
-        """The file's chunks `first` to `last` (chunk n: characters from `n * CHUNK_CHARS`), each with
-        the segments that begin in it (an empty chunk past the file's end), in one read."""
-
-    @abstractmethod
-    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
-        """The file's written units, in source order."""
+    def _chunks(self, session_id: str, file_id: str, numbers: range, *, segments: bool) -> list[FileChunk]:
+        """The file's chunks `numbers` (an empty one past the file's end) in one read, each with the
+        segments that begin in it if `segments`; NotFoundError for no such session or file."""
 
     @abstractmethod
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
@@ -169,10 +270,6 @@ class SessionStorageInterface(ABC):
     @abstractmethod
     def get_answer(self, owner: str, key: str, *, now: int) -> StoredAnswer | None:
         """The kept answer for the owner's key, unless it expired before `now` (epoch seconds)."""
-
-    @abstractmethod
-    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
-        """Keep the answer of a request that committed nothing (ConflictError if an unexpired one exists)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,13 +294,13 @@ def storable_tm(records: Sequence[TmRecord]) -> list[TmRecord]:
 class MemoryStorageInterface(ABC):
     """Owners' memory: their corrections, glossary entries and style notes (they outlive sessions)."""
 
-    @abstractmethod
     def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """The owner's latest corrections, newest first."""
+        """The owner's latest corrections, newest first (`memory_snapshot`'s)."""
+        return self.memory_snapshot(owner, corrections=max(limit, 0)).corrections if limit > 0 else []
 
-    @abstractmethod
     def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
         """The owner's glossary entries and style notes, oldest first (by `created_at`, then id)."""
+        return self.memory_snapshot(owner, corrections=0).entries
 
     @abstractmethod
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
@@ -246,8 +343,8 @@ class MemoryStorageInterface(ABC):
         The read is consistent: what a write numbered at most the returned `seq` wrote is in it."""
 
 
-class Storage(SessionStorageInterface, MemoryStorageInterface, ABC):
-    """A backend: both contracts over one store."""
+class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ABC):
+    """A backend: the three contracts over one store."""
 
 
 def check_units(token: StepToken, effects: StepEffects) -> None:
@@ -297,12 +394,15 @@ def fits(text: str) -> bool:
 def check_records(effects: StepEffects) -> None:
     """TooLargeError for a record of the step over the limit every backend keeps (DynamoDB's item size),
     before anything is written: one rule on every backend, whatever a backend compresses."""
-    records = [
-        *(("A message", dump_message(m)) for m in effects.messages),
-        *(("A copilot response", dump_verdict(v)) for v in effects.verdicts),
-        *(("A unit", u.text) for u in (*effects.units, *effects.revisions)),
-        *(("A correction", f"{c.source}{c.proposal}{c.final or ''}{c.reason or ''}") for c in effects.corrections),
-    ]
+    try:
+        records = [
+            *(("A message", dump_message(m)) for m in effects.messages),
+            *(("A copilot response", dump_verdict(v)) for v in effects.verdicts),
+            *(("A unit", u.text) for u in (*effects.units, *effects.revisions)),
+            *(("A correction", f"{c.source}{c.proposal}{c.final or ''}{c.reason or ''}") for c in effects.corrections),
+        ]
+    except (UnicodeError, PydanticSerializationError) as exc:
+        raise InvalidRequestError("The text holds characters that cannot be stored (a lone surrogate).") from exc
     for what, text in records:
         if not fits(text):
             size = len(text.encode("utf-8", "surrogatepass")) // 1000

@@ -22,7 +22,6 @@ from agent_core.document import FileState
 from agent_core.effects import (
     Budget,
     Correction,
-    SessionSnapshot,
     StepEffects,
     StepToken,
     StoredAnswer,
@@ -30,18 +29,16 @@ from agent_core.effects import (
     UnitWrite,
     Verdict,
 )
-from agent_core.errors import InvalidRequestError, TooLargeError
+from agent_core.errors import InvalidRequestError
 from agent_core.segment import Segment, load_segments
 
 from .codec import dump_issue, dump_message, dump_verdict, load_messages, load_verdict
 from .errors import ConflictError, NotFoundError, StorageUnavailableError
 from .interface import (
-    CHUNK_CHARS,
-    MAX_STORED_BYTES,
     MAX_TM_ENTRIES,
     FileChunk,
     Storage,
-    check_units,
+    StoredSession,
     chunk_segments,
     chunks,
     tm_record,
@@ -143,12 +140,12 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             raise NotFoundError(f"No job {job_id}.")
         return JobRecord.loads(row["job_id"], row["owner"], row["created_at"], row["data"])
 
-    def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
-        """The record, the latest messages, the latest response's verdicts and the files, in one read."""
+    def _load(self, session_id: str, *, window: int) -> StoredSession:
+        """The record, the latest messages, the latest two responses' verdicts and the files, in one read."""
         with self._transaction(write=False) as db:
             record = _session(_require(db, session_id))
             sql = 'SELECT "index", data FROM messages WHERE session_id = ? ORDER BY "index" DESC LIMIT ?'
-            rows = list(reversed(db.execute(sql, (session_id, max(window, 0))).fetchall()))
+            rows = list(reversed(db.execute(sql, (session_id, window)).fetchall()))
             messages = load_messages([r["data"] for r in rows])
             responses = [rows[i]["index"] for i in range(len(rows)) if isinstance(messages[i], ModelResponse)]
             response_index = responses[-1] if responses else -1
@@ -158,44 +155,19 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
                 "ORDER BY call_id"
             )
             both = db.execute(sql, (session_id, response_index, previous_index)).fetchall()
-            verdicts = [load_verdict(r["data"]) for r in both if r["response_index"] == response_index]
-            previous = [load_verdict(r["data"]) for r in both if r["response_index"] == previous_index]
-            files = _files(db, session_id)
-        token = StepToken(
-            session_id=session_id,
-            owner=record.owner,
-            version=record.version,
-            created_at=record.created_at,
-            message_count=record.message_count,
-            hidden_messages=record.hidden_messages,
-            response_index=response_index,
-            verdict_ids=frozenset(v.tool.call_id for v in verdicts),
-            previous_response_index=previous_index,
-            covered={f.file_id: f.covered for f in files},
-        )
-        return SessionSnapshot(
-            token=token,
-            window=messages,
-            window_complete=record.message_count <= len(messages),
-            user_inputs=record.user_inputs,
-            copilot_responses=verdicts,
-            files=files,
-            queued_inputs=record.queued_inputs,
-            previous_verdicts=previous,
-            budget=record.budget,
-            model=record.model,
-            telemetry=record.telemetry,
-            target_language=record.target_language,
-            auto_approve=record.auto_approve,
-        )
+            return StoredSession(
+                record=record,
+                messages=messages,
+                response_index=response_index,
+                verdicts=[load_verdict(r["data"]) for r in both if r["response_index"] == response_index],
+                previous_index=previous_index,
+                previous=[load_verdict(r["data"]) for r in both if r["response_index"] == previous_index],
+                files=_files(db, session_id),
+            )
 
-    def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
+    def _commit(self, token: StepToken, effects: StepEffects, answer: StoredAnswer | None) -> None:
         """Write the step in one transaction if the stored version is the token's, else ConflictError."""
         sid, stamp = token.session_id, timestamp()
-        check_units(token, effects)
-        _check_sizes(effects)
-        if answer is not None and not _fits(answer.body):
-            answer = None  # kept answers that cannot fit are dropped, never fail the step
         advanced = ConflictError("The session advanced concurrently; reload it and try again.")
         with self._transaction(write=True) as db:
             if token.version == 0:
@@ -323,43 +295,19 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             rows = db.execute(sql, (session_id, file_id)).fetchall()
         return "".join(r["text"] for r in rows) if rows else None
 
-    def read_file(self, session_id: str, file_id: str, start: int, end: int) -> str:
-        """The file's characters `[start, end)`, reading only the chunks that hold them."""
-        start, end = max(0, start), max(0, end)
-        first, last = start // CHUNK_CHARS, (end - 1) // CHUNK_CHARS
+    def _chunks(self, session_id: str, file_id: str, numbers: range, *, segments: bool) -> list[FileChunk]:
+        """The file's chunks `numbers` (their segments only if asked), in one read."""
+        columns = "n, text, segments" if segments else "n, text, NULL AS segments"
+        sql = f"SELECT {columns} FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ?"
         with self._transaction(write=False) as db:
             _require_file(db, session_id, file_id)
-            if end <= start:
-                return ""
-            sql = "SELECT text FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ? ORDER BY n"
-            rows = db.execute(sql, (session_id, file_id, first, last)).fetchall()
-        text = "".join(r["text"] for r in rows)
-        return text[start - first * CHUNK_CHARS : end - first * CHUNK_CHARS]
-
-    def read_chunks(self, session_id: str, file_id: str, first: int, last: int) -> list[FileChunk]:
-        """The file's chunks `first` to `last` and the segments that begin in each."""
-        with self._transaction(write=False) as db:
-            _require_file(db, session_id, file_id)
-            sql = "SELECT n, text, segments FROM file_chunks WHERE session_id = ? AND file_id = ? AND n BETWEEN ? AND ?"
-            rows = {r["n"]: r for r in db.execute(sql, (session_id, file_id, first, last))}
+            rows = {r["n"]: r for r in db.execute(sql, (session_id, file_id, numbers.start, numbers.stop - 1))}
         return [
-            FileChunk(rows[n]["text"], load_segments(rows[n]["segments"])) if n in rows else FileChunk("", ())
-            for n in range(max(first, 0), last + 1)
+            FileChunk(rows[n]["text"], load_segments(rows[n]["segments"]) if segments else ())
+            if n in rows
+            else FileChunk("", ())
+            for n in numbers
         ]
-
-    def list_units(self, session_id: str, file_id: str) -> list[UnitWrite]:
-        """The file's written units, in source order."""
-        with self._transaction(write=False) as db:
-            _require_file(db, session_id, file_id)
-            sql = f"SELECT {_UNIT_COLUMNS} FROM units WHERE session_id = ? AND file_id = ? ORDER BY start"
-            rows = db.execute(sql, (session_id, file_id)).fetchall()
-            revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
-        by_start = {r["start"]: _unit(r) for r in rows}
-        for r in revisions:  # in commit order: the latest is the unit's text
-            held = by_start.get(r["start"])
-            if held is not None:
-                by_start[r["start"]] = _revised(held, r)
-        return [by_start[k] for k in sorted(by_start)]
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The units' first writes and revisions, and the file's corrections, in commit order (one read)."""
@@ -386,33 +334,10 @@ class SQLiteStorage(SQLiteMemoryStorage, Storage):
             row = db.execute(sql + "AND expires_at > ?", (owner, key, now)).fetchone()
         return StoredAnswer(**row) if row else None
 
-    def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
-        """Keep an answer unless an unexpired one exists (ConflictError); one too large is not kept."""
-        if not _fits(answer.body):
-            return
+    def _keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
+        """Keep an answer unless an unexpired one exists (ConflictError)."""
         with self._transaction(write=True) as db:
             _put_answer(db, session_id, answer, now)
-
-
-def _fits(text: str) -> bool:
-    return len(text.encode("utf-8", "surrogatepass")) <= MAX_STORED_BYTES
-
-
-def _check_sizes(effects: StepEffects) -> None:
-    """TooLargeError for a record over the limit every backend keeps (DynamoDB's item size)."""
-    records = [
-        *(("A message", dump_message(m)) for m in effects.messages),
-        *(("A copilot response", dump_verdict(v)) for v in effects.verdicts),
-        *(("A unit", u.text) for u in effects.units),
-        *(("A correction", f"{c.source}{c.proposal}{c.final or ''}{c.reason or ''}") for c in effects.corrections),
-    ]
-    for what, text in records:
-        if not _fits(text):
-            size = len(text.encode("utf-8", "surrogatepass")) // 1000
-            raise TooLargeError(
-                f"{what} would take {size} KB, over the store's limit of {MAX_STORED_BYTES // 1000} KB; "
-                "send shorter text."
-            )
 
 
 def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffects, stamp: str) -> bool:

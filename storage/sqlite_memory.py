@@ -34,16 +34,6 @@ class SQLiteMemoryStorage(SQLiteDatabase):
 
     # -- the owners' memory ----------------------------------------------------------------------
 
-    def recent_corrections(self, owner: str, *, limit: int) -> list[Correction]:
-        """The owner's latest corrections, newest first (equal times: the later written first)."""
-        with self._transaction(write=False) as db:
-            return [correction_of(r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(limit, 0)))]
-
-    def list_memory(self, owner: str) -> list[MemoryEntryRecord]:
-        """The owner's glossary entries and style notes, oldest first."""
-        with self._transaction(write=False) as db:
-            return [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
-
     def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
         """The entries, the latest corrections and the translation memory's latest write number, in one
         read transaction."""

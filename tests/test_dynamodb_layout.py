@@ -137,7 +137,7 @@ def test_messages_verdicts_and_units_are_stored_compressed(storage: DynamoDBSess
     step(storage, verdicts=[approve("c1")], units=[unit(0, 4)], coverage=covering(unit(0, 4)))
     for item in items(storage, f"S#{SID}"):
         if item["sk"]["S"][:2] in ("M#", "R#", "U#"):
-            assert set(item) <= {"pk", "sk", "z", "at"} and "B" in item["z"], item["sk"]
+            assert set(item) <= {"pk", "sk", "packed", "writtenAt"} and "B" in item["packed"], item["sk"]
 
 
 def test_a_read_that_meets_a_commit_half_applied_refuses_it(storage: DynamoDBSessionStorage) -> None:

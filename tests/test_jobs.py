@@ -10,8 +10,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from handlers.api import create_app
+from storage.dynamodb import DynamoDBSessionStorage
+from storage.errors import StorageUnavailableError
 from storage.interface import Storage
+from storage.sqlite import SQLiteStorage
 from tests.client import Reviewer, ScriptedClient, asgi_transport
+from tests.conftest import make_backend
 from tests.helpers import services_for
 
 DOC = "# Install\n\nRun the installer first. Then restart the machine.\n\n- Open the settings.\n- Choose a language.\n"
@@ -127,3 +131,109 @@ def test_another_callers_job_is_not_found(storage: Storage) -> None:
         assert alice("GET", "/api/jobs/not-an-id", None)[0] == 404
     finally:
         api.app.state.services = previous
+
+
+class Throttle:
+    """The store's throttle on the `at`-th call (1-based) it counts, none while `at` is 0."""
+
+    def __init__(self) -> None:
+        self.at = 0
+        self.seen = 0
+
+    def due(self) -> bool:
+        self.seen += 1
+        return self.seen == self.at
+
+
+class ThrottledSQLite(SQLiteStorage):
+    """The SQLite store as a busy store answers: StorageUnavailableError on the throttle's call (a call
+    of any of the storage contracts' public methods counts)."""
+
+    throttle = Throttle()
+
+    def __getattribute__(self, name: str) -> Any:
+        if not name.startswith("_") and name in PUBLIC and object.__getattribute__(self, "throttle").due():
+            raise StorageUnavailableError("The session store is busy; try again shortly.", retry_after=1)
+        return object.__getattribute__(self, name)
+
+
+PUBLIC = {n for n in dir(Storage) if not n.startswith("_")} | {"put_job", "get_job"}
+
+
+def throttled(name: str, request: pytest.FixtureRequest, tmp_path: Any) -> tuple[Storage, Throttle]:
+    """A fresh store whose `Throttle` throttles a call: SQLite through `ThrottledSQLite`, DynamoDB (moto)
+    answering the call with botocore's ThrottlingException, as DynamoDB does."""
+    if name == "sqlite":
+        sqlite = ThrottledSQLite(f"{tmp_path}/sessions.sqlite3")
+        sqlite.throttle = Throttle()
+        return sqlite, sqlite.throttle
+    from botocore.exceptions import ClientError
+
+    request.getfixturevalue("moto_table")
+    dynamodb = make_backend("dynamodb", tmp_path)
+    assert isinstance(dynamodb, DynamoDBSessionStorage)
+    throttle = Throttle()
+
+    def answer(event_name: str, **_: Any) -> None:
+        if throttle.due():
+            error = {"Error": {"Code": "ThrottlingException", "Message": "Rate of requests exceeds the allowed."}}
+            raise ClientError(error, event_name.rsplit(".", 1)[-1])
+
+    dynamodb.client.meta.events.register("before-call.dynamodb.*", answer)
+    return dynamodb, throttle
+
+
+def stored_jobs(storage: Storage) -> int:
+    """How many jobs the store holds, read behind the contract's back."""
+    if isinstance(storage, SQLiteStorage):
+        with storage._transaction(write=False) as db:
+            return int(db.execute("SELECT count(*) AS n FROM jobs").fetchone()["n"])
+    assert isinstance(storage, DynamoDBSessionStorage)
+    pages = storage.client.get_paginator("scan").paginate(TableName=storage.table)
+    return sum(i["pk"]["S"].startswith("J#") for page in pages for i in page["Items"])
+
+
+@pytest.mark.parametrize(
+    ("name", "stride"),
+    [
+        ("sqlite", 4),
+        ("dynamodb", 4),
+        pytest.param("sqlite", 1, marks=pytest.mark.slow),
+        pytest.param("dynamodb", 1, marks=pytest.mark.slow),
+    ],
+)
+def test_a_job_is_created_whole_or_not_at_all_when_the_store_throttles(
+    name: str, stride: int, request: pytest.FixtureRequest, tmp_path: Any
+) -> None:
+    """The store throttles one call of a job's creation (every `stride`-th in turn): the answer is 503
+    and nothing of the job is left, or the call was a best-effort one and the job is whole."""
+    storage, throttle = throttled(name, request, tmp_path)
+    body = {"targetLanguages": ["de", "fr"], "files": [{"name": "guide.md", "content": DOC}]}
+    with TestClient(create_app(services_for(storage))) as client:
+
+        def sessions() -> set[str]:
+            listed = client.get("/api/sessions", params={"limit": 100})
+            assert listed.status_code == 200, listed.text
+            return {s["id"] for s in listed.json()["sessions"]}
+
+        created = client.post("/api/jobs", json=body)
+        assert created.status_code == 201, created.text
+        calls, throttle.seen = throttle.seen, 0
+        kept, jobs, refused = set(created.json()["sessions"].values()), 1, 0
+        assert sessions() == kept and stored_jobs(storage) == jobs
+        for at in range(1, calls + 1, stride):
+            throttle.at, throttle.seen = at, 0
+            answer = client.post("/api/jobs", json=body)
+            throttle.at = 0
+            if answer.status_code == 201:  # the throttled write was a best-effort one (a detected language)
+                jobs += 1
+                kept |= set(answer.json()["sessions"].values())
+            else:
+                assert answer.status_code == 503, answer.text
+                refused += 1
+            assert sessions() == kept, f"the call {at} of {calls} throttled left sessions behind"
+            assert stored_jobs(storage) == jobs, f"the call {at} of {calls} throttled left a job behind"
+        assert refused > len(range(1, calls + 1, stride)) // 2, "most calls of a creation fail it when they fail"
+        retried = client.post("/api/jobs", json=body)
+        assert retried.status_code == 201, retried.text
+        assert sessions() == kept | set(retried.json()["sessions"].values()) and stored_jobs(storage) == jobs + 1

@@ -245,7 +245,7 @@ class _Broken(SQLiteStorage):
     def boom(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(f"secret {FAKE_OPENAI_KEY} at /work/x.py line 3")
 
-    get_session = list_sessions = load_step = boom
+    get_session = list_sessions = load_step = load_view = boom
 
 
 @pytest.fixture

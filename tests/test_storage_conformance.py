@@ -358,6 +358,18 @@ def test_too_large_is_refused_and_commits_nothing(storage: Storage) -> None:
     assert (record.version, record.message_count) == (1, 0)
 
 
+def test_a_revision_over_the_item_limit_is_refused_and_commits_nothing(storage: Storage) -> None:
+    create(storage)
+    add_file(storage, "One. Two.")
+    step(storage, units=[unit(0, 4, "a")], coverage=covering(unit(0, 4)))
+    for text in ("x" * 410_000, "中" * 140_000):  # 410 KB and 420 KB of UTF-8
+        with pytest.raises(TooLargeError, match="A unit"):
+            step(storage, messages=users(0, 1), revisions=[revision(0, 4, text)])
+    record = storage.get_session(SID)
+    assert (record.version, record.message_count) == (2, 0)
+    assert [(u.start, u.text) for u in storage.list_units(SID, FID)] == [(0, "t0")]
+
+
 def test_text_that_cannot_be_stored_is_invalid(storage: Storage) -> None:
     create(storage)
     with pytest.raises(InvalidRequestError):

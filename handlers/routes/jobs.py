@@ -20,7 +20,7 @@ def _jobs(services: ServicesDep) -> Jobs:
     from service.analysis import analyses_of
     from service.jobs import Jobs
 
-    return Jobs(services.sessions, analyses_of(services), services.runtime.store)
+    return Jobs(services.sessions, analyses_of(services), services.runtime.store, services.storage)
 
 
 @router.post("/api/jobs", status_code=201)

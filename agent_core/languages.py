@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from langfacts import same_language
+
 ANY = "auto>*"
 """The pair of an entry that applies to every session."""
 UNKNOWN = "unknown"
@@ -54,8 +56,6 @@ def languages_match(entry: str, session: str) -> bool:
     """True when an entry stored for the pair `entry` applies to a session translating `session`."""
     entry_source, _, entry_target = entry.partition(">")
     session_source, _, session_target = session.partition(">")
-    from interchange.languages import same_language  # on first use: the package loads lxml
-
     targets = (
         entry_target == session_target
         or bool({entry_target, session_target} & _WILD_TARGETS)

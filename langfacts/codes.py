@@ -39,10 +39,10 @@ PATTERNS: Final[dict[str, str]] = {
     "apple_variable": r"%(?:\d{1,2}\$?)?#@[A-Za-z_][\w.]{0,80}@",
     "apple_arg": r"%arg\b",
     "printf": (
-        r"(?<![0-9])%(?:\d{1,2}\$)?[-+#']{0,4}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:hh|h|ll|l|L|q|j|z|t)?"
+        r"%(?<![0-9]%)(?:\d{1,2}\$)?[-+#']{0,4}(?:\d{1,3}|\*)?(?:\.(?:\d{1,3}|\*))?(?:hh|h|ll|l|L|q|j|z|t)?"
         r"[sdiufFeEgGxXoOcCpaA@]"
     ),
-    "strftime": r"(?<![0-9])%[-_0^#]?[EO]?(?::{1,2}z|[aAbBcCdDeFgGhHIjklLmMnNpPrRsStTuUvVwWxXyYzZ+])(?![A-Za-z])",
+    "strftime": r"%(?<![0-9]%)[-_0^#]?[EO]?(?::{1,2}z|[aAbBcCdDeFgGhHIjklLmMnNpPrRsStTuUvVwWxXyYzZ+])(?![A-Za-z])",
     "brace": r"\{[A-Za-z_0-9][\w.]{0,80}(?:\s{0,20},\s{0,20}[a-z]{1,20}(?:\s{0,20},[^{}]{0,100})?)?\}",
     "numbered_tags": r"</?\d{1,3}/?>",
     "html": r"</?[A-Za-z][\w:-]{0,40}(?:\s[^<>]{0,400})?/?>",

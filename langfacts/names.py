@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import unicodedata
 from functools import cache, lru_cache
-
-from babel import Locale, localedata
-from babel.core import get_global
+from typing import TYPE_CHECKING
 
 from .tags import MAX_TAG, normalize_tag, primary
+
+if TYPE_CHECKING:
+    from babel import Locale
 
 MAX_NAME = 100
 """The longest language name or tag read; a longer text is not a language."""
@@ -107,6 +108,8 @@ class _Names:
 
 @cache
 def _english() -> _Names:
+    from babel import Locale  # babel's data on first use, not at import (the Lambda's cold start)
+
     return _Names(Locale("en"))
 
 
@@ -114,6 +117,8 @@ def _english() -> _Names:
 def _native() -> dict[str, str]:
     """Every language's names for itself and its variants in each of its locales (`français canadien`
     → `fr-CA`, "português do Brasil" in `pt_PT` → `pt-BR`)."""
+    from babel import localedata
+
     found: dict[str, str] = {}
     for identifier in sorted(localedata.locale_identifiers(), key=len):  # a language's own file first
         language = identifier.split("_")[0]
@@ -128,6 +133,8 @@ def _native() -> dict[str, str]:
 @lru_cache(maxsize=64)
 def _own_qualifiers(tag: str) -> dict[str, str]:
     """The territory and script names of the language `tag` (a CLDR language code), in that language."""
+    from babel import Locale
+
     try:
         return _qualifier_names(Locale.parse(tag.replace("-", "_")))
     except (ValueError, LookupError):
@@ -142,4 +149,6 @@ def _qualifier_names(locale: Locale) -> dict[str, str]:
 
 @cache
 def _aliases() -> dict[str, str]:
+    from babel.core import get_global
+
     return dict(get_global("language_aliases"))

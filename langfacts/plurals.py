@@ -49,22 +49,23 @@ class GettextForms:
 
 
 def plural_forms(header: str) -> tuple[int, str]:
-    """`nplurals` and the `plural` expression of a `Plural-Forms` header value; ValueError, in words
-    that name the header, when it is too long, lacks either, or has `nplurals` outside 1 to 6."""
+    """`nplurals` and the `plural` expression of a `Plural-Forms` header value; ValueError (in words
+    that follow "Plural-Forms cannot be read:") when it is too long, lacks either, or has `nplurals`
+    outside 1 to 6."""
     if len(header) > MAX_PLURAL_FORMS:
-        raise ValueError(f"the header's Plural-Forms is longer than {MAX_PLURAL_FORMS} characters")
+        raise ValueError(f"it is longer than {MAX_PLURAL_FORMS} characters")
     fields: dict[str, str] = {}
     for part in header.split(";"):
         name, sep, value = part.partition("=")
         if sep:
             fields.setdefault(name.strip().lower(), value.strip())
         elif part.strip():
-            raise ValueError(f"the header's Plural-Forms has {part.strip()[:40]!r} where `name=value` belongs")
+            raise ValueError(f"it has {part.strip()[:40]!r} where `name=value` belongs")
     count, expression = fields.get("nplurals", ""), fields.get("plural", "")
     if not count or not expression:
-        raise ValueError("the header's Plural-Forms needs nplurals=N; plural=EXPRESSION;")
+        raise ValueError("it needs nplurals=N; plural=EXPRESSION;")
     if not (count.isascii() and count.isdigit()) or len(count) > 3 or not 1 <= int(count) <= MAX_NPLURALS:
-        raise ValueError(f"the header's Plural-Forms says nplurals={count[:20]}: it must be 1 to {MAX_NPLURALS}")
+        raise ValueError(f"nplurals={count[:20]} is not 1 to {MAX_NPLURALS} (CLDR's categories)")
     return int(count), expression
 
 

@@ -63,17 +63,17 @@ def test_plural_forms_reads_what_gettext_writes(language: str) -> None:
     [
         ("nplurals=7; plural=n;", "nplurals=7"),
         ("nplurals=0; plural=0;", "nplurals=0"),
-        ("nplurals=" + "9" * 5000 + "; plural=n;", "longer than"),
+        ("nplurals=" + "9" * 5000 + "; plural=n;", "longer than 500"),
         ("nplurals=99999; plural=n;", "nplurals=99999"),
         ("nplurals=two; plural=n;", "nplurals=two"),
-        ("nplurals=2;", "needs nplurals"),
-        ("plural=n;", "needs nplurals"),
+        ("nplurals=2;", "needs nplurals=N; plural=EXPRESSION"),
+        ("plural=n;", "needs nplurals=N; plural=EXPRESSION"),
         ("nplurals=2; plural=n; stray", "stray"),
         ("nplurals=2; plural=n" + " " * 2000 + "x", "longer than"),
     ],
 )
 def test_plural_forms_refuses_what_it_cannot_bound(header: str, words: str) -> None:
-    with pytest.raises(ValueError, match="Plural-Forms") as caught:
+    with pytest.raises(ValueError) as caught:
         plurals.plural_forms(header)
     assert words in str(caught.value)
 

@@ -5,7 +5,8 @@ strings use (`find_codes(text, ("printf", "brace"))`) and stores what is found a
 QA and the offline pseudo model find the codes of free text (a Markdown document) with `PROSE`, the
 syntaxes that can be told from prose. `code_changes(codes, text)` says, in words for the model or
 the reviewer, which codes a translation drops, adds or alters (empty when it keeps them all).
-`TOKEN` is the numbered placeholder (`{1}`, `{/1}`) an XLIFF source's inline codes become.
+`inline` is the numbered placeholder (`{1}`, `{/1}`) an XLIFF source's inline codes become (`TOKEN`
+reads its parts).
 
 Syntaxes: `printf` (`%s`, `%1$s`, `%d`, `%.2f`, `%lld`, `%@`, `%1$@`), `strftime` (`%Y`, `%b`, `%-d`,
 `%H:%M`, and Rails' number formats `%u %n`), `python` (`%(name)s`), `brace` (`{name}`, `{0}`: ICU
@@ -43,16 +44,17 @@ PATTERNS: Final[dict[str, str]] = {
         r"[sdiufFeEgGxXoOcCpaA@]"
     ),
     "strftime": r"%(?<![0-9]%)[-_0^#]?[EO]?(?::{1,2}z|[aAbBcCdDeFgGhHIjklLmMnNpPrRsStTuUvVwWxXyYzZ+])(?![A-Za-z])",
+    "inline": r"\{/?\d{1,4}\}",
     "brace": r"\{[A-Za-z_0-9][\w.]{0,80}(?:\s{0,20},\s{0,20}[a-z]{1,20}(?:\s{0,20},[^{}]{0,100})?)?\}",
     "numbered_tags": r"</?\d{1,3}/?>",
     "html": r"</?[A-Za-z][\w:-]{0,40}(?:\s[^<>]{0,400})?/?>",
 }
 """Each syntax's pattern; longer syntaxes come first so `{{x}}` is not read as `{x}`, and `printf`
 before `strftime`, so `%d` is read as printf's where a string may hold both."""
-PROSE: Final = ("double_brace", "dollar_brace", "ruby", "python", "printf", "strftime", "brace")
+PROSE: Final = ("double_brace", "dollar_brace", "ruby", "python", "printf", "strftime", "inline", "brace")
 """The syntaxes QA and the pseudo model lock in free text (prose has no HTML-like `<0>` or `%arg`)."""
 TOKEN: Final = re.compile(r"\{(/?)(\d{1,4})\}")
-"""A numbered inline-code placeholder: `{1}`, or `{/1}` closing a pair."""
+"""The `inline` syntax with its parts: `{1}`, or `{/1}` closing a pair."""
 _PERCENT: Final = re.compile(r"%%")
 _CACHE: dict[frozenset[str], re.Pattern[str]] = {}
 

@@ -8,23 +8,28 @@ up among CLDR's English display names ("Brazilian Portuguese" → `pt-BR`, "Simp
 names, in English or in that language ("Portuguese (Brazil)", "Chinese (Traditional)"). A
 well-formed tag of a language CLDR knows is read as a tag first; unknown names give None.
 
-A name longer than `MAX_NAME` characters is no language and is refused before any work. The names
-in the languages' own locales are read from babel once per process, on the first name that is
-neither a tag nor an English name (babel reads its locale files without merging them, about a second).
+A name longer than `MAX_NAME` characters is no language and is refused before any work. babel's
+English names are read on the first name that is not a tag (a fifth of a second); the languages'
+names for themselves come from `autonyms.json`, babel's data gathered from its ~1,100 locale files
+(reading those takes seconds) and kept equal to them by a test.
 `same_language` compares primary subtags with CLDR's aliases folded (`iw` is `he`, `nb` is `no`),
 so a TMX variant `fr-CA` serves a session "into French".
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .tags import MAX_TAG, normalize_tag, primary
 
 if TYPE_CHECKING:
     from babel import Locale
+
+_AUTONYMS = Path(__file__).with_name("autonyms.json")
 
 MAX_NAME = 100
 """The longest language name or tag read; a longer text is not a language."""
@@ -115,12 +120,20 @@ def _english() -> _Names:
 
 @cache
 def _native() -> dict[str, str]:
+    """Every language's names for itself, read from `autonyms.json` (a millisecond, where reading
+    babel's locale files takes seconds)."""
+    found: dict[str, str] = json.loads(_AUTONYMS.read_text(encoding="utf-8"))
+    return found
+
+
+def build_autonyms() -> dict[str, str]:
     """Every language's names for itself and its variants in each of its locales (`français canadien`
-    → `fr-CA`, "português do Brasil" in `pt_PT` → `pt-BR`)."""
+    → `fr-CA`, "português do Brasil" in `pt_PT` → `pt-BR`), folded, from babel's locale files: what
+    `autonyms.json` holds (`write_autonyms` rewrites it; a test keeps the two equal)."""
     from babel import localedata
 
     found: dict[str, str] = {}
-    for identifier in sorted(localedata.locale_identifiers(), key=len):  # a language's own file first
+    for identifier in sorted(localedata.locale_identifiers(), key=lambda i: (len(i), i)):  # own file first
         language = identifier.split("_")[0]
         names = localedata.load(identifier, merge_inherited=False).get("languages", {})
         for code, name in names.items():
@@ -152,3 +165,9 @@ def _aliases() -> dict[str, str]:
     from babel.core import get_global
 
     return dict(get_global("language_aliases"))
+
+
+def write_autonyms() -> None:
+    """Rewrite `autonyms.json` from the installed babel (after an upgrade of babel changes its data):
+    `python -c "from langfacts.names import write_autonyms; write_autonyms()"`."""
+    _AUTONYMS.write_text(json.dumps(build_autonyms(), ensure_ascii=False, indent=0, sort_keys=True) + "\n", "utf-8")

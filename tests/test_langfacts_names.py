@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from langfacts import bcp47, same_language
+from langfacts import bcp47, names, same_language
 
 
 @pytest.mark.parametrize(
@@ -104,3 +104,10 @@ def test_bcp47(name: str, tag: str | None) -> None:
 )
 def test_same_language(a: str, b: str, same: bool) -> None:
     assert same_language(a, b) is same
+
+
+@pytest.mark.slow
+def test_the_shipped_autonyms_are_babels() -> None:
+    """`autonyms.json` is babel's data (reading babel's ~1,100 locale files takes seconds; after an
+    upgrade of babel, `write_autonyms()` rewrites it)."""
+    assert names._native() == names.build_autonyms()

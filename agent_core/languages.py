@@ -19,9 +19,12 @@ _WILD_TARGETS = frozenset({"*", UNKNOWN})
 _MAX_PART = 40
 
 # "into French", "into Portuguese (Brazil)": up to the end of the sentence or the clause.
-_INTO = re.compile(r"\binto\s+([^\W\d_][\w ()'-]{0,60}?)\s*(?:[.,;:!?\n]|\s+(?:and|with|using|please)\b|$)", re.I)
+# Every repeat is bounded: a run of spaces costs each "into" a constant, not the run's square.
+_INTO = re.compile(
+    r"\binto\s{1,5}([^\W\d_][\w ()'-]{0,60}?)\s{0,5}(?:[.,;:!?\n]|\s{1,5}(?:and|with|using|please)\b|$)", re.I
+)
 # "to German", "in Japanese" (a capitalised name), when there is no "into".
-_TO = re.compile(r"\b(?:to|in)\s+([A-Z][\w'-]+(?:\s\([^)\n]{1,30}\))?)")
+_TO = re.compile(r"\b(?:to|in)\s{1,5}([A-Z][\w'-]+(?:\s\([^)\n]{1,30}\))?)")
 
 
 def task_target(task: str) -> str:

@@ -191,3 +191,15 @@ def test_every_syntax_is_linear_on_hostile_text(hostile: Callable[[int], str]) -
         return lambda: [find_codes(text, tuple(PATTERNS)) for _ in range(20)]
 
     assert _ratio(make, 1_000) < 10  # texts of a few KB: both sizes fit the processor's caches alike
+
+
+def test_the_target_a_task_names_is_found_in_linear_time() -> None:
+    from agent_core.languages import task_target
+
+    assert task_target("Translate guide.md into Portuguese (Brazil) please.") == "portuguese (brazil)"
+
+    def make(n: int) -> Callable[[], object]:
+        task = ("Translate it into a" + " " * n + "x. ") * 3  # a backtracking pattern paid n² per "into"
+        return lambda: [task_target(task) for _ in range(20)]
+
+    assert _ratio(make, 1_000) < 10

@@ -12,7 +12,7 @@ build-AgentFunction:
 	# Pure Python, installed without their declared dependencies (requirements.txt says why).
 	python3.13 -m pip install --quiet --disable-pip-version-check --no-compile --no-deps \
 		--target "$(ARTIFACTS_DIR)" "langdetect>=1.0.9" "sacrebleu>=2.4"
-	cp -R handlers agent_core storage service interchange web "$(ARTIFACTS_DIR)/"
+	cp -R handlers agent_core storage service interchange langfacts web "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)/bin"
 	find "$(ARTIFACTS_DIR)" -name __pycache__ -type d -prune -exec rm -rf {} +
 	python3.13 -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)" > /dev/null

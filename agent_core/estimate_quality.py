@@ -133,7 +133,7 @@ def _length_finding(source: str, target: str, languages: str) -> str | None:
 def _expansion(language: str) -> float | None:
     if language in ("", "auto", "*", "unknown"):
         return None
-    from interchange.languages import primary_subtag  # on first use: the package loads lxml
+    from langfacts import primary_subtag  # on first use: the package loads lxml
 
     subtag = primary_subtag(language)
     return _EXPANSION.get(subtag) if subtag else None

@@ -11,14 +11,11 @@ from the unit's own source (a unit lies within one segment), so the check needs 
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from typing import Final
+
+from langfacts.codes import TOKEN
 
 __all__ = ["code_problems"]
-
-TOKEN: Final = re.compile(r"\{(/?)(\d{1,4})\}")
-"""A placeholder, as interchange.codes writes it."""
 
 
 def code_problems(source: str, text: str) -> tuple[str, ...]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from langfacts import same_language
+
 ANY = "auto>*"
 """The pair of an entry that applies to every session."""
 UNKNOWN = "unknown"
@@ -17,9 +19,12 @@ _WILD_TARGETS = frozenset({"*", UNKNOWN})
 _MAX_PART = 40
 
 # "into French", "into Portuguese (Brazil)": up to the end of the sentence or the clause.
-_INTO = re.compile(r"\binto\s+([^\W\d_][\w ()'-]{0,60}?)\s*(?:[.,;:!?\n]|\s+(?:and|with|using|please)\b|$)", re.I)
+# Every repeat is bounded: a run of spaces costs each "into" a constant, not the run's square.
+_INTO = re.compile(
+    r"\binto\s{1,5}([^\W\d_][\w ()'-]{0,60}?)\s{0,5}(?:[.,;:!?\n]|\s{1,5}(?:and|with|using|please)\b|$)", re.I
+)
 # "to German", "in Japanese" (a capitalised name), when there is no "into".
-_TO = re.compile(r"\b(?:to|in)\s+([A-Z][\w'-]+(?:\s\([^)\n]{1,30}\))?)")
+_TO = re.compile(r"\b(?:to|in)\s{1,5}([A-Z][\w'-]+(?:\s\([^)\n]{1,30}\))?)")
 
 
 def task_target(task: str) -> str:
@@ -54,8 +59,6 @@ def languages_match(entry: str, session: str) -> bool:
     """True when an entry stored for the pair `entry` applies to a session translating `session`."""
     entry_source, _, entry_target = entry.partition(">")
     session_source, _, session_target = session.partition(">")
-    from interchange.languages import same_language  # on first use: the package loads lxml
-
     targets = (
         entry_target == session_target
         or bool({entry_target, session_target} & _WILD_TARGETS)

@@ -1,7 +1,7 @@
 """A plural entry's unit: its forms by CLDR category, written as one JSON object text.
 
 A plural entry (PO `msgid_plural`, ICU `plural`, Android `<plurals>`, …) is one segment whose unit
-holds a form for each CLDR category of the target language (`interchange.formats.plurals.categories`).
+holds a form for each CLDR category of the target language (`langfacts.plurals.categories`).
 The unit's text, as stored, shown in lists and exported to XLIFF and TMX, is the forms as a JSON object
 in CLDR order (`{"one": "1 plik", "few": "%d pliki", …}`); the file's own export writes them back by
 category. Locked codes: the `other` form keeps every code of the source's `other` form; no form may
@@ -11,12 +11,12 @@ hold a code the source does not.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 
-from interchange.formats.codes import PATTERNS, code_changes, find_codes
+from langfacts.codes import code_changes, find_codes, syntaxes_of
+from langfacts.plurals import ORDER
 
-ORDER = ("zero", "one", "two", "few", "many", "other")
+__all__ = ["ORDER", "forms_problems", "forms_text", "parse_forms"]
 
 
 def forms_text(forms: Mapping[str, str]) -> str:
@@ -56,12 +56,8 @@ def forms_problems(
     if "other" in forms:
         problems += [f"other: {p}" for p in code_changes(other_codes, forms["other"]) if "not in the source" not in p]
     known = set(codes)
-    syntaxes = [name for name, p in PATTERNS.items() if any(_full(p, c) for c in known)]
+    syntaxes = syntaxes_of(known)
     for category, text in forms.items():
         added = [c for c in find_codes(text, syntaxes) if c not in known] if syntaxes else []
         problems += [f"{category}: {c} is not in the source" for c in dict.fromkeys(added)]
     return problems
-
-
-def _full(pattern: str, code: str) -> bool:
-    return re.fullmatch(pattern, code) is not None

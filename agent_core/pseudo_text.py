@@ -14,6 +14,8 @@ import string
 from collections.abc import Callable, Iterator, Sequence
 from typing import Final
 
+from langfacts.codes import PROSE, pattern
+
 from .markdown_structure import front_matter_lines
 from .verbatim import code_block_spans, yaml_value_start
 
@@ -263,8 +265,7 @@ _PROTECTED_RE: Final = re.compile(
     r"|(?<![\w@])@[A-Za-z0-9][\w-]*(?:[./][\w-]+)*(?:\(\))?"  # @handle, @decorator
     r"|(?<![\w/])(?:\.{0,2}/)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?"  # path
     r"|(?<![\w.])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.(?:com|org|net|io|dev|md|py|js|ts|json|ya?ml|toml|txt|html?)\b"
-    r"|\{\{.*?\}\}|\$?\{[^{}\s]*\}"  # {{x}}, {name}, ${var}
-    r"|%(?:\(\w+\))?[-+#0]*\d*(?:\.\d+)?[sdifgeExXocr]"  # printf placeholder
+    rf"|{pattern(PROSE).pattern}"  # placeholders and directives: {{x}}, {name}, ${var}, %s, %Y
     r"|&#?\w+;"  # HTML entity
     r"|\b0[xX][0-9A-Fa-f]+\b|\b[vV]?\d+(?:[.,]\d+)*(?:[eE][+-]?\d+)?"  # number
 )

@@ -4,10 +4,11 @@ A text gets a warning when it contradicts a glossary entry whose term the source
 inside code, URLs, paths and @handles do not count): a `preferred` entry's translation is missing, a
 `keep` entry's term is not kept as it is, a `forbidden` entry's translation is used. `glossary_hits`
 lists every entry the source has, with what the text does with it (the card shows them). A text
-also gets a warning when it drops a URL, inline code, a placeholder (`{x}`, `{{x}}`, `${x}`, `%s`)
-or a number that the source has. The human's own text (an edit, a revision) is checked the same way and also for
-Markdown structure: as many list items, the same cells per table row, the same heading levels,
-code fences and link targets as the source. Warnings go to the reviewer; the reviewer decides.
+also gets a warning when it drops a URL, inline code, a placeholder or directive (`{x}`, `{{x}}`,
+`${x}`, `%s`, `%Y`: `langfacts.codes.PROSE`) or a number that the source has. The human's own
+text (an edit, a revision) is checked the same way and also for Markdown structure: as many list
+items, the same cells per table row, the same heading levels, code fences and link targets as the
+source. Warnings go to the reviewer; the reviewer decides.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from langfacts import codes
 
 from .inline_codes import code_problems
 from .markdown_structure import outline, prose_only
@@ -51,9 +54,7 @@ WarningCode = Literal[
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"]")
 # Inline code on one line (a fenced block's ``` lines are not inline code).
 _CODE = re.compile(r"(?<!`)(`+)(?!`)([^`\n]+?)(?<!`)\1(?!`)")
-_PLACEHOLDER = re.compile(
-    r"\{\{[^{}\n]{1,60}\}\}|\$\{[^{}\s]{1,60}\}|\{[^{}\s]{0,60}\}|%(?:\(\w+\))?[-+#0]*\d*(?:\.\d+)?[sdifgeExXocr]"
-)
+_PLACEHOLDER = codes.pattern(codes.PROSE)
 # A number with its decimal or group separators ("1,000.5", "3,5", "1 000"); not the digits of a
 # word ("v2", "utf8").
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+|[\u202f\u00a0 ]\d{3}(?!\d))*")

@@ -441,7 +441,7 @@ def _now() -> str:
 
 def language_tag(languages: str) -> str | None:
     """The BCP 47 tag of a language pair's target (`auto>french` → `fr`), or None when it is not named."""
-    from interchange.languages import bcp47
+    from langfacts import bcp47
 
     target = languages.partition(">")[2]
     return None if target in ("", "*", "unknown") else bcp47(target)

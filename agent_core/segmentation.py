@@ -28,7 +28,9 @@ from typing import Final
 
 import pysbd
 
-from .inline_codes import TOKEN
+from langfacts.codes import PROSE
+from langfacts.codes import pattern as code_pattern
+
 from .markdown_structure import non_prose_spans
 from .segment import Segment
 from .tools.base import MAX_UNIT_CHARS
@@ -51,14 +53,12 @@ _LETTER: Final = re.compile(r"[^\W\d_]")
 _INNER_END: Final = re.compile(r"[.!?…][\"'’”)\]]*\s|[。！？](?=.)")
 _WHOLE: Final = re.compile(
     r"<!--[^>]{0,400}?-->"  # a markup comment
-    r"|</?[A-Za-z][\w:.-]{0,40}(?:\s[^<>]{0,400})?/?>"  # a markup tag, its attributes included
     r"|&(?:#\d{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});"  # an entity
     r"|\{[^{}\n]{1,80}(?:\{[^{}\n]{0,80}\}[^{}\n]{0,80}){1,12}\}"  # an ICU plural or select: {n, plural, one {…}}
-    r"|\{\{[^{}]{1,80}\}\}|[$%]?\{[^{}\n]{1,80}\}"  # {{name}}, {name}, ${name}, %{name}, ICU arguments
-    r"|%\([A-Za-z_]\w{0,80}\)[-+#0]*\d*(?:\.\d+)?[a-zA-Z]"  # %(name)s
-    r"|%(?:\d{1,2}\$)?[-+#0]*\d*(?:\.\d+)?(?:hh|h|ll|l|L|q|j|z|t)?[sdiufFeEgGxXoOcCpaA@]"  # printf
+    "|" + code_pattern((*PROSE, "html", "numbered_tags", "nesting", "apple_variable")).pattern  # the locked codes
 )
-"""What a unit boundary never falls inside (with `TOKEN` and `non_prose_spans`): each pattern bounded."""
+"""What a unit boundary never falls inside (with `non_prose_spans`): each pattern bounded; the codes are
+`langfacts.codes`' table's."""
 
 
 def segment_text(text: str, language: str | None = None) -> tuple[Segment, ...]:
@@ -196,9 +196,7 @@ def _whole_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """The spans of `text[start:end]` no cut may fall inside (tags, entities, placeholders, code spans,
     URLs, paths), as absolute `(start, end)`, merged where they overlap, in order."""
     piece = text[start:end]
-    found = sorted(
-        [m.span() for m in _WHOLE.finditer(piece)] + [m.span() for m in TOKEN.finditer(piece)] + non_prose_spans(piece)
-    )
+    found = sorted([m.span() for m in _WHOLE.finditer(piece)] + non_prose_spans(piece))
     merged: list[tuple[int, int]] = []
     for s, e in found:
         if merged and s < merged[-1][1]:

@@ -1,4 +1,4 @@
-"""Interchange with CAT tools: XLIFF 2.0/1.2 exports and sources, TMX, glossary CSV/TBX, BCP 47 names.
+"""Interchange with CAT tools: XLIFF 2.0/1.2 exports and sources, TMX, glossary CSV/TBX.
 
 Pure functions over frozen dataclasses (`model.py`): no HTTP, storage or agent. XML goes through
 lxml with entities, DTDs and the network off (`_xml.py`). Placeholders for inline codes: `codes.py`;
@@ -14,7 +14,6 @@ from .errors import InterchangeError, NotWellFormed, PlaceholderError, TooLarge,
 from .export_xliff import export_xliff2, export_xliff12
 from .fill import FilledXliff, fill_xliff
 from .glossary import export_glossary_csv, export_tbx, parse_glossary_csv, parse_tbx
-from .languages import bcp47, primary_subtag, same_language
 from .layout import SegmentSpan, SegmentTargets, WrittenUnit, XliffText, segment_targets, span_of, translatable_text
 from .limits import MAX_CSV_FIELD, MAX_CSV_ROWS, MAX_SEGMENTS, MAX_XML_ELEMENTS
 from .model import (
@@ -61,7 +60,6 @@ __all__ = [
     "XliffDocument",
     "XliffSegment",
     "XliffText",
-    "bcp47",
     "export_glossary_csv",
     "export_tbx",
     "export_tmx",
@@ -74,9 +72,7 @@ __all__ = [
     "parse_xliff",
     "placeholder_mismatches",
     "placeholder_problems",
-    "primary_subtag",
     "read_csv",
-    "same_language",
     "segment_targets",
     "span_of",
     "translatable_text",

@@ -18,18 +18,18 @@ become `<cp/>` in 2.0 and U+FFFD in 1.2 (a lone surrogate, no character at all, 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from lxml import etree
 
+from langfacts.codes import TOKEN
+
 from ._xml import FORBIDDEN, clean, local, sibling_tag
 from .errors import PlaceholderError
 from .model import InlineCode
 
-TOKEN = re.compile(r"\{(/?)(\d{1,4})\}")
 _WRAP = {"1.2": frozenset({"g", "mrk"}), "2.0": frozenset({"pc", "mrk"})}
 _START = {"1.2": frozenset({"bpt"}), "2.0": frozenset({"sc", "sm"})}
 _END = {"1.2": frozenset({"ept"}), "2.0": frozenset({"ec", "em"})}

@@ -22,10 +22,11 @@ from collections.abc import Sequence
 
 from lxml import etree
 
+from langfacts import same_language
+
 from ._xml import XML_LANG, clean, local, parse
 from .csv_cells import read_csv, write_csv
 from .errors import UnsupportedFormat
-from .languages import same_language
 from .model import GlossaryTerm
 
 NS_TBX = "urn:iso:std:iso:30042:ed-2"

@@ -25,6 +25,8 @@ from typing import Literal
 
 from lxml import etree
 
+from langfacts.codes import TOKEN
+
 from . import codes as inline
 from ._xml import clean, sibling_tag
 from .errors import PlaceholderError
@@ -55,7 +57,7 @@ _ELEMENTS: dict[Format, dict[Mode, tuple[str, str]]] = {
 
 def modes_of(source: str, codes: Sequence[InlineCode]) -> dict[int, Mode]:
     """How each code whose placeholder is in `source` is written (codes absent from it are left out)."""
-    present = {m.group() for m in inline.TOKEN.finditer(source)}
+    present = {m.group() for m in TOKEN.finditer(source)}
     modes: dict[int, Mode] = {}
     for code in codes:
         opens, closes = f"{{{code.token}}}" in present, f"{{/{code.token}}}" in present
@@ -78,7 +80,7 @@ def write_inline(parent: etree._Element, text: str, source: str, codes: Sequence
     modes = modes_of(source, codes)
     writer = _Writer(parent, {c.token: c for c in codes if c.token in modes}, modes, fmt)
     position = 0
-    for match in inline.TOKEN.finditer(text):
+    for match in TOKEN.finditer(text):
         if writer.placeholder(match, text[position : match.start()]):
             position = match.end()
     writer.text(text[position:])

@@ -19,11 +19,12 @@ from datetime import UTC, datetime
 
 from lxml import etree
 
+from langfacts import same_language
+
 from . import codes as inline
 from ._xml import XML_LANG, clean, local, parse
 from .errors import PlaceholderError, UnsupportedFormat
 from .inline_out import write_inline
-from .languages import same_language
 from .model import Exported, TmPair
 
 TOOL = "translation-agent"

@@ -117,8 +117,8 @@ def _categories(format_name: str, language: str, data: bytes) -> tuple[str, ...]
     gettext's for the language (Polish one, few, many: its integer `n` never takes CLDR's `other`);
     for the other formats CLDR's categories."""
     if format_name == "po":
-        from interchange.formats.plurals import gettext_forms
         from interchange.formats.po import header_categories
+        from langfacts.plurals import gettext_forms
 
         return header_categories(data, language) or gettext_forms(language).categories
     return target_categories(language)

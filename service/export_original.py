@@ -76,7 +76,7 @@ def format_original(
         if s.target is not None and s.status in WRITTEN_STATUSES
     ]
     texts = segment_targets(layout, units).targets
-    from interchange.formats.plurals import categories  # babel's data, only for this export
+    from langfacts.plurals import categories  # babel's data, only for this export
 
     wanted = categories(language)
     targets: dict[str, Target] = {}

@@ -26,7 +26,6 @@ from interchange import (
     GlossaryTerm,
     InterchangeError,
     TmPair,
-    bcp47,
     export_tbx,
     export_tmx,
     parse_glossary_csv,
@@ -34,6 +33,7 @@ from interchange import (
     parse_tmx,
     write_csv,
 )
+from langfacts import bcp47
 from storage.interface import TmRecord
 
 from .memory import OwnerMemory, kind_of

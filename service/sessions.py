@@ -19,7 +19,7 @@ from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from agent_core.segment import Segment
-from interchange import bcp47
+from langfacts import bcp47
 from storage.interface import CHUNK_CHARS, SessionStorageInterface
 from storage.records import Page, SessionRecord
 

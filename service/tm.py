@@ -38,7 +38,7 @@ from agent_core.tm import (
     normalize,
     source_hash,
 )
-from interchange.languages import bcp47, primary_subtag
+from langfacts import bcp47, primary_subtag
 from storage.interface import MAX_TM_ENTRIES, MemoryStorageInterface, TmRecord, tm_record
 
 from .blocking import blocking

@@ -23,7 +23,7 @@ from agent_core.qa import text_warnings
 from agent_core.segment import Segment as StoredSegment
 from agent_core.segment import SegmentContext
 from agent_core.tools.entries import edit_warnings
-from interchange.languages import bcp47
+from langfacts import bcp47
 from storage.interface import Storage
 
 from .audit import current_units, histories

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_core.pseudo_text import first_unit, pseudo_translate, split_units
+from agent_core.pseudo_text import first_unit, pseudo_translate, split_units, unpseudo
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -363,3 +363,12 @@ def test_pseudo_translated_units_keep_their_structure() -> None:
         out = pseudo_translate(unit, variant=1)
         assert out.count("\n") == unit.count("\n")
         assert out == out.strip()
+
+
+def test_pseudo_keeps_every_locked_code_of_the_table_and_no_percent_of_prose() -> None:
+    text = "Due %b %-d, %Y at %H:%M for %{name}, %1$@ and {count}: 100% of 50%off"
+    out = pseudo_translate(text)
+    for code in ("%b", "%-d", "%Y", "%H", "%M", "%{name}", "%1$@", "{count}"):
+        assert code in out, code
+    assert "% of" not in out and "%off" not in out  # the words after a percent sign are translated
+    assert "100% of 50%off" in unpseudo(out)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from langfacts.codes import code_changes
+
 from ..copilot import PluralInfo
 from ..plural import forms_problems, parse_forms
 from ..segment import SegmentContext
@@ -17,7 +19,7 @@ from ..segment import SegmentContext
 
 def target_categories(language: str) -> tuple[str, ...]:
     """The CLDR plural categories of `language` (babel's data, imported when a plural entry is met)."""
-    from interchange.formats.plurals import categories
+    from langfacts.plurals import categories
 
     return categories(language)
 
@@ -32,8 +34,8 @@ def unit_codes(contexts: Sequence[SegmentContext], source: str) -> tuple[str, ..
 def code_problems(codes: Sequence[str], source: str, text: str) -> tuple[str, ...]:
     """What `text` does to the locked `codes`, less what the source itself shows (a malformed tag in
     the source, `<a href="#x"</a>`, holds a code the reading of the translation finds again)."""
-    own = set(_code_changes(codes, source))
-    return tuple(p for p in _code_changes(codes, text) if p not in own)
+    own = set(code_changes(codes, source))
+    return tuple(p for p in code_changes(codes, text) if p not in own)
 
 
 def entry_proposal(
@@ -75,12 +77,6 @@ def entry_proposal(
         )
     ordered = {c: forms[c] for c in wanted}
     return ordered, PluralInfo(categories=wanted, source=source_forms)
-
-
-def _code_changes(codes: Sequence[str], text: str) -> tuple[str, ...]:
-    from interchange.formats.codes import code_changes
-
-    return code_changes(codes, text)
 
 
 def edit_warnings(

@@ -20,10 +20,11 @@ import html
 import re
 from collections.abc import Sequence
 
+from langfacts.codes import find_codes
+
 from .. import _xml
 from ._xmlscan import Document, Element
 from .base import FormatError
-from .codes import find_codes
 
 _SIMPLE = {"n": "\n", "t": "\t"}
 _HEX = re.compile(r"[0-9A-Fa-f]{4}")

@@ -23,7 +23,7 @@ from typing import Final
 from docx.oxml.ns import qn
 from lxml import etree
 
-from .codes import PATTERNS
+from langfacts.codes import PATTERNS
 
 _CONTAINERS: Final = frozenset(
     qn(f"w:{name}") for name in ("hyperlink", "smartTag", "ins", "customXml", "sdt", "dir", "bdo", "moveTo")

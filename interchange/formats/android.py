@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from langfacts.plurals import ORDER
+
 from ..limits import MAX_SEGMENTS
 from . import _android_text as text_of
 from ._xmlscan import Document, Element, scan
 from .base import Entry, FileFormat, FormatError, Resource, Target
-from .plurals import ORDER
 
 _ROOT = b"<resources"
 

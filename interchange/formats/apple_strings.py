@@ -22,9 +22,10 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from langfacts.codes import find_codes
+
 from ..limits import MAX_SEGMENTS
 from .base import Entry, FileFormat, FormatError, Resource, Target
-from .codes import find_codes
 
 _TOKEN = re.compile(
     r"""(?P<space>\s+)

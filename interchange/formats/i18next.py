@@ -21,8 +21,10 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from langfacts import plurals
+
 from ..limits import MAX_SEGMENTS
-from . import icu, json_text, plurals
+from . import icu, json_text
 from .base import Entry, FileFormat, FormatError, Resource, Target
 from .json_text import Scanned, Slot
 

@@ -19,9 +19,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from . import plurals
+from langfacts import plurals
+from langfacts.codes import find_codes
+
 from .base import Entry, Target
-from .codes import find_codes
 
 KINDS = ("plural", "select", "selectordinal")
 _SELECTOR = re.compile(r"\s*(=\d+|[A-Za-z_][\w-]*)\s*\{")

@@ -4,8 +4,8 @@ Reading: an entry's key is `msgctxt + "\\x04" + msgid` when it has a context, el
 own key); its note is the extracted comments (`#.`), then the translator comments (`# `), which in
 a file people translate together are notes for the next translator. Codes follow the entry's
 flags (`c-format` printf, `python-format` `%(name)s` and printf, `python-brace-format` `{name}`, …);
-an entry with no format flag gets printf, `%(name)s` and `{name}` found, and HTML tags always
-count. A plural entry (`msgid_plural`) has `one` = msgid and `other` = msgid_plural (gettext's
+an entry with no format flag gets printf, strftime (`%Y`), `%(name)s` and `{name}` found, and HTML
+tags always count. A plural entry (`msgid_plural`) has `one` = msgid and `other` = msgid_plural (gettext's
 convention whatever the source language); its existing target maps `msgstr[i]` onto the file's
 language's CLDR categories by the file's own `Plural-Forms`.
 
@@ -34,11 +34,11 @@ from typing import Any
 
 import polib  # type: ignore[import-untyped]
 
-from ..languages import bcp47
+from langfacts import bcp47, normalize_tag, plurals
+from langfacts.codes import find_codes
+
 from ..limits import MAX_SEGMENTS
-from . import plurals
 from .base import Entry, FileFormat, FormatError, Resource, Target
-from .codes import find_codes
 from .po_lines import adopt, join_lines
 
 _FLAG_SYNTAXES: dict[str, tuple[str, ...]] = {
@@ -55,13 +55,14 @@ _FLAG_SYNTAXES: dict[str, tuple[str, ...]] = {
     "sh-format": ("dollar_brace",),
 }
 """The code syntaxes of each gettext format flag this module knows."""
-_DETECTED = ("python", "printf", "brace")
+_DETECTED = ("python", "printf", "strftime", "brace")
 """What an entry with no format flag is searched for."""
 _WIDTHS = (79, 76, 77, 78, 80)
 """Wrap widths tried on a file (gettext's 79 first: it wins ties)."""
+_MAX_NAME_FIELD = 200
+"""How much of a `Language-Team` or `X-Poedit-Language` field is read for a language name (and an address)."""
 _CHARSET = re.compile(rb"charset=([A-Za-z0-9._:-]+)")
 _SYNTAX = re.compile(r"\(line (\d+)\)(?::\s*(.*))?")
-_PLURAL_FORMS = re.compile(r"nplurals\s*=\s*(\d+)\s*;\s*plural\s*=\s*(.+?)\s*;?\s*$", re.S)
 
 
 class _POFile(polib.POFile):  # type: ignore[misc]  # polib is untyped
@@ -146,36 +147,50 @@ def _file_language(po: Any) -> str | None:
     if language:
         return language
     for field in ("X-Poedit-Language", "Language-Team"):
-        name = (po.metadata.get(field) or "").split("<")[0].strip()
-        if name and bcp47(name):
-            return bcp47(name)
+        name = (po.metadata.get(field) or "")[:_MAX_NAME_FIELD].split("<")[0].strip()
+        tag = bcp47(name) if name else None
+        if tag:
+            return tag
     return None
 
 
-_HEADER_PLURAL_FORMS = re.compile(rb'"Plural-Forms:\s*([^"]*?)(?:\\n)?"')
+_HEADER_PLURAL_FORMS = b'"Plural-Forms:'
 
 
 def header_categories(data: bytes, language: str) -> tuple[str, ...] | None:
-    """The category each `msgstr[i]` holds by the file's own `Plural-Forms` header (None: it has none):
-    what a check of the file's plural entries expects, whatever gettext's default for the language is
-    (French files say `nplurals=2`, babel's table 3)."""
-    found = _HEADER_PLURAL_FORMS.search(data[:8192])
-    match = _PLURAL_FORMS.search(found.group(1).decode("utf-8", "replace")) if found else None
-    if match is None:
+    """The category each `msgstr[i]` holds by the file's own `Plural-Forms` header (None: it has none
+    or it cannot be read): what a check of the file's plural entries expects, whatever gettext's
+    default for the language is (French files say `nplurals=2`, babel's table 3)."""
+    head = data[:8192]
+    start = head.find(_HEADER_PLURAL_FORMS)
+    end = head.find(b'"', start + len(_HEADER_PLURAL_FORMS)) if start >= 0 else -1
+    if end < 0:
         return None
+    value = head[start + len(_HEADER_PLURAL_FORMS) : end].decode("utf-8", "replace").removesuffix("\\n")
     try:
-        return plurals.index_categories(match.group(2), int(match.group(1)), language)
+        return _categories(value, language)
     except ValueError:
         return None
 
 
+def _categories(header: str, language: str | None) -> tuple[str, ...] | None:
+    """The categories of a `Plural-Forms` header's indexes for `language`; None for a template's
+    placeholder (`nplurals=INTEGER; plural=EXPRESSION;`) or no language; ValueError when it cannot be
+    read (its bounds are checked whether or not the language is known)."""
+    if "INTEGER" in header and "EXPRESSION" in header:
+        return None
+    nplurals, expression = plurals.plural_forms(header)
+    return plurals.index_categories(expression, nplurals, language) if language else None
+
+
 def _file_categories(po: Any, language: str | None) -> tuple[str, ...] | None:
-    """The category each `msgstr[i]` of the file holds, by its Plural-Forms and language."""
-    match = _PLURAL_FORMS.search(po.metadata.get("Plural-Forms") or "")
-    if not language or not match:
+    """The category each `msgstr[i]` of the file holds, by its Plural-Forms and language; FormatError
+    when the header is there and cannot be read (too long, `nplurals` outside 1 to 6, no expression)."""
+    header = po.metadata.get("Plural-Forms")
+    if not header or not header.strip():
         return None
     try:
-        return plurals.index_categories(match.group(2), int(match.group(1)), language)
+        return _categories(header, language)
     except ValueError as exc:
         raise FormatError(f"The header's Plural-Forms cannot be read: {exc}.") from exc
 
@@ -208,8 +223,9 @@ def _entry(entry: Any, categories: tuple[str, ...] | None) -> Entry:
 
 
 def _language_tag(value: str | None) -> str | None:
-    tag = (value or "").strip().split("@")[0].replace("_", "-")
-    return tag or None
+    """The `Language` header as a tag (`pt_BR@latin` → `pt-BR`, "French" → `fr`), or None."""
+    text = (value or "").strip().split("@")[0]
+    return (normalize_tag(text) or bcp47(text)) if text else None
 
 
 def _gettext_language(tag: str) -> str:

@@ -6,7 +6,8 @@ an array item's index is a part: `date.day_names.0`). A mapping whose keys are a
 and include `other` (`one:` / `other:`) is one plural entry keyed by the mapping's path, written
 back with exactly the target's categories (forms the target lacks are removed; new ones take the
 quoting of the `other` form). Numbers, booleans, nulls, Ruby symbols (`:year`) and empty strings
-are not entries. Codes: `%{name}`, `%<name>s`, HTML tags.
+are not entries. Codes: `%{name}`, `%<name>s`, strftime and number-format directives (`%Y`, `%-d`,
+`%u %n`), HTML tags.
 
 ruamel keeps comments, key order, quoting styles, block scalars and the `---` marker (rails-i18n's
 en.yml written with no targets comes back byte for byte); what can change is whitespace ruamel
@@ -31,12 +32,13 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scalarstring import ScalarString
 
-from ..limits import MAX_SEGMENTS
-from . import plurals
-from .base import Entry, FileFormat, FormatError, Resource, Target
-from .codes import find_codes
+from langfacts import plurals
+from langfacts.codes import find_codes
 
-_SYNTAXES = ("ruby", "html")
+from ..limits import MAX_SEGMENTS
+from .base import Entry, FileFormat, FormatError, Resource, Target
+
+_SYNTAXES = ("ruby", "strftime", "html")
 _SYMBOL = re.compile(r":[A-Za-z_]\w*[?!]?")
 _DASH = re.compile(r"^( *)- ", re.M)
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:\n]*:[ \t]*$", re.M)

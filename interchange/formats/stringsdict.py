@@ -23,12 +23,13 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from langfacts.codes import find_codes
+from langfacts.plurals import ORDER
+
 from .. import _xml
 from ..limits import MAX_SEGMENTS
 from ._xmlscan import Document, Element, scan
 from .base import Entry, FileFormat, FormatError, Resource, Target
-from .codes import find_codes
-from .plurals import ORDER
 
 _SYNTAXES = ("apple_variable", "printf")
 _FORMAT_KEY = "NSStringLocalizedFormatKey"

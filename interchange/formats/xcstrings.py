@@ -31,11 +31,12 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from langfacts.codes import find_codes
+from langfacts.plurals import ORDER
+
 from ..limits import MAX_SEGMENTS
 from ._xcstrings_write import dump, set_target
 from .base import Entry, FileFormat, FormatError, Forms, Resource, Target
-from .codes import find_codes
-from .plurals import ORDER
 
 _SYNTAXES = ("apple_variable", "apple_arg", "printf")
 _TOKEN = re.compile(r"%(?:\d{1,2}\$?)?#@([A-Za-z_][\w.]*)@")

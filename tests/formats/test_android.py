@@ -13,8 +13,8 @@ from translate.storage import aresource
 from interchange.formats import FormatError, format_for
 from interchange.formats.android import FORMAT
 from interchange.formats.base import Entry, Target
-from interchange.formats.codes import code_changes
-from interchange.formats.plurals import categories
+from langfacts.codes import code_changes
+from langfacts.plurals import categories
 
 DATA = Path(__file__).parent / "data"
 STRINGS = (DATA / "android_thunderbird_strings.xml").read_bytes()

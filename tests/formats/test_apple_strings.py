@@ -12,7 +12,7 @@ from translate.storage import properties
 from interchange.formats import FormatError, format_for
 from interchange.formats.apple_strings import FORMAT
 from interchange.formats.base import Entry
-from interchange.formats.codes import code_changes, find_codes
+from langfacts.codes import code_changes, find_codes
 
 DATA = Path(__file__).parent / "data"
 UTF8 = (DATA / "strings_duckduckgo_Localizable.strings").read_bytes()

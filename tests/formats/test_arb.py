@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from translate.storage import jsonl10n
 
-from interchange.formats import FormatError, format_for, icu, plurals
+from interchange.formats import FormatError, format_for, icu
 from interchange.formats.arb import FORMAT
+from langfacts import plurals
 
 DATA = Path(__file__).parent / "data"
 GALLERY = (DATA / "flutter-gallery-en.arb").read_bytes()

@@ -20,7 +20,7 @@ from docx.oxml.ns import qn
 from interchange.formats import FormatError, format_for, format_named
 from interchange.formats import docx as docx_format
 from interchange.formats.base import Entry
-from interchange.formats.codes import code_changes
+from langfacts.codes import code_changes
 
 DOCX = format_named("docx")
 TOKEN = re.compile(r"\{/?\d+\}")

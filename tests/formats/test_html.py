@@ -15,7 +15,7 @@ import pytest
 from interchange.formats import FormatError, format_for, format_named
 from interchange.formats import html as html_format
 from interchange.formats.base import Entry
-from interchange.formats.codes import code_changes
+from langfacts.codes import code_changes
 
 DATA = Path(__file__).parent / "data"
 HTML = format_named("html")

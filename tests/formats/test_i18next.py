@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from translate.storage import jsonl10n
 
-from interchange.formats import FormatError, format_for, format_named, icu, plurals
+from interchange.formats import FormatError, format_for, format_named, icu
 from interchange.formats.i18next import FORMAT
 from interchange.formats.json_text import scan
 from interchange.limits import MAX_SEGMENTS
+from langfacts import plurals
 
 DATA = Path(__file__).parent / "data"
 PLURAL = (DATA / "i18next-parser-plural.json").read_bytes()

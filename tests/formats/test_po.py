@@ -14,9 +14,10 @@ import polib
 import pytest
 from translate.storage import po as tt_po
 
-from interchange.formats import FormatError, format_for, format_named, plurals
+from interchange.formats import FormatError, format_for, format_named
 from interchange.formats.po import FORMAT
 from interchange.limits import MAX_SEGMENTS
+from langfacts import plurals
 
 DATA = Path(__file__).parent / "data"
 GTK = (DATA / "gtk-pl.po").read_bytes()
@@ -81,7 +82,7 @@ def test_read_gtk_entries_keys_notes_codes_and_plurals() -> None:
         "few": "Brak pamięci na bufor obrazu o rozmiarze %u bajtów",
         "many": "Brak pamięci na bufor obrazu o rozmiarze %u bajtów",
     }
-    assert by_key["%H:%M"].codes == ()  # strftime, not printf
+    assert by_key["%H:%M"].codes == ("%H", "%M")  # strftime directives, locked as printf's are
 
 
 def test_read_pot_python_format_and_html() -> None:

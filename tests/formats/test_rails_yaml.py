@@ -10,8 +10,9 @@ import pytest
 import yaml as pyyaml
 from translate.storage import yaml as tt_yaml
 
-from interchange.formats import FormatError, format_for, plurals
+from interchange.formats import FormatError, format_for
 from interchange.formats.rails_yaml import FORMAT
+from langfacts import plurals
 
 DATA = Path(__file__).parent / "data"
 RAILS = (DATA / "rails-i18n-en.yml").read_bytes()

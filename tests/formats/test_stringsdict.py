@@ -10,9 +10,9 @@ import pytest
 
 from interchange.formats import FormatError, format_for
 from interchange.formats.base import Entry, Target
-from interchange.formats.codes import code_changes
-from interchange.formats.plurals import ORDER, categories
 from interchange.formats.stringsdict import FORMAT
+from langfacts.codes import code_changes
+from langfacts.plurals import ORDER, categories
 
 DATA = Path(__file__).parent / "data"
 REAL = (DATA / "stringsdict_duckduckgo_Localizable.stringsdict").read_bytes()

@@ -16,7 +16,7 @@ import webvtt
 
 from interchange.formats import FormatError, format_for, format_named, subtitles
 from interchange.formats.base import Entry
-from interchange.formats.codes import code_changes
+from langfacts.codes import code_changes
 
 DATA = Path(__file__).parent / "data"
 SUBTITLES = format_named("subtitles")

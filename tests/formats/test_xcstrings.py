@@ -11,9 +11,9 @@ import pytest
 from interchange.formats import FormatError, format_for
 from interchange.formats._xcstrings_write import dump
 from interchange.formats.base import Entry, Target
-from interchange.formats.codes import code_changes
-from interchange.formats.plurals import categories
 from interchange.formats.xcstrings import FORMAT
+from langfacts.codes import code_changes
+from langfacts.plurals import categories
 
 DATA = Path(__file__).parent / "data"
 REAL = (DATA / "xcstrings_duckduckgo_AIChat.xcstrings").read_bytes()

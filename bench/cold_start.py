@@ -49,7 +49,7 @@ warm = 0.0
 if {snapstart}:
     import handlers.snapstart
     t = time.perf_counter()
-    handlers.snapstart.before_snapshot()
+    handlers.snapstart.before_snapshot(api.app)
     warm = time.perf_counter() - t
 from tests.events import FakeLambdaContext, http_event
 t = time.perf_counter()

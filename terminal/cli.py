@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from .api import ApiClient, ApiError
-from .local import DEFAULT_DB, DEFAULT_LOG, TOKEN_ENV, connect
+from .local import TOKEN_ENV, connect
 from .local_state import LocalState
 from .models import Analysis, FileInfo, JobView, SessionView
+from .paths import default_db, default_log
 from .review import Job, ReviewApp
 
 EXPORT_FORMATS = ("md", "original", "xliff2", "xliff12", "tmx")
@@ -25,8 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     where = argparse.ArgumentParser(add_help=False)
     where.add_argument("--api", metavar="URL", help="a deployed API (default: the embedded store, in-process)")
     where.add_argument("--token", help=f"bearer token for --api (default: ${TOKEN_ENV})")
-    where.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {DEFAULT_DB})")
-    where.add_argument("--log", type=Path, default=DEFAULT_LOG, help=f"the app's log file (default: {DEFAULT_LOG})")
+    where.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {default_db()})")
+    where.add_argument("--log", type=Path, help=f"the app's log file (default: {default_log()})")
     commands = parser.add_subparsers(dest="command", required=True)
 
     translate = commands.add_parser("translate", parents=[where], help="translate a file and review it")
@@ -45,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="start the local service (web UI and API)")
     serve.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    serve.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: {DEFAULT_DB})")
+    serve.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {default_db()})")
 
     commands.add_parser("sessions", parents=[where], help="list the sessions")
 
@@ -95,7 +96,7 @@ def _client(args: argparse.Namespace) -> ApiClient:
 
 def _state(args: argparse.Namespace) -> LocalState:
     """The client's records beside the data: the embedded store's folder, or the log's with --api."""
-    return LocalState.beside(args.log if args.api else (_db(args) or DEFAULT_DB))
+    return LocalState.beside((args.log or default_log()) if args.api else (_db(args) or default_db()))
 
 
 def _resumed_output(args: argparse.Namespace, view: SessionView, state: LocalState, name: str) -> Path:
@@ -337,7 +338,7 @@ COMMANDS: dict[str, Callable[[ApiClient, argparse.Namespace], Awaitable[int]]] =
 def serve(host: str, port: int, db: Path | None) -> int:
     """The local service, as `scripts/serve` starts it: SQLite storage, the pseudo model unless set."""
     os.environ.setdefault("STORAGE_BACKEND", "sqlite")
-    os.environ.setdefault("SQLITE_PATH", str(db or DEFAULT_DB))
+    os.environ.setdefault("SQLITE_PATH", str(db or default_db()))
     if db is not None:
         os.environ["SQLITE_PATH"] = str(db)
     os.environ.setdefault("AGENT_MODEL", "pseudo")

@@ -64,11 +64,19 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--model", help="price it for this configured model (default: the server's)")
 
     check = commands.add_parser(
-        "check", help="check existing translations (XLIFF, TMX) offline; exit 1 on an error, for CI"
+        "check", help="check existing translations (XLIFF, TMX, PO, resource files) offline; exit 1 on an error, for CI"
     )
     check.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    check.add_argument(
+        "--source",
+        metavar="SRC",
+        help="pair monolingual files (strings.xml, JSON, YAML, .strings) with their source by key: a path, "
+        "or a pattern with {name} (the file's name) or {lang} (its language), e.g. 'locales/en/{name}'",
+    )
     check.add_argument("--glossary", type=Path, help="a TBX or CSV glossary the translations should follow")
-    check.add_argument("--source-language", help="the glossary's source language (a TBX with several)")
+    check.add_argument(
+        "--source-language", help="the source language: the glossary's (a TBX with several), {lang} in --source"
+    )
     check.add_argument("--changed-since", metavar="REF", help="check only what differs from this git revision")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--review", action="store_true", help="add the model's own verdict on each translated segment")
@@ -390,6 +398,7 @@ def _check(args: argparse.Namespace) -> int:
             changed_since=args.changed_since,
             as_json=args.format == "json",
             review=(args.model or os.environ.get("AGENT_MODEL") or "pseudo") if args.review else None,
+            source=args.source,
         )
     except (CheckError, OSError, UnicodeDecodeError) as exc:
         print(f"translation-agent check: {exc}", file=sys.stderr)

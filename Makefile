@@ -1,18 +1,52 @@
 # `sam build` calls this target (template.yaml: Metadata BuildMethod makefile) so the function
 # package holds only the app and its run-time dependencies: not .venv, data/, tests or docs.
 #
+# The dependencies are pyproject.toml's: the core ones, the `server` extra and the extra of each
+# model provider in PROVIDERS (docs/deploy.md): `PROVIDERS=openai sam build` for OpenAI models,
+# `PROVIDERS="openai anthropic"` for both. The default, bedrock, adds no package (boto3 is there for
+# DynamoDB already) and needs no API key; the offline `pseudo` model works with any.
+#
 # The package ships bytecode for the runtime's Python (3.13): /var/task is read-only, so without it
 # every cold start compiles pydantic-ai, FastAPI and the app from source again. `unchecked-hash`
 # bytecode is used as is, whatever timestamps the zip gives the sources (PEP 552). Any cache
 # copied from the working tree (another Python's) is removed first.
+#
+# What the function never reads is pruned (docs/benchmarks.md, the package): packages a provider
+# extra brings that no request imports, botocore's and boto3's data for the AWS services it does not
+# call, and the CLDR fields of babel's locale data that it does not read.
+
+PROVIDERS ?= bedrock
+PYTHON ?= python3.13
+PYTHON_VERSION ?= 3.13
+PLATFORMS ?= manylinux2014_aarch64 manylinux_2_28_aarch64
+# Installed without their declared dependencies (pyproject.toml's server extra says why).
+NO_DEPS := langdetect sacrebleu
+# Never imported: tiktoken (and its regex) come with the openai extra for pydantic-ai's realtime models;
+# pysbd's wheel ships its benchmarks and examples as top-level packages.
+NEVER_IMPORTED := tiktoken tiktoken_ext regex benchmarks examples
+# The AWS services the function calls: DynamoDB, Bedrock's runtime (bedrock: models), STS (credentials).
+AWS_SERVICES := dynamodb bedrock-runtime sts
+# What the service reads of a locale: language, territory and script names, plural rules, direction.
+BABEL_KEYS := languages territories scripts variants plural_form ordinal_form character_order
+
+PIP = $(PYTHON) -m pip install --quiet --disable-pip-version-check --no-compile --target "$(ARTIFACTS_DIR)"
+REQUIREMENTS = "$(ARTIFACTS_DIR)/.pip-requirements"
+
 build-AgentFunction:
-	python3.13 -m pip install --quiet --disable-pip-version-check --no-compile \
-		--platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 --implementation cp \
-		--python-version 3.13 --only-binary=:all: --target "$(ARTIFACTS_DIR)" -r requirements.txt
-	# Pure Python, installed without their declared dependencies (requirements.txt says why).
-	python3.13 -m pip install --quiet --disable-pip-version-check --no-compile --no-deps \
-		--target "$(ARTIFACTS_DIR)" "langdetect>=1.0.9" "sacrebleu>=2.4"
+	$(PYTHON) scripts/requirements.py server $(PROVIDERS) --except $(NO_DEPS) > $(REQUIREMENTS)
+	$(PIP) $(addprefix --platform ,$(PLATFORMS)) --implementation cp --python-version $(PYTHON_VERSION) \
+		--only-binary=:all: -r $(REQUIREMENTS)
+	$(PYTHON) scripts/requirements.py server --only $(NO_DEPS) > $(REQUIREMENTS)
+	$(PIP) --no-deps -r $(REQUIREMENTS)
+	rm -f $(REQUIREMENTS)
 	cp -R handlers agent_core storage service interchange langfacts web "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)/bin"
+	cd "$(ARTIFACTS_DIR)" && rm -rf $(NEVER_IMPORTED) $(addsuffix -*.dist-info,$(NEVER_IMPORTED))
+	cd "$(ARTIFACTS_DIR)/botocore/data" && find . -mindepth 1 -maxdepth 1 -type d \
+		$(foreach service,$(AWS_SERVICES),! -name $(service)) -exec rm -rf {} +
+	cd "$(ARTIFACTS_DIR)/boto3/data" && find . -mindepth 1 -maxdepth 1 -type d ! -name dynamodb -exec rm -rf {} +
+	PYTHONPATH="$(ARTIFACTS_DIR)" $(PYTHON) scripts/prune_babel.py "$(ARTIFACTS_DIR)" $(BABEL_KEYS)
 	find "$(ARTIFACTS_DIR)" -name __pycache__ -type d -prune -exec rm -rf {} +
-	python3.13 -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)" > /dev/null
+	find "$(ARTIFACTS_DIR)" \( -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' -o -name '*.h' -o -name '*.c' \) \
+		-type f -delete
+	$(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)" > /dev/null

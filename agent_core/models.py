@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import re
+import sys
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from functools import lru_cache
@@ -74,7 +75,8 @@ async def call_model(
 
     Permanent refusals are ModelRefusedError (502), throttling and outages ModelUnavailableError with
     the provider's Retry-After (503), an unreadable answer ModelResponseError (503), no answer in time
-    ModelTimeoutError (504). Nothing a provider library raises escapes as itself.
+    ModelTimeoutError (504). Nothing a provider library raises escapes as itself; an error raised by
+    the caller's own code (a bug, `is_provider_failure`) escapes as itself, to answer 500.
     """
     if timeout is not None and timeout <= 0:
         raise ModelTimeoutError("No time is left to call the model; send the same request again.", timeout=timeout)
@@ -84,6 +86,8 @@ async def call_model(
         async with model:
             return await model.request(prepared, request_settings(model, settings, timeout), params)
     except PROVIDER_FAILURES as exc:
+        if not is_provider_failure(exc):
+            raise
         raise provider_error(exc, timeout) from exc
 
 
@@ -124,6 +128,8 @@ async def stream_model(
     except _SinkFailed as failed:
         raise failed.error from None
     except PROVIDER_FAILURES as exc:
+        if not is_provider_failure(exc):
+            raise
         raise provider_error(exc, timeout) from exc
 
 
@@ -162,13 +168,52 @@ PROVIDER_FAILURES: tuple[type[Exception], ...] = (
     ai_errors.UnexpectedModelBehavior,
     TimeoutError,
     OSError,
-    # What an adapter raises on a body it did not expect (e.g. a Responses answer without `output`).
+    # What an adapter raises on a body it did not expect (e.g. a Responses answer without `output`):
+    # the provider's only when raised inside its adapter or SDK (`_raised_by_provider`).
     TypeError,
     KeyError,
     AttributeError,
     IndexError,
     ValueError,
 )
+"""What `call_model` may turn into an AgentError; see `is_provider_failure` for which of them it does."""
+
+_SURPRISES = (TypeError, KeyError, AttributeError, IndexError, ValueError)
+_PROVIDER_CODE = ("pydantic_ai", "openai", "anthropic", "botocore", "boto3", "httpx", "httpcore", "aiohttp", "google")
+"""Top-level packages of the model adapters, the provider SDKs and their transports."""
+_PASSED_OVER = frozenset({"pydantic", "pydantic_core", "typing_extensions", "annotated_types", "anyio", "jiter"})
+"""Generic libraries an adapter and the project's code both call: their frames decide nothing."""
+
+
+def is_provider_failure(exc: BaseException) -> bool:
+    """Whether `exc` is the provider's failure (503/502/504) rather than a bug of the caller's code (500).
+
+    pydantic-ai's model errors, timeouts and network errors always are. A TypeError, KeyError,
+    AttributeError, IndexError or ValueError is the provider's only when an adapter or SDK raised it
+    while reading the provider's answer: the frame nearest the raise, passing over the standard
+    library's and pydantic's, is pydantic-ai's, an SDK's or its transport's.
+    Raised in the project's own code (or a model it was given), it is a bug: it stays itself, so the
+    request answers 500 and the traceback is logged.
+    """
+    if not isinstance(exc, PROVIDER_FAILURES):
+        return False
+    return not isinstance(exc, _SURPRISES) or isinstance(exc, ai_errors.ModelAPIError) or _raised_by_provider(exc)
+
+
+def _raised_by_provider(exc: BaseException) -> bool:
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        frames.append(str(tb.tb_frame.f_globals.get("__name__", "")))
+        tb = tb.tb_next
+    for module in reversed(frames):
+        top = module.partition(".")[0]
+        if top in sys.stdlib_module_names or top in _PASSED_OVER:
+            continue
+        return top in _PROVIDER_CODE
+    return False
+
+
 _RETRYABLE_4XX = frozenset({408, 409, 425, 429})
 
 

@@ -135,13 +135,11 @@ def _sentence_starts(text: str, items: Sequence[tuple[int, int]], language: str)
     for rules_language, group in groups.items():
         joined = "\n".join(rules for _, _, rules in group)
         offsets = list(itertools.accumulate((len(rules) + 1 for _, _, rules in group[:-1]), initial=0))
-        position = 0
-        for piece in _segmenter(rules_language).segment(joined):
-            sentence = piece.strip()
-            at = joined.find(sentence, position) if sentence else -1
-            if at < 0:
+        for span in _segmenter(rules_language).segment(joined):  # pysbd's spans: no second search of ours
+            sentence = span.sent.lstrip()
+            if not sentence.strip():
                 continue
-            position = at + len(sentence)
+            at = span.start + len(span.sent) - len(sentence)
             n = bisect.bisect_right(offsets, at) - 1
             k, body, _ = group[n]
             if at > offsets[n]:
@@ -253,4 +251,4 @@ def _language_of(text: str, language: str) -> str:
 
 @lru_cache(maxsize=32)
 def _segmenter(language: str) -> pysbd.Segmenter:
-    return pysbd.Segmenter(language=language, clean=False)
+    return pysbd.Segmenter(language=language, clean=False, char_span=True)

@@ -19,6 +19,7 @@ from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 
+from . import snapstart
 from .app import create_app
 from .logging import logger
 from .metrics import metrics
@@ -39,7 +40,7 @@ def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
     return response
 
 
-from . import snapstart  # noqa: F401  (registers the SnapStart runtime hooks)
+snapstart.register(app)
 
 gc.freeze()
 gc.enable()

@@ -10,17 +10,21 @@ compiled validators and serializers, the pseudo model, the tools' JSON schemas, 
 (the health route, which touches no storage). Never snapshotted: credentials, API
 keys, boto3 clients or any open connection; those are created on first use after the restore.
 
-`snapshot_restore_py` is provided by the Lambda Python runtime (3.12 and later); elsewhere (tests,
-local servers) the hooks are not registered and this module does nothing on import.
+`snapshot_restore_py` is provided by the Lambda Python runtime (3.12 and later); the Lambda entry calls
+`register(app)` with the app it built; elsewhere (tests, local servers) the hooks are not registered.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import os
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 _PROVIDER_MODULES = {
     "openai": "pydantic_ai.models.openai",
@@ -59,14 +63,12 @@ def _health_event() -> dict[str, Any]:
     }
 
 
-def _warm_app() -> None:
+def _warm_app(app: FastAPI) -> None:
     from mangum import Mangum
 
-    from . import api
-
-    api.app.openapi()
-    # A second adapter (not api.handler) so Powertools' cold-start flag stays for the first real call.
-    Mangum(api.app, lifespan="off")(_health_event(), _Context())  # type: ignore[arg-type]
+    app.openapi()
+    # A second adapter (not the entry's handler) so Powertools' cold-start flag stays for the first real call.
+    Mangum(app, lifespan="off")(_health_event(), _Context())  # type: ignore[arg-type]
 
 
 def _warm_messages() -> None:
@@ -120,9 +122,9 @@ def _warm_storage() -> None:
         backend_class()
 
 
-def before_snapshot() -> None:
-    """Import and warm everything that holds no secret and no connection."""
-    _warm_app()
+def before_snapshot(app: FastAPI) -> None:
+    """Import and warm everything that holds no secret and no connection, `app` included."""
+    _warm_app(app)
     _warm_messages()
     _warm_model()
     _warm_storage()
@@ -138,15 +140,12 @@ def after_restore() -> None:
     random.seed()
 
 
-def register() -> bool:
-    """Register the hooks with the Lambda runtime; False where there is no SnapStart runtime."""
+def register(app: FastAPI) -> bool:
+    """Register the hooks (warming `app`) with the Lambda runtime; False where there is no SnapStart runtime."""
     try:
         hooks = importlib.import_module("snapshot_restore_py")
     except ImportError:
         return False
-    hooks.register_before_snapshot(before_snapshot)
+    hooks.register_before_snapshot(functools.partial(before_snapshot, app))
     hooks.register_after_restore(after_restore)
     return True
-
-
-register()

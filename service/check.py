@@ -10,12 +10,19 @@ the product that ships the file; a glossary term not translated as its entry say
 number, is a **warning** for a reviewer. With a previous version of the file (`previous`: the text
 at a git revision), only the pairs that differ from it are checked (a segment is matched by its
 key: its file, unit and segment number; a TMX entry by its source).
+
+A monolingual file (an Android `strings.xml`, an i18next `translation.json`, a Rails `fr.yml`, an
+Apple `.strings`: what the project exports) holds no source: with `source` (its source file's name
+and bytes, in the same format) its strings are paired by key with the source's. A key of the source
+the target lacks is untranslated (an error); a key only the target has is a warning. Files are
+decoded as uploads are: each format reads its own encoding (a UTF-16 `.strings`, a Latin-1 PO), XML
+by its byte-order mark or declaration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from agent_core.memory import GlossaryEntry
@@ -25,14 +32,18 @@ from agent_core.segment import SegmentContext
 from agent_core.tools.entries import edit_warnings, target_categories
 from interchange.errors import InterchangeError
 from interchange.formats import Entry, FileFormat, FormatError, format_for
+from interchange.formats._xmlscan import decode as decode_xml
+from interchange.formats.base import Resource
 from interchange.tmx import parse_tmx
 from interchange.xliff_source import parse_xliff
 
 Severity = Literal["error", "warning"]
 ERRORS = frozenset({"untranslated", "inline_codes", "missing_placeholder", "unreadable", "locked_code", "plural_forms"})
-"""The findings that fail a check; the others are warnings."""
+"""The findings that fail a check; the others (`not_in_source` among them) are warnings."""
 XLIFF_SUFFIXES = (".xlf", ".xliff")
 TMX_SUFFIXES = (".tmx",)
+BILINGUAL = frozenset({"po", "xcstrings"})
+"""The resource formats that hold each string's source beside its translation (as XLIFF and TMX do)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +98,14 @@ def readable(name: str) -> bool:
     return name.lower().endswith(XLIFF_SUFFIXES + TMX_SUFFIXES) or _format(name, b"") is not None
 
 
+def holds_source(name: str, data: bytes) -> bool:
+    """Whether the file holds its own source texts (XLIFF, TMX, PO, xcstrings): no source file pairs with it."""
+    if name.lower().endswith(XLIFF_SUFFIXES + TMX_SUFFIXES):
+        return True
+    fmt = _format(name, data)
+    return fmt is not None and fmt.name in BILINGUAL
+
+
 def _format(name: str, data: bytes) -> FileFormat | None:
     """The resource format that reads `name` (not Markdown, XLIFF: read apart), or None."""
     found = format_for(name, data)
@@ -95,21 +114,64 @@ def _format(name: str, data: bytes) -> FileFormat | None:
 
 def pairs_of(name: str, content: str | bytes) -> list[Pair]:
     """The translatable pairs of a file; InterchangeError when it cannot be read."""
-    text = content.decode("utf-8-sig") if isinstance(content, bytes) else content
-    if name.lower().endswith(TMX_SUFFIXES):
-        return [Pair(key=p.source, source=p.source, target=p.target) for p in parse_tmx(text)]
-    if name.lower().endswith(XLIFF_SUFFIXES):
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    if name.lower().endswith(TMX_SUFFIXES + XLIFF_SUFFIXES):
+        try:
+            text, _, _ = decode_xml(data)
+        except FormatError as exc:
+            raise InterchangeError(f"{name}: {exc}") from exc
+        if name.lower().endswith(TMX_SUFFIXES):
+            return [Pair(key=p.source, source=p.source, target=p.target) for p in parse_tmx(text)]
         return [Pair(key=s.key, source=s.source, target=s.target) for s in parse_xliff(text).translatable_segments()]
-    data = content if isinstance(content, bytes) else content.encode("utf-8")
+    fmt, resource = _resource(name, data)
+    categories = _categories(fmt.name, resource.target_language, data) if resource.target_language else ()
+    return [_entry_pair(e, categories) for e in resource.entries]
+
+
+def paired(name: str, content: bytes, source_name: str, source: bytes, *, language: str | None = None) -> list[Pair]:
+    """A monolingual file's strings paired by key with those of its source file (same format), in the
+    source's order; a key the target lacks has no target, a key only the target has is left out
+    (`keys_not_in_source`). `language`: the target's, when the file does not say it (a Rails root does)."""
+    fmt, target = _resource(name, content)
+    source_format, original = _resource(source_name, source)
+    if source_format.name != fmt.name:
+        raise InterchangeError(f"{name} is read as {fmt.name} but its source {source_name} as {source_format.name}.")
+    language = language or target.target_language or target.source_language
+    categories = _categories(fmt.name, language, content) if language else ()
+    found = {entry.key: entry for entry in target.entries}
+    pairs = []
+    for entry in original.entries:
+        translated = found.get(entry.key)
+        text = None if translated is None else _written(translated)
+        forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
+        pair = Pair(key=entry.key, source=entry.source, target=text, codes=entry.codes, plural=forms)
+        pairs.append(replace(pair, categories=categories))
+    return pairs
+
+
+def keys_not_in_source(content: bytes, name: str, source: bytes, source_name: str) -> list[str]:
+    """The keys of a monolingual file its source file does not have (obsolete strings, or a typo)."""
+    known = {entry.key for entry in _resource(source_name, source)[1].entries}
+    return [entry.key for entry in _resource(name, content)[1].entries if entry.key not in known]
+
+
+def _written(entry: Entry) -> str:
+    """What a file holds for an entry as a target: its translation if it has one (a PO `msgstr`), else its
+    own text (a monolingual file), a plural entry's as its forms' JSON text."""
+    if entry.target is not None:
+        return entry.target if isinstance(entry.target, str) else forms_text(entry.target)
+    return forms_text(entry.plural) if entry.plural else entry.source
+
+
+def _resource(name: str, data: bytes) -> tuple[FileFormat, Resource]:
+    """The resource format of `name` and what it reads of `data`; InterchangeError when it cannot."""
     fmt = _format(name, data)
     if fmt is None:
         raise InterchangeError(f"{name}: not a format the check reads (XLIFF, TMX, PO, JSON, Android, Apple, …).")
     try:
-        resource = fmt.read(data)
+        return fmt, fmt.read(data)
     except FormatError as exc:
         raise InterchangeError(f"{name}: {exc}") from exc
-    categories = _categories(fmt.name, resource.target_language, data) if resource.target_language else ()
-    return [_entry_pair(e, categories) for e in resource.entries]
 
 
 def _categories(format_name: str, language: str, data: bytes) -> tuple[str, ...]:
@@ -132,19 +194,47 @@ def _entry_pair(entry: Entry, categories: tuple[str, ...]) -> Pair:
 
 
 def check_file(
-    name: str, text: str | bytes, *, glossary: Sequence[GlossaryEntry] = (), previous: str | bytes | None = None
+    name: str,
+    text: str | bytes,
+    *,
+    glossary: Sequence[GlossaryEntry] = (),
+    previous: str | bytes | None = None,
+    source: tuple[str, bytes] | None = None,
+    language: str | None = None,
 ) -> FileReport:
-    """The findings of one file, against `glossary`; only the pairs changed since `previous` if given."""
+    """The findings of one file, against `glossary`; only the pairs changed since `previous` if given.
+
+    With `source` (its source file's name and bytes) the file is monolingual and paired with it by key
+    (`language`: the target's, when known from its path). A file that cannot be read, whatever the
+    reason, is one `unreadable` error of its report."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    old = previous.encode("utf-8") if isinstance(previous, str) else previous
     try:
-        pairs = pairs_of(name, text)
-        before = {(p.key, p.source, p.target) for p in pairs_of(name, previous)} if previous is not None else set()
-    except InterchangeError as exc:
-        return FileReport(
-            file=name, checked=0, findings=(Finding(key=None, severity="error", code="unreadable", message=str(exc)),)
-        )
-    changed = [p for p in pairs if (p.key, p.source, p.target) not in before]
+        if source is None:
+            pairs = pairs_of(name, data)
+            before = pairs_of(name, old) if old is not None else []
+            extra: list[str] = []
+        else:
+            pairs = paired(name, data, *source, language=language)
+            before = paired(name, old, *source, language=language) if old is not None else []
+            extra = keys_not_in_source(data, name, source[1], source[0])
+    except (InterchangeError, ValueError, LookupError, RecursionError) as exc:
+        return unreadable(name, str(exc) if isinstance(exc, InterchangeError) else f"{name}: {exc}")
+    seen = {(p.key, p.source, p.target) for p in before}
+    changed = [p for p in pairs if (p.key, p.source, p.target) not in seen]
     findings = [finding for pair in changed for finding in check_pair(pair, glossary)]
+    findings += [
+        Finding(key=key, severity="warning", code="not_in_source", message="Not in the source file (an obsolete key?).")
+        for key in extra
+    ]
     return FileReport(file=name, checked=len(changed), findings=tuple(findings), pairs=tuple(changed))
+
+
+def unreadable(name: str, message: str) -> FileReport:
+    """The report of a file that could not be read: one error, nothing checked."""
+    return FileReport(
+        file=name, checked=0, findings=(Finding(key=None, severity="error", code="unreadable", message=message),)
+    )
 
 
 def check_pair(pair: Pair, glossary: Sequence[GlossaryEntry] = ()) -> list[Finding]:

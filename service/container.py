@@ -22,6 +22,7 @@ from .sessions import SessionService
 from .steps import StepService
 from .store import StorageSessionStore, TextCache
 from .tm import TranslationMemory
+from .workbench import Workbench
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -34,6 +35,10 @@ class Services:
     steps: StepService
     memory: OwnerMemory
     tm: TranslationMemory
+
+    def workbench(self) -> Workbench:
+        """The workbench (segments, revisions, QA, exports' reads) over these services."""
+        return Workbench(self.storage, self.runtime, self.sessions, self.memory, self.tm)
 
 
 def model_catalog(model: Model | None = None) -> ModelCatalog:

@@ -37,8 +37,6 @@ from .tm import TranslationMemory
 if TYPE_CHECKING:
     from agent_core.runtime import AgentRuntime
 
-    from .container import Services
-
 logger = logging.getLogger(__name__)
 
 
@@ -237,7 +235,3 @@ class Workbench:
 def _revised(segment: Segment, warnings: list[QaWarningView], version: int) -> RevisedSegment:
     return RevisedSegment(**segment.model_dump(), warnings=warnings, version=version)
 
-
-def workbench_of(services: Services) -> Workbench:
-    """The workbench over the app's services (construct once per process if it grows state)."""
-    return Workbench(services.storage, services.runtime, services.sessions, services.memory, services.tm)

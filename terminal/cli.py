@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from .api import ApiClient, ApiError
-from .local import DEFAULT_DB, DEFAULT_LOG, TOKEN_ENV, connect
+from .local import TOKEN_ENV, connect
 from .local_state import LocalState
 from .models import Analysis, FileInfo, JobView, SessionView
+from .paths import default_db, default_log
 from .review import Job, ReviewApp
 
 EXPORT_FORMATS = ("md", "original", "xliff2", "xliff12", "tmx")
@@ -25,8 +26,8 @@ def _parser() -> argparse.ArgumentParser:
     where = argparse.ArgumentParser(add_help=False)
     where.add_argument("--api", metavar="URL", help="a deployed API (default: the embedded store, in-process)")
     where.add_argument("--token", help=f"bearer token for --api (default: ${TOKEN_ENV})")
-    where.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {DEFAULT_DB})")
-    where.add_argument("--log", type=Path, default=DEFAULT_LOG, help=f"the app's log file (default: {DEFAULT_LOG})")
+    where.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {default_db()})")
+    where.add_argument("--log", type=Path, help=f"the app's log file (default: {default_log()})")
     commands = parser.add_subparsers(dest="command", required=True)
 
     translate = commands.add_parser("translate", parents=[where], help="translate a file and review it")
@@ -45,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="start the local service (web UI and API)")
     serve.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
-    serve.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: {DEFAULT_DB})")
+    serve.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {default_db()})")
 
     commands.add_parser("sessions", parents=[where], help="list the sessions")
 
@@ -63,11 +64,19 @@ def _parser() -> argparse.ArgumentParser:
     analyze.add_argument("--model", help="price it for this configured model (default: the server's)")
 
     check = commands.add_parser(
-        "check", help="check existing translations (XLIFF, TMX) offline; exit 1 on an error, for CI"
+        "check", help="check existing translations (XLIFF, TMX, PO, resource files) offline; exit 1 on an error, for CI"
     )
     check.add_argument("files", type=Path, nargs="+", metavar="FILE")
+    check.add_argument(
+        "--source",
+        metavar="SRC",
+        help="pair monolingual files (strings.xml, JSON, YAML, .strings) with their source by key: a path, "
+        "or a pattern with {name} (the file's name) or {lang} (its language), e.g. 'locales/en/{name}'",
+    )
     check.add_argument("--glossary", type=Path, help="a TBX or CSV glossary the translations should follow")
-    check.add_argument("--source-language", help="the glossary's source language (a TBX with several)")
+    check.add_argument(
+        "--source-language", help="the source language: the glossary's (a TBX with several), {lang} in --source"
+    )
     check.add_argument("--changed-since", metavar="REF", help="check only what differs from this git revision")
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--review", action="store_true", help="add the model's own verdict on each translated segment")
@@ -95,7 +104,7 @@ def _client(args: argparse.Namespace) -> ApiClient:
 
 def _state(args: argparse.Namespace) -> LocalState:
     """The client's records beside the data: the embedded store's folder, or the log's with --api."""
-    return LocalState.beside(args.log if args.api else (_db(args) or DEFAULT_DB))
+    return LocalState.beside((args.log or default_log()) if args.api else (_db(args) or default_db()))
 
 
 def _resumed_output(args: argparse.Namespace, view: SessionView, state: LocalState, name: str) -> Path:
@@ -337,7 +346,7 @@ COMMANDS: dict[str, Callable[[ApiClient, argparse.Namespace], Awaitable[int]]] =
 def serve(host: str, port: int, db: Path | None) -> int:
     """The local service, as `scripts/serve` starts it: SQLite storage, the pseudo model unless set."""
     os.environ.setdefault("STORAGE_BACKEND", "sqlite")
-    os.environ.setdefault("SQLITE_PATH", str(db or DEFAULT_DB))
+    os.environ.setdefault("SQLITE_PATH", str(db or default_db()))
     if db is not None:
         os.environ["SQLITE_PATH"] = str(db)
     os.environ.setdefault("AGENT_MODEL", "pseudo")
@@ -389,6 +398,7 @@ def _check(args: argparse.Namespace) -> int:
             changed_since=args.changed_since,
             as_json=args.format == "json",
             review=(args.model or os.environ.get("AGENT_MODEL") or "pseudo") if args.review else None,
+            source=args.source,
         )
     except (CheckError, OSError, UnicodeDecodeError) as exc:
         print(f"translation-agent check: {exc}", file=sys.stderr)

@@ -11,18 +11,17 @@ import httpx
 
 from .api import ApiClient
 from .asgi import StreamingASGITransport
+from .paths import default_db, default_log
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
 
-DEFAULT_DB = Path("data/sessions.sqlite3")
-DEFAULT_LOG = Path("data/translation-agent.log")
 TOKEN_ENV = "TRANSLATION_AGENT_TOKEN"
 LOCAL_URL = "http://translation-agent.local"
 """The base URL of in-process requests (never resolved: the ASGI transport answers them)."""
 
 
-def local_app(db_path: Path, log_path: Path = DEFAULT_LOG) -> ASGIApp:
+def local_app(db_path: Path, log_path: Path | None = None) -> ASGIApp:
     """The API app on the embedded SQLite store at `db_path`, its logs going to `log_path`.
 
     The one place the terminal client builds the app: the wiring of handlers may change, this stays.
@@ -31,7 +30,7 @@ def local_app(db_path: Path, log_path: Path = DEFAULT_LOG) -> ASGIApp:
     # EMF metrics are for CloudWatch; locally they would be printed on the terminal.
     os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    route_logs_to_file(log_path)
+    route_logs_to_file(log_path or default_log())
     from handlers.app import create_app
     from service.container import build_services
     from storage.sqlite import SQLiteStorage
@@ -73,13 +72,16 @@ def _close_ours(old: object) -> None:
         old.close()
 
 
-def connect(api_url: str | None, token: str | None, db_path: Path | None, log_path: Path = DEFAULT_LOG) -> ApiClient:
-    """A client for `api_url` with a bearer token, or for the in-process app when no URL is given."""
+def connect(
+    api_url: str | None, token: str | None, db_path: Path | None, log_path: Path | None = None
+) -> ApiClient:
+    """A client for `api_url` with a bearer token, or for the in-process app when no URL is given (on
+    `db_path`, logging to `log_path`; by default both in the user's data folder, terminal/paths.py)."""
     if api_url:
         token = token or os.environ.get(TOKEN_ENV)
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         http = httpx.AsyncClient(base_url=api_url.rstrip("/"), headers=headers, timeout=httpx.Timeout(60.0))
         return ApiClient(http)
-    app = local_app(db_path or DEFAULT_DB, log_path)
+    app = local_app(db_path or default_db(), log_path)
     transport = StreamingASGITransport(app)
     return ApiClient(httpx.AsyncClient(transport=transport, base_url=LOCAL_URL, timeout=httpx.Timeout(300.0)))

@@ -12,9 +12,8 @@ from textual.widgets import Input, RichLog, Static
 
 from .api import ApiError, verdicts_body
 from .batch import Batch
-from .entries import FormsEditScreen
 from .models import ToolRef, Verdict
-from .widgets import MARKS, Card, ConfirmScreen, EditScreen, RejectScreen
+from .widgets import MARKS, Card, ConfirmScreen, EditScreen, FormsEditScreen, RejectScreen
 
 CARD_ACTIONS = frozenset({"approve", "edit", "reject", "move", "approve_all"})
 """The keys that act on a card: shown in the footer only while there is a batch to review."""

@@ -1,14 +1,18 @@
-"""The review screen's parts: one card per proposal, and the edit, reject and confirm dialogs."""
+"""The review screen's parts: one card per proposal, and the edit (text or plural forms), reject and confirm
+dialogs."""
 
 from __future__ import annotations
+
+import json
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static, TextArea
 
+from .entries import context_text, forms_of, forms_text
 from .models import CopilotRequest, Verdict
 from .stream import FormingAnswer
 
@@ -47,8 +51,6 @@ class Card(Vertical):
 
     def compose(self) -> ComposeResult:
         """A resource string's key and note, source | proposal, then warnings and the decision line."""
-        from .entries import context_text, forms_text
-
         if (context := context_text(self.request)) is not None:
             yield Static(context, classes="context")
         plural = self.request.plural is not None
@@ -79,8 +81,6 @@ class Card(Vertical):
             return
         self.border_subtitle = MARKS[verdict.status] + (" · kept on the server" if self.stored else "")
         if verdict.status == "refined":
-            from .entries import forms_text
-
             edited = verdict.translated_string or ""
             shown = forms_text(self.request, edited) if self.request.plural else Text(edited)
             line.update(Text("✎ ") + shown)
@@ -213,3 +213,46 @@ class ConfirmScreen(ModalScreen[bool]):
     def action_answer(self, yes: bool) -> None:
         """Close with the answer."""
         self.dismiss(yes)
+
+
+FORMS_HINT = "Ctrl+Enter accept (or Ctrl+J, Ctrl+S) · Tab next form · Esc cancel"
+
+
+class FormsEditScreen(ModalScreen[str | None]):
+    """Edit a plural proposal: one box per category; Ctrl+Enter keeps the forms, Esc cancels."""
+
+    BINDINGS = [  # noqa: RUF012  (Textual's own class attribute)
+        Binding(ACCEPT_KEYS, "accept", "Accept edit", key_display="Ctrl+Enter", priority=True),
+        Binding("escape", "cancel", "Cancel", priority=True),
+    ]
+
+    def __init__(self, request: CopilotRequest, text: str) -> None:
+        super().__init__()
+        self._request = request
+        self._forms = forms_of(text)
+
+    def compose(self) -> ComposeResult:
+        """The source's forms for reference, then a labelled box per target category."""
+        categories = self._request.plural.categories if self._request.plural else tuple(self._forms)
+        source = self._request.plural.source if self._request.plural else {}
+        with Vertical(classes="box"):
+            yield Static("[b]Edit the plural forms[/]")
+            yield Static(f"[dim]{FORMS_HINT}[/]", classes="keys")
+            yield Static(Text("\n".join(f"{c}: {t}" for c, t in source.items()) or self._request.src_string))
+            with VerticalScroll():
+                for category in categories:
+                    yield Label(category, classes="caption")
+                    yield TextArea(self._forms.get(category, ""), id=f"form-{category}", classes="form", soft_wrap=True)
+
+    def on_mount(self) -> None:
+        """The first box has the cursor."""
+        self.query(TextArea).first().focus()
+
+    def action_accept(self) -> None:
+        """Keep the forms, as their JSON text (a terminal's Ctrl+Enter may add a line break first)."""
+        forms = {str(a.id).removeprefix("form-"): a.text.rstrip("\r\n") for a in self.query(TextArea)}
+        self.dismiss(json.dumps(forms, ensure_ascii=False))
+
+    def action_cancel(self) -> None:
+        """Leave the card as it was."""
+        self.dismiss(None)

@@ -36,7 +36,7 @@ def test_the_before_snapshot_hook_creates_no_client_and_reads_no_key(monkeypatch
     api.app.state.services = LazyServices()
     resolve_model.cache_clear()
     try:
-        snapstart.before_snapshot()
+        snapstart.before_snapshot(api.app)
     finally:
         api.app.state.services = previous
     assert resolve_model.cache_info().currsize == 1, "only the pseudo model was built, no provider with its key"
@@ -46,14 +46,16 @@ def test_the_before_snapshot_hook_creates_no_client_and_reads_no_key(monkeypatch
 
 def test_the_hooks_register_with_the_runtime_and_reseed_random(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "snapshot_restore_py", None)  # as outside Lambda: not importable
-    assert snapstart.register() is False
+    assert snapstart.register(api.app) is False
     registered: dict[str, Any] = {}
     runtime = types.ModuleType("snapshot_restore_py")
     runtime.register_before_snapshot = lambda f: registered.setdefault("before", f)  # type: ignore[attr-defined]
     runtime.register_after_restore = lambda f: registered.setdefault("after", f)  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "snapshot_restore_py", runtime)
-    assert snapstart.register() is True
-    assert registered == {"before": snapstart.before_snapshot, "after": snapstart.after_restore}
+    assert snapstart.register(api.app) is True
+    assert registered["after"] is snapstart.after_restore
+    before = registered["before"]
+    assert (before.func, before.args) == (snapstart.before_snapshot, (api.app,))
     random.seed(1234)
     state = random.getstate()
     snapstart.after_restore()

@@ -88,9 +88,8 @@ async def download_translation(
     """The assembled translation as a download; `X-Translation-Complete` says whether anything is missing."""
     from service.exports import Exports
     from service.offload import off_loop
-    from service.workbench import workbench_of
 
-    exports = Exports(workbench_of(services))
+    exports = Exports(services.workbench())
     found = await off_loop(lambda: exports.translation(owner, session_id, file_id, fill=fill == "source"))
     return attachment(found)
 
@@ -111,9 +110,8 @@ async def export_file(
     """The file as XLIFF 2.0 or 1.2, TMX, Markdown, or (an XLIFF source) the original with its targets filled."""
     from service.exports import Exports
     from service.offload import off_loop
-    from service.workbench import workbench_of
 
-    exports = Exports(workbench_of(services))  # parsing and writing XML: off the server's loop
+    exports = Exports(services.workbench())  # parsing and writing XML: off the server's loop
     found = await off_loop(lambda: exports.export(owner, session_id, file_id, format, srclang=srclang))
     return attachment(found)
 
@@ -135,7 +133,6 @@ async def list_segments(
 ) -> SegmentPage:
     """The whole file in order: written units, pending proposals and untranslated spans; filtered and paged."""
     from service.segments import SegmentQuery, parse_statuses
-    from service.workbench import workbench_of
 
     query = SegmentQuery(
         statuses=parse_statuses(status),
@@ -146,7 +143,7 @@ async def list_segments(
         max_estimate=max_estimate,
         sort=sort,
     )
-    found = await workbench_of(services).segments(owner, session_id, file_id, query)
+    found = await services.workbench().segments(owner, session_id, file_id, query)
     response.headers["ETag"] = f'"{found.version}"'
     return found
 
@@ -164,9 +161,8 @@ async def approve_shown(
 ) -> Response | ApproveResult:
     """Approve every pending proposal of the file that the filter shows with QA clean, as one verdict step."""
     from service.bulk import BulkApproval
-    from service.workbench import workbench_of
 
-    found = await BulkApproval(workbench_of(services), services.steps).approve(
+    found = await BulkApproval(services.workbench(), services.steps).approve(
         owner, session_id, file_id, body, if_match=if_match, idempotency_key=idempotency_key, time_left=time_left
     )
     if isinstance(found, str):
@@ -187,9 +183,8 @@ async def revise_segment(
     if_match: Annotated[str | None, Header(max_length=100)] = None,
 ) -> RevisedSegment:
     """The human revises the written unit that begins at `start`; the memory learns from it."""
-    from service.workbench import workbench_of
 
-    found = await workbench_of(services).revise(
+    found = await services.workbench().revise(
         owner, session_id, file_id, start, body, if_match=if_match, time_left=time_left
     )
     response.headers["ETag"] = f'"{found.version}"'
@@ -199,9 +194,8 @@ async def revise_segment(
 @router.post("/api/sessions/{session_id}/files/{file_id}/qa")
 async def check_text(session_id: str, file_id: str, body: QaBody, owner: OwnerDep, services: ServicesDep) -> QaResult:
     """QA on a human's text for a unit of this file, before it is sent (the session's glossary included)."""
-    from service.workbench import workbench_of
 
-    warnings = await workbench_of(services).qa(
+    warnings = await services.workbench().qa(
         owner, session_id, file_id, body.source, body.translated_string, start=body.start
     )
     return QaResult(warnings=warnings)

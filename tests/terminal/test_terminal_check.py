@@ -110,7 +110,9 @@ def test_unreadable_files_are_errors(tmp_path: Path, capsys: pytest.CaptureFixtu
     broken.write_text("<xliff><file>", encoding="utf-8")
     status, report = check(capsys, str(broken), str(SAMPLES / "okapi-htmltest.html.xlf"))
     assert status == 1 and findings(report)[0] == (None, "error", "unreadable")
-    assert main(["check", str(tmp_path / "absent.xlf")]) == 2
+    status, report = check(capsys, str(tmp_path / "absent.xlf"), str(SAMPLES / "okapi-htmltest.html.xlf"))
+    assert status == 1 and [r["errors"] for r in report["files"]] == [1, 0], "a missing file is its own error line"
+    assert "no such file" in report["files"][0]["findings"][0]["message"].lower()
 
 
 def git(repo: Path, *args: str) -> None:

@@ -10,8 +10,8 @@ from lxml import etree
 from textual.widgets import Static, TextArea
 
 from terminal.api import ApiClient
-from terminal.entries import FormsEditScreen
 from terminal.review import Job, ReviewApp
+from terminal.widgets import FormsEditScreen
 from tests.terminal.test_terminal_review import SIZE, settle
 
 STRINGS = """<?xml version="1.0" encoding="utf-8"?>

@@ -181,8 +181,15 @@ test("the review screen's note: waiting, failed with what helps, segments left; 
   const failed = sessionNote({ state: "failed", error: "The model provider refused the request (404): no such model" }, { now: NOW, models: 2 });
   assert.equal(failed.kind, "failed");
   assert.match(failed.text, /refused .* no such model/);
-  assert.match(failed.hint, /Switch the model/);
+  assert.match(failed.hint, /switch the model/);
+  assert.match(failed.hint, /Nothing more is spent until you act/);
   assert.match(sessionNote({ state: "failed", error: "x" }, { now: NOW, models: 1 }).hint, /key, quota or the session's budget/);
+  const stopped = sessionNote({ state: "stopped", error: "12 proposals in a row were refused." }, { now: NOW, models: 1 });
+  assert.equal(stopped.kind, "stopped");
+  assert.equal(stopped.text, "12 proposals in a row were refused.");
+  assert.match(stopped.hint, /send the agent an instruction/);
+  assert.equal(sessionNote({ state: "stopped" }, { now: NOW }).text, "The agent's proposals kept being refused.", "a stop without its error still says why");
+  assert.deepEqual(stateLine({ state: "stopped", error: "Refused again and again." }, NOW), { label: "Stopped", detail: "Refused again and again.", tone: "bad" });
   assert.deepEqual(sessionNote({ state: "running", segmentsLeft: 3, actor: "user", pendingCopilotRequests: [] }, { now: NOW }), {
     kind: "left",
     text: "3 segments are not translated yet.",

@@ -7,7 +7,7 @@ import { glossaryPieces, isKeepTerm, shownWarnings } from "./glossary.js";
 import { $, autosize, confirmDialog, h, kbd, num, store } from "./dom.js";
 import { api } from "./api.js";
 import { editDecision, editWarned, makeBatch, nextUndecided, savable, summary, warnedCards, warningText } from "./review.js";
-import { actions, state } from "./state.js";
+import { state } from "./state.js";
 import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
@@ -19,6 +19,21 @@ import { asText, blankEdit, contextLine, editedText, fillForms, formsEditor, for
 const REJECT_REASONS = ["Mistranslation", "Wrong terminology", "Omission or addition", "Tone or register", "Broken formatting"];
 /** @type {Record<string, string>} */
 const VERDICT_TEXT = { approve: "Approved", refined: "Edited", reject: "Rejected" };
+
+/**
+ * What the cards trigger outside themselves (given by `setupCards`): send the decided batch, say the
+ * batch or its current card changed (the source and the segment list mark them), show another file.
+ * @typedef {{sendVerdicts: () => void, batchChanged: () => void, currentChanged: () => void, showFile: (fileId: string) => void}} CardActions
+ */
+/** @type {CardActions} */
+let actions = { sendVerdicts: () => {}, batchChanged: () => {}, currentChanged: () => {}, showFile: () => {} };
+
+/** Wire the review head's buttons and what the cards trigger. @param {CardActions} given */
+export function setupCards(given) {
+  actions = given;
+  $("approve-all").addEventListener("click", () => !state.busy && approveAll());
+  $("send-verdicts").addEventListener("click", () => actions.sendVerdicts());
+}
 
 const savedVerdicts = () => store.get(`verdicts:${state.sessionId}`, {}) || {};
 const saveVerdicts = () => store.set(`verdicts:${state.sessionId}`, savable(state.batch));
@@ -50,7 +65,7 @@ export function showBatch(requests, { autoSend }) {
   const target = state.batch[0].req.file_id;
   if (target && target !== state.activeFileId && state.files.some((f) => f.fileId === target)) {
     state.activeFileId = target;
-    actions.refreshDocument(target);
+    actions.showFile(target);
   }
   const first = state.batch.findIndex((b) => !b.decision);
   if (first !== -1) focusCard(first);
@@ -406,7 +421,7 @@ export function focusCard(i, { scroll = true, focus = true } = {}) {
   const card = /** @type {HTMLElement} */ (state.batch[i].el);
   if (focus && state.batch[i].mode === "view") card.focus({ preventScroll: true });
   if (scroll) reveal(card, "smooth");
-  actions.highlightCurrent();
+  actions.currentChanged();
 }
 
 /** @param {number} i */

@@ -12,7 +12,7 @@ import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { lineOf, unitIndexer } from "./text.js";
 import { issuePicker, issueText, pickedIssue, setIssue } from "./mqm.js";
-import { asText, blankEdit, contextLine, editedText, fillForms, formsEditor, formsView, sourceFormsView } from "./entries.js";
+import { asText, blankEdit, contextLine, editedText, fillForms, formsEditor, formsView, sourceFormsView, writtenFormsView } from "./entries.js";
 
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
 
@@ -200,7 +200,7 @@ function buildCard(item, index, total) {
         revise && req.current_string != null
           ? [
               h("div", { class: "col-label", text: "Written now" }),
-              h("del", { class: "card-text card-current", lang: state.lang, dir: "auto", title: "replaced by the proposal", text: req.current_string }),
+              h("del", { class: "card-text card-current", lang: state.lang, dir: "auto", title: "replaced by the proposal" }, writtenFormsView(req.current_string) ?? req.current_string),
             ]
           : null,
         h("div", { class: "col-label card-proposal-label", text: revise ? "Proposed revision" : "Proposal" }),

@@ -11,7 +11,7 @@ import { state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
-import { listedTarget } from "./entries.js";
+import { keyText, listedTarget } from "./entries.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -107,7 +107,7 @@ function row(seg, n, position) {
     },
     h("span", { class: "seg-num", text: number }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
-    h("span", { class: "seg-src", title: seg.context?.key ?? null, text: shorten(seg.source) }),
+    h("span", { class: "seg-src", title: seg.context?.key != null ? keyText(seg.context.key) : null, text: shorten(seg.source) }),
     h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(listedTarget(seg)) : "" }),
     h(
       "span",

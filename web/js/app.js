@@ -6,7 +6,8 @@
 import { api } from "./api.js";
 import { signInRequired, startAuth } from "./auth.js";
 import { setupAutoApprove } from "./autoapprove.js";
-import { approve, approveAll, focusCard, openMode, relabelCards, remarkTerms, setupCards } from "./cards.js";
+import { approve, approveAll, focusCard, openMode, setupCards } from "./cards.js";
+import { relabelCards, remarkTerms } from "./cardview.js";
 import { StepClient } from "./client.js";
 import { $, trackHeight } from "./dom.js";
 import { setupHold } from "./hold.js";

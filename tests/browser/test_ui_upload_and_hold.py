@@ -151,6 +151,7 @@ def test_po_cards_show_the_context_apart_and_every_source_form(server: str, page
     assert "inbox | Open" in keys, keys
     assert not any("\x04" in k for k in keys)
     assert "The button that opens a message" in page.inner_text("#cards")
+    page.wait_for_selector("#cards .card .card-proposal.card-forms")
     plural = page.locator("#cards .card", has=page.locator(".card-proposal.card-forms"))
     assert plural.locator(".card-source dt").all_text_contents() == ["one", "other"]
     assert plural.locator(".card-source dd").all_text_contents() == ["%d new message", "%d new messages"]

@@ -12,6 +12,7 @@ itself. Screenshots go to test-artifacts/screenshots/ (upload-*.png, hold-*.png,
 from __future__ import annotations
 
 import json
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,6 +142,8 @@ def test_a_document_the_server_cannot_read_is_refused_in_plain_words_and_leaves_
 
 
 def test_po_cards_show_the_context_apart_and_every_source_form(server: str, page: Page) -> None:
+    # A glossary term: the cards mark it once the memory is read, which must keep a plural entry's forms.
+    _post(f"{server}api/memory/glossary", {"source": "message", "target": "wiadomość"})
     page.goto(server)
     page.wait_for_selector("body[data-phase=home]")
     page.fill("#doc-text", PO)
@@ -156,6 +159,9 @@ def test_po_cards_show_the_context_apart_and_every_source_form(server: str, page
     assert plural.locator(".card-source dt").all_text_contents() == ["one", "other"]
     assert plural.locator(".card-source dd").all_text_contents() == ["%d new message", "%d new messages"]
     assert plural.locator(".card-proposal dt").all_text_contents() == ["one", "few", "many", "other"]
+    page.wait_for_selector("#cards .card .card-source dd mark.term")
+    assert plural.locator(".card-source dt").all_text_contents() == ["one", "other"], "still every form once marked"
+    assert plural.locator(".card-source dd mark.term").first.text_content() == "message"
     plural.locator(".card-head").click()
     plural.screenshot(path=str(SHOTS / "po-plural-card.png"))
     page.locator("#cards .card").first.screenshot(path=str(SHOTS / "po-context-card.png"))
@@ -198,6 +204,7 @@ def test_a_model_whose_proposals_keep_being_refused_is_paused_and_a_stopped_sess
     assert len(steps) == 1 + 6, "the first input, then six steps without progress, then nothing"
     assert "not getting anywhere" in page.inner_text("#hold")
     assert page.is_visible("#hold-instruct") and page.is_visible("#hold-continue") and page.is_visible("#hold-switch")
+    assert page.input_value("#hold-model-select") == "pseudo", "another model than the one not getting anywhere"
     page.wait_for_timeout(1000)
     assert len(steps) == 7, "nothing more is spent until the human acts"
     page.screenshot(path=str(SHOTS / "hold-stalled.png"))
@@ -220,6 +227,8 @@ def test_a_model_whose_proposals_keep_being_refused_is_paused_and_a_stopped_sess
     assert "The session was stopped" in page.inner_text("#hold")
     assert "12 proposals in a row were refused" in page.inner_text("#hold")
     assert page.is_visible("#hold-instruct") and page.is_visible("#hold-continue")
+    assert page.is_hidden("#continue") and "nothing more is spent" in page.inner_text("#status")
+    assert page.input_value("#hold-model-select") == "pseudo", "another model than the session's"
     page.wait_for_timeout(1000)
     assert steps == [], "a stopped session is not continued by itself"
     page.screenshot(path=str(SHOTS / "hold-stopped.png"))
@@ -229,3 +238,9 @@ def test_a_model_whose_proposals_keep_being_refused_is_paused_and_a_stopped_sess
     page.keyboard.press("Control+Enter")
     page.wait_for_selector("#hold[data-kind=stalled]", timeout=60_000)
     assert "Use the segment ids" in steps[0] and len(steps) == 1 + 6
+
+
+def _post(url: str, body: dict[str, Any]) -> Any:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.load(response)

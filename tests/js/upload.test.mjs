@@ -45,8 +45,9 @@ test("what is wrong with a document is said before anything is created", () => {
 });
 
 test("a refused upload reads as what could not be read, never as the request's plumbing", () => {
-  const said = uploadRefusal("report.docx", { status: 422, detail: "The document has no body (word/document.xml is missing) (report.docx, read as docx)" });
-  assert.equal(said, "report.docx could not be read: The document has no body (word/document.xml is missing) (report.docx, read as docx).");
+  const said = uploadRefusal("report.docx", { status: 422, detail: "docx: not a Word document (.docx files are ZIP archives; this is not one) (report.docx, read as docx)" });
+  assert.equal(said, "report.docx could not be read: not a Word document (.docx files are ZIP archives; this is not one).");
+  assert.equal(uploadRefusal("a.po", { status: 422, detail: "Line 3: unterminated string." }), "a.po could not be read: Line 3: unterminated string.");
   assert.doesNotMatch(said, /server rejected the request/);
   assert.match(uploadRefusal("a.po", { status: 422, detail: "" }), /could not be read\. Check that it is one of the formats listed/);
   assert.match(uploadRefusal("a.md", { status: 413 }), /too large/);

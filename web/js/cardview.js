@@ -124,7 +124,7 @@ export function buildCard(item, index, total, events) {
         "div",
         { class: "card-col" },
         h("div", { class: "col-label", text: "Source" }),
-        sourceFormsView(req) || h("div", { class: "card-text card-source" }, sourcePieces(req.src_string)),
+        sourceView(req),
       ),
       h(
         "div",
@@ -216,10 +216,12 @@ const termTitle = (t) => {
 
 /** Mark the glossary's terms again in every card's source (the glossary changed). */
 export function remarkTerms() {
-  for (const item of state.batch) {
-    const el = item.el?.querySelector(".card-source");
-    if (el) el.replaceChildren(...sourcePieces(item.req.src_string));
-  }
+  for (const item of state.batch) item.el?.querySelector(".card-source")?.replaceWith(sourceView(item.req));
+}
+
+/** A card's source: a plural entry's forms, or its text, each with the glossary's terms marked. @param {CopilotRequest} req */
+function sourceView(req) {
+  return sourceFormsView(req, sourcePieces) || h("div", { class: "card-text card-source" }, sourcePieces(req.src_string));
 }
 
 /** Similar units from the translation memory, collapsed: score, the old source's differences, its translation. @param {CopilotRequest} req */

@@ -94,15 +94,19 @@ export function formsView(req) {
   );
 }
 
-/** A plural entry's source forms, one row per category the source has (even one), or null for another string. @param {CopilotRequest} req */
-export function sourceFormsView(req) {
+/**
+ * A plural entry's source forms, one row per category the source has (even one), each form's text as
+ * `pieces` gives it (the glossary's terms marked), or null for another string.
+ * @param {CopilotRequest} req @param {(text: string) => (string | Node)[]} [pieces]
+ */
+export function sourceFormsView(req, pieces = (text) => [text]) {
   const source = req.plural?.source || {};
   const categories = Object.keys(source);
   if (!categories.length) return null;
   return h(
     "dl",
     { class: "card-text card-source card-forms" },
-    categories.flatMap((c) => [h("dt", { text: c }), h("dd", { text: source[c] })]),
+    categories.flatMap((c) => [h("dt", { text: c }), h("dd", {}, pieces(source[c]))]),
   );
 }
 

@@ -93,9 +93,9 @@ function offerModels(list, model) {
 /**
  * The client paused the loop itself: `steps` steps in a row brought no proposal and no progress (a
  * model whose calls keep being refused), so it spends nothing more until the human acts.
- * @param {number} steps
+ * @param {number} steps @param {string} [model] the session's model (another one is offered first)
  */
-export async function showStall(steps) {
+export async function showStall(steps, model) {
   const sid = state.sessionId;
   const list = await configuredModels();
   if (sid !== state.sessionId) return;
@@ -109,7 +109,7 @@ export async function showStall(steps) {
   );
   const fix = list.length > 1 ? "Switch the model below, or write the agent an instruction" : "Write the agent an instruction";
   $("hold-hint").textContent = `Nothing more is spent until you act. ${fix}, or continue anyway.`;
-  offerModels(list, undefined);
+  offerModels(list, model);
   $("hold-actions").hidden = false;
   box.hidden = false;
   $("hold-instruct").focus({ preventScroll: true });

@@ -107,8 +107,7 @@ async function run(go, body) {
       setPhase("stopped");
       $("cards").replaceChildren();
       setStatus(`Paused: ${outcome.steps} steps in a row brought no proposal and no progress.`);
-      showStall(outcome.steps);
-      checkStanding();
+      pauseStalled(outcome.steps);
     } else {
       state.stoppedCall = outcome.retry;
       setPhase("stopped");
@@ -264,6 +263,7 @@ export function goOnFromStanding(data, fromJob) {
     return;
   }
   showHold(data);
+  if ((data.state === "failed" || data.state === "stopped") && !pending) showHeld();
   if (data.state !== "running" || pending || state.actor !== "agent") return;
   // A job's language still to be given the reviewer's instructions starts with them; one opened
   // from its job starts by itself.
@@ -272,6 +272,35 @@ export function goOnFromStanding(data, fromJob) {
     firstInputSent(store, data.id);
     runLoop({ sessionId: data.id, userInput: input });
   } else if (fromJob) resume();
+}
+
+/** A session the server holds (failed or stopped): its note says what helps; nothing goes on by itself. */
+function showHeld() {
+  $("cards").replaceChildren();
+  $("continue").hidden = true;
+  setPhase("stopped");
+  setStatus("Stopped: nothing more is spent until you act (see the note above the cards).");
+}
+
+/**
+ * The client paused the loop (steps without a proposal or progress): the server's own stop when it
+ * has one, else the client's pause, with the session's model so another one is offered.
+ * @param {number} steps
+ */
+async function pauseStalled(steps) {
+  const sid = state.sessionId;
+  /** @type {SessionView | null} */
+  let view = null;
+  try {
+    view = await api.session(/** @type {string} */ (sid));
+  } catch {
+    /* said as the client's pause */
+  }
+  if (sid !== state.sessionId || state.busy) return;
+  if (view && (view.state === "failed" || view.state === "stopped")) {
+    showHold(view);
+    showHeld();
+  } else showStall(steps, view?.model);
 }
 
 /** Re-read the session and say where it stands (failed, stopped, segments left) when it says so. */

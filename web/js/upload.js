@@ -96,7 +96,11 @@ export function sizeText(bytes) {
 export function uploadRefusal(name, err) {
   if (err.status === 413) return `${name} is too large to upload: a file can have at most 4 MB.`;
   if (err.status !== 422) return err.message || `${name} could not be uploaded.`;
-  const said = (err.detail || "").trim();
+  // The server says which file and format (`… (report.docx, read as docx)`, `docx: …`): the sentence names the file already.
+  const said = (err.detail || "")
+    .trim()
+    .replace(/\s*\([^()]*, read as [\w-]+\)\s*$/, "")
+    .replace(/^[\w-]+:\s+/, "");
   if (!said) return `${name} could not be read. Check that it is one of the formats listed, then try again.`;
   return `${name} could not be read: ${said}${/[.!?]$/.test(said) ? "" : "."}`;
 }

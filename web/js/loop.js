@@ -121,7 +121,7 @@ async function run(go, body) {
     setStatus("");
     const retry = e.retry;
     showError(e, retry ? () => runLoop(retry.body, retry.key) : null);
-    if (!e.retryable) checkStanding(); // failed or stopped on the server: with what helps
+    if (!e.aborted) checkStanding(); // failed or stopped on the server: with what helps
     if (!state.batch.length) $("continue").hidden = false;
   } finally {
     clearForming();

@@ -208,6 +208,7 @@ def test_a_model_whose_proposals_keep_being_refused_is_paused_and_a_stopped_sess
     page.wait_for_timeout(1000)
     assert len(steps) == 7, "nothing more is spent until the human acts"
     page.screenshot(path=str(SHOTS / "hold-stalled.png"))
+    page.locator("#hold").screenshot(path=str(SHOTS / "hold-stalled-note.png"))
     page.click("#hold-instruct")
     assert page.evaluate("() => document.activeElement.id") == "composer-text"
 

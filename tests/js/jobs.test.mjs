@@ -242,3 +242,14 @@ test("a job's instructions are each language's first input, given once", async (
   rememberJob(store, { id: "j_9", name: "x.md", languages: ["German"], createdAt: "2026-12-05T01:00:00Z" }, { de: "s_9" });
   assert.equal(firstInput(store, "s_9"), null, "no instructions, no first input");
 });
+
+test("a language whose proposals keep being refused is prepared up to the client's bound, then said to be paused", async () => {
+  const { fake, api, client } = setup();
+  const created = await api.createJob({ files: [{ name: "doc.md", content: fake.document }], targetLanguages: ["de"] });
+  fake.stuck = true;
+  const [out] = await prepareLanguages(client, await api.job(created.id), { now: NOW });
+  assert.equal(out.kind, "error");
+  assert.match(preparationText(out), /not getting anywhere/);
+  // The first step gives the progress the next ones are compared with: the bound plus that one.
+  assert.equal(fake.steps, client.maxIdleSteps + 1, "no step more than the bound");
+});

@@ -236,6 +236,9 @@ export async function prepareLanguages(client, job, { signal, now = Date.now(), 
             : await client.resume(lang.sessionId, null, hooks);
         if (first && out.kind !== "stopped") onSent(lang.sessionId);
         if (out.kind === "review") return say({ kind: "ready", count: out.requests.length });
+        if (out.kind === "stalled") {
+          return say({ kind: "error", message: "Paused: the agent is not getting anywhere (its proposals keep being refused). Open it to act." });
+        }
         return say({ kind: out.kind === "stopped" ? "stopped" : "idle" });
       } catch (err) {
         if (err instanceof ApiError && err.aborted) return say({ kind: "stopped" });

@@ -70,12 +70,13 @@ async function uploadedDraft(status) {
       } catch (err) {
         mine.sessionId = null;
         dropSession(sid);
-        throw err;
+        refused(err, () => uploadedDraft(status), "upload");
+        return null;
       }
     }
     return mine;
   } catch (err) {
-    refused(err, () => uploadedDraft(status));
+    refused(err, () => uploadedDraft(status), "session");
     return null;
   } finally {
     setBusy(false);
@@ -83,11 +84,20 @@ async function uploadedDraft(status) {
   }
 }
 
-/** A refusal of the form's document in plain words at the form; anything else in the error box. @param {unknown} err @param {() => void} retry */
-function refused(err, retry) {
+/**
+ * A refusal in plain words at the form (the document's upload: what could not be read; the session or
+ * the job: what the server said of the form, such as a language it does not know); anything else,
+ * such as a busy server, in the error box with Retry when it helps.
+ * @param {unknown} err @param {() => void} retry @param {"upload" | "session" | "job"} what
+ */
+function refused(err, retry, what) {
   const e = /** @type {any} */ (err);
-  if (e.status === 413 || e.status === 422) showFormProblem("doc-file", uploadRefusal(formDocument().name, e));
-  else showError(e, e.retryable ? retry : null);
+  if (e.status !== 413 && e.status !== 422) showError(e, e.retryable ? retry : null);
+  else if (what === "upload") showFormProblem("doc-file", uploadRefusal(formDocument().name, e));
+  else {
+    const said = e.status === 413 ? uploadRefusal(formDocument().name, e) : e.detail || e.message;
+    showFormProblem("target-lang", `${what === "job" ? "The job was not created" : "The translation was not started"}: ${said}`);
+  }
 }
 
 let modelsListed = false;
@@ -178,7 +188,7 @@ async function startJob() {
     const model = chosenModel();
     id = await createJob({ file: uploadBody(doc.name, doc), languages, tags: languages.map(langTag), model: model || undefined, instructions });
   } catch (err) {
-    refused(err, () => startJob());
+    refused(err, () => startJob(), "job");
     return;
   } finally {
     setBusy(false);

@@ -3,12 +3,15 @@
 `AGENT_MODELS=python:tests.browser.flaky_model:flaky_model,pseudo` offers it first (the default) and the
 offline model second. It decides as the pseudo model does, except that a session translating into Polish
 is refused for good (401, as a rejected key is), one into French is throttled once (429 with a
-Retry-After of `FLAKY_RETRY_SECONDS`), then served, and one into Spanish says it is done without
-translating anything (the silent finish a reviewer must be told of). The server process holds the count.
+Retry-After of `FLAKY_RETRY_SECONDS`), then served, one into Spanish says it is done without
+translating anything (the silent finish a reviewer must be told of), and one into Italian keeps proposing
+a segment that does not exist (every Translate call refused: steps without a proposal or progress). The
+server process holds the count.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import AsyncIterator
 
@@ -22,6 +25,8 @@ from agent_core.pseudo import PseudoModel
 RETRY_SECONDS = float(os.environ.get("FLAKY_RETRY_SECONDS", "8"))
 _throttled: set[str] = set()
 """The languages already throttled once in this process."""
+_calls = itertools.count(1)
+"""The refused calls' ids, unique in this process."""
 
 
 def _language(messages: list[ModelMessage]) -> str:
@@ -47,6 +52,10 @@ async def _whole(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse
     _fail_for(language)
     if language == "Spanish":
         return ModelResponse(parts=[TextPart("The translation is complete.")], model_name="flaky")
+    if language == "Italian":
+        args = {"file_id": "f1", "segments": ["s9999"], "translate_string": "Ciao."}
+        call = ToolCallPart("Translate", args, tool_call_id=f"refused_{next(_calls)}")
+        return ModelResponse(parts=[call], model_name="flaky")
     return await PseudoModel().request(messages, None, ModelRequestParameters())
 
 

@@ -265,3 +265,37 @@ test("a pending plural proposal is listed with its string's context, its forms a
   assert.deepEqual(row.context, { key: "new_messages", note: null });
   assert.equal(listedTarget(row), "one: {count} wiadomość · other: {count} wiadomości");
 });
+
+test("a model that keeps going without a proposal or progress is stopped after a bounded number of steps", async () => {
+  const { fake, client, sid } = setup();
+  const first = await client.drive({ sessionId: sid, userInput: "Go." });
+  assert.equal(first.kind, "review");
+  fake.stuck = true;
+  const out = await client.drive(approveAll(sid, first.requests));
+  assert.equal(out.kind, "stalled");
+  assert.equal(out.steps, client.maxIdleSteps);
+  const continues = fake.requests.filter((r) => r.path === "next" && !r.body.userInput && !r.body.copilotResponses);
+  assert.equal(continues.length, client.maxIdleSteps, "nothing more is spent once the cap is reached");
+  // Continue goes on with what the outcome says, counting afresh; a step with progress resets the count.
+  fake.stuck = false;
+  const after = await client.drive(out.retry.body, { key: out.retry.key });
+  assert.equal(after.kind, "review");
+});
+
+test("steps that make progress without a card (auto-approved units) never count as stalled", async () => {
+  const { fake, api, sid } = setup({ batch: 1, document: Array.from({ length: 12 }, (_, i) => `Paragraph ${i}.`).join("\n\n") });
+  const client = new StepClient(api, { sleep: async () => {}, maxIdleSteps: 2 });
+  const s = fake.sessions.get(sid);
+  // Every proposal is approved at once, as auto-approval does: the agent keeps the turn, progress grows.
+  const propose = fake.propose.bind(fake);
+  fake.propose = (session) => {
+    const out = propose(session);
+    for (const p of session.pending) session.written.set(p.start, { start: p.start, end: p.end, source: p.src_string, target: p.translate_string, status: "approved" });
+    const left = fake.remaining(session).length > 0;
+    session.pending = [];
+    return { ...out, actor: left ? "agent" : "user", copilotRequests: [] };
+  };
+  const out = await client.drive({ sessionId: sid, userInput: "Go." });
+  assert.equal(out.kind, "idle");
+  assert.equal(fake.progress(s).complete, true);
+});

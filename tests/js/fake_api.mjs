@@ -30,6 +30,8 @@ export class FakeApi {
     this.steps = 0; // steps actually performed
     this.memory = [];
     this.supportsSegments = true;
+    /** A model whose every Translate call is refused: "continue" steps keep the agent's turn, propose nothing. */
+    this.stuck = false;
     this.fetch = this.fetch.bind(this);
   }
 
@@ -77,6 +79,11 @@ export class FakeApi {
   /** One agent step: propose the next units, or say it is done. */
   propose(s) {
     s.version++;
+    if (this.stuck) {
+      const refused = { kind: "request", parts: [{ part_kind: "retry-prompt", tool_name: "Translate", content: "No segment s99." }] };
+      s.messages.push(refused);
+      return { actor: "agent", messages: [refused], copilotRequests: [] };
+    }
     const next = this.remaining(s).slice(0, this.batch);
     if (!next.length) {
       s.messages.push({ kind: "response", parts: [{ part_kind: "text", content: "The translation is complete." }] });
@@ -132,10 +139,10 @@ export class FakeApi {
       s.messages.push(returns);
       s.queued = [];
       const next = this.propose(s);
-      return { status: 200, body: { sessionId: s.id, agentResponse: { ...next, messages: [returns, ...next.messages], finishReason: "tool_call" } } };
+      return { status: 200, body: { sessionId: s.id, agentResponse: { ...next, messages: [returns, ...next.messages], finishReason: "tool_call" }, progress: this.view(s).files } };
     }
     if (s.pending.length) return { status: 200, body: { sessionId: s.id, agentResponse: { actor: "user", messages: [], copilotRequests: s.pending, finishReason: null } } };
-    return { status: 200, body: { sessionId: s.id, agentResponse: { ...this.propose(s), finishReason: "tool_call" } } };
+    return { status: 200, body: { sessionId: s.id, agentResponse: { ...this.propose(s), finishReason: "tool_call" }, progress: this.view(s).files } };
   }
 
   segments(s) {

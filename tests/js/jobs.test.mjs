@@ -181,8 +181,15 @@ test("the review screen's note: waiting, failed with what helps, segments left; 
   const failed = sessionNote({ state: "failed", error: "The model provider refused the request (404): no such model" }, { now: NOW, models: 2 });
   assert.equal(failed.kind, "failed");
   assert.match(failed.text, /refused .* no such model/);
-  assert.match(failed.hint, /Switch the model/);
+  assert.match(failed.hint, /switch the model/);
+  assert.match(failed.hint, /Nothing more is spent until you act/);
   assert.match(sessionNote({ state: "failed", error: "x" }, { now: NOW, models: 1 }).hint, /key, quota or the session's budget/);
+  const stopped = sessionNote({ state: "stopped", error: "12 proposals in a row were refused." }, { now: NOW, models: 1 });
+  assert.equal(stopped.kind, "stopped");
+  assert.equal(stopped.text, "12 proposals in a row were refused.");
+  assert.match(stopped.hint, /send the agent an instruction/);
+  assert.equal(sessionNote({ state: "stopped" }, { now: NOW }).text, "The agent's proposals kept being refused.", "a stop without its error still says why");
+  assert.deepEqual(stateLine({ state: "stopped", error: "Refused again and again." }, NOW), { label: "Stopped", detail: "Refused again and again.", tone: "bad" });
   assert.deepEqual(sessionNote({ state: "running", segmentsLeft: 3, actor: "user", pendingCopilotRequests: [] }, { now: NOW }), {
     kind: "left",
     text: "3 segments are not translated yet.",
@@ -234,4 +241,15 @@ test("a job's instructions are each language's first input, given once", async (
   assert.equal(fake.requests.filter((r) => r.path === "next").length, 2, "prepared again: nothing sent");
   rememberJob(store, { id: "j_9", name: "x.md", languages: ["German"], createdAt: "2026-12-05T01:00:00Z" }, { de: "s_9" });
   assert.equal(firstInput(store, "s_9"), null, "no instructions, no first input");
+});
+
+test("a language whose proposals keep being refused is prepared up to the client's bound, then said to be paused", async () => {
+  const { fake, api, client } = setup();
+  const created = await api.createJob({ files: [{ name: "doc.md", content: fake.document }], targetLanguages: ["de"] });
+  fake.stuck = true;
+  const [out] = await prepareLanguages(client, await api.job(created.id), { now: NOW });
+  assert.equal(out.kind, "error");
+  assert.match(preparationText(out), /not getting anywhere/);
+  // The first step gives the progress the next ones are compared with: the bound plus that one.
+  assert.equal(fake.steps, client.maxIdleSteps + 1, "no step more than the bound");
 });

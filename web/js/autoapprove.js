@@ -1,11 +1,15 @@
 // @ts-check
 // The session's routing in the top bar: "Auto-approve: off" or "estimate ≥ 90" (the session's
-// `autoApprove`); changing it PATCHes the session, the next step uses it.
+// `autoApprove`); changing it PATCHes the session, and the screen is redrawn from the session the
+// server answers (its pending reviews and files), so it never shows what the change made stale.
 
 import { api } from "./api.js";
 import { $ } from "./dom.js";
 import { state } from "./state.js";
 import { setStatus, showError } from "./status.js";
+
+/** What a change triggers outside the select (given by `setupAutoApprove`): the screen redrawn from the session's view. */
+let changed = (/** @type {import("./types.js").SessionView} */ _view) => {};
 
 /** What the select shows now ("" for off). */
 let shown = "";
@@ -31,6 +35,7 @@ async function apply() {
     const view = await api.updateSession(sid, { autoApprove: value ? { minEstimate: Number(value) } : null });
     if (sid !== state.sessionId) return;
     showAutoApprove(view);
+    changed(view);
     setStatus(
       value
         ? `Proposals with an estimate of ${value} or more and no QA warning are now approved without a card.`
@@ -44,7 +49,9 @@ async function apply() {
   }
 }
 
-export function setupAutoApprove() {
+/** Wire the select. @param {{changed: (view: import("./types.js").SessionView) => void}} actions */
+export function setupAutoApprove({ changed: onChanged }) {
+  changed = onChanged;
   $("auto-approve").addEventListener("change", apply);
   showAutoApprove(null);
 }

@@ -22,11 +22,14 @@ import { ApiError, newKey as freshKey } from "./http.js";
 /**
  * Where the loop stopped: the human reviews `requests`; the human has the turn (`idle`); the input
  * was queued behind pending reviews (`queued`); the agent still has the turn because the human
- * stopped (`stopped`, with what Continue should send).
+ * stopped (`stopped`, with what Continue should send); the agent went on `steps` times in a row
+ * without a proposal to review or any progress (`stalled`: a model whose calls keep being refused;
+ * the client stops spending until the human says go on, with what Continue should send).
  * @typedef {{kind: "review", requests: CopilotRequest[], sessionId: string}
  *   | {kind: "idle", sessionId: string}
  *   | {kind: "queued", requests: CopilotRequest[], sessionId: string, input: string}
- *   | {kind: "stopped", sessionId: string | null, retry: {body: NextBody, key: string}}} Outcome
+ *   | {kind: "stopped", sessionId: string | null, retry: {body: NextBody, key: string}}
+ *   | {kind: "stalled", sessionId: string, steps: number, retry: {body: NextBody, key: string}}} Outcome
  */
 
 /**
@@ -66,14 +69,24 @@ export function restoredOutcome(view) {
   return view.actor === "agent" ? /** @type {const} */ ({ kind: "agent" }) : /** @type {const} */ ({ kind: "idle" });
 }
 
+/** The files' written characters after a step, as one comparable text ("" when the step did not say). @param {StepResponse} res */
+export function progressMark(res) {
+  const files = Array.isArray(res.progress) ? res.progress : [];
+  return files.map((f) => `${f.fileId}:${f.progress?.translatedChars ?? ""}`).join(",");
+}
+
 /** Drives the loop for one session at a time. */
 export class StepClient {
   /**
+   * `maxIdleSteps`: how many "continue" steps in a row may bring neither a proposal to review nor any
+   * progress before the client stops going on by itself (the server has its own bound; this one keeps
+   * a client from spending without end against a server that has none).
    * @param {StepApi} api
-   * @param {{sleep?: typeof delay, newKey?: () => string, maxAttempts?: number, maxWaitSeconds?: number, defaultWaitSeconds?: number}} [options]
+   * @param {{sleep?: typeof delay, newKey?: () => string, maxAttempts?: number, maxWaitSeconds?: number, defaultWaitSeconds?: number, maxIdleSteps?: number}} [options]
    */
-  constructor(api, { sleep = delay, newKey = freshKey, maxAttempts = 3, maxWaitSeconds = 3600, defaultWaitSeconds = 2 } = {}) {
+  constructor(api, { sleep = delay, newKey = freshKey, maxAttempts = 3, maxWaitSeconds = 3600, defaultWaitSeconds = 2, maxIdleSteps = 6 } = {}) {
     this.api = api;
+    this.maxIdleSteps = maxIdleSteps;
     this.sleep = sleep;
     this.newKey = newKey;
     this.maxAttempts = maxAttempts;
@@ -94,6 +107,9 @@ export class StepClient {
     let key = opts.key ?? this.newKey();
     let failures = 0; // consecutive failed attempts of the current request
     let sessionId = body.sessionId ?? null;
+    let idle = 0; // "continue" steps in a row with no proposal and no progress
+    /** @type {string | null} */
+    let mark = null;
     for (;;) {
       opts.onStatus?.({ kind: current.userInput || current.copilotResponses ? "sending" : "working", body: current });
       /** @type {StepResponse} */
@@ -123,8 +139,15 @@ export class StepClient {
       }
       if (requests.length) return { kind: "review", requests, sessionId: /** @type {string} */ (sessionId) };
       if (ar.actor !== "agent") return { kind: "idle", sessionId: /** @type {string} */ (sessionId) };
+      const now = progressMark(res);
+      const sent = current;
+      idle = !sent.userInput && !sent.copilotResponses && (now === "" || now === mark) ? idle + 1 : 0;
+      mark = now || mark;
       current = { sessionId: /** @type {string} */ (sessionId) };
       key = this.newKey();
+      if (idle >= this.maxIdleSteps) {
+        return { kind: "stalled", sessionId: /** @type {string} */ (sessionId), steps: idle, retry: { body: current, key } };
+      }
     }
   }
 

@@ -29,15 +29,54 @@ export function formsOf(text) {
   }
 }
 
-/** The key and note line of a resource string's card, or null. @param {CopilotRequest} req */
+/** gettext's separator of a message's context and its msgid in a key (`msgctxt` + EOT + `msgid`). */
+const CONTEXT_SEPARATOR = "\u0004";
+
+/** A key as a person reads it: a PO key's context and message apart (`menu | Open`), never a control character. @param {string} key */
+export function keyText(key) {
+  return key.split(CONTEXT_SEPARATOR).join(" | ");
+}
+
+/** The fields a context line shows by name, besides the key and the note (any other the server adds is shown too). */
+const FIELD_LABELS = /** @type {Record<string, string>} */ ({ refs: "Used in", references: "Used in", flags: "Flags", comment: "Comment" });
+/** Fields that are not for a person to read here. */
+const HIDDEN_FIELDS = new Set(["key", "note", "codes", "plural", "argument"]);
+
+/**
+ * The context's other fields as [label, text] rows: `refs` (a PO file's `#:` source references) and
+ * whatever else the server gives, a list joined by commas, a number or text as it is.
+ * @param {Record<string, unknown>} context
+ * @returns {[string, string][]}
+ */
+export function contextFields(context) {
+  /** @type {[string, string][]} */
+  const rows = [];
+  for (const [name, value] of Object.entries(context)) {
+    if (HIDDEN_FIELDS.has(name) || value == null || value === "") continue;
+    const items = Array.isArray(value) ? value.filter((v) => typeof v === "string" || typeof v === "number") : [value];
+    if (!items.length || items.some((v) => typeof v === "object")) continue;
+    rows.push([FIELD_LABELS[name] ?? name, items.join(", ")]);
+  }
+  return rows;
+}
+
+/** The key, note and other context of a resource string's card, or null. @param {CopilotRequest} req */
 export function contextLine(req) {
   const c = req.context;
   if (!c) return null;
+  const [context, message] = c.key.includes(CONTEXT_SEPARATOR) ? c.key.split(CONTEXT_SEPARATOR, 2) : [null, c.key];
   return h(
     "p",
     { class: "card-context" },
-    h("span", { class: "context-key", title: "The string's key in the file", text: c.key }),
+    h(
+      "span",
+      { class: "context-key", title: context != null ? `The message's context (msgctxt) “${context}”, then its text` : "The string's key in the file" },
+      context != null ? [h("span", { class: "context-msgctxt", text: context }), h("span", { class: "context-sep", "aria-hidden": "true", text: " | " }), message] : message,
+    ),
     c.note ? h("span", { class: "context-note", title: "The developer's note", text: c.note }) : null,
+    contextFields(/** @type {Record<string, unknown>} */ (c)).map(([label, text]) =>
+      h("span", { class: "context-field", "data-label": label, title: label }, h("span", { class: "context-label", text: `${label}: ` }), text),
+    ),
   );
 }
 
@@ -55,15 +94,19 @@ export function formsView(req) {
   );
 }
 
-/** A plural entry's source forms, one row per category the source has, or null for another string. @param {CopilotRequest} req */
-export function sourceFormsView(req) {
+/**
+ * A plural entry's source forms, one row per category the source has (even one), each form's text as
+ * `pieces` gives it (the glossary's terms marked), or null for another string.
+ * @param {CopilotRequest} req @param {(text: string) => (string | Node)[]} [pieces]
+ */
+export function sourceFormsView(req, pieces = (text) => [text]) {
   const source = req.plural?.source || {};
   const categories = Object.keys(source);
-  if (categories.length < 2) return null;
+  if (!categories.length) return null;
   return h(
     "dl",
     { class: "card-text card-source card-forms" },
-    categories.flatMap((c) => [h("dt", { text: c }), h("dd", { text: source[c] })]),
+    categories.flatMap((c) => [h("dt", { text: c }), h("dd", {}, pieces(source[c]))]),
   );
 }
 
@@ -112,4 +155,11 @@ export function listedTarget(seg) {
   const forms = seg.context && seg.target ? formsOf(seg.target) : null;
   if (!forms || !Object.values(forms).every((v) => typeof v === "string")) return seg.target || "";
   return Object.entries(forms).map(([c, v]) => `${c}: ${v}`).join(" · ");
+}
+
+/** A written plural entry's forms (its JSON text) as one row per category, or null for other text. @param {string | null | undefined} text */
+export function writtenFormsView(text) {
+  const forms = text ? formsOf(text) : null;
+  if (!forms || !Object.values(forms).every((v) => typeof v === "string")) return null;
+  return h("dl", { class: "card-forms" }, Object.entries(forms).flatMap(([c, v]) => [h("dt", { text: c }), h("dd", { text: v })]));
 }

@@ -18,13 +18,15 @@ import { canStream, readEvents } from "./sse.js";
 export class ApiError extends Error {
   /**
    * @param {string} message
-   * @param {{status?: number, retryAfter?: number | null, aborted?: boolean}} [details]
+   * @param {{status?: number, retryAfter?: number | null, aborted?: boolean, detail?: string}} [details]
    */
-  constructor(message, { status = 0, retryAfter = null, aborted = false } = {}) {
+  constructor(message, { status = 0, retryAfter = null, aborted = false, detail = "" } = {}) {
     super(message);
     this.name = "ApiError";
     /** 0: no answer (network error or aborted). */
     this.status = status;
+    /** The server's own sentence (its `error`), "" when it gave none. */
+    this.detail = detail;
     /** Seconds, when the server said. */
     this.retryAfter = retryAfter;
     this.aborted = aborted;
@@ -162,7 +164,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     if (status === 401) onSignedOut();
     const general = PLAIN[status] || `The server answered with an error (HTTP ${status}).`;
     const message = detail && detail !== general ? `${general} ${detail}` : general;
-    return new ApiError(message, { status, retryAfter });
+    return new ApiError(message, { status, retryAfter, detail });
   }
 
   /**
@@ -258,8 +260,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     updateSession: (id, body) => request("PATCH", s(id), { body }),
     /** @param {string} id */
     deleteSession: (id) => request("DELETE", s(id)),
-    /** @param {string} id @param {string} name @param {string} content */
-    upload: (id, name, content) => request("POST", `${s(id)}/files`, { body: { name, content } }),
+    /** @param {string} id @param {{name: string, content: string} | {name: string, contentBase64: string}} body */
+    upload: (id, body) => request("POST", `${s(id)}/files`, { body }),
     /** @param {string} id @param {string} fileId */
     file: (id, fileId) => request("GET", f(id, fileId)),
     /** Segments, words, memory matches and the cost estimate. @param {string} id @param {string} fileId @param {string | null} [to] */
@@ -284,7 +286,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     approveShown: (id, fileId, filter) => request("POST", `${f(id, fileId)}/approve`, { body: { filter } }),
     /**
      * The quality checks on a translation the human wrote. @param {string} id @param {string} fileId
-     * @param {{source: string, translated_string: string}} body @returns {Promise<{warnings: Warning[]}>}
+     * @param {{source: string, translated_string: string, start?: number}} body @returns {Promise<{warnings: Warning[]}>}
      */
     qa: (id, fileId, body) => request("POST", `${f(id, fileId)}/qa`, { body }),
     /** The translation; `fill` puts the source into untranslated spans. @param {string} id @param {string} fileId */

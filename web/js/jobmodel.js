@@ -78,6 +78,9 @@ export function stateLine(lang, now) {
   if (lang.state === "failed") {
     return { label: "Failed", detail: lang.error || "The last step failed.", tone: "bad" };
   }
+  if (lang.state === "stopped") {
+    return { label: "Stopped", detail: lang.error || "Stopped until someone looks at it.", tone: "bad" };
+  }
   if (lang.state === "waiting") {
     const left = secondsUntil(lang.retryAt, now);
     const detail = left > 0 ? `The provider asked to wait: it goes on in ${waitText(left)}.` : "The provider's wait is over: it goes on with the next step.";
@@ -127,7 +130,7 @@ export function jobSummary(job) {
   const langs = jobLanguages(job);
   const count = (/** @type {string} */ s) => langs.filter((l) => l.state === s).length;
   const parts = [`${count("complete")} of ${langs.length} ${langs.length === 1 ? "language" : "languages"} complete`];
-  for (const s of ["waiting", "failed"]) if (count(s)) parts.push(`${count(s)} ${s}`);
+  for (const s of ["waiting", "failed", "stopped"]) if (count(s)) parts.push(`${count(s)} ${s}`);
   return parts.join(" · ");
 }
 
@@ -233,6 +236,9 @@ export async function prepareLanguages(client, job, { signal, now = Date.now(), 
             : await client.resume(lang.sessionId, null, hooks);
         if (first && out.kind !== "stopped") onSent(lang.sessionId);
         if (out.kind === "review") return say({ kind: "ready", count: out.requests.length });
+        if (out.kind === "stalled") {
+          return say({ kind: "error", message: "Paused: the agent is not getting anywhere (its proposals keep being refused). Open it to act." });
+        }
         return say({ kind: out.kind === "stopped" ? "stopped" : "idle" });
       } catch (err) {
         if (err instanceof ApiError && err.aborted) return say({ kind: "stopped" });
@@ -264,19 +270,19 @@ export function preparationText(p, now = Date.now()) {
  * `left` with how many segments are not written. Null for a running or complete session.
  * @param {Partial<SessionView>} view
  * @param {{now: number, models?: number}} opts `models`: how many models are configured
- * @returns {{kind: "waiting", seconds: number, text: string} | {kind: "failed", text: string, hint: string} | {kind: "left", text: string} | null}
+ * @returns {{kind: "waiting", seconds: number, text: string} | {kind: "failed" | "stopped", text: string, hint: string} | {kind: "left", text: string} | null}
  */
 export function sessionNote(view, { now, models = 1 }) {
   if (view.state === "waiting") {
     const seconds = secondsUntil(view.retryAt, now);
     return { kind: "waiting", seconds, text: view.error || "The model provider asked to wait before the next step." };
   }
-  if (view.state === "failed") {
-    const hint =
-      models > 1
-        ? "Switch the model below, then continue: the next step uses it."
-        : "Check the provider's key, quota or the session's budget, then Continue.";
-    return { kind: "failed", text: view.error || "The last step failed.", hint };
+  if (view.state === "failed" || view.state === "stopped") {
+    const stopped = view.state === "stopped";
+    const fix = models > 1 ? "switch the model below, or send the agent an instruction" : stopped ? "send the agent an instruction" : "check the provider's key, quota or the session's budget";
+    const hint = `Nothing more is spent until you act: ${fix}, then continue.`;
+    const text = view.error || (stopped ? "The agent's proposals kept being refused." : "The last step failed.");
+    return { kind: stopped ? "stopped" : "failed", text, hint };
   }
   if (view.state !== "complete" && (view.segmentsLeft ?? 0) > 0 && (view.pendingCopilotRequests ?? []).length === 0 && view.actor !== "agent") {
     return { kind: "left", text: leftText(/** @type {number} */ (view.segmentsLeft)) };

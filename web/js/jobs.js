@@ -286,25 +286,19 @@ export function renderJobList() {
 /* ---------- the start form: a job for several languages ---------- */
 
 /**
- * Create a job of the form's file for `languages` (names or tags) and remember it; null, with the
- * error shown, when the server refused.
- * @param {{name: string, content: string, languages: string[], tags: (string | null)[], model?: string, instructions?: string}} form
- * @returns {Promise<string | null>} the job's id
+ * Create a job of the form's file (its upload body) for `languages` (names or tags) and remember it;
+ * the server's refusal is thrown (an ApiError).
+ * @param {{file: {name: string, content: string} | {name: string, contentBase64: string}, languages: string[], tags: (string | null)[], model?: string, instructions?: string}} form
+ * @returns {Promise<string>} the job's id
  */
-export async function createJob({ name, content, languages, tags, model, instructions = "" }) {
-  try {
-    const targetLanguages = languages.map((l, i) => tags[i] ?? l);
-    const created = await api.createJob({ files: [{ name, content }], targetLanguages, ...(model ? { model } : {}) });
-    // Named as the server understood them ("pl" → "Polish"), in its order.
-    const named = Object.keys(created.sessions).map(languageName);
-    const job = { id: created.id, name, languages: named, createdAt: new Date().toISOString() };
-    rememberJob(store, job, created.sessions, { instructions });
-    return created.id;
-  } catch (err) {
-    const e = /** @type {any} */ (err);
-    showError(e, null);
-    return null;
-  }
+export async function createJob({ file, languages, tags, model, instructions = "" }) {
+  const targetLanguages = languages.map((l, i) => tags[i] ?? l);
+  const created = await api.createJob({ files: [file], targetLanguages, ...(model ? { model } : {}) });
+  // Named as the server understood them ("pl" → "Polish"), in its order.
+  const named = Object.keys(created.sessions).map(languageName);
+  const job = { id: created.id, name: file.name, languages: named, createdAt: new Date().toISOString() };
+  rememberJob(store, job, created.sessions, { instructions });
+  return created.id;
 }
 
 /** The review screen's way back to its job, shown when the session belongs to one. @param {string | null} sessionId */

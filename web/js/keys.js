@@ -2,12 +2,21 @@
 // The review shortcuts: A approve, E edit, R reject, J/K next/previous, Shift+A approve all,
 // / search the segments. Keys typed into a field, a dialog or the segment list are not shortcuts.
 
-import { approve, approveAll, focusCard, openMode } from "./cards.js";
 import { $ } from "./dom.js";
 import { state } from "./state.js";
 
-/** @param {KeyboardEvent} e */
-export function onKeydown(e) {
+/**
+ * What the keys do to the batch's cards (given by `setupKeys`).
+ * @typedef {{approve: (i: number) => void, approveAll: () => void, edit: (i: number) => void, reject: (i: number) => void, focus: (i: number) => void}} KeyActions
+ */
+
+/** Listen to the page's keys. @param {KeyActions} actions */
+export function setupKeys(actions) {
+  document.addEventListener("keydown", (e) => onKeydown(e, actions));
+}
+
+/** @param {KeyboardEvent} e @param {KeyActions} actions */
+function onKeydown(e, { approve, approveAll, edit, reject, focus }) {
   if (e.defaultPrevented || e.isComposing) return;
   if (document.querySelector("dialog[open]")) return;
   const t = /** @type {HTMLElement | null} */ (e.target);
@@ -29,10 +38,10 @@ export function onKeydown(e) {
   if (key === "a" && e.shiftKey) approveAll();
   else if (e.shiftKey) handled = false;
   else if (key === "a") approve(i);
-  else if (key === "e") openMode(i, "edit");
-  else if (key === "r") openMode(i, "reject");
-  else if (key === "j") focusCard(i + 1);
-  else if (key === "k") focusCard(i - 1);
+  else if (key === "e") edit(i);
+  else if (key === "r") reject(i);
+  else if (key === "j") focus(i + 1);
+  else if (key === "k") focus(i - 1);
   else handled = false;
   if (handled) e.preventDefault();
 }

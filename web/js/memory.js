@@ -3,7 +3,6 @@
 // deleting entries, and importing TMX, CSV or TBX files.
 
 import { api } from "./api.js";
-import { remarkTerms } from "./cards.js";
 import { $, h, num, store } from "./dom.js";
 import { appliesTo } from "./glossary.js";
 import { languagesLabel, originLabel } from "./memorytext.js";
@@ -20,6 +19,9 @@ function showError(text) {
   $("memory-error").textContent = text;
   $("memory-error").hidden = false;
 }
+
+/** What a changed glossary triggers outside the panel (given by `setupMemory`): the cards mark its terms again. */
+let glossaryChanged = () => {};
 
 let memoryToken = 0;
 
@@ -137,7 +139,7 @@ function renderMemory(data) {
   const notes = data.styleNotes || [];
   const language = languageFromTitle(state.title);
   state.glossary = glossary.filter((e) => appliesTo(e.languages, language));
-  remarkTerms();
+  glossaryChanged();
   $("memory-glossary").replaceChildren(
     ...glossary.map((e) =>
       memoryItem(e, `the term “${e.source}”`, [
@@ -213,7 +215,9 @@ async function importFile() {
   }
 }
 
-export function setupMemory() {
+/** Wire the panel. @param {{glossaryChanged: () => void}} actions */
+export function setupMemory({ glossaryChanged: onGlossary }) {
+  glossaryChanged = onGlossary;
   const panel = $("memory");
   panel.open = store.get("memoryOpen", true) !== false;
   panel.addEventListener("toggle", () => store.set("memoryOpen", panel.open));

@@ -2,11 +2,19 @@
 // Files, progress, downloads and exports, and the source / translation panes.
 
 import { api } from "./api.js";
-import { relabelCards, focusCard } from "./cards.js";
 import { $, h, num, saveBlob, scrollPaneTo } from "./dom.js";
-import { actions, state } from "./state.js";
+import { state } from "./state.js";
 import { showError, setStatus } from "./status.js";
 import { unitIndexer } from "./text.js";
+
+/**
+ * What the document panes trigger outside themselves (given by `setupDocument`): a tab shown, a file
+ * to re-read, a card to focus (a unit in review clicked in the source), the source known (cards then
+ * say lines instead of offsets).
+ * @typedef {{onTab: (show: string) => void, refreshDocument: (fileId: string | null) => void, focusCard: (index: number) => void, sourceLoaded: () => void}} DocumentActions
+ */
+/** @type {DocumentActions} */
+let actions = { onTab: () => {}, refreshDocument: () => {}, focusCard: () => {}, sourceLoaded: () => {} };
 
 export function allComplete() {
   return state.files.length > 0 && state.files.every((f) => f.progress?.complete);
@@ -120,7 +128,7 @@ export async function refreshPreview(fileId, { source = false } = {}) {
     renderProgress();
     renderFiles();
     if (fileId === state.activeFileId) renderDocument();
-    relabelCards();
+    actions.sourceLoaded();
   } catch (err) {
     if (sid !== state.sessionId) return;
     $("translation-pane").replaceChildren(h("p", { class: "hint", text: `The preview could not be loaded: ${/** @type {Error} */ (err).message}` }));
@@ -167,7 +175,7 @@ export function renderSource() {
     if (m.index != null) {
       const index = m.index;
       span.dataset.index = String(index);
-      span.addEventListener("click", () => focusCard(index));
+      span.addEventListener("click", () => actions.focusCard(index));
     }
     out.push(span);
     pos = m.end;
@@ -231,8 +239,9 @@ function renderTranslation() {
   if (firstFresh) scrollPaneTo(pane, firstFresh);
 }
 
-/** The file picker, the view tabs and the export menu. @param {(show: string) => void} onTab */
-export function setupDocument(onTab) {
+/** The file picker, the view tabs and the export menu. @param {DocumentActions} given */
+export function setupDocument(given) {
+  actions = given;
   $("file-select").addEventListener("change", (/** @type {Event} */ e) => {
     state.activeFileId = /** @type {HTMLSelectElement} */ (e.target).value;
     renderFiles();
@@ -253,7 +262,7 @@ export function setupDocument(onTab) {
       $("workbench").hidden = show !== "segments";
       $("scorecard").hidden = show !== "scorecard";
       for (const [other] of tabs) $(other).setAttribute("aria-selected", String(other === id));
-      onTab(show);
+      actions.onTab(show);
     });
   }
   /** @type {HTMLElement} */ (document.querySelector(".tabs")).addEventListener("keydown", (e) => {

@@ -4,18 +4,24 @@
 // batch highlighted, and revision of any written segment (keyboard first: ↑/↓, Enter, Ctrl+Enter, Esc).
 
 import { api } from "./api.js";
-import { focusCard } from "./cards.js";
 import { $, autosize, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
-import { showInSource } from "./preview.js";
 import { estimateBand, estimateBounds, filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
-import { actions, state } from "./state.js";
+import { state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
-import { listedTarget } from "./entries.js";
+import { keyText, listedTarget } from "./entries.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
+
+/**
+ * What the list triggers outside itself (given by `setupSegments`): focus a card of the batch, show a
+ * segment in the source, re-read the document and memory after a revision, approve what is shown.
+ * @typedef {{focusCard: (index: number) => void, showInSource: (start: number) => void, revised: (fileId: string) => void, approveShown: (filter: {status?: string, q?: string, minEstimate?: number}) => void}} SegmentActions
+ */
+/** @type {SegmentActions} */
+let actions = { focusCard: () => {}, showInSource: () => {}, revised: () => {}, approveShown: () => {} };
 
 let token = 0;
 /** @type {number | null} the start of the segment the revise editor is open on */
@@ -101,7 +107,7 @@ function row(seg, n, position) {
     },
     h("span", { class: "seg-num", text: number }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
-    h("span", { class: "seg-src", title: seg.context?.key ?? null, text: shorten(seg.source) }),
+    h("span", { class: "seg-src", title: seg.context?.key != null ? keyText(seg.context.key) : null, text: shorten(seg.source) }),
     h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(listedTarget(seg)) : "" }),
     h(
       "span",
@@ -161,10 +167,10 @@ function activate(seg) {
   focused = seg.start;
   const index = batchIndex(seg);
   if (index >= 0) {
-    focusCard(index);
+    actions.focusCard(index);
     return;
   }
-  showInSource(seg.start);
+  actions.showInSource(seg.start);
   if (isWritten(seg.status)) openEditor(seg.start);
   else focusRow(seg.start);
 }
@@ -258,8 +264,7 @@ async function saveRevision(seg, text, reason, error, issue) {
       setStatus("Revision saved.");
       await refreshSegments();
       focusRow(seg.start);
-      actions.refreshDocument(fileId);
-      actions.refreshMemory();
+      actions.revised(fileId);
       return;
     }
     editing = null;
@@ -303,7 +308,9 @@ export function highlightBatch() {
   }
 }
 
-export function setupSegments() {
+/** Wire the list's filters, keys and "Approve all shown". @param {SegmentActions} given */
+export function setupSegments(given) {
+  actions = given;
   let typing = 0;
   $("seg-search").addEventListener("input", () => {
     clearTimeout(typing);

@@ -1,30 +1,10 @@
 // @ts-check
-// The home screen: the start form (with the character count the server uses) and the session list.
+// The home screen's list of sessions: paged, refreshed, each deleted after a confirmation.
 
 import { api } from "./api.js";
 import { $, confirmDialog, h, num, store } from "./dom.js";
 import { state } from "./state.js";
 import { clearError, setStatus, showError } from "./status.js";
-import { codePoints } from "./text.js";
-
-export const LANGUAGES = [
-  ["Arabic", "ar"], ["Bengali", "bn"], ["Bulgarian", "bg"], ["Catalan", "ca"], ["Chinese (Simplified)", "zh-Hans"],
-  ["Chinese (Traditional)", "zh-Hant"], ["Croatian", "hr"], ["Czech", "cs"], ["Danish", "da"], ["Dutch", "nl"],
-  ["English", "en"], ["Estonian", "et"], ["Finnish", "fi"], ["French", "fr"], ["German", "de"], ["Greek", "el"],
-  ["Hebrew", "he"], ["Hindi", "hi"], ["Hungarian", "hu"], ["Indonesian", "id"], ["Italian", "it"], ["Japanese", "ja"],
-  ["Korean", "ko"], ["Latvian", "lv"], ["Lithuanian", "lt"], ["Malay", "ms"], ["Norwegian", "no"], ["Persian", "fa"],
-  ["Polish", "pl"], ["Portuguese (Brazil)", "pt-BR"], ["Portuguese (Portugal)", "pt-PT"], ["Romanian", "ro"],
-  ["Russian", "ru"], ["Serbian", "sr"], ["Slovak", "sk"], ["Slovenian", "sl"], ["Spanish", "es"],
-  ["Spanish (Latin America)", "es-419"], ["Swahili", "sw"], ["Swedish", "sv"], ["Tagalog", "tl"], ["Thai", "th"],
-  ["Turkish", "tr"], ["Ukrainian", "uk"], ["Urdu", "ur"], ["Vietnamese", "vi"],
-];
-
-/** The BCP 47 tag of a language name, when known. @param {string | null} name */
-export function langTag(name) {
-  if (!name) return null;
-  const found = LANGUAGES.find(([n]) => n.toLowerCase() === name.trim().toLowerCase());
-  return found ? found[1] : null;
-}
 
 /** "just now", "5 minutes ago", … @param {string} iso */
 export function relativeTime(iso) {
@@ -114,57 +94,4 @@ export async function deleteSession(id, title) {
     const e = /** @type {any} */ (err);
     showError(e, e.retryable ? () => (clearError(), deleteSession(id, title)) : null);
   }
-}
-
-/** Empty the start form once its document is uploaded (the language stays): back home, it offers a new one, not the same again. */
-export function clearStartForm() {
-  for (const id of ["doc-text", "doc-file", "instructions"]) $(id).value = "";
-  $("doc-name").value = "document.md";
-  $("doc-stats").textContent = "";
-}
-
-/** The start form: file, drop, paste, counts; `start` runs on submit or Ctrl+Enter. @param {() => void} start @param {() => void} onInput */
-export function setupStartForm(start, onInput) {
-  const datalist = $("languages");
-  for (const [name] of LANGUAGES) datalist.append(h("option", { value: name }));
-  const text = $("doc-text");
-  const stats = () => {
-    // Code points, as the server counts (an emoji is one character, not two UTF-16 units).
-    const n = codePoints(text.value);
-    $("doc-stats").textContent = n ? `${num.format(n)} ${n === 1 ? "character" : "characters"}` : "";
-  };
-  /** @param {File | undefined} file */
-  const load = async (file) => {
-    if (!file) return;
-    text.value = await file.text();
-    $("doc-name").value = file.name;
-    stats();
-  };
-  $("doc-file").addEventListener("change", (/** @type {Event} */ e) => load(/** @type {HTMLInputElement} */ (e.target).files?.[0]));
-  text.addEventListener("input", stats);
-  text.addEventListener("dragover", (/** @type {DragEvent} */ e) => {
-    e.preventDefault();
-    text.classList.add("drop");
-  });
-  text.addEventListener("dragleave", () => text.classList.remove("drop"));
-  text.addEventListener("drop", (/** @type {DragEvent} */ e) => {
-    e.preventDefault();
-    text.classList.remove("drop");
-    load(e.dataTransfer?.files[0]);
-  });
-  const form = $("start-form");
-  form.addEventListener("submit", (/** @type {Event} */ e) => {
-    e.preventDefault();
-    start();
-  });
-  form.addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
-    if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
-      e.preventDefault();
-      start();
-    }
-  });
-  form.addEventListener("input", () => {
-    $("start-error").hidden = true;
-    onInput();
-  });
 }

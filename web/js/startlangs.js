@@ -6,6 +6,25 @@
 import { $, h } from "./dom.js";
 import { splitLanguages } from "./jobmodel.js";
 
+export const LANGUAGES = [
+  ["Arabic", "ar"], ["Bengali", "bn"], ["Bulgarian", "bg"], ["Catalan", "ca"], ["Chinese (Simplified)", "zh-Hans"],
+  ["Chinese (Traditional)", "zh-Hant"], ["Croatian", "hr"], ["Czech", "cs"], ["Danish", "da"], ["Dutch", "nl"],
+  ["English", "en"], ["Estonian", "et"], ["Finnish", "fi"], ["French", "fr"], ["German", "de"], ["Greek", "el"],
+  ["Hebrew", "he"], ["Hindi", "hi"], ["Hungarian", "hu"], ["Indonesian", "id"], ["Italian", "it"], ["Japanese", "ja"],
+  ["Korean", "ko"], ["Latvian", "lv"], ["Lithuanian", "lt"], ["Malay", "ms"], ["Norwegian", "no"], ["Persian", "fa"],
+  ["Polish", "pl"], ["Portuguese (Brazil)", "pt-BR"], ["Portuguese (Portugal)", "pt-PT"], ["Romanian", "ro"],
+  ["Russian", "ru"], ["Serbian", "sr"], ["Slovak", "sk"], ["Slovenian", "sl"], ["Spanish", "es"],
+  ["Spanish (Latin America)", "es-419"], ["Swahili", "sw"], ["Swedish", "sv"], ["Tagalog", "tl"], ["Thai", "th"],
+  ["Turkish", "tr"], ["Ukrainian", "uk"], ["Urdu", "ur"], ["Vietnamese", "vi"],
+];
+
+/** The BCP 47 tag of a language name, when known. @param {string | null} name */
+export function langTag(name) {
+  if (!name) return null;
+  const found = LANGUAGES.find(([n]) => n.toLowerCase() === name.trim().toLowerCase());
+  return found ? found[1] : null;
+}
+
 /** The languages the form names, each once, the first field's first. */
 export function formLanguages() {
   const fields = [$("target-lang"), ...document.querySelectorAll("#more-langs input")];
@@ -51,6 +70,7 @@ function renumber() {
 
 /** Wire "+ Add language". @param {() => void} onInput called when the languages change */
 export function setupLanguages(onInput) {
+  $("languages").replaceChildren(...LANGUAGES.map(([name]) => h("option", { value: name })));
   $("add-lang").addEventListener("click", () => {
     addLanguage(onInput);
     onInput();

@@ -1,6 +1,6 @@
 // @ts-check
-// The page's state, in one typed object, and the actions modules call on each other (set by app.js),
-// so view modules need not import the loop.
+// The page's state, in one typed object. What a module triggers in another it is given at its setup
+// (app.js wires them), never through a shared registry.
 
 /** @typedef {import("./types.js").FileInfo} FileInfo */
 /** @typedef {import("./types.js").WrittenUnit} WrittenUnit */
@@ -51,22 +51,4 @@ export const state = {
   glossary: [],
   /** @type {{segments: Segment[], server: boolean, fileId: string | null}} the workbench list */
   segments: { segments: [], server: true, fileId: null },
-};
-
-/** Cross-module actions, filled in by app.js at start. */
-export const actions = {
-  /** Send the decided batch. */
-  sendVerdicts: () => {},
-  /** Approve the shown proposals QA has no warning on. @param {{status?: string, q?: string, minEstimate?: number}} _filter */
-  approveShown: (_filter) => {},
-  /** Re-read a file's preview and segments. @param {string | null} _fileId */
-  refreshDocument: (_fileId) => {},
-  /** Re-read the memory panel. */
-  refreshMemory: () => {},
-  /** Open a session by id. @param {string} _id */
-  openSession: (_id) => {},
-  /** Highlight the current card in the source and the segment list. */
-  highlightCurrent: () => {},
-  /** Re-mark the batch's spans (a new batch, or a verdict). */
-  batchChanged: () => {},
 };

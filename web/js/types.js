@@ -60,11 +60,11 @@
  * @property {{minEstimate: number} | null} [autoApprove] the session's routing, null when off
  * @property {SessionState} [state] where the translation stands (absent on older servers)
  * @property {string | null} [retryAt] ISO 8601, for `waiting`: when the provider said to try again
- * @property {string | null} [error] what stopped the latest step, for `waiting` and `failed`
+ * @property {string | null} [error] what stopped the latest step, for `waiting`, `failed` and `stopped`
  * @property {number} [segmentsLeft] segments of the files not written yet
  * @property {string} [model] the configured model the next step uses
  *
- * @typedef {"running" | "waiting" | "failed" | "complete"} SessionState
+ * @typedef {"running" | "waiting" | "failed" | "stopped" | "complete"} SessionState
  * @typedef {{modelRequests: number, inputTokens: number, outputTokens: number, usd: number | null}} JobFigures
  * @typedef {Progress & {segments: number, segmentsLeft: number}} JobProgress
  * @typedef {object} JobLanguage
@@ -76,7 +76,7 @@
  * @property {JobFigures} spent
  * @property {JobFigures} estimate `usd` null when the model has no price
  * @typedef {{id: string, createdAt: string, languages: Record<string, JobLanguage>, spent: JobFigures, estimate: JobFigures}} JobView
- * @typedef {{files: {name: string, content: string}[], targetLanguages: string[], sourceLanguage?: string, model?: string}} JobCreate
+ * @typedef {{files: ({name: string, content: string} | {name: string, contentBase64: string})[], targetLanguages: string[], sourceLanguage?: string, model?: string}} JobCreate
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment

@@ -3,10 +3,15 @@
 The loop shows the model a screen of the next untranslated segments a request (`BATCH_CHARS`
 characters and `BATCH_SEGMENTS` segments at most, across text already written) and is answered
 with Translate calls; a request's input is the fixed prefix (system prompt, tool definitions, the
-task) with the progress note, the latest exchanges and the screen; its output is the calls: the
-translation and the segment ids it covers, in each call's JSON. The constants below are the
-loop's, measured by `bench/provider_cost.py` (which prints the estimate beside the measured figures):
-a model that translates all it is shown, with o200k token counts.
+task) with the progress note, the latest exchanges and the screen; its output is the calls.
+
+What a segment costs is counted from what the model is shown of it and what it writes back
+(`Asked`): its text, its id mark (`⟦s12⟧`) and, for a resource string, its context line
+(`⟪key: … | note: …⟫`); and a Translate call's framing (the call, the file, the segment ids) for
+every unit. A resource string is a unit of its own; a document's segments are joined into units of
+about DOCUMENT_UNIT_CHARS. The constants are fitted to the loop as `bench/provider_cost.py` meters it
+(a model that translates all it is shown, o200k token counts) on documents (Markdown), app strings
+(i18next JSON, Android XML, PO) and subtitles; docs/benchmarks.md gives the error per family.
 
 Tokens are estimated without a tokenizer, by characters: CJK_TOKENS a Chinese, Japanese or Korean
 character, CHARS_PER_TOKEN characters of other text a token.
@@ -22,7 +27,7 @@ from typing import Final
 
 from .ahead import BATCH_CHARS, BATCH_SEGMENTS
 
-__all__ = ["JobEstimate", "estimate_job", "estimate_tokens"]
+__all__ = ["Asked", "JobEstimate", "estimate_job", "estimate_tokens"]
 
 PREFIX_TOKENS: Final = 1_530
 """A request's input besides the text and the exchanges it shows: the system prompt, the tools,
@@ -30,10 +35,16 @@ the task and the progress note."""
 HISTORY_REQUESTS: Final = 4
 """How many later requests show an exchange again (the context window keeps the latest ones: at
 most four exchanges, its start moving in steps of 8 messages)."""
-OUTPUT_TOKENS_PER_TOKEN: Final = 2.0
-"""A response's output per source token: the translation, the segment ids it covers, the calls' JSON."""
-OUTPUT_TOKENS_PER_REQUEST: Final = 30
-"""Output that does not grow with the text: the response's framing."""
+MARK_TOKENS: Final = 4
+"""A segment's id mark on the screen (`⟦s12⟧`)."""
+OUTPUT_TOKENS_PER_TOKEN: Final = 1.6
+"""A response's output per source token: the translation itself."""
+OUTPUT_TOKENS_PER_UNIT: Final = 24
+"""A Translate call's framing: the call, its file, the ids of the segments it covers."""
+OUTPUT_TOKENS_PER_REQUEST: Final = 10
+"""Output that does not grow with the text: the response's own framing."""
+DOCUMENT_UNIT_CHARS: Final = 200
+"""How many characters of a document a unit covers on average (segments joined, at most 300)."""
 
 CHARS_PER_TOKEN: Final = 3.9
 """o200k on English prose and Markdown."""
@@ -58,8 +69,17 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(cjk * CJK_TOKENS + (len(text) - cjk) / CHARS_PER_TOKEN)
 
 
-def estimate_job(asked: Sequence[str], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
-    """The cost of asking the model to translate `asked`: the sources of the segments left to it, in order.
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A segment the model will be asked to translate: its source text and, for a resource string,
+    the context line the screen shows with it (which makes it a unit of its own)."""
+
+    source: str
+    label: str = ""
+
+
+def estimate_job(asked: Sequence[Asked], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
+    """The cost of asking the model to translate `asked`: the segments left to it, in order.
 
     They take a screen a request: at most `batch_chars` characters and BATCH_SEGMENTS segments (text
     already written between them does not end a screen), and one request more, in which the model
@@ -70,17 +90,21 @@ def estimate_job(asked: Sequence[str], *, batch_chars: int = BATCH_CHARS) -> Job
         return JobEstimate(0, 0, 0)
     screens = _screens(asked, batch_chars)
     requests = screens + 1
-    tokens = sum(estimate_tokens(a) for a in asked)
-    output = requests * OUTPUT_TOKENS_PER_REQUEST + tokens * OUTPUT_TOKENS_PER_TOKEN
+    text = sum(estimate_tokens(a.source) for a in asked)
+    shown = text + sum(estimate_tokens(f"⟪{a.label}⟫") if a.label else 0 for a in asked) + MARK_TOKENS * len(asked)
+    strings = sum(1 for a in asked if a.label)
+    document_chars = sum(len(a.source) for a in asked if not a.label)
+    units = strings + math.ceil(document_chars / DOCUMENT_UNIT_CHARS)
+    output = requests * OUTPUT_TOKENS_PER_REQUEST + units * OUTPUT_TOKENS_PER_UNIT + text * OUTPUT_TOKENS_PER_TOKEN
     shown_again = sum(min(HISTORY_REQUESTS, r) for r in range(requests))
-    exchange = (output + tokens) / screens
+    exchange = (output + shown) / screens
     return JobEstimate(
         model_requests=requests,
-        input_tokens=round(requests * PREFIX_TOKENS + tokens + exchange * shown_again),
+        input_tokens=round(requests * PREFIX_TOKENS + shown + exchange * shown_again),
         output_tokens=round(output),
     )
 
 
-def _screens(run: Sequence[str], batch_chars: int) -> int:
-    chars = sum(len(a) + 1 for a in run)
+def _screens(run: Sequence[Asked], batch_chars: int) -> int:
+    chars = sum(len(a.source) + 1 for a in run)
     return max(math.ceil(chars / batch_chars), math.ceil(len(run) / BATCH_SEGMENTS))

@@ -13,6 +13,7 @@ DynamoDB bytes of file text read per step. A benchmark, not a test: it asserts o
 
     .venv/bin/python bench/provider_cost.py                       # 20 KB and 100 KB, DynamoDB (moto)
     .venv/bin/python bench/provider_cost.py --sizes 20000 --backend sqlite
+    .venv/bin/python bench/provider_cost.py --backend sqlite --file tests/formats/data/jitsi-main.json
 """
 
 from __future__ import annotations
@@ -154,14 +155,16 @@ class Trace:
     """The session's metered model use at the end."""
 
 
-async def translate(app: Any, source: str, counter: StorageCounter, refine_every: int, reject_every: int) -> Trace:
+async def translate(
+    app: Any, source: str, counter: StorageCounter, refine_every: int, reject_every: int, name: str = "doc.md"
+) -> Trace:
     """Create a session, upload the document and drive it to the end like the web UI, reviewing every unit."""
     trace = Trace()
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench", timeout=None) as client:
         created = (await client.post("/api/sessions")).json()
         sid = created["id"]
-        upload = await client.post(f"/api/sessions/{sid}/files", json={"name": "doc.md", "content": source})
+        upload = await client.post(f"/api/sessions/{sid}/files", json={"name": name, "content": source})
         assert upload.status_code == 201, upload.text
         file_id = upload.json()["fileId"]
         analysis = await client.get(f"/api/sessions/{sid}/files/{file_id}/analysis", params={"to": "fr"})
@@ -230,9 +233,10 @@ def run(
     max_units: int | None,
     corpus: Path | list[Path] = CORPUS,
     code_blocks: int = 0,
+    whole: Path | None = None,
 ) -> dict[str, float]:
-    """Translate one document of about `size` characters and compute the figures."""
-    source = document(size, corpus, code_blocks)
+    """Translate one document of about `size` characters (or the file `whole` as it is) and compute the figures."""
+    source = whole.read_text(encoding="utf-8") if whole else document(size, corpus, code_blocks)
     policy = TranslatorPolicy(max_units=max_units)
     server.policy = policy
     server.requests.clear()
@@ -246,7 +250,8 @@ def run(
             # Lambda, keeps the hooks of the session it was made from (the same counter).
             counter.attach_dynamodb()
         app = build_app(backend, server.base_url, Path(tmp))
-        trace = asyncio.run(translate(app, source, counter, refine_every, reject_every))
+        name = whole.name if whole else "doc.md"
+        trace = asyncio.run(translate(app, source, counter, refine_every, reject_every, name))
     assert not server.failures, server.failures
     # The agent loop's requests; any without tools (none is expected: learning makes no request of
     # its own) are counted apart.
@@ -363,6 +368,13 @@ def main() -> None:
         default=[CORPUS],
         help="the document (several: joined in turn), cut or repeated to each size",
     )
+    parser.add_argument(
+        "--file",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="files translated whole, each in its own format (by its name), one run each; --sizes is then ignored",
+    )
     parser.add_argument("--code-blocks", type=int, default=0, help="short code blocks set between its paragraphs")
     parser.add_argument(
         "--memory",
@@ -378,9 +390,11 @@ def main() -> None:
     results: list[dict[str, float]] = []
     labels: list[str] = []
     with FakeOpenAIServer(TranslatorPolicy()) as server:
-        for size, max_units, memory in itertools.product(args.sizes, args.max_units, memories):
+        wholes: list[Path | None] = list(args.file) or [None]
+        sizes = [0] if args.file else args.sizes
+        for whole, size, max_units, memory in itertools.product(wholes, sizes, args.max_units, memories):
             os.environ["TRANSLATION_MEMORY"] = memory
-            label = f"{size / 1000:.0f} K chars"
+            label = whole.name if whole else f"{size / 1000:.0f} K chars"
             label += f", {max_units or 'all'} a response" if len(args.max_units) > 1 else ""
             label += f", memory {memory}" if len(memories) > 1 else ""
             labels.append(label)
@@ -395,6 +409,7 @@ def main() -> None:
                     max_units=max_units or None,
                     corpus=args.corpus,
                     code_blocks=args.code_blocks,
+                    whole=whole,
                 )
             )
     header = ["figure", *labels]

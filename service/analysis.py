@@ -23,10 +23,12 @@ from typing import TYPE_CHECKING
 
 from agent_core.document import FileState, written
 from agent_core.effects import UnitWrite
-from agent_core.estimate import JobEstimate, estimate_job
+from agent_core.estimate import Asked, JobEstimate, estimate_job
+from agent_core.prompts import context_label
 from agent_core.segmentation import Segment, count_words
 from agent_core.tm import normalize
 
+from .offload import off_loop
 from .schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
 from .sessions import pick_file
 from .tm import tm_languages
@@ -81,7 +83,15 @@ class Analyses:
         self, owner: str, sid: str, fid: str, *, target: str | None, min_estimate: int | None = None
     ) -> Analysis:
         """The analysis of one file, for `target` (else the session's target language, else none), with
-        what the threshold `min_estimate` (else the session's `autoApprove`) does to it."""
+        what the threshold `min_estimate` (else the session's `autoApprove`) does to it.
+
+        It reads the store and counts, matches and prices every segment: linear in the file, but
+        seconds for a file of tens of thousands of strings, so it runs off the event loop (`off_loop`)."""
+        return await off_loop(lambda: self._analyse(owner, sid, fid, target=target, min_estimate=min_estimate))
+
+    async def _analyse(
+        self, owner: str, sid: str, fid: str, *, target: str | None, min_estimate: int | None
+    ) -> Analysis:
         record = self.sessions.owned(owner, sid)
         files = list(self.sessions.storage.load_step(record.session_id, window=0).files)
         state = pick_file(files, fid)
@@ -92,12 +102,14 @@ class Analyses:
         scores = await self._scores(owner, target, [c.source for c in open_]) if target else {}
         bands = {name: BandCount(segments=0, words=0) for name, _ in BANDS} | {"none": BandCount(segments=0, words=0)}
         seen: set[str] = set()
-        repetitions, asked = 0, list[str]()  # what the model will be asked, in order
+        repetitions, asked = 0, list[Asked]()  # what the model will be asked, in order
         for c in open_:
             key, score = normalize(c.source), scores.get(c.source, 0.0)
-            repeated, seen = key in seen, seen | {key}
+            repeated = key in seen
+            seen.add(key)
             if not written(c.segment, state.covered) and ((score < 100.0 and not repeated) or not self.proposals):
-                asked.append(c.source)
+                context = c.segment.context
+                asked.append(Asked(c.source, context_label(context, target) if context else ""))
             if score < 100.0 and repeated:
                 repetitions += 1
                 continue
@@ -133,7 +145,7 @@ class Analyses:
         )
 
     def _metered(
-        self, record: SessionRecord, files: Sequence[FileState], asked: Sequence[str]
+        self, record: SessionRecord, files: Sequence[FileState], asked: Sequence[Asked]
     ) -> tuple[JobEstimate | None, str]:
         """The rest of the job at the rate the session has metered so far, once it has made
         METERED_REQUESTS model requests for METERED_CHARS characters the model translated: the
@@ -146,7 +158,7 @@ class Analyses:
         )
         if done < METERED_CHARS:
             return None, "loop"
-        left = sum(len(a) for a in asked)
+        left = sum(len(a.source) for a in asked)
         job = JobEstimate(
             model_requests=math.ceil(spent.model_requests * left / done) if left else 0,
             input_tokens=round(spent.input_tokens * left / done),

@@ -105,6 +105,11 @@ def open_document(data: bytes) -> Document:
         return docx.Document(io.BytesIO(data))
     except etree.XMLSyntaxError as exc:
         raise FormatError(f"docx: a part is not well-formed XML: {exc}") from exc
+    except ValueError as exc:
+        kind = str(exc).rpartition("content type is ")[2].strip("'")
+        if "is not a Word file" in str(exc):  # a .docm, a template, a spreadsheet…
+            raise FormatError(f"docx: the package holds another kind of document ({kind}); save it as .docx") from exc
+        raise FormatError(f"docx: not a readable Word document ({exc})") from exc
     except (etree.LxmlError, PythonDocxError, PackageNotFoundError, KeyError, IndexError, *_ARCHIVE_ERRORS) as exc:
         raise FormatError(f"docx: not a readable Word document ({exc})") from exc
     except (AttributeError, TypeError) as exc:  # python-docx meeting a part it expects and does not find

@@ -14,6 +14,7 @@ from docx.oxml import OxmlElement, parse_xml
 from docx.oxml.ns import nsdecls, qn
 
 URL = "https://example.org/method"
+TEAM = "https://example.org/team"
 MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 WPS = "http://schemas.microsoft.com/office/word/2010/wordprocessingShape"
 VML = "urn:schemas-microsoft-com:vml"
@@ -93,9 +94,10 @@ def note_reference(paragraph: docx.text.paragraph.Paragraph, kind: str, number: 
 
 
 def every_story() -> bytes:
-    """A document with text in each story Word has: body (a hyperlink, a footnote and an endnote
-    mark), a text box (DrawingML with its VML fallback) and an old VML one, a header, a footer,
-    two footnotes (one with a hyperlink of its own part) and an endnote."""
+    """A document with text in each story Word has: body (a paragraph of two sentences with a
+    hyperlink each, a footnote and an endnote mark), a text box (DrawingML with its VML fallback)
+    and an old VML one, a header, a footer, two footnotes (one with a hyperlink of its own part)
+    and an endnote."""
     document = docx.Document()
     document.core_properties.language = "en-US"
     document.sections[0].header.paragraphs[0].text = "Annual survey of the northern region"
@@ -106,7 +108,9 @@ def every_story() -> bytes:
     first.add_run(" in the spring.")
     link = document.add_paragraph("Read the ")
     hyperlink(link, "full methodology")
-    link.add_run(" before you quote a figure.")
+    link.add_run(" before you quote a figure. Questions go to ")
+    hyperlink(link, "the survey team", TEAM)
+    link.add_run(".")
     boxed = document.add_paragraph("Key figures are in the box.")
     text_box(boxed, ["Nine in ten answered", "Most answers came by post"])
     text_box(document.add_paragraph(), ["An old box with its own words"], fallback=False)
@@ -156,12 +160,13 @@ def long_report(paragraphs: int) -> bytes:
 
 
 def with_part(data: bytes, name: str, body: bytes, *, method: int = zipfile.ZIP_DEFLATED) -> bytes:
-    """The package `data` with the member `name` replaced by (or added as) `body`, compressed by `method`."""
+    """The package `data` with the member `name` replaced by (or added as) `body`, compressed by
+    `method`; the other members as they were compressed."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as archive:
         for info in source.infolist():
             if info.filename != name:
-                archive.writestr(info.filename, source.read(info.filename), zipfile.ZIP_DEFLATED)
+                archive.writestr(info.filename, source.read(info.filename), info.compress_type)
         archive.writestr(name, body, method, compresslevel=9 if method == zipfile.ZIP_DEFLATED else None)
     return out.getvalue()
 

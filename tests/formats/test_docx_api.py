@@ -22,7 +22,7 @@ from lxml import etree
 from agent_core.models import resolve_model
 from agent_core.segmentation import count_words
 from handlers.app import create_app
-from tests.formats.docx_documents import URL, bomb, every_story, with_part
+from tests.formats.docx_documents import TEAM, URL, bomb, every_story, with_part
 from tests.helpers import services_for
 
 MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
@@ -30,7 +30,7 @@ SOURCES = {  # each story's paragraphs as the API shows them: run boundaries and
     "body": [
         "Survey results",
         "The survey reached most households{1} in the spring.",
-        "Read the {1}full methodology{/1} before you quote a figure.",
+        "Read the {1}full methodology{/1} before you quote a figure. Questions go to {2}the survey team{/2}.",
         "Key figures are in the box.{1}",
         "The next survey starts in autumn{1}.",
     ],
@@ -181,11 +181,13 @@ def test_every_story_is_analysed_translated_and_exported_with_its_hyperlinks(cli
     analysis = client.get(f"/api/sessions/{sid}/files/{fid}/analysis").json()
     words = sum(count_words(text) for story in SOURCES.values() for text in story)
     assert analysis["words"] == words  # footnotes, endnotes, text boxes, header and footer counted
-    assert analysis["segments"] == sum(len(story) for story in SOURCES.values())
+    # one segment a paragraph, two for the paragraph of two sentences
+    assert analysis["segments"] == sum(len(story) for story in SOURCES.values()) + 1
 
-    seen = drive(client, sid, {"Read the {1}full methodology{/1} before you quote a figure.": EDITED})
+    first = "Read the {1}full methodology{/1} before you quote a figure."
+    seen = drive(client, sid, {first: EDITED})
     shown = {r["src_string"] for r in seen}
-    assert "Read the {1}full methodology{/1} before you quote a figure." in shown
+    assert {first, "Questions go to {2}the survey team{/2}."} <= shown
     assert "The survey ran from March to May." in shown  # a footnote, without its own mark
     exported = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "original"})
     assert exported.status_code == 200, exported.text
@@ -194,12 +196,14 @@ def test_every_story_is_analysed_translated_and_exported_with_its_hyperlinks(cli
     body = texts(out.element.body)
     assert len(body) == len(SOURCES["body"]) + len(SOURCES["boxes"]) + 2  # the shape's VML fallback says its 2 again
     assert not plain(body) & plain(SOURCES["body"] + SOURCES["boxes"])  # every paragraph translated
-    link_paragraph = next(p for p in out.paragraphs if p._p.find(qn("w:hyperlink")) is not None)
-    assert link_paragraph.text == "Przeczytaj pełną metodologię, zanim zacytujesz liczbę."
-    link = link_paragraph._p.find(qn("w:hyperlink"))
-    assert "".join(t.text for t in link.iter(qn("w:t"))) == "pełną metodologię"
-    assert out.part.rels[link.get(qn("r:id"))].target_ref == URL
-    assert link.find(f"{qn('w:r')}/{qn('w:rPr')}/{qn('w:u')}") is not None  # still looks like a link
+    paragraph = next(p for p in out.paragraphs if p._p.find(qn("w:hyperlink")) is not None)
+    assert paragraph.text.startswith("Przeczytaj pełną metodologię, zanim zacytujesz liczbę. ")
+    links = paragraph._p.findall(qn("w:hyperlink"))
+    assert "".join(t.text for t in links[0].iter(qn("w:t"))) == "pełną metodologię"
+    assert "survey team" not in "".join(t.text for t in links[1].iter(qn("w:t")))  # the model's, translated
+    assert [out.part.rels[link.get(qn("r:id"))].target_ref for link in links] == [URL, TEAM]
+    for link in links:
+        assert link.find(f"{qn('w:r')}/{qn('w:rPr')}/{qn('w:u')}") is not None  # still looks like a link
 
     shapes = list(out.element.body.iter(qn("w:txbxContent")))
     assert len(shapes) == 3  # the shape, its VML fallback, the old VML box

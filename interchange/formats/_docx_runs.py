@@ -7,10 +7,11 @@ the formatting with the most characters is the paragraph's own, every
 other group is a paired placeholder `{n}…{/n}`; objects (a drawing, a field from its begin to its
 end, a page or column break, a footnote reference, a symbol, an equation…) are standalone `{n}`.
 Bookmarks, comment ranges and other markers are kept at the paragraph's start (the starts) or end
-(the ends); deleted text of tracked changes at its end. `fill(text)` rebuilds the paragraph from a
-translation: text outside placeholders in the paragraph's own formatting, text inside `{n}…{/n}` in
-a copy of group n's run properties and containers, each object where its `{n}` is (an object the
-translation leaves out goes at the end: nothing but text is ever lost).
+(the ends), and so is the run of a footnote's or endnote's own number at its start; deleted text of
+tracked changes at its end. `fill(text)` rebuilds the paragraph from a translation: text outside
+placeholders in the paragraph's own formatting, text inside `{n}…{/n}` in a copy of group n's run
+properties and containers (a hyperlink's `r:id` with them), each object where its `{n}` is (an object
+the translation leaves out goes at the end: nothing but text is ever lost).
 """
 
 from __future__ import annotations
@@ -45,7 +46,12 @@ _END_MARKERS: Final = frozenset(
 )
 _CHARS: Final = {qn("w:tab"): "\t", qn("w:cr"): "\n", qn("w:noBreakHyphen"): "\u2011", qn("w:softHyphen"): "\u00ad"}
 _DROPPED: Final = frozenset({qn("w:rPr"), qn("w:lastRenderedPageBreak")})
+_NOTE_MARKS: Final = frozenset({qn("w:footnoteRef"), qn("w:endnoteRef")})
 _UNSEEN: Final = frozenset({qn("w:lang"), qn("w:noProof")})
+_R, _T, _BR, _TAB, _PPR, _RPR = qn("w:r"), qn("w:t"), qn("w:br"), qn("w:tab"), qn("w:pPr"), qn("w:rPr")
+_LANG = qn("w:lang")
+_SDT, _SDT_CONTENT, _FLD_CHAR, _FONTS = qn("w:sdt"), qn("w:sdtContent"), qn("w:fldChar"), qn("w:rFonts")
+_TYPE, _FLD_CHAR_TYPE, _VAL, _HINT = qn("w:type"), qn("w:fldCharType"), qn("w:val"), qn("w:hint")
 TOKEN: Final = re.compile(r"\{(/?)(\d{1,4})\}")
 _SPACE: Final = "{http://www.w3.org/XML/1998/namespace}space"
 _LOCKED: Final = re.compile(rf"\{{/\d{{1,4}}\}}|{PATTERNS['brace']}")
@@ -53,22 +59,23 @@ _LOCKED: Final = re.compile(rf"\{{/\d{{1,4}}\}}|{PATTERNS['brace']}")
 Chain = tuple[etree._Element, ...]
 
 
+Key = tuple[bytes, tuple[int, ...]]
+"""A text's formatting: what its run shows (`_look`) and the containers it sits in."""
+
+
 @dataclass(slots=True)
 class _Text:
     text: str
     rpr: etree._Element | None
     chain: Chain
-    look: bytes
-    """The run's visible formatting (`_look`)."""
-
-    @property
-    def key(self) -> tuple[bytes, tuple[int, ...]]:
-        return (self.look, tuple(id(c) for c in self.chain))
+    key: Key
 
 
 @dataclass(slots=True)
 class _Object:
-    parts: list[tuple[etree._Element, Chain]] = field(default_factory=list)
+    parts: list[tuple[etree._Element, Chain, etree._Element | None]] = field(default_factory=list)
+    """Each element with its containers and, for a run's child, the run whose properties wrap it
+    when it is placed (reading never moves an element: the tree is changed only by `fill`)."""
     token: int = 0
 
 
@@ -100,54 +107,53 @@ class Paragraph:
     def _walk(self, parent: etree._Element, chain: Chain) -> None:
         for child in parent:
             tag = child.tag
-            if tag == qn("w:pPr") or not isinstance(tag, str):
+            if tag == _PPR or not isinstance(tag, str):
                 continue
-            if self._field is not None and tag != qn("w:r"):
-                self._field.parts.append((child, chain))
-            elif tag == qn("w:r"):
+            if self._field is not None and tag != _R:
+                self._field.parts.append((child, chain, None))
+            elif tag == _R:
                 self._run(child, chain)
             elif tag in _CONTAINERS:
-                inner = child.find(qn("w:sdtContent")) if tag == qn("w:sdt") else child
+                inner = child.find(_SDT_CONTENT) if tag == _SDT else child
                 self._walk(inner if inner is not None else child, (*chain, child))
             elif tag in _START_MARKERS:
                 self.starts.append(child)
             elif tag in _END_MARKERS:
                 self.ends.append(child)
             else:  # a simple field, an equation, anything unknown: kept whole where it is
-                self.items.append(_Object([(child, chain)]))
+                self.items.append(_Object([(child, chain, None)]))
 
     def _run(self, run: etree._Element, chain: Chain) -> None:
-        chars = run.findall(qn("w:fldChar"))
+        chars = run.findall(_FLD_CHAR)
         if self._field is not None or chars:
             self._field_run(run, chain, chars)
             return
-        rpr = run.find(qn("w:rPr"))
-        look = _look(rpr)
+        if not self.items and not chain and _is_note_mark(run):
+            self.starts.append(run)  # a footnote's or endnote's own number: it stays first, unseen
+            return
+        rpr = run.find(_RPR)
+        key = (_look(rpr), tuple(id(c) for c in chain))
         for child in run:
             tag = child.tag
             if tag in _DROPPED or not isinstance(tag, str):
                 continue
-            if tag == qn("w:t"):
-                self.items.append(_Text(child.text or "", rpr, chain, look))
+            if tag == _T:
+                self.items.append(_Text(child.text or "", rpr, chain, key))
             elif tag in _CHARS:
-                self.items.append(_Text(_CHARS[tag], rpr, chain, look))
-            elif tag == qn("w:br") and child.get(qn("w:type"), "textWrapping") == "textWrapping":
-                self.items.append(_Text("\n", rpr, chain, look))
+                self.items.append(_Text(_CHARS[tag], rpr, chain, key))
+            elif tag == _BR and child.get(_TYPE, "textWrapping") == "textWrapping":
+                self.items.append(_Text("\n", rpr, chain, key))
             else:  # a drawing, a page break, a note reference…: its own run, with the run's properties
-                holder = etree.Element(qn("w:r"), attrib=dict(run.attrib))
-                if rpr is not None:
-                    holder.append(deepcopy(rpr))
-                holder.append(child)
-                self.items.append(_Object([(holder, chain)]))
+                self.items.append(_Object([(child, chain, run)]))
 
     def _field_run(self, run: etree._Element, chain: Chain, chars: list[etree._Element]) -> None:
         """A run of a complex field: the field from its begin to its end is one object."""
         if self._field is None:
             self._field = _Object()
             self.items.append(self._field)
-        self._field.parts.append((run, chain))
+        self._field.parts.append((run, chain, None))
         for char in chars:
-            kind = char.get(qn("w:fldCharType"))
+            kind = char.get(_FLD_CHAR_TYPE)
             self._depth += 1 if kind == "begin" else -1 if kind == "end" else 0
         if self._depth <= 0:
             self._field, self._depth = None, 0
@@ -194,7 +200,7 @@ class Paragraph:
         objects = {p.token: p for p in self.pieces if isinstance(p, _Object)}
         plain = next((t for t in self.items if isinstance(t, _Text) and t.key == self.main), None)
         for child in list(self.p):
-            if child.tag != qn("w:pPr"):
+            if child.tag != _PPR:
                 self.p.remove(child)
         for marker in self.starts:
             self.p.append(marker)
@@ -207,16 +213,16 @@ class Paragraph:
             self._text(text[position : match.start()], groups, opened, plain, language)
             position = match.end()
             if token in objects and not closing:
-                for element, chain in objects.pop(token).parts:
-                    _place(self.p, element, chain)
+                for element, chain, run in objects.pop(token).parts:
+                    _place(self.p, _held(element, run), chain)
             elif token in groups and closing and token in opened:
                 opened.remove(token)
             elif token in groups and not closing:
                 opened.append(token)
         self._text(text[position:], groups, opened, plain, language)
         for left in objects.values():
-            for element, chain in left.parts:
-                _place(self.p, element, chain)
+            for element, chain, run in left.parts:
+                _place(self.p, _held(element, run), chain)
         for marker in self.ends:
             self.p.append(marker)
 
@@ -226,24 +232,48 @@ class Paragraph:
         if not text:
             return
         like = groups[opened[-1]].texts[0] if opened else plain
-        run = etree.Element(qn("w:r"))
+        run = etree.Element(_R)
         if like is not None and like.rpr is not None:
             rpr = deepcopy(like.rpr)
-            lang = rpr.find(qn("w:lang"))
-            if language and lang is not None and lang.get(qn("w:val")):
-                lang.set(qn("w:val"), language)
+            lang = rpr.find(_LANG)
+            if language and lang is not None and lang.get(_VAL):
+                lang.set(_VAL, language)
             run.append(rpr)
         for part in re.split(r"([\t\n])", text):
             if part == "\t":
-                etree.SubElement(run, qn("w:tab"))
+                etree.SubElement(run, _TAB)
             elif part == "\n":
-                etree.SubElement(run, qn("w:br"))
+                etree.SubElement(run, _BR)
             elif part:
-                node = etree.SubElement(run, qn("w:t"))
+                node = etree.SubElement(run, _T)
                 node.text = part
                 if part != part.strip():
                     node.set(_SPACE, "preserve")
         _place(self.p, run, like.chain if like is not None else ())
+
+
+def has_words(p: etree._Element) -> bool:
+    """True when a text of the paragraph (or of a text box in it) has a character that is not white
+    space: a cheap test that `Paragraph(p).has_text` may be true, for the many paragraphs without."""
+    return any(t.text and not t.text.isspace() for t in p.iter(_T))
+
+
+def _is_note_mark(run: etree._Element) -> bool:
+    """True for a run that holds only a footnote's or endnote's own mark (`w:footnoteRef`)."""
+    marks = [c for c in run if isinstance(c.tag, str) and c.tag not in _DROPPED]
+    return bool(marks) and all(c.tag in _NOTE_MARKS for c in marks)
+
+
+def _held(element: etree._Element, run: etree._Element | None) -> etree._Element:
+    """`element` as it is placed: in a run like `run` (its attributes and properties) when it was a run's child."""
+    if run is None:
+        return element
+    holder = etree.Element(_R, attrib=dict(run.attrib))
+    rpr = run.find(_RPR)
+    if rpr is not None:
+        holder.append(deepcopy(rpr))
+    holder.append(element)
+    return holder
 
 
 def _look(rpr: etree._Element | None) -> bytes:
@@ -251,12 +281,14 @@ def _look(rpr: etree._Element | None) -> bytes:
     so runs that look alike are one group."""
     if rpr is None:
         return b""
+    if not any(c.tag in _UNSEEN or (c.tag == _FONTS and _HINT in c.attrib) for c in rpr):
+        return etree.tostring(rpr) if len(rpr) else b""
     shown = deepcopy(rpr)
     for child in list(shown):
         if child.tag in _UNSEEN:
             shown.remove(child)
-        elif child.tag == qn("w:rFonts"):
-            child.attrib.pop(qn("w:hint"), None)
+        elif child.tag == _FONTS:
+            child.attrib.pop(_HINT, None)
     return etree.tostring(shown) if len(shown) else b""
 
 
@@ -273,9 +305,9 @@ def _grouped(items: list[_Text | _Object]) -> list[_Group | _Object]:
     return pieces
 
 
-def _main_key(items: list[_Text | _Object]) -> tuple[bytes, tuple[int, ...]] | None:
+def _main_key(items: list[_Text | _Object]) -> Key | None:
     """The formatting that holds the most characters (the first of equals)."""
-    sizes: dict[tuple[bytes, tuple[int, ...]], int] = {}
+    sizes: dict[Key, int] = {}
     for item in items:
         if isinstance(item, _Text):
             sizes[item.key] = sizes.get(item.key, 0) + len(item.text.strip())
@@ -290,5 +322,5 @@ def _place(p: etree._Element, element: etree._Element, chain: Chain) -> None:
         for child in container:
             if isinstance(child.tag, str) and child.tag.endswith("Pr"):
                 copy.append(deepcopy(child))
-        parent = etree.SubElement(copy, qn("w:sdtContent")) if container.tag == qn("w:sdt") else copy
+        parent = etree.SubElement(copy, _SDT_CONTENT) if container.tag == _SDT else copy
     parent.append(element)

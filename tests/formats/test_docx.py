@@ -271,12 +271,6 @@ def test_other_archives_and_broken_documents_are_refused(report: bytes) -> None:
         DOCX.read(empty.getvalue())
 
 
-def test_an_archive_too_big_unpacked_is_refused(monkeypatch: pytest.MonkeyPatch, report: bytes) -> None:
-    monkeypatch.setattr(docx_format, "MAX_UNPACKED", 10_000)
-    with pytest.raises(FormatError, match="once unpacked"):
-        DOCX.read(report)
-
-
 def test_more_paragraphs_than_the_limit_are_refused(monkeypatch: pytest.MonkeyPatch, report: bytes) -> None:
     monkeypatch.setattr(docx_format, "MAX_SEGMENTS", 3)
     with pytest.raises(FormatError, match="more than 3 paragraphs"):

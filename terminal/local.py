@@ -44,7 +44,7 @@ def route_logs_to_file(log_path: Path) -> None:
 
     log_path.parent.mkdir(parents=True, exist_ok=True)
     stream = log_path.open("a", encoding="utf-8")
-    _OPENED.add(id(stream))
+    _OPENED.append(stream)
     app_logger = logging.getLogger(logger.service)
     app_logger.propagate = False  # its lines are in the file once, not again through the root handler below
     root = logging.getLogger()
@@ -62,14 +62,17 @@ def route_logs_to_file(log_path: Path) -> None:
     logging.captureWarnings(True)
 
 
-_OPENED: set[int] = set()
-"""The ids of the log files opened here: a later call closes those it replaces, and no other stream."""
+_OPENED: list[object] = []
+"""The log files opened here (held, so that no other stream is ever taken for one of them): a later
+call closes those it replaces, and no other stream."""
 
 
 def _close_ours(old: object) -> None:
-    if old is not None and hasattr(old, "close") and id(old) in _OPENED:
-        _OPENED.discard(id(old))
-        old.close()
+    for k, opened in enumerate(_OPENED):
+        if opened is old:
+            del _OPENED[k]
+            old.close()  # type: ignore[attr-defined]
+            return
 
 
 def connect(

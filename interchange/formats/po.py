@@ -37,6 +37,7 @@ import polib  # type: ignore[import-untyped]
 from ..languages import bcp47
 from ..limits import MAX_SEGMENTS
 from . import plurals
+from ._encoding import text_codec
 from .base import Entry, FileFormat, FormatError, Resource, Target
 from .codes import find_codes
 from .po_lines import adopt, join_lines
@@ -80,13 +81,14 @@ def _decode(data: bytes) -> str:
     charset = match.group(1).decode("ascii") if match else "utf-8"
     if charset.upper() == "CHARSET":  # a template's placeholder
         charset = "utf-8"
+    text_codec(charset, "The PO header's charset")
     try:
         return data.decode(charset).removeprefix("\ufeff")
-    except LookupError as exc:
-        raise FormatError(f"The PO header names an unknown charset {charset!r}.") from exc
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError(f"Line {line}: the text is not valid {charset}.") from exc
+    except UnicodeError as exc:  # a codec that fails without a position
+        raise FormatError(f"The text is not valid {charset}: {exc}.") from exc
 
 
 def _parse(data: bytes) -> Any:

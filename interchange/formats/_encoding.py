@@ -6,7 +6,6 @@ import codecs
 
 from .base import FormatError
 
-
 NOT_TEXT_ENCODINGS = frozenset({"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape"})
 """Codecs Python lists as text encodings that are no character set a file is written in."""
 

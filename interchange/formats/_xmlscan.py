@@ -114,7 +114,6 @@ def decode(data: bytes) -> tuple[str, str, bytes]:
         raise FormatError(f"The file is not valid {encoding}: {exc}.") from exc
 
 
-
 def check(text: str) -> None:
     """FormatError unless `text` is well-formed XML without entity declarations (the message says where)."""
     try:

@@ -65,7 +65,7 @@ class _Leaf:
     forms: CommentedMap | None = None
 
 
-class _Composer(Composer):  # type: ignore[misc]  # ruamel's classes are untyped
+class _Composer(Composer):
     """ruamel's composer with nesting bounded before it recurses (a deep file is a FormatError, never
     a RecursionError)."""
 
@@ -82,7 +82,7 @@ class _Composer(Composer):  # type: ignore[misc]  # ruamel's classes are untyped
             self.levels -= 1
 
 
-class _Map(CommentedMap):  # type: ignore[misc]
+class _Map(CommentedMap):
     """ruamel's mapping whose anchor records the mappings that merge it (`<<: *defaults`) in constant
     time: ruamel's own looks each up in a list by equality, quadratic in the merges of one anchor."""
 
@@ -92,7 +92,7 @@ class _Map(CommentedMap):  # type: ignore[misc]
         self._ref.append(cm)
 
 
-class _Constructor(RoundTripConstructor):  # type: ignore[misc]
+class _Constructor(RoundTripConstructor):
     def construct_yaml_map(self, node: Any) -> Iterator[CommentedMap]:
         data = _Map()
         data._yaml_set_line_col(node.start_mark.line, node.start_mark.column)
@@ -104,7 +104,7 @@ class _Constructor(RoundTripConstructor):  # type: ignore[misc]
 _Constructor.add_constructor("tag:yaml.org,2002:map", _Constructor.construct_yaml_map)
 
 
-class _Representer(RoundTripRepresenter):  # type: ignore[misc]
+class _Representer(RoundTripRepresenter):
     pass
 
 

@@ -60,9 +60,24 @@ def upload_bytes(upload: FileUpload) -> bytes:
         raise InvalidRequestError(f"contentBase64 is not valid base64: {exc}.") from exc
 
 
+MAX_FILE_CHARS = 2_000_000
+"""The longest text a file may store, in characters (Markdown: the file; another format: its strings)."""
+MAX_FILE_BYTES = 5_000_000
+"""The largest file read, in bytes (the upload route's body limit, 5.5 MB, holds it as JSON)."""
+
+
+def _too_large(upload: FileUpload, size: int, limit: int, unit: str) -> InvalidRequestError:
+    return InvalidRequestError(f"{upload.name} has {size} {unit}; the limit is {limit}. Split the file.")
+
+
 def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) -> tuple[ReadFile, str | None]:
-    """The upload read and segmented, and the language `language_of` told from its text (pure CPU)."""
+    """The upload read and segmented, and the language `language_of` told from its text (pure CPU).
+    Its size is checked before each step that costs more than a pass over it: its bytes before its
+    format reads it (each format's reader is linear), the text to store before the language is told
+    and the text is segmented (422 past MAX_FILE_BYTES or MAX_FILE_CHARS)."""
     data = upload_bytes(upload)
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_large(upload, len(data), MAX_FILE_BYTES, "bytes")
     fmt = format_for(upload.name, data) or format_named(TEXT)
     if fmt.binary and upload.content is not None:
         raise InvalidRequestError(f"A {fmt.name} file is binary: send it as contentBase64, not content.")
@@ -73,6 +88,8 @@ def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) ->
     if not entries:
         raise InvalidRequestError(f"{upload.name} has no text to translate.")
     layout = joined_text((e.key, e.source) for e in entries)
+    if len(layout.text) > MAX_FILE_CHARS:
+        raise _too_large(upload, len(layout.text), MAX_FILE_CHARS, "characters of text to translate")
     language = language_of(layout.text)
     if fmt.name == TEXT:
         return ReadFile(format=fmt, content=layout.text, segments=segment_text(layout.text, language), original=None), (

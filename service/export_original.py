@@ -31,10 +31,12 @@ KEEP_NAME = frozenset({"android", "strings", "stringsdict", "xcstrings"})
 def original_name(name: str, format_name: str, language: str, source: str | None = None) -> str:
     """The exported file's name: `messages.po` → `messages.pl.po`; a name that ends with the source
     language the file declares takes the target's (`app_en.arb` → `app_pl.arb`, `en.yml` → `pl.yml`);
-    `strings.xml` as it is."""
+    `strings.xml` as it is; a translated PO template is a PO file (`messages.pot` → `messages.pl.po`)."""
     if format_name in KEEP_NAME:
         return name
     stem, dot, ext = name.rpartition(".")
+    if format_name == "po" and ext.lower() == "pot":
+        ext = "po"
     if not (dot and stem):
         return f"{name}.{language}"
     if source:

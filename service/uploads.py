@@ -125,7 +125,7 @@ SHORT_NOTE = 120
 
 
 def fit_chunks(segments: Sequence[Segment]) -> tuple[Segment, ...]:
-    """The segments with their notes shortened (to SHORT_NOTE characters, then left out) in a chunk
+    """The segments with their notes shortened (to SHORT_NOTE characters, then left out with the refs) in a chunk
     whose stored segments would pass CHUNK_CONTEXT_BYTES (thousands of tiny strings with long notes);
     422 when even keys and codes alone would (the file cannot be stored: split it)."""
     by_chunk: dict[int, list[Segment]] = {}
@@ -148,15 +148,20 @@ def fit_chunks(segments: Sequence[Segment]) -> tuple[Segment, ...]:
 
 def _with_note(segment: Segment, chars: int | None) -> Segment:
     context = segment.context
-    if chars is None or context is None or context.note is None:
+    if chars is None or context is None:
         return segment
-    note = context.note[:chars] + "…" if chars and len(context.note) > chars else (context.note if chars else None)
-    return replace(segment, context=replace(context, note=note))
+    if chars == 0:
+        return replace(segment, context=replace(context, note=None, refs=()))
+    if context.note is None or len(context.note) <= chars:
+        return segment
+    return replace(segment, context=replace(context, note=context.note[:chars] + "…"))
 
 
 def _context(entry: Entry, codes: tuple[str, ...]) -> SegmentContext:
     forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
-    return SegmentContext(key=entry.key, note=entry.note, codes=codes, plural=forms, argument=entry.plural_argument)
+    return SegmentContext(
+        key=entry.key, note=entry.note, codes=codes, plural=forms, argument=entry.plural_argument, refs=entry.refs
+    )
 
 
 def _codes_in(entry: Entry, offset: int, pieces: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]:

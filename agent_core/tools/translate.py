@@ -157,7 +157,7 @@ class TranslateTool:
             segments=located.segments,
             origin="memory" if from_memory else "model",
             match=100 if from_memory else None,
-            context=EntryContext(key=first.key, note=first.note) if first else None,
+            context=EntryContext(key=first.key, note=first.note, refs=first.refs) if first else None,
             plural=plural,
         )
         request = with_findings(request, call.batch, rating=args.rating)

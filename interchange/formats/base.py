@@ -43,6 +43,8 @@ class Entry:
     note: str | None = None
     """The developer's comment for translators, where the format has one (PO `#.`, ARB `@key`
     `description`, `.strings` comments, xcstrings `comment`, Android's preceding XML comment)."""
+    refs: tuple[str, ...] = ()
+    """Where the program uses the string (PO `#:` references, `src/main.c:42`), for the reviewer."""
     codes: tuple[str, ...] = ()
     """The locked codes of `source` (every form's, for a plural entry), literal, in order, with
     repeats: a translation keeps each exactly, as often, in any order."""

@@ -8,7 +8,8 @@ empty value. `tools:ignore="MissingTranslation"` only silences lint about missin
 such a string is still translated. A `product` other than `default` makes the key `name@product`.
 The note is the XML comment right before the element (only whitespace and at most one line break
 between, so a section heading followed by a blank line is nobody's note) and its `description`,
-`translation_description` (Google's samples) or `comment` attribute. The text and its locked codes are read as aapt2 reads them (`_android_text`).
+`translation_description` (Google's samples) or `comment` attribute. The text and its locked codes
+are read as aapt2 reads them (`_android_text`).
 
 Writing splices each translated value into the original text: every other byte stays as it was. A
 plural entry's `<plurals>` gets exactly the target's `<item quantity>`s, indented as its first item

@@ -16,7 +16,7 @@ keep exactly (printf `%1$s`, `{name}`, `{{name}}`, ICU arguments, HTML tags, And
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -103,3 +103,13 @@ class FileFormat(ABC):
         sources (PO, xcstrings), its source text where the file is the translation (JSON,
         `.strings`, Android, HTML, DOCX, subtitles). Everything else is byte for byte as it was,
         except where the format's own library must re-serialise (documented in its module)."""
+
+    def export(
+        self, data: bytes, fill: Callable[[Resource], tuple[Mapping[str, Target], str]]
+    ) -> tuple[Resource, bytes]:
+        """`data` read, then written with the targets and the target language `fill` gives for what
+        was read: an export in one call. A format whose parse is the costly part (Rails YAML's
+        round trip) overrides it to parse the file once."""
+        resource = self.read(data)
+        targets, language = fill(resource)
+        return resource, self.write(data, targets, target_language=language)

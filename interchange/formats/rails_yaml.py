@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -291,36 +291,54 @@ class RailsYamlFormat(FileFormat):
     def read(self, data: bytes) -> Resource:
         """The file's strings and plural mappings, and its locale as the source language."""
         root, _ = _load(data)
-        entries = [_entry(leaf) for leaf in _leaves(root)]
-        if not entries:
-            raise FormatError("The file has no string to translate.")
-        if len(entries) > MAX_SEGMENTS:
-            raise FormatError(f"The file has more than {MAX_SEGMENTS} strings, the most a file takes; split it.")
-        return Resource(entries=tuple(entries), source_language=str(next(iter(root))))
+        return _resource(root, list(_leaves(root)))
 
     def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
         """The file with the targets written in and its top-level key renamed to the target language."""
         root, text = _load(data)
-        for leaf in list(_leaves(root)):
-            target = targets.get(leaf.key)
-            if target is None:
-                continue
-            if leaf.forms is not None:
-                _write_plural(leaf.forms, target, target_language)
-            else:
-                leaf.parent[leaf.index] = _styled(_text(target), leaf.parent[leaf.index])
-        locale = next(iter(root))
-        if locale != target_language:
-            root.insert(0, target_language, root.pop(locale))
-            if locale in root.ca.items:
-                root.ca.items[target_language] = root.ca.items.pop(locale)
-        yaml = _yaml()
-        mapping, sequence, offset = _indents(text)
-        yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-        yaml.explicit_start = text.lstrip().startswith("---")
-        out = io.StringIO()
-        yaml.dump(root, out)
-        return out.getvalue().encode("utf-8")
+        return _write(root, text, list(_leaves(root)), targets, target_language)
+
+    def export(
+        self, data: bytes, fill: Callable[[Resource], tuple[Mapping[str, Target], str]]
+    ) -> tuple[Resource, bytes]:
+        """Read and written on one parse of the file (ruamel's round trip is most of an export's time)."""
+        root, text = _load(data)
+        leaves = list(_leaves(root))
+        resource = _resource(root, leaves)
+        targets, language = fill(resource)
+        return resource, _write(root, text, leaves, targets, language)
+
+
+def _resource(root: CommentedMap, leaves: list[_Leaf]) -> Resource:
+    entries = [_entry(leaf) for leaf in leaves]
+    if not entries:
+        raise FormatError("The file has no string to translate.")
+    if len(entries) > MAX_SEGMENTS:
+        raise FormatError(f"The file has more than {MAX_SEGMENTS} strings, the most a file takes; split it.")
+    return Resource(entries=tuple(entries), source_language=str(next(iter(root))))
+
+
+def _write(root: CommentedMap, text: str, leaves: list[_Leaf], targets: Mapping[str, Target], language: str) -> bytes:
+    for leaf in leaves:
+        target = targets.get(leaf.key)
+        if target is None:
+            continue
+        if leaf.forms is not None:
+            _write_plural(leaf.forms, target, language)
+        else:
+            leaf.parent[leaf.index] = _styled(_text(target), leaf.parent[leaf.index])
+    locale = next(iter(root))
+    if locale != language:
+        root.insert(0, language, root.pop(locale))
+        if locale in root.ca.items:
+            root.ca.items[language] = root.ca.items.pop(locale)
+    yaml = _yaml()
+    mapping, sequence, offset = _indents(text)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    yaml.explicit_start = text.lstrip().startswith("---")
+    out = io.StringIO()
+    yaml.dump(root, out)
+    return out.getvalue().encode("utf-8")
 
 
 FORMAT = RailsYamlFormat()

@@ -5,8 +5,12 @@ string leaf under it is an entry keyed by its path without the locale (`errors.m
 an array item's index is a part: `date.day_names.0`). A mapping whose keys are all CLDR categories
 and include `other` (`one:` / `other:`) is one plural entry keyed by the mapping's path, written
 back with exactly the target's categories (forms the target lacks are removed; new ones take the
-quoting of the `other` form). Numbers, booleans, nulls, Ruby symbols (`:year`) and empty strings
-are not entries. Codes: `%{name}`, `%<name>s`, HTML tags.
+quoting of the `other` form). Numbers, booleans, nulls, Ruby symbols (`:year`), empty strings
+and what Rails reads as data (`round_mode`, `date.order`) are not entries, nor are the keys a
+mapping merges (`<<: *defaults`: they are their anchor's). Two keys whose paths join to one
+(`b.c:` beside `b:` / `c:`) are refused, naming both: one translation would be written to both.
+Nesting is bounded (MAX_DEPTH) before ruamel's composer recurses. Codes: `%{name}`, `%<name>s`,
+HTML tags.
 
 ruamel keeps comments, key order, quoting styles, block scalars and the `---` marker (rails-i18n's
 en.yml written with no targets comes back byte for byte); what can change is whitespace ruamel

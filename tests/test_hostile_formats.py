@@ -12,6 +12,7 @@ import json
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import polib
 import pytest
@@ -318,3 +319,22 @@ def test_segment_contexts_round_trip_their_references_through_storage() -> None:
 
     context = SegmentContext(key="k", refs=("a.c:1", "b.c:2"))
     assert SegmentContext.load(json.loads(json.dumps(context.dump()))) == context
+
+
+# -- `translation-agent check` reports the same files as errors, never a traceback ---------------------
+
+
+def test_check_reports_malformed_files_without_a_traceback(tmp_path: Path) -> None:
+    from terminal.check import run_check
+
+    files = []
+    for number, (name, content, words) in enumerate(MALFORMED):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        (folder / name).write_text(content, encoding="utf-8")
+        files.append((folder / name, words))
+    status, text = run_check([path for path, _ in files])
+    assert status == 1 and "Traceback" not in text
+    for path, words in files:
+        report = text.split(str(path), 1)[1].split("\n", 2)[:2]
+        assert words[0].lower() in " ".join(report).lower(), (path, report)

@@ -73,10 +73,12 @@ class Reference(_Strict):
 
 
 class EntryContext(_Strict):
-    """What a resource file says about a unit's string: its key and the developer's note."""
+    """What a resource file says about a unit's string: its key, the developer's note and where the
+    program uses it (PO `#:` references)."""
 
     key: str
     note: str | None = None
+    refs: tuple[str, ...] = ()
 
 
 class PluralInfo(_Strict):

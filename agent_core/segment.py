@@ -42,6 +42,8 @@ class SegmentContext:
     """A plural entry's source forms by CLDR category, in CLDR order; empty for a plain string."""
     argument: str | None = None
     """The variable a plural depends on, where the format names it."""
+    refs: tuple[str, ...] = ()
+    """Where the program uses the string (PO `#:` references), each cut to MAX_KEY_CHARS."""
 
     def dump(self) -> dict[str, object]:
         """The context as stored (short names; empty fields left out)."""
@@ -54,6 +56,8 @@ class SegmentContext:
             out["p"] = [list(form) for form in self.plural]
         if self.argument:
             out["a"] = self.argument[:MAX_KEY_CHARS]
+        if self.refs:
+            out["r"] = [ref[:MAX_KEY_CHARS] for ref in self.refs]
         return out
 
     @classmethod
@@ -61,13 +65,14 @@ class SegmentContext:
         """A stored context read back."""
         forms = raw.get("p")
         codes = raw.get("c")
-        note, argument = raw.get("n"), raw.get("a")
+        note, argument, refs = raw.get("n"), raw.get("a"), raw.get("r")
         return cls(
             key=str(raw["k"]),
             note=str(note) if note is not None else None,
             codes=tuple(str(c) for c in codes) if isinstance(codes, list) else (),
             plural=tuple((str(f[0]), str(f[1])) for f in forms) if isinstance(forms, list) else (),
             argument=str(argument) if argument is not None else None,
+            refs=tuple(str(r) for r in refs) if isinstance(refs, list) else (),
         )
 
 

@@ -39,7 +39,7 @@ health = api.handler(http_event("GET", "/api/health"), FakeLambdaContext())
 assert health["statusCode"] == 200, health
 
 from babel import Locale, localedata
-from interchange.formats.plurals import categories, gettext_forms
+from langfacts.plurals import categories, gettext_forms
 plurals = {tag: categories(tag) for tag in ("fr", "ar", "pt-BR", "ru", "sr-Latn", "ja", "cy")}
 assert plurals["ar"] == ("zero", "one", "two", "few", "many", "other"), plurals
 assert gettext_forms("ru").nplurals == 3

@@ -16,7 +16,7 @@ from __future__ import annotations
 from agent_core.errors import InvalidRequestError
 from agent_core.plural import parse_forms
 from interchange import WrittenUnit, segment_targets
-from interchange.formats import FormatError, Target, format_named
+from interchange.formats import FormatError, Resource, Target, format_named
 from interchange.layout import joined_text
 
 from .originals import Original
@@ -31,10 +31,12 @@ KEEP_NAME = frozenset({"android", "strings", "stringsdict", "xcstrings"})
 def original_name(name: str, format_name: str, language: str, source: str | None = None) -> str:
     """The exported file's name: `messages.po` → `messages.pl.po`; a name that ends with the source
     language the file declares takes the target's (`app_en.arb` → `app_pl.arb`, `en.yml` → `pl.yml`);
-    `strings.xml` as it is."""
+    `strings.xml` as it is; a translated PO template is a PO file (`messages.pot` → `messages.pl.po`)."""
     if format_name in KEEP_NAME:
         return name
     stem, dot, ext = name.rpartition(".")
+    if format_name == "po" and ext.lower() == "pot":
+        ext = "po"
     if not (dot and stem):
         return f"{name}.{language}"
     if source:
@@ -60,41 +62,44 @@ def format_original(
     targets were left out (plural forms that are not the target's categories). `source`: the
     session's source language, for the name when the file declares none."""
     fmt = format_named(original.format)
-    try:
-        resource = fmt.read(original.data)
-    except FormatError as exc:  # it was read at upload
-        raise InvalidRequestError(f"The stored {fmt.name} file cannot be read again: {exc}") from exc
-    language = language or resource.target_language
-    if language is None:
-        raise InvalidRequestError(
-            "The session has no target language: set targetLanguage (PATCH the session), then export again."
-        )
-    layout = joined_text((e.key, e.source) for e in resource.entries)
-    units = [
-        WrittenUnit(start=s.start, end=s.end, translation=s.target, status=s.status)
-        for s in view.segments()
-        if s.target is not None and s.status in WRITTEN_STATUSES
-    ]
-    texts = segment_targets(layout, units).targets
-    from langfacts.plurals import categories  # babel's data, only for this export
-
-    wanted = categories(language)
-    targets: dict[str, Target] = {}
     skipped = 0
-    for entry in resource.entries:
-        text = texts.get(entry.key)
-        if text is None:
-            continue
-        if entry.plural is None:
-            targets[entry.key] = text
-            continue
-        forms = parse_forms(text)
-        if forms is None or set(forms) != set(wanted):
-            skipped += 1
-            continue
-        targets[entry.key] = {c: forms[c] for c in wanted}
+
+    def fill(resource: Resource) -> tuple[dict[str, Target], str]:
+        nonlocal skipped
+        chosen = language or resource.target_language
+        if chosen is None:
+            raise InvalidRequestError(
+                "The session has no target language: set targetLanguage (PATCH the session), then export again."
+            )
+        layout = joined_text((e.key, e.source) for e in resource.entries)
+        units = [
+            WrittenUnit(start=s.start, end=s.end, translation=s.target, status=s.status)
+            for s in view.segments()
+            if s.target is not None and s.status in WRITTEN_STATUSES
+        ]
+        texts = segment_targets(layout, units).targets
+        from langfacts.plurals import categories  # babel's data, only for this export
+
+        wanted = categories(chosen)
+        targets: dict[str, Target] = {}
+        for entry in resource.entries:
+            text = texts.get(entry.key)
+            if text is None:
+                continue
+            if entry.plural is None:
+                targets[entry.key] = text
+                continue
+            forms = parse_forms(text)
+            if forms is None or set(forms) != set(wanted):
+                skipped += 1
+                continue
+            targets[entry.key] = {c: forms[c] for c in wanted}
+        return targets, chosen
+
     try:
-        written = fmt.write(original.data, targets, target_language=language)
-    except FormatError as exc:
-        raise InvalidRequestError(f"The {fmt.name} file cannot be written: {exc}") from exc
+        resource, written = fmt.export(original.data, fill)
+    except FormatError as exc:  # it was read at upload
+        raise InvalidRequestError(f"The stored {fmt.name} file cannot be read or written again: {exc}") from exc
+    language = language or resource.target_language
+    assert language is not None  # fill refused the export otherwise
     return written, original_name(view.state.name, fmt.name, language, resource.source_language or source), skipped

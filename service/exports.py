@@ -103,8 +103,13 @@ class Exports:
         self.workbench = workbench
 
     async def translation(self, owner: str, sid: str, fid: str, *, fill: bool = False) -> Download:
-        """The assembled translation; with `fill`, untranslated spans are the source text."""
+        """The assembled translation; with `fill`, untranslated spans are the source text. A file read
+        by another format than Markdown (PO, JSON, strings.xml…) is its own format's file, as the
+        `original` export writes it: its stored text alone (the strings joined) is no file of any format."""
         view = await self.workbench.view(owner, sid, fid, with_pending=False)
+        stored = await blocking(self.workbench.storage.read_original, sid, view.state.file_id)
+        if stored is not None:
+            return await self.export(owner, sid, fid, "original")
         return await blocking(render_translation, view, fill=fill)
 
     async def export(self, owner: str, sid: str, fid: str, fmt: str, *, srclang: str | None = None) -> Download:

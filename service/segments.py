@@ -38,7 +38,7 @@ def segment_status(unit: UnitWrite) -> SegmentStatus:
 def entry_context(segment: StoredSegment) -> EntryContext | None:
     """A stored segment's key and developer's note, as the API shows them (a resource file's; else None)."""
     found = segment.context
-    return EntryContext(key=found.key, note=found.note) if found is not None else None
+    return EntryContext(key=found.key, note=found.note, refs=found.refs) if found is not None else None
 
 
 def written_segment(unit: UnitWrite, source: str, segment_id: str) -> Segment:

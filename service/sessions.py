@@ -33,8 +33,6 @@ log = logging.getLogger(__name__)
 
 MAX_FILES = 20
 """A session holds at most this many files (checked atomically by the backend)."""
-MAX_FILE_CHARS = 2_000_000
-"""The longest file a session accepts, in characters."""
 
 
 def _now() -> str:
@@ -170,8 +168,6 @@ class SessionService:
         # Sentences are cut by the language told from the file's own text.
         read, detected = read_upload(upload, detect_language)
         content, original = read.content, read.original
-        if len(content) > MAX_FILE_CHARS:
-            raise InvalidRequestError(f"The file has {len(content)} characters; the limit is {MAX_FILE_CHARS}.")
         state = FileState(
             file_id=new_id("f"),
             name=upload.name,

@@ -60,9 +60,24 @@ def upload_bytes(upload: FileUpload) -> bytes:
         raise InvalidRequestError(f"contentBase64 is not valid base64: {exc}.") from exc
 
 
+MAX_FILE_CHARS = 2_000_000
+"""The longest text a file may store, in characters (Markdown: the file; another format: its strings)."""
+MAX_FILE_BYTES = 5_000_000
+"""The largest file read, in bytes (the upload route's body limit, 5.5 MB, holds it as JSON)."""
+
+
+def _too_large(upload: FileUpload, size: int, limit: int, unit: str) -> InvalidRequestError:
+    return InvalidRequestError(f"{upload.name} has {size} {unit}; the limit is {limit}. Split the file.")
+
+
 def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) -> tuple[ReadFile, str | None]:
-    """The upload read and segmented, and the language `language_of` told from its text (pure CPU)."""
+    """The upload read and segmented, and the language `language_of` told from its text (pure CPU).
+    Its size is checked before each step that costs more than a pass over it: its bytes before its
+    format reads it (each format's reader is linear), the text to store before the language is told
+    and the text is segmented (422 past MAX_FILE_BYTES or MAX_FILE_CHARS)."""
     data = upload_bytes(upload)
+    if len(data) > MAX_FILE_BYTES:
+        raise _too_large(upload, len(data), MAX_FILE_BYTES, "bytes")
     fmt = format_for(upload.name, data) or format_named(TEXT)
     if fmt.binary and upload.content is not None:
         raise InvalidRequestError(f"A {fmt.name} file is binary: send it as contentBase64, not content.")
@@ -73,6 +88,8 @@ def read_upload(upload: FileUpload, language_of: Callable[[str], str | None]) ->
     if not entries:
         raise InvalidRequestError(f"{upload.name} has no text to translate.")
     layout = joined_text((e.key, e.source) for e in entries)
+    if len(layout.text) > MAX_FILE_CHARS:
+        raise _too_large(upload, len(layout.text), MAX_FILE_CHARS, "characters of text to translate")
     language = language_of(layout.text)
     if fmt.name == TEXT:
         return ReadFile(format=fmt, content=layout.text, segments=segment_text(layout.text, language), original=None), (
@@ -108,7 +125,7 @@ SHORT_NOTE = 120
 
 
 def fit_chunks(segments: Sequence[Segment]) -> tuple[Segment, ...]:
-    """The segments with their notes shortened (to SHORT_NOTE characters, then left out) in a chunk
+    """The segments with their notes shortened (to SHORT_NOTE characters, then left out with the refs) in a chunk
     whose stored segments would pass CHUNK_CONTEXT_BYTES (thousands of tiny strings with long notes);
     422 when even keys and codes alone would (the file cannot be stored: split it)."""
     by_chunk: dict[int, list[Segment]] = {}
@@ -131,15 +148,20 @@ def fit_chunks(segments: Sequence[Segment]) -> tuple[Segment, ...]:
 
 def _with_note(segment: Segment, chars: int | None) -> Segment:
     context = segment.context
-    if chars is None or context is None or context.note is None:
+    if chars is None or context is None:
         return segment
-    note = context.note[:chars] + "…" if chars and len(context.note) > chars else (context.note if chars else None)
-    return replace(segment, context=replace(context, note=note))
+    if chars == 0:
+        return replace(segment, context=replace(context, note=None, refs=()))
+    if context.note is None or len(context.note) <= chars:
+        return segment
+    return replace(segment, context=replace(context, note=context.note[:chars] + "…"))
 
 
 def _context(entry: Entry, codes: tuple[str, ...]) -> SegmentContext:
     forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
-    return SegmentContext(key=entry.key, note=entry.note, codes=codes, plural=forms, argument=entry.plural_argument)
+    return SegmentContext(
+        key=entry.key, note=entry.note, codes=codes, plural=forms, argument=entry.plural_argument, refs=entry.refs
+    )
 
 
 def _codes_in(entry: Entry, offset: int, pieces: Sequence[tuple[int, int]]) -> list[tuple[str, ...]]:

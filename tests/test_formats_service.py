@@ -71,9 +71,9 @@ def test_upload_by_name_stores_the_strings_with_their_context(client: TestClient
     assert "Mailbox" not in source and source.split("\n\n")[0] == "Inbox"
     segments = client.get(f"/api/sessions/{sid}/files/{fid}/segments").json()["segments"]
     assert [s["context"] for s in segments] == [
-        {"key": "inbox_title", "note": "The title of the inbox screen"},
-        {"key": "new_messages", "note": None},
-        {"key": "greeting", "note": None},
+        {"key": "inbox_title", "note": "The title of the inbox screen", "refs": []},
+        {"key": "new_messages", "note": None, "refs": []},
+        {"key": "greeting", "note": None, "refs": []},
     ]
     xliff = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "xliff2"}).text
     assert '<note category="key">inbox_title</note>' in xliff

@@ -142,7 +142,7 @@ def _make_variable(name: str) -> list[str]:
 _READ = """
 import json, sys
 from babel import Locale, localedata
-from interchange.formats.plurals import categories, gettext_forms
+from langfacts.plurals import categories, gettext_forms
 from service.jobs import language_name
 tags = sys.argv[1:]
 known = [t.replace("-", "_") for t in tags if localedata.exists(t.replace("-", "_"))]

@@ -168,7 +168,7 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
         segments=located.segments,
         origin="memory" if from_memory else "model",
         match=100 if from_memory else None,
-        context=EntryContext(key=first.key, note=first.note) if first else None,
+        context=EntryContext(key=first.key, note=first.note, refs=first.refs) if first else None,
         plural=plural,
     )
     return with_findings(request, call.batch, rating=args.rating)

@@ -40,7 +40,8 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "stringsdict": (".stringsdict",),
     "xcstrings": (".xcstrings",),
     "html": (".html", ".htm"),
-    "subtitles": (".srt", ".vtt"),
+    "subtitles": (".srt",),
+    "webvtt": (".vtt",),
     "docx": (".docx",),
 }
 """The format modules and the extensions each reads, in the order their `accepts` is asked (the first

@@ -16,13 +16,15 @@ from dataclasses import dataclass, field
 
 from .. import _xml
 from ..errors import InterchangeError
+from ._encoding import text_codec
 from .base import FormatError
 
 _TOKEN = re.compile(
     r"""(?P<comment><!--.*?-->)
     |(?P<cdata><!\[CDATA\[.*?\]\]>)
     |(?P<pi><\?.*?\?>)
-    |(?P<doctype><!DOCTYPE(?:[^\[>]|\[.*?\])*>)
+    |(?P<doctype><!DOCTYPE(?:[^\[>"']|"[^"]*"|'[^']*')*+
+        (?:\[(?:<!--.*?-->|<\?.*?\?>|"[^"]*"|'[^']*'|[^\]"'<]|<(?!!--|\?))*+\]\s*)?>)
     |(?P<end></[^\s>]+\s*>)
     |(?P<start><[^\s/>!?]+(?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?>)
     |(?P<text>[^<]+)""",
@@ -102,15 +104,14 @@ def decode(data: bytes) -> tuple[str, str, bytes]:
         declared = _DECLARED.match(data)
         if declared is not None:
             encoding = declared.group(1).decode("ascii").lower()
-    try:
-        codecs.lookup(encoding)
-    except LookupError as exc:
-        raise FormatError(f"Line 1: the XML declaration names an unknown encoding, {encoding!r}.") from exc
+    text_codec(encoding, "Line 1: the XML declaration")
     try:
         return data[len(bom) :].decode(encoding), encoding, bom
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError(f"Line {line}: the file is not valid {encoding} (byte {exc.start}).") from exc
+    except UnicodeError as exc:  # a codec that fails without a position (punycode)
+        raise FormatError(f"The file is not valid {encoding}: {exc}.") from exc
 
 
 def check(text: str) -> None:
@@ -175,6 +176,8 @@ def _tree(text: str, tokens: list[Token]) -> Element:
                 stack.append(element)
             comment = None
         elif kind == "end":
+            if len(stack) == 1:  # lxml checked the document: only a token misread could get here
+                raise FormatError(f"Line {text.count(chr(10), 0, token.start) + 1}: an end tag without its start.")
             element = stack.pop()
             element.content_end, element.end, element.last_token = token.start, token.end, index
             comment = None

@@ -7,8 +7,9 @@ the element or its array), a value that is a resource reference (`@string/x`, `?
 empty value. `tools:ignore="MissingTranslation"` only silences lint about missing translations, so
 such a string is still translated. A `product` other than `default` makes the key `name@product`.
 The note is the XML comment right before the element (only whitespace and at most one line break
-between, so a section heading followed by a blank line is nobody's note) and its `description` or
-`comment` attribute. The text and its locked codes are read as aapt2 reads them (`_android_text`).
+between, so a section heading followed by a blank line is nobody's note) and its `description`,
+`translation_description` (Google's samples) or `comment` attribute. The text and its locked codes
+are read as aapt2 reads them (`_android_text`).
 
 Writing splices each translated value into the original text: every other byte stays as it was. A
 plural entry's `<plurals>` gets exactly the target's `<item quantity>`s, indented as its first item
@@ -34,7 +35,9 @@ def _false(element: Element) -> bool:
 
 
 def _note(element: Element) -> str | None:
-    notes = [n for n in (element.comment, element.attrs.get("description"), element.attrs.get("comment")) if n]
+    attrs = element.attrs
+    found = (element.comment, *(attrs.get(name) for name in ("description", "translation_description", "comment")))
+    notes = [n for n in dict.fromkeys(found) if n]
     return "\n".join(notes) if notes else None
 
 

@@ -8,7 +8,7 @@ one by a file's name. Formats are pure functions of bytes: no HTTP, storage or a
 
 Plural entries carry their forms by CLDR category (`zero`, `one`, `two`, `few`, `many`, `other`),
 in the source language's categories when read and in the target language's when written
-(`formats.plurals`). Locked codes are the literal substrings of the source that a translation must
+(`langfacts.plurals`). Locked codes are the literal substrings of the source that a translation must
 keep exactly (printf `%1$s`, `{name}`, `{{name}}`, ICU arguments, HTML tags, Android `<xliff:g>`…):
 `Entry.codes` lists them in source order, as often as they occur.
 """
@@ -16,7 +16,7 @@ keep exactly (printf `%1$s`, `{name}`, `{{name}}`, ICU arguments, HTML tags, And
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -43,6 +43,8 @@ class Entry:
     note: str | None = None
     """The developer's comment for translators, where the format has one (PO `#.`, ARB `@key`
     `description`, `.strings` comments, xcstrings `comment`, Android's preceding XML comment)."""
+    refs: tuple[str, ...] = ()
+    """Where the program uses the string (PO `#:` references, `src/main.c:42`), for the reviewer."""
     codes: tuple[str, ...] = ()
     """The locked codes of `source` (every form's, for a plural entry), literal, in order, with
     repeats: a translation keeps each exactly, as often, in any order."""
@@ -101,3 +103,13 @@ class FileFormat(ABC):
         sources (PO, xcstrings), its source text where the file is the translation (JSON,
         `.strings`, Android, HTML, DOCX, subtitles). Everything else is byte for byte as it was,
         except where the format's own library must re-serialise (documented in its module)."""
+
+    def export(
+        self, data: bytes, fill: Callable[[Resource], tuple[Mapping[str, Target], str]]
+    ) -> tuple[Resource, bytes]:
+        """`data` read, then written with the targets and the target language `fill` gives for what
+        was read: an export in one call. A format whose parse is the costly part (Rails YAML's
+        round trip) overrides it to parse the file once."""
+        resource = self.read(data)
+        targets, language = fill(resource)
+        return resource, self.write(data, targets, target_language=language)

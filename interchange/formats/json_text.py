@@ -71,6 +71,39 @@ class _Frame:
     """The position of the container's `{` or `[`."""
 
 
+MAX_NUMBER: Final = 4_000
+"""The longest number literal read (Python refuses integers of more than 4,300 digits)."""
+_NESTING = re.compile(r'[\[\]{}"]')
+_ANY_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"', re.S)
+
+
+def number(text: str, pos: int, literal: str) -> Any:
+    """The value of the scalar `literal` (a number, true, false or null) at `pos`; a number too long
+    to read is FormatError."""
+    if len(literal) > MAX_NUMBER:
+        raise _fail(text, pos, f"a number of {len(literal)} characters (at most {MAX_NUMBER} are read)")
+    return json.loads(literal)
+
+
+def check_depth(text: str) -> None:
+    """FormatError when brackets in `text` nest deeper than MAX_DEPTH (one pass, strings skipped), so
+    a recursive parser such as `json.loads` can be given the text."""
+    depth, pos = 0, 0
+    while (match := _NESTING.search(text, pos)) is not None:
+        token, pos = match.group(), match.end()
+        if token == '"':
+            string = _ANY_STRING.match(text, match.start())
+            if string is None:
+                return  # an unterminated string: the parser says where
+            pos = string.end()
+        elif token in "{[":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise _fail(text, match.start(), f"nested deeper than {MAX_DEPTH} levels")
+        else:
+            depth -= 1
+
+
 def where(text: str, pos: int) -> str:
     """`line L, column C` of a position."""
     line = text.count("\n", 0, pos) + 1
@@ -134,7 +167,7 @@ class _Scanner:
         match = _SCALAR.match(text, pos)
         if not match:
             raise _fail(text, pos, "a value was expected" if pos < len(text) else "the text ends early")
-        return json.loads(match.group()), match.end(), False
+        return number(text, pos, match.group()), match.end(), False
 
     def path(self) -> Path:
         if not self.stack:

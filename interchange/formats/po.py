@@ -1,8 +1,10 @@
 """gettext PO and POT files (polib): each message is an entry; write fills `msgstr` and the header.
 
-Reading: an entry's key is `msgctxt + "\\x04" + msgid` when it has a context, else `msgid` (gettext's
-own key); its note is the extracted comments (`#.`), then the translator comments (`# `), which in
-a file people translate together are notes for the next translator. Codes follow the entry's
+Reading: an entry's key is `msgctxt | msgid` when it has a context, else `msgid` (gettext's own key
+joins them with a control character, which no screen shows; two messages whose keys are the same
+this way are refused like a repeated message); its note is the extracted comments (`#.`), then the
+translator comments (`# `), which in a file people translate together are notes for the next
+translator; its refs are the `#:` source references (`src/main.c:42`), at most MAX_REFS. Codes follow the entry's
 flags (`c-format` printf, `python-format` `%(name)s` and printf, `python-brace-format` `{name}`, …);
 an entry with no format flag gets printf, strftime (`%Y`), `%(name)s` and `{name}` found, and HTML
 tags always count. A plural entry (`msgid_plural`) has `one` = msgid and `other` = msgid_plural (gettext's
@@ -38,6 +40,7 @@ from langfacts import bcp47, normalize_tag, plurals
 from langfacts.codes import find_codes
 
 from ..limits import MAX_SEGMENTS
+from ._encoding import text_codec
 from .base import Entry, FileFormat, FormatError, Resource, Target
 from .po_lines import adopt, join_lines
 
@@ -81,13 +84,14 @@ def _decode(data: bytes) -> str:
     charset = match.group(1).decode("ascii") if match else "utf-8"
     if charset.upper() == "CHARSET":  # a template's placeholder
         charset = "utf-8"
+    text_codec(charset, "The PO header's charset")
     try:
         return data.decode(charset).removeprefix("\ufeff")
-    except LookupError as exc:
-        raise FormatError(f"The PO header names an unknown charset {charset!r}.") from exc
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise FormatError(f"Line {line}: the text is not valid {charset}.") from exc
+    except UnicodeError as exc:  # a codec that fails without a position
+        raise FormatError(f"The text is not valid {charset}: {exc}.") from exc
 
 
 def _parse(data: bytes) -> Any:
@@ -113,8 +117,16 @@ def _parse(data: bytes) -> Any:
     return po
 
 
+MAX_REFS = 20
+"""The most `#:` references an entry carries (a string used in hundreds of places shows the first)."""
+
+
 def _key(entry: Any) -> str:
-    return f"{entry.msgctxt}\x04{entry.msgid}" if entry.msgctxt is not None else str(entry.msgid)
+    return f"{entry.msgctxt} | {entry.msgid}" if entry.msgctxt is not None else str(entry.msgid)
+
+
+def _refs(entry: Any) -> tuple[str, ...]:
+    return tuple(f"{path}:{line}" if line else str(path) for path, line in entry.occurrences[:MAX_REFS])
 
 
 def _syntaxes(flags: list[str]) -> tuple[tuple[str, ...], bool]:
@@ -216,6 +228,7 @@ def _entry(entry: Any, categories: tuple[str, ...] | None) -> Entry:
         key=_key(entry),
         source=entry.msgid_plural or entry.msgid,
         note=_note(entry),
+        refs=_refs(entry),
         codes=_codes(entry, texts),
         plural=plural,
         target=_target(entry, categories),

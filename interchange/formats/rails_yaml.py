@@ -5,9 +5,12 @@ string leaf under it is an entry keyed by its path without the locale (`errors.m
 an array item's index is a part: `date.day_names.0`). A mapping whose keys are all CLDR categories
 and include `other` (`one:` / `other:`) is one plural entry keyed by the mapping's path, written
 back with exactly the target's categories (forms the target lacks are removed; new ones take the
-quoting of the `other` form). Numbers, booleans, nulls, Ruby symbols (`:year`) and empty strings
-are not entries. Codes: `%{name}`, `%<name>s`, strftime and number-format directives (`%Y`, `%-d`,
-`%u %n`), HTML tags.
+quoting of the `other` form). Numbers, booleans, nulls, Ruby symbols (`:year`), empty strings
+and what Rails reads as data (`round_mode`, `date.order`) are not entries, nor are the keys a
+mapping merges (`<<: *defaults`: they are their anchor's). Two keys whose paths join to one
+(`b.c:` beside `b:` / `c:`) are refused, naming both: one translation would be written to both.
+Nesting is bounded (MAX_DEPTH) before ruamel's composer recurses. Codes: `%{name}`, `%<name>s`,
+strftime and number-format directives (`%Y`, `%-d`, `%u %n`), HTML tags.
 
 ruamel keeps comments, key order, quoting styles, block scalars and the `---` marker (rails-i18n's
 en.yml written with no targets comes back byte for byte); what can change is whitespace ruamel
@@ -22,14 +25,17 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from babel import localedata
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import ScalarString
 
 from langfacts import plurals
@@ -43,6 +49,8 @@ _SYMBOL = re.compile(r":[A-Za-z_]\w*[?!]?")
 _DASH = re.compile(r"^( *)- ", re.M)
 _KEY_LINE = re.compile(r"^( *)[^\s#-][^:\n]*:[ \t]*$", re.M)
 _MAX_NODES = 4 * MAX_SEGMENTS
+MAX_DEPTH = 64
+"""The deepest nesting of mappings and sequences read."""
 _LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
 _FIRST_KEY = re.compile(r"""^(?:---[ \t]*\n|[ \t]*(?:#[^\n]*)?\n)*(["']?)([^\s:"'#]+)\1:[ \t]*(?:#[^\n]*)?$""", re.M)
 
@@ -62,8 +70,57 @@ class _Leaf:
     forms: CommentedMap | None = None
 
 
+class _Composer(Composer):
+    """ruamel's composer with nesting bounded before it recurses (a deep file is a FormatError, never
+    a RecursionError)."""
+
+    levels = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.levels += 1
+        try:
+            if self.levels > MAX_DEPTH:
+                mark = self.parser.peek_event().start_mark
+                raise FormatError(f"Line {mark.line + 1}: values nested deeper than {MAX_DEPTH} levels.")
+            return super().compose_node(parent, index)
+        finally:
+            self.levels -= 1
+
+
+class _Map(CommentedMap):
+    """ruamel's mapping whose anchor records the mappings that merge it (`<<: *defaults`) in constant
+    time: ruamel's own looks each up in a list by equality, quadratic in the merges of one anchor."""
+
+    __slots__ = ()
+
+    def add_referent(self, cm: Any) -> None:
+        self._ref.append(cm)
+
+
+class _Constructor(RoundTripConstructor):
+    def construct_yaml_map(self, node: Any) -> Iterator[CommentedMap]:
+        data = _Map()
+        data._yaml_set_line_col(node.start_mark.line, node.start_mark.column)
+        yield data
+        self.construct_mapping(node, data, deep=True)
+        self.set_collection_style(data, node)
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:map", _Constructor.construct_yaml_map)
+
+
+class _Representer(RoundTripRepresenter):
+    pass
+
+
+_Representer.add_representer(_Map, RoundTripRepresenter.represent_dict)
+
+
 def _yaml() -> YAML:
     yaml = YAML(typ="rt")
+    yaml.Composer = _Composer
+    yaml.Constructor = _Constructor
+    yaml.Representer = _Representer
     yaml.preserve_quotes = True
     yaml.width = 4096  # never fold a long line the original kept whole
     return yaml
@@ -83,6 +140,10 @@ def _load(data: bytes) -> tuple[CommentedMap, str]:
         raise FormatError(f"{where}not valid YAML: {exc.problem or exc.context}.") from exc
     except YAMLError as exc:
         raise FormatError(f"Not valid YAML: {exc}.") from exc
+    except FormatError:
+        raise
+    except (ValueError, TypeError) as exc:  # a tagged value its type refuses (`!!int x`, a 5,000-digit number)
+        raise FormatError(f"A value cannot be read: {exc}.") from exc
     if root is None:
         raise FormatError("The file has no string to translate.")
     if not isinstance(root, CommentedMap) or len(root) != 1:
@@ -106,31 +167,67 @@ def _translatable(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip()) and not _SYMBOL.fullmatch(value)
 
 
+def _locked(path: tuple[str, ...]) -> bool:
+    """True for a value Rails reads as data, not text: `round_mode` (`number.format.round_mode:
+    default`) and `date.order` and its items (`[:year, :month, :day]`)."""
+    return path[-1] == "round_mode" or ("date", "order") in (path[-2:], path[-3:-1])
+
+
+def _children(node: Any) -> Iterator[tuple[Any, Any]]:
+    """A container's own items (a mapping's merged `<<` keys are its anchor's, not its own)."""
+    return iter(node.non_merged_items() if isinstance(node, CommentedMap) else enumerate(node))
+
+
+def _line(node: Any, index: Any) -> int:
+    """The 1-based line of a mapping's key or a sequence's item."""
+    try:
+        line = node.lc.key(index)[0] if isinstance(node, CommentedMap) else node.lc.item(index)[0]
+    except (AttributeError, KeyError, IndexError, TypeError):
+        return 0
+    return int(line) + 1
+
+
 def _leaves(root: CommentedMap) -> Iterator[_Leaf]:
-    """The tree's strings and plural mappings in file order, each container visited once."""
-    locale = next(iter(root))
-    stack: list[tuple[Any, tuple[str, ...]]] = [(root[locale], ())]
-    seen: set[int] = set()
+    """The tree's strings and plural mappings in file order, each container visited once; two keys
+    whose paths join to one (`b.c:` beside `b:` / `c:`) are a FormatError naming both."""
+    top = root[next(iter(root))]
+    stack: list[tuple[Any, Iterator[tuple[Any, Any]], tuple[str, ...]]] = [(top, _children(top), ())]
+    seen = {id(top)}
+    written: dict[str, tuple[tuple[str, ...], int]] = {}
     nodes = 0
     while stack:
-        node, path = stack.pop()
-        if id(node) in seen:
+        node, items, path = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
             continue
-        seen.add(id(node))
-        items = list(node.items()) if isinstance(node, CommentedMap) else list(enumerate(node))
-        children: list[tuple[Any, tuple[str, ...]]] = []
-        for index, value in items:
-            nodes += 1
-            if nodes > _MAX_NODES:
-                raise FormatError(f"The file has more than {_MAX_NODES} values, the most a file takes; split it.")
-            key_path = (*path, str(index))
-            if _is_plural(value):
-                yield _Leaf(".".join(key_path), node, index, forms=value)
-            elif isinstance(value, CommentedMap | CommentedSeq):
-                children.append((value, key_path))
-            elif _translatable(value):
-                yield _Leaf(".".join(key_path), node, index)
-        stack.extend(reversed(children))
+        index, value = item
+        nodes += 1
+        if nodes > _MAX_NODES:
+            raise FormatError(f"The file has more than {_MAX_NODES} values, the most a file takes; split it.")
+        key_path = (*path, str(index))
+        plural = _is_plural(value)
+        if not plural and isinstance(value, CommentedMap | CommentedSeq):
+            if id(value) not in seen:
+                seen.add(id(value))
+                stack.append((value, _children(value), key_path))
+            continue
+        if not plural and (not _translatable(value) or _locked(key_path)):
+            continue
+        key, line = ".".join(key_path), _line(node, index)
+        if key in written:
+            other, other_line = written[key]
+            raise FormatError(
+                f"The keys {_shown(other)} (line {other_line}) and {_shown(key_path)} (line {line}) both make "
+                f"the key {key}: one translation would be written to both. Rename or merge one of them."
+            )
+        written[key] = (key_path, line)
+        yield _Leaf(key, node, index, forms=value if plural else None)
+
+
+def _shown(path: tuple[str, ...]) -> str:
+    """A key path as written in the file: `b` → `c`."""
+    return " → ".join(f"`{part}`" for part in path)
 
 
 def _entry(leaf: _Leaf) -> Entry:
@@ -199,36 +296,54 @@ class RailsYamlFormat(FileFormat):
     def read(self, data: bytes) -> Resource:
         """The file's strings and plural mappings, and its locale as the source language."""
         root, _ = _load(data)
-        entries = [_entry(leaf) for leaf in _leaves(root)]
-        if not entries:
-            raise FormatError("The file has no string to translate.")
-        if len(entries) > MAX_SEGMENTS:
-            raise FormatError(f"The file has more than {MAX_SEGMENTS} strings, the most a file takes; split it.")
-        return Resource(entries=tuple(entries), source_language=str(next(iter(root))))
+        return _resource(root, list(_leaves(root)))
 
     def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
         """The file with the targets written in and its top-level key renamed to the target language."""
         root, text = _load(data)
-        for leaf in list(_leaves(root)):
-            target = targets.get(leaf.key)
-            if target is None:
-                continue
-            if leaf.forms is not None:
-                _write_plural(leaf.forms, target, target_language)
-            else:
-                leaf.parent[leaf.index] = _styled(_text(target), leaf.parent[leaf.index])
-        locale = next(iter(root))
-        if locale != target_language:
-            root.insert(0, target_language, root.pop(locale))
-            if locale in root.ca.items:
-                root.ca.items[target_language] = root.ca.items.pop(locale)
-        yaml = _yaml()
-        mapping, sequence, offset = _indents(text)
-        yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
-        yaml.explicit_start = text.lstrip().startswith("---")
-        out = io.StringIO()
-        yaml.dump(root, out)
-        return out.getvalue().encode("utf-8")
+        return _write(root, text, list(_leaves(root)), targets, target_language)
+
+    def export(
+        self, data: bytes, fill: Callable[[Resource], tuple[Mapping[str, Target], str]]
+    ) -> tuple[Resource, bytes]:
+        """Read and written on one parse of the file (ruamel's round trip is most of an export's time)."""
+        root, text = _load(data)
+        leaves = list(_leaves(root))
+        resource = _resource(root, leaves)
+        targets, language = fill(resource)
+        return resource, _write(root, text, leaves, targets, language)
+
+
+def _resource(root: CommentedMap, leaves: list[_Leaf]) -> Resource:
+    entries = [_entry(leaf) for leaf in leaves]
+    if not entries:
+        raise FormatError("The file has no string to translate.")
+    if len(entries) > MAX_SEGMENTS:
+        raise FormatError(f"The file has more than {MAX_SEGMENTS} strings, the most a file takes; split it.")
+    return Resource(entries=tuple(entries), source_language=str(next(iter(root))))
+
+
+def _write(root: CommentedMap, text: str, leaves: list[_Leaf], targets: Mapping[str, Target], language: str) -> bytes:
+    for leaf in leaves:
+        target = targets.get(leaf.key)
+        if target is None:
+            continue
+        if leaf.forms is not None:
+            _write_plural(leaf.forms, target, language)
+        else:
+            leaf.parent[leaf.index] = _styled(_text(target), leaf.parent[leaf.index])
+    locale = next(iter(root))
+    if locale != language:
+        root.insert(0, language, root.pop(locale))
+        if locale in root.ca.items:
+            root.ca.items[language] = root.ca.items.pop(locale)
+    yaml = _yaml()
+    mapping, sequence, offset = _indents(text)
+    yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
+    yaml.explicit_start = text.lstrip().startswith("---")
+    out = io.StringIO()
+    yaml.dump(root, out)
+    return out.getvalue().encode("utf-8")
 
 
 FORMAT = RailsYamlFormat()

@@ -19,7 +19,15 @@ is no entry.
 
 Writing replaces the text lines of each translated cue and nothing else: the translation's lines
 are joined by the cue's own line ending, and blank lines in it are dropped (a blank line would end
-the cue). UTF-8 only (a byte-order mark is kept).
+the cue). A translation's line that would read as a timing line (`00:01:02,000 --> 00:01:03,000`,
+which lenient players such as ffmpeg take for the start of a new cue even without a blank line) is
+joined to the line before it, or, as the cue's first line, written after an invisible U+2060 WORD
+JOINER: every character the reviewer approved is kept and no reader can see a cue in it (SRT has no
+escaping; in WebVTT the `>` is escaped anyway). UTF-8 only (a byte-order mark is kept).
+
+`.srt` files are `FORMAT` (`subtitles`; one that starts with `WEBVTT` is read as WebVTT), `.vtt`
+files `WEBVTT` (`webvtt`, module `webvtt`): a `.vtt` without its `WEBVTT` line is refused, as
+players refuse it.
 """
 
 from __future__ import annotations
@@ -56,12 +64,16 @@ class SubtitlesFormat(FileFormat):
     """SubRip and WebVTT subtitles: cue texts in, the same file with cue texts translated out."""
 
     name = "subtitles"
-    extensions = (".srt", ".vtt")
+    extensions: tuple[str, ...] = (".srt",)
+
+    def _text(self, data: bytes) -> tuple[str, bool]:
+        """The decoded file and whether it is WebVTT."""
+        text = decode_utf8(data, "subtitles")
+        return text, _is_vtt(text)
 
     def read(self, data: bytes) -> Resource:
         """The cues with text, in file order."""
-        text = decode_utf8(data, "subtitles")
-        vtt = _is_vtt(text)
+        text, vtt = self._text(data)
         cues = _cues(text, vtt=vtt)
         entries = [_entry(key, cue, vtt=vtt) for key, cue in _keyed(cues) if cue.text]
         if not entries:
@@ -70,8 +82,7 @@ class SubtitlesFormat(FileFormat):
 
     def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
         """The original with each translated cue's text lines replaced; everything else unchanged."""
-        text = decode_utf8(data, "subtitles")
-        vtt = _is_vtt(text)
+        text, vtt = self._text(data)
         edits: list[Edit] = []
         for key, cue in _keyed(_cues(text, vtt=vtt)):
             target = targets.get(key)
@@ -82,9 +93,42 @@ class SubtitlesFormat(FileFormat):
             codes = _codes(_raw(cue))
             new = escape_text(target, codes, _escape) if vtt else target
             newline = cue.text[0].ending(text) or cue.after.ending(text) or "\n"
-            body = newline.join(line for line in new.splitlines() if line.strip())
+            body = newline.join(_no_timing([line for line in new.splitlines() if line.strip()]))
             edits.append(Edit(cue.text[0].start, cue.text[-1].stop, body))
         return splice(text, edits).encode("utf-8")
+
+
+class WebVttFormat(SubtitlesFormat):
+    """WebVTT subtitles: a file must start with its `WEBVTT` line."""
+
+    name = "webvtt"
+    extensions = (".vtt",)
+    media_type = "text/vtt; charset=utf-8"
+
+    def _text(self, data: bytes) -> tuple[str, bool]:
+        text = decode_utf8(data, "subtitles")
+        if not _is_vtt(text):
+            raise FormatError(
+                "subtitles: line 1: a WebVTT file starts with the line WEBVTT, which players need; this one "
+                "does not (add it, or name an SRT file .srt)"
+            )
+        return text, True
+
+
+WORD_JOINER: Final = "\u2060"
+
+
+def _no_timing(lines: list[str]) -> list[str]:
+    """The translation's lines with none that reads as a timing line (see the module's note)."""
+    out: list[str] = []
+    for line in lines:
+        if "-->" in line and _SRT_TIMING.fullmatch(line.strip()):
+            if out:
+                out[-1] = f"{out[-1]} {line.strip()}"
+                continue
+            line = WORD_JOINER + line.strip()
+        out.append(line)
+    return out
 
 
 def _is_vtt(text: str) -> bool:
@@ -207,3 +251,4 @@ def _escape(text: str) -> str:
 
 
 FORMAT = SubtitlesFormat()
+WEBVTT = WebVttFormat()

@@ -35,6 +35,7 @@ from langfacts.codes import find_codes
 from langfacts.plurals import ORDER
 
 from ..limits import MAX_SEGMENTS
+from . import json_text
 from ._xcstrings_write import dump, set_target
 from .base import Entry, FileFormat, FormatError, Forms, Resource, Target
 
@@ -66,10 +67,13 @@ def _load(data: bytes) -> JSON:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FormatError(f"The file is not UTF-8 (byte {exc.start}).") from exc
+    json_text.check_depth(text)
     try:
         root = json.loads(text, object_pairs_hook=_pairs_hook)
     except json.JSONDecodeError as exc:
         raise FormatError(f"Line {exc.lineno}, column {exc.colno}: {exc.msg}.") from exc
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise FormatError(f"The file cannot be read as JSON: {exc}.") from exc
     root = _object(root, "The file")
     if not isinstance(root.get("sourceLanguage"), str):
         raise FormatError("The file has no sourceLanguage: it is not a String Catalog.")

@@ -56,7 +56,7 @@ def test_read_gtk_entries_keys_notes_codes_and_plurals() -> None:
     assert resource.target_language == "pl"  # from X-Poedit-Language: the header has no Language
     assert len(resource.entries) == 23  # header and the 4 obsolete entries left out
     assert "Invalid filename: %s" not in by_key and "Location:" not in by_key
-    tab = by_key["keyboard label\x04Tab"]
+    tab = by_key["keyboard label | Tab"]
     assert (tab.source, tab.target) == ("Tab", None)
     failed = by_key["Failed to open file '%s': %s"]
     assert failed.codes == ("%s", "%s")

@@ -56,7 +56,7 @@ def translate_all(data: bytes) -> tuple[bytes, dict[str, str]]:
 
 def test_registry_picks_the_format_by_extension() -> None:
     assert format_for("film.SRT", b"") is SUBTITLES
-    assert format_for("film.vtt", b"") is SUBTITLES
+    assert format_for("film.vtt", b"") is subtitles.WEBVTT is format_named("webvtt")
     assert SUBTITLES is subtitles.FORMAT
 
 

@@ -33,6 +33,7 @@ from .job_schemas import JobCreate, JobCreated, JobEstimate, JobLanguage, JobPro
 from .schemas import SessionSettings
 from .sessions import SessionService, language_tag
 from .standing import segments_left, standing
+from .uploads import ReadFile
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +74,16 @@ class Jobs:
         if len(set(tags)) < len(tags):
             raise InvalidRequestError("targetLanguages names a language twice.")
         names = [f.name for f in body.files]
+        # Every file is read and segmented once, before anything is stored: a file that cannot be read
+        # is 422 with no session made, and each language stores the same read.
+        reads = [await blocking(self.sessions.read_file, upload) for upload in body.files]
         made = {tag: new_id("s") for tag in tags if tag is not None}  # known before any is written
         try:
             segments: dict[str, int] = {}
             files: dict[str, list[str]] = {}
             for tag, sid in made.items():
                 await blocking(self._session, owner, body, tag, names, sid)
-                segments[tag], files[tag] = await blocking(self._upload, owner, sid, body)
+                segments[tag], files[tag] = await blocking(self._upload, owner, sid, body, reads)
             figures = {
                 tag: {**(await self._estimate(owner, sid, files[tag], tag)), "segments": segments[tag]}
                 for tag, sid in made.items()
@@ -104,9 +108,13 @@ class Jobs:
         )
         self.sessions.create(owner, settings, task=task_for(names, tag), session_id=sid)
 
-    def _upload(self, owner: str, sid: str, body: JobCreate) -> tuple[int, list[str]]:
-        """The job's files into one language's session: how many segments they have, and their ids."""
-        added = [self.sessions.add_file(owner, sid, upload) for upload in body.files]
+    def _upload(
+        self, owner: str, sid: str, body: JobCreate, reads: list[tuple[ReadFile, str | None]]
+    ) -> tuple[int, list[str]]:
+        """The job's files, as read once, into one language's session: how many segments they have, and their ids."""
+        added = [
+            self.sessions.add_file(owner, sid, upload, read) for upload, read in zip(body.files, reads, strict=True)
+        ]
         return sum(count for _, count in added), [state.file_id for state, _ in added]
 
     def _remove(self, owner: str, sids: list[str]) -> None:

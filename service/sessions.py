@@ -26,7 +26,7 @@ from storage.records import Page, SessionRecord
 from .language_detection import detect_language
 from .schemas import BudgetBody, FileUpload, SessionSettings
 from .store import TextCache
-from .uploads import read_upload
+from .uploads import ReadFile, read_upload
 from .verbatim import write_verbatim
 
 log = logging.getLogger(__name__)
@@ -160,14 +160,16 @@ class SessionService:
         self.storage.delete_session(sid)
         self.cache.forget(sid)
 
-    def add_file(self, owner: str, sid: str, upload: FileUpload) -> tuple[FileState, int]:
+    def add_file(
+        self, owner: str, sid: str, upload: FileUpload, read: tuple[ReadFile, str | None] | None = None
+    ) -> tuple[FileState, int]:
         """Add a document to the caller's session; the first one tells its source language if none is set.
         Answers the file and the number of its segments. Every format takes one path
-        (`service.uploads`); a file that cannot be read is 422 with the format's message, nothing stored."""
+        (`service.uploads`); a file that cannot be read is 422 with the format's message, nothing stored.
+        `read`: the upload as `read_file` read it already (a job stores one read in every language)."""
         record = self.owned(owner, sid)
-        # Sentences are cut by the language told from the file's own text.
-        read, detected = read_upload(upload, detect_language)
-        content, original = read.content, read.original
+        found, detected = read or self.read_file(upload)
+        content, original = found.content, found.original
         state = FileState(
             file_id=new_id("f"),
             name=upload.name,
@@ -175,7 +177,7 @@ class SessionService:
             covered=initial_coverage(content),
             created_at=_now(),
         )
-        segments = read.segments
+        segments = found.segments
         self.storage.add_file(sid, state, content, segments=segments, max_files=MAX_FILES, original=original)
         # Only Markdown: elsewhere a verbatim block (a fence with a blank line in it) could cross an entry's end.
         keep = upload.keepVerbatim and original is None
@@ -183,6 +185,12 @@ class SessionService:
         if record.source_language is None:
             self._record_language(sid, detected)
         return written, len(segments)
+
+    @staticmethod
+    def read_file(upload: FileUpload) -> tuple[ReadFile, str | None]:
+        """The upload read and segmented, and the language told from its own text (by which sentences are
+        cut): CPU only, nothing stored; 422 for a file that cannot be read."""
+        return read_upload(upload, detect_language)
 
     def _record_language(self, sid: str, detected: str | None) -> None:
         """Record the language detected in the first file as the session's, when it could be told. Best

@@ -234,4 +234,3 @@ class Workbench:
 
 def _revised(segment: Segment, warnings: list[QaWarningView], version: int) -> RevisedSegment:
     return RevisedSegment(**segment.model_dump(), warnings=warnings, version=version)
-

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,12 @@ _CfnLoader.add_multi_constructor("!", _tag)
 
 
 def template() -> dict[str, Any]:
-    """template.yaml, parsed."""
+    """template.yaml, parsed (a copy of its own: read once a process, a test may change what it gets)."""
+    return copy.deepcopy(_template())
+
+
+@functools.cache
+def _template() -> dict[str, Any]:
     with open(ROOT / "template.yaml", encoding="utf-8") as fh:
         data: dict[str, Any] = yaml.load(fh, Loader=_CfnLoader)
     return data

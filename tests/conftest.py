@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,27 @@ from tests.aws import create_sessions_table
 
 # A guard: no test may reach a real model provider.
 models.ALLOW_MODEL_REQUESTS = False
+
+
+def _share_botocore_models() -> None:
+    """botocore's JSON models (service definitions, endpoints) parsed once a process, not once a
+    boto3 session: moto starts every test on a new session, and each new session's client parsed
+    them again (most of a DynamoDB test's setup). A session already shares one parsed model among
+    its clients, read-only; this shares it among sessions too."""
+    import botocore.loaders
+
+    load = botocore.loaders.JSONFileLoader.load_file
+    parsed: dict[str, Any] = {}
+
+    def load_file(self: botocore.loaders.JSONFileLoader, file_path: str) -> Any:
+        if file_path not in parsed:
+            parsed[file_path] = load(self, file_path)
+        return parsed[file_path]
+
+    botocore.loaders.JSONFileLoader.load_file = load_file  # type: ignore[method-assign]
+
+
+_share_botocore_models()
 
 BACKENDS = ["sqlite", "dynamodb"]
 

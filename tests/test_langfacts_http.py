@@ -152,12 +152,12 @@ async def test_a_proposal_that_alters_a_directive_is_refused_to_the_model() -> N
     fid = h.add_file(RAILS, name="en.yml")
     h.script.replies.append(
         calls(
-            translate_ids(fid, ["s1"], "Hallo %{name}, zu 100 % bereit", call_id="c0"),  # the greeting is read first
-            translate_ids(fid, ["s2"], "%d. %b", call_id="c1"),
+            translate_ids(fid, ["s1"], "%-d. %b", call_id="c0"),  # the directives kept, in another order
+            translate_ids(fid, ["s2"], "%A, %d. %B %Y", call_id="c1"),
         )
     )
     step = await h.runtime.step(h.owner, h.session_id, StepInput(user_input="Translate en.yml into German."))
-    assert [r.translate_string for r in step.result.copilot_requests] == ["Hallo %{name}, zu 100 % bereit"]
+    assert [r.translate_string for r in step.result.copilot_requests] == ["%-d. %b"]
     h.script.replies.append(calls())
     verdict = Approve(tool=ToolRef(name="Translate", call_id="c0"), status="approve")
     await h.runtime.step(h.owner, h.session_id, StepInput(copilot_responses=[verdict]))

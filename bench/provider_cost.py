@@ -108,7 +108,7 @@ class StorageCounter:
         for found in parsed.get("Responses", {}).values():
             items.extend(found)
         for item in items:
-            if item.get("sk", {}).get("S", "").startswith("C#") and "t" in item:
+            if item.get("sk", {}).get("S", "").startswith("C#") and "text" in item:
                 self.text_bytes += len(item["text"]["S"].encode("utf-8"))
 
     def mark(self) -> None:

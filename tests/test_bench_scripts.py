@@ -36,7 +36,6 @@ def test_provider_cost_completes_and_prints_its_figures() -> None:
     assert [cell.split(" / ")[1] for cell in learning.split("|")[2:4]] == ["0", "0"], "learning asks no model"
 
 
-@pytest.mark.xfail(reason="bench/provider_cost.py's byte counter still reads the old chunk attribute names", strict=False)
 def test_provider_cost_on_dynamodb_counts_the_file_text_it_reads() -> None:
     out = run("bench/provider_cost.py", "--sizes", "4000", "--backend", "dynamodb", "--memory", "off")
     row = next(line for line in out.splitlines() if line.startswith("| DynamoDB bytes of file text read per step"))

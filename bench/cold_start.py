@@ -14,6 +14,9 @@ hits them alike) and reports the median and the minimum:
 - `import pydantic_ai`: the floor any pydantic-ai agent pays;
 - `import handlers.api`: the Lambda entry (the app built, no services yet); the ratio to the line
   above is what the entry costs against that floor (target: at most 1.2 from the built package);
+- the fixed choices alone: pydantic-ai, FastAPI behind Mangum (an empty app) and Powertools' logger
+  and metrics, imported with the collector paused as `handlers.api` does: the floor of any handler
+  built on them; `handlers.api` against it is the project's own code (its routes, schemas, services);
 - `import pydantic_ai` with the garbage collector paused, as `handlers.api` pauses it while it
   imports: the ratio to this line is the overhead of the project's own code alone;
 - the first request after import: `POST /api/sessions` then `POST /api/next` through
@@ -77,10 +80,25 @@ import {module}
 print(json.dumps({{"import": time.perf_counter() - t}}))
 """
 
+_FLOOR = """
+import gc, json, time
+t = time.perf_counter()
+gc.disable()
+import pydantic_ai
+from aws_lambda_powertools import Logger, Metrics
+from fastapi import FastAPI
+from mangum import Mangum
+Logger(service="floor"); Metrics(namespace="floor")
+handler = Mangum(FastAPI(), lifespan="off")
+gc.freeze(); gc.enable()
+print(json.dumps({{"import": time.perf_counter() - t}}))
+"""
+
 CASES = {
     "import pydantic_ai": _IMPORT.format(module="pydantic_ai"),
     "import pydantic_ai, collector paused": _IMPORT_GC_PAUSED.format(module="pydantic_ai"),
     "import handlers.api": _IMPORT.format(module="handlers.api"),
+    "the fixed choices alone": _FLOOR.format(),
     "first request": _REQUEST.format(snapstart=False),
     "first request after snapshot hook": _REQUEST.format(snapstart=True),
 }
@@ -176,6 +194,12 @@ def main() -> None:
     paused = stat("import pydantic_ai, collector paused", "import")
     print(f"{'import pydantic_ai, collector paused':<44}{paused[0] * 1e3:9.0f}{paused[1] * 1e3:9.0f}")
     print(f"{'ratio handlers.api / paused pydantic_ai':<44}{api[0] / paused[0]:9.2f}{api[1] / paused[1]:9.2f}")
+    # The fixed choices (pydantic-ai, FastAPI behind Mangum, Powertools) with an empty app, imported as
+    # handlers.api imports them: what any handler built on them pays before the project's own code.
+    floor = stat("the fixed choices alone", "import")
+    print(f"{'pydantic-ai, FastAPI, Mangum, Powertools':<44}{floor[0] * 1e3:9.0f}{floor[1] * 1e3:9.0f}")
+    print(f"{'ratio of that to pydantic_ai':<44}{floor[0] / base[0]:9.2f}{floor[1] / base[1]:9.2f}")
+    print(f"{'ratio handlers.api / that':<44}{api[0] / floor[0]:9.2f}{api[1] / floor[1]:9.2f}")
     for name in ("first request", "first request after snapshot hook"):
         print(f"\n{name}:")
         keys = ["import", "warm", "sessions", "next"] if "hook" in name else ["import", "sessions", "next"]

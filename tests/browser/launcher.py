@@ -21,7 +21,7 @@ import pytest
 try:
     from playwright.sync_api import Page, sync_playwright
 except ImportError:  # pragma: no cover - depends on the environment
-    sync_playwright = None
+    sync_playwright = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")

@@ -199,3 +199,15 @@ def test_the_real_bundle_is_a_few_small_files_served_with_their_headers(monkeypa
     assert not re.search(r"""\bfrom\s*["']\.""", script), "every module is inside the bundle"
     csp = page.headers["content-security-policy"]
     assert all(h in csp for h in inline_script_hashes(page.text))
+
+
+def test_esbuild_is_pinned_and_every_setup_command_builds_the_bundle() -> None:
+    """The README's start command and the test command (CI's) build web/dist/ when it is missing or stale."""
+    declared = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"]["esbuild"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", declared), "an exact version, not a range"
+    assert build_script().pinned_esbuild() == declared, "package-lock.json agrees with package.json"
+    for script in ("scripts/serve", "scripts/test"):
+        text = (ROOT / script).read_text(encoding="utf-8")
+        assert "scripts/build_web.py" in text, script
+    test = (ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    assert test.index("scripts/build_web.py") < test.index("-m pytest"), "built before the tests run"

@@ -1,4 +1,4 @@
-# `sam build` calls this target (template.yaml: Metadata BuildMethod makefile) so the function
+# `sam build` calls build-AgentFunction (template.yaml: Metadata BuildMethod makefile) so the function
 # package holds only the app and its run-time dependencies: not .venv, data/, tests or docs.
 #
 # The dependencies are pyproject.toml's: the core ones, the `server` extra and the extra of each
@@ -39,7 +39,7 @@ build-AgentFunction:
 	$(PYTHON) scripts/requirements.py server --only $(NO_DEPS) > $(REQUIREMENTS)
 	$(PIP) --no-deps -r $(REQUIREMENTS)
 	rm -f $(REQUIREMENTS)
-	cp -R handlers agent_core storage service interchange langfacts web "$(ARTIFACTS_DIR)/"
+	cp -R handlers agent_core storage service interchange langfacts "$(ARTIFACTS_DIR)/"
 	rm -rf "$(ARTIFACTS_DIR)/bin"
 	cd "$(ARTIFACTS_DIR)" && rm -rf $(NEVER_IMPORTED) $(addsuffix -*.dist-info,$(NEVER_IMPORTED))
 	cd "$(ARTIFACTS_DIR)/botocore/data" && find . -mindepth 1 -maxdepth 1 -type d \
@@ -50,3 +50,29 @@ build-AgentFunction:
 	find "$(ARTIFACTS_DIR)" \( -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' -o -name '*.h' -o -name '*.c' \) \
 		-type f -delete
 	$(PYTHON) -m compileall -q -j 0 --invalidation-mode unchecked-hash "$(ARTIFACTS_DIR)" > /dev/null
+
+# The web UI (docs/deploy.md). It is not in the function's package: CloudFront serves it from the
+# stack's bucket. `make web` builds web/dist/ (esbuild from package-lock.json, `npm ci` when needed;
+# scripts/build_web.py); `make web-upload` builds it and uploads it to the bucket of the stack STACK
+# (the WebBucketName output): first the content-hashed files of assets/, cached for a year, then
+# index.html, revalidated on every load, so a page never names a file that is not there yet. Files of
+# earlier builds stay, for pages opened before the upload. The gzip copies are for the local server
+# only: CloudFront compresses by itself.
+STACK ?= translation-agent
+WEB_PYTHON ?= python3
+
+web:
+	$(WEB_PYTHON) scripts/build_web.py
+
+web-upload: web
+	@bucket=$$(aws cloudformation describe-stacks --stack-name "$(STACK)" --output text \
+		--query "Stacks[0].Outputs[?OutputKey=='WebBucketName'].OutputValue") && \
+	if [ -z "$$bucket" ] || [ "$$bucket" = None ]; then \
+		echo "stack $(STACK) has no WebBucketName output: deploy it first (sam deploy)" >&2; exit 1; fi && \
+	aws s3 sync web/dist/assets "s3://$$bucket/assets" --exclude '*.gz' \
+		--cache-control 'public, max-age=31536000, immutable' && \
+	aws s3 cp web/dist/index.html "s3://$$bucket/index.html" \
+		--cache-control 'no-cache' --content-type 'text/html; charset=utf-8' && \
+	echo "uploaded web/dist/ to s3://$$bucket/"
+
+.PHONY: web web-upload

@@ -4,8 +4,11 @@ The UI gets a Content-Security-Policy that allows no third-party origin, with on
 signs in with OIDC (`OIDC_*` variables, handlers/web.py), `connect-src` also allows the token endpoint's
 origin, where the page exchanges the authorization code and refreshes the token. The authorize and logout
 endpoints need nothing: the page navigates to them, it never fetches them. Its one inline script (the
-trailing-slash fix in web/index.html) is allowed by its SHA-256, computed from the file when the
-middleware is installed, so editing the script never silently breaks the page or weakens the policy.
+trailing-slash fix in web/index.html, copied unchanged into the bundle's index.html) is allowed by its
+SHA-256, computed when the middleware is installed from the page the app serves (the bundle's or the
+source's, handlers/webbundle.py), so editing the script never silently breaks the page or weakens the
+policy. CloudFront sends the same policy with the deployed UI (template.yaml; tests/test_web_bundle.py
+checks they agree).
 The OpenAPI page (`/api/docs`, FastAPI's Swagger UI, loaded from jsDelivr) gets a relaxed policy on
 that path only.
 """
@@ -21,7 +24,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .web import WEB_ROOT
+from .webbundle import served_ui
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -121,7 +124,7 @@ def install_security(app: FastAPI, *, index: Path | None = None, connect_sources
     depending on call order, inside the body-limit middleware; wrapping the built stack does not.
     `connect_sources`: origins the UI may fetch besides its own (the sign-in's token endpoint).
     """
-    policy = ui_csp_from(index or WEB_ROOT / "index.html", connect_sources)
+    policy = ui_csp_from(index or served_ui().index, connect_sources)
     build: Callable[[], ASGIApp] = app.build_middleware_stack
 
     def build_with_security() -> ASGIApp:

@@ -1,4 +1,9 @@
-"""The reviewer's web UI: static files served by the same app at `/` (no build step), and its sign-in config.
+"""The reviewer's web UI: its files served by the same app at `/`, and its sign-in config.
+
+Locally the app serves the UI's bundle, `web/dist/` (built by scripts/build_web.py; `WEB_UI` may ask for the
+sources, handlers/webbundle.py), with cache headers and gzip (handlers/webstatic.py). The Lambda package
+holds no UI: the deployed one is served from S3 by CloudFront (template.yaml), which sends `/api/*` and
+`/auth.json` to the function.
 
 `GET /auth.json` tells the UI how to sign in, from the environment (read once, when the app is built):
 
@@ -22,16 +27,15 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Response
-from fastapi.staticfiles import StaticFiles
 
 from .identity import require_auth
-
-WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+from .logging import logger
+from .webbundle import served_ui
+from .webstatic import WebFiles
 
 SignIn = Literal["oidc", "token", "none"]
 
@@ -127,7 +131,10 @@ def sign_in_config() -> SignInConfig:
 
 
 def mount_web(app: FastAPI, sign_in: SignInConfig) -> None:
-    """Serve `GET /auth.json`, and `web/` at `/` when it is there (after the API routes, which take precedence)."""
+    """Serve `GET /auth.json`, and the UI at `/` when there is one (after the API routes, which take precedence).
+
+    Raises `WebConfigError` when `WEB_UI` is not a mode, or is `bundle` without a current bundle.
+    """
     body = json.dumps(sign_in.as_json()).encode("utf-8")
 
     @app.get("/auth.json", include_in_schema=False)
@@ -135,5 +142,9 @@ def mount_web(app: FastAPI, sign_in: SignInConfig) -> None:
         """How the UI signs in (public: the UI reads it before it has a token)."""
         return Response(body, media_type="application/json", headers={"Cache-Control": "no-cache"})
 
-    if WEB_ROOT.is_dir():
-        app.mount("/", StaticFiles(directory=WEB_ROOT, html=True), name="web")
+    ui = served_ui()
+    if not ui.root.is_dir():
+        return
+    if ui.note:
+        logger.warning(f"Web UI: {ui.note}; run `python scripts/build_web.py` to bundle it.")
+    app.mount("/", WebFiles(directory=ui.root, bundled=ui.bundled), name="web")

@@ -393,7 +393,11 @@ def test_the_ui_policy_allows_only_this_origin_and_the_pages_own_inline_script(
     expected = [
         "'sha256-" + base64.b64encode(hashlib.sha256(b.encode()).digest()).decode() + "'" for b in parser.bodies
     ]
-    for result in (page, call("GET", "/js/app.js"), call("GET", "/styles.css")):
+    # The page's own script and stylesheet: the bundle's hashed files, or the sources (WEB_UI, handlers/webbundle.py).
+    script = re.search(r'<script type="module" src="([^"]+)"', html)
+    styles = re.search(r'<link rel="stylesheet" href="([^"]+)"', html)
+    assert script and styles, "the page loads a module script and a stylesheet"
+    for result in (page, call("GET", "/" + script.group(1)), call("GET", "/" + styles.group(1))):
         headers = result["headers"]
         assert result["statusCode"] == 200
         assert {k: headers.get(k) for k in COMMON_HEADERS} == COMMON_HEADERS

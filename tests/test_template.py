@@ -367,3 +367,99 @@ def test_the_lambda_package_ships_every_package_the_app_imports() -> None:
     needed = set(loaded.stdout.split()) & ours
     assert needed <= copied, f"the package lacks {needed - copied}"
     assert "terminal" not in needed, "the Lambda app does not need the terminal client"
+
+
+# -- the web UI: its bundle in S3, CloudFront in front of it and of the API ---------------------------
+
+DISTRIBUTION = RESOURCES["WebDistribution"]["Properties"]["DistributionConfig"]
+CACHING_DISABLED = "4135ea2d-6df8-44a3-9df3-4b5a84be39ad"
+ALL_VIEWER_EXCEPT_HOST = "b689b0a8-53d0-40ab-baf2-68738e2966ac"
+
+
+def test_the_ui_bucket_is_private_and_read_by_the_distribution_alone() -> None:
+    bucket = RESOURCES["WebBucket"]["Properties"]
+    assert all(bucket["PublicAccessBlockConfiguration"].values()) and len(bucket["PublicAccessBlockConfiguration"]) == 4
+    allow, deny = RESOURCES["WebBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert allow["Principal"] == {"Service": "cloudfront.amazonaws.com"} and allow["Action"] == "s3:GetObject"
+    assert "${WebDistribution}" in allow["Condition"]["StringEquals"]["AWS:SourceArn"]["Sub"]
+    assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    oac = RESOURCES["WebOriginAccessControl"]["Properties"]["OriginAccessControlConfig"]
+    assert (oac["OriginAccessControlOriginType"], oac["SigningBehavior"], oac["SigningProtocol"]) == (
+        "s3",
+        "always",
+        "sigv4",
+    )
+    ui = next(o for o in DISTRIBUTION["Origins"] if o["Id"] == "ui")
+    assert ui["OriginAccessControlId"] == {"GetAtt": "WebOriginAccessControl.Id"}
+    assert ui["S3OriginConfig"] == {"OriginAccessIdentity": ""}, "OAC, not the legacy origin access identity"
+
+
+def test_the_ui_is_compressed_and_cached_by_its_objects_headers_over_https() -> None:
+    default = DISTRIBUTION["DefaultCacheBehavior"]
+    assert default["TargetOriginId"] == "ui" and default["Compress"] is True
+    assert default["ViewerProtocolPolicy"] == "redirect-to-https"
+    assert default["CachePolicyId"] == "658327ea-f89d-4fab-a63d-7e88639e58f6", "Managed-CachingOptimized"
+    assert DISTRIBUTION["DefaultRootObject"] == "index.html"
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--cache-control 'public, max-age=31536000, immutable'" in makefile
+    assert "--cache-control 'no-cache'" in makefile
+    assert makefile.index('s3://$$bucket/assets"') < makefile.index('s3://$$bucket/index.html"'), "assets first"
+
+
+def test_the_api_is_on_the_uis_origin_uncached_with_the_viewers_authorization() -> None:
+    """The UI calls `api/…` and `auth.json` relative to its page: CloudFront sends both to the HTTP API."""
+    api = next(o for o in DISTRIBUTION["Origins"] if o["Id"] == "api")
+    assert api["DomainName"] == {"Sub": "${AgentApi}.execute-api.${AWS::Region}.${AWS::URLSuffix}"}
+    assert api["CustomOriginConfig"]["OriginProtocolPolicy"] == "https-only"
+    integration = RESOURCES["AgentIntegration"]["Properties"]["TimeoutInMillis"]
+    assert api["CustomOriginConfig"]["OriginReadTimeout"] * 1000 > integration
+    behaviors = {b["PathPattern"]: b for b in DISTRIBUTION["CacheBehaviors"]}
+    assert set(behaviors) == {"/api/*", "/auth.json"}
+    for behavior in behaviors.values():
+        assert behavior["TargetOriginId"] == "api"
+        # Caching disabled: the only way CloudFront forwards Authorization through an origin request policy.
+        assert behavior["CachePolicyId"] == CACHING_DISABLED
+        assert behavior["OriginRequestPolicyId"] == ALL_VIEWER_EXCEPT_HOST, "API Gateway needs its own Host"
+    assert {"POST", "DELETE"} <= set(behaviors["/api/*"]["AllowedMethods"])
+
+
+def test_the_function_serves_the_api_and_the_sign_in_settings_not_the_ui_files() -> None:
+    routes = {r["Properties"]["RouteKey"] for r in RESOURCES.values() if r["Type"] == "AWS::ApiGatewayV2::Route"}
+    assert routes == {"ANY /api/{proxy+}", "GET /auth.json"}
+    copied = re.search(r"cp -R ([\w ]+) \"\$\(ARTIFACTS_DIR\)/\"", (ROOT / "Makefile").read_text())
+    assert copied and "web" not in copied.group(1).split()
+    outputs = TEMPLATE["Outputs"]
+    assert outputs["SiteUrl"]["Value"] == {"Sub": "https://${WebDistribution.DomainName}/"}
+    assert {"WebBucketName", "WebDistributionId", "ApiUrl"} <= set(outputs)
+
+
+def cloudfront_csp(params: dict[str, str]) -> str:
+    """The UI's Content-Security-Policy as CloudFront sends it for these parameters."""
+    config = RESOURCES["WebHeadersPolicy"]["Properties"]["ResponseHeadersPolicyConfig"]
+    value = resolve(config["SecurityHeadersConfig"]["ContentSecurityPolicy"]["ContentSecurityPolicy"], params)
+    if isinstance(value, str):
+        return value
+    text, names = value["Sub"]
+    index, (separator, url) = names["TokenHost"]["Select"][0], names["TokenHost"]["Select"][1]["Split"]
+    result: str = text.replace("${TokenHost}", url.split(separator)[index])
+    return result
+
+
+def test_cloudfront_sends_the_ui_the_policy_the_local_server_does() -> None:
+    """The page's inline script is allowed by its hash in both: an edit of it must update the template."""
+    from handlers.security import COMMON, inline_script_hashes, ui_csp
+    from handlers.web import SignInConfig
+
+    hashes = inline_script_hashes((ROOT / "web" / "index.html").read_text(encoding="utf-8"))
+    assert hashes, "web/index.html has its inline script"
+    assert cloudfront_csp(parameters()) == ui_csp(hashes)
+    signed_in = {**WITH_ISSUER, **SIGN_IN}
+    sign_in = SignInConfig("oidc", SIGN_IN["OidcClientId"], SIGN_IN["OidcAuthorizeUrl"], SIGN_IN["OidcTokenUrl"])
+    assert cloudfront_csp(signed_in) == ui_csp(hashes, sign_in.connect_sources)
+    headers = RESOURCES["WebHeadersPolicy"]["Properties"]["ResponseHeadersPolicyConfig"]["SecurityHeadersConfig"]
+    assert headers["FrameOptions"]["FrameOption"] == COMMON["X-Frame-Options"]
+    assert headers["ReferrerPolicy"]["ReferrerPolicy"] == COMMON["Referrer-Policy"]
+    assert (
+        f"max-age={headers['StrictTransportSecurity']['AccessControlMaxAgeSec']}" in COMMON["Strict-Transport-Security"]
+    )
+    assert all(h["Override"] for h in headers.values())

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,7 +21,7 @@ import pytest
 try:
     from playwright.sync_api import Page, sync_playwright
 except ImportError:  # pragma: no cover - depends on the environment
-    sync_playwright = None
+    sync_playwright = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -79,18 +81,37 @@ def free_port() -> int:
         return port
 
 
+@functools.cache
+def bundle_ready() -> None:
+    """Build the UI's bundle (web/dist/) unless it is current, once a process; skip the test without npm."""
+    from handlers.webbundle import bundle_is_current
+
+    if bundle_is_current():
+        return
+    if shutil.which("npm") is None:
+        pytest.skip("the web UI's bundle is stale or missing and npm is not installed to build it")
+    result = subprocess.run(
+        [sys.executable, "scripts/build_web.py"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        pytest.fail(f"scripts/build_web.py failed:\n{result.stdout}{result.stderr}")
+
+
 SMALL_SCREENS = {"BATCH_CHARS": "500"}
 """The environment of a service whose screens are the smallest, so a short document takes several batches."""
 
 
 @contextlib.contextmanager
 def running_service(tmp: Path, port: int, env: dict[str, str] | None = None) -> Iterator[str]:
-    """The real service (uvicorn, SQLite in `tmp`, pseudo model) on `port`; yields its base URL.
+    """The real service (uvicorn, SQLite in `tmp`, pseudo model) on `port`, serving the UI's bundle
+    (built first when it is stale); yields its base URL.
 
     The environment is this process's without any sign-in setting (`OIDC_*`, `REQUIRE_AUTH`), plus `env`.
     """
+    bundle_ready()
     full_env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("OIDC_") and k != "REQUIRE_AUTH"},
+        "WEB_UI": "bundle",
         "STORAGE_BACKEND": "sqlite",
         "SQLITE_PATH": str(tmp / "s.sqlite3"),
         "AGENT_MODEL": "pseudo",

@@ -75,9 +75,7 @@ def _close_ours(old: object) -> None:
             return
 
 
-def connect(
-    api_url: str | None, token: str | None, db_path: Path | None, log_path: Path | None = None
-) -> ApiClient:
+def connect(api_url: str | None, token: str | None, db_path: Path | None, log_path: Path | None = None) -> ApiClient:
     """A client for `api_url` with a bearer token, or for the in-process app when no URL is given (on
     `db_path`, logging to `log_path`; by default both in the user's data folder, terminal/paths.py)."""
     if api_url:

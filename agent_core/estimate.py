@@ -44,8 +44,9 @@ NOTE_TOKENS: Final = 200
 (glossary and recent corrections) and the memory's references (175–290 tokens measured)."""
 HISTORY_REQUESTS: Final = 4
 """The context window's cycle: request r (from 0) shows the responses of the ((r - 1) mod 4) + 1
-screens before it (its start moves in steps of 8 messages, a screen's response with its tool
-returns being many), so a response is sent again in 2.5 later requests on average, not 4."""
+screens before it (measured: 0, 1, 2, 3, 4, 1, 2, … earlier responses, its start moving past a
+whole batch of tool returns at once), so a response is sent again in 2.5 later requests on average,
+not 4."""
 MARK_TOKENS: Final = 10
 """A segment's id mark on the screen (`⟦s12⟧`, 8 tokens: the brackets are rare characters) and the
 line break before the next."""

@@ -2,18 +2,22 @@
 
 The whole document goes through the public HTTP contract (the FastAPI app in-process over httpx's
 ASGITransport); the model is pydantic-ai's real OpenAI Chat adapter and SDK, talking over loopback to
-`tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`)
-proposes units for all the text it is shown (and calls `Remember` for the reviewer's edits). A
-scripted reviewer approves every unit but one in `--refine-every`, which it edits (a word replaced),
-and one in `--reject-every`, which it rejects. Prints, per document size: model input tokens per source character (o200k
+`tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`, as
+`bench/string_model.py` mends it for resource strings) proposes units for all the text it is shown
+(and calls `Remember` for the reviewer's edits). A scripted reviewer approves every unit but one in
+`--refine-every`, which it edits (a word replaced; a plural entry's forms are approved instead), and
+one in `--reject-every`, which it rejects. Prints, per document size: model input tokens per source character (o200k
 over the tools and messages the server received), model requests per 1,000 source characters, HTTP
 requests per reviewed batch, the median share of a request's input tokens in a prefix identical to
 the previous request's, storage calls per step (DynamoDB calls under moto, or SQLite statements), and
-DynamoDB bytes of file text read per step. A benchmark, not a test: it asserts only completion.
+DynamoDB bytes of file text read per step, and the analysis's estimate against the metered tokens
+(also on stderr as each run ends; `--dump` keeps each run's model requests for a closer look). A
+benchmark, not a test: it asserts only completion.
 
     .venv/bin/python bench/provider_cost.py                       # 20 KB and 100 KB, DynamoDB (moto)
     .venv/bin/python bench/provider_cost.py --sizes 20000 --backend sqlite
     .venv/bin/python bench/provider_cost.py --backend sqlite --file tests/formats/data/jitsi-main.json
+    .venv/bin/python bench/provider_cost.py --backend sqlite --file strings.xml movie.srt --dump /tmp/runs
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import asyncio
 import contextlib
 import io
 import itertools
+import json
 import os
 import re
 import sqlite3
@@ -47,10 +52,11 @@ import boto3  # noqa: E402
 import httpx  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
+from bench.string_model import StringModel  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 from tests.fakes.tokens import common_prefix, prompt_tokens  # noqa: E402
-from tests.fakes.translator_policy import TranslatorPolicy, kept_word  # noqa: E402
+from tests.fakes.translator_policy import kept_word  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus" / "httpx-CHANGELOG.md"
 CORPUS = SHARED if SHARED.exists() else ROOT / "tests" / "data" / "httpx-CHANGELOG.md"  # the same file, in a worktree
@@ -202,11 +208,12 @@ async def translate(
 
 def _verdict(request: dict[str, Any], n: int, refine_every: int, reject_every: int) -> dict[str, Any]:
     """The reviewer's verdict on the `n`th proposal: rejected at every `reject_every`th, edited at
-    every `refine_every`th (counted from half of it, so the two rarely meet), else approved."""
+    every `refine_every`th (counted from half of it, so the two rarely meet; a plural entry's forms
+    are approved instead), else approved."""
     text = request["translate_string"]
     if reject_every and n % reject_every == 0:
         return {"tool": request["tool"], "status": "reject", "reason": "Too literal; say it naturally."}
-    if refine_every and (n + refine_every // 2) % refine_every == 0:
+    if refine_every and (n + refine_every // 2) % refine_every == 0 and isinstance(text, str):
         return {"tool": request["tool"], "status": "refined", "translated_string": _edited(text)}
     return {"tool": request["tool"], "status": "approve"}
 
@@ -234,10 +241,11 @@ def run(
     corpus: Path | list[Path] = CORPUS,
     code_blocks: int = 0,
     whole: Path | None = None,
+    dump: Path | None = None,
 ) -> dict[str, float]:
     """Translate one document of about `size` characters (or the file `whole` as it is) and compute the figures."""
     source = whole.read_text(encoding="utf-8") if whole else document(size, corpus, code_blocks)
-    policy = TranslatorPolicy(max_units=max_units)
+    policy = StringModel(max_units=max_units)
     server.policy = policy
     server.requests.clear()
     counter.steps.clear()
@@ -256,6 +264,10 @@ def run(
     # The agent loop's requests; any without tools (none is expected: learning makes no request of
     # its own) are counted apart.
     everything = server.bodies()
+    if dump:
+        dump.mkdir(parents=True, exist_ok=True)
+        name = whole.name if whole else f"{size}-chars"
+        (dump / f"{name}.json").write_text(json.dumps(everything, ensure_ascii=False), encoding="utf-8")
     bodies = [b for b in everything if b.get("tools")]
     tokens = [prompt_tokens(b) for b in bodies]
     shares = [common_prefix(a, b) / len(b) for a, b in itertools.pairwise(tokens)]
@@ -375,6 +387,12 @@ def main() -> None:
         default=[],
         help="files translated whole, each in its own format (by its name), one run each; --sizes is then ignored",
     )
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        default=None,
+        help="a folder to write each run's model requests to (JSON, one file a run), to study offline",
+    )
     parser.add_argument("--code-blocks", type=int, default=0, help="short code blocks set between its paragraphs")
     parser.add_argument(
         "--memory",
@@ -389,7 +407,7 @@ def main() -> None:
     memories = ["off", "on"] if args.memory == "both" else [args.memory]
     results: list[dict[str, float]] = []
     labels: list[str] = []
-    with FakeOpenAIServer(TranslatorPolicy()) as server:
+    with FakeOpenAIServer(StringModel()) as server:
         wholes: list[Path | None] = list(args.file) or [None]
         sizes = [0] if args.file else args.sizes
         for whole, size, max_units, memory in itertools.product(wholes, sizes, args.max_units, memories):
@@ -410,7 +428,17 @@ def main() -> None:
                     corpus=args.corpus,
                     code_blocks=args.code_blocks,
                     whole=whole,
+                    dump=args.dump,
                 )
+            )
+            done = results[-1]
+            print(
+                f"{label}: estimate / metered input {done['estimate_inputTokens']:,.0f} / "
+                f"{done['metered_inputTokens']:,.0f}, output {done['estimate_outputTokens']:,.0f} / "
+                f"{done['metered_outputTokens']:,.0f}, requests {done['estimate_modelRequests']:.0f} / "
+                f"{done['metered_modelRequests']:.0f} ({done['seconds']:.0f} s)",
+                file=sys.stderr,
+                flush=True,
             )
     header = ["figure", *labels]
     lines = [header, ["---"] * len(header)]

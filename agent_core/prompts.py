@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .document import FileState, handle
+from .marks import label_line, mark
 from .segment import SegmentContext
 
 RULES = """\
@@ -66,8 +67,8 @@ class NextText:
         position = 0
         labels = dict(self.labels)
         for offset, segment in self.marks:
-            label = f"⟪{labels[segment]}⟫\n" if segment in labels else ""
-            out += [self.text[position:offset], f"{label}⟦{segment}⟧"]
+            label = label_line(labels[segment]) if segment in labels else ""
+            out += [self.text[position:offset], label + mark(segment)]
             position = offset
         return "".join([*out, self.text[position:]])
 

@@ -415,3 +415,27 @@ async def test_a_non_finite_rating_is_refused_to_the_model_not_a_server_error(ra
     assert not result.copilot_requests
     returned = tool_returns(h)["bad"].content
     assert returned["status"] == "reject" and "rating" in returned["reason"]
+
+
+@pytest.mark.parametrize(
+    ("translation", "markup"),
+    [
+        ("⟦s1⟧# Titre", "⟦s1⟧"),
+        ("# Titre\n\n⟦s2⟧Premier paragraphe.", "⟦s2⟧"),
+        ("⟪key: title | note: the page's title⟫\n# Titre", "⟪key: title | note: the page's title⟫"),
+    ],
+)
+async def test_a_translation_holding_the_screen_s_marks_is_refused_to_the_model(translation: str, markup: str) -> None:
+    h = harness()
+    fid = h.add_file(DOC)
+    result = await propose(h, translate_ids(fid, ["s1"], translation, call_id="bad"))
+    assert not result.copilot_requests, "the reviewer never sees it"
+    returned = tool_returns(h)["bad"].content
+    assert returned["status"] == "reject" and repr(markup) in returned["reason"]
+
+
+async def test_a_source_that_holds_such_marks_may_keep_them() -> None:
+    h = harness()
+    fid = h.add_file("Use ⟦s1⟧ in the template.\n")
+    result = await propose(h, translate_ids(fid, ["s1"], "Utilisez ⟦s1⟧ dans le modèle.\n", call_id="ok"))
+    assert [r.translate_string for r in result.copilot_requests] == ["Utilisez ⟦s1⟧ dans le modèle.\n"]

@@ -1,9 +1,11 @@
-"""Translate's rules for the strings of a resource file: locked codes and plural forms.
+"""Translate's rules for a proposal's text: the screen's markup, locked codes and plural forms.
 
-A unit's segments carry their entry's context (`agent_core.segment.SegmentContext`). A proposal that
-drops, adds or alters a locked code of the unit's source is refused to the model, naming the code. A
-plural entry's unit is its one segment, and its proposal is an object of forms, one for each CLDR
-category of the target language, no more (`agent_core.plural`); the target language must be known.
+A proposal holding the screen's own markup that its source does not (an id mark `⟦s12⟧`, a context
+line `⟪key: …⟫`: `agent_core.marks`) is refused. A unit's segments carry their entry's context
+(`agent_core.segment.SegmentContext`). A proposal that drops, adds or alters a locked code of the
+unit's source is refused to the model, naming the code. A plural entry's unit is its one segment,
+and its proposal is an object of forms, one for each CLDR category of the target language, no more
+(`agent_core.plural`); the target language must be known.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from langfacts.codes import code_changes
 
 from ..copilot import PluralInfo
+from ..marks import screen_markup
 from ..plural import forms_problems, parse_forms
 from ..segment import SegmentContext
 
@@ -47,6 +50,12 @@ def entry_proposal(
 ) -> str | tuple[str | dict[str, str], PluralInfo | None]:
     """The proposal for a unit of `source` as the card shows it and the plural it answers, or why it
     is refused."""
+    texts = [proposal] if isinstance(proposal, str) else [v for v in proposal.values() if isinstance(v, str)]
+    if marked := next((m for t in texts if (m := screen_markup(t, source))), None):
+        return (
+            f"translate_string holds {marked!r}, which the screen shows around the text (an id mark or a "
+            "context line), not part of it: give the translation of the segments' text alone."
+        )
     plural = next((c for c in contexts if c.plural), None)
     if plural is None:
         if not isinstance(proposal, str):

@@ -2,8 +2,8 @@
 
 The whole document goes through the public HTTP contract (the FastAPI app in-process over httpx's
 ASGITransport); the model is pydantic-ai's real OpenAI Chat adapter and SDK, talking over loopback to
-`tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`, as
-`bench/string_model.py` mends it for resource strings) proposes units for all the text it is shown
+`tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`)
+proposes units for all the text it is shown
 (and calls `Remember` for the reviewer's edits). A scripted reviewer approves every unit but one in
 `--refine-every`, which it edits (a word replaced; a plural entry's forms are approved instead), and
 one in `--reject-every`, which it rejects. Prints, per document size: model input tokens per source character (o200k
@@ -52,11 +52,10 @@ import boto3  # noqa: E402
 import httpx  # noqa: E402
 from moto import mock_aws  # noqa: E402
 
-from bench.string_model import StringModel  # noqa: E402
 from tests.aws import create_sessions_table  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 from tests.fakes.tokens import common_prefix, prompt_tokens  # noqa: E402
-from tests.fakes.translator_policy import kept_word  # noqa: E402
+from tests.fakes.translator_policy import TranslatorPolicy, kept_word  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "corpus" / "httpx-CHANGELOG.md"
 CORPUS = SHARED if SHARED.exists() else ROOT / "tests" / "data" / "httpx-CHANGELOG.md"  # the same file, in a worktree
@@ -245,7 +244,7 @@ def run(
 ) -> dict[str, float]:
     """Translate one document of about `size` characters (or the file `whole` as it is) and compute the figures."""
     source = whole.read_text(encoding="utf-8") if whole else document(size, corpus, code_blocks)
-    policy = StringModel(max_units=max_units)
+    policy = TranslatorPolicy(max_units=max_units)
     server.policy = policy
     server.requests.clear()
     counter.steps.clear()
@@ -407,7 +406,7 @@ def main() -> None:
     memories = ["off", "on"] if args.memory == "both" else [args.memory]
     results: list[dict[str, float]] = []
     labels: list[str] = []
-    with FakeOpenAIServer(StringModel()) as server:
+    with FakeOpenAIServer(TranslatorPolicy()) as server:
         wholes: list[Path | None] = list(args.file) or [None]
         sizes = [0] if args.file else args.sizes
         for whole, size, max_units, memory in itertools.product(wholes, sizes, args.max_units, memories):

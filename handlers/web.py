@@ -146,5 +146,5 @@ def mount_web(app: FastAPI, sign_in: SignInConfig) -> None:
     if not ui.root.is_dir():
         return
     if ui.note:
-        logger.warning(f"Web UI: {ui.note}; run `python scripts/build_web.py` to bundle it.")
+        logger.info(f"Web UI: {ui.note}; run `python scripts/build_web.py` to bundle it.")
     app.mount("/", WebFiles(directory=ui.root, bundled=ui.bundled), name="web")

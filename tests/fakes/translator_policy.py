@@ -11,6 +11,8 @@ approved or refined), then proposes `Translate` units for all of the rest: in ma
 segments of each paragraph joined up to 300 characters and named by id (the source is not copied);
 in a Read result, units cut at blank lines and at most 300 characters (a long block split at line
 ends, then sentence ends, then whitespace) with their `src_string`.
+A resource string's context line (`⟪key: … | plural: …⟫`) is not part of its text; a plural entry is
+answered with an object of the forms its line lists; markup tags and placeholders are kept as they are.
 With nothing left to translate it calls `Read`; when the progress note says every file is complete,
 it answers with text. Beside its proposals it calls `Remember` for the reviewer's latest edits: each
 word the reviewer put in place of one the proposal kept from the source, as a glossary pair. Usage
@@ -37,6 +39,15 @@ INCOMPLETE = re.compile(r"^- (f[\w-]+) .*: \d+ of \d+ characters translated", re
 LISTED = re.compile(r"^- (f[\w-]+): ", re.MULTILINE)
 MARK = re.compile(r"⟦(s\d+)⟧")
 KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\[[^\]]*\]\([^)]*\))")
+CODE = re.compile(r"(<[^<>]*>|\$?\{\{?[^{}]*\}?\}|%\([^)]*\)[a-z]|%\d*\$?[a-z@])")
+"""A markup tag, a brace placeholder or a printf directive: kept as it is, like a locked code."""
+LABEL = re.compile(r"⟪[^⟫]*⟫\n?")
+"""A string's context line with its line break, as the screen shows it before a segment's mark: not
+part of the text (at the end of a segment's text it is the next string's)."""
+LABELLED = re.compile(r"⟪([^⟫]*)⟫\s*⟦(s\d+)⟧")
+"""A context line and the mark of the segment it describes."""
+PLURAL = re.compile(r"plural: forms ([^;|]+); source (\{.*\})\s*$")
+"""A plural entry's part of a context line: the target's categories and the source's forms."""
 ACCEPTED = ("approve", "refined")
 
 
@@ -229,7 +240,12 @@ def pseudo_translate(src: str) -> str:
     if src.startswith(("```", "    ")):
         return src
     pieces = KEPT.split(src)
-    return "".join(p if i % 2 else _WORD.sub(_french, p) for i, p in enumerate(pieces))
+    return "".join(p if i % 2 else _words(p) for i, p in enumerate(pieces))
+
+
+def _words(text: str) -> str:
+    """`text`'s words in French, its markup tags and placeholders kept as they are."""
+    return "".join(p if i % 2 else _WORD.sub(_french, p) for i, p in enumerate(CODE.split(text)))
 
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -339,6 +355,8 @@ class TranslatorPolicy:
         self.read_chars = read_chars
         self._ids = itertools.count(1)
         self._previous: dict[str, list[int]] = {}
+        self._labels: dict[str, str] = {}
+        """Each marked segment's context line in the latest request, by segment id."""
         self.decisions: list[str] = []
         """What each request was answered with: `translate`, `read`, `text` or `untooled` (a request
         without tools); `remember` counts the responses that also called Remember."""
@@ -346,6 +364,8 @@ class TranslatorPolicy:
     def __call__(self, body: dict[str, Any]) -> Reply:
         """Answer one request like a translating model would."""
         msgs = messages_of(body)
+        notes = [m.text for m in msgs if m.role in ("system", "user")]
+        self._labels = {m[2]: m[1] for text in notes for m in LABELLED.finditer(text)}
         if not body.get("tools"):
             # A request without tools (the agent makes none: learning rides on its proposals) gets text.
             self.decisions.append("untooled")
@@ -389,8 +409,14 @@ class TranslatorPolicy:
     def _translate(self, file_id: str, found: list[tuple[list[str] | None, str]]) -> list[ToolCallSpec]:
         calls: list[ToolCallSpec] = []
         for names, src in found[: self.max_units]:
+            src = LABEL.sub("", src).rstrip() if LABEL.search(src) else src
             named: dict[str, Any] = {"segments": names} if names else {"src_string": src}
-            args = {"file_id": file_id, **named, "translate_string": pseudo_translate(src)}
+            translation: str | dict[str, str] = pseudo_translate(src)
+            if names and len(names) == 1 and (plural := PLURAL.search(self._labels.get(names[0], ""))):
+                source = json.loads(plural[2])  # a plural entry: its forms, as its context line lists them
+                wanted = [c.strip() for c in plural[1].split(",")]
+                translation = {c: pseudo_translate(source.get(c, source.get("other", ""))) for c in wanted}
+            args = {"file_id": file_id, **named, "translate_string": translation}
             calls.append(ToolCallSpec("Translate", json.dumps(args, ensure_ascii=False), self._call_id()))
         return calls
 

@@ -212,6 +212,8 @@ class SessionSettings(BaseModel):
     """One of the configured models (`GET /api/models`); null on PATCH: back to the default."""
     autoApprove: AutoApproveBody | None = None
     """Approve QA-clean proposals at or above an estimate without a review; null (or absent on POST): off."""
+    project: str | None = Field(default=None, max_length=64)
+    """POST only: the project the session belongs to (its managers create it); absent: the caller's own."""
 
 
 class ModelPrice(BaseModel):

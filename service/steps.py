@@ -26,6 +26,7 @@ from storage.records import SessionHold
 
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
+from .owners import OwnerGate
 from .schemas import AutoApproveBody, NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
 from .standing import segments_left, standing
@@ -53,9 +54,13 @@ class StepAnswer:
 class StepService:
     """Runs `POST /api/next` against the agent runtime, keeping answers for idempotency keys."""
 
-    def __init__(self, runtime: AgentRuntime, storage: SessionStorageInterface) -> None:
+    def __init__(
+        self, runtime: AgentRuntime, storage: SessionStorageInterface, *, gate: OwnerGate | None = None
+    ) -> None:
         self.runtime = runtime
         self.storage = storage
+        self.gate = gate
+        """Lets a project's member step its sessions (their role and languages allowing); None: owners only."""
 
     async def next(
         self,
@@ -116,11 +121,12 @@ class StepService:
             on_delta=on_delta,
         )
         sid = session_id(body.sessionId) if body.sessionId is not None else None
-        prepared = await self.runtime.prepare(owner, sid, request)
+        admit = self.gate.admit(owner, "drive") if self.gate is not None else None
+        prepared = await self.runtime.prepare(owner, sid, request, admit=admit)
         if sid is not None and prepared.outcome.result.stalled and not prepared.outcome.result.called_model:
             record = await blocking(self.storage.get_session, sid)
             if record.hold is None:  # the settings changed since the session stopped: one more request
-                prepared = await self.runtime.prepare(owner, sid, replace(request, resume=True))
+                prepared = await self.runtime.prepare(owner, sid, replace(request, resume=True), admit=admit)
         response = step_response(prepared.outcome).model_copy(update={"queued": prepared.queued})
         answer = key.answer(response.model_dump_json(by_alias=True)) if key is not None else None
         try:

@@ -1,0 +1,110 @@
+"""The owner a caller acts as on a route: themselves, or a project they may act in (service.access).
+
+A route of a session, job or project's memory names its thing by a path parameter; before the route
+runs, the thing's owner is found and, for a project's, the caller's role and languages are decided
+for what the route does (`route_action`). The route then acts as that owner, so every check below it
+(`record.owner != owner` is 404) and the memory it uses are the project's. A session's and a job's
+owner never change, so a process remembers them (bounded): a warm process reads nothing more for an
+identity's own session, and for a project's reads the project beside the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+
+from agent_core.effects import SessionSnapshot
+from agent_core.errors import NotFoundError
+from agent_core.ids import is_id
+from storage.interface import Storage
+
+from .access import Action, decide, decide_for_session, project_id, project_of, route_action
+from .blocking import blocking
+from .sessions import session_id
+
+KNOWN_OWNERS = 4096
+"""How many sessions' and jobs' owners a process remembers."""
+
+
+class OwnerGate:
+    """Finds the owner a caller acts as and decides whether they may; its methods are coroutines."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._owners: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    async def owner_for(self, caller: str, method: str, path: str, params: Mapping[str, str]) -> str:
+        """The owner the caller acts as on the route `method path` with these path parameters: the
+        project's key where the route names a project, or a session or job of one, and the caller lets
+        in; else the caller (their own thing, or another's, which the route answers 404)."""
+        action = route_action(method, path)
+        if "project_id" in params:
+            project = await blocking(self.storage.get_project, project_id(params["project_id"]))
+            return decide(project, caller, action).owner
+        if "session_id" in params:
+            return await self.session_owner(caller, params["session_id"], action)
+        if "job_id" in params:
+            return await self._job_owner(caller, params["job_id"])
+        return caller
+
+    async def session_owner(self, caller: str, sid: str, action: Action) -> str:
+        """The owner the caller acts as on the session: a project's when its member may `action` in the
+        session's target language (404 for a non-member, 403 else); the caller otherwise."""
+        sid = session_id(sid)
+        owner = self._known(sid)
+        record = None
+        if owner is None:
+            record = await blocking(self.storage.get_session, sid)
+            owner = self._remember(sid, record.owner)
+        pid = project_of(owner)
+        if pid is None:
+            return caller
+        if record is None:
+            project, read = await asyncio.gather(
+                blocking(self.storage.get_project, pid), blocking(self.storage.get_session, sid)
+            )
+        else:
+            project, read = await blocking(self.storage.get_project, pid), record
+        return decide_for_session(project, caller, action, read.target_language).owner
+
+    def admit(self, caller: str, action: Action) -> Callable[[SessionSnapshot], Awaitable[None]]:
+        """What a step calls with a session it loaded that is not the caller's own (AgentRuntime's
+        `admit`): the session's project read and the caller decided (404 or 403), beside the read of
+        the project's memory."""
+
+        async def check(snapshot: SessionSnapshot) -> None:
+            pid = project_of(snapshot.token.owner)
+            if pid is None:
+                raise NotFoundError(f"No session {snapshot.token.session_id}.")
+            project = await blocking(self.storage.get_project, pid)
+            decide_for_session(project, caller, action, snapshot.target_language)
+
+        return check
+
+    async def _job_owner(self, caller: str, job_id: str) -> str:
+        if not is_id(job_id, "j"):
+            raise NotFoundError(f"No job {job_id[:80]}.")
+        owner = self._known(job_id)
+        if owner is None:
+            owner = self._remember(job_id, (await blocking(self.storage.get_job, job_id)).owner)
+        pid = project_of(owner)
+        if pid is None:
+            return caller
+        return decide(await blocking(self.storage.get_project, pid), caller, "read").owner
+
+    def _known(self, key: str) -> str | None:
+        with self._lock:
+            owner = self._owners.get(key)
+            if owner is not None:
+                self._owners.move_to_end(key)
+            return owner
+
+    def _remember(self, key: str, owner: str) -> str:
+        with self._lock:
+            self._owners[key] = owner
+            while len(self._owners) > KNOWN_OWNERS:
+                self._owners.popitem(last=False)
+        return owner

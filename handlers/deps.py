@@ -50,7 +50,7 @@ async def get_services(request: Request) -> Services:
     return services if services is not None else await blocking(lazy.get)
 
 
-async def get_owner(request: Request) -> str:
+async def get_owner(request: Request, services: ServicesDep) -> str:
     """The owner the request acts as: the caller (the JWT `sub`; 401 when authentication is required and
     missing), or, on a route of a project's session, job or memory, the project the caller may act in
     for what the route does (404 for a non-member, 403 for a role or languages that do not allow it:
@@ -60,7 +60,6 @@ async def get_owner(request: Request) -> str:
     if not ("session_id" in params or "job_id" in params or "project_id" in params):
         return sub
     route = request.scope.get("route")
-    services = await get_services(request)
     return await services.gate.owner_for(sub, request.method, getattr(route, "path", ""), params)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import Request
 
-from service.access import LOCAL_USER, PROJECT_PREFIX
+from service.access import LOCAL_USER, PROJECT_PREFIX, local_mode
 from storage.projects import MAX_SUB_CHARS
 
 ACT_AS = "X-Act-As"
@@ -40,12 +40,7 @@ def _claims_sub(request: Request) -> str | None:
 
 def is_local(request: Request) -> bool:
     """True when the request acts in local mode: no JWT, auth not required, not a Lambda invocation."""
-    return (
-        _claims_sub(request) is None
-        and not require_auth()
-        and "aws.event" not in request.scope
-        and not os.environ.get("AWS_LAMBDA_FUNCTION_NAME")
-    )
+    return _claims_sub(request) is None and "aws.event" not in request.scope and local_mode()
 
 
 def caller(request: Request) -> str:

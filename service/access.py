@@ -10,11 +10,13 @@ owner once `decide` lets them; below the service layer nothing knows about roles
   session's target language: ForbiddenError (403), saying what is needed. A manager covers every
   language.
 - The local user (`LOCAL_USER`, the caller when nobody signed in: handlers.identity) is the manager of
-  every project, member or not. No signed-in identity can be it (handlers.identity refuses the name).
+  every project, member or not, in local mode (`local_mode`: never in Lambda). No signed-in identity
+  can be it (handlers.identity refuses the name).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -91,10 +93,18 @@ class Access:
         return project_owner(self.project.project_id)
 
 
+def local_mode() -> bool:
+    """True when the server runs locally: outside Lambda (`AWS_LAMBDA_FUNCTION_NAME` unset) and with
+    REQUIRE_AUTH unset or false. Only there is the local user the manager of every project."""
+    required = os.environ.get("REQUIRE_AUTH", "false").strip().lower() in ("1", "true", "yes")
+    return not required and not os.environ.get("AWS_LAMBDA_FUNCTION_NAME")
+
+
 def member_of(project: ProjectRecord, sub: str) -> ProjectMember | None:
-    """The caller as a member of the project: their membership, the local user as a manager, or None."""
+    """The caller as a member of the project: their membership, the local user in local mode as a
+    manager of every language, or None."""
     found = project.member(sub)
-    if found is None and sub == LOCAL_USER:
+    if found is None and sub == LOCAL_USER and local_mode():
         return ProjectMember(sub=sub, role="manager", languages=(ALL_LANGUAGES,))
     return found
 

@@ -16,8 +16,10 @@ owner once `decide` lets them; below the service layer nothing knows about roles
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import secrets
 from dataclasses import dataclass
 from typing import Literal
 
@@ -67,6 +69,25 @@ def project_id(value: str) -> str:
     if not is_project_id(value):
         raise NotFoundError(f"No project {value[:80]}.")
     return value
+
+
+def project_thing_id(prefix: str) -> str:
+    """A new id for a session or job of a project (`s`, `j`): an ordinary id (agent_core.ids) whose last 8
+    hex digits are a digest of the others, so that a route can tell, without a read, that an id may
+    name a project's thing (`may_be_projects`)."""
+    body = secrets.token_hex(12)
+    return f"{prefix}_{body}{_mark(body)}"
+
+
+def may_be_projects(value: str) -> bool:
+    """False when the id cannot name a session or job of a project (no read is then needed to find its
+    owner: it is an identity's own, or nothing); an identity's own id passes by chance once in 2^32."""
+    body = value[2:]
+    return len(body) == 32 and _mark(body[:24]) == body[24:]
+
+
+def _mark(body: str) -> str:
+    return hashlib.sha256(f"project-thing:{body}".encode()).hexdigest()[:8]
 
 
 def project_owner(pid: str) -> str:

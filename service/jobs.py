@@ -28,6 +28,7 @@ from storage.interface import JobStore
 from storage.projects import ProjectRecord
 from storage.records import JobRecord
 
+from .access import project_thing_id
 from .analysis import Analyses
 from .blocking import blocking
 from .job_schemas import JobCreate, JobCreated, JobEstimate, JobLanguage, JobProgress, JobSpent, JobView
@@ -79,7 +80,8 @@ class Jobs:
         # is 422 with no session made, and each language stores the same read.
         reads = [await blocking(self.sessions.read_file, upload) for upload in body.files]
         owner, project = await blocking(self.sessions.owner_for_new, owner, body.project)
-        made = {tag: new_id("s") for tag in tags if tag is not None}  # known before any is written
+        new = project_thing_id if project is not None else new_id
+        made = {tag: new("s") for tag in tags if tag is not None}  # known before any is written
         try:
             segments: dict[str, int] = {}
             files: dict[str, list[str]] = {}
@@ -91,7 +93,7 @@ class Jobs:
                 for tag, sid in made.items()
             }
             job = JobRecord(
-                job_id=new_id("j"),
+                job_id=new("j"),
                 owner=owner,
                 created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                 sessions=made,

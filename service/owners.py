@@ -3,9 +3,10 @@
 A route of a session, job or project's memory names its thing by a path parameter; before the route
 runs, the thing's owner is found and, for a project's, the caller's role and languages are decided
 for what the route does (`route_action`). The route then acts as that owner, so every check below it
-(`record.owner != owner` is 404) and the memory it uses are the project's. A session's and a job's
-owner never change, so a process remembers them (bounded): a warm process reads nothing more for an
-identity's own session, and for a project's reads the project beside the session.
+(`record.owner != owner` is 404) and the memory it uses are the project's. A project's sessions and
+jobs have ids that say so (`project_thing_id`), so an identity's own costs no read here; a session's
+and a job's owner never change, so a process remembers them (bounded), and for a project's session
+reads the project beside the session's record.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from storage.interface import Storage
 
-from .access import Action, decide, decide_for_session, project_id, project_of, route_action
+from .access import Action, decide, decide_for_session, may_be_projects, project_id, project_of, route_action
 from .blocking import blocking
 from .sessions import session_id
 
@@ -54,6 +55,8 @@ class OwnerGate:
         """The owner the caller acts as on the session: a project's when its member may `action` in the
         session's target language (404 for a non-member, 403 else); the caller otherwise."""
         sid = session_id(sid)
+        if not may_be_projects(sid):  # an identity's own (or none): the route's own check decides
+            return caller
         owner = self._known(sid)
         record = None
         if owner is None:
@@ -87,6 +90,8 @@ class OwnerGate:
     async def _job_owner(self, caller: str, job_id: str) -> str:
         if not is_id(job_id, "j"):
             raise NotFoundError(f"No job {job_id[:80]}.")
+        if not may_be_projects(job_id):
+            return caller
         owner = self._known(job_id)
         if owner is None:
             owner = self._remember(job_id, (await blocking(self.storage.get_job, job_id)).owner)

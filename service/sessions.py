@@ -24,7 +24,7 @@ from storage.interface import CHUNK_CHARS, Storage
 from storage.projects import ProjectRecord
 from storage.records import Page, SessionRecord
 
-from .access import decide, project_id
+from .access import decide, project_id, project_thing_id
 from .language_detection import detect_language
 from .schemas import BudgetBody, FileUpload, SessionSettings
 from .store import TextCache
@@ -118,7 +118,7 @@ class SessionService:
             owner, project = self.owner_for_new(owner, given.project)
         source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
         model = None if given.model is None else self.models.name(given.model)
-        sid = session_id or new_id("s")
+        sid = session_id or (project_thing_id("s") if project is not None else new_id("s"))
         token = StepToken(session_id=sid, owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
         auto = given.autoApprove.minEstimate if given.autoApprove is not None else None

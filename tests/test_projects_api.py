@@ -11,7 +11,7 @@ import pytest
 
 from agent_core.models import resolve_model
 from handlers.app import create_app
-from service.access import LOCAL_USER, project_owner
+from service.access import LOCAL_USER, may_be_projects, project_owner
 from service.container import Services
 from storage.interface import Storage
 from tests.conftest import make_backend
@@ -215,6 +215,7 @@ async def test_members_read_and_drive_the_sessions_of_their_languages_only(team:
     fr, fr_file = await team.session("fr")
     de, _ = await team.session("de")
     assert team.services.storage.get_session(fr).owner == project_owner(team.pid)
+    assert may_be_projects(fr) and may_be_projects(de), "a project's session has an id that says so"
     for person in (team.bob, team.rita, team.dan, team.alice, team.local):
         assert (await person.ok("GET", f"/api/sessions/{fr}"))["targetLanguage"] == "fr"
     await team.bob.refused(403, "GET", f"/api/sessions/{de}", words="de")
@@ -252,6 +253,7 @@ async def test_a_project_session_takes_the_project_s_settings(team: Team) -> Non
 async def test_a_session_outside_any_project_is_its_creator_s_alone(team: Team) -> None:
     sid = (await team.bob.ok("POST", "/api/sessions", {"targetLanguage": "fr"}))["id"]
     assert team.services.storage.get_session(sid).owner == "bob"
+    assert not may_be_projects(sid), "so its routes read nothing more than before"
     for person in (team.alice, team.local, team.dan):
         await person.refused(404, "GET", f"/api/sessions/{sid}")
         await person.refused(404, "POST", "/api/next", {"sessionId": sid, "userInput": "Go."})

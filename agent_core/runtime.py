@@ -190,11 +190,18 @@ class AgentRuntime:
         return prepared.outcome
 
     async def prepare(
-        self, owner: str, session_id: str | None, request: StepInput, *, admit: Admit | None = None
+        self,
+        owner: str,
+        session_id: str | None,
+        request: StepInput,
+        *,
+        admit: Admit | None = None,
+        memory_owner: str | None = None,
     ) -> PreparedStep:
         """Load, accept the request, advance the loop: the step's effects and answer, nothing written.
-        A session that is not `owner`'s is not found, unless `admit` lets the caller in (`Admit`)."""
-        loaded = await self._load(owner, session_id, admit=admit)
+        A session that is not `owner`'s is not found, unless `admit` lets the caller in (`Admit`);
+        `memory_owner`: whose memory to read beside the session (its owner, when the caller knows it)."""
+        loaded = await self._load(owner, session_id, admit=admit, memory_owner=memory_owner)
         if request.expect_version is not None and loaded.snapshot.token.version != request.expect_version:
             raise ConflictError("The session changed since the reviews were read; reload them and try again.")
         languages = _languages(loaded.snapshot, request)
@@ -348,13 +355,16 @@ class AgentRuntime:
         loaded: SessionSnapshot | None = None,
         *,
         admit: Admit | None = None,
+        memory_owner: str | None = None,
     ) -> _Loaded:
         """The session (a new one when no id is given; `loaded` when the caller read it), the owner's
         memory: the session's read beside the owner's (its memory, then its
         translation memory's). A session of another owner that `admit` lets in is the session's
-        owner's, with that owner's memory, read beside the admission."""
+        owner's, with that owner's memory: read beside the session when `memory_owner` named that
+        owner, else beside the admission."""
+        guess = memory_owner or owner
 
-        async def owners(whose: str = owner) -> Memory:
+        async def owners(whose: str = guess) -> Memory:
             memory = await self.memory.recall(whose)
             if self.lookups is not None:
                 await self.lookups.refresh(whose)
@@ -382,7 +392,12 @@ class AgentRuntime:
         if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
             if admit is None:
                 raise NotFoundError(f"No session {session_id}.")
-            _, memory = await asyncio.gather(admit(snapshot), owners(snapshot.token.owner))
+            if snapshot.token.owner == guess:
+                await admit(snapshot)
+            else:
+                _, memory = await asyncio.gather(admit(snapshot), owners(snapshot.token.owner))
+        elif guess != owner:  # the guess was another's: the caller's own memory, after all
+            memory = await owners(owner)
         return _Loaded(snapshot=snapshot, memory=memory)
 
     def _loop(

@@ -73,19 +73,39 @@ class OwnerGate:
             project, read = await blocking(self.storage.get_project, pid), record
         return decide_for_session(project, caller, action, read.target_language).owner
 
-    def admit(self, caller: str, action: Action) -> Callable[[SessionSnapshot], Awaitable[None]]:
+    def admit(
+        self, caller: str, action: Action, *, known: str | None = None
+    ) -> Callable[[SessionSnapshot], Awaitable[None]]:
         """What a step calls with a session it loaded that is not the caller's own (AgentRuntime's
         `admit`): the session's project read and the caller decided (404 or 403), beside the read of
-        the project's memory."""
+        the project's memory. With `known`, the session's owner as this process met it, a project's
+        record is read from now on, beside the session's load."""
+        early = None
+        if known is not None and (pid := project_of(known)) is not None:
+            early = asyncio.ensure_future(blocking(self.storage.get_project, pid))
+            early.add_done_callback(lambda f: f.cancelled() or f.exception())  # a step that never asks
 
         async def check(snapshot: SessionSnapshot) -> None:
-            pid = project_of(snapshot.token.owner)
+            owner = snapshot.token.owner
+            pid = project_of(owner)
             if pid is None:
                 raise NotFoundError(f"No session {snapshot.token.session_id}.")
-            project = await blocking(self.storage.get_project, pid)
+            if early is not None and owner == known:
+                project = await early
+            else:
+                project = await blocking(self.storage.get_project, pid)
             decide_for_session(project, caller, action, snapshot.target_language)
 
         return check
+
+    def known_owner(self, sid: str) -> str | None:
+        """The session's owner if this process met it (it never changes)."""
+        return self._known(sid)
+
+    def met(self, sid: str, owner: str) -> None:
+        """Remember the owner of a session a step loaded."""
+        if may_be_projects(sid):
+            self._remember(sid, owner)
 
     async def _job_owner(self, caller: str, job_id: str) -> str:
         if not is_id(job_id, "j"):

@@ -121,12 +121,17 @@ class StepService:
             on_delta=on_delta,
         )
         sid = session_id(body.sessionId) if body.sessionId is not None else None
-        admit = self.gate.admit(owner, "drive") if self.gate is not None else None
-        prepared = await self.runtime.prepare(owner, sid, request, admit=admit)
+        gate = self.gate
+        known = gate.known_owner(sid) if gate is not None and sid is not None else None
+        admit = gate.admit(owner, "drive", known=known) if gate is not None else None
+        prepared = await self.runtime.prepare(owner, sid, request, admit=admit, memory_owner=known)
+        if gate is not None and sid is not None:
+            gate.met(sid, prepared.token.owner)
         if sid is not None and prepared.outcome.result.stalled and not prepared.outcome.result.called_model:
             record = await blocking(self.storage.get_session, sid)
             if record.hold is None:  # the settings changed since the session stopped: one more request
-                prepared = await self.runtime.prepare(owner, sid, replace(request, resume=True), admit=admit)
+                again = replace(request, resume=True)
+                prepared = await self.runtime.prepare(owner, sid, again, admit=admit, memory_owner=known)
         response = step_response(prepared.outcome).model_copy(update={"queued": prepared.queued})
         answer = key.answer(response.model_dump_json(by_alias=True)) if key is not None else None
         try:

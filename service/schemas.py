@@ -326,6 +326,8 @@ class SessionView(BaseModel):
     """The configured model the session's next step uses (its own, else the default)."""
     autoApprove: AutoApproveBody | None = None
     """The session's routing (`{"minEstimate"}`), null when off."""
+    project: str | None = None
+    """The project the session belongs to (API.md "Projects and teams"), null for the creator's own."""
 
 
 class MessagesPage(BaseModel):

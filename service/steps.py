@@ -24,6 +24,7 @@ from storage import deadline
 from storage.interface import SessionStorageInterface
 from storage.records import SessionHold
 
+from .access import project_of
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .owners import OwnerGate
@@ -172,6 +173,7 @@ class StepService:
             spent=spent_of(record.budget, record.telemetry) if record.budget else None,
             model=record.model or self.runtime.models.default,
             autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
+            project=project_of(record.owner),
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             state=state,

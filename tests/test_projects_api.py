@@ -4,6 +4,7 @@ sessions, and two members sharing the project's memory."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from service.container import Services
 from storage.interface import Storage
 from tests.conftest import make_backend
 from tests.helpers import assert_error, services_for
+from tests.storage_cases import atomic_requests
 
 DOC = "Hello world.\n\nA second sentence.\n"
 
@@ -217,7 +219,8 @@ async def test_members_read_and_drive_the_sessions_of_their_languages_only(team:
     assert team.services.storage.get_session(fr).owner == project_owner(team.pid)
     assert may_be_projects(fr) and may_be_projects(de), "a project's session has an id that says so"
     for person in (team.bob, team.rita, team.dan, team.alice, team.local):
-        assert (await person.ok("GET", f"/api/sessions/{fr}"))["targetLanguage"] == "fr"
+        view = await person.ok("GET", f"/api/sessions/{fr}")
+        assert (view["targetLanguage"], view["project"]) == ("fr", team.pid)
     await team.bob.refused(403, "GET", f"/api/sessions/{de}", words="de")
     await team.bob.refused(403, "POST", "/api/next", {"sessionId": de, "userInput": "Go."}, words="de")
     await team.gus.refused(403, "GET", f"/api/sessions/{fr}/files/{fr_file}/segments", words="fr")
@@ -257,7 +260,7 @@ async def test_a_session_outside_any_project_is_its_creator_s_alone(team: Team) 
     for person in (team.alice, team.local, team.dan):
         await person.refused(404, "GET", f"/api/sessions/{sid}")
         await person.refused(404, "POST", "/api/next", {"sessionId": sid, "userInput": "Go."})
-    assert (await team.bob.ok("GET", f"/api/sessions/{sid}"))["id"] == sid
+    assert (await team.bob.ok("GET", f"/api/sessions/{sid}"))["project"] is None
 
 
 async def test_two_members_share_the_project_s_memory(team: Team) -> None:
@@ -302,3 +305,20 @@ async def test_a_job_in_a_project_belongs_to_it(team: Team) -> None:
     await team.carol.refused(404, "GET", f"/api/jobs/{job['id']}")
     await team.bob.ok("GET", f"/api/sessions/{job['sessions']['fr']}")
     await team.bob.refused(403, "GET", f"/api/sessions/{job['sessions']['de']}", words="de")
+
+
+async def test_members_approving_at_once_lose_nothing_in_the_project_s_memory(team: Team) -> None:
+    sources = {"bob": "The first sentence here.", "dan": "Another line over there."}
+    sids = {who: (await team.session("fr", text + "\n"))[0] for who, text in sources.items()}
+    people = {"bob": team.bob, "dan": team.dan}
+    pending = {who: await until_reviews(people[who], sid, userInput="Translate.") for who, sid in sids.items()}
+
+    async def approve(who: str) -> None:
+        verdicts = [{"tool": r["tool"], "status": "approve"} for r in pending[who]]
+        await people[who].ok("POST", "/api/next", {"sessionId": sids[who], "copilotResponses": verdicts})
+
+    atomic_requests(team.services.storage)  # moto applies a request's writes one by one; DynamoDB does not
+    await asyncio.gather(approve("bob"), approve("dan"))
+    kept = team.services.storage.tm_changes(project_owner(team.pid), since=None)
+    assert set(sources.values()) <= {e.source for e in kept.entries}
+    assert kept.seq >= 2, "two numbered writes, one each"

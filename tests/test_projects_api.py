@@ -322,3 +322,17 @@ async def test_members_approving_at_once_lose_nothing_in_the_project_s_memory(te
     kept = team.services.storage.tm_changes(project_owner(team.pid), since=None)
     assert set(sources.values()) <= {e.source for e in kept.entries}
     assert kept.seq >= 2, "two numbered writes, one each"
+
+
+def test_every_route_that_changes_a_session_or_a_project_s_memory_is_given_its_action() -> None:
+    """service.access's table names real routes, and every route that changes something of a session or
+    of a project's memory is in it (one missing would be `manage`: managers only)."""
+    from service.access import PROJECT_ROUTES, SESSION_ROUTES
+
+    paths = create_app(services_for()).openapi()["paths"]
+    routes = {(method.upper(), path) for path, methods in paths.items() for method in methods}
+    assert set(SESSION_ROUTES) | set(PROJECT_ROUTES) <= routes
+    changing = {
+        (m, p) for m, p in routes if m != "GET" and ("{session_id}" in p or ("/memory" in p and "{project_id}" in p))
+    }
+    assert changing == set(SESSION_ROUTES) | set(PROJECT_ROUTES)

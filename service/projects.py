@@ -8,14 +8,16 @@ A change is read-modify-write of the project's one record, conditional on its ve
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from agent_core.document import FileState
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError
 from agent_core.ids import new_id
 from storage.interface import Storage
 from storage.projects import ALL_LANGUAGES, ProjectMember, ProjectRecord
+from storage.records import SessionRecord
 
 from .access import Access, Action, decide, may, project_id, project_owner
 from .blocking import blocking
@@ -132,7 +134,8 @@ class ProjectService:
 
     def _change(self, caller: str, pid: str, change: Callable[[ProjectRecord], ProjectRecord]) -> ProjectRecord:
         """Read, decide (manage), change and write over the version read; again when another change won."""
-        for attempt in range(MAX_TRIES):
+        tries = 1
+        while True:
             project = self.access(caller, pid, "manage").project
             changed = replace(change(project), updated_at=_now())
             if not any(m.role == "manager" for m in changed.members):
@@ -140,9 +143,9 @@ class ProjectService:
             try:
                 return self.storage.put_project(changed, previous=project)
             except ConflictError:
-                if attempt == MAX_TRIES - 1:
+                if tries == MAX_TRIES:
                     raise
-        raise AssertionError("unreachable")
+                tries += 1
 
     def mine(self, caller: str) -> ProjectList:
         """The caller's projects with their role and languages in each."""
@@ -163,10 +166,9 @@ class ProjectService:
         project = (await blocking(self.access, caller, pid)).project
         page = await blocking(self.storage.list_sessions, project_owner(project.project_id), cursor=cursor, limit=limit)
         shown = [r for r in page.items if may(project, caller, "read", r.target_language)]
-        loads = await asyncio.gather(*(blocking(self.storage.load_view, r.session_id, window=0) for r in shown))
+        loads = await asyncio.gather(*(blocking(self._load, r.session_id) for r in shown))
         listed = []
-        for record, _snapshot in loads:
-            files = _snapshot.files
+        for record, files in (found for found in loads if found is not None):
             done = bool(files) and all(f.complete for f in files)
             state, _, _ = standing(record, files, 0 if done else 1)
             listed.append(
@@ -186,3 +188,11 @@ class ProjectService:
                 )
             )
         return ProjectSessions(sessions=listed, nextCursor=page.next_cursor)
+
+    def _load(self, sid: str) -> tuple[SessionRecord, Sequence[FileState]] | None:
+        """A listed session's record and files (None: deleted since it was listed)."""
+        try:
+            record, snapshot = self.storage.load_view(sid, window=0)
+        except NotFoundError:
+            return None
+        return record, snapshot.files

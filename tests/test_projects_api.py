@@ -336,3 +336,20 @@ def test_every_route_that_changes_a_session_or_a_project_s_memory_is_given_its_a
         (m, p) for m, p in routes if m != "GET" and ("{session_id}" in p or ("/memory" in p and "{project_id}" in p))
     }
     assert changing == set(SESSION_ROUTES) | set(PROJECT_ROUTES)
+
+
+async def test_translators_approve_shown_and_revise_in_their_languages_only(team: Team) -> None:
+    fr, fr_file = await team.session("fr")
+    de, de_file = await team.session("de")
+    assert await until_reviews(team.bob, fr, userInput="Translate into French.")
+    assert await until_reviews(team.gus, de, userInput="Translate into German.")
+    await team.bob.refused(403, "POST", f"/api/sessions/{de}/files/{de_file}/approve", {}, words="de")
+    approved = await team.bob.ok("POST", f"/api/sessions/{fr}/files/{fr_file}/approve", {})
+    assert approved["approved"] >= 1
+    revise = f"/api/sessions/{fr}/files/{fr_file}/segments/0"
+    await team.gus.refused(403, "PUT", revise, {"translated_string": "Hallo Welt."}, words="fr")
+    await team.carol.refused(404, "PUT", revise, {"translated_string": "Salut."})
+    revised = await team.bob.ok("PUT", revise, {"translated_string": "Salut le monde."})
+    assert (revised["target"], revised["status"]) == ("Salut le monde.", "revised")
+    kept = team.services.storage.tm_changes(project_owner(team.pid), since=None).entries
+    assert "Salut le monde." in {e.target for e in kept}, "a member's revision teaches the project's memory"

@@ -291,8 +291,14 @@ async def test_the_project_memory_is_read_by_members_and_changed_by_reviewers_an
     await team.rita.refused(403, "POST", f"{p}/import", {"format": "csv", "content": "a,b\n"}, "manager")
     assert [g["source"] for g in (await team.bob.ok("GET", p))["glossary"]] == ["file"]
     assert (await team.bob.ok("GET", "/api/memory"))["glossary"] == [], "the member's own memory is apart"
+    exported = await team.bob.call("GET", f"{p}/export?format=csv")
+    assert exported.status_code == 200 and "file" in exported.text and "fichier" in exported.text
+    await team.carol.refused(404, "GET", f"{p}/export?format=csv")
+    csv = {"format": "csv", "content": "source,target\nsave,enregistrer\n", "languages": "french"}
+    assert (await team.alice.ok("POST", f"{p}/import", csv))["added"] == 1
     await team.alice.ok("DELETE", f"{p}/{entry['id']}")
-    assert (await team.dan.ok("GET", p))["glossary"] == []
+    assert [g["source"] for g in (await team.dan.ok("GET", p))["glossary"]] == ["save"]
+    assert (await team.alice.ok("GET", "/api/memory"))["glossary"] == [], "the manager's own memory is apart"
 
 
 async def test_a_job_in_a_project_belongs_to_it(team: Team) -> None:

@@ -45,6 +45,7 @@ async def test_call_model_lets_a_bug_through_as_itself(error: Exception) -> None
     assert not is_provider_failure(error)
 
 
+
 @pytest.fixture
 def log_text() -> Iterator[list[str]]:
     """The app logger's lines (JSON, as Powertools writes them in Lambda) while the test runs."""

@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import cast
@@ -119,6 +119,11 @@ class PreparedStep:
     distilled before the model request, not distilled again)."""
 
 
+Admit = Callable[[SessionSnapshot], Awaitable[None]]
+"""Lets a caller into a session that is not their own, or raises (NotFoundError, or the service's own
+refusal): the step then acts for the session's owner, with that owner's memory."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Loaded:
     snapshot: SessionSnapshot
@@ -184,9 +189,19 @@ class AgentRuntime:
         await self.finish(prepared)
         return prepared.outcome
 
-    async def prepare(self, owner: str, session_id: str | None, request: StepInput) -> PreparedStep:
-        """Load, accept the request, advance the loop: the step's effects and answer, nothing written."""
-        loaded = await self._load(owner, session_id)
+    async def prepare(
+        self,
+        owner: str,
+        session_id: str | None,
+        request: StepInput,
+        *,
+        admit: Admit | None = None,
+        memory_owner: str | None = None,
+    ) -> PreparedStep:
+        """Load, accept the request, advance the loop: the step's effects and answer, nothing written.
+        A session that is not `owner`'s is not found, unless `admit` lets the caller in (`Admit`);
+        `memory_owner`: whose memory to read beside the session (its owner, when the caller knows it)."""
+        loaded = await self._load(owner, session_id, admit=admit, memory_owner=memory_owner)
         if request.expect_version is not None and loaded.snapshot.token.version != request.expect_version:
             raise ConflictError("The session changed since the reviews were read; reload them and try again.")
         languages = _languages(loaded.snapshot, request)
@@ -333,15 +348,26 @@ class AgentRuntime:
 
     # -- stages ------------------------------------------------------------------------------
 
-    async def _load(self, owner: str, session_id: str | None, loaded: SessionSnapshot | None = None) -> _Loaded:
+    async def _load(
+        self,
+        owner: str,
+        session_id: str | None,
+        loaded: SessionSnapshot | None = None,
+        *,
+        admit: Admit | None = None,
+        memory_owner: str | None = None,
+    ) -> _Loaded:
         """The session (a new one when no id is given; `loaded` when the caller read it), the owner's
         memory: the session's read beside the owner's (its memory, then its
-        translation memory's)."""
+        translation memory's). A session of another owner that `admit` lets in is the session's
+        owner's, with that owner's memory: read beside the session when `memory_owner` named that
+        owner, else beside the admission."""
+        guess = memory_owner or owner
 
-        async def owners() -> Memory:
-            memory = await self.memory.recall(owner)
+        async def owners(whose: str = guess) -> Memory:
+            memory = await self.memory.recall(whose)
             if self.lookups is not None:
-                await self.lookups.refresh(owner)
+                await self.lookups.refresh(whose)
             return memory
 
         if session_id is None:
@@ -364,7 +390,14 @@ class AgentRuntime:
                 self.store.load(session_id, window=self.window + self.chunk + 2), owners()
             )
         if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
-            raise NotFoundError(f"No session {session_id}.")
+            if admit is None:
+                raise NotFoundError(f"No session {session_id}.")
+            if snapshot.token.owner == guess:
+                await admit(snapshot)
+            else:
+                _, memory = await asyncio.gather(admit(snapshot), owners(snapshot.token.owner))
+        elif guess != owner:  # the guess was another's: the caller's own memory, after all
+            memory = await owners(owner)
         return _Loaded(snapshot=snapshot, memory=memory)
 
     def _loop(

@@ -50,8 +50,21 @@ async def get_services(request: Request) -> Services:
     return services if services is not None else await blocking(lazy.get)
 
 
-async def get_owner(request: Request) -> str:
-    """The caller (the JWT `sub`), or 401 when authentication is required and missing."""
+async def get_owner(request: Request, services: ServicesDep) -> str:
+    """The owner the request acts as: the caller (the JWT `sub`; 401 when authentication is required and
+    missing), or, on a route of a project's session, job or memory, the project the caller may act in
+    for what the route does (404 for a non-member, 403 for a role or languages that do not allow it:
+    service.owners)."""
+    sub = caller(request)
+    params = request.path_params
+    if not ("session_id" in params or "job_id" in params or "project_id" in params):
+        return sub
+    route = request.scope.get("route")
+    return await services.gate.owner_for(sub, request.method, getattr(route, "path", ""), params)
+
+
+async def get_caller(request: Request) -> str:
+    """The caller themselves (the JWT `sub`, or the local user), whatever the route names."""
     return caller(request)
 
 
@@ -66,4 +79,5 @@ async def get_time_left(request: Request) -> Callable[[], float] | None:
 
 ServicesDep = Annotated["Services", Depends(get_services)]
 OwnerDep = Annotated[str, Depends(get_owner)]
+CallerDep = Annotated[str, Depends(get_caller)]
 TimeLeftDep = Annotated["Callable[[], float] | None", Depends(get_time_left)]

@@ -22,6 +22,7 @@ from agent_core.errors import (
     UnavailableError,
 )
 from agent_core.models import ModelConfigError
+from service.access import ForbiddenError
 
 from .identity import UnauthenticatedError
 from .logging import logger
@@ -30,6 +31,7 @@ from .metrics import record_failure
 _STATUS: list[tuple[type[Exception], int]] = [
     (UnauthenticatedError, 401),
     (BudgetExceededError, 402),
+    (ForbiddenError, 403),
     (NotFoundError, 404),
     (ConflictError, 409),
     (ReviewMismatchError, 409),

@@ -18,6 +18,8 @@ from agent_core.runtime import AgentRuntime
 from storage.interface import Storage
 
 from .memory import OwnerMemory
+from .owners import OwnerGate
+from .projects import ProjectService
 from .sessions import SessionService
 from .steps import StepService
 from .store import StorageSessionStore, TextCache
@@ -35,6 +37,9 @@ class Services:
     steps: StepService
     memory: OwnerMemory
     tm: TranslationMemory
+    projects: ProjectService
+    gate: OwnerGate
+    """The owner a caller acts as on a route of a session, job or project (service.owners)."""
 
     def workbench(self) -> Workbench:
         """The workbench (segments, revisions, QA, exports' reads) over these services."""
@@ -90,13 +95,16 @@ def build_services(
         distiller=distiller,
         min_model_seconds=min_model_seconds,
     )
+    gate = OwnerGate(storage)
     return Services(
         storage=storage,
         runtime=runtime,
         sessions=SessionService(storage, cache, models=models),
-        steps=StepService(runtime, storage),
+        steps=StepService(runtime, storage, gate=gate),
         memory=memory,
         tm=tm,
+        projects=ProjectService(storage),
+        gate=gate,
     )
 
 

@@ -27,6 +27,8 @@ class JobCreate(BaseModel):
     model: str | None = Field(default=None, min_length=1, max_length=200)
     """One of the configured models for every language (absent: the default); PATCH a language's
     session to change it for that language alone."""
+    project: str | None = Field(default=None, max_length=64)
+    """The project the job and its sessions belong to (its managers create them); absent: the caller's own."""
 
 
 class JobCreated(BaseModel):

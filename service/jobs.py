@@ -25,8 +25,10 @@ from agent_core.errors import AgentError, InvalidRequestError, NotFoundError, Un
 from agent_core.ids import is_id, new_id
 from agent_core.ports import SessionStore
 from storage.interface import JobStore
+from storage.projects import ProjectRecord
 from storage.records import JobRecord
 
+from .access import project_thing_id
 from .analysis import Analyses
 from .blocking import blocking
 from .job_schemas import JobCreate, JobCreated, JobEstimate, JobLanguage, JobProgress, JobSpent, JobView
@@ -77,19 +79,21 @@ class Jobs:
         # Every file is read and segmented once, before anything is stored: a file that cannot be read
         # is 422 with no session made, and each language stores the same read.
         reads = [await blocking(self.sessions.read_file, upload) for upload in body.files]
-        made = {tag: new_id("s") for tag in tags if tag is not None}  # known before any is written
+        owner, project = await blocking(self.sessions.owner_for_new, owner, body.project)
+        new = project_thing_id if project is not None else new_id
+        made = {tag: new("s") for tag in tags if tag is not None}  # known before any is written
         try:
             segments: dict[str, int] = {}
             files: dict[str, list[str]] = {}
             for tag, sid in made.items():
-                await blocking(self._session, owner, body, tag, names, sid)
+                await blocking(self._session, owner, body, tag, names, sid, project)
                 segments[tag], files[tag] = await blocking(self._upload, owner, sid, body, reads)
             figures = {
                 tag: {**(await self._estimate(owner, sid, files[tag], tag)), "segments": segments[tag]}
                 for tag, sid in made.items()
             }
             job = JobRecord(
-                job_id=new_id("j"),
+                job_id=new("j"),
                 owner=owner,
                 created_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
                 sessions=made,
@@ -101,12 +105,14 @@ class Jobs:
             raise
         return JobCreated(id=job.job_id, sessions=dict(made))
 
-    def _session(self, owner: str, body: JobCreate, tag: str, names: list[str], sid: str) -> None:
-        """One language's session, with the task."""
+    def _session(
+        self, owner: str, body: JobCreate, tag: str, names: list[str], sid: str, project: ProjectRecord | None
+    ) -> None:
+        """One language's session, with the task (in the job's project, if any)."""
         settings = SessionSettings(
             sourceLanguage=body.sourceLanguage, targetLanguage=tag, budget=body.budget, model=body.model
         )
-        self.sessions.create(owner, settings, task=task_for(names, tag), session_id=sid)
+        self.sessions.create(owner, settings, task=task_for(names, tag), session_id=sid, project=project)
 
     def _upload(
         self, owner: str, sid: str, body: JobCreate, reads: list[tuple[ReadFile, str | None]]

@@ -212,6 +212,8 @@ class SessionSettings(BaseModel):
     """One of the configured models (`GET /api/models`); null on PATCH: back to the default."""
     autoApprove: AutoApproveBody | None = None
     """Approve QA-clean proposals at or above an estimate without a review; null (or absent on POST): off."""
+    project: str | None = Field(default=None, max_length=64)
+    """POST only: the project the session belongs to (its managers create it); absent: the caller's own."""
 
 
 class ModelPrice(BaseModel):
@@ -324,6 +326,8 @@ class SessionView(BaseModel):
     """The configured model the session's next step uses (its own, else the default)."""
     autoApprove: AutoApproveBody | None = None
     """The session's routing (`{"minEstimate"}`), null when off."""
+    project: str | None = None
+    """The project the session belongs to (API.md "Projects and teams"), null for the creator's own."""
 
 
 class MessagesPage(BaseModel):

@@ -20,9 +20,11 @@ from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError,
 from agent_core.ids import is_id, new_id
 from agent_core.segment import Segment
 from langfacts import bcp47
-from storage.interface import CHUNK_CHARS, SessionStorageInterface
+from storage.interface import CHUNK_CHARS, Storage
+from storage.projects import ProjectRecord
 from storage.records import Page, SessionRecord
 
+from .access import decide, project_id, project_thing_id
 from .language_detection import detect_language
 from .schemas import BudgetBody, FileUpload, SessionSettings
 from .store import TextCache
@@ -75,7 +77,7 @@ def pick_file(files: Sequence[FileState], fid: str) -> FileState:
 class SessionService:
     """The caller's sessions and files."""
 
-    def __init__(self, storage: SessionStorageInterface, cache: TextCache, *, models: ModelCatalog) -> None:
+    def __init__(self, storage: Storage, cache: TextCache, *, models: ModelCatalog) -> None:
         self.storage = storage
         self.cache = cache
         self.models = models
@@ -88,6 +90,14 @@ class SessionService:
             raise NotFoundError(f"No session {sid}.")
         return record
 
+    def owner_for_new(self, caller: str, project: str | None) -> tuple[str, ProjectRecord | None]:
+        """Who a new session or job belongs to: the caller, or the project named, whose managers alone
+        create them (404 for a non-member, 403 for another role)."""
+        if project is None:
+            return caller, None
+        found = self.storage.get_project(project_id(project))
+        return decide(found, caller, "manage").owner, found
+
     def create(
         self,
         owner: str,
@@ -95,18 +105,26 @@ class SessionService:
         *,
         task: str | None = None,
         session_id: str | None = None,
+        project: ProjectRecord | None = None,
     ) -> SessionRecord:
         """A new, empty session, in the languages given (BCP 47 tags or names; 422 for one unknown),
         with the budget and the model given (422 for a model not configured); with `task`, that is its
         first user input (a job's session: the next step goes on to the model). `session_id` (a new
-        id) is the caller's, who can then remove it whether or not the creation answered."""
+        id) is the caller's, who can then remove it whether or not the creation answered. A session of
+        a project (`settings.project`, or `project` for an owner found already: `owner_for_new`) belongs
+        to it and takes the project's source language and auto-approval where the settings give none."""
         given = settings or SessionSettings()
+        if given.project is not None:
+            owner, project = self.owner_for_new(owner, given.project)
         source, target = language_tag(given.sourceLanguage), language_tag(given.targetLanguage)
         model = None if given.model is None else self.models.name(given.model)
-        sid = session_id or new_id("s")
+        sid = session_id or (project_thing_id("s") if project is not None else new_id("s"))
         token = StepToken(session_id=sid, owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
         auto = given.autoApprove.minEstimate if given.autoApprove is not None else None
+        if project is not None:
+            source = source or project.source_language
+            auto = auto if "autoApprove" in given.model_fields_set else project.auto_approve
         effects = StepEffects(
             source_language=source, target_language=target, budget=budget, model=model, auto_approve=auto
         )
@@ -120,6 +138,8 @@ class SessionService:
         then is the default); the others are left. The next step uses them."""
         record = self.owned(owner, sid)
         given = settings.model_fields_set
+        if "project" in given:
+            raise InvalidRequestError("A session's project is given when it is created; it cannot move.")
         if not given:
             return
         model = record.model

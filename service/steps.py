@@ -24,8 +24,10 @@ from storage import deadline
 from storage.interface import SessionStorageInterface
 from storage.records import SessionHold
 
+from .access import project_of
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
+from .owners import OwnerGate
 from .schemas import AutoApproveBody, NextRequest, SessionView, StepResponse, Telemetry
 from .sessions import session_id
 from .standing import segments_left, standing
@@ -53,9 +55,13 @@ class StepAnswer:
 class StepService:
     """Runs `POST /api/next` against the agent runtime, keeping answers for idempotency keys."""
 
-    def __init__(self, runtime: AgentRuntime, storage: SessionStorageInterface) -> None:
+    def __init__(
+        self, runtime: AgentRuntime, storage: SessionStorageInterface, *, gate: OwnerGate | None = None
+    ) -> None:
         self.runtime = runtime
         self.storage = storage
+        self.gate = gate
+        """Lets a project's member step its sessions (their role and languages allowing); None: owners only."""
 
     async def next(
         self,
@@ -116,11 +122,17 @@ class StepService:
             on_delta=on_delta,
         )
         sid = session_id(body.sessionId) if body.sessionId is not None else None
-        prepared = await self.runtime.prepare(owner, sid, request)
+        gate = self.gate
+        known = gate.known_owner(sid) if gate is not None and sid is not None else None
+        admit = gate.admit(owner, "drive", known=known) if gate is not None else None
+        prepared = await self.runtime.prepare(owner, sid, request, admit=admit, memory_owner=known)
+        if gate is not None and sid is not None:
+            gate.met(sid, prepared.token.owner)
         if sid is not None and prepared.outcome.result.stalled and not prepared.outcome.result.called_model:
             record = await blocking(self.storage.get_session, sid)
             if record.hold is None:  # the settings changed since the session stopped: one more request
-                prepared = await self.runtime.prepare(owner, sid, replace(request, resume=True))
+                again = replace(request, resume=True)
+                prepared = await self.runtime.prepare(owner, sid, again, admit=admit, memory_owner=known)
         response = step_response(prepared.outcome).model_copy(update={"queued": prepared.queued})
         answer = key.answer(response.model_dump_json(by_alias=True)) if key is not None else None
         try:
@@ -161,6 +173,7 @@ class StepService:
             spent=spent_of(record.budget, record.telemetry) if record.budget else None,
             model=record.model or self.runtime.models.default,
             autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
+            project=project_of(record.owner),
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             state=state,

@@ -68,6 +68,7 @@ from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
 from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
+from .dynamodb_projects import DynamoDBProjectStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import FileChunk, Storage, StoredSession, chunk_segments, chunks
@@ -115,7 +116,7 @@ def _meta_key(session_id: str) -> Item:
     return {"pk": s(_pk(session_id)), "sk": s("META")}
 
 
-class DynamoDBSessionStorage(DynamoDBMemoryStorage, Storage):
+class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Storage):
     """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client."""
 
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:

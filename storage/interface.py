@@ -36,6 +36,7 @@ from agent_core.tm import TmEntry, normalize, source_hash
 
 from .codec import dump_message, dump_verdict
 from .errors import ConflictError, InvalidRequestError, TooLargeError
+from .projects import ProjectStore
 from .records import (
     JobRecord,
     MemoryEntryRecord,
@@ -343,8 +344,8 @@ class MemoryStorageInterface(ABC):
         The read is consistent: what a write numbered at most the returned `seq` wrote is in it."""
 
 
-class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ABC):
-    """A backend: the three contracts over one store."""
+class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ProjectStore, ABC):
+    """A backend: the four contracts over one store."""
 
 
 def check_units(token: StepToken, effects: StepEffects) -> None:

@@ -47,6 +47,7 @@ from .records import SCHEMA_VERSION, JobRecord, Page, ReviewLog, SessionHold, Se
 from .sqlite_db import insert_rows, timestamp
 from .sqlite_memory import CORRECTION_COLUMNS, SQLiteMemoryStorage, correction_of, put_tm_rows
 from .sqlite_paging import decode_cursor, page
+from .sqlite_projects import SQLiteProjectStorage
 
 _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model_ms", "cached_tokens", "cost_micro_usd")
 _SESSION_COLUMNS = (
@@ -64,7 +65,7 @@ _REVISIONS = (
 )
 
 
-class SQLiteStorage(SQLiteMemoryStorage, Storage):
+class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, Storage):
     """Sessions and memory in one SQLite file (WAL), one connection behind a lock, safe across processes."""
 
     @classmethod

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 10
+LAYOUT_VERSION = 11
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -30,6 +30,14 @@ _MEMORY = (
     source TEXT NOT NULL, text TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL,
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL, term_kind TEXT NOT NULL DEFAULT 'preferred',
     PRIMARY KEY (owner, entry_id))""",
+)
+# A project's row is its one mutable record (settings and members as JSON, `storage.projects`);
+# `project_members` is the index of each member's projects, written with the row that adds or removes them.
+_PROJECTS = (
+    """CREATE TABLE projects (project_id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL, data TEXT NOT NULL)""",
+    """CREATE TABLE project_members (sub TEXT NOT NULL, project_id TEXT NOT NULL REFERENCES projects ON DELETE CASCADE,
+    PRIMARY KEY (sub, project_id))""",
 )
 SCHEMA = (
     """CREATE TABLE sessions (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL,
@@ -80,4 +88,5 @@ SCHEMA = (
     *_IDEMPOTENCY,
     *_MEMORY,
     *_TM,
+    *_PROJECTS,
 )

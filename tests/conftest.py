@@ -108,13 +108,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     Such a test drives the app (HTTP, the Lambda handler, a job) and runs on DynamoDB because it can;
     what DynamoDB itself must do the contract's suites check on every backend in the fast tier. Under
     moto a DynamoDB variant costs about five times its SQLite twin's CPU, and they were most of the
-    fast tier's time. The whole suite (both tiers, scripts/test) still runs every variant.
+    fast tier's time. The whole suite (both tiers, scripts/test) still runs every variant; they are
+    also marked `dynamodb_variant`, so that the slow tier runs them on every core (they time nothing;
+    a test slow of its own, end to end or across processes, is left as it is).
     """
-    slow = pytest.mark.slow
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
-        if "dynamodb" in params.values() and item.path.name not in CONTRACT_MODULES:
-            item.add_marker(slow)
+        if (
+            "dynamodb" in params.values()
+            and item.path.name not in CONTRACT_MODULES
+            and not item.get_closest_marker("slow")
+        ):
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.dynamodb_variant)
 
 
 @pytest.fixture(autouse=True)

@@ -25,10 +25,10 @@ models.ALLOW_MODEL_REQUESTS = False
 
 
 def _share_botocore_models() -> None:
-    """botocore's JSON models (service definitions, endpoints) parsed once a process, not once a
-    boto3 session: moto starts every test on a new session, and each new session's client parsed
-    them again (most of a DynamoDB test's setup). A session already shares one parsed model among
-    its clients, read-only; this shares it among sessions too."""
+    """botocore's JSON models (service definitions, endpoints) found and parsed once a process, not
+    once a boto3 session: moto starts every test on a new session, and each new session's client
+    parsed them again (most of a DynamoDB test's setup). A session already shares one parsed model
+    among its clients, read-only; this shares it among sessions too."""
     import botocore.loaders
 
     load = botocore.loaders.JSONFileLoader.load_file
@@ -41,10 +41,86 @@ def _share_botocore_models() -> None:
 
     botocore.loaders.JSONFileLoader.load_file = load_file  # type: ignore[method-assign]
 
+    # A loader also lists every service directory (thousands of listdir and stat calls) and looks
+    # up each model's path once a loader; loaders on the same search paths share those answers.
+    init = botocore.loaders.Loader.__init__
+    answers: dict[tuple[str, ...], dict[Any, Any]] = {}
+
+    def share_answers(self: botocore.loaders.Loader, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self._cache = answers.setdefault(tuple(self.search_paths), {})
+
+    botocore.loaders.Loader.__init__ = share_answers
+
 
 _share_botocore_models()
 
+
+def _remember_moto_attribute_names() -> None:
+    """moto's response serializer finds each attribute of a reply (every member of every DynamoDB
+    AttributeValue) by asking five alias rules for the names it may have on the Python object, anew
+    for every value: most of the CPU of a DynamoDB call under moto. The names depend only on the
+    serializer, the service, the object's class, the key and the shape and its parent structure, so
+    they are asked once for each of those and remembered (DynamoDB tests about a quarter cheaper)."""
+    from moto.core import serialize
+
+    possible_keys = serialize.XFormedAttributePicker.get_possible_keys
+    known: dict[tuple[Any, ...], list[str]] = {}
+
+    def remembered(self: serialize.XFormedAttributePicker, context: serialize.AttributePickerContext) -> Any:
+        shape = context.shape
+        parent = getattr(shape, "parent", None)
+        key = (
+            tuple(self.alias_providers),
+            getattr(context.service_model, "service_name", None),
+            type(context.obj),
+            context.key,
+            None if shape is None else shape.name,
+            None if parent is None else (parent.name, parent.type_name),
+        )
+        names = known.get(key)
+        if names is None:
+            names = known[key] = list(possible_keys(self, context))
+        return names
+
+    serialize.XFormedAttributePicker.get_possible_keys = remembered  # type: ignore[method-assign]
+
+
+_remember_moto_attribute_names()
+
 BACKENDS = ["sqlite", "dynamodb"]
+
+CONTRACT_MODULES = {
+    "test_storage_conformance.py",
+    "test_memory_conformance.py",
+    "test_storage_jobs.py",
+    "test_review_log.py",
+    "test_tm_replica.py",
+}
+"""The storage contract's own suites: they run on every backend in the fast tier."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test run on DynamoDB (a backend parameter `"dynamodb"`) outside the storage contract's suites
+    is in the slow tier; its SQLite twin stays in the fast one.
+
+    Such a test drives the app (HTTP, the Lambda handler, a job) and runs on DynamoDB because it can;
+    what DynamoDB itself must do the contract's suites check on every backend in the fast tier. Under
+    moto a DynamoDB variant costs about five times its SQLite twin's CPU, and they were most of the
+    fast tier's time. The whole suite (both tiers, scripts/test) still runs every variant; they are
+    also marked `dynamodb_variant`, so that the slow tier runs them on every core (they time nothing;
+    a test slow of its own, end to end or across processes, is left as it is).
+    """
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if (
+            "dynamodb" in params.values()
+            and item.path.name not in CONTRACT_MODULES
+            and not item.get_closest_marker("slow")
+        ):
+            item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.dynamodb_variant)
 
 
 @pytest.fixture(autouse=True)

@@ -78,6 +78,7 @@ def review_rounds(storage: DynamoDBSessionStorage, rounds: int) -> None:
         step(storage, messages=[returns(*ids), *users(100 + r, 1)])
 
 
+@pytest.mark.slow
 def test_a_step_loads_in_two_queries_side_by_side_and_commits_in_one_transaction(
     storage: DynamoDBSessionStorage, counted: DynamoRequests
 ) -> None:

@@ -200,6 +200,7 @@ def _export_seconds(make: Callable[[int], bytes], n: int) -> float:
     return time.process_time() - started
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [_merges, _plurals], ids=["anchor merged by every mapping", "plural entries"])
 def test_the_rails_export_is_linear(make: Callable[[int], bytes]) -> None:
     small = min(_export_seconds(make, 300) for _ in range(2))

@@ -193,6 +193,7 @@ def test_every_syntax_is_linear_on_hostile_text(hostile: Callable[[int], str]) -
     assert _ratio(make, 1_000) < 10  # texts of a few KB: both sizes fit the processor's caches alike
 
 
+@pytest.mark.slow
 def test_the_target_a_task_names_is_found_in_linear_time() -> None:
     from agent_core.languages import task_target
 

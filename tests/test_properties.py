@@ -227,6 +227,7 @@ EXAMPLES = settings(
 )
 
 
+@pytest.mark.slow
 @EXAMPLES
 @given(content=documents(), plan=rounds, verbatim=st.booleans())
 def test_sqlite_in_memory(content: str, plan: list[Round], verbatim: bool) -> None:

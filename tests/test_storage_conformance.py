@@ -391,6 +391,7 @@ def test_an_answer_too_large_to_keep_does_not_fail_its_step(storage: Storage) ->
 # -- files and units -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_file_s_segments_are_kept_with_the_chunk_each_begins_in(storage: Storage) -> None:
     create(storage)
     sentence = "A short sentence here. "

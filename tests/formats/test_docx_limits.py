@@ -35,6 +35,7 @@ def test_a_deflate_bomb_is_refused_from_the_archive_directory() -> None:
         DOCX.write(data, {}, target_language="de")
 
 
+@pytest.mark.slow
 def test_more_xml_elements_than_the_limit_are_refused_in_all_the_parts_and_under_any_name() -> None:
     with pytest.raises(FormatError, match=r"more than 500,000 elements \(word/document\.xml passes the limit"):
         DOCX.read(bomb(3, method=zipfile.ZIP_STORED))  # stored: no ratio to tell

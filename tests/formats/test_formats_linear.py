@@ -102,6 +102,7 @@ SIZES = {"rails read": 40, "rails write": 40}
 """ruamel is slow under a tracer: fewer keys for it."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_linear(case: str) -> None:
     n = SIZES.get(case, N)

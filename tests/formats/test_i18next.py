@@ -192,6 +192,7 @@ def test_scanner_positions_match_json() -> None:
         assert json.loads(JITSI.decode()[slot.value_start : slot.end]) == slot.value
 
 
+@pytest.mark.slow
 def test_too_many_strings() -> None:
     data = ("{" + ",".join(f'"k{i}": "v"' for i in range(MAX_SEGMENTS + 1)) + "}").encode()
     with pytest.raises(FormatError, match=str(MAX_SEGMENTS)):

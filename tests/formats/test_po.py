@@ -270,6 +270,7 @@ def _read_seconds(lines: int) -> float:
     return best
 
 
+@pytest.mark.slow
 def test_long_strings_and_obsolete_runs_read_in_linear_time() -> None:
     # polib alone joins a string's lines at a quadratic cost: 4 times the lines took 10 times as long
     assert _read_seconds(80_000) / _read_seconds(20_000) < 8

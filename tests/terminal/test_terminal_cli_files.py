@@ -105,6 +105,7 @@ def test_sessions_list_files_and_export_needs_no_file_id(
     assert "No file is called 'other.md'" in error and f"{file_id} notes.md" in error
 
 
+@pytest.mark.slow
 def test_several_languages_make_a_job_reviewed_language_by_language(
     local_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -117,6 +117,7 @@ async def test_quit_keeps_verdicts_locally_when_the_server_cannot_take_them(
     assert [u.status for u in units] == ["approve", "approve", "refined"]
 
 
+@pytest.mark.slow
 async def test_edit_box_keys(local_client: ApiClient, tmp_path: Path) -> None:
     """Ctrl+A selects the whole edit (typing replaces it); Ctrl+Enter and Ctrl+J accept, as the screen says."""
     job = await start(local_client, tmp_path)

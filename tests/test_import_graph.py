@@ -15,6 +15,7 @@ the subpackage back is a circle, even when no single module reaches itself. The 
 from __future__ import annotations
 
 import ast
+import functools
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,8 +112,10 @@ def part_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return parts
 
 
+@functools.cache
 def all_circles() -> list[list[str]]:
-    """The circles between modules, then those between the parts of a package."""
+    """The circles between modules, then those between the parts of a package (read once a process:
+    every package's test looks at the same source)."""
     graph = import_graph()
     return circles(graph) + [c for c in circles(part_graph(graph)) if c not in circles(graph)]
 

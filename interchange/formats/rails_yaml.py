@@ -17,7 +17,7 @@ the tree. Codes: `%{name}`, `%<name>s`, strftime and number-format directives (`
 `%u %n`), HTML tags.
 
 `write` replaces each translated string's text at its position in the file (how a new text is
-quoted: `_yaml_scalars`) and the locale key's; everything else (comments, key order, blank lines,
+quoted: `_yaml_edits`) and the locale key's; everything else (comments, key order, blank lines,
 indentation, line ends, a byte order mark, the `---` marker, anchors and tags) stays byte for byte.
 Aliases are followed once: an anchored value is an entry at its anchor only. Comments are not
 notes (which string a comment describes is a guess).
@@ -29,7 +29,6 @@ import codecs
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import yaml
 from babel import localedata
@@ -39,7 +38,7 @@ from langfacts import plurals
 from langfacts.codes import find_codes
 
 from ..limits import MAX_SEGMENTS
-from ._yaml_scalars import STR, key_text, scalar_text, value_start
+from ._yaml_edits import STR, Edit, edited, key_text, mapping_edits, scalar_text, value_start
 from .base import Entry, FileFormat, FormatError, Resource, Target
 
 _SYNTAXES = ("ruby", "strftime", "html")
@@ -293,14 +292,10 @@ def _resource(file: _File, leaves: list[_Leaf]) -> Resource:
     return Resource(entries=tuple(entries), source_language=file.locale.value)
 
 
-_Edit = tuple[int, int, str]
-"""A span of the text (start, end) and what replaces it."""
-
-
 def _write(file: _File, leaves: list[_Leaf], targets: Mapping[str, Target], language: str) -> bytes:
     text = file.text
     newline = "\r\n" if "\r\n" in text[: text.find("\n") + 1] else "\n"
-    edits: list[_Edit] = []
+    edits: list[Edit] = []
     if file.locale.value != language:
         start = value_start(text, file.locale.start_mark.index)
         edits.append((start, file.locale.end_mark.index, key_text(language, file.locale)))
@@ -308,62 +303,14 @@ def _write(file: _File, leaves: list[_Leaf], targets: Mapping[str, Target], lang
         target = targets.get(leaf.key)
         if target is None:
             continue
-        if leaf.plural:
-            edits.extend(_plural_edits(leaf, target, language, text, newline))
-        else:
-            assert isinstance(leaf.node, ScalarNode)
+        if isinstance(leaf.node, MappingNode):
+            wanted = plurals.categories(language)
+            forms: Mapping[str, str] = dict.fromkeys(wanted, target) if isinstance(target, str) else target
+            texts = {category: forms.get(category, _text(forms)) for category in wanted}
+            edits.extend(mapping_edits(leaf.node, texts, "other", text, newline=newline))
+        elif isinstance(leaf.node, ScalarNode):
             edits.append(scalar_text(_text(target), leaf.node, text, flow=leaf.flow, newline=newline))
-    edits.sort(key=lambda edit: edit[:2])  # stable: insertions at one place keep their order
-    pieces, done = [file.bom], 0
-    for start, end, new in edits:
-        pieces += (text[done:start], new)
-        done = end
-    pieces.append(text[done:])
-    return "".join(pieces).encode("utf-8")
-
-
-def _plural_edits(leaf: _Leaf, target: Target, language: str, text: str, newline: str) -> Iterator[_Edit]:
-    """The edits that give a plural mapping exactly the target language's categories: forms it lacks
-    removed with their lines, forms it needs inserted before the next form it keeps, in the key
-    quoting and value style of `other`."""
-    wanted = plurals.categories(language)
-    values: Mapping[str, str] = dict.fromkeys(wanted, target) if isinstance(target, str) else target
-    fallback = _text(values)
-    pairs: list[tuple[Any, Any]] = leaf.node.value
-    forms = {key.value: (key, value) for key, value in pairs}
-    other_key, other = forms["other"]
-    if leaf.node.flow_style:
-        written = []
-        for category in wanted:
-            key, like = forms.get(category, (other_key, other))
-            new = scalar_text(values.get(category, fallback), like, text, flow=True, newline=newline)[2]
-            written.append(f"{key_text(category, key)}: {new}")
-        yield value_start(text, leaf.node.start_mark.index), leaf.node.end_mark.index, "{" + ", ".join(written) + "}"
-        return
-    for position, (key, value) in enumerate(pairs):
-        if key.value in wanted:
-            yield scalar_text(values.get(key.value, fallback), value, text, flow=False, newline=newline)
-        elif position + 1 < len(pairs):
-            yield key.start_mark.index, pairs[position + 1][0].start_mark.index, ""
-        else:
-            line_start = text.rfind("\n", 0, key.start_mark.index) + 1
-            start = line_start if not text[line_start : key.start_mark.index].strip() else key.start_mark.index
-            line_end = text.find("\n", value.end_mark.index - 1)
-            yield start, len(text) if line_end < 0 else line_end + 1, ""
-    separator = text[other_key.end_mark.index : value_start(text, other.start_mark.index)]
-    if not re.fullmatch(r"[ \t]*:[ \t]+", separator):
-        separator = ": "
-    for position, category in enumerate(wanted):
-        if category in forms:
-            continue
-        before = next(forms[c][0] for c in wanted[position:] if c in forms)
-        value = scalar_text(values.get(category, fallback), other, text, flow=False, newline=newline)[2]
-        indent = " " * before.start_mark.column
-        yield (
-            before.start_mark.index,
-            before.start_mark.index,
-            f"{key_text(category, other_key)}{separator}{value}{newline}{indent}",
-        )
+    return (file.bom + edited(text, edits)).encode("utf-8")
 
 
 FORMAT = RailsYamlFormat()

@@ -1,4 +1,7 @@
-"""A new text written as a YAML scalar in the place of an old one, in the old one's style where the text
+"""Edits of a YAML text in place: a scalar's text replaced, a mapping's entries removed and inserted,
+everything around them left byte for byte.
+
+A new text is written as a scalar in the place of an old one, in the old one's style where the text
 allows it, read back by PyYAML and Ruby's Psych as exactly that string.
 
 A plain scalar stays plain when the text can be plain where it stands (in a flow collection `[a, b]`
@@ -15,15 +18,21 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable, Iterator, Mapping
 
 import yaml
-from yaml import ScalarNode
+from yaml import MappingNode, ScalarNode
 
 STR = "tag:yaml.org,2002:str"
+Edit = tuple[int, int, str]
+"""A span of the text (start, end) and what replaces it; `start == end` inserts."""
 _ANALYSIS = yaml.emitter.Emitter(io.StringIO(), allow_unicode=True)
 _RESOLVER = yaml.resolver.Resolver()
 _PSYCH_NUMBER = re.compile(r"[-+]?[\d.,_:]*\d[\d.,_:]*(?:[eE][-+]?\d+)?")
 """What Psych reads as a number and PyYAML does not (`1,000`, `1_000.5`)."""
+_WORDS = re.compile(r"[^\W\d_][\w'.]*(?: [\w'.]+)*")
+_WORDS_NOT_STRINGS = frozenset(("yes", "no", "true", "false", "on", "off", "null", "y", "n"))
+"""The words YAML 1.1 reads as booleans or null (`y` and `n` only some readers)."""
 _ESCAPED = re.compile('[\\\\"\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]')
 _SHORT = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\x00": "\\0", "\x85": "\\N"}
 _NOT_IN_BLOCK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]")
@@ -56,6 +65,8 @@ def double_quoted(text: str) -> str:
 
 def _plain(text: str, flow: bool) -> bool:
     """True where `text` can be written plain and reads back as this string (PyYAML and Psych)."""
+    if _WORDS.fullmatch(text):  # most texts: letters first, words and single spaces (not `yes`, `null`)
+        return text.lower() not in _WORDS_NOT_STRINGS
     analysis = _ANALYSIS.analyze_scalar(text)
     allowed = analysis.allow_flow_plain if flow else analysis.allow_block_plain
     return (
@@ -130,3 +141,55 @@ def _block(text: str, style: str, source: str, start: int, end: int, newline: st
     chomp = "" if text.endswith("\n") else "-"
     new = newline.join(indent + line if line else "" for line in body.split("\n"))
     return start, _content_end(source, first, end), style + chomp + source[header.end() : first] + new
+
+
+def edited(source: str, edits: Iterable[Edit]) -> str:
+    """`source` with `edits` made (their spans do not overlap; insertions at one place keep their order)."""
+    pieces: list[str] = []
+    done = 0
+    for start, end, new in sorted(edits, key=lambda edit: edit[:2]):
+        pieces += (source[done:start], new)
+        done = end
+    pieces.append(source[done:])
+    return "".join(pieces)
+
+
+def mapping_edits(
+    node: MappingNode, values: Mapping[str, str], like: str, source: str, *, newline: str
+) -> Iterator[Edit]:
+    """The edits that give a mapping of scalars exactly the keys of `values`, in their order, with
+    their texts: each kept value replaced in its own style, a key not in `values` removed with its
+    lines (and the comments up to the next key), a missing one inserted before the next key kept, in
+    the key quoting and value style of the key `like`. A flow mapping (`{a: b}`) is written again
+    whole. The mapping holds `like` and the last key of `values`."""
+    pairs = node.value
+    given = {key.value: (key, value) for key, value in pairs}
+    like_key, like_value = given[like]
+    if node.flow_style:
+        written = []
+        for name, text in values.items():
+            key, value = given.get(name, (like_key, like_value))
+            written.append(f"{key_text(name, key)}: {scalar_text(text, value, source, flow=True, newline=newline)[2]}")
+        yield value_start(source, node.start_mark.index), node.end_mark.index, "{" + ", ".join(written) + "}"
+        return
+    for position, (key, value) in enumerate(pairs):
+        if key.value in values:
+            yield scalar_text(values[key.value], value, source, flow=False, newline=newline)
+        elif position + 1 < len(pairs):
+            yield key.start_mark.index, pairs[position + 1][0].start_mark.index, ""
+        else:
+            line_start = source.rfind("\n", 0, key.start_mark.index) + 1
+            start = line_start if not source[line_start : key.start_mark.index].strip() else key.start_mark.index
+            line_end = source.find("\n", value.end_mark.index - 1)
+            yield start, len(source) if line_end < 0 else line_end + 1, ""
+    separator = source[like_key.end_mark.index : value_start(source, like_value.start_mark.index)]
+    if not re.fullmatch(r"[ \t]*:[ \t]+", separator):
+        separator = ": "
+    names = list(values)
+    for position, name in enumerate(names):
+        if name in given:
+            continue
+        before = next(given[later][0] for later in names[position:] if later in given)
+        value = scalar_text(values[name], like_value, source, flow=False, newline=newline)[2]
+        at, indent = before.start_mark.index, " " * before.start_mark.column
+        yield at, at, f"{key_text(name, like_key)}{separator}{value}{newline}{indent}"

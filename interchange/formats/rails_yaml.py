@@ -189,7 +189,9 @@ def _leaves(top: Node) -> Iterator[_Leaf]:
     paths join to one (`b.c:` beside `b:` / `c:`) are a FormatError naming both."""
     if not isinstance(top, MappingNode | SequenceNode):
         return
-    stack: list[tuple[Iterator[tuple[str, Node, int]], tuple[str, ...], bool]] = [(_children(top), (), top.flow_style)]
+    stack: list[tuple[Iterator[tuple[str, Node, int]], tuple[str, ...], bool]] = [
+        (_children(top), (), bool(top.flow_style))
+    ]
     seen = {id(top)}
     written: dict[str, tuple[tuple[str, ...], int]] = {}
     nodes = 0

@@ -48,7 +48,9 @@ _MAX_NODES = 4 * MAX_SEGMENTS
 MAX_DEPTH = 64
 """The deepest nesting of mappings and sequences read."""
 _LOCALE = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*")
-_FIRST_KEY = re.compile(r"""^(?:---[ \t]*\n|[ \t]*(?:#[^\n]*)?\n)*(["']?)([^\s:"'#]+)\1:[ \t]*(?:#[^\n]*)?$""", re.M)
+_FIRST_KEY = re.compile(
+    r"""^(?:---[ \t\r]*\n|[ \t\r]*(?:#[^\n]*)?\n)*(["']?)([^\s:"'#]+)\1:[ \t]*(?:#[^\r\n]*)?\r?$""", re.M
+)
 _OPENS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSES = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 

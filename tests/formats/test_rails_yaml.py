@@ -33,6 +33,7 @@ def test_registry_reads_yml_and_yaml_of_a_locale() -> None:
     assert format_for("config/locales/en.yml", RAILS) is FORMAT
     assert format_for("en.yaml", RAILS) is FORMAT
     assert format_for("pt-BR.yml", b'# Brazilian\n"pt-BR":\n  hello: "Ol\xc3\xa1"\n') is FORMAT
+    assert format_for("en.yml", b"\xef\xbb\xbf# CRLF\r\n\r\nen: # English\r\n  a: b\r\n") is FORMAT
     assert format_for("docker-compose.yml", b"services:\n  web:\n    image: x\n") is None
     assert format_for("ci.yml", b"name: CI\non: push\n") is None
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 import yaml as pyyaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from translate.storage import yaml as tt_yaml
 
 from interchange.formats import FormatError, format_for
@@ -331,3 +333,17 @@ def test_the_locale_key_keeps_its_quotes_and_is_quoted_where_yaml_would_misread_
 def test_a_key_twice_in_one_mapping_is_refused() -> None:
     with pytest.raises(FormatError, match="Lines 2 and 3: the key `a` twice"):
         FORMAT.read(b"en:\n  a: x\n  a: y\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_in_any_style_reads_back_as_written(text: str) -> None:
+    data = STYLES.encode()
+    keys = [e.key for e in FORMAT.read(data).entries]
+    out = FORMAT.write(data, dict.fromkeys(keys, text), target_language="pl")
+    tree = pyyaml.safe_load(out)["pl"]
+    for key in keys:
+        value: Any = tree
+        for part in key.split("."):
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        assert value == text, key

@@ -1,5 +1,6 @@
-"""Rails i18n YAML: rails-i18n's en.yml read and written into Polish and Japanese; checked with PyYAML,
-ruamel.yaml and translate-toolkit's Ruby YAML reader."""
+"""Rails i18n YAML: rails-i18n's en.yml read and written into Polish and Japanese, every scalar style
+written with awkward texts, plural forms removed and inserted in place; checked with PyYAML and
+translate-toolkit's Ruby YAML reader."""
 
 from __future__ import annotations
 

@@ -56,7 +56,8 @@ assert CHRF().sentence_score("Hallo Welt", ["Hallo Welt"]).score == 100.0
 assert TER().sentence_score("Hallo Welt", ["Hallo Welt"]).score == 0.0
 from service.language_detection import detect_language
 assert detect_language("Der schnelle braune Fuchs springt über den faulen Hund, und alle sehen zu.") == "de"
-import interchange.formats.docx, lxml.etree, rapidfuzz, pysbd, markdown_it
+import interchange.formats.docx, interchange.formats.rails_yaml, lxml.etree, rapidfuzz, pysbd, markdown_it
+from yaml import CSafeLoader  # Rails YAML is read with libyaml: the wheel must carry it
 
 gone = [m for m in ("anthropic", "tiktoken", "regex", "textual", "numpy") if __import__("importlib").util.find_spec(m)]
 print(json.dumps({"health": health["statusCode"], "plurals": plurals, "names": names, "present": gone}))

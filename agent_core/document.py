@@ -26,8 +26,14 @@ def initial_coverage(content: str) -> Spans:
 
 def add_span(spans: Spans, start: int, end: int) -> Spans:
     """`spans` with `[start, end)` added, merging spans that touch or overlap."""
+    return add_spans(spans, ((start, end),))
+
+
+def add_spans(spans: Spans, added: Iterable[tuple[int, int]]) -> Spans:
+    """`spans` with every span of `added` added in one merge (a span at a time would sort them all
+    again for each), merging spans that touch or overlap."""
     merged: list[tuple[int, int]] = []
-    for s, e in sorted((*spans, (start, end))):
+    for s, e in sorted((*spans, *added)):
         if merged and s <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(merged[-1][1], e))
         else:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic_ai.messages import ModelMessage
 
 from .copilot import Verdict
-from .document import FileState, Spans, add_span
+from .document import FileState, Spans, add_spans
 from .errors import InvalidRequestError
 from .mqm import MqmIssue
 from .tm import TmEntry
@@ -230,11 +230,10 @@ class StepEffects:
 
 def files_after(files: Sequence[FileState], units: Sequence[UnitWrite]) -> list[FileState]:
     """The files with the units' coverage added, in the same order."""
-    updated = {f.file_id: f for f in files}
+    added: dict[str, list[tuple[int, int]]] = {f.file_id: [] for f in files}
     for unit in units:
-        f = updated[unit.file_id]
-        updated[unit.file_id] = replace(f, covered=add_span(f.covered, unit.start, unit.cover_end))
-    return list(updated.values())
+        added[unit.file_id].append((unit.start, unit.cover_end))  # a KeyError for a file not among them
+    return [replace(f, covered=add_spans(f.covered, added[f.file_id])) if added[f.file_id] else f for f in files]
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from agent_core.document import FileState, add_span
+from agent_core.document import FileState, add_spans
 from agent_core.effects import StepEffects
 from agent_core.errors import ConflictError, UnavailableError
 from agent_core.verbatim import verbatim_units
@@ -29,9 +29,7 @@ def write_verbatim(storage: SessionStorageInterface, session_id: str, state: Fil
     covered = state.covered
     for i in range(0, len(units), UNITS_PER_COMMIT):
         batch = units[i : i + UNITS_PER_COMMIT]
-        after = covered
-        for unit in batch:
-            after = add_span(after, unit.start, unit.cover_end)
+        after = add_spans(covered, ((unit.start, unit.cover_end) for unit in batch))
         try:
             token = storage.load_step(session_id, window=0).token
             storage.commit(token, StepEffects(units=batch, coverage={state.file_id: after}))

@@ -161,3 +161,20 @@ async def test_the_session_s_threads_by_file_and_the_open_ones(team: Team) -> No
     await team.gus.refused(403, "GET", f"/api/sessions/{fr}/comments", words="fr")
     await team.carol.refused(404, "GET", f"/api/sessions/{fr}/comments?open=true")
     await team.local.refused(422, "GET", f"/api/sessions/{fr}/comments?open=perhaps")
+
+
+async def test_the_segment_list_shows_each_segment_s_comment_counts(team: Team) -> None:
+    fr, fr_file = await team.session("fr", DOC)
+    segments = f"/api/sessions/{fr}/files/{fr_file}/segments"
+    before = (await team.bob.ok("GET", segments))["segments"]
+    assert [(s["id"], s["comments"], s["openComments"]) for s in before] == [("s1", 0, 0), ("s2", 0, 0), ("s3", 0, 0)]
+    first = await team.bob.ok("POST", thread_path(fr, fr_file, "s2"), {"text": "One?"})
+    await team.rita.ok("POST", thread_path(fr, fr_file, "s2"), {"text": "Two."})
+    await team.rita.ok("POST", thread_path(fr, fr_file, "s3"), {"text": "Three."})
+    await team.rita.ok("PATCH", f"{thread_path(fr, fr_file, 's2')}/{first['id']}", {"resolved": True})
+    other, other_file = await team.session("fr", DOC)
+    await team.bob.ok("POST", thread_path(other, other_file, "s1"), {"text": "Elsewhere."})
+    after = (await team.bob.ok("GET", segments))["segments"]
+    assert [(s["id"], s["comments"], s["openComments"]) for s in after] == [("s1", 0, 0), ("s2", 2, 1), ("s3", 1, 1)]
+    page = (await team.bob.ok("GET", f"{segments}?q=second"))["segments"]
+    assert [(s["id"], s["comments"]) for s in page] == [("s3", 1)]

@@ -178,3 +178,28 @@ async def test_the_segment_list_shows_each_segment_s_comment_counts(team: Team) 
     assert [(s["id"], s["comments"], s["openComments"]) for s in after] == [("s1", 0, 0), ("s2", 2, 1), ("s3", 1, 1)]
     page = (await team.bob.ok("GET", f"{segments}?q=second"))["segments"]
     assert [(s["id"], s["comments"]) for s in page] == [("s3", 1)]
+
+
+async def test_the_xliff_exports_keep_comments_as_notes_by_their_authors(team: Team) -> None:
+    from xml.etree import ElementTree
+
+    fr, fr_file = await team.session("fr", DOC)
+    asked = await team.bob.ok("POST", thread_path(fr, fr_file, "s2"), {"text": "Formal or not?"})
+    await team.rita.ok("POST", thread_path(fr, fr_file, "s2"), {"text": "Formal <always> & polite."})
+    await team.rita.ok("PATCH", f"{thread_path(fr, fr_file, 's2')}/{asked['id']}", {"resolved": True})
+    export = f"/api/sessions/{fr}/files/{fr_file}/export"
+
+    x12 = await team.bob.call("GET", f"{export}?format=xliff12")
+    assert x12.status_code == 200, x12.text
+    ns12 = {"x": "urn:oasis:names:tc:xliff:document:1.2"}
+    units = {u.get("id"): u for u in ElementTree.fromstring(x12.content).iterfind(".//x:trans-unit", ns12)}
+    notes = [(n.get("from"), "".join(n.itertext())) for n in units["s2"].iterfind("x:note", ns12)]
+    assert notes == [("bob", "Resolved: Formal or not?"), ("rita", "Formal <always> & polite.")]
+    assert not list(units["s1"].iterfind("x:note", ns12)) and not list(units["s3"].iterfind("x:note", ns12))
+
+    x2 = await team.bob.call("GET", f"{export}?format=xliff2")
+    assert x2.status_code == 200, x2.text
+    ns2 = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
+    units = {u.get("id"): u for u in ElementTree.fromstring(x2.content).iterfind(".//x:unit", ns2)}
+    notes = [(n.get("category"), "".join(n.itertext())) for n in units["s2"].iterfind(".//x:note", ns2)]
+    assert notes == [("comment", "bob: Resolved: Formal or not?"), ("comment", "rita: Formal <always> & polite.")]

@@ -135,7 +135,8 @@ class Exports:
         original = unpack_original(storage.read_original(sid, view.state.file_id))
         corrections = storage.recent_corrections(owner, limit=CORRECTION_NOTES) if notes else []
         mine = [c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id]
-        comments = [c for c in storage.session_comments(sid) if c.file_id == view.state.file_id] if notes else []
+        wanted = notes or (original is not None and original.format == "po")  # PO: translator comments
+        comments = [c for c in storage.session_comments(sid) if c.file_id == view.state.file_id] if wanted else []
         return ExportInputs(view=view, original=original, corrections=mine, comments=comments)
 
 
@@ -163,7 +164,8 @@ def render_export(
     if fmt in ("xliff", "original") and original is not None and document is not None:
         return _filled(view, original.data.decode("utf-8-sig"), document)
     if fmt == "original":
-        return _original(view, original, target_language or target_tag(view.snapshot), source_language)
+        language = target_language or target_tag(view.snapshot)
+        return _original(view, original, language, source_language, inputs.comments)
     if source_language == "und" and document is not None and document.source_language:
         source_language = document.source_language
     own_target = document.target_language if document is not None else None
@@ -199,13 +201,23 @@ def render_export(
     )
 
 
-def _original(view: FileView, original: Original | None, language: str | None, source: str) -> Download:
-    """The file in its own format (`service.export_original`); `source` the session's source language."""
+def _original(
+    view: FileView,
+    original: Original | None,
+    language: str | None,
+    source: str,
+    comments: Sequence[CommentRecord] = (),
+) -> Download:
+    """The file in its own format (`service.export_original`); `source` the session's source language;
+    `comments` the file's, a PO file's translator comments."""
     complete = view.state.complete
     if original is None:
         content, name = markdown_original(view, language)
         return Download(content=content, media_type=text_type(view.state.name), filename=name, complete=complete)
-    data, name, skipped = format_original(view, original, language, source=None if source == "und" else source)
+    lines = [(c.segment_id, _comment_line(c)) for c in sorted(comments, key=lambda c: c.comment_id)]
+    data, name, skipped = format_original(
+        view, original, language, source=None if source == "und" else source, comments=lines
+    )
     media_type = format_named(original.format).media_type
     return Download(content=data, media_type=media_type, filename=name, complete=complete, skipped=skipped)
 
@@ -281,13 +293,22 @@ def _notes(corrections: Sequence[Correction]) -> dict[str, list[Note]]:
     return notes
 
 
+def _comment_text(c: CommentRecord) -> str:
+    return f"Resolved: {c.text}" if c.resolved else c.text
+
+
+def _comment_line(c: CommentRecord) -> str:
+    """A comment as one note of a format without authors: its author, then its text."""
+    return f"{c.by}: {_comment_text(c)}"
+
+
 def _comment_notes(comments: Sequence[CommentRecord], *, by_author: bool) -> dict[str, tuple[Note, ...]]:
     """Each segment's comments as notes, by segment id, oldest first: XLIFF 1.2's `from` is the author
     (`by_author`), 2.0's category `comment` with the author before the text; a resolved one says so."""
     out: dict[str, list[Note]] = {}
     for c in sorted(comments, key=lambda c: c.comment_id):
-        text = f"Resolved: {c.text}" if c.resolved else c.text
-        note = Note(text=text, category=c.by) if by_author else Note(text=f"{c.by}: {text}", category="comment")
+        note = Note(text=_comment_text(c), category=c.by) if by_author else None
+        note = note or Note(text=_comment_line(c), category="comment")
         out.setdefault(c.segment_id, []).append(note)
     return {segment: tuple(found) for segment, found in out.items()}
 

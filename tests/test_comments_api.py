@@ -203,3 +203,37 @@ async def test_the_xliff_exports_keep_comments_as_notes_by_their_authors(team: T
     units = {u.get("id"): u for u in ElementTree.fromstring(x2.content).iterfind(".//x:unit", ns2)}
     notes = [(n.get("category"), "".join(n.itertext())) for n in units["s2"].iterfind(".//x:note", ns2)]
     assert notes == [("comment", "bob: Resolved: Formal or not?"), ("comment", "rita: Formal <always> & polite.")]
+
+
+PO = """msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+#. A greeting
+msgid "Hello world"
+msgstr ""
+
+# Keep it short
+msgid "Save the file"
+msgstr ""
+"""
+
+
+async def test_the_po_export_keeps_comments_as_translator_comments(team: Team) -> None:
+    sid, _ = await team.session("fr")
+    fid = (await team.alice.ok("POST", f"/api/sessions/{sid}/files", {"name": "m.po", "content": PO}))["fileId"]
+    assert [s["id"] for s in (await team.bob.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments"))["segments"]] == [
+        "s1",
+        "s2",
+    ]
+    done = await team.rita.ok("POST", thread_path(sid, fid, "s1"), {"text": "Informal?"})
+    await team.rita.ok("PATCH", f"{thread_path(sid, fid, 's1')}/{done['id']}", {"resolved": True})
+    await team.bob.ok("POST", thread_path(sid, fid, "s2"), {"text": "Which file?\nThe open one?"})
+    await team.rita.ok("POST", thread_path(sid, fid, "s2"), {"text": "The open one."})
+    exported = await team.bob.call("GET", f"/api/sessions/{sid}/files/{fid}/export?format=original")
+    assert exported.status_code == 200, exported.text
+    text = exported.text
+    assert '# rita: Resolved: Informal?\n#. A greeting\nmsgid "Hello world"' in text, text  # gettext's order
+    wanted = '# Keep it short\n# bob: Which file?\n# The open one?\n# rita: The open one.\nmsgid "Save the file"'
+    assert wanted in text, text
+    assert (await team.bob.call("GET", f"/api/sessions/{sid}/files/{fid}/translation")).text == text

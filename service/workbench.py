@@ -114,7 +114,8 @@ class Workbench:
 
     async def segments(self, owner: str, sid: str, fid: str, query: SegmentQuery) -> SegmentPage:
         """A page of the file's segments, each with its comment thread's counts (one bounded read, beside)."""
-        view, counts = await asyncio.gather(self.view(owner, sid, fid), blocking(self.storage.comment_counts, sid, fid))
+        counted = blocking(self.storage.comment_counts, session_id(sid), file_id(fid))  # ids checked first
+        view, counts = await asyncio.gather(self.view(owner, sid, fid), counted)
         chosen, cursor = await blocking(lambda: select(view.segments(), query))  # a large file: off the loop
         chosen = with_comment_counts(chosen, counts)
         if any(s.status in WRITTEN_STATUSES for s in chosen):  # the written units' audit trails (service.audit)

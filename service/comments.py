@@ -17,7 +17,7 @@ from collections import OrderedDict
 from datetime import UTC, datetime
 
 from agent_core.errors import NotFoundError
-from storage.comments import CommentRecord, ThreadCount
+from storage.comments import CommentRecord
 from storage.interface import Storage
 
 from .comment_schemas import (
@@ -116,10 +116,6 @@ class Comments:
             sid, fid, segment_id, comment_id, resolved=body.resolved, by=caller, at=_now()
         )
         return comment_view(found)
-
-    def counts(self, sid: str, fid: str) -> dict[str, ThreadCount]:
-        """The file's threads' counts by segment id (one bounded read: storage.comments)."""
-        return self.storage.comment_counts(sid, fid)
 
     def session_threads(self, owner: str, sid: str, *, open_only: bool) -> SessionThreads:
         """The session's threads by file (upload order) and segment (document order); `open_only`: only

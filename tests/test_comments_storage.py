@@ -14,7 +14,7 @@ from storage import comments
 from storage.comments import CommentRecord, ThreadCount
 from storage.errors import ConflictError, InvalidRequestError, NotFoundError
 from storage.interface import Storage
-from tests.storage_cases import FID, SID, add_file, atomic_requests, create, user
+from tests.storage_cases import FID, SID, add_file, atomic_requests, create, same_store, user
 
 OTHER_FILE = "f_" + "3" * 32
 T0 = "2026-01-01T00:00:00.000+00:00"
@@ -127,11 +127,12 @@ def test_the_caps_per_segment_and_per_session(session: Storage) -> None:
 @pytest.mark.usefixtures("small_caps")
 def test_the_segment_cap_holds_under_concurrent_posts(session: Storage) -> None:
     atomic_requests(session)
+    stores = [same_store(session) for _ in range(6)]  # as separate processes open the store
 
     def post(k: int) -> bool:
         for _ in range(20):  # a transaction that met another's is tried again, as a client would
             try:
-                session.add_comment(comment(k))
+                stores[k - 1].add_comment(comment(k))
                 return True
             except InvalidRequestError:
                 return False

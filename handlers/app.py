@@ -10,7 +10,7 @@ from . import errors
 from .deps import LazyServices
 from .limits import BodyLimitMiddleware
 from .logging import RequestLogKeys
-from .routes import files, jobs, memory, projects, reviews, sessions, steps
+from .routes import comments, files, jobs, memory, projects, reviews, sessions, steps
 from .security import install_security
 from .web import mount_web, sign_in_config
 
@@ -33,7 +33,16 @@ def create_app(services: Services | None = None) -> FastAPI:
     install_security(app, connect_sources=sign_in.connect_sources)
     app.add_middleware(BodyLimitMiddleware)
     app.add_middleware(RequestLogKeys)  # added last: outermost, so every log line of a request is inside it
-    routers = (steps.router, sessions.router, files.router, reviews.router, memory.router, jobs.router, projects.router)
+    routers = (
+        steps.router,
+        sessions.router,
+        files.router,
+        reviews.router,
+        memory.router,
+        jobs.router,
+        projects.router,
+        comments.router,
+    )
     for router in routers:
         app.include_router(router)
 

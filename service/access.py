@@ -32,13 +32,15 @@ PROJECT_PREFIX = "project:"
 """An owner key that names a project; no identity may begin with it (handlers.identity)."""
 _PROJECT_ID = re.compile(r"^p_[0-9a-f]{32}$")
 
-Action = Literal["read", "drive", "review", "memory", "manage"]
-"""What a caller wants to do: read (see the project, its sessions, its memory); drive (steps,
+Action = Literal["read", "comment", "drive", "review", "memory", "manage"]
+"""What a caller wants to do: read (see the project, its sessions, its memory); comment (write on a
+segment's thread, set a comment's resolved mark); drive (steps,
 verdicts, revisions, bulk approval); review (a second review step); memory (change the glossary and
 style notes); manage (settings, members, sessions' settings and files, jobs, memory imports)."""
 
 ALLOWED: dict[Action, tuple[Role, ...]] = {
     "read": ("manager", "reviewer", "translator"),
+    "comment": ("manager", "reviewer", "translator"),
     "drive": ("manager", "reviewer", "translator"),
     "review": ("manager", "reviewer"),
     "memory": ("manager", "reviewer"),
@@ -48,6 +50,7 @@ ALLOWED: dict[Action, tuple[Role, ...]] = {
 
 _WHAT: dict[Action, str] = {
     "read": "see this",
+    "comment": "comment on segments",
     "drive": "work on this session",
     "review": "review units",
     "memory": "change the project's glossary or style notes",
@@ -175,6 +178,8 @@ SESSION_ROUTES: dict[tuple[str, str], Action] = {
     ("POST", "/api/sessions/{session_id}/files/{file_id}/approve"): "drive",
     ("PUT", "/api/sessions/{session_id}/files/{file_id}/segments/{start}"): "drive",
     ("POST", "/api/sessions/{session_id}/files/{file_id}/qa"): "read",
+    ("POST", "/api/sessions/{session_id}/files/{file_id}/segments/{segment_id}/comments"): "comment",
+    ("PATCH", "/api/sessions/{session_id}/files/{file_id}/segments/{segment_id}/comments/{comment_id}"): "comment",
 }
 """What each route of a session asks to do; any other route is `read` for GET, else `manage`."""
 

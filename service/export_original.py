@@ -13,11 +13,13 @@ states (`service.exports`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from agent_core.errors import InvalidRequestError
 from agent_core.plural import parse_forms
 from interchange import WrittenUnit, segment_targets
 from interchange.formats import FormatError, Resource, Target, format_named
-from interchange.layout import joined_text
+from interchange.layout import joined_text, span_of
 
 from .originals import Original
 from .segments import WRITTEN_STATUSES, fill_with_source
@@ -56,11 +58,17 @@ def markdown_original(view: FileView, language: str | None) -> tuple[bytes, str]
 
 
 def format_original(
-    view: FileView, original: Original, language: str | None, *, source: str | None = None
+    view: FileView,
+    original: Original,
+    language: str | None,
+    *,
+    source: str | None = None,
+    comments: Sequence[tuple[str, str]] = (),
 ) -> tuple[bytes, str, int]:
     """The file written by its format with the targets its written units make, its name, and how many
     targets were left out (plural forms that are not the target's categories). `source`: the
-    session's source language, for the name when the file declares none."""
+    session's source language, for the name when the file declares none. `comments`: lines to add by
+    segment id, in order, to the translator comments of the entry the segment lies in (PO)."""
     fmt = format_named(original.format)
     skipped = 0
 
@@ -96,10 +104,34 @@ def format_original(
             targets[entry.key] = {c: forms[c] for c in wanted}
         return targets, chosen
 
+    from interchange.formats.po import PoFormat  # the PO writer's translator comments
+
     try:
-        resource, written = fmt.export(original.data, fill)
+        if comments and isinstance(fmt, PoFormat):
+            resource = fmt.read(original.data)
+            targets, chosen = fill(resource)
+            lines = _entry_comments(view, resource, comments)
+            written = fmt.write_with_comments(original.data, targets, target_language=chosen, comments=lines)
+        else:
+            resource, written = fmt.export(original.data, fill)
     except FormatError as exc:  # it was read at upload
         raise InvalidRequestError(f"The stored {fmt.name} file cannot be read or written again: {exc}") from exc
     language = language or resource.target_language
     assert language is not None  # fill refused the export otherwise
     return written, original_name(view.state.name, fmt.name, language, resource.source_language or source), skipped
+
+
+def _entry_comments(view: FileView, resource: Resource, comments: Sequence[tuple[str, str]]) -> dict[str, list[str]]:
+    """The comment lines by the key of the entry each one's segment begins in (the segment's first
+    piece in the file's stored text, which is the entries' sources joined: `joined_text`)."""
+    layout = joined_text((e.key, e.source) for e in resource.entries)
+    starts: dict[str, int] = {}
+    for s in view.segments():
+        starts.setdefault(s.id, s.start)
+    out: dict[str, list[str]] = {}
+    for segment_id, line in comments:
+        start = starts.get(segment_id)
+        span = span_of(layout, start, start + 1) if start is not None else None
+        if span is not None:
+            out.setdefault(span.key, []).append(line)
+    return out

@@ -7,7 +7,8 @@ of the segments its units cover filled in (interchange.fill). The source languag
 (`srclang`), else the session's, else the XLIFF source's, else `und`; the target is the BCP 47 tag of
 the session's target language (or the XLIFF source's). Notes: the reviewer's reasons and corrections
 of this file among the owner's latest CORRECTION_NOTES corrections (older ones are not read, to keep
-an export bounded). A file uploaded as XLIFF has its inline codes written as the format's elements.
+an export bounded), and the comments on its segments (service.comments), each a note by its author.
+A file uploaded as XLIFF has its inline codes written as the format's elements.
 
 One bad target never fails an export: a target whose placeholders do not fit the source's codes is
 plain text for review (XLIFF) or left out (TMX); `Download.skipped` counts them (the route sends it
@@ -44,6 +45,7 @@ from interchange import (
     translatable_text,
 )
 from interchange.formats import format_named
+from storage.comments import CommentRecord
 
 from .blocking import blocking
 from .export_original import format_original, markdown_original
@@ -82,6 +84,8 @@ class ExportInputs:
     """The file as uploaded and the format that read it, or None (Markdown, plain text)."""
     corrections: Sequence[Correction]
     """This file's corrections among the owner's latest (for notes)."""
+    comments: Sequence[CommentRecord] = ()
+    """The comments on this file's segments (for notes)."""
 
 
 def text_type(name: str) -> str:
@@ -131,7 +135,9 @@ class Exports:
         original = unpack_original(storage.read_original(sid, view.state.file_id))
         corrections = storage.recent_corrections(owner, limit=CORRECTION_NOTES) if notes else []
         mine = [c for c in corrections if c.session_id == sid and c.file_id == view.state.file_id]
-        return ExportInputs(view=view, original=original, corrections=mine)
+        wanted = notes or (original is not None and original.format == "po")  # PO: translator comments
+        comments = [c for c in storage.session_comments(sid) if c.file_id == view.state.file_id] if wanted else []
+        return ExportInputs(view=view, original=original, corrections=mine, comments=comments)
 
 
 def render_translation(view: FileView, *, fill: bool = False) -> Download:
@@ -158,7 +164,8 @@ def render_export(
     if fmt in ("xliff", "original") and original is not None and document is not None:
         return _filled(view, original.data.decode("utf-8-sig"), document)
     if fmt == "original":
-        return _original(view, original, target_language or target_tag(view.snapshot), source_language)
+        language = target_language or target_tag(view.snapshot)
+        return _original(view, original, language, source_language, inputs.comments)
     if source_language == "und" and document is not None and document.source_language:
         source_language = document.source_language
     own_target = document.target_language if document is not None else None
@@ -177,12 +184,13 @@ def render_export(
             content=tmx.text, media_type=TMX_TYPE, filename=f"{name}.tmx", complete=complete, skipped=len(tmx.left)
         )
     notes = _notes(inputs.corrections)
+    threads = _comment_notes(inputs.comments, by_author=fmt == "xliff12")
     doc = BilingualExport(
         file_name=name,
         source_language=source_language,
         target_language=target,
         segments=tuple(
-            _bilingual(s, unit_id, notes, codes.get(s.start, ()))
+            _bilingual(s, unit_id, notes, codes.get(s.start, ()), threads.get(s.id, ()) if unit_id == s.id else ())
             for s, unit_id in zip(segments, _unit_ids(segments), strict=True)
         ),
     )
@@ -193,13 +201,23 @@ def render_export(
     )
 
 
-def _original(view: FileView, original: Original | None, language: str | None, source: str) -> Download:
-    """The file in its own format (`service.export_original`); `source` the session's source language."""
+def _original(
+    view: FileView,
+    original: Original | None,
+    language: str | None,
+    source: str,
+    comments: Sequence[CommentRecord] = (),
+) -> Download:
+    """The file in its own format (`service.export_original`); `source` the session's source language;
+    `comments` the file's, a PO file's translator comments."""
     complete = view.state.complete
     if original is None:
         content, name = markdown_original(view, language)
         return Download(content=content, media_type=text_type(view.state.name), filename=name, complete=complete)
-    data, name, skipped = format_original(view, original, language, source=None if source == "und" else source)
+    lines = [(c.segment_id, _comment_line(c)) for c in sorted(comments, key=lambda c: c.comment_id)]
+    data, name, skipped = format_original(
+        view, original, language, source=None if source == "und" else source, comments=lines
+    )
     media_type = format_named(original.format).media_type
     return Download(content=data, media_type=media_type, filename=name, complete=complete, skipped=skipped)
 
@@ -275,6 +293,26 @@ def _notes(corrections: Sequence[Correction]) -> dict[str, list[Note]]:
     return notes
 
 
+def _comment_text(c: CommentRecord) -> str:
+    return f"Resolved: {c.text}" if c.resolved else c.text
+
+
+def _comment_line(c: CommentRecord) -> str:
+    """A comment as one note of a format without authors: its author, then its text."""
+    return f"{c.by}: {_comment_text(c)}"
+
+
+def _comment_notes(comments: Sequence[CommentRecord], *, by_author: bool) -> dict[str, tuple[Note, ...]]:
+    """Each segment's comments as notes, by segment id, oldest first: XLIFF 1.2's `from` is the author
+    (`by_author`), 2.0's category `comment` with the author before the text; a resolved one says so."""
+    out: dict[str, list[Note]] = {}
+    for c in sorted(comments, key=lambda c: c.comment_id):
+        note = Note(text=_comment_text(c), category=c.by) if by_author else None
+        note = note or Note(text=_comment_line(c), category="comment")
+        out.setdefault(c.segment_id, []).append(note)
+    return {segment: tuple(found) for segment, found in out.items()}
+
+
 def _context_notes(segment: Segment) -> tuple[Note, ...]:
     """A resource string's key and developer's note, as XLIFF notes (categories `key` and `developer`)."""
     if segment.context is None:
@@ -295,7 +333,11 @@ def _unit_ids(segments: Sequence[Segment]) -> list[str]:
 
 
 def _bilingual(
-    segment: Segment, unit_id: str, notes: dict[str, list[Note]], codes: tuple[InlineCode, ...]
+    segment: Segment,
+    unit_id: str,
+    notes: dict[str, list[Note]],
+    codes: tuple[InlineCode, ...],
+    comments: tuple[Note, ...] = (),
 ) -> BilingualSegment:
     return BilingualSegment(
         id=unit_id,
@@ -305,6 +347,7 @@ def _bilingual(
         target=segment.target,
         status=segment.status,
         notes=_context_notes(segment)
-        + (tuple(notes.get(segment.source, ())) if segment.status != "untranslated" else ()),
+        + (tuple(notes.get(segment.source, ())) if segment.status != "untranslated" else ())
+        + comments,
         codes=codes,
     )

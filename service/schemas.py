@@ -465,6 +465,10 @@ class Segment(BaseModel):
     """The quality estimate (0–100) of the proposal (pending) or of the proposal the unit was written from."""
     auto: bool = False
     """True for a unit the session's routing approved without a review (`autoApprove`)."""
+    comments: int = 0
+    """How many comments the thread of the segment `id` holds (docs/api.md "Comments on segments")."""
+    openComments: int = 0
+    """How many of them are not resolved."""
 
 
 class ApproveFilter(BaseModel):

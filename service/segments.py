@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -21,6 +21,7 @@ from agent_core.copilot import CopilotRequest, EntryContext
 from agent_core.effects import UnitWrite
 from agent_core.errors import InvalidRequestError
 from agent_core.segment import Segment as StoredSegment
+from storage.comments import ThreadCount
 
 from .schemas import Segment, SegmentStatus
 
@@ -140,6 +141,16 @@ def _untranslated(
                 )
             )
     return out
+
+
+def with_comment_counts(segments: Sequence[Segment], counts: Mapping[str, ThreadCount]) -> list[Segment]:
+    """The segments, each with the counts of its id's comment thread (`storage.comments.comment_counts`)."""
+    return [
+        s.model_copy(update={"comments": found.comments, "openComments": found.open})
+        if (found := counts.get(s.id)) is not None
+        else s
+        for s in segments
+    ]
 
 
 def fill_with_source(source: str, units: Sequence[UnitWrite]) -> str:

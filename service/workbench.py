@@ -9,6 +9,7 @@ memory records the new text, both best effort: the revision is committed either 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,7 +31,7 @@ from .audit import current_units, histories
 from .blocking import blocking
 from .memory import OwnerMemory
 from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
-from .segments import WRITTEN_STATUSES, SegmentQuery, build_segments, select, written_segment
+from .segments import WRITTEN_STATUSES, SegmentQuery, build_segments, select, with_comment_counts, written_segment
 from .sessions import SessionService, file_id, session_id
 from .tm import TranslationMemory
 
@@ -112,9 +113,11 @@ class Workbench:
         )
 
     async def segments(self, owner: str, sid: str, fid: str, query: SegmentQuery) -> SegmentPage:
-        """A page of the file's segments."""
-        view = await self.view(owner, sid, fid)
+        """A page of the file's segments, each with its comment thread's counts (one bounded read, beside)."""
+        counted = blocking(self.storage.comment_counts, session_id(sid), file_id(fid))  # ids checked first
+        view, counts = await asyncio.gather(self.view(owner, sid, fid), counted)
         chosen, cursor = await blocking(lambda: select(view.segments(), query))  # a large file: off the loop
+        chosen = with_comment_counts(chosen, counts)
         if any(s.status in WRITTEN_STATUSES for s in chosen):  # the written units' audit trails (service.audit)
             log = await blocking(self.storage.review_log, view.snapshot.token.session_id, view.state.file_id)
             trail = histories(log, owner=view.snapshot.token.owner)

@@ -66,6 +66,7 @@ from agent_core.segment import Segment
 
 from . import dynamodb_items as di
 from .codec import dump_message, dump_verdict, load_messages, load_verdict
+from .dynamodb_comments import DynamoDBCommentStorage
 from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
 from .dynamodb_projects import DynamoDBProjectStorage
@@ -116,7 +117,7 @@ def _meta_key(session_id: str) -> Item:
     return {"pk": s(_pk(session_id)), "sk": s("META")}
 
 
-class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Storage):
+class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, DynamoDBCommentStorage, Storage):
     """Sessions and owners' memory in one DynamoDB table, through an injected boto3 client."""
 
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:

@@ -37,6 +37,7 @@ from agent_core.segment import Segment, dump_segments
 from agent_core.tm import TmEntry, normalize, source_hash
 
 from .codec import dump_message, dump_verdict
+from .comments import CommentStore
 from .errors import ConflictError, InvalidRequestError, TooLargeError
 from .projects import ProjectStore
 from .records import (
@@ -346,8 +347,8 @@ class MemoryStorageInterface(ABC):
         The read is consistent: what a write numbered at most the returned `seq` wrote is in it."""
 
 
-class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ProjectStore, ABC):
-    """A backend: the four contracts over one store."""
+class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ProjectStore, CommentStore, ABC):
+    """A backend: the five contracts over one store."""
 
 
 def check_units(token: StepToken, effects: StepEffects) -> None:

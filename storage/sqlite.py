@@ -44,6 +44,7 @@ from .interface import (
     tm_record,
 )
 from .records import SCHEMA_VERSION, JobRecord, Page, ReviewLog, SessionHold, SessionRecord
+from .sqlite_comments import SQLiteCommentStorage
 from .sqlite_db import insert_rows, timestamp
 from .sqlite_memory import CORRECTION_COLUMNS, SQLiteMemoryStorage, correction_of, put_tm_rows
 from .sqlite_paging import decode_cursor, page
@@ -65,7 +66,7 @@ _REVISIONS = (
 )
 
 
-class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, Storage):
+class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStorage, Storage):
     """Sessions and memory in one SQLite file (WAL), one connection behind a lock, safe across processes."""
 
     @classmethod

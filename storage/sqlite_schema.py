@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 11
+LAYOUT_VERSION = 12
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -38,6 +38,13 @@ _PROJECTS = (
     updated_at TEXT NOT NULL, data TEXT NOT NULL)""",
     """CREATE TABLE project_members (sub TEXT NOT NULL, project_id TEXT NOT NULL REFERENCES projects ON DELETE CASCADE,
     PRIMARY KEY (sub, project_id))""",
+)
+# A comment's row is written once; only its resolved mark (with who and when) is updated.
+_COMMENTS = (
+    f"""CREATE TABLE comments (session_id TEXT NOT NULL {_SESSION}, comment_id TEXT NOT NULL,
+    file_id TEXT NOT NULL, segment_id TEXT NOT NULL, by_sub TEXT NOT NULL, at TEXT NOT NULL, text TEXT NOT NULL,
+    resolved INTEGER NOT NULL DEFAULT 0, resolved_by TEXT, resolved_at TEXT, PRIMARY KEY (session_id, comment_id))""",
+    "CREATE INDEX comments_by_segment ON comments (session_id, file_id, segment_id, comment_id)",
 )
 SCHEMA = (
     """CREATE TABLE sessions (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL,
@@ -89,4 +96,5 @@ SCHEMA = (
     *_MEMORY,
     *_TM,
     *_PROJECTS,
+    *_COMMENTS,
 )

@@ -19,6 +19,8 @@ gettext forms, and loses its `fuzzy` flag and `#|` previous strings; an entry no
 its `msgstr`, a plural one refitted to the target's forms by category so the new header's
 Plural-Forms fits it (an untranslated one gets the target's number of empty forms). The header
 gets the target's `Language` and `Plural-Forms`, `charset=UTF-8`, and loses a template's `fuzzy`.
+`write_with_comments` also adds lines of translator comments (`# `) to the entries it names, after
+those the entry has (the comments people left on its segments).
 polib re-serialises the file, in gettext's layout (`po_lines`): the wrap width is the one of 76
 to 80 columns that reproduces the original's lines best, strings are cut as msgmerge cuts them,
 comments are written as read and header fields keep their order, so GTK's pl.po written with no
@@ -31,7 +33,7 @@ written as UTF-8 (a CRLF file stays CRLF).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polib  # type: ignore[import-untyped]
@@ -322,6 +324,18 @@ class PoFormat(FileFormat):
 
     def write(self, data: bytes, targets: Mapping[str, Target], *, target_language: str) -> bytes:
         """The file with the targets in `msgstr` and the header set to the target language."""
+        return self.write_with_comments(data, targets, target_language=target_language, comments={})
+
+    def write_with_comments(
+        self,
+        data: bytes,
+        targets: Mapping[str, Target],
+        *,
+        target_language: str,
+        comments: Mapping[str, Sequence[str]],
+    ) -> bytes:
+        """`write`, and each entry named in `comments` (by key) with those lines added to its translator
+        comments (`# `), in order, after its own."""
         po = _parse(data)
         text = _decode(data)
         po.wrapwidth = _width(po, text)
@@ -330,6 +344,8 @@ class PoFormat(FileFormat):
         for item in po:
             if item.obsolete:
                 continue
+            if lines := comments.get(_key(item)):
+                item.tcomment = "\n".join([*([item.tcomment] if item.tcomment else []), *lines])
             target = targets.get(_key(item))
             if target is not None:
                 _fill(item, target, forms)

@@ -6,7 +6,7 @@ memory routes' own endpoints under the project's path, acting as the project (ha
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 
 from service.access import LOCAL_USER
 from service.project_schemas import (
@@ -81,12 +81,30 @@ async def project_sessions(
 
 # The project's memory: the memory routes' endpoints, acting as the project (handlers.deps.get_owner).
 _MEMORY = "/api/projects/{project_id}/memory"
-router.add_api_route(_MEMORY, memory.get_memory, methods=["GET"])
-router.add_api_route(f"{_MEMORY}/glossary", memory.add_glossary_entry, methods=["POST"], status_code=201)
-router.add_api_route(f"{_MEMORY}/style-notes", memory.add_style_note, methods=["POST"], status_code=201)
-router.add_api_route(f"{_MEMORY}/export", memory.export_memory, methods=["GET"], response_class=Response)
-router.add_api_route(f"{_MEMORY}/import", memory.import_memory, methods=["POST"])
-router.add_api_route(f"{_MEMORY}/{{entry_id}}", memory.update_memory_entry, methods=["PUT"])
+
+
+def _project(project_id: str = Path(max_length=256)) -> None:
+    """Declares the path's project id to OpenAPI (the owner dependency reads it from the path)."""
+
+
+_AS_PROJECT = [Depends(_project)]
+router.add_api_route(_MEMORY, memory.get_memory, methods=["GET"], dependencies=_AS_PROJECT)
 router.add_api_route(
-    f"{_MEMORY}/{{entry_id}}", memory.delete_memory_entry, methods=["DELETE"], status_code=204, response_class=Response
+    f"{_MEMORY}/glossary", memory.add_glossary_entry, methods=["POST"], status_code=201, dependencies=_AS_PROJECT
+)
+router.add_api_route(
+    f"{_MEMORY}/style-notes", memory.add_style_note, methods=["POST"], status_code=201, dependencies=_AS_PROJECT
+)
+router.add_api_route(
+    f"{_MEMORY}/export", memory.export_memory, methods=["GET"], response_class=Response, dependencies=_AS_PROJECT
+)
+router.add_api_route(f"{_MEMORY}/import", memory.import_memory, methods=["POST"], dependencies=_AS_PROJECT)
+router.add_api_route(f"{_MEMORY}/{{entry_id}}", memory.update_memory_entry, methods=["PUT"], dependencies=_AS_PROJECT)
+router.add_api_route(
+    f"{_MEMORY}/{{entry_id}}",
+    memory.delete_memory_entry,
+    methods=["DELETE"],
+    status_code=204,
+    response_class=Response,
+    dependencies=_AS_PROJECT,
 )

@@ -119,7 +119,12 @@ async def _screen(
         end = taken[-1].end
         text = await reader.read_text(f.file_id, start, end)
         marks = tuple((s.start - start, s.id) for s in taken)
-        labels = tuple((s.id, context_label(s.context, target_language)) for s in taken if s.context is not None)
+        shown = (
+            (s, context_label(s.context, target_language, text[s.start - start : s.end - start]))
+            for s in taken
+            if s.context
+        )
+        labels = tuple((s.id, label) for s, label in shown if label)
         pieces.append(NextText(start=start, text=text, more=True, marks=marks, labels=labels))
         # Every non-blank character is in a segment: the span is shown whole when all of it was read
         # and every segment of it taken.

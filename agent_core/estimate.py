@@ -102,11 +102,13 @@ def estimate_tokens(text: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Asked:
-    """A segment the model will be asked to translate: its source text and, for a resource string,
-    the context line the screen shows with it (which makes it a unit of its own)."""
+    """A segment the model will be asked to translate: its source text, the context line the screen
+    shows with it ("" for none), and for a resource string its entry's key (the segments of one entry,
+    such as a subtitle cue's sentences, are one unit; None: a document's text, joined into units)."""
 
     source: str
     label: str = ""
+    entry: str | None = None
 
 
 def estimate_job(asked: Sequence[Asked], *, batch_chars: int = BATCH_CHARS) -> JobEstimate:
@@ -127,8 +129,8 @@ def estimate_job(asked: Sequence[Asked], *, batch_chars: int = BATCH_CHARS) -> J
     text = sum(text_tokens(a.source) for a in asked)
     labels = sum(LABEL_TOKENS_PER_PIECE * pieces(f"⟪{a.label}⟫") for a in asked if a.label)
     shown = text + labels + MARK_TOKENS * len(asked)
-    entries = sum(1 for k, a in enumerate(asked) if a.label and (k == 0 or asked[k - 1].label != a.label))
-    document_chars = sum(len(a.source) for a in asked if not a.label)
+    entries = sum(1 for k, a in enumerate(asked) if a.entry is not None and (k == 0 or asked[k - 1].entry != a.entry))
+    document_chars = sum(len(a.source) for a in asked if a.entry is None)
     calls = (entries + math.ceil(document_chars / DOCUMENT_UNIT_CHARS)) * (1 + RETRIED)
     answers = text * (1 + RETRIED) * TRANSLATION_TOKENS_PER_TOKEN + calls * OUTPUT_TOKENS_PER_CALL
     resent = sum((r - 1) % HISTORY_REQUESTS + 1 for r in range(1, requests))

@@ -73,11 +73,14 @@ class NextText:
         return "".join([*out, self.text[position:]])
 
 
-def context_label(context: SegmentContext, target_language: str | None) -> str:
+def context_label(context: SegmentContext, target_language: str | None, source: str = "") -> str:
     """A resource string's context as the model sees it, on one line: its key, the developer's note,
     its locked codes and, for a plural entry, the forms to give (the target language's categories,
-    or a word that they are unknown) and the source's forms."""
-    parts = [f"key: {_flat(context.key)}"]
+    or a word that they are unknown) and the source's forms. A key that is the segment's own text
+    (`source`: a PO message without a context is keyed by its msgid) is left out, as it says nothing
+    the text does not; "" when nothing is left to say."""
+    key = _flat(context.key)
+    parts = [f"key: {key}"] if key != _flat(source) else []
     if context.note:
         parts.append(f"note: {_flat(context.note)}")
     if context.codes:

@@ -109,7 +109,8 @@ class Analyses:
             seen.add(key)
             if not written(c.segment, state.covered) and ((score < 100.0 and not repeated) or not self.proposals):
                 context = c.segment.context
-                asked.append(Asked(c.source, context_label(context, target) if context else ""))
+                label = context_label(context, target, c.source) if context else ""
+                asked.append(Asked(c.source, label, context.key if context else None))
             if score < 100.0 and repeated:
                 repetitions += 1
                 continue

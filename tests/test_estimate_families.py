@@ -31,8 +31,10 @@ def test_a_document_pays_a_call_per_stretch_of_text_whatever_its_segments() -> N
 
 
 def test_an_app_string_is_a_call_of_its_own_and_its_context_line_is_shown_once() -> None:
-    short = estimate_job([Asked(SENTENCE, f"key: k{i}") for i in range(10)])
-    longer = estimate_job([Asked(SENTENCE, f"key: k{i} | note: shown on the settings page") for i in range(10)])
+    short = estimate_job([Asked(SENTENCE, f"key: k{i}", f"k{i}") for i in range(10)])
+    longer = estimate_job(
+        [Asked(SENTENCE, f"key: k{i} | note: shown on the settings page", f"k{i}") for i in range(10)]
+    )
     extra = pieces(" | note: shown on the settings page")
     assert longer.output_tokens == short.output_tokens  # the model does not write the context line
     assert longer.input_tokens - short.input_tokens == round(10 * extra * LABEL_TOKENS_PER_PIECE)
@@ -44,15 +46,15 @@ def test_an_app_string_is_a_call_of_its_own_and_its_context_line_is_shown_once()
 def test_a_subtitle_cue_split_at_sentences_is_one_call() -> None:
     cue = "key: 12 | note: 00:01:02,000 --> 00:01:04,500"
     other = "key: 13 | note: 00:01:05,000 --> 00:01:07,500"  # as many pieces
-    one_cue = estimate_job([Asked("Where were you?", cue), Asked("I waited all night.", cue)])
-    two_cues = estimate_job([Asked("Where were you?", cue), Asked("I waited all night.", other)])
+    one_cue = estimate_job([Asked("Where were you?", cue, "12"), Asked("I waited all night.", cue, "12")])
+    two_cues = estimate_job([Asked("Where were you?", cue, "12"), Asked("I waited all night.", other, "13")])
     assert pieces(cue) == pieces(other)
     assert two_cues.output_tokens - one_cue.output_tokens == round((1 + RETRIED) * OUTPUT_TOKENS_PER_CALL)
     assert two_cues.input_tokens > one_cue.input_tokens  # the call is sent back too
 
 
 def test_the_estimate_is_linear_in_the_job() -> None:
-    strings = [Asked(f"{SENTENCE} ({i})", f"key: settings.item_{i}") for i in range(2_000)]
+    strings = [Asked(f"{SENTENCE} ({i})", f"key: settings.item_{i}", f"settings.item_{i}") for i in range(2_000)]
     half, whole = estimate_job(strings[:1_000]), estimate_job(strings)
     assert 1.9 < whole.input_tokens / half.input_tokens < 2.1
     assert 1.9 < whole.output_tokens / half.output_tokens < 2.1

@@ -182,3 +182,22 @@ def test_thousands_of_short_strings_with_long_notes_fit_a_chunk(client: TestClie
     shown = segments[0]["context"]
     assert shown["key"] == "k0" and shown["note"].endswith("…") and len(shown["note"]) <= 121
     assert note.strip().startswith(shown["note"][:-1])
+
+
+async def test_a_po_message_keyed_by_its_own_text_shows_no_key_line() -> None:
+    h = harness()
+    sid = h.services.sessions.create(h.owner).session_id
+    h.session_id = sid
+    po = (
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        '#. Shown in the toolbar\nmsgid "Save file"\nmsgstr ""\n\n'
+        'msgid "Quit"\nmsgstr ""\n\n'
+        'msgctxt "menu"\nmsgid "Open"\nmsgstr ""\n'
+    )
+    h.add_file(po, name="app.pot")
+    h.script.replies.append(calls())
+    await h.runtime.step(h.owner, sid, StepInput(user_input="Translate app.pot into French."))
+    screen = str(h.script.seen[-1])
+    assert "⟪note: Shown in the toolbar⟫" in screen, "the note stays; the key, which is the text, goes"
+    assert "key: Save file" not in screen and "key: Quit" not in screen and "⟪⟫" not in screen
+    assert "⟪key: menu / Open⟫" in screen, "a key that is not the text is shown"

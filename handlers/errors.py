@@ -23,6 +23,7 @@ from agent_core.errors import (
 )
 from agent_core.models import ModelConfigError
 from service.access import ForbiddenError
+from service.claims import ClaimedError
 
 from .identity import UnauthenticatedError
 from .logging import logger
@@ -64,6 +65,9 @@ def _known(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, BudgetExceededError):  # API.md: 402 says what was spent of what budget
         body = {"error": message, "spent": exc.spent, "budget": exc.budget}
         return JSONResponse(body, status_code=status, headers=headers)
+    if isinstance(exc, ClaimedError):  # API.md: 409 says who drives the session, and until when
+        claimed = {"error": message, "heldBy": exc.held_by, "until": exc.until}
+        return JSONResponse(claimed, status_code=status, headers=headers)
     return error(status, message, headers)
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from agent_core.errors import ConflictError
+from agent_core.errors import ConflictError, NotFoundError
+from agent_core.ids import is_id
 from storage.interface import Storage
 from storage.records import SessionClaim, SessionRecord
 
-from .access import decide
+from .access import decide, project_of
 from .blocking import blocking
 
 CLAIM_SECONDS = 300
@@ -68,10 +69,18 @@ class Claims:
         claim = record.claim
         return claim if claim is not None and claim.until > stamp(self.clock()) else None
 
-    async def release(self, session_id: str, caller: str, project_id: str) -> bool:
-        """End the session's claim: the holder's own, or a manager's release of anyone's."""
-        if await blocking(self.storage.release_claim, session_id, caller):
-            return True
-        project = await blocking(self.storage.get_project, project_id)
-        decide(project, caller, "manage")
-        return await blocking(self.storage.release_claim, session_id, None)
+    async def release(self, owner: str, session_id: str, caller: str) -> None:
+        """End the session's claim before its time (`DELETE /api/sessions/{id}/claim`): the holder's own,
+        or anyone's by a manager (403 for another member); nothing when none lasts. `owner`: what the
+        caller acts as on the route (a session not theirs to act on is NotFoundError)."""
+        if not is_id(session_id, "s"):
+            raise NotFoundError(f"No session {session_id[:80]}.")
+        record = await blocking(self.storage.get_session, session_id)
+        if record.owner != owner:
+            raise NotFoundError(f"No session {session_id}.")
+        claim, pid = self.current(record), project_of(record.owner)
+        if claim is None or pid is None:
+            return
+        if claim.by != caller:
+            decide(await blocking(self.storage.get_project, pid), caller, "manage")
+        await blocking(self.storage.release_claim, session_id, None if claim.by != caller else caller)

@@ -173,3 +173,25 @@ def test_claims_through_the_lambda_handler_with_jwt_subs(moto_table: str) -> Non
     clock.now = START + timedelta(seconds=CLAIM_SECONDS + 1)
     ok("user-dan", "POST", "/api/next", {"sessionId": sid, "userInput": "Mine."})
     assert ok("user-bob", "GET", f"/api/sessions/{sid}")["heldBy"] == "user-dan"
+
+
+async def test_the_holder_or_a_manager_releases_the_claim(storage: Storage) -> None:
+    services, _, _ = wired(storage)
+    http = Http(services)
+    sid = await team(http)
+    claim = f"/api/sessions/{sid}/claim"
+    assert (await http("bob", "DELETE", claim))[0] == 204, "none lasts: nothing to do"
+    await http.ok("bob", "POST", "/api/next", {"sessionId": sid, "userInput": "Translate."})
+    status, answer = await http("dan", "DELETE", claim)
+    assert status == 403 and "manager" in answer["error"], answer
+    assert storage.get_session(sid).claim is not None, "a refused release changes nothing"
+    assert (await http("carol", "DELETE", claim))[0] == 404, "not a member"
+    assert (await http("bob", "DELETE", claim))[0] == 204
+    assert (await http.ok("dan", "GET", f"/api/sessions/{sid}"))["heldBy"] is None
+    await http.ok("dan", "POST", "/api/next", {"sessionId": sid, "userInput": "Mine now."})
+    assert (await http("alice", "DELETE", claim))[0] == 204, "a manager ends anyone's"
+    assert storage.get_session(sid).claim is None
+    own = (await http.ok("bob", "POST", "/api/sessions", {"targetLanguage": "fr"}))["id"]
+    assert (await http("bob", "DELETE", f"/api/sessions/{own}/claim"))[0] == 204
+    assert (await http("dan", "DELETE", f"/api/sessions/{own}/claim"))[0] == 404, "another's own session"
+    assert (await http("bob", "DELETE", "/api/sessions/nope/claim"))[0] == 404

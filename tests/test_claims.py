@@ -195,3 +195,20 @@ async def test_the_holder_or_a_manager_releases_the_claim(storage: Storage) -> N
     assert (await http("bob", "DELETE", f"/api/sessions/{own}/claim"))[0] == 204
     assert (await http("dan", "DELETE", f"/api/sessions/{own}/claim"))[0] == 404, "another's own session"
     assert (await http("bob", "DELETE", "/api/sessions/nope/claim"))[0] == 404
+
+
+async def test_a_streamed_step_is_refused_with_who_holds_the_session(storage: Storage) -> None:
+    services, script, _ = wired(storage)
+    http = Http(services)
+    sid = await team(http)
+    await http.ok("bob", "POST", "/api/next", {"sessionId": sid, "userInput": "Translate."})
+    calls = len(script.seen)
+    response = await http.client.post(
+        "/api/next",
+        json={"sessionId": sid, "userInput": "Mine."},
+        headers={"X-Act-As": "dan", "Accept": "text/event-stream"},
+    )
+    events = [line.removeprefix("data: ") for line in response.text.splitlines() if line.startswith("data: ")]
+    answer = json.loads(events[-1])
+    assert answer["status"] == 409 and answer["heldBy"] == "bob" and answer["until"], answer
+    assert len(script.seen) == calls

@@ -5,7 +5,7 @@ model request).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
@@ -124,7 +124,7 @@ async def _screen(
             for s in taken
             if s.context
         )
-        labels = tuple((s.id, label) for s, label in shown if label)
+        labels = tuple((s.id, label) for s, label in _first_of_each_entry(shown) if label)
         pieces.append(NextText(start=start, text=text, more=True, marks=marks, labels=labels))
         # Every non-blank character is in a segment: the span is shown whole when all of it was read
         # and every segment of it taken.
@@ -203,3 +203,14 @@ def _runs(found: Sequence[Segment], k: int) -> list[int]:
 def first_block(text: str) -> str:
     """The next text's first block (what the next unit most likely is), at most a unit long."""
     return text.lstrip().split("\n\n", 1)[0][:MAX_UNIT_CHARS]
+
+
+def _first_of_each_entry(shown: Iterable[tuple[Segment, str]]) -> Iterator[tuple[Segment, str]]:
+    """The segments that begin an entry on the screen, with their context lines: a string cut into
+    several segments (a subtitle cue's sentences) shows its line once, before its first."""
+    previous: str | None = None
+    for segment, label in shown:
+        key = segment.context.key if segment.context else None
+        if key != previous:
+            yield segment, label
+        previous = key

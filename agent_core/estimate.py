@@ -127,7 +127,8 @@ def estimate_job(asked: Sequence[Asked], *, batch_chars: int = BATCH_CHARS) -> J
     screens = _screens(asked, batch_chars)
     requests = screens + 1
     text = sum(text_tokens(a.source) for a in asked)
-    labels = sum(LABEL_TOKENS_PER_PIECE * pieces(f"⟪{a.label}⟫") for a in asked if a.label)
+    firsts = [a for k, a in enumerate(asked) if a.entry is None or k == 0 or asked[k - 1].entry != a.entry]
+    labels = sum(LABEL_TOKENS_PER_PIECE * pieces(f"⟪{a.label}⟫") for a in firsts if a.label)
     shown = text + labels + MARK_TOKENS * len(asked)
     entries = sum(1 for k, a in enumerate(asked) if a.entry is not None and (k == 0 or asked[k - 1].entry != a.entry))
     document_chars = sum(len(a.source) for a in asked if a.entry is None)

@@ -30,8 +30,8 @@ Rules:
   untranslated text follows unless the note says nothing does. Translate from there; you do not
   need `Read` to go on (use it only to look further ahead). In a resource file (app strings) a
   line ⟪key: … | note: … | locked: … | plural: …⟫ before a mark says what the string is (not part of
-  the text): its key, the developer's note, the codes to keep exactly and, for a plural entry, the
-  forms to give.
+  the text; a string of several segments has it once): its key, the developer's note, the codes to
+  keep exactly and, for a plural entry, the forms to give.
 - Propose the next units as one batch of `Translate` calls that together cover every segment shown
   (a screen of text), in order: a unit is one segment or several consecutive ones joined, named by
   their ids; never copy the source.

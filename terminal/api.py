@@ -21,6 +21,8 @@ from .models import (
     FileInfo,
     ImportResult,
     JobView,
+    ProjectItem,
+    ProjectSession,
     SessionPage,
     SessionView,
     Step,
@@ -135,24 +137,37 @@ class ApiClient:
             raise _error(response)
         return response
 
-    async def create_session(self, *, target_language: str | None = None, model: str | None = None) -> str:
-        """A new empty session's id (translating into `target_language` with `model`, each when given)."""
+    async def create_session(
+        self, *, target_language: str | None = None, model: str | None = None, project: str | None = None
+    ) -> str:
+        """A new empty session's id (translating into `target_language` with `model`, in `project`, each
+        when given)."""
         body = {"targetLanguage": target_language} if target_language else {}
         if model:
             body["model"] = model
+        if project:
+            body["project"] = project
         data = (await self._request("POST", "/api/sessions", json=body)).json()
         return str(data["id"])
 
     async def create_job(
-        self, files: Sequence[tuple[str, str]], languages: Sequence[str], *, model: str | None = None
+        self,
+        files: Sequence[tuple[str, str]],
+        languages: Sequence[str],
+        *,
+        model: str | None = None,
+        project: str | None = None,
     ) -> tuple[str, dict[str, str]]:
-        """A job translating the files (name, text) into each language: its id and each language's session."""
+        """A job translating the files (name, text) into each language (in `project` when given): its id
+        and each language's session."""
         body: dict[str, Any] = {
             "files": [{"name": name, "content": content} for name, content in files],
             "targetLanguages": list(languages),
         }
         if model:
             body["model"] = model
+        if project:
+            body["project"] = project
         data = (await self._request("POST", "/api/jobs", json=body)).json()
         return str(data["id"]), {str(k): str(v) for k, v in data["sessions"].items()}
 
@@ -179,6 +194,20 @@ class ApiClient:
         if cursor:
             params["cursor"] = cursor
         return SessionPage.model_validate((await self._request("GET", "/api/sessions", params=params)).json())
+
+    async def create_project(self, name: str) -> str:
+        """A new project's id; the caller is its first manager."""
+        return str((await self._request("POST", "/api/projects", json={"name": name})).json()["id"])
+
+    async def projects(self) -> list[ProjectItem]:
+        """The caller's projects, with the caller's role and languages in each."""
+        data = (await self._request("GET", "/api/projects")).json()
+        return [ProjectItem.model_validate(p) for p in data["projects"]]
+
+    async def project_sessions(self, project_id: str, *, limit: int = 50) -> list[ProjectSession]:
+        """The first page of a project's sessions the caller may read, newest first."""
+        data = (await self._request("GET", f"/api/projects/{project_id}/sessions", params={"limit": limit})).json()
+        return [ProjectSession.model_validate(s) for s in data["sessions"]]
 
     async def upload(self, session_id: str, name: str, content: str | bytes) -> FileInfo:
         """Add a document to the session: text as `content`, bytes (`.docx`, UTF-16) as `contentBase64`."""

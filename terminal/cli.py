@@ -39,6 +39,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     translate.add_argument("--session", help="resume this session (nothing is proposed again)")
     translate.add_argument("--model", help="one of the configured models (default: the server's)")
+    translate.add_argument("--project", help="start it in this project (`projects` lists yours): its memory serves")
     translate.add_argument(
         "-o", "--output", type=Path, help="where the translation goes (default: NAME.LANG.EXT beside the source)"
     )
@@ -49,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--db", type=Path, help=f"the embedded SQLite file (default: $SQLITE_PATH or {default_db()})")
 
     commands.add_parser("sessions", parents=[where], help="list the sessions")
+    projects = commands.add_parser("projects", parents=[where], help="list your projects, or one project's sessions")
+    projects.add_argument("project", nargs="?", help="a project's id: its sessions you may read")
+    projects.add_argument("--create", metavar="NAME", help="create a project (you are its first manager)")
 
     export = commands.add_parser("export", parents=[where], help="write a file's translation")
     export.add_argument("session")
@@ -141,7 +145,7 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
         if args.file is None or not args.language:
             raise ApiError("translate needs FILE and --to LANGUAGE (or --session ID to resume).")
         content = file_content(args.file)
-        session_id = await client.create_session(model=args.model)
+        session_id = await client.create_session(target_language=args.language, model=args.model, project=args.project)
         info = await client.upload(session_id, args.file.name, content)
         output = args.output or default_output(args.file, args.language)
         first = f"Translate {args.file.name} into {args.language}."
@@ -170,7 +174,9 @@ async def _translate_job(client: ApiClient, args: argparse.Namespace, state: Loc
         raise ApiError("-o names one file; with several languages each translation goes beside the source.")
     languages = _languages(args.language)
     content = args.file.read_text(encoding="utf-8")
-    job_id, sessions = await client.create_job([(args.file.name, content)], languages, model=args.model)
+    job_id, sessions = await client.create_job(
+        [(args.file.name, content)], languages, model=args.model, project=args.project
+    )
     print(f"Job {job_id}: {', '.join(f'{tag} {sid}' for tag, sid in sessions.items())}")
     stopped: list[str] = []
     for tag, sid in sessions.items():
@@ -234,6 +240,29 @@ async def _sessions(client: ApiClient, args: argparse.Namespace) -> int:
         _print_files(views[s.id].files if s.id in views else ())
     if page.nextCursor:
         print("… (more sessions)")
+    return 0
+
+
+async def _projects(client: ApiClient, args: argparse.Namespace) -> int:
+    """The caller's projects (id, role, languages, name), or one project's sessions; or a new project."""
+    if args.create:
+        print(f"Project {await client.create_project(args.create)}: {args.create}.")
+        return 0
+    if args.project:
+        found = await client.project_sessions(args.project)
+        print(f"{'session':<36}  {'language':<9}  {'state':<9}  {'written':>17}  updated")
+        for s in found:
+            written = f"{s.progress.translatedChars}/{s.progress.totalChars} chars"
+            print(f"{s.id:<36}  {s.targetLanguage or '?':<9}  {s.state:<9}  {written:>17}  {s.updatedAt}")
+        if not found:
+            print("No session of this project that you may read.")
+        return 0
+    mine = await client.projects()
+    print(f"{'project':<36}  {'role':<10}  {'languages':<12}  name")
+    for p in mine:
+        print(f"{p.id:<36}  {p.role:<10}  {','.join(p.languages):<12}  {p.name}")
+    if not mine:
+        print("You are a member of no project.")
     return 0
 
 
@@ -337,6 +366,7 @@ async def _import(client: ApiClient, args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[ApiClient, argparse.Namespace], Awaitable[int]]] = {
     "translate": _translate,
     "sessions": _sessions,
+    "projects": _projects,
     "export": _export,
     "import": _import,
     "analyze": _analyze,

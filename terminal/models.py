@@ -283,3 +283,22 @@ class JobView(_Answer):
     languages: dict[str, JobLanguage] = Field(default_factory=dict)
     spent: JobSpent = Field(default_factory=JobSpent)
     estimate: JobSpent = Field(default_factory=JobSpent)
+
+
+class ProjectItem(_Answer):
+    """A project of the caller's, with the caller's role and languages in it."""
+
+    id: str
+    name: str
+    role: str
+    languages: tuple[str, ...] = ()
+
+
+class ProjectSession(_Answer):
+    """A session of a project: its target language, where it stands, its progress."""
+
+    id: str
+    targetLanguage: str | None = None
+    state: str = "running"
+    progress: Progress = Progress()
+    updatedAt: str = ""

@@ -89,3 +89,15 @@ def test_learning_shows_the_second_document_needs_fewer_edits_with_the_memory_on
     assert rate[0][1] < rate[0][0] / 1.5, "with the memory, the second document needs far fewer edits"
     assert rate[1][1] > rate[0][1] * 1.5, "without it, the second document needs as many edits as ever"
     assert on[1]["ter"] < off[1]["ter"] and on[1]["chrF"] > off[1]["chrF"]
+
+
+def test_project_cost_compares_a_project_session_with_a_personal_one() -> None:
+    out = run("bench/project_cost.py")
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in out.splitlines()
+        if line.startswith("| step") or line.startswith("| session")
+    }
+    assert set(rows) == {"step, warm process", "step, new process", "session view"}
+    personal, project = (int(cell.split()[0]) for cell in rows["step, warm process"].split("|")[2:4])
+    assert project == personal + 1, "a project's step reads its record beside the session, nothing more"

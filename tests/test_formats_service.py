@@ -201,3 +201,19 @@ async def test_a_po_message_keyed_by_its_own_text_shows_no_key_line() -> None:
     assert "⟪note: Shown in the toolbar⟫" in screen, "the note stays; the key, which is the text, goes"
     assert "key: Save file" not in screen and "key: Quit" not in screen and "⟪⟫" not in screen
     assert "⟪key: menu / Open⟫" in screen, "a key that is not the text is shown"
+
+
+async def test_a_string_of_several_segments_shows_its_context_line_once() -> None:
+    h = harness()
+    sid = h.services.sessions.create(h.owner).session_id
+    h.session_id = sid
+    srt = (
+        "1\n00:00:01,000 --> 00:00:04,000\nWhere were you? I waited all night.\n\n"
+        "2\n00:00:05,000 --> 00:00:07,000\nI know.\n"
+    )
+    h.add_file(srt, name="movie.srt")
+    h.script.replies.append(calls())
+    await h.runtime.step(h.owner, sid, StepInput(user_input="Translate movie.srt into French."))
+    screen = str(h.script.seen[-1])
+    assert screen.count("⟪key: 1 ") == 1 and screen.count("⟪key: 2 ") == 1, "a line an entry, not a segment"
+    assert "⟦s1⟧" in screen and "⟦s2⟧" in screen and "⟦s3⟧" in screen, "each segment keeps its mark"

@@ -4,42 +4,19 @@ and refused on the project routes and on a project session's routes; the identit
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
 from typing import Any
 
-import boto3
 import pytest
-from mangum import Mangum
 
-from agent_core.models import resolve_model
-from handlers.app import create_app
-from storage.dynamodb import DynamoDBSessionStorage
-from tests.events import FakeLambdaContext, http_event
-from tests.helpers import services_for
+from tests.lambda_calls import Call, lambda_caller, ok
 
 DOC = "Hello world.\n\nA second sentence.\n"
-Call = Callable[..., tuple[int, Any]]
 
 
 @pytest.fixture
-def call(moto_table: str) -> Iterator[Call]:
+def call(moto_table: str) -> Call:
     """A request through Mangum as a JWT `sub`: `(status, body)`."""
-    storage = DynamoDBSessionStorage(boto3.client("dynamodb", region_name="us-east-1"), table_name=moto_table)
-    handler = Mangum(create_app(services_for(storage, model=resolve_model("pseudo"))), lifespan="off")
-
-    def send(sub: str | None, method: str, path: str, body: Any = None, **headers: str) -> tuple[int, Any]:
-        result = handler(http_event(method, path, body, sub=sub, headers=headers), FakeLambdaContext())  # type: ignore[arg-type]
-        text = result.get("body") or ""
-        return result["statusCode"], json.loads(text) if text else None
-
-    yield send
-
-
-def ok(call: Call, sub: str, method: str, path: str, body: Any = None) -> Any:
-    status, answer = call(sub, method, path, body)
-    assert status < 300, (sub, method, path, status, answer)
-    return answer
+    return lambda_caller(moto_table)
 
 
 @pytest.fixture

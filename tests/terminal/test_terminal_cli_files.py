@@ -133,3 +133,30 @@ def test_several_languages_make_a_job_reviewed_language_by_language(
     assert re.search(r"Resume pl with `translation-agent translate notes\.md --to pl --session s_\w+`", out)
     assert main(["translate", "notes.md", "--to", "de,fr", "-o", "x.md", *where]) == 1
     assert "-o names one file" in capsys.readouterr().err
+
+
+def test_a_translation_started_in_a_project_is_listed_with_it(
+    local_env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`projects --create`, `translate --project`, then `projects` and `projects ID` list the project and
+    its session (the local user manages every project)."""
+    where = ["--db", str(local_env), "--log", str(tmp_path / "app.log")]
+    (tmp_path / "notes.md").write_text(DOC, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["projects", *where]) == 0
+    assert "You are a member of no project." in capsys.readouterr().out
+    assert main(["projects", "--create", "Docs site", *where]) == 0
+    found = re.search(r"Project (\S+): Docs site\.", capsys.readouterr().out)
+    assert found is not None
+    project = found[1]
+    run_with(monkeypatch, quit_at_once)
+    assert main(["translate", "notes.md", "--to", "fr", "--project", project, *where]) == 0
+    session = re.search(r"Session (s\S+):", capsys.readouterr().out)
+    assert session is not None
+    assert main(["projects", *where]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(project))
+    assert row.split()[1:3] == ["manager", "*"] and row.endswith("Docs site")
+    assert main(["projects", project, *where]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if line.startswith(session[1])]
+    assert len(rows) == 1 and rows[0][1] == "fr"
+    assert main(["projects", "p_" + "0" * 32, *where]) == 1, "an unknown project is an error, not an empty list"

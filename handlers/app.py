@@ -10,7 +10,7 @@ from . import errors
 from .deps import LazyServices
 from .limits import BodyLimitMiddleware
 from .logging import RequestLogKeys
-from .routes import comments, files, jobs, memory, projects, reviews, sessions, steps
+from .routes import claims, comments, files, jobs, memory, projects, reviews, sessions, steps
 from .security import install_security
 from .web import mount_web, sign_in_config
 
@@ -42,6 +42,7 @@ def create_app(services: Services | None = None) -> FastAPI:
         jobs.router,
         projects.router,
         comments.router,
+        claims.router,
     )
     for router in routers:
         app.include_router(router)

@@ -23,6 +23,7 @@ from agent_core.errors import (
 )
 from agent_core.models import ModelConfigError
 from service.access import ForbiddenError
+from service.claims import ClaimedError
 
 from .identity import UnauthenticatedError
 from .logging import logger
@@ -64,7 +65,17 @@ def _known(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, BudgetExceededError):  # API.md: 402 says what was spent of what budget
         body = {"error": message, "spent": exc.spent, "budget": exc.budget}
         return JSONResponse(body, status_code=status, headers=headers)
+    if isinstance(exc, ClaimedError):
+        return JSONResponse({"error": message, **error_fields(exc)}, status_code=status, headers=headers)
     return error(status, message, headers)
+
+
+def error_fields(exc: Exception) -> dict[str, str]:
+    """What an error's body says beside `error` (a plain answer's and a streamed step's alike): for a
+    session another member drives (API.md "Projects and teams"), who and until when."""
+    if isinstance(exc, ClaimedError):
+        return {"heldBy": exc.held_by, "until": exc.until}
+    return {}
 
 
 def _known_answer(exc: Exception) -> tuple[int, str, dict[str, str]]:

@@ -11,7 +11,7 @@ from fastapi.responses import StreamingResponse
 
 from agent_core.deltas import Delta, DeltaSink
 
-from .errors import error_answer
+from .errors import error_answer, error_fields
 
 EVENT_STREAM = "text/event-stream"
 
@@ -52,7 +52,8 @@ async def _events(run: StepRun) -> AsyncIterator[str]:
             queue.put_nowait(event("step", body))
         except Exception as exc:  # every failure is answered, as the plain route's handlers would
             status, message, _ = error_answer(exc)
-            queue.put_nowait(event("error", json.dumps({"error": message, "status": status})))
+            fields = {"error": message, "status": status, **error_fields(exc)}
+            queue.put_nowait(event("error", json.dumps(fields)))
         finally:
             queue.put_nowait(None)
 

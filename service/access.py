@@ -176,6 +176,7 @@ SESSION_ROUTES: dict[tuple[str, str], Action] = {
     ("DELETE", "/api/sessions/{session_id}"): "manage",
     ("POST", "/api/sessions/{session_id}/files"): "manage",
     ("POST", "/api/sessions/{session_id}/files/{file_id}/approve"): "drive",
+    ("DELETE", "/api/sessions/{session_id}/claim"): "drive",
     ("PUT", "/api/sessions/{session_id}/files/{file_id}/segments/{start}"): "drive",
     ("POST", "/api/sessions/{session_id}/files/{file_id}/qa"): "read",
     ("POST", "/api/sessions/{session_id}/files/{file_id}/segments/{segment_id}/comments"): "comment",

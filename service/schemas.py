@@ -31,6 +31,8 @@ class NextRequest(_Body):
     """A new user message, appended before the step (not blank)."""
     copilotResponses: list[CopilotResponse] | None = Field(default=None, max_length=50)
     """The human's verdicts on pending copilot requests."""
+    takeOver: bool = False
+    """A project's manager takes the session over from the member who holds it (service.claims)."""
 
     @model_validator(mode="after")
     def _one_input(self) -> NextRequest:
@@ -328,6 +330,10 @@ class SessionView(BaseModel):
     """The session's routing (`{"minEstimate"}`), null when off."""
     project: str | None = None
     """The project the session belongs to (API.md "Projects and teams"), null for the creator's own."""
+    heldBy: str | None = None
+    """The member who drives the project's session (their `sub`), while their claim lasts; null: nobody."""
+    until: str | None = None
+    """When that claim ends (ISO 8601) unless they step again; null with `heldBy`."""
 
 
 class MessagesPage(BaseModel):

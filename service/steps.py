@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from agent_core.budget import spent_of
 from agent_core.deltas import DeltaSink
+from agent_core.effects import SessionSnapshot
 from agent_core.errors import (
     AgentError,
     BudgetExceededError,
@@ -26,6 +27,7 @@ from storage.records import SessionHold
 
 from .access import project_of
 from .blocking import blocking
+from .claims import Claims
 from .idempotency import IdempotencyKey, replay
 from .owners import OwnerGate
 from .schemas import AutoApproveBody, NextRequest, SessionView, StepResponse, Telemetry
@@ -62,6 +64,8 @@ class StepService:
         self.storage = storage
         self.gate = gate
         """Lets a project's member step its sessions (their role and languages allowing); None: owners only."""
+        self.claims = Claims(gate.storage) if gate is not None else None
+        """One driver at a time for a project's sessions (None without a gate: no project's session steps)."""
 
     async def next(
         self,
@@ -124,7 +128,7 @@ class StepService:
         sid = session_id(body.sessionId) if body.sessionId is not None else None
         gate = self.gate
         known = gate.known_owner(sid) if gate is not None and sid is not None else None
-        admit = gate.admit(owner, "drive", known=known) if gate is not None else None
+        admit = self._admit(owner, body.takeOver, known) if gate is not None else None
         prepared = await self.runtime.prepare(owner, sid, request, admit=admit, memory_owner=known)
         if gate is not None and sid is not None:
             gate.met(sid, prepared.token.owner)
@@ -146,6 +150,20 @@ class StepService:
             await self._hold(sid, STALLED)
         return StepAnswer(body=response, outcome=prepared.outcome)
 
+    def _admit(self, caller: str, take_over: bool, known: str | None) -> Callable[[SessionSnapshot], Awaitable[None]]:
+        """The gate's check of a project's session the step loaded, then the caller's claim on it (409
+        while another member's lasts), both before the model is asked."""
+        assert self.gate is not None and self.claims is not None
+        check, claims = self.gate.admit(caller, "drive", known=known), self.claims
+
+        async def admit(snapshot: SessionSnapshot) -> None:
+            await check(snapshot)
+            pid = project_of(snapshot.token.owner)
+            assert pid is not None  # the gate lets in a project's session only
+            await claims.take(snapshot.token.session_id, pid, caller, take_over=take_over)
+
+        return admit
+
     async def view(self, owner: str, sid: str) -> SessionView:
         """Everything a client needs to restore its view after a lost response or a reload."""
         record, snapshot = await blocking(self.storage.load_view, session_id(sid), window=SESSION_VIEW_MESSAGES)
@@ -156,6 +174,7 @@ class StepService:
         left = await segments_left(self.runtime.store, sid, snapshot.files)
         state, retry_at, error = standing(record, snapshot.files, left)
         spent = record.telemetry
+        claim = self.claims.current(record) if self.claims is not None else None
         return SessionView(
             id=sid,
             messages=messages_json(snapshot.window),
@@ -174,6 +193,8 @@ class StepService:
             model=record.model or self.runtime.models.default,
             autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
             project=project_of(record.owner),
+            heldBy=claim.by if claim is not None else None,
+            until=claim.until if claim is not None else None,
             sourceLanguage=record.source_language,
             targetLanguage=record.target_language or target_tag(snapshot),
             state=state,

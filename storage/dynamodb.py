@@ -23,7 +23,9 @@ Every written-once record keeps its rows as compressed JSON in `packed` and its 
 `writtenAt`.
 
 META's `hold` (why the latest step failed: a provider's throttle or refusal) is set by an UpdateItem
-of its own that leaves the version alone, and removed by the next commit's Update. A job is one
+of its own that leaves the version alone, and removed by the next commit's Update. META's `claimBy` and
+`claimUntil` (who drives a project's session, until when) are set by a conditional UpdateItem of their
+own (no other identity's claim lasting), which a commit leaves as they are. A job is one
 item, `J#<job>` / `JOB`, written once: its `languages`' session ids and estimates.
 
 Everything but META is written once and never changed, so a read cannot be torn in a way it cannot
@@ -73,7 +75,7 @@ from .dynamodb_projects import DynamoDBProjectStorage
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import FileChunk, Storage, StoredSession, chunk_segments, chunks
-from .records import JobRecord, Page, ReviewLog, SessionHold, SessionRecord
+from .records import JobRecord, Page, ReviewLog, SessionClaim, SessionHold, SessionRecord
 
 TELEMETRY = {
     "steps": "steps",
@@ -323,6 +325,53 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
     def hold_session(self, session_id: str, hold: SessionHold) -> None:
         """One UpdateItem of META's `hold` alone (its version left as it is)."""
         self._update_meta(session_id, "SET #hold = :hold", {":hold": s(hold.dumps())}, {"#hold": "hold"})
+
+    def claim_session(self, session_id: str, claim: SessionClaim, *, now: str, take_over: bool = False) -> SessionClaim:
+        """One UpdateItem of META's claim, on the condition that no other identity's lasts past `now`
+        (none with `take_over`); refused, one consistent GetItem of META says whose claim refused it."""
+        names = {"#by": "claimBy", "#until": "claimUntil"}
+        values: Item = {":by": s(claim.by), ":until": s(claim.until)}
+        free = "attribute_exists(pk)"
+        if not take_over:
+            free += " AND (attribute_not_exists(#by) OR #by = :by OR #until <= :now)"
+            values[":now"] = s(now)
+        for _ in range(3):  # a claim that ended between the refusal and the read: ask again
+            try:
+                with errors():
+                    self.client.update_item(
+                        TableName=self.table,
+                        Key=_meta_key(session_id),
+                        UpdateExpression="SET #by = :by, #until = :until",
+                        ConditionExpression=free,
+                        ExpressionAttributeNames=names,
+                        ExpressionAttributeValues=values,
+                    )
+                return claim
+            except di.Refused:
+                held = _record(self._meta(session_id)).claim
+                if held is not None and held.by != claim.by and held.until > now:
+                    return held
+        raise ConflictError("The session's claim changed concurrently; try again.")
+
+    def release_claim(self, session_id: str, by: str | None) -> bool:
+        """One UpdateItem removing META's claim, on the condition that `by` holds it."""
+        names = {"#by": "claimBy", "#until": "claimUntil"}
+        values: Item = {":by": s(by)} if by is not None else {}
+        held = "#by = :by" if by is not None else "attribute_exists(#by)"
+        try:
+            with errors():
+                self.client.update_item(
+                    TableName=self.table,
+                    Key=_meta_key(session_id),
+                    UpdateExpression="REMOVE #by, #until",
+                    ConditionExpression=f"attribute_exists(pk) AND {held}",
+                    ExpressionAttributeNames=names,
+                    **({"ExpressionAttributeValues": values} if values else {}),
+                )
+        except di.Refused:
+            self._meta(session_id)  # NotFoundError when there is no session
+            return False
+        return True
 
     def add_spent(self, session_id: str, spent: Telemetry) -> None:
         """One UpdateItem adding to META's counters alone (its version left as it is)."""
@@ -662,6 +711,7 @@ def _record(item: Item) -> SessionRecord:
         model=item.get("model", {}).get("S"),
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
         auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
+        claim=SessionClaim(by=item["claimBy"]["S"], until=item["claimUntil"]["S"]) if "claimBy" in item else None,
     )
 
 

@@ -46,6 +46,7 @@ from .records import (
     OwnerSnapshot,
     Page,
     ReviewLog,
+    SessionClaim,
     SessionHold,
     SessionRecord,
     TmChanges,
@@ -216,6 +217,18 @@ class SessionStorageInterface(ABC):
         """Record why the session's latest step failed (a provider's throttle, a refusal), leaving its
         version and everything else as they are, so no step is refused for it; the session's next
         commit clears it. NotFoundError if there is no session."""
+
+    @abstractmethod
+    def claim_session(self, session_id: str, claim: SessionClaim, *, now: str, take_over: bool = False) -> SessionClaim:
+        """Set the session's claim to `claim` when no other identity's lasts past `now` (ISO 8601 as the
+        claim's), or with `take_over` whatever holds it, in one atomic conditional write that leaves the
+        version and everything else as they are; return the claim stored after it: `claim`, or the other
+        identity's that refused it. NotFoundError if there is no session."""
+
+    @abstractmethod
+    def release_claim(self, session_id: str, by: str | None) -> bool:
+        """Remove the session's claim if `by` holds it (None: whoever does), in one atomic conditional
+        write; True if one was removed. NotFoundError if there is no session."""
 
     @abstractmethod
     def add_spent(self, session_id: str, spent: Telemetry) -> None:

@@ -54,6 +54,9 @@ class SessionRecord:
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
     hold: SessionHold | None = None
     """Why the session's latest step could not go on, until a step commits (`hold_session`)."""
+    claim: SessionClaim | None = None
+    """Who drives the session (a project's member) and until when (`claim_session`); unlike `hold`,
+    a commit leaves it as it is."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,6 +82,25 @@ class SessionHold:
         """A stored hold (`dumps`) read back."""
         d = json.loads(raw)
         return SessionHold(state=d["s"], error=d["e"], at=d["at"], retry_at=d.get("r"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionClaim:
+    """One member's claim to drive a project's session: the caller's `sub` and the time it lasts to
+    (ISO 8601, UTC, to the second, so that stored times compare as strings)."""
+
+    by: str
+    until: str
+
+    def dumps(self) -> str:
+        """As stored: compact JSON."""
+        return json.dumps({"by": self.by, "until": self.until}, separators=(",", ":"))
+
+    @staticmethod
+    def loads(raw: str) -> SessionClaim:
+        """A stored claim (`dumps`) read back."""
+        d = json.loads(raw)
+        return SessionClaim(by=d["by"], until=d["until"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

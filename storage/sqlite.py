@@ -43,7 +43,7 @@ from .interface import (
     chunks,
     tm_record,
 )
-from .records import SCHEMA_VERSION, JobRecord, Page, ReviewLog, SessionHold, SessionRecord
+from .records import SCHEMA_VERSION, JobRecord, Page, ReviewLog, SessionClaim, SessionHold, SessionRecord
 from .sqlite_comments import SQLiteCommentStorage
 from .sqlite_db import insert_rows, timestamp
 from .sqlite_memory import CORRECTION_COLUMNS, SQLiteMemoryStorage, correction_of, put_tm_rows
@@ -54,7 +54,7 @@ _TELEMETRY = ("steps", "model_requests", "input_tokens", "output_tokens", "model
 _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
-    "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, "
+    "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, claim, "
     + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto'
@@ -113,6 +113,26 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
         with self._transaction(write=True) as db:
             _require(db, session_id)
             db.execute("UPDATE sessions SET hold = ? WHERE session_id = ?", (hold.dumps(), session_id))
+
+    def claim_session(self, session_id: str, claim: SessionClaim, *, now: str, take_over: bool = False) -> SessionClaim:
+        """One write transaction: the row read and its claim set unless another identity's lasts."""
+        with self._transaction(write=True) as db:
+            row = _require(db, session_id)
+            held = SessionClaim.loads(row["claim"]) if row["claim"] else None
+            if held is not None and held.by != claim.by and held.until > now and not take_over:
+                return held
+            db.execute("UPDATE sessions SET claim = ? WHERE session_id = ?", (claim.dumps(), session_id))
+            return claim
+
+    def release_claim(self, session_id: str, by: str | None) -> bool:
+        """One write transaction: the row read and its claim removed if `by` holds it."""
+        with self._transaction(write=True) as db:
+            row = _require(db, session_id)
+            held = SessionClaim.loads(row["claim"]) if row["claim"] else None
+            if held is None or (by is not None and held.by != by):
+                return False
+            db.execute("UPDATE sessions SET claim = NULL WHERE session_id = ?", (session_id,))
+            return True
 
     def add_spent(self, session_id: str, spent: Telemetry) -> None:
         """One UPDATE of the session's counters alone (its version unchanged)."""
@@ -493,6 +513,7 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         model=row["model"],
         hold=SessionHold.loads(row["hold"]) if row["hold"] else None,
         auto_approve=row["auto_approve"],
+        claim=SessionClaim.loads(row["claim"]) if row["claim"] else None,
     )
 
 

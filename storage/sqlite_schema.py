@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 12
+LAYOUT_VERSION = 13
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -56,7 +56,7 @@ SCHEMA = (
     model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
     cost_micro_usd INTEGER NOT NULL DEFAULT 0,
     queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT, budget TEXT,
-    model TEXT, hold TEXT, auto_approve INTEGER)""",
+    model TEXT, hold TEXT, auto_approve INTEGER, claim TEXT)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",

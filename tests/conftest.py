@@ -88,6 +88,35 @@ def _remember_moto_attribute_names() -> None:
 
 _remember_moto_attribute_names()
 
+
+def _serialize_moto_tables() -> None:
+    """moto's DynamoDB operations one at a time, as DynamoDB makes each of them atomic.
+
+    moto runs a transaction by deep-copying the tables it names, applying its writes, and restoring
+    the copies when a condition fails: a transaction that fails in one thread while another thread's
+    write lands restores the table without that write, which DynamoDB never does. Tests that race
+    threads against one moto table (the file cap, member changes, concurrent approvals) test our code's
+    conditions, not moto's lack of isolation; this lock gives them DynamoDB's.
+    """
+    import functools
+    import threading
+
+    from moto.dynamodb.models import DynamoDBBackend
+
+    lock = threading.RLock()
+    for name in ("get_item", "query", "scan", "put_item", "update_item", "delete_item", "transact_write_items"):
+        operation = getattr(DynamoDBBackend, name)
+
+        @functools.wraps(operation)
+        def one_at_a_time(self: DynamoDBBackend, *args: Any, __operation: Any = operation, **kwargs: Any) -> Any:
+            with lock:
+                return __operation(self, *args, **kwargs)
+
+        setattr(DynamoDBBackend, name, one_at_a_time)
+
+
+_serialize_moto_tables()
+
 BACKENDS = ["sqlite", "dynamodb"]
 
 CONTRACT_MODULES = {

@@ -57,11 +57,11 @@ _SESSION_COLUMNS = (
     "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, "
     + ", ".join(_TELEMETRY)
 )
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto'
+_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto, by_sub'
 _REVISED = ("text", "call_id", "status", "origin", "updated_at", "estimate", "auto")
 """What a revision changes of a unit (its place stays)."""
 _REVISIONS = (
-    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto FROM revisions "
+    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto, by_sub FROM revisions "
     "WHERE session_id = ? AND file_id = ? ORDER BY seq"
 )
 
@@ -205,7 +205,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             insert_rows(
                 db,
                 "INSERT INTO corrections (correction_id, owner, session_id, file_id, status, source, proposal, final, "
-                "reason, created_at, start, issue)",
+                "reason, created_at, start, issue, by_sub)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
             if effects.memory:
@@ -372,7 +372,7 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
 
 def _correction_row(token: StepToken, c: Correction, stamp: str) -> tuple[str | int | None, ...]:
     row = (uuid.uuid4().hex, token.owner, token.session_id, c.file_id, c.status, c.source, c.proposal, c.final)
-    return (*row, c.reason, stamp, c.start, dump_issue(c.issue))
+    return (*row, c.reason, stamp, c.start, dump_issue(c.issue), c.by)
 
 
 def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAnswer, now: int) -> None:
@@ -393,7 +393,7 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
     rows = [
         (
             *(session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
-            *(u.estimate, int(u.auto)),
+            *_marks(u),
         )
         for u in units
     ]
@@ -419,22 +419,26 @@ def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
     insert_rows(
         db,
-        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto)",
-        [
-            (session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, u.estimate, int(u.auto))
-            for u in units
-        ],
+        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto, "
+        "by_sub)",
+        [(session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, *_marks(u)) for u in units],
     )
 
 
+def _marks(u: UnitWrite) -> tuple[int | None, int, str | None]:
+    """A unit's row's last columns: the estimate, the auto mark (0 or 1), the person (`by_sub`)."""
+    return u.estimate, int(u.auto), u.by
+
+
 def _unit(row: dict[str, Any]) -> UnitWrite:
-    """A unit's row (its `auto` stored as 0 or 1)."""
-    return UnitWrite(**(row | {"auto": bool(row["auto"])}))
+    """A unit's row (its `auto` stored as 0 or 1, its person as `by_sub`)."""
+    fields = {k: v for k, v in row.items() if k != "by_sub"}
+    return UnitWrite(**(fields | {"auto": bool(row["auto"]), "by": row["by_sub"]}))
 
 
 def _revised(held: UnitWrite, row: dict[str, Any]) -> UnitWrite:
     """A unit with a revision's row applied (its place stays)."""
-    changed: dict[str, Any] = {k: row[k] for k in _REVISED} | {"auto": bool(row["auto"])}
+    changed: dict[str, Any] = {k: row[k] for k in _REVISED} | {"auto": bool(row["auto"]), "by": row["by_sub"]}
     return replace(held, **changed)
 
 

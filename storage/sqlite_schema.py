@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 12
+LAYOUT_VERSION = 13
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -75,19 +75,20 @@ SCHEMA = (
     f"""CREATE TABLE units (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL, start INTEGER NOT NULL,
     "end" INTEGER NOT NULL, cover_end INTEGER NOT NULL, text TEXT NOT NULL, call_id TEXT NOT NULL,
     status TEXT NOT NULL, origin TEXT NOT NULL DEFAULT 'model', updated_at TEXT NOT NULL DEFAULT '',
-    estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (session_id, file_id, start))""",
+    estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, by_sub TEXT, PRIMARY KEY (session_id, file_id, start))""",
     # A revision is a row of its own, never an update of the unit's (the unit's first write stays as it was
     # written, for the audit trail); the latest revision of a unit is its text (list_units applies them).
     f"""CREATE TABLE revisions (seq INTEGER PRIMARY KEY, session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL,
     start INTEGER NOT NULL, text TEXT NOT NULL, call_id TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL,
-    updated_at TEXT NOT NULL, estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0)""",
+    updated_at TEXT NOT NULL, estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, by_sub TEXT)""",
     "CREATE INDEX revisions_by_file ON revisions (session_id, file_id, seq)",
     # No foreign key: an owner's corrections outlive the session they came from. `start`: the unit's
-    # position in its file (-1: unknown); `issue`: the MQM issue as JSON, or NULL.
+    # position in its file (-1: unknown); `issue`: the MQM issue as JSON, or NULL; `by_sub` (here and in
+    # units and revisions): the project member who decided it, NULL for the owner's own or the routing's.
     """CREATE TABLE corrections (seq INTEGER PRIMARY KEY, correction_id TEXT NOT NULL, owner TEXT NOT NULL,
     session_id TEXT NOT NULL, file_id TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
     proposal TEXT NOT NULL, final TEXT, reason TEXT, created_at TEXT NOT NULL, start INTEGER NOT NULL DEFAULT -1,
-    issue TEXT)""",
+    issue TEXT, by_sub TEXT)""",
     "CREATE INDEX corrections_by_owner ON corrections (owner, created_at, seq)",
     "CREATE INDEX corrections_by_file ON corrections (session_id, file_id, seq)",
     # A job outlives nothing and holds nothing but its sessions' ids: its progress is theirs.

@@ -89,6 +89,8 @@ async def test_each_member_s_decision_is_audited_as_their_own(team: Team) -> Non
     download = await team.alice.call("GET", f"/api/sessions/{sid}/files/{fid}/audit?format=csv")
     rows = list(csv.DictReader(io.StringIO(download.text)))
     assert [(int(r["start"]), r["action"], r["by"]) for r in rows] == who(events)
+    with pytest.raises(AssertionError):  # the members' names are stored with what they decided
+        assert_stored_as_before(team.services.storage, sid)
 
 
 async def test_the_routing_s_approvals_keep_no_person_in_a_project(team: Team) -> None:

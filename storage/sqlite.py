@@ -57,11 +57,11 @@ _SESSION_COLUMNS = (
     "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, "
     + ", ".join(_TELEMETRY)
 )
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto, by_sub'
+_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto'
 _REVISED = ("text", "call_id", "status", "origin", "updated_at", "estimate", "auto")
 """What a revision changes of a unit (its place stays)."""
 _REVISIONS = (
-    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto, by_sub FROM revisions "
+    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto FROM revisions "
     "WHERE session_id = ? AND file_id = ? ORDER BY seq"
 )
 
@@ -205,8 +205,13 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             insert_rows(
                 db,
                 "INSERT INTO corrections (correction_id, owner, session_id, file_id, status, source, proposal, final, "
-                "reason, created_at, start, issue, by_sub)",
+                "reason, created_at, start, issue)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
+            )
+            insert_rows(
+                db,
+                "INSERT OR IGNORE INTO decided_by (session_id, file_id, start, at, kind, by_sub)",
+                _decided(sid, effects, stamp),
             )
             if effects.memory:
                 put_tm_rows(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
@@ -320,11 +325,14 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
             sql = f"SELECT {CORRECTION_COLUMNS} FROM corrections WHERE session_id = ? AND file_id = ? ORDER BY seq"
             corrections = [correction_of(r) for r in db.execute(sql, (session_id, file_id))]
-        writes = list(first.values())
+            sql = "SELECT start, at, kind, by_sub FROM decided_by WHERE session_id = ? AND file_id = ?"
+            people = {(r["start"], r["at"], r["kind"]): r["by_sub"] for r in db.execute(sql, (session_id, file_id))}
+        writes = [replace(u, by=people.get((u.start, u.updated_at, "U"))) for u in first.values()]
         for r in revisions:
             held = first.get(r["start"])
             if held is not None:
-                writes.append(_revised(held, r))
+                writes.append(replace(_revised(held, r), by=people.get((r["start"], r["updated_at"], "R"))))
+        corrections = [replace(c, by=people.get((c.start, c.created_at, c.status))) for c in corrections]
         return ReviewLog(writes=writes, corrections=corrections)
 
     # -- answers -------------------------------------------------------------------------------
@@ -372,7 +380,15 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
 
 def _correction_row(token: StepToken, c: Correction, stamp: str) -> tuple[str | int | None, ...]:
     row = (uuid.uuid4().hex, token.owner, token.session_id, c.file_id, c.status, c.source, c.proposal, c.final)
-    return (*row, c.reason, stamp, c.start, dump_issue(c.issue), c.by)
+    return (*row, c.reason, stamp, c.start, dump_issue(c.issue))
+
+
+def _decided(session_id: str, effects: StepEffects, stamp: str) -> list[tuple[str, str, int, str, str, str]]:
+    """The `decided_by` rows of the commit: one for each unit, revision and correction a member decided."""
+    units = [(u, "U") for u in effects.units] + [(u, "R") for u in effects.revisions]
+    rows = [(session_id, u.file_id, u.start, stamp, kind, u.by) for u, kind in units if u.by is not None]
+    decided = [(session_id, c.file_id, c.start, stamp, c.status, c.by) for c in effects.corrections if c.by]
+    return rows + decided
 
 
 def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAnswer, now: int) -> None:
@@ -393,7 +409,7 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
     rows = [
         (
             *(session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
-            *_marks(u),
+            *(u.estimate, int(u.auto)),
         )
         for u in units
     ]
@@ -419,26 +435,22 @@ def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
     insert_rows(
         db,
-        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto, "
-        "by_sub)",
-        [(session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, *_marks(u)) for u in units],
+        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto)",
+        [
+            (session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, u.estimate, int(u.auto))
+            for u in units
+        ],
     )
 
 
-def _marks(u: UnitWrite) -> tuple[int | None, int, str | None]:
-    """A unit's row's last columns: the estimate, the auto mark (0 or 1), the person (`by_sub`)."""
-    return u.estimate, int(u.auto), u.by
-
-
 def _unit(row: dict[str, Any]) -> UnitWrite:
-    """A unit's row (its `auto` stored as 0 or 1, its person as `by_sub`)."""
-    fields = {k: v for k, v in row.items() if k != "by_sub"}
-    return UnitWrite(**(fields | {"auto": bool(row["auto"]), "by": row["by_sub"]}))
+    """A unit's row (its `auto` stored as 0 or 1)."""
+    return UnitWrite(**(row | {"auto": bool(row["auto"])}))
 
 
 def _revised(held: UnitWrite, row: dict[str, Any]) -> UnitWrite:
     """A unit with a revision's row applied (its place stays)."""
-    changed: dict[str, Any] = {k: row[k] for k in _REVISED} | {"auto": bool(row["auto"]), "by": row["by_sub"]}
+    changed: dict[str, Any] = {k: row[k] for k in _REVISED} | {"auto": bool(row["auto"])}
     return replace(held, **changed)
 
 

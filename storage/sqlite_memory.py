@@ -18,7 +18,7 @@ from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
 
 _MEMORY_COLUMNS = "entry_id, owner, kind, source, text, languages, origin, created_at, updated_at, term_kind"
 _MEMORY_ENTRIES = f"SELECT {_MEMORY_COLUMNS} FROM memory_entries WHERE owner = ? ORDER BY created_at, entry_id"
-CORRECTION_COLUMNS = "session_id, file_id, status, source, proposal, final, reason, created_at, start, issue, by_sub"
+CORRECTION_COLUMNS = "session_id, file_id, status, source, proposal, final, reason, created_at, start, issue"
 _LATEST_CORRECTIONS = (
     f"SELECT {CORRECTION_COLUMNS} FROM corrections WHERE owner = ? ORDER BY created_at DESC, seq DESC LIMIT ?"
 )
@@ -26,8 +26,7 @@ _LATEST_CORRECTIONS = (
 
 def correction_of(row: dict[str, Any]) -> Correction:
     """A correction as a row of `CORRECTION_COLUMNS` holds it."""
-    fields = {k: v for k, v in row.items() if k != "by_sub"}
-    return Correction(**{**fields, "issue": load_issue(row["issue"]), "by": row["by_sub"]})
+    return Correction(**{**row, "issue": load_issue(row["issue"])})
 
 
 class SQLiteMemoryStorage(SQLiteDatabase):

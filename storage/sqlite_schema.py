@@ -75,22 +75,27 @@ SCHEMA = (
     f"""CREATE TABLE units (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL, start INTEGER NOT NULL,
     "end" INTEGER NOT NULL, cover_end INTEGER NOT NULL, text TEXT NOT NULL, call_id TEXT NOT NULL,
     status TEXT NOT NULL, origin TEXT NOT NULL DEFAULT 'model', updated_at TEXT NOT NULL DEFAULT '',
-    estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, by_sub TEXT, PRIMARY KEY (session_id, file_id, start))""",
+    estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (session_id, file_id, start))""",
     # A revision is a row of its own, never an update of the unit's (the unit's first write stays as it was
     # written, for the audit trail); the latest revision of a unit is its text (list_units applies them).
     f"""CREATE TABLE revisions (seq INTEGER PRIMARY KEY, session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL,
     start INTEGER NOT NULL, text TEXT NOT NULL, call_id TEXT NOT NULL, status TEXT NOT NULL, origin TEXT NOT NULL,
-    updated_at TEXT NOT NULL, estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, by_sub TEXT)""",
+    updated_at TEXT NOT NULL, estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX revisions_by_file ON revisions (session_id, file_id, seq)",
     # No foreign key: an owner's corrections outlive the session they came from. `start`: the unit's
-    # position in its file (-1: unknown); `issue`: the MQM issue as JSON, or NULL; `by_sub` (here and in
-    # units and revisions): the project member who decided it, NULL for the owner's own or the routing's.
+    # position in its file (-1: unknown); `issue`: the MQM issue as JSON, or NULL.
     """CREATE TABLE corrections (seq INTEGER PRIMARY KEY, correction_id TEXT NOT NULL, owner TEXT NOT NULL,
     session_id TEXT NOT NULL, file_id TEXT NOT NULL, status TEXT NOT NULL, source TEXT NOT NULL,
     proposal TEXT NOT NULL, final TEXT, reason TEXT, created_at TEXT NOT NULL, start INTEGER NOT NULL DEFAULT -1,
-    issue TEXT, by_sub TEXT)""",
+    issue TEXT)""",
     "CREATE INDEX corrections_by_owner ON corrections (owner, created_at, seq)",
     "CREATE INDEX corrections_by_file ON corrections (session_id, file_id, seq)",
+    # Who decided a unit's write (`kind` U), a revision (R) or a correction (its status) when it was a
+    # project's member, not the session's owner: a row only then, so an owner's session stores no more.
+    # The record it names is the one of the same file, start and commit time (`at`).
+    f"""CREATE TABLE decided_by (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL,
+    start INTEGER NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, by_sub TEXT NOT NULL,
+    PRIMARY KEY (session_id, file_id, start, at, kind)) WITHOUT ROWID""",
     # A job outlives nothing and holds nothing but its sessions' ids: its progress is theirs.
     "CREATE TABLE jobs (job_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL, data TEXT NOT NULL)",
     *_IDEMPOTENCY,

@@ -117,7 +117,8 @@ async def test_a_personal_session_s_trail_and_stored_rows_are_as_before(team: Te
 
 def assert_stored_as_before(storage: Any, sid: str) -> None:
     """The session's units, revisions and corrections are stored as they were before a person was kept:
-    DynamoDB's packed rows have the fields they had (no byte more), SQLite's person columns are NULL."""
+        DynamoDB's packed rows have the fields they had (no byte more); SQLite keeps no `decided_by` row (its
+    units', revisions' and corrections' rows have the columns they had)."""
     if isinstance(storage, DynamoDBSessionStorage):
         items = storage.client.query(
             TableName=storage.table,
@@ -134,9 +135,11 @@ def assert_stored_as_before(storage: Any, sid: str) -> None:
     else:
         assert isinstance(storage, SQLiteStorage)
         with storage._transaction(write=False) as db:
+            sql = "SELECT count(*) AS n FROM decided_by WHERE session_id = ?"
+            assert db.execute(sql, (sid,)).fetchone()["n"] == 0
             for table in ("units", "revisions", "corrections"):
-                held = db.execute(f"SELECT count(*) AS n FROM {table} WHERE by_sub IS NOT NULL").fetchone()["n"]
-                assert held == 0, table
+                columns = {r["name"] for r in db.execute(f"PRAGMA table_info({table})")}
+                assert not any("by" in c for c in columns), "a unit's, a revision's, a correction's row is as before"
 
 
 # -- through the Lambda handler, as JWT subs ---------------------------------------------------------

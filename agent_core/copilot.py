@@ -144,6 +144,9 @@ class Approve(_Strict):
     """Optional; when absent the proposal is the final text (never blank)."""
     reason: _Note | None = None
     """Optional note."""
+    by: str | None = None
+    """Who gave the verdict when not the session's owner (a project's member): set by the step, never by
+    the client (the runtime refuses another's name)."""
 
 
 class Refined(_Strict):
@@ -157,6 +160,9 @@ class Refined(_Strict):
     """Optional note on what was wrong."""
     issue: MqmIssue | None = None
     """Optional: the MQM issue the reviewer found in the proposal (category and severity)."""
+    by: str | None = None
+    """Who gave the verdict when not the session's owner (a project's member): set by the step, never by
+    the client (the runtime refuses another's name)."""
 
 
 class Reject(_Strict):
@@ -170,6 +176,9 @@ class Reject(_Strict):
     """Ignored; allowed so clients can send one shape."""
     issue: MqmIssue | None = None
     """Optional: the MQM issue the reviewer found in the proposal (category and severity)."""
+    by: str | None = None
+    """Who gave the verdict when not the session's owner (a project's member): set by the step, never by
+    the client (the runtime refuses another's name)."""
 
 
 Verdict = Approve | Refined | Reject

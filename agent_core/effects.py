@@ -46,6 +46,9 @@ class UnitWrite:
     """The quality estimate (0–100) of the proposal the unit was written from (agent_core.estimate_quality)."""
     auto: bool = False
     """True when the session's routing approved the proposal without a review (`autoApprove`)."""
+    by: str | None = None
+    """The person (`sub`) who approved, edited or revised it when not the session's owner (a project's
+    member); None: the session's owner, or nobody for a unit the routing approved."""
     updated_at: str = ""
     """Set by storage when the unit is written or revised."""
 
@@ -69,6 +72,8 @@ class Correction:
     """Where the unit's source begins in its file (-1: not recorded, a correction from before it was)."""
     issue: MqmIssue | None = None
     """The MQM issue the reviewer named with the verdict or revision, if any."""
+    by: str | None = None
+    """The person (`sub`) who made it when not the session's owner (a project's member); None: the owner."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -86,6 +86,10 @@ class StepInput:
     resume: bool = False
     """Ask the model even though its latest answers were all refused (`agent_core.stall`): a person changed
     the session's settings since it stopped."""
+    by: str | None = None
+    """The person deciding the step's verdicts when the step runs as the session's owner on their behalf
+    (a project's member); None: the step's caller. Kept with their verdicts, and so with the units and
+    corrections the verdicts make, whichever step executes them."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -210,7 +214,8 @@ class AgentRuntime:
         snapshot = loaded.snapshot
         if request.user_input is None and not calls_pending and not request.resume and stalled(loop.context.messages):
             return self._stopped(snapshot, languages)
-        verdicts = _accept(loop.context, loaded.snapshot, request)
+        person = request.by if request.by is not None else owner
+        verdicts = _accept(loop.context, loaded.snapshot, request, person)
         advanced = await loop.next()
         return await self._prepared(loop, snapshot, request, languages, verdicts, advanced, calls_pending)
 
@@ -486,8 +491,10 @@ def _languages(snapshot: SessionSnapshot, request: StepInput) -> str:
     return task_languages(first)
 
 
-def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput) -> list[Verdict]:
-    """The request applied to the context: the new verdicts (checked by call and tool), or the input."""
+def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput, person: str) -> list[Verdict]:
+    """The request applied to the context: the new verdicts (checked by call and tool), or the input. Each
+    verdict names `person` (`by`) when they are not the session's owner, so the units and corrections it
+    makes are theirs even when another member's verdicts complete the response."""
     if request.user_input is not None:
         context.add_user_input(request.user_input)
         return []
@@ -497,11 +504,16 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput) -> 
         raise InvalidRequestError("copilotResponses names the same callId more than once.")
     stored = {r.tool.call_id: r for r in [*snapshot.previous_verdicts, *snapshot.copilot_responses]}
     unprocessed = {c.tool_call_id: c.tool_name for c in context.unprocessed_tool_calls()}
+    by = None if person == snapshot.token.owner else person
     accepted: list[Verdict] = []
-    for response in responses:
+    for given in responses:
+        if given.by is not None and given.by != person:
+            raise InvalidRequestError("A verdict's `by` is the caller who sends it; leave it out.")
+        response = given.model_copy(update={"by": by})
         call_id = response.tool.call_id
-        if stored.get(call_id) == response:
-            continue  # sending the identical verdict again is harmless
+        kept = stored.get(call_id)
+        if kept is not None and kept.model_copy(update={"by": by}) == response:
+            continue  # sending the identical verdict again is harmless (whoever gave it first)
         if call_id not in unprocessed:
             raise ReviewMismatchError(f"No pending review has callId {call_id!r}; reload the session.")
         if unprocessed[call_id] != response.tool.name:

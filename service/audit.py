@@ -6,8 +6,9 @@ needs no copy of its own: a unit's first write is `approved`, `refined` or `verb
 proposal's origin; each revision is `revised` (origin `human` when the reviewer typed it, `model` for
 an approved `Revise`); a rejected proposal for the same text is `rejected`. A correction belongs to the
 write committed with it (same unit start, same time). Each event carries its own text (what it wrote,
-or the proposal it refused), the reason and the text it changed; `by` is the session's owner (only the
-owner may review a session's units), or none with `rule` for a unit the routing approved. The estimate
+or the proposal it refused), the reason and the text it changed; `by` is the person who decided it: the
+member of a project who did (kept with the unit or correction), the session's owner for a personal
+session's (nothing is kept then), or none with `rule` for a unit the routing approved. The estimate
 is the proposal's when the unit carries one.
 
 The post-edit distance compares, for every written unit that came from a proposal (not text kept
@@ -67,9 +68,9 @@ def current_units(log: ReviewLog) -> list[UnitWrite]:
 
 def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
     """Each written unit's audit trail (by the unit's start), oldest first; each event with the text it
-    wrote or refused, the reason given and who acted (the owner, or the routing rule for a unit the
-    session's `autoApprove` approved). A rejection committed with a write (the reviewer rejected, the
-    next proposal was approved in the same step) comes before it."""
+    wrote or refused, the reason given and who acted (the member recorded with it, else the owner, or the
+    routing rule for a unit the session's `autoApprove` approved). A rejection committed with a write
+    (the reviewer rejected, the next proposal was approved in the same step) comes before it."""
     writes, corrections = _by_start(log)
     out: dict[int, list[HistoryEvent]] = {}
     for start, written in writes.items():
@@ -80,7 +81,7 @@ def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
             edit = next((c for c in held if c.created_at == w.updated_at and c.status != "reject"), None)
             event = HistoryEvent(
                 action=action,
-                by=None if w.auto else owner,
+                by=None if w.auto else (w.by or owner),
                 rule=RoutingRule() if w.auto else None,
                 at=w.updated_at,
                 origin=w.origin,
@@ -95,7 +96,7 @@ def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
             if c.status == "reject":
                 rejected = HistoryEvent(
                     action="rejected",
-                    by=owner,
+                    by=c.by or owner,
                     at=c.created_at,
                     origin=None,
                     issue=c.issue,

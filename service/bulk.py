@@ -52,8 +52,10 @@ class BulkApproval:
         if_match: str | None = None,
         idempotency_key: str | None = None,
         time_left: Callable[[], float] | None = None,
+        by: str | None = None,
     ) -> ApproveResult | str:
-        """Approve what the filter shows with QA clean; the answer, or the kept answer's JSON on a retry."""
+        """Approve what the filter shows with QA clean; the answer, or the kept answer's JSON on a retry.
+        `by`: the person approving, when `owner` is a project they act in (recorded with the units)."""
         with deadline.within(time_left):
             key = None
             if idempotency_key is not None:
@@ -73,7 +75,7 @@ class BulkApproval:
             if not clean:
                 return await self._keep(key, view.snapshot.token.session_id, result)
             verdicts = [Approve(tool=r.tool, status="approve") for r in clean]
-            request = StepInput(copilot_responses=verdicts, time_left=time_left, expect_version=version)
+            request = StepInput(copilot_responses=verdicts, time_left=time_left, expect_version=version, by=by)
             runtime = self.steps.runtime
             prepared = await runtime.prepare(owner, view.snapshot.token.session_id, request)
             step = step_response(prepared.outcome)

@@ -166,8 +166,10 @@ class Workbench:
         *,
         if_match: str | None = None,
         time_left: Callable[[], float] | None = None,
+        by: str | None = None,
     ) -> RevisedSegment:
-        """Give the written unit at `start` the human's text (status `revised`, origin `human`)."""
+        """Give the written unit at `start` the human's text (status `revised`, origin `human`); `by`: the
+        person revising, when `owner` is a project they act in (recorded with the revision)."""
         snapshot, state = await blocking(self._load, owner, sid, fid)
         token = snapshot.token
         check_if_match(if_match, token.version)
@@ -186,7 +188,8 @@ class Workbench:
         warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string)
         if body.translated_string == unit.text:  # nothing changes: no commit, no correction
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)
-        revised = replace(unit, text=body.translated_string, status="revised", origin="human", auto=False)
+        person = by if by != token.owner else None  # an owner's own revision stores no name
+        revised = replace(unit, text=body.translated_string, status="revised", origin="human", auto=False, by=person)
         correction = Correction(
             file_id=state.file_id,
             status="revised",
@@ -196,6 +199,7 @@ class Workbench:
             reason=body.reason,
             start=unit.start,
             issue=body.issue,
+            by=person,
         )
         # The revised unit goes to the translation memory in the revision's own commit.
         remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])

@@ -751,11 +751,14 @@ def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
-    """Units as packed rows; the estimate and the auto mark only when set (verbatim units have neither)."""
+    """Units as packed rows; the estimate, the auto mark and the person only when set (verbatim units have
+    none, an owner's own units no person)."""
     rows: list[list[Any]] = []
     for u in units:
         row: list[Any] = [u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin]
-        if u.estimate is not None or u.auto:
+        if u.by is not None:
+            row += [u.estimate, int(u.auto), u.by]
+        elif u.estimate is not None or u.auto:
             row += [u.estimate, 1] if u.auto else [u.estimate]
         rows.append(row)
     return rows
@@ -766,8 +769,9 @@ def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
     fields = {"start": start, "end": end, "cover_end": cover_end, "text": written, "call_id": call_id}
     estimate = rest[0] if rest else None
     auto = len(rest) > 1 and bool(rest[1])
+    by = rest[2] if len(rest) > 2 else None
     return UnitWrite(
-        file_id=file_id, status=status, origin=origin, updated_at=at, estimate=estimate, auto=auto, **fields
+        file_id=file_id, status=status, origin=origin, updated_at=at, estimate=estimate, auto=auto, by=by, **fields
     )
 
 

@@ -290,15 +290,22 @@ def _stored(i: Item) -> TmEntry:
 
 
 def correction_rows(corrections: Iterable[Correction]) -> list[list[Any]]:
-    """Corrections as an item packs them: `_CORRECTION_FIELDS`, then the unit's start and the MQM issue."""
-    return [[*(getattr(c, f) for f in _CORRECTION_FIELDS), c.start, dump_issue(c.issue)] for c in corrections]
+    """Corrections as an item packs them: `_CORRECTION_FIELDS`, then the unit's start and the MQM issue, then
+    the person who made it when it is not the owner (an owner's own correction packs no more)."""
+    return [
+        [*(getattr(c, f) for f in _CORRECTION_FIELDS), c.start, dump_issue(c.issue), *([c.by] if c.by else [])]
+        for c in corrections
+    ]
 
 
 def correction_of(row: list[Any], *, session_id: str, created_at: str) -> Correction:
     """A correction as `correction_rows` packed it (a row from before the start and issue were kept has neither)."""
     start, issue = (row[6], row[7]) if len(row) > len(_CORRECTION_FIELDS) else (-1, None)
+    by = row[8] if len(row) > 8 else None
     fields = dict(zip(_CORRECTION_FIELDS, row[: len(_CORRECTION_FIELDS)], strict=True))
-    return Correction(**fields, session_id=session_id, created_at=created_at, start=start, issue=load_issue(issue))
+    return Correction(
+        **fields, session_id=session_id, created_at=created_at, start=start, issue=load_issue(issue), by=by
+    )
 
 
 def _corrections(items: Iterable[Item]) -> list[Correction]:

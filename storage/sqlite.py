@@ -228,6 +228,11 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
                 "reason, created_at, start, issue)",
                 [_correction_row(token, c, stamp) for c in effects.corrections],
             )
+            insert_rows(
+                db,
+                "INSERT OR IGNORE INTO decided_by (session_id, file_id, start, at, kind, by_sub)",
+                _decided(sid, effects, stamp),
+            )
             if effects.memory:
                 put_tm_rows(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
             if answer is not None:
@@ -340,11 +345,14 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             revisions = db.execute(_REVISIONS, (session_id, file_id)).fetchall()
             sql = f"SELECT {CORRECTION_COLUMNS} FROM corrections WHERE session_id = ? AND file_id = ? ORDER BY seq"
             corrections = [correction_of(r) for r in db.execute(sql, (session_id, file_id))]
-        writes = list(first.values())
+            sql = "SELECT start, at, kind, by_sub FROM decided_by WHERE session_id = ? AND file_id = ?"
+            people = {(r["start"], r["at"], r["kind"]): r["by_sub"] for r in db.execute(sql, (session_id, file_id))}
+        writes = [replace(u, by=people.get((u.start, u.updated_at, "U"))) for u in first.values()]
         for r in revisions:
             held = first.get(r["start"])
             if held is not None:
-                writes.append(_revised(held, r))
+                writes.append(replace(_revised(held, r), by=people.get((r["start"], r["updated_at"], "R"))))
+        corrections = [replace(c, by=people.get((c.start, c.created_at, c.status))) for c in corrections]
         return ReviewLog(writes=writes, corrections=corrections)
 
     # -- answers -------------------------------------------------------------------------------
@@ -393,6 +401,14 @@ def _update_session(db: sqlite3.Connection, token: StepToken, effects: StepEffec
 def _correction_row(token: StepToken, c: Correction, stamp: str) -> tuple[str | int | None, ...]:
     row = (uuid.uuid4().hex, token.owner, token.session_id, c.file_id, c.status, c.source, c.proposal, c.final)
     return (*row, c.reason, stamp, c.start, dump_issue(c.issue))
+
+
+def _decided(session_id: str, effects: StepEffects, stamp: str) -> list[tuple[str, str, int, str, str, str]]:
+    """The `decided_by` rows of the commit: one for each unit, revision and correction a member decided."""
+    units = [(u, "U") for u in effects.units] + [(u, "R") for u in effects.revisions]
+    rows = [(session_id, u.file_id, u.start, stamp, kind, u.by) for u, kind in units if u.by is not None]
+    decided = [(session_id, c.file_id, c.start, stamp, c.status, c.by) for c in effects.corrections if c.by]
+    return rows + decided
 
 
 def _put_answer(db: sqlite3.Connection, session_id: str | None, answer: StoredAnswer, now: int) -> None:

@@ -90,6 +90,12 @@ SCHEMA = (
     issue TEXT)""",
     "CREATE INDEX corrections_by_owner ON corrections (owner, created_at, seq)",
     "CREATE INDEX corrections_by_file ON corrections (session_id, file_id, seq)",
+    # Who decided a unit's write (`kind` U), a revision (R) or a correction (its status) when it was a
+    # project's member, not the session's owner: a row only then, so an owner's session stores no more.
+    # The record it names is the one of the same file, start and commit time (`at`).
+    f"""CREATE TABLE decided_by (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL,
+    start INTEGER NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, by_sub TEXT NOT NULL,
+    PRIMARY KEY (session_id, file_id, start, at, kind)) WITHOUT ROWID""",
     # A job outlives nothing and holds nothing but its sessions' ids: its progress is theirs.
     "CREATE TABLE jobs (job_id TEXT PRIMARY KEY, owner TEXT NOT NULL, created_at TEXT NOT NULL, data TEXT NOT NULL)",
     *_IDEMPOTENCY,

@@ -106,6 +106,7 @@ def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> Tool
             call_id=request.tool.call_id,
             status="revised",
             origin="human" if origin == "human" else "model",
+            by=response.by,
         )
 
     def lesson(status: Literal["revised", "reject"], final: str | None) -> Correction:
@@ -118,6 +119,7 @@ def _result(request: CopilotRequest, unit: UnitWrite, response: Verdict) -> Tool
             reason=response.reason,
             start=unit.start,
             issue=None if isinstance(response, Approve) else response.issue,
+            by=response.by,
         )
 
     match response:

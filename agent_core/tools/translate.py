@@ -211,7 +211,7 @@ def _result(request: CopilotRequest, response: Verdict, located: Located) -> Too
             return ToolResult(
                 # Approved as proposed: the call's own translate_string is the final text, not repeated.
                 content=_approved(final, request.proposal_text, response.reason, request.origin),
-                units=[_unit(request, located, final, "approve")],
+                units=[_unit(request, located, final, "approve", response.by)],
                 reviewed=True,
             )
         case Refined():
@@ -219,7 +219,7 @@ def _result(request: CopilotRequest, response: Verdict, located: Located) -> Too
             content = {"translated_string": final, "status": "refined", "reason": response.reason}
             return ToolResult(
                 content={**content, "origin": request.origin},
-                units=[_unit(request, located, final, "refined")],
+                units=[_unit(request, located, final, "refined", response.by)],
                 corrections=[_correction(request, response, final)],
                 reviewed=True,
             )
@@ -234,8 +234,11 @@ def _result(request: CopilotRequest, response: Verdict, located: Located) -> Too
             assert_never(response)
 
 
-def _unit(request: CopilotRequest, located: Located, text: str, status: Literal["approve", "refined"]) -> UnitWrite:
-    """The unit written with the reviewed text (its coverage runs on over the whitespace after it)."""
+def _unit(
+    request: CopilotRequest, located: Located, text: str, status: Literal["approve", "refined"], by: str | None
+) -> UnitWrite:
+    """The unit written with the reviewed text (its coverage runs on over the whitespace after it), by the
+    verdict's person."""
     return UnitWrite(
         file_id=request.file_id,
         start=request.start,
@@ -246,6 +249,7 @@ def _unit(request: CopilotRequest, located: Located, text: str, status: Literal[
         status=status,
         origin=request.origin,
         estimate=request.estimate,
+        by=by,
     )
 
 
@@ -260,4 +264,5 @@ def _correction(request: CopilotRequest, response: Refined | Reject, final: str 
         reason=response.reason,
         start=request.start,
         issue=response.issue,
+        by=response.by,
     )

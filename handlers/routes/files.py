@@ -23,7 +23,7 @@ from service.schemas import (
     UploadedFile,
 )
 
-from ..deps import OwnerDep, ServicesDep, TimeLeftDep
+from ..deps import CallerDep, OwnerDep, ServicesDep, TimeLeftDep
 
 if TYPE_CHECKING:  # the workbench and the formats are imported on first use (cold start)
     from service.exports import Download
@@ -154,6 +154,7 @@ async def approve_shown(
     file_id: str,
     body: ApproveBody,
     owner: OwnerDep,
+    caller: CallerDep,
     services: ServicesDep,
     time_left: TimeLeftDep,
     if_match: Annotated[str | None, Header(max_length=100)] = None,
@@ -163,7 +164,14 @@ async def approve_shown(
     from service.bulk import BulkApproval
 
     found = await BulkApproval(services.workbench(), services.steps).approve(
-        owner, session_id, file_id, body, if_match=if_match, idempotency_key=idempotency_key, time_left=time_left
+        owner,
+        session_id,
+        file_id,
+        body,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        time_left=time_left,
+        by=caller,
     )
     if isinstance(found, str):
         return Response(found, media_type="application/json", headers={"Idempotent-Replayed": "true"})
@@ -177,6 +185,7 @@ async def revise_segment(
     start: int,
     body: ReviseBody,
     owner: OwnerDep,
+    caller: CallerDep,
     services: ServicesDep,
     time_left: TimeLeftDep,
     response: Response,
@@ -185,7 +194,7 @@ async def revise_segment(
     """The human revises the written unit that begins at `start`; the memory learns from it."""
 
     found = await services.workbench().revise(
-        owner, session_id, file_id, start, body, if_match=if_match, time_left=time_left
+        owner, session_id, file_id, start, body, if_match=if_match, time_left=time_left, by=caller
     )
     response.headers["ETag"] = f'"{found.version}"'
     return found

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 13
+LAYOUT_VERSION = 14
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"

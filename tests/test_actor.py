@@ -48,6 +48,7 @@ async def decide(first: Person, second: Person, reviser: Person, sid: str, fid: 
         "/api/next",
         {"sessionId": sid, "copilotResponses": [{"tool": requests[0]["tool"], "status": "approve"}]},
     )
+    await first.ok("DELETE", f"/api/sessions/{sid}/claim")  # one driver at a time: the first hands over
     verdicts = [
         {
             "tool": requests[1]["tool"],
@@ -59,6 +60,7 @@ async def decide(first: Person, second: Person, reviser: Person, sid: str, fid: 
     ]
     step = await second.ok("POST", "/api/next", {"sessionId": sid, "copilotResponses": verdicts})
     await until_user(second, sid, step["agentResponse"])
+    await second.ok("DELETE", f"/api/sessions/{sid}/claim")
     approved = await first.ok("POST", f"/api/sessions/{sid}/files/{fid}/approve", {})
     assert approved["approved"] == 1
     await reviser.ok("PUT", f"/api/sessions/{sid}/files/{fid}/segments/0", {"translated_string": "Salut le monde."})
@@ -167,6 +169,7 @@ def test_behind_the_authorizer_each_member_is_audited_by_their_sub(call: Call) -
         "/api/next",
         {"sessionId": sid, "copilotResponses": [{"tool": first["tool"], "status": "approve"}]},
     )
+    ok(call, "user-bob", "DELETE", f"/api/sessions/{sid}/claim")  # one driver at a time: bob hands over
     verdicts = [
         {"tool": second["tool"], "status": "refined", "translated_string": "Une deuxième phrase."},
         {"tool": third["tool"], "status": "reject", "reason": "faux"},
@@ -174,6 +177,7 @@ def test_behind_the_authorizer_each_member_is_audited_by_their_sub(call: Call) -
     agent = ok(call, "user-dan", "POST", "/api/next", {"sessionId": sid, "copilotResponses": verdicts})["agentResponse"]
     while agent["actor"] == "agent":
         agent = ok(call, "user-dan", "POST", "/api/next", {"sessionId": sid})["agentResponse"]
+    ok(call, "user-dan", "DELETE", f"/api/sessions/{sid}/claim")
     assert ok(call, "user-bob", "POST", f"/api/sessions/{sid}/files/{fid}/approve", {})["approved"] == 1
     events = ok(call, "user-alice", "GET", f"/api/sessions/{sid}/files/{fid}/audit?format=json")["events"]
     assert who(events) == [

@@ -138,3 +138,14 @@ class BudgetExceededError(AgentError):
     def __init__(self, message: str, *, spent: dict[str, Any], budget: dict[str, Any]) -> None:
         super().__init__(message)
         self.spent, self.budget = spent, budget
+
+
+class ClaimedError(ConflictError):
+    """Another member drives the session (409): `held_by` until `until`."""
+
+    def __init__(self, held_by: str, until: str) -> None:
+        super().__init__(
+            f"{held_by} is working on this session until {until}; try again then, or ask a manager to take it over."
+        )
+        self.held_by = held_by
+        self.until = until

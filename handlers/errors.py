@@ -13,6 +13,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from agent_core.errors import (
     AgentError,
     BudgetExceededError,
+    ClaimedError,
     ConflictError,
     InvalidRequestError,
     ModelRefusedError,
@@ -23,7 +24,6 @@ from agent_core.errors import (
 )
 from agent_core.models import ModelConfigError
 from service.access import ForbiddenError
-from service.claims import ClaimedError
 
 from .identity import UnauthenticatedError
 from .logging import logger

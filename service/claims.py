@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from agent_core.errors import ConflictError, NotFoundError
+from agent_core.errors import ClaimedError, NotFoundError
 from agent_core.ids import is_id
 from storage.interface import Storage
 from storage.records import SessionClaim, SessionRecord
@@ -32,17 +32,6 @@ def utc_now() -> datetime:
 def stamp(moment: datetime) -> str:
     """A claim's time as stored: ISO 8601 in UTC to the second, so that stored times compare as strings."""
     return moment.astimezone(UTC).replace(microsecond=0).isoformat()
-
-
-class ClaimedError(ConflictError):
-    """Another member drives the session (409): `held_by` until `until`."""
-
-    def __init__(self, held_by: str, until: str) -> None:
-        super().__init__(
-            f"{held_by} is working on this session until {until}; try again then, or ask a manager to take it over."
-        )
-        self.held_by = held_by
-        self.until = until
 
 
 class Claims:

@@ -231,3 +231,15 @@ def atomic_requests(storage: Storage) -> None:
 
     events.register("before-call.dynamodb", acquire)
     events.register("after-call.dynamodb", release)
+
+
+def backend(name: str, request: Any, tmp_path: Any) -> Any:
+    """A fresh SQLite file, or a DynamoDB table under moto (`request`: the test's, for the moto fixture)."""
+    from storage.interface import Storage
+    from tests.conftest import make_backend
+
+    if name == "dynamodb":
+        request.getfixturevalue("moto_table")
+    made = make_backend(name, tmp_path)
+    assert isinstance(made, Storage)
+    return made

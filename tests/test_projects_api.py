@@ -14,20 +14,10 @@ from agent_core.models import resolve_model
 from handlers.app import create_app
 from service.access import LOCAL_USER, may_be_projects, project_owner
 from service.container import Services
-from storage.interface import Storage
-from tests.conftest import make_backend
 from tests.helpers import assert_error, services_for
-from tests.storage_cases import atomic_requests
+from tests.storage_cases import atomic_requests, backend
 
 DOC = "Hello world.\n\nA second sentence.\n"
-
-
-def backend(name: str, request: pytest.FixtureRequest, tmp_path: Any) -> Storage:
-    if name == "dynamodb":
-        request.getfixturevalue("moto_table")
-    made = make_backend(name, tmp_path)
-    assert isinstance(made, Storage)
-    return made
 
 
 class Person:

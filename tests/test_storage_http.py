@@ -12,20 +12,10 @@ import pytest
 
 from agent_core.models import resolve_model
 from storage.interface import Storage
-from tests.conftest import make_backend
 from tests.helpers import AsyncApi, assert_error, services_for, stored
-from tests.storage_cases import atomic_requests
+from tests.storage_cases import atomic_requests, backend
 
 DOC = "One sentence here.\n\nA second one there.\n\nAnd a third to finish.\n"
-
-
-def backend(name: str, request: pytest.FixtureRequest, tmp_path: Any) -> Storage:
-    """A fresh SQLite file, or a DynamoDB table under moto."""
-    if name == "dynamodb":
-        request.getfixturevalue("moto_table")
-    made = make_backend(name, tmp_path)
-    assert isinstance(made, Storage)
-    return made
 
 
 def forged(position: object) -> str:

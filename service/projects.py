@@ -42,12 +42,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def single_review(review: str | None) -> None:
-    """A project reviews once for now: `double` is refused (422) rather than kept without effect."""
-    if review == "double":
-        raise InvalidRequestError('"review": "double" is not available yet; create the project with "single".')
-
-
 def languages_of(given: list[str]) -> tuple[str, ...]:
     """A member's languages as BCP 47 tags, or `("*",)`; 422 for one unknown or for `*` beside others."""
     if ALL_LANGUAGES in given:
@@ -66,7 +60,6 @@ class ProjectService:
 
     def create(self, caller: str, body: ProjectCreate, *, also_manager: str | None = None) -> ProjectRecord:
         """A new project whose first manager is the caller (and `also_manager`, the local user of local mode)."""
-        single_review(body.review)
         managers = dict.fromkeys(m for m in (caller, also_manager) if m is not None)
         stamp = _now()
         project = ProjectRecord(
@@ -95,8 +88,7 @@ class ProjectService:
         if "review" in given:
             if body.review is None:
                 raise InvalidRequestError('"review" is "single" or "double", never null.')
-            single_review(body.review)
-        source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
+            source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
 
         def change(project: ProjectRecord) -> ProjectRecord:
             return replace(

@@ -10,6 +10,7 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from .api import ApiClient, ApiError
 from .local import TOKEN_ENV, connect
@@ -436,7 +437,8 @@ def _mcp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"mcp needs the MCP SDK: pip install 'translation-agent[mcp]' ({exc})", file=sys.stderr)
         return 2
-    return run("http" if args.http else "stdio", api_url=args.api, token=args.token, root=args.root, host=args.host, port=args.port)
+    transport: Literal["stdio", "http"] = "http" if args.http else "stdio"
+    return run(transport, api_url=args.api, token=args.token, root=args.root, host=args.host, port=args.port)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +26,8 @@ async def serve(
     port: int = 8765,
 ) -> None:
     """Serve the tools until the client goes (stdio) or the process is stopped (HTTP)."""
+    # One line per API request would bury what matters on stderr (a stdio client shows it as the server's log).
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     api = connect_api(api_url, token)
     try:
         server = build_server(api, root=root)

@@ -189,7 +189,11 @@ def build_server(api: AgentApi, *, root: Path) -> MCPServer:
             await api.upload(session_id, file_name, text)
             if propose:
                 task = f"Translate {file_name} into {target_language}."
-                await api.until_review({"sessionId": session_id, "userInput": task}, max_steps=max_steps)
+                try:
+                    await api.until_review({"sessionId": session_id, "userInput": task}, max_steps=max_steps)
+                except ApiError as exc:
+                    message = f"Session {session_id} holds the file, but the model was not asked: {exc}"
+                    raise ApiError(f"{message} `continue_translation` asks again.", status=exc.status) from exc
             return report(await api.session_status(session_id))
 
     @server.tool(

@@ -73,8 +73,9 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     """The tool's structured answer; a failure is the test's."""
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
+    found: dict[str, Any] | None = result.structured_content
+    assert found is not None
+    return found
 
 
 async def refused(client: Client, tool: str, **arguments: Any) -> str:
@@ -250,3 +251,10 @@ async def test_an_api_error_is_the_tools_message(api: AgentApi, root: Path) -> N
         message = await refused(mcp, "read_session", session_id="s_" + "0" * 32)
         assert "does not exist" in message and "Traceback" not in message
         assert "server rejected" in await refused(mcp, "analyze_file", path="guide.md", target_language="Klingonese")
+        # A budget too small for the first request: the session is made, the model not asked, and the
+        # message names the session and the way on.
+        message = await refused(mcp, "start_translation", path="guide.md", target_language="fr", budget_tokens=1)
+        (made,) = (await api.sessions()).sessions
+        assert f"Session {made.id} holds the file, but the model was not asked" in message
+        assert "HTTP 402" in message and "`continue_translation` asks again" in message
+        assert (await api.session_status(made.id)).telemetry.modelRequests == 0

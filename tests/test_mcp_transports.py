@@ -93,8 +93,9 @@ def _mcp_command(service: str, root: Path, *more: str) -> list[str]:
 async def _call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
+    found: dict[str, Any] | None = result.structured_content
+    assert found is not None
+    return found
 
 
 async def _refused(client: Client, tool: str, **arguments: Any) -> str:

@@ -7,6 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from terminal.models import FileInfo, JobSpent, JobView
 
 from .api import Pending, Session
+from .lookup import GlossaryHit, MemoryMatch
 
 
 class _View(BaseModel):
@@ -185,3 +186,37 @@ def job_report(job: JobView) -> JobReport:
 
 def _spent(s: JobSpent) -> Spent:
     return Spent(model_requests=s.modelRequests, input_tokens=s.inputTokens, output_tokens=s.outputTokens, usd=s.usd)
+
+
+class Lookup(_View):
+    """What the memory holds for a term or a sentence."""
+
+    glossary: list[GlossaryHit]
+    memory: list[MemoryMatch]
+
+
+class FileAnalysis(_View):
+    """A file's counts, its translation-memory leverage and what translating it would cost."""
+
+    name: str
+    target_language: str | None
+    segments: int
+    words: int
+    chars: int
+    locked: int
+    repetitions: int
+    bands: dict[str, int]
+    """Segments by their best translation-memory match: `100`, `95-99`, `85-94`, `75-84`, `50-74`, `none`."""
+    estimate: Spent
+    model: str
+
+
+class Export(_View):
+    """A file's translation: what people decided, in the requested format."""
+
+    file_name: str
+    complete: bool
+    """False while some text is untranslated (left out of the translation)."""
+    text: str | None
+    """The translation (null for a binary format)."""
+    written_to: str | None = None

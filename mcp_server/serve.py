@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -12,6 +13,7 @@ from .api import connect_api
 from .tools import build_server
 
 Transport = Literal["stdio", "http"]
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 MCP_PATH = "/mcp"
 """Where the streamable HTTP endpoint answers."""
 
@@ -49,5 +51,11 @@ def run(
     port: int = 8765,
 ) -> int:
     """`translation-agent mcp`: serve, and return the exit status."""
+    if transport == "http" and host not in LOOPBACK:
+        # The endpoint has no authentication of its own, and the SDK guards against DNS rebinding on loopback only.
+        print(
+            f"translation-agent mcp: serving on {host}: whoever reaches it acts with this server's API token.",
+            file=sys.stderr,
+        )
     anyio.run(lambda: serve(transport, api_url=api_url, token=token, root=root, host=host, port=port))
     return 0

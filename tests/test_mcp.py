@@ -17,7 +17,9 @@ import pytest
 from mcp import Client
 
 from handlers.api import create_app
-from mcp_server.api import AgentApi
+from mcp_server.api import AgentApi, GlossaryEntry
+from mcp_server.files import FileError, read_source
+from mcp_server.lookup import glossary_hits
 from mcp_server.tools import build_server
 from storage.sqlite import SQLiteStorage
 from tests.helpers import services_for
@@ -258,3 +260,21 @@ async def test_an_api_error_is_the_tools_message(api: AgentApi, root: Path) -> N
         assert f"Session {made.id} holds the file, but the model was not asked" in message
         assert "HTTP 402" in message and "`continue_translation` asks again" in message
         assert (await api.session_status(made.id)).telemetry.modelRequests == 0
+
+
+def test_a_glossary_term_counts_as_a_whole_word_of_the_pair() -> None:
+    entries = [
+        GlossaryEntry(source="cart", target="Warenkorb", languages="auto>de"),
+        GlossaryEntry(source="app", target="app", kind="keep", languages="auto>*"),
+    ]
+    assert [h.term for h in glossary_hits("Your cart is empty.", entries, "German")] == ["cart"]
+    assert glossary_hits("A cartography of apples.", entries, "de") == []
+    assert [h.term for h in glossary_hits("The app's cart", entries, "fr")] == ["app"]
+    assert [h.term for h in glossary_hits("warenkorb", entries, None)] == ["cart"]
+
+
+def test_a_link_out_of_the_root_is_outside_it(root: Path, tmp_path: Path) -> None:
+    (root / "out").symlink_to(tmp_path)
+    with pytest.raises(FileError, match="outside the folder"):
+        read_source(root, "out/secret.md")
+    assert read_source(root, "guide.md") == ("guide.md", GUIDE)

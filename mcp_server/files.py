@@ -28,7 +28,8 @@ class FileError(Exception):
 class CheckResult(BaseModel):
     """`translation-agent check` as JSON: `passed` is false when a file has an error."""
 
-    model_config = ConfigDict(frozen=True)
+    # Field docstrings become descriptions in the tools' output schemas, which agents read.
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     passed: bool
     report: dict[str, Any]

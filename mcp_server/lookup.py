@@ -28,7 +28,8 @@ _ANY_TARGET = ("*", "unknown", "")
 class GlossaryHit(BaseModel):
     """A glossary entry that names the term, or whose term occurs in the sentence."""
 
-    model_config = ConfigDict(frozen=True)
+    # Field docstrings become descriptions in the tools' output schemas, which agents read.
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     term: str
     translation: str
@@ -43,7 +44,8 @@ class GlossaryHit(BaseModel):
 class MemoryMatch(BaseModel):
     """A translation a person approved or edited (or imported) for a similar source."""
 
-    model_config = ConfigDict(frozen=True)
+    # Field docstrings become descriptions in the tools' output schemas, which agents read.
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
     score: float
     """Similarity of the sources, 0–100 (100: the same text, whitespace aside)."""

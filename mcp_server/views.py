@@ -11,7 +11,8 @@ from .lookup import GlossaryHit, MemoryMatch
 
 
 class _View(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    # Field docstrings become descriptions in the tools' output schemas, which agents read.
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
 
 
 class Proposal(_View):

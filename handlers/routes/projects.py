@@ -16,6 +16,7 @@ from service.project_schemas import (
     ProjectPatch,
     ProjectSessions,
     ProjectView,
+    QualityReport,
     project_view,
 )
 
@@ -77,6 +78,19 @@ async def project_sessions(
 ) -> ProjectSessions:
     """The project's sessions the caller may read, newest first, a page at a time."""
     return await services.projects.sessions(caller, project_id, cursor=cursor, limit=limit)
+
+
+@router.get("/api/projects/{project_id}/quality")
+async def project_quality(
+    project_id: str,
+    caller: CallerDep,
+    services: ServicesDep,
+    language: str = Query(min_length=1, max_length=64),
+) -> QualityReport:
+    """The project's auto-approval for one language, measured per estimate band (service.quality)."""
+    from service.quality import Quality
+
+    return await Quality(services.storage).report(caller, project_id, language)
 
 
 # The project's memory: the memory routes' endpoints, acting as the project (handlers.deps.get_owner).

@@ -113,6 +113,7 @@ router.add_api_route(
     f"{_MEMORY}/export", memory.export_memory, methods=["GET"], response_class=Response, dependencies=_AS_PROJECT
 )
 router.add_api_route(f"{_MEMORY}/import", memory.import_memory, methods=["POST"], dependencies=_AS_PROJECT)
+router.add_api_route(f"{_MEMORY}/concordance", memory.concordance, methods=["GET"], dependencies=_AS_PROJECT)
 router.add_api_route(f"{_MEMORY}/{{entry_id}}", memory.update_memory_entry, methods=["PUT"], dependencies=_AS_PROJECT)
 router.add_api_route(
     f"{_MEMORY}/{{entry_id}}",

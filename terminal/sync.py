@@ -256,12 +256,17 @@ def _git_author(root: Path, path: str) -> str:
 
 
 def _summary(plans: list[FilePlan], files: dict[str, FileLock], decided: dict[str, dict[str, Any]], say: Say) -> None:
-    """Per language: strings decided and by whom, and what waits for review."""
+    """Per language: the strings decided and by whom, and what waits for review."""
+    labels = {"person": "by reviewers", "rule": "by rules", "import": "imported", "git": "edited in git"}
     per: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    fresh: dict[str, int] = defaultdict(int)
     for plan in plans:
         counts = per[plan.pair.language]
         for entry in files[plan.pair.target].strings.values():
-            counts["waiting" if entry.pending else (entry.by or "nobody").split(":")[0]] += 1
-        counts["new decisions"] += len(decided.get(plan.pair.target, {}))
+            kind = "waiting" if entry.pending or entry.by is None else entry.by.split(":")[0]
+            counts[kind] += 1
+        fresh[plan.pair.language] += len(decided.get(plan.pair.target, {}))
     for language, counts in sorted(per.items()):
-        say(f"{language}: " + ", ".join(f"{n} {label}" for label, n in sorted(counts.items())))
+        parts = [f"{counts[k]} {label}" for k, label in labels.items() if counts[k]]
+        since = f"{fresh[language]} decided since the last sync"
+        say(f"{language}: decided {', '.join(parts) or 'none'}; {counts['waiting']} waiting for review ({since}).")

@@ -1,0 +1,276 @@
+"""`translation-agent sync` end to end: a git repository made here (Android, i18next, PO and Markdown
+sources, some translations already there) kept in step through the local service and the offline
+`pseudo` model, in two languages; reviews given over the API as a reviewer would."""
+
+from __future__ import annotations
+
+import json
+import logging
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from terminal.api import verdicts_body
+from terminal.cli import main
+from terminal.local import connect
+from terminal.models import ToolRef, Verdict
+from terminal.sync import run_sync
+from terminal.sync_api import SyncApi
+from terminal.sync_config import LOCK_NAME, load_config
+from terminal.sync_lock import load_lock
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """\
+source = "en"
+languages = ["fr", "de"]
+
+[[files]]
+source = "app/src/main/res/values/strings.xml"
+target = "app/src/main/res/values-{android_lang}/strings.xml"
+
+[[files]]
+source = "locales/en/*.json"
+target = "locales/{lang}/*.json"
+
+[[files]]
+source = "po/messages.pot"
+target = "po/{lang}.po"
+
+[[files]]
+source = "docs/en/**/*.md"
+target = "docs/{lang}/**/*.md"
+"""
+
+FILES = {
+    "app/src/main/res/values/strings.xml": """\
+<?xml version="1.0" encoding="utf-8"?>
+<resources>
+    <!-- The app's name on the launcher -->
+    <string name="app_name">Notes</string>
+    <string name="greeting">Hello, %1$s!</string>
+    <string name="save">Save</string>
+</resources>
+""",
+    "app/src/main/res/values-fr/strings.xml": """\
+<?xml version="1.0" encoding="utf-8"?>
+<resources>
+    <string name="save">Enregistrer</string>
+</resources>
+""",
+    "locales/en/common.json": json.dumps(
+        {"title": "Welcome back", "menu": {"open": "Open the file", "close": "Close the window"}}, indent=2
+    )
+    + "\n",
+    "locales/de/common.json": json.dumps({"menu": {"close": "Fenster schließen"}}, indent=2) + "\n",
+    "po/messages.pot": """\
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+#. Shown on the start screen
+msgid "Open a document"
+msgstr ""
+
+msgid "Settings"
+msgstr ""
+""",
+    "po/fr.po": """\
+msgid ""
+msgstr ""
+"Language: fr\\n"
+"Content-Type: text/plain; charset=UTF-8\\n"
+
+msgid "Settings"
+msgstr "Paramètres"
+""",
+    "docs/en/howto/guide.md": """\
+# Taking notes
+
+Notes keeps what you write on this device.
+
+```sh
+notes --new
+```
+
+Press the plus button to start a note.
+""",
+    "translation-agent.toml": CONFIG,
+}
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "dev@example.com")
+    git(root, "config", "user.name", "Dev")
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    commit(root, "sources and some translations")
+    return root
+
+
+@pytest.fixture(autouse=True)
+def restore_logging() -> Iterator[None]:
+    """The in-process app routes the app's logs to a file; undo that after the test."""
+    from handlers.logging import logger
+
+    app_logger, root = logging.getLogger(logger.service), logging.getLogger()
+    streams = [(h, h.stream) for h in app_logger.handlers if isinstance(h, logging.StreamHandler)]
+    propagate, handlers = app_logger.propagate, list(root.handlers)
+    yield
+    for handler, stream in streams:
+        old = handler.setStream(stream)
+        if old is not None and old is not stream:
+            old.close()
+    app_logger.propagate = propagate
+    for added in root.handlers:
+        if added not in handlers:
+            root.removeHandler(added)
+            added.close()
+    logging.captureWarnings(False)
+
+
+@pytest.fixture
+async def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[SyncApi]:
+    db = tmp_path / "sessions.sqlite3"
+    for name, value in {
+        "STORAGE_BACKEND": "sqlite",
+        "SQLITE_PATH": str(db),
+        "AGENT_MODEL": "pseudo",
+        "POWERTOOLS_METRICS_DISABLED": "true",
+    }.items():
+        monkeypatch.setenv(name, value)
+    api = SyncApi.over(connect(None, None, db, tmp_path / "agent.log"))
+    yield api
+    await api.aclose()
+
+
+async def sync(root: Path, client: SyncApi) -> list[str]:
+    said: list[str] = []
+    assert await run_sync(root, load_config(root), client, said.append) == 0, said
+    return said
+
+
+async def review_all(client: SyncApi, session_id: str) -> list[str]:
+    """Approve every proposal of the session until it is complete; the sources proposed, in order."""
+    proposed: list[str] = []
+    view = await client.session(session_id)
+    pending = list(view.pendingCopilotRequests)
+    for _ in range(100):
+        if not pending:
+            turn = await client.do_next({"sessionId": session_id})
+            if not turn.copilot_requests:
+                break
+            pending = list(turn.copilot_requests)
+        proposed += [r.src_string for r in pending]
+        verdicts = [Verdict(tool=ToolRef(name=r.tool.name, callId=r.tool.callId), status="approve") for r in pending]
+        turn = await client.do_next(verdicts_body(session_id, verdicts))
+        pending = list(turn.copilot_requests)
+    assert (await client.session(session_id)).state == "complete"
+    return proposed
+
+
+def frozen(root: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    status = main(["sync", "--frozen", "--root", str(root)])
+    return status, capsys.readouterr().out
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
+
+
+async def test_sync_round_trip(repo: Path, client: SyncApi, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = frozen(repo, capsys)
+    assert status == 1 and "the target file is missing" in out and not (repo / LOCK_NAME).exists()
+
+    said = await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    assert set(lock.sessions) == {"fr", "de"}
+    # The translations already there are decisions: in the memory, in the lock, never sent.
+    assert any("Memory: 3 translation(s)" in line for line in said), said
+    fr_android = lock.files["app/src/main/res/values-fr/strings.xml"].strings
+    assert fr_android["save"].by == "import" and not fr_android["save"].pending
+    assert fr_android["greeting"].pending and fr_android["greeting"].by is None
+    memory = (await client._request("GET", "/api/memory/export", params={"format": "tmx"})).text
+    assert "Enregistrer" in memory and "Paramètres" in memory and "Fenster schließen" in memory
+    # Each language's session proposes only what has no translation yet.
+    fr_proposed = await review_all(client, lock.sessions["fr"])
+    de_proposed = await review_all(client, lock.sessions["de"])
+    assert "Save" not in fr_proposed and "Settings" not in fr_proposed
+    assert "Close the window" not in de_proposed and "Save" in de_proposed
+    assert {"Welcome back", "Open a document", "Hello, %1$s!"} <= set(fr_proposed)
+
+    await sync(repo, client)
+    fr_json = json.loads((repo / "locales/fr/common.json").read_text(encoding="utf-8"))
+    assert fr_json["title"] != "Welcome back" and fr_json["menu"]["open"] != "Open the file"
+    de_json = json.loads((repo / "locales/de/common.json").read_text(encoding="utf-8"))
+    assert de_json["menu"]["close"] == "Fenster schließen"
+    fr_po = (repo / "po/fr.po").read_text(encoding="utf-8")
+    assert 'msgstr "Paramètres"' in fr_po and "Language: fr" in fr_po and "#. Shown on the start screen" in fr_po
+    fr_xml = (repo / "app/src/main/res/values-fr/strings.xml").read_text(encoding="utf-8")
+    assert "Enregistrer" in fr_xml and "%1$s" in fr_xml and "<!-- The app's name on the launcher -->" in fr_xml
+    de_md = (repo / "docs/de/howto/guide.md").read_text(encoding="utf-8")
+    assert "notes --new" in de_md and "Press the plus button" not in de_md
+    lock = load_lock(repo / LOCK_NAME)
+    assert lock.files["locales/fr/common.json"].strings["title"].by == "person:local"
+    assert not lock.uploads and not any(s.pending for f in lock.files.values() for s in f.strings.values())
+    commit(repo, "translations")
+    assert frozen(repo, capsys)[0] == 0
+
+    # A hand edit in git is a person's decision: kept, learned, never overwritten.
+    fr_json["title"] = "Bon retour parmi nous"
+    (repo / "locales/fr/common.json").write_text(json.dumps(fr_json, ensure_ascii=False, indent=2) + "\n", "utf-8")
+    commit(repo, "a better French title")
+    status, out = frozen(repo, capsys)
+    assert status == 1 and "edited in the target since the lockfile" in out
+    await sync(repo, client)
+    assert json.loads((repo / "locales/fr/common.json").read_text("utf-8"))["title"] == "Bon retour parmi nous"
+    lock = load_lock(repo / LOCK_NAME)
+    assert lock.files["locales/fr/common.json"].strings["title"].by == "git:dev@example.com"
+    memory = (await client._request("GET", "/api/memory/export", params={"format": "tmx"})).text
+    assert "Bon retour parmi nous" in memory
+    assert not lock.uploads
+    commit(repo, "sync")
+
+    # A changed source string is proposed again, and nothing else; a removed one leaves the targets.
+    source = json.loads((repo / "locales/en/common.json").read_text("utf-8"))
+    source["menu"]["open"] = "Open a file from the cloud"
+    del source["menu"]["close"]
+    (repo / "locales/en/common.json").write_text(json.dumps(source, indent=2) + "\n", "utf-8")
+    commit(repo, "a new string for open, close gone")
+    before = snapshot(repo)
+    status, out = frozen(repo, capsys)
+    assert status == 1 and "changed in the source" in out and snapshot(repo) == before
+    await sync(repo, client)
+    for language in ("fr", "de"):
+        target = json.loads((repo / f"locales/{language}/common.json").read_text("utf-8"))
+        assert "close" not in target["menu"]
+        assert await review_all(client, load_lock(repo / LOCK_NAME).sessions[language]) == [
+            "Open a file from the cloud"
+        ]
+    assert frozen(repo, capsys)[0] == 0  # waiting for review is not stale
+    await sync(repo, client)
+    fr_json = json.loads((repo / "locales/fr/common.json").read_text("utf-8"))
+    assert fr_json["title"] == "Bon retour parmi nous" and "cloud" not in fr_json["menu"]["open"]
+    assert frozen(repo, capsys)[0] == 0

@@ -97,14 +97,25 @@ class Lock:
 def load_lock(path: Path) -> Lock:
     """The lockfile at `path`, or an empty one when there is none; LockError for one that cannot be read."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Lock()
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise LockError(f"{path.name} is not valid JSON ({exc}): restore it from git.") from exc
+    except UnicodeDecodeError as exc:
+        raise LockError(f"{path.name} is not UTF-8 text: restore it from git.") from exc
+    return parse_lock(text, path.name)
+
+
+def parse_lock(text: str, name: str = "translation-agent.lock") -> Lock:
+    """A lockfile's text read; LockError (naming `name`) for one that cannot be read."""
     try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise LockError(f"{name} is not valid JSON ({exc}): restore it from git.") from exc
+    try:
+        if not isinstance(data, dict):
+            raise LockError(f"{name} is not a lockfile (a JSON object): restore it from git.")
         if data.get("version") != VERSION:
-            raise LockError(f"{path.name} is of version {data.get('version')!r}; this client reads {VERSION}.")
+            raise LockError(f"{name} is of version {data.get('version')!r}; this client reads {VERSION}.")
         return Lock(
             files={
                 str(p): FileLock(
@@ -135,4 +146,4 @@ def load_lock(path: Path) -> Lock:
             ],
         )
     except (KeyError, TypeError, AttributeError) as exc:
-        raise LockError(f"{path.name} lacks {exc} or has it in another shape: restore it from git.") from exc
+        raise LockError(f"{name} lacks {exc} or has it in another shape: restore it from git.") from exc

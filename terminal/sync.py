@@ -68,14 +68,18 @@ async def run_sync(root: Path, config: SyncConfig, client: SyncApi, say: Say) ->
     files = {
         p.pair.target: _write(root, p, lock.files.get(p.pair.target), decided.get(p.pair.target, {})) for p in live
     }
-    await _send(root, live, lock, config, client, say)
     lock.files = {**{t: f for t, f in lock.files.items() if t not in orphans}, **files}
     lock.uploads = [u for u in lock.uploads if _open(u, lock.files)]
     for orphan in orphans:
         say(f"{orphan}: no file group names it any more; dropped from the lockfile (the file is left).")
-    (root / LOCK_NAME).write_text(lock.dumps(), encoding="utf-8")
+    _save(root, lock)  # the targets as written; what is sent next is saved as each language's upload is made
+    await _send(root, live, lock, config, client, say)
     _summary(live, files, decided, say)
     return 1 if any(p.problem for p in plans) else 0
+
+
+def _save(root: Path, lock: Lock) -> None:
+    (root / LOCK_NAME).write_text(lock.dumps(), encoding="utf-8")
 
 
 async def _import_decisions(plans: list[FilePlan], config: SyncConfig, client: SyncApi, say: Say) -> None:
@@ -99,7 +103,7 @@ async def _collect(
     """The decisions the service holds for strings still pending here, by target file and key."""
     statuses = {"reviewed"} if review == "double" else DECIDED
     found: dict[str, dict[str, tuple[Text, str]]] = defaultdict(dict)
-    for upload in lock.uploads:
+    for upload in list(lock.uploads):
         plan = plans.get(upload.target)
         if plan is None:
             continue
@@ -114,7 +118,11 @@ async def _collect(
         except ApiError as exc:
             if exc.status != 404:
                 raise
-            continue  # the session or file was deleted: its strings are sent again once they are new
+            # The session or file was deleted: its strings are sent again, now.
+            lock.uploads.remove(upload)
+            plan.pending = [k for k in plan.pending if k not in wanted]
+            plan.new += sorted(wanted)
+            continue
         who = _decided_by(upload, segments, statuses, uploaded if markdown else None)
         texts = translated_strings(upload.name, list(upload.strings), exported)
         for key in wanted & who.keys() & texts.keys():
@@ -209,6 +217,7 @@ async def _send(root: Path, plans: list[FilePlan], lock: Lock, config: SyncConfi
             lock.uploads.append(
                 Upload(session=session, file=info.fileId, name=name, target=plan.pair.target, strings=strings)
             )
+            _save(root, lock)  # recorded at once: a failure later never sends it twice
             names.append(name)
         await client.do_next({"sessionId": session, "userInput": f"Translate {', '.join(names)} into {language}."})
         count = sum(len(p.to_translate) for p in todo)

@@ -61,10 +61,15 @@ class FilePlan:
         return reasons
 
 
-def plan_file(root: Path, pair: Pair, lock: FileLock | None) -> FilePlan:
-    """Read one pair's source and target and class each string against the lock."""
+def plan_file(root: Path, pair: Pair, lock: FileLock | None, carried: set[tuple[str, str]]) -> FilePlan:
+    """Read one pair's source and target and class each string against the lock; a pending string no
+    open upload carries (`carried`: key and source hash) is new again (its upload never happened or
+    its session is gone)."""
     source_data = (root / pair.source).read_bytes()
-    sources = source_strings(pair.source, source_data)
+    try:
+        sources = source_strings(pair.source, source_data)
+    except (FormatError, UnicodeDecodeError) as exc:
+        raise FormatError(f"{pair.source} cannot be read: {exc}") from exc
     path = root / pair.target
     plan = FilePlan(pair=pair, source_data=source_data, sources=sources, targets={}, exists=path.is_file())
     if plan.exists:
@@ -84,7 +89,10 @@ def plan_file(root: Path, pair: Pair, lock: FileLock | None) -> FilePlan:
         elif known.source != text_hash(text):
             plan.changed.append(key)
         elif (text_hash(target) if target is not None else None) == known.target:
-            (plan.pending if known.pending else plan.unchanged).append(key)
+            if not known.pending:
+                plan.unchanged.append(key)
+            else:
+                (plan.pending if (key, known.source) in carried else plan.new).append(key)
         elif target is None:
             plan.new.append(key)
         else:
@@ -95,7 +103,13 @@ def plan_file(root: Path, pair: Pair, lock: FileLock | None) -> FilePlan:
 
 def plan_all(root: Path, config: SyncConfig, lock: Lock) -> tuple[list[FilePlan], list[str]]:
     """Every pair's plan, and the lock's target files no pair has any more."""
-    plans = [plan_file(root, pair, lock.files.get(pair.target)) for pair in config.pairs(root)]
+    carried: dict[str, set[tuple[str, str]]] = {}
+    for upload in lock.uploads:
+        carried.setdefault(upload.target, set()).update(upload.strings.items())
+    plans = [
+        plan_file(root, pair, lock.files.get(pair.target), carried.get(pair.target, set()))
+        for pair in config.pairs(root)
+    ]
     known = {p.pair.target for p in plans}
     return plans, sorted(t for t in lock.files if t not in known)
 

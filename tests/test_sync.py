@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from terminal.api import verdicts_body
+from terminal.api import ApiError, verdicts_body
 from terminal.cli import main
 from terminal.local import connect
-from terminal.models import ToolRef, Verdict
+from terminal.models import FileInfo, ToolRef, Verdict
 from terminal.sync import run_sync
 from terminal.sync_api import SyncApi
 from terminal.sync_config import LOCK_NAME, load_config
@@ -274,3 +274,46 @@ async def test_sync_round_trip(repo: Path, client: SyncApi, capsys: pytest.Captu
     fr_json = json.loads((repo / "locales/fr/common.json").read_text("utf-8"))
     assert fr_json["title"] == "Bon retour parmi nous" and "cloud" not in fr_json["menu"]["open"]
     assert frozen(repo, capsys)[0] == 0
+
+
+class FailingUploads(SyncApi):
+    """The API, but the service refuses every upload after the first `allowed`."""
+
+    allowed = 1
+
+    async def upload(self, session_id: str, name: str, content: str | bytes) -> FileInfo:
+        if self.allowed <= 0:
+            raise ApiError("The translation model or the store is busy or unavailable.", status=503)
+        self.allowed -= 1
+        return await super().upload(session_id, name, content)
+
+
+async def test_a_run_cut_short_sends_nothing_twice_and_a_deleted_session_is_replaced(
+    repo: Path, client: SyncApi
+) -> None:
+    config = load_config(repo)
+    failing = FailingUploads.over(client)
+    with pytest.raises(ApiError):
+        await run_sync(repo, config, failing, [].append)
+    lock = load_lock(repo / LOCK_NAME)
+    assert len(lock.uploads) == 1 and lock.uploads[0].target == "app/src/main/res/values-fr/strings.xml"
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    fr = lock.sessions["fr"]
+    assert sorted(u.target for u in lock.uploads if u.session == fr) == [
+        "app/src/main/res/values-fr/strings.xml",
+        "docs/fr/howto/guide.md",
+        "locales/fr/common.json",
+        "po/fr.po",
+    ]
+    proposed = await review_all(client, fr)
+    assert len(proposed) == len(set(proposed)) == 9  # every French string without a translation, once
+
+    await client.delete_session(lock.sessions["de"])
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    assert lock.sessions["de"] != fr and {u.session for u in lock.uploads} == {lock.sessions["de"]}
+    assert len(await review_all(client, lock.sessions["de"])) == 10
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    assert not lock.uploads and all(not s.pending for f in lock.files.values() for s in f.strings.values())

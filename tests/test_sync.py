@@ -293,8 +293,9 @@ async def test_a_run_cut_short_sends_nothing_twice_and_a_deleted_session_is_repl
 ) -> None:
     config = load_config(repo)
     failing = FailingUploads.over(client)
+    said: list[str] = []
     with pytest.raises(ApiError):
-        await run_sync(repo, config, failing, [].append)
+        await run_sync(repo, config, failing, said.append)
     lock = load_lock(repo / LOCK_NAME)
     assert len(lock.uploads) == 1 and lock.uploads[0].target == "app/src/main/res/values-fr/strings.xml"
     await sync(repo, client)

@@ -15,6 +15,7 @@ One run, in this order (docs/sync.md):
 
 from __future__ import annotations
 
+import json
 import subprocess
 from collections import defaultdict
 from collections.abc import Callable
@@ -38,6 +39,8 @@ from .sync_lock import FileLock, Lock, StringLock, Upload, load_lock
 from .sync_plan import FilePlan, frozen_report, plan_all
 
 Say = Callable[[str], None]
+MAX_PREVIOUS = 30
+"""The most previous translations a task quotes (each at most 300 characters): the input stays well under its cap."""
 MAX_FILES = 20
 """The most files a session holds (the service's cap): a language's session past it is followed by a new one."""
 
@@ -219,9 +222,25 @@ async def _send(root: Path, plans: list[FilePlan], lock: Lock, config: SyncConfi
             )
             _save(root, lock)  # recorded at once: a failure later never sends it twice
             names.append(name)
-        await client.do_next({"sessionId": session, "userInput": f"Translate {', '.join(names)} into {language}."})
+        task = f"Translate {', '.join(names)} into {language}." + _previous(todo)
+        await client.do_next({"sessionId": session, "userInput": task})
         count = sum(len(p.to_translate) for p in todo)
         say(f"{language}: {count} string(s) sent for translation in session {session}.")
+
+
+def _previous(plans: list[FilePlan]) -> str:
+    """The old decisions of the strings whose source changed, as context for the model and the reviewer."""
+    lines = [
+        f"- {PurePosixPath(p.pair.source).name} {key}: {text if isinstance(text, str) else json.dumps(text)}"[:300]
+        for p in plans
+        for key, text in p.previous.items()
+    ]
+    if not lines:
+        return ""
+    shown = "\n".join(lines[:MAX_PREVIOUS]) + (
+        f"\n- … and {len(lines) - MAX_PREVIOUS} more" if len(lines) > MAX_PREVIOUS else ""
+    )
+    return f"\nThese strings' sources changed; their previous translations, for context:\n{shown}"
 
 
 async def _session(lock: Lock, language: str, adding: int, config: SyncConfig, client: SyncApi) -> str:

@@ -37,6 +37,8 @@ class FilePlan:
     new: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    previous: dict[str, Text] = field(default_factory=dict)
+    """For a changed string, the decided translation of its old source the target still holds."""
 
     @property
     def to_translate(self) -> list[str]:
@@ -88,6 +90,8 @@ def plan_file(root: Path, pair: Pair, lock: FileLock | None, carried: set[tuple[
             (plan.imported if has_translation else plan.new).append(key)
         elif known.source != text_hash(text):
             plan.changed.append(key)
+            if known.by is not None and target is not None and text_hash(target) == known.target:
+                plan.previous[key] = target
         elif (text_hash(target) if target is not None else None) == known.target:
             if not known.pending:
                 plan.unchanged.append(key)

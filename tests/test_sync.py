@@ -263,6 +263,12 @@ async def test_sync_round_trip(repo: Path, client: SyncApi, capsys: pytest.Captu
     status, out = frozen(repo, capsys)
     assert status == 1 and "changed in the source" in out and snapshot(repo) == before
     await sync(repo, client)
+    fr_session = await client.session(load_lock(repo / LOCK_NAME).sessions["fr"])
+    said_to_model = fr_session.model_dump_json()
+    assert (
+        "previous translations, for context" in said_to_model
+        and f"menu.open: {fr_json['menu']['open']}" in said_to_model
+    )
     for language in ("fr", "de"):
         target = json.loads((repo / f"locales/{language}/common.json").read_text("utf-8"))
         assert "close" not in target["menu"]

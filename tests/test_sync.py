@@ -324,3 +324,19 @@ async def test_a_run_cut_short_sends_nothing_twice_and_a_deleted_session_is_repl
     await sync(repo, client)
     lock = load_lock(repo / LOCK_NAME)
     assert not lock.uploads and all(not s.pending for f in lock.files.values() for s in f.strings.values())
+
+
+async def test_a_projects_repository_uses_the_projects_sessions_and_memory(repo: Path, client: SyncApi) -> None:
+    project = await client.create_project("App strings")
+    config = repo / "translation-agent.toml"
+    config.write_text(f'project = "{project}"\n' + config.read_text(encoding="utf-8"), encoding="utf-8")
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    listed = {s.id for s in await client.project_sessions(project)}
+    assert set(lock.sessions.values()) <= listed
+    memory = (await client._request("GET", f"/api/projects/{project}/memory/export", params={"format": "tmx"})).text
+    own = (await client._request("GET", "/api/memory/export", params={"format": "tmx"})).text
+    assert "Enregistrer" in memory and "Enregistrer" not in own
+    await review_all(client, lock.sessions["fr"])
+    await sync(repo, client)
+    assert load_lock(repo / LOCK_NAME).files["po/fr.po"].strings["Open a document"].by == "person:local"

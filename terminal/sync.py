@@ -22,9 +22,12 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from interchange.formats import FormatError
+
 from .sync_api import DECIDED, ApiError, SyncApi
 from .sync_config import LOCK_NAME, SyncConfig
 from .sync_files import (
+    AlignError,
     Text,
     blocks,
     is_markdown,
@@ -67,7 +70,7 @@ async def run_sync(root: Path, config: SyncConfig, client: SyncApi, say: Say) ->
     live = [p for p in plans if not p.problem]
     await _import_decisions(live, config, client, say)
     review = await client.review_setting(config.project)
-    decided = await _collect(lock, {p.pair.target: p for p in live}, client, review)
+    decided = await _collect(lock, {p.pair.target: p for p in live}, client, review, say)
     files = {
         p.pair.target: _write(root, p, lock.files.get(p.pair.target), decided.get(p.pair.target, {})) for p in live
     }
@@ -101,7 +104,7 @@ async def _import_decisions(plans: list[FilePlan], config: SyncConfig, client: S
 
 
 async def _collect(
-    lock: Lock, plans: dict[str, FilePlan], client: SyncApi, review: str
+    lock: Lock, plans: dict[str, FilePlan], client: SyncApi, review: str, say: Say
 ) -> dict[str, dict[str, tuple[Text, str]]]:
     """The decisions the service holds for strings still pending here, by target file and key."""
     statuses = {"reviewed"} if review == "double" else DECIDED
@@ -127,7 +130,11 @@ async def _collect(
             plan.new += sorted(wanted)
             continue
         who = _decided_by(upload, segments, statuses, uploaded if markdown else None)
-        texts = translated_strings(upload.name, list(upload.strings), exported)
+        try:
+            texts = translated_strings(upload.name, list(upload.strings), exported)
+        except (AlignError, FormatError) as exc:
+            say(f"{upload.target}: the decisions of {upload.name} in {upload.session} cannot be read back ({exc}).")
+            continue
         for key in wanted & who.keys() & texts.keys():
             found[upload.target][key] = (texts[key], who[key])
     return found

@@ -340,3 +340,25 @@ async def test_a_projects_repository_uses_the_projects_sessions_and_memory(repo:
     await review_all(client, lock.sessions["fr"])
     await sync(repo, client)
     assert load_lock(repo / LOCK_NAME).files["po/fr.po"].strings["Open a document"].by == "person:local"
+
+
+class SplitMarkdown(SyncApi):
+    """The API, but a Markdown export comes back with one block more than was uploaded."""
+
+    async def original(self, session_id: str, file_id: str, *, reviewed: bool = False) -> bytes:
+        data = await super().original(session_id, file_id, reviewed=reviewed)
+        return data + b"\nA paragraph the upload did not have.\n" if data.startswith(b"# ") else data
+
+
+async def test_an_export_that_cannot_be_paired_leaves_its_strings_waiting(repo: Path, client: SyncApi) -> None:
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    for session in lock.sessions.values():
+        await review_all(client, session)
+    said = await sync(repo, SplitMarkdown.over(client))
+    assert any("docs/fr/howto/guide.md: the decisions of guide.md" in line for line in said), said
+    lock = load_lock(repo / LOCK_NAME)
+    assert all(s.pending for s in lock.files["docs/fr/howto/guide.md"].strings.values())
+    assert not any(s.pending for s in lock.files["po/fr.po"].strings.values())
+    await sync(repo, client)
+    assert not any(s.pending for s in load_lock(repo / LOCK_NAME).files["docs/fr/howto/guide.md"].strings.values())

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 from urllib.parse import quote
 
 from .api import ApiClient, ApiError
@@ -17,7 +17,7 @@ class SyncApi(ApiClient):
     """The API client with the calls `translation-agent sync` makes."""
 
     @classmethod
-    def over(cls, client: ApiClient) -> SyncApi:
+    def over(cls, client: ApiClient) -> Self:
         """A SyncApi sharing `client`'s connection (the in-process app or a deployed URL)."""
         return cls(client._http)
 

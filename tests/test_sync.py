@@ -9,7 +9,9 @@ import logging
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from terminal.api import ApiError, verdicts_body
@@ -280,6 +282,19 @@ async def test_sync_round_trip(repo: Path, client: SyncApi, capsys: pytest.Captu
     fr_json = json.loads((repo / "locales/fr/common.json").read_text("utf-8"))
     assert fr_json["title"] == "Bon retour parmi nous" and "cloud" not in fr_json["menu"]["open"]
     assert frozen(repo, capsys)[0] == 0
+    counting = Counting.over(client)
+    await sync(repo, counting)
+    assert counting.requests == 0  # nothing changed, nothing waits: nothing to ask
+
+
+class Counting(SyncApi):
+    """The API, counting the requests made."""
+
+    requests = 0
+
+    async def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        self.requests += 1
+        return await super()._request(method, path, **kwargs)
 
 
 class FailingUploads(SyncApi):

@@ -26,7 +26,9 @@ import polib  # type: ignore[import-untyped]
 import yaml
 
 from interchange.formats import TEXT, FileFormat, FormatError, format_for
-from service.check import holds_source
+
+BILINGUAL = frozenset({"po", "xcstrings", "xliff"})
+"""The formats whose files hold each string's source beside its translation: a target's text is its target."""
 
 Text = str | dict[str, str]
 """A string's text, or a plural string's forms by CLDR category."""
@@ -160,7 +162,7 @@ def target_strings(name: str, data: bytes, order: list[str]) -> dict[str, Text]:
     fmt = _format(name, data)
     if fmt is None:
         return _markdown_target(data.decode("utf-8-sig"), order)
-    bilingual = holds_source(name, data)
+    bilingual = fmt.name in BILINGUAL
     found: dict[str, Text] = {}
     for entry in fmt.read(data).entries:
         value: object = entry.target if bilingual else (entry.plural if entry.plural is not None else entry.source)

@@ -69,7 +69,7 @@ async def run_sync(root: Path, config: SyncConfig, client: SyncApi, say: Say) ->
             say(f"{plan.problem}: left as it is (fix it, or restore it from git).")
     live = [p for p in plans if not p.problem]
     await _import_decisions(live, config, client, say)
-    review = await client.review_setting(config.project)
+    review = await client.review_setting(config.project) if lock.uploads else "single"
     decided = await _collect(lock, {p.pair.target: p for p in live}, client, review, say)
     files = {
         p.pair.target: _write(root, p, lock.files.get(p.pair.target), decided.get(p.pair.target, {})) for p in live
@@ -113,7 +113,8 @@ async def _collect(
         plan = plans.get(upload.target)
         if plan is None:
             continue
-        wanted = {k for k, h in upload.strings.items() if k in plan.pending and text_hash(plan.sources[k]) == h}
+        pending = set(plan.pending)
+        wanted = {k for k, h in upload.strings.items() if k in pending and text_hash(plan.sources[k]) == h}
         if not wanted:
             continue
         try:

@@ -179,14 +179,15 @@ def _write(root: Path, plan: FilePlan, old: FileLock | None, decided: dict[str, 
     texts: dict[str, Text] = {}
     strings: dict[str, StringLock] = {}
     author: str | None = None
+    imported, edited, unchanged = set(plan.imported), set(plan.edited), set(plan.unchanged)
     for key, source in plan.sources.items():
         before = old.strings.get(key) if old else None
         current = plan.targets.get(key)
         by: str | None
         text: Text | None
-        if key in plan.imported:
+        if key in imported:
             by, text, pending = "import", current, False
-        elif key in plan.edited:
+        elif key in edited:
             author = author or _git_author(root, plan.pair.target)
             by, text, pending = author, current, False
         elif key in decided:
@@ -194,7 +195,7 @@ def _write(root: Path, plan: FilePlan, old: FileLock | None, decided: dict[str, 
             pending = False
         else:
             by = before.by if before else None
-            pending = key not in plan.unchanged
+            pending = key not in unchanged
             text = current if by is not None else None  # a stale decision stays until the new one
         if text is not None:
             texts[key] = text

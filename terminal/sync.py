@@ -6,10 +6,11 @@ One run, in this order (docs/sync.md):
    edited in git since the lockfile) go to the memory as one TMX import: decided, never proposed;
 3. the decisions made in the service since the last run are collected from each open upload (the
    segment list says which strings are decided and by whom; `export?format=original` gives their text);
-4. what is new or changed is uploaded, a reduced source file per target, into the language's session
-   (started, or continued), and the session is asked to translate it;
-5. every target file is written from the source with the decided texts (the rest as the format keeps
-   an untranslated string), and the lockfile with it.
+4. every target file is written from the source with the decided texts (the rest as the format keeps
+   an untranslated string), and the lockfile saved with it;
+5. what is new or changed is uploaded, a reduced source file per target, into the language's session
+   (started, or continued), each upload saved in the lockfile as it is made, and the session is asked
+   to translate it (the old decisions of changed strings quoted as context).
 `--frozen` does step 1 only and fails when a target is missing or stale; it makes no request.
 """
 

@@ -70,8 +70,7 @@ async def run_sync(root: Path, config: SyncConfig, client: SyncApi, say: Say) ->
             say(f"{plan.problem}: left as it is (fix it, or restore it from git).")
     live = [p for p in plans if not p.problem]
     await _import_decisions(live, config, client, say)
-    review = await client.review_setting(config.project) if lock.uploads else "single"
-    decided = await _collect(lock, {p.pair.target: p for p in live}, client, review, say)
+    decided = await _collect(lock, {p.pair.target: p for p in live}, client, say)
     files = {
         p.pair.target: _write(root, p, lock.files.get(p.pair.target), decided.get(p.pair.target, {})) for p in live
     }
@@ -105,10 +104,10 @@ async def _import_decisions(plans: list[FilePlan], config: SyncConfig, client: S
 
 
 async def _collect(
-    lock: Lock, plans: dict[str, FilePlan], client: SyncApi, review: str, say: Say
+    lock: Lock, plans: dict[str, FilePlan], client: SyncApi, say: Say
 ) -> dict[str, dict[str, tuple[Text, str]]]:
-    """The decisions the service holds for strings still pending here, by target file and key."""
-    statuses = {"reviewed"} if review == "double" else DECIDED
+    """The decisions the service holds for strings still pending here, by target file and key (in a
+    session that reviews twice, what the reviewer passed: a `translated` unit still waits)."""
     found: dict[str, dict[str, tuple[Text, str]]] = defaultdict(dict)
     for upload in list(lock.uploads):
         plan = plans.get(upload.target)
@@ -120,7 +119,7 @@ async def _collect(
             continue
         try:
             segments = await client.segments(upload.session, upload.file)
-            exported = await client.original(upload.session, upload.file, reviewed=review == "double")
+            exported = await client.original(upload.session, upload.file)
             markdown = is_markdown(upload.name, exported)
             uploaded = await client.source_text(upload.session, upload.file) if markdown else ""
         except ApiError as exc:
@@ -131,7 +130,7 @@ async def _collect(
             plan.pending = [k for k in plan.pending if k not in wanted]
             plan.new += sorted(wanted)
             continue
-        who = _decided_by(upload, segments, statuses, uploaded if markdown else None)
+        who = _decided_by(upload, segments, uploaded if markdown else None)
         try:
             texts = translated_strings(upload.name, list(upload.strings), exported)
         except (AlignError, FormatError) as exc:
@@ -142,9 +141,7 @@ async def _collect(
     return found
 
 
-def _decided_by(
-    upload: Upload, segments: list[dict[str, Any]], statuses: set[str] | frozenset[str], uploaded: str | None
-) -> dict[str, str]:
+def _decided_by(upload: Upload, segments: list[dict[str, Any]], uploaded: str | None) -> dict[str, str]:
     """Each string of the upload whose every segment is decided, with who decided it."""
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     if uploaded is not None:  # Markdown: a block is the segments within its span
@@ -158,7 +155,7 @@ def _decided_by(
     return {
         key: _who(group)
         for key, group in groups.items()
-        if key in upload.strings and group and all(s["status"] in statuses for s in group)
+        if key in upload.strings and group and all(s["status"] in DECIDED for s in group)
     }
 
 
@@ -234,6 +231,7 @@ async def _send(root: Path, plans: list[FilePlan], lock: Lock, config: SyncConfi
             names.append(name)
         task = f"Translate {', '.join(names)} into {language}." + _previous(todo)
         await client.do_next({"sessionId": session, "userInput": task})
+        await client.release(session)  # the reviewers drive it from here
         count = sum(len(p.to_translate) for p in todo)
         say(f"{language}: {count} string(s) sent for translation in session {session}.")
 

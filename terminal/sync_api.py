@@ -10,7 +10,8 @@ from .api import ApiClient, ApiError
 from .models import ImportResult
 
 DECIDED = frozenset({"approved", "refined", "revised", "verbatim", "reviewed"})
-"""The statuses of a written unit: what a person (or the session's rule) decided."""
+"""The statuses of a decided unit: written, and in a session that reviews twice passed by the reviewer
+(`translated` waits for the reviewer)."""
 
 
 class SyncApi(ApiClient):
@@ -45,10 +46,11 @@ class SyncApi(ApiClient):
             if not cursor:
                 return found
 
-    async def original(self, session_id: str, file_id: str, *, reviewed: bool = False) -> bytes:
-        """`export?format=original`: the file in its own format with the decided targets filled."""
+    async def original(self, session_id: str, file_id: str) -> bytes:
+        """`export?format=original&reviewed=true`: the file in its own format with the decided targets
+        filled (in a session that reviews twice, what waits for the reviewer is left out)."""
         path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/export"
-        params = {"format": "original"} | ({"reviewed": "true"} if reviewed else {})
+        params = {"format": "original", "reviewed": "true"}
         return (await self._request("GET", path, params=params, headers={"Accept": "*/*"})).content
 
     async def source_text(self, session_id: str, file_id: str) -> str:
@@ -56,11 +58,13 @@ class SyncApi(ApiClient):
         path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/source"
         return (await self._request("GET", path, headers={"Accept": "*/*"})).text
 
-    async def review_setting(self, project: str | None) -> str:
-        """The project's review setting (`single` or `double`); `single` outside a project."""
-        if project is None:
-            return "single"
-        return str((await self._request("GET", f"/api/projects/{quote(project)}")).json().get("review", "single"))
+    async def release(self, session_id: str) -> None:
+        """Let go of the session's claim (a project's session: its members drive it at once)."""
+        try:
+            await self._request("DELETE", f"/api/sessions/{quote(session_id)}/claim")
+        except ApiError as exc:
+            if exc.status not in (404, 405):  # a server without claims has nothing to let go
+                raise
 
     async def import_tmx(self, content: str, *, project: str | None) -> ImportResult:
         """Add a TMX document to the project's memory, or the caller's own outside a project."""

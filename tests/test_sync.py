@@ -21,6 +21,7 @@ from terminal.models import FileInfo, ToolRef, Verdict
 from terminal.sync import run_sync
 from terminal.sync_api import SyncApi
 from terminal.sync_config import LOCK_NAME, load_config
+from terminal.sync_files import Text, target_strings
 from terminal.sync_lock import load_lock
 
 pytestmark = pytest.mark.slow
@@ -169,7 +170,7 @@ async def sync(root: Path, client: SyncApi) -> list[str]:
     return said
 
 
-async def review_all(client: SyncApi, session_id: str) -> list[str]:
+async def review_all(client: SyncApi, session_id: str, *, complete: bool = True) -> list[str]:
     """Approve every proposal of the session until it is complete; the sources proposed, in order."""
     proposed: list[str] = []
     view = await client.session(session_id)
@@ -184,7 +185,8 @@ async def review_all(client: SyncApi, session_id: str) -> list[str]:
         verdicts = [Verdict(tool=ToolRef(name=r.tool.name, callId=r.tool.callId), status="approve") for r in pending]
         turn = await client.do_next(verdicts_body(session_id, verdicts))
         pending = list(turn.copilot_requests)
-    assert (await client.session(session_id)).state == "complete"
+    view = await client.session(session_id)
+    assert view.state == "complete" or not complete, view
     return proposed
 
 
@@ -357,11 +359,15 @@ async def test_a_projects_repository_uses_the_projects_sessions_and_memory(repo:
     assert load_lock(repo / LOCK_NAME).files["po/fr.po"].strings["Open a document"].by == "person:local"
 
 
+def po_targets(repo: Path) -> dict[str, Text]:
+    return target_strings("fr.po", (repo / "po/fr.po").read_bytes(), [])
+
+
 class SplitMarkdown(SyncApi):
     """The API, but a Markdown export comes back with one block more than was uploaded."""
 
-    async def original(self, session_id: str, file_id: str, *, reviewed: bool = False) -> bytes:
-        data = await super().original(session_id, file_id, reviewed=reviewed)
+    async def original(self, session_id: str, file_id: str) -> bytes:
+        data = await super().original(session_id, file_id)
         return data + b"\nA paragraph the upload did not have.\n" if data.startswith(b"# ") else data
 
 
@@ -377,3 +383,31 @@ async def test_an_export_that_cannot_be_paired_leaves_its_strings_waiting(repo: 
     assert not any(s.pending for s in lock.files["po/fr.po"].strings.values())
     await sync(repo, client)
     assert not any(s.pending for s in load_lock(repo / LOCK_NAME).files["docs/fr/howto/guide.md"].strings.values())
+
+
+async def test_a_project_that_reviews_twice_writes_only_what_the_reviewer_passed(repo: Path, client: SyncApi) -> None:
+    created = await client._request("POST", "/api/projects", json={"name": "App", "review": "double"})
+    project = created.json()["id"]
+    member = {"role": "translator", "languages": ["fr", "de"]}
+    await client._request("PUT", f"/api/projects/{project}/members/ana", json=member)
+    config = repo / "translation-agent.toml"
+    config.write_text(f'project = "{project}"\n' + config.read_text(encoding="utf-8"), encoding="utf-8")
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    client._http.headers["X-Act-As"] = "ana"  # the translator approves everything
+    try:
+        for session in lock.sessions.values():
+            await review_all(client, session, complete=False)
+    finally:
+        del client._http.headers["X-Act-As"]
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    assert all(s.pending for s in lock.files["po/fr.po"].strings.values() if s.by != "import")
+    assert po_targets(repo) == {"Settings": "Paramètres"}  # nothing the reviewer has not passed
+    for upload in lock.uploads:  # the reviewer (the local manager) passes what the translator approved
+        path = f"/api/sessions/{upload.session}/files/{upload.file}/approve"
+        await client._request("POST", path, json={"step": "review", "filter": {}})
+    await sync(repo, client)
+    lock = load_lock(repo / LOCK_NAME)
+    assert lock.files["po/fr.po"].strings["Open a document"].by == "person:local"
+    assert not lock.uploads and set(po_targets(repo)) == {"Settings", "Open a document"}

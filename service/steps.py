@@ -23,7 +23,7 @@ from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
 from agent_core.stall import STALLED
 from storage import deadline
 from storage.interface import SessionStorageInterface
-from storage.records import SessionHold
+from storage.records import SessionClaim, SessionHold
 
 from .access import project_of
 from .blocking import blocking
@@ -160,7 +160,8 @@ class StepService:
             await check(snapshot)
             pid = project_of(snapshot.token.owner)
             assert pid is not None  # the gate lets in a project's session only
-            await claims.take(snapshot.token.session_id, pid, caller, take_over=take_over)
+            held = SessionClaim(by=snapshot.held_by, until=snapshot.held_until or "") if snapshot.held_by else None
+            await claims.take(snapshot.token.session_id, pid, caller, take_over=take_over, held=held)
 
         return admit
 

@@ -3,7 +3,8 @@
 Built for the files as they are when the model is asked (after the step's units), with the owner's
 memory for the language pair plus what the step itself learned (its Remember calls, its distilled
 corrections: newest first), the corrections the request's window does not already show, and the
-translation memory's entries similar to the next unit.
+translation memory's entries similar to the next unit, and what became of the units of the model's
+latest answer (`tools.outcomes`: the model is not sent its decided proposals again).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .document import FileState
 from .memory import GlossaryEntry, Lessons, Memory, render_memory
 from .ports import StepIO
 from .prompts import state_note
+from .tools.outcomes import latest_outcomes
 
 
 async def step_note(
@@ -35,6 +37,8 @@ async def step_note(
     sizes the screen by its latest proposals); `reviewed`: the corrections the window shows."""
     screen = screen_segments(messages, files)
     shown = await next_texts(io, files, batch_chars=batch_chars, segments=screen, target_language=target_language)
+    outcomes = latest_outcomes(messages)
+    reviewed = reviewed | outcomes.shown
     noted = learned.style_notes
     current = replace(
         memory,
@@ -47,7 +51,11 @@ async def step_note(
     first = next(iter(shown.values()), [None])[0]
     similar = await io.similar(first_block(first.text)) if first else []
     return state_note(
-        files, shown, memory=rendered, references=[(m.entry.source, m.entry.target, m.score) for m in similar]
+        files,
+        shown,
+        memory=rendered,
+        references=[(m.entry.source, m.entry.target, m.score) for m in similar],
+        outcomes=outcomes.section,
     )
 
 

@@ -266,6 +266,7 @@ def run(
     if dump:
         dump.mkdir(parents=True, exist_ok=True)
         name = whole.name if whole else f"{size}-chars"
+        name += f"-{max_units}-units" if max_units else ""
         (dump / f"{name}.json").write_text(json.dumps(everything, ensure_ascii=False), encoding="utf-8")
     bodies = [b for b in everything if b.get("tools")]
     tokens = [prompt_tokens(b) for b in bodies]
@@ -303,6 +304,10 @@ def run(
 ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
     ("model input tokens per source character", lambda r: f"{r['tokens_per_char']:.1f}"),
     ("model output tokens per source character", lambda r: f"{r['output_per_char']:.2f}"),
+    (
+        "$ per 1 M source characters at gpt-4.1's list price (cached input at a quarter)",
+        lambda r: f"{1e6 * _usd_cached(r) / r['chars']:.2f}",
+    ),
     ("model requests per 1,000 source characters, all", lambda r: f"{r['all_requests_per_1000']:.2f}"),
     ("  of which the agent's own (with tools)", lambda r: f"{r['requests_per_1000']:.2f}"),
     ("  responses that also called Remember", lambda r: f"{r['remember']:.0f}"),
@@ -356,6 +361,22 @@ def _usd(result: dict[str, float]) -> float:
     price = price_of("openai:gpt-4.1")
     assert price is not None
     return price.cost(int(result["metered_inputTokens"]), int(result["metered_outputTokens"]))
+
+
+CACHED_SHARE = 0.25
+"""What a cached input token costs against an uncached one (OpenAI's prompt cache for gpt-4.1)."""
+
+
+def _usd_cached(result: dict[str, float]) -> float:
+    """The metered tokens at gpt-4.1's list price, the input the fake provider's prompt cache served
+    (`cachedInputTokens`, as OpenAI's cache reports it) at a quarter of the input price."""
+    from service.pricing import price_of
+
+    price = price_of("openai:gpt-4.1")
+    assert price is not None
+    cached = result.get("metered_cachedInputTokens", 0.0)
+    full = price.cost(int(result["metered_inputTokens"] - cached), int(result["metered_outputTokens"]))
+    return full + price.cost(int(cached), 0) * CACHED_SHARE
 
 
 def main() -> None:

@@ -293,7 +293,7 @@ async def test_the_model_is_told_the_files_and_rules() -> None:
     assert isinstance(first, ModelRequest) and isinstance(first.parts[0], SystemPromptPart)
     system = first.parts[0].content
     assert f"- f1: 'guide.md', {len(DOC)} characters" in system and fid not in system
-    assert "`Translate` calls" in system and "Read" in system
+    assert "one `Translate` call" in system and "Read" in system
     tools = h.script.infos[0].function_tools
     assert [t.name for t in tools] == ["Read", "Translate", "Revise", "Remember"]
     # What a unit is, once: in Translate's description, which the rules point to.

@@ -1,0 +1,117 @@
+"""What became of the units of the model's latest answer, for the state note.
+
+The model is not sent its decided Translate calls again (`agent_core.context`): the note says, in a
+few lines, how many of the latest answer's units were written and, for each one that was edited or
+not written, its segments and what happened (the reviewer's change, or the reason it must be
+translated again). A unit that was not written is the start of the next screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+from ..memory import changed_part
+from .base import NOT_REVIEWED, is_memory_call, result_status, snippet
+
+MAX_LINES = 12
+"""The most units the section names one by one (the rest are counted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcomes:
+    """The latest answer's units: the note's section ("" when there is nothing to say) and the texts
+    it shows (each edited unit's final text, each rejected proposal), which the note's list of the
+    reviewer's recent corrections leaves out."""
+
+    section: str = ""
+    shown: frozenset[str] = frozenset()
+
+
+def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
+    """The outcomes of the Translate calls of the latest response the model made (not the
+    translation memory's) whose returns the history holds."""
+    response = next(
+        (m for m in reversed(messages) if isinstance(m, ModelResponse) and _model_calls(m)),
+        None,
+    )
+    if response is None:
+        return Outcomes()
+    returns = {
+        p.tool_call_id: p
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
+    }
+    written = edited = 0
+    lines: list[str] = []
+    shown: set[str] = set()
+    for call in _model_calls(response):
+        part = returns.get(call.tool_call_id)
+        if part is None:
+            continue
+        status = result_status(part.content) if part.outcome == "success" else None
+        if status == "approve" and not (isinstance(part.content, dict) and "translated_string" in part.content):
+            written += 1
+            continue
+        args = _args(call)
+        name = _named(args)
+        if status in ("approve", "refined") and isinstance(part.content, dict):
+            written, edited = written + 1, edited + 1
+            final = str(part.content.get("translated_string", ""))
+            proposal = args.get("translate_string", args.get("translation"))
+            old, new = changed_part(proposal, final) if isinstance(proposal, str) else ("", final)
+            lines.append(f"- {name}: the reviewer changed «{snippet(old, 160)}» to «{snippet(new, 160)}»")
+            shown.add(final)
+        else:
+            reason = _reason(part)
+            lines.append(f"- {name}: not written. {reason}")
+            proposal = args.get("translate_string", args.get("translation"))
+            if isinstance(proposal, str):
+                shown.add(proposal)
+    if not lines:
+        return Outcomes(f"Your latest answer: {_units(written)} written as proposed.")
+    head = f"Your latest answer: {_units(written)} written ({edited} edited), {len(lines) - edited} not written"
+    more = len(lines) - MAX_LINES
+    listed = lines[:MAX_LINES] + ([f"- and {more} more"] if more > 0 else [])
+    return Outcomes("\n".join([head + ":", *listed]), frozenset(shown))
+
+
+def _model_calls(response: ModelResponse) -> list[ToolCallPart]:
+    return [c for c in response.tool_calls if c.tool_name == "Translate" and not is_memory_call(c.tool_call_id)]
+
+
+def _args(call: ToolCallPart) -> dict[str, object]:
+    try:
+        return call.args_as_dict()
+    except ValueError:
+        return {}
+
+
+def _named(args: dict[str, object]) -> str:
+    """How the section names a unit: its segment ids, else the start of its source."""
+    segments = args.get("segments")
+    if isinstance(segments, list) and segments:
+        return " ".join(map(str, segments))
+    if isinstance(segments, str) and segments.strip():
+        return segments.strip()
+    source = args.get("src_string")
+    return f"«{snippet(source, 40)}»" if isinstance(source, str) else "a unit"
+
+
+def _reason(part: ToolReturnPart) -> str:
+    """Why the unit was not written: the reviewer's reason, the tool's, or the failed call's message."""
+    content = part.content
+    if isinstance(content, dict):
+        reason = str(content.get("reason") or "")
+        if reason.startswith(NOT_REVIEWED):
+            return "The tool refused it: " + reason[len(NOT_REVIEWED) :]
+        return f"The reviewer rejected it: {reason.rstrip('. ') or 'no reason given'}. Translate it again."
+    return f"The call failed: {content}"
+
+
+def _units(n: int) -> str:
+    return f"{n} unit" if n == 1 else f"{n} units"

@@ -1,0 +1,139 @@
+"""A Translate call that carries many units: a card a unit, a refusal a unit, the outcome in the note."""
+
+from __future__ import annotations
+
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+
+from agent_core.copilot import Approve, Refined, Reject, ToolRef
+from agent_core.runtime import StepInput
+from agent_core.tools.base import NOT_REVIEWED
+from agent_core.tools.units import unit_calls, with_unit_calls
+from tests.helpers import Harness, calls, harness, translate_ids
+
+DOC = "# Title\n\nFirst paragraph. Second sentence.\n\nThird paragraph.\n"
+"""Segments: s1 `# Title`, s2 `First paragraph.`, s3 `Second sentence.`, s4 `Third paragraph.`"""
+
+
+def ref(call_id: str) -> ToolRef:
+    return ToolRef(name="Translate", call_id=call_id)
+
+
+def units_call(call_id: str, *units: dict[str, object], file_id: str = "f1") -> ToolCallPart:
+    return ToolCallPart("Translate", {"file_id": file_id, "units": list(units)}, tool_call_id=call_id)
+
+
+async def step(h: Harness, **kw: object) -> object:
+    outcome = await h.runtime.step(h.owner, h.session_id, StepInput(**kw))  # type: ignore[arg-type]
+    return outcome.result
+
+
+def returns(h: Harness) -> dict[str, ToolReturnPart]:
+    return {
+        p.tool_call_id: p
+        for m in h.history()
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart)
+    }
+
+
+def test_a_multi_unit_call_is_a_call_a_unit_and_anything_else_stays_as_it_came() -> None:
+    call = units_call("c1", {"segments": "s1", "translation": "# Titre"}, {"src_string": "x", "translation": "y"})
+    assert [(c.tool_call_id, c.args) for c in unit_calls(call) or []] == [
+        ("c1-u1", {"file_id": "f1", "segments": "s1", "translate_string": "# Titre"}),
+        ("c1-u2", {"file_id": "f1", "src_string": "x", "translate_string": "y"}),
+    ]
+    one = translate_ids("f1", ["s1"], "# Titre", call_id="c2")
+    empty = units_call("c3")
+    response = ModelResponse(parts=[TextPart("Voici."), one, empty, ToolCallPart("Read", {"file_id": "f1"})])
+    assert with_unit_calls(response) is response, "one-unit calls, empty units and other tools are left alone"
+    mixed = with_unit_calls(ModelResponse(parts=[call, one]))
+    assert [c.tool_call_id for c in mixed.tool_calls] == ["c1-u1", "c1-u2", "c2"]
+
+
+async def test_each_unit_is_its_own_card_and_verdict_and_a_bad_unit_is_refused_alone() -> None:
+    h = harness()
+    h.add_file(DOC)
+    h.script.replies.append(
+        calls(
+            units_call(
+                "c1",
+                {"segments": "s1", "translation": "# Titre"},
+                {"segments": "s2 s3", "translation": "Premier paragraphe. Deuxième phrase."},
+                {"segments": "s9", "translation": "Hors de l'écran."},  # skips s4: refused alone
+            )
+        )
+    )
+    result = await step(h, user_input="Translate into French")
+    requests = result.copilot_requests  # type: ignore[attr-defined]
+    assert [(r.tool.call_id, r.src_string) for r in requests] == [
+        ("c1-u1", "# Title"),
+        ("c1-u2", "First paragraph. Second sentence."),
+    ], "the good units reach the reviewer, each with its own card"
+    assert h.translation() == "", "nothing is written before the verdicts"
+    await step(
+        h,
+        copilot_responses=[
+            Approve(tool=ref("c1-u1"), status="approve"),
+            Refined(tool=ref("c1-u2"), status="refined", translated_string="Premier paragraphe. Seconde phrase."),
+        ],
+    )
+    answered = returns(h)
+    assert answered["c1-u1"].content == "approve"
+    assert answered["c1-u2"].content["status"] == "refined"  # type: ignore[index]
+    refusal = answered["c1-u3"].content
+    assert isinstance(refusal, dict) and refusal["reason"].startswith(NOT_REVIEWED) and "s4" in refusal["reason"]
+    assert h.translation().startswith("# Titre\n\nPremier paragraphe. Seconde phrase.")
+    # The next request: the decided calls are not sent again; the note says what became of them.
+    sent = h.script.seen[-1]
+    assert not any(isinstance(p, ToolCallPart | ToolReturnPart) for m in sent for p in m.parts)
+    note = str(sent[-1].parts[-1].content)
+    assert "Your latest answer: 2 units written (1 edited), 1 not written:" in note
+    changed = "«Premier paragraphe. Deuxième phrase.» to «Premier paragraphe. Seconde phrase.»"
+    assert f"- s2 s3: the reviewer changed {changed}" in note
+    assert "- s9: not written. The tool refused it: A unit begins at the next untranslated segment" in note
+    assert "⟦s4⟧Third paragraph." in note, "the refused unit's text is the next screen"
+
+
+async def test_a_rejected_unit_comes_back_with_its_reason_and_one_call_a_unit_still_works() -> None:
+    h = harness()
+    h.add_file(DOC)
+    h.script.replies.append(
+        calls(
+            translate_ids("f1", ["s1"], "# Titre", call_id="a"),
+            translate_ids("f1", ["s2", "s3"], "Premier. Deuxième.", call_id="b"),
+        )
+    )
+    result = await step(h, user_input="Translate into French")
+    assert [r.tool.call_id for r in result.copilot_requests] == ["a", "b"]  # type: ignore[attr-defined]
+    await step(
+        h,
+        copilot_responses=[
+            Approve(tool=ref("a"), status="approve"),
+            Reject(tool=ref("b"), status="reject", reason="Too terse."),
+        ],
+    )
+    note = str(h.script.seen[-1][-1].parts[-1].content)
+    assert "- s2 s3: not written. The reviewer rejected it: Too terse.. Translate it again." not in note
+    assert "- s2 s3: not written. The reviewer rejected it: Too terse. Translate it again." in note
+    assert "⟦s2⟧First paragraph." in note
+    assert "The reviewer rejected «Premier. Deuxième.»" not in note, "said once, in the outcome"
+
+
+async def test_units_that_are_not_a_list_of_objects_are_refused_with_the_shape_to_send() -> None:
+    h = harness()
+    h.add_file(DOC)
+    h.script.replies.append(
+        calls(
+            ToolCallPart("Translate", {"file_id": "f1", "units": "s1: # Titre"}, tool_call_id="c1"),
+            units_call("c2", "not an object", {"segments": "s1"}),
+        )
+    )
+    result = await step(h, user_input="Translate into French")
+    assert result.copilot_requests == []  # type: ignore[attr-defined]
+    answered = returns(h)
+    assert "units, a list of objects" in answered["c1"].content["reason"]  # type: ignore[index]
+    for unit in ("c2-u1", "c2-u2"):
+        reason = answered[unit].content["reason"]  # type: ignore[index]
+        assert reason.startswith(NOT_REVIEWED + "Invalid arguments") and "translation" in reason
+    assert h.translation() == ""

@@ -137,3 +137,17 @@ async def test_units_that_are_not_a_list_of_objects_are_refused_with_the_shape_t
         reason = answered[unit].content["reason"]  # type: ignore[index]
         assert reason.startswith(NOT_REVIEWED + "Invalid arguments") and "translation" in reason
     assert h.translation() == ""
+
+
+def test_a_streamed_multi_unit_call_shows_a_proposal_a_unit_by_the_ids_its_cards_get() -> None:
+    from agent_core.deltas import DeltaTracker
+
+    forming = '{"file_id": "f1", "units": [{"segments": "s1", "translation": "# Titre"}, {"segments": "s2", "transl'
+    tracker = DeltaTracker(interval=0)
+    deltas = tracker.changes([ToolCallPart("Translate", forming, tool_call_id="c1")])
+    assert [(d.proposal.callId, d.proposal.translate_string) for d in deltas if d.proposal] == [("c1-u1", "# Titre")]
+    done = forming + 'ation": "Premier"}]}'
+    later = tracker.changes([ToolCallPart("Translate", done, tool_call_id="c1")])
+    assert [(d.proposal.callId, d.proposal.translate_string) for d in later if d.proposal] == [("c1-u2", "Premier")]
+    stored = with_unit_calls(ModelResponse(parts=[ToolCallPart("Translate", done, tool_call_id="c1")]))
+    assert [c.tool_call_id for c in stored.tool_calls] == ["c1-u1", "c1-u2"]

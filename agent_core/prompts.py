@@ -17,24 +17,20 @@ from .marks import label_line, mark
 from .segment import SegmentContext
 
 RULES = """\
-You translate the session's files with a human reviewer, who approves, edits or rejects every unit
+You translate the session's files with a human reviewer, who approves, edits or rejects each unit
 you propose with `Translate`.
 
-- Follow the user's requirements: the target language, tone, terminology and any instructions.
-- Every request ends with a note: the progress, what became of your latest answer, what the
-  reviewer taught you, and each unfinished file's next untranslated text (a screen) in
-  <next-text file="…" start="…"> blocks, exactly as in the file, each segment's id marked where it
-  begins: ⟦s12⟧ (not part of the text). Text between two blocks is already written. In a resource
-  file a line ⟪key: … | note: … | locked: … | plural: …⟫ before a mark says what the string is (not
-  part of the text; a string of several segments has it once).
-- Answer with one `Translate` call whose units cover every segment of the screen, in order. `Read`
-  is only for looking further ahead.
-- Keep Markdown, code, inline code, URLs, numbers and placeholders as they are; translate the prose
-  (comments in code only if the user asks).
-- Apply the reviewer's edits to later units; keep lasting ones with `Remember`. A unit that was not
-  written comes back on the screen: translate it again following its reason.
-- To change written units when the user asks, use `Revise` (`Read` with `written: true` lists them).
-- When every file is complete, answer with a short summary in the user's language and call no
+- Follow the user's requirements: target language, tone, terminology, instructions.
+- Each request ends with a note: progress, what became of your latest answer, what the reviewer
+  taught you, and the next untranslated text (a screen) in <next-text file="…" start="…"> blocks,
+  as in the file; the text between two blocks is already written.
+- Answer with one `Translate` call whose units cover the whole screen, in order.
+- Keep Markdown, code, URLs, numbers and placeholders; translate the prose (code comments only if
+  the user asks).
+- Apply the reviewer's edits to later units; keep lasting ones with `Remember`. A unit not written
+  comes back on the screen: translate it again following its reason.
+- Use `Revise` to change written units when the user asks.
+- When every file is complete, answer with a short summary in the user's language, calling no
   tool. Answer other questions briefly."""
 
 

@@ -44,8 +44,11 @@ async def step_note(
         memory,
         glossary=newest_first([*learned.glossary, *memory.glossary]),
         style_notes=(*noted, *(n for n in memory.style_notes if n not in noted)),
-        # A correction the window shows (the reviewer's text in a result) is not repeated.
-        corrections=tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed),
+        # A correction the window or the outcome shows (the reviewer's text) is not repeated; a small
+        # screen shows the newest few.
+        corrections=tuple(c for c in memory.corrections if (c.final or c.proposal) not in reviewed)[
+            : corrections_shown(screen)
+        ],
     )
     rendered = render_memory(current, text="\n".join(t.text for pieces in shown.values() for t in pieces))
     first = next(iter(shown.values()), [None])[0]
@@ -57,6 +60,19 @@ async def step_note(
         references=[(m.entry.source, m.entry.target, m.score) for m in similar],
         outcomes=outcomes.section,
     )
+
+
+SEGMENTS_A_CORRECTION = 4
+"""A screen shows one of the reviewer's recent corrections for every this many segments it shows
+(at least MIN_CORRECTIONS)."""
+MIN_CORRECTIONS = 1
+
+
+def corrections_shown(segments: int) -> int:
+    """How many of the reviewer's recent corrections a screen of `segments` segments shows: a model
+    that answers a few units at a time is asked often, and would pay for the same corrections in every
+    request; the newest stay in view for as many of its answers as a whole screen's would."""
+    return max(MIN_CORRECTIONS, segments // SEGMENTS_A_CORRECTION)
 
 
 def newest_first(entries: Sequence[GlossaryEntry]) -> tuple[GlossaryEntry, ...]:

@@ -1,9 +1,10 @@
 """What became of the units of the model's latest answer, for the state note.
 
-The model is not sent its decided Translate calls again (`agent_core.context`): the note says, in a
-few lines, how many of the latest answer's units were written and, for each one that was edited or
-not written, its segments and what happened (the reviewer's change, or the reason it must be
-translated again). A unit that was not written is the start of the next screen.
+The model is not sent its decided Translate calls again (`agent_core.context`): when any of the
+latest answer's units was edited or not written, the note says, in a few lines, how many were
+written and, for each such unit, its segments and what happened (the reviewer's change, or the
+reason it must be translated again); an answer written as proposed needs no line (the progress says
+so). A unit that was not written is the start of the next screen.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
             proposal = args.get("translate_string", args.get("translation"))
             if isinstance(proposal, str):
                 shown.add(proposal)
-    if not lines:
-        return Outcomes(f"Your latest answer: {_units(written)} written as proposed.")
+    if not lines:  # all written as proposed: the progress says so
+        return Outcomes()
     head = f"Your latest answer: {_units(written)} written ({edited} edited), {len(lines) - edited} not written"
     more = len(lines) - MAX_LINES
     listed = lines[:MAX_LINES] + ([f"- and {more} more"] if more > 0 else [])

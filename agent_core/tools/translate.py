@@ -58,20 +58,16 @@ from .entries import entry_proposal
 from .position import Located, locate
 
 DESCRIPTION = f"""\
-Propose the translations of the next units of a file, in order; a person reviews each unit.
+Propose translations of the next units of a file, in order; a person reviews each.
 
-- `units` covers what the screen shows from its first untranslated segment on, each unit right after
-  the previous one. A unit is one segment, or several consecutive ones of a paragraph, at
-  most {MAX_UNIT_CHARS} characters joined: `segments` names them by the ids the screen marks (⟦s12⟧
-  begins s12), e.g. "s12" or "s12 s13"; `translation` translates exactly those segments, without the marks,
-  keeping Markdown, code, URLs and placeholders. Never send the source.
-- Text you read with `Read` has no ids: give `src_string` instead of `segments`, copied exactly from
-  the first untranslated character on.
-- Keep a string's locked codes (`%1$s`, `{{name}}`, tags) exactly, as often as its source has them.
-- A plural entry is a unit of its own: its `translation` is an object with a form for each category
-  its line names, e.g. {{"one": "…", "other": "…"}}.
-- A unit the tool or the reviewer rejects comes back at the start of the next screen, its reason in
-  the note: translate it again following the reason."""
+- `units`: from the screen's first untranslated segment on, each right after the previous. A unit is
+  one segment or several consecutive ones of a paragraph, at most {MAX_UNIT_CHARS} characters joined;
+  `segments` names them by the ids the screen marks ("s12" or "s12 s13"; ⟦s12⟧ begins s12);
+  `translation` translates exactly them, without the marks or a string's context line ⟪…⟫. Never
+  send the source.
+- Text read with `Read` has no ids: give `src_string`, copied exactly from `start` on, instead.
+- Keep a string's locked codes exactly. A plural entry is a unit of its own: its `translation` is an
+  object with a form for each category its line names ({{"one": "…", "other": "…"}})."""
 
 SCHEMA = {
     "type": "object",
@@ -87,7 +83,7 @@ SCHEMA = {
                         "anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]
                     },
                     "src_string": {"type": "string"},
-                    "rating": {"type": "integer", "description": "optional: your confidence, 0-100"},
+                    "rating": {"type": "integer", "description": "your confidence, 0-100 (optional)"},
                 },
                 "required": ["translation"],
             },

@@ -7,7 +7,7 @@ the progress note with the screen, and the latest responses with their tool retu
 screens before: the note is rebuilt each request); its output is the calls.
 
 What a segment costs is counted from what the model is shown of it and what it writes back
-(`Asked`): its text and its id mark (`⟦s12⟧`) on the screen, once, and for a resource string its
+(`Asked`): its text and its id mark (`【s12】`) on the screen, once, and for a resource string its
 context line (`⟪key: … | note: …⟫`), once too; a Translate call's framing and the translation in
 the output, and both again (with the tool's return) in every later request whose window keeps the
 response. The unit a call covers is where the families differ: an app string (i18next JSON, Android
@@ -48,7 +48,7 @@ screens before it (measured: 0, 1, 2, 3, 4, 1, 2, … earlier responses, its sta
 whole batch of tool returns at once), so a response is sent again in 2.5 later requests on average,
 not 4."""
 MARK_TOKENS: Final = 10
-"""A segment's id mark on the screen (`⟦s12⟧`, 8 tokens: the brackets are rare characters) and the
+"""A segment's id mark on the screen (`【s12】`, 8 tokens: the brackets are rare characters) and the
 line break before the next."""
 LABEL_TOKENS_PER_PIECE: Final = 1.2
 """A context line's tokens per piece (see `pieces`), with its brackets and line break: keys, codes

@@ -49,7 +49,7 @@ class NextText:
 
     @property
     def marked(self) -> str:
-        """`text` with each segment's id marked where it begins: `⟦s12⟧` (after its context line, if any)."""
+        """`text` with each segment's id marked where it begins: `【s12】` (after its context line, if any)."""
         out: list[str] = []
         position = 0
         labels = dict(self.labels)

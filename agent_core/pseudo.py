@@ -39,13 +39,15 @@ from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
 _NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
-_MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?⟦(s\d+)⟧")
+_MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?【(s\d+)】")
 _LOCKED = re.compile(r"(?:^| \| )locked: (.*?)(?= \| |$)")
 _PLURAL = re.compile(r"(?:^| \| )plural: forms ([a-z, ]+); source (\{.*\})$")
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
-_NOT_WRITTEN = re.compile(r"^- ((?:s\d+ ?)+): not written\.", re.MULTILINE)
+_NOT_WRITTEN = re.compile(
+    r"^- ((?:s\d+ ?)+): (?:rejected by the reviewer|refused by the tool|the call failed)", re.MULTILINE
+)
 """A unit of the latest answer the note says was not written (the tool or the reviewer rejected it)."""
 
 

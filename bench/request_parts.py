@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 from tests.fakes.tokens import encode  # noqa: E402
 
 SCREEN = re.compile(r"<next-text [^>]*>.*?</next-text>", re.DOTALL)
-MARKUP = re.compile(r"⟦s\d+⟧|⟪[^⟫\n]*⟫\n?|<next-text [^>]*>|</next-text>")
-"""What the screen adds to the file's text: id marks, context lines and the block tags."""
+MARKUP = re.compile(r"(?:⟦|【)s\d+(?:⟧|】)|⟪[^⟫\n]*⟫\n?|<next-text [^>]*>|</next-text>")
+"""What the screen adds to the file's text: id marks (⟦s12⟧ before, 【s12】 now), context lines and the block tags."""
 
 
 def parts_of(body: dict[str, Any]) -> Counter[str]:

@@ -88,11 +88,11 @@ async def test_each_unit_is_its_own_card_and_verdict_and_a_bad_unit_is_refused_a
     sent = h.script.seen[-1]
     assert not any(isinstance(p, ToolCallPart | ToolReturnPart) for m in sent for p in m.parts)
     note = str(sent[-1].parts[-1].content)
-    assert "Your latest answer: 2 units written (1 edited), 1 not written:" in note
-    changed = "«Premier paragraphe. Deuxième phrase.» to «Premier paragraphe. Seconde phrase.»"
-    assert f"- s2 s3: the reviewer changed {changed}" in note
-    assert "- s9: not written. The tool refused it: A unit begins at the next untranslated segment" in note
-    assert "⟦s4⟧Third paragraph." in note, "the refused unit's text is the next screen"
+    assert "Your latest answer: 2 of 3 units written (1 edited by the reviewer):" in note
+    changed = "«Premier paragraphe. Deuxième phrase.» → «Premier paragraphe. Seconde phrase.»"
+    assert f"- s2 s3: edited, {changed}" in note
+    assert "- s9: refused by the tool: A unit begins at the next untranslated segment" in note
+    assert "【s4】Third paragraph." in note, "the refused unit's text is the next screen"
 
 
 async def test_a_rejected_unit_comes_back_with_its_reason_and_one_call_a_unit_still_works() -> None:
@@ -114,9 +114,9 @@ async def test_a_rejected_unit_comes_back_with_its_reason_and_one_call_a_unit_st
         ],
     )
     note = str(h.script.seen[-1][-1].parts[-1].content)
-    assert "- s2 s3: not written. The reviewer rejected it: Too terse.. Translate it again." not in note
-    assert "- s2 s3: not written. The reviewer rejected it: Too terse. Translate it again." in note
-    assert "⟦s2⟧First paragraph." in note
+    assert "Your latest answer: 1 of 2 units written (0 edited by the reviewer):" in note
+    assert "- s2 s3: rejected by the reviewer: Too terse. Translate it again." in note
+    assert "【s2】First paragraph." in note
     assert "The reviewer rejected «Premier. Deuxième.»" not in note, "said once, in the outcome"
 
 

@@ -47,38 +47,37 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
         for p in m.parts
         if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
     }
-    written = edited = 0
+    written = edited = total = 0
     lines: list[str] = []
     shown: set[str] = set()
     for call in _model_calls(response):
         part = returns.get(call.tool_call_id)
         if part is None:
             continue
+        total += 1
         status = result_status(part.content) if part.outcome == "success" else None
         if status == "approve" and not (isinstance(part.content, dict) and "translated_string" in part.content):
             written += 1
             continue
         args = _args(call)
         name = _named(args)
+        proposal = args.get("translate_string", args.get("translation"))
         if status in ("approve", "refined") and isinstance(part.content, dict):
             written, edited = written + 1, edited + 1
             final = str(part.content.get("translated_string", ""))
-            proposal = args.get("translate_string", args.get("translation"))
             old, new = changed_part(proposal, final) if isinstance(proposal, str) else ("", final)
-            lines.append(f"- {name}: the reviewer changed «{snippet(old, 160)}» to «{snippet(new, 160)}»")
+            lines.append(f"- {name}: edited, «{snippet(old, 160)}» → «{snippet(new, 160)}»")
             shown.add(final)
         else:
-            reason = _reason(part)
-            lines.append(f"- {name}: not written. {reason}")
-            proposal = args.get("translate_string", args.get("translation"))
+            lines.append(f"- {name}: {_reason(part)}")
             if isinstance(proposal, str):
                 shown.add(proposal)
     if not lines:  # all written as proposed: the progress says so
         return Outcomes()
-    head = f"Your latest answer: {_units(written)} written ({edited} edited), {len(lines) - edited} not written"
     more = len(lines) - MAX_LINES
     listed = lines[:MAX_LINES] + ([f"- and {more} more"] if more > 0 else [])
-    return Outcomes("\n".join([head + ":", *listed]), frozenset(shown))
+    head = f"Your latest answer: {written} of {total} units written ({edited} edited by the reviewer):"
+    return Outcomes("\n".join([head, *listed]), frozenset(shown))
 
 
 def _model_calls(response: ModelResponse) -> list[ToolCallPart]:
@@ -109,10 +108,6 @@ def _reason(part: ToolReturnPart) -> str:
     if isinstance(content, dict):
         reason = str(content.get("reason") or "")
         if reason.startswith(NOT_REVIEWED):
-            return "The tool refused it: " + reason[len(NOT_REVIEWED) :]
-        return f"The reviewer rejected it: {reason.rstrip('. ') or 'no reason given'}. Translate it again."
-    return f"The call failed: {content}"
-
-
-def _units(n: int) -> str:
-    return f"{n} unit" if n == 1 else f"{n} units"
+            return "refused by the tool: " + reason[len(NOT_REVIEWED) :]
+        return f"rejected by the reviewer: {reason.rstrip('. ') or 'no reason given'}. Translate it again."
+    return f"the call failed: {content}"

@@ -62,7 +62,7 @@ Propose translations of the next units of a file, in order; a person reviews eac
 
 - `units`: from the screen's first untranslated segment on, each right after the previous. A unit is
   one segment or several consecutive ones of a paragraph, at most {MAX_UNIT_CHARS} characters joined;
-  `segments` names them by the ids the screen marks ("s12" or "s12 s13"; ⟦s12⟧ begins s12);
+  `segments` names them by the ids the screen marks ("s12" or "s12 s13"; 【s12】 begins s12);
   `translation` translates exactly them, without the marks or a string's context line ⟪…⟫. Never
   send the source.
 - Text read with `Read` has no ids: give `src_string`, copied exactly from `start` on, instead.

@@ -3,7 +3,7 @@
 It reads the request (system prompt, messages, tool returns) and finds the untranslated text it has
 been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a block of the form
 
-    <next-text file="f_XXXX" start="1234">⟦s1⟧verbatim text, ⟦s2⟧each segment's id marked…</next-text>
+    <next-text file="f_XXXX" start="1234">【s1】verbatim text, 【s2】each segment's id marked…</next-text>
 
 anywhere in a system or user message (a note's several blocks of one file are one screen, in
 order). It leaves out what its own later `Translate` calls already covered (those the tool returns
@@ -37,19 +37,19 @@ BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 COMPLETE = re.compile(r"^- (f[\w-]+) .*: complete\.", re.MULTILINE)
 INCOMPLETE = re.compile(r"^- (f[\w-]+) .*: \d+ of \d+ characters translated", re.MULTILINE)
 LISTED = re.compile(r"^- (f[\w-]+): ", re.MULTILINE)
-MARK = re.compile(r"⟦(s\d+)⟧")
+MARK = re.compile(r"【(s\d+)】")
 KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\[[^\]]*\]\([^)]*\))")
 CODE = re.compile(r"(<[^<>]*>|\$?\{\{?[^{}]*\}?\}|%\([^)]*\)[a-z]|%\d*\$?[a-z@])")
 """A markup tag, a brace placeholder or a printf directive: kept as it is, like a locked code."""
 LABEL = re.compile(r"⟪[^⟫]*⟫\n?")
 """A string's context line with its line break, as the screen shows it before a segment's mark: not
 part of the text (at the end of a segment's text it is the next string's)."""
-LABELLED = re.compile(r"⟪([^⟫]*)⟫\s*⟦(s\d+)⟧")
+LABELLED = re.compile(r"⟪([^⟫]*)⟫\s*【(s\d+)】")
 """A context line and the mark of the segment it describes."""
 PLURAL = re.compile(r"plural: forms ([^;|]+); source (\{.*\})\s*$")
 """A plural entry's part of a context line: the target's categories and the source's forms."""
 ACCEPTED = ("approve", "refined")
-EDITED = re.compile(r"^- [^\n]*: the reviewer changed «(.*)» to «(.*)»$", re.MULTILINE)
+EDITED = re.compile(r"^- [^\n]*: edited, «(.*)» → «(.*)»$", re.MULTILINE)
 """A unit of the latest answer the reviewer edited, as the state note's outcome says it."""
 
 

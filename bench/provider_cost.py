@@ -3,11 +3,14 @@
 The whole document goes through the public HTTP contract (the FastAPI app in-process over httpx's
 ASGITransport); the model is pydantic-ai's real OpenAI Chat adapter and SDK, talking over loopback to
 `tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`)
-proposes units for all the text it is shown
-(and calls `Remember` for the reviewer's edits). A scripted reviewer approves every unit but one in
-`--refine-every`, which it edits (a word replaced; a plural entry's forms are approved instead), and
-one in `--reject-every`, which it rejects. Prints, per document size: model input tokens per source character (o200k
-over the tools and messages the server received), model requests per 1,000 source characters, HTTP
+proposes units for all the text it is shown, in one Translate call (`--call-per-unit`: a call a
+unit), and calls `Remember` for the reviewer's edits. A scripted reviewer approves every unit but
+one in `--refine-every`, which it edits (a word replaced; a plural entry's forms are approved
+instead), and one in `--reject-every`, which it rejects. Prints, per document size: model input
+tokens per source character (o200k over the tools and messages the server received), output tokens
+per character, the cost per million characters at gpt-4.1's list price (cached input at a quarter,
+as the fake provider's imitation of OpenAI's prompt cache reports it), model requests per 1,000
+source characters, HTTP
 requests per reviewed batch, the median share of a request's input tokens in a prefix identical to
 the previous request's, storage calls per step (DynamoDB calls under moto, or SQLite statements), and
 DynamoDB bytes of file text read per step, and the analysis's estimate against the metered tokens
@@ -241,10 +244,11 @@ def run(
     code_blocks: int = 0,
     whole: Path | None = None,
     dump: Path | None = None,
+    call_per_unit: bool = False,
 ) -> dict[str, float]:
     """Translate one document of about `size` characters (or the file `whole` as it is) and compute the figures."""
     source = whole.read_text(encoding="utf-8") if whole else document(size, corpus, code_blocks)
-    policy = TranslatorPolicy(max_units=max_units)
+    policy = TranslatorPolicy(max_units=max_units, call_per_unit=call_per_unit)
     server.policy = policy
     server.requests.clear()
     counter.steps.clear()
@@ -415,6 +419,11 @@ def main() -> None:
     )
     parser.add_argument("--code-blocks", type=int, default=0, help="short code blocks set between its paragraphs")
     parser.add_argument(
+        "--call-per-unit",
+        action="store_true",
+        help="the model sends a Translate call a unit (the one-unit shape) instead of one call with its units",
+    )
+    parser.add_argument(
         "--memory",
         choices=["on", "off", "both"],
         default="on",
@@ -449,6 +458,7 @@ def main() -> None:
                     code_blocks=args.code_blocks,
                     whole=whole,
                     dump=args.dump,
+                    call_per_unit=args.call_per_unit,
                 )
             )
             done = results[-1]

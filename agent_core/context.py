@@ -249,15 +249,16 @@ def _without_decided_units(messages: list[ModelMessage]) -> list[ModelMessage]:
     """The messages without the Translate calls that have their return, and those returns: a decided
     unit's outcome is in the state note (agent_core.tools.outcomes), and the screens go on from
     where the written text ends, so the model's earlier proposals would cost every later request
-    their tokens again and tell it nothing the note does not. What is left of the history (the
-    user's messages, the model's text, its other tools' calls and returns) stays byte-identical from
-    request to request. A message left with no part is dropped."""
+    their tokens again and tell it nothing the note does not. A call that failed (its arguments
+    were not JSON: no unit to decide) stays with its return, which says why. What is left of the
+    history (the user's messages, the model's text, its other tools' calls and returns) stays
+    byte-identical from request to request. A message left with no part is dropped."""
     decided = {
         p.tool_call_id
         for m in messages
         if isinstance(m, ModelRequest)
         for p in m.parts
-        if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
+        if isinstance(p, ToolReturnPart) and p.tool_name == "Translate" and p.outcome != "failed"
     }
     if not decided:
         return messages

@@ -45,9 +45,7 @@ _PLURAL = re.compile(r"(?:^| \| )plural: forms ([a-z, ]+); source (\{.*\})$")
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
-_NOT_WRITTEN = re.compile(
-    r"^- ((?:s\d+ ?)+): (?:rejected by the reviewer|refused by the tool|the call failed)", re.MULTILINE
-)
+_NOT_WRITTEN = re.compile(r"^- ((?:s\d+ ?)+): (?:rejected by the reviewer|refused by the tool)", re.MULTILINE)
 """A unit of the latest answer the note says was not written (the tool or the reviewer rejected it)."""
 
 

@@ -151,3 +151,25 @@ def test_a_streamed_multi_unit_call_shows_a_proposal_a_unit_by_the_ids_its_cards
     assert [(d.proposal.callId, d.proposal.translate_string) for d in later if d.proposal] == [("c1-u2", "Premier")]
     stored = with_unit_calls(ModelResponse(parts=[ToolCallPart("Translate", done, tool_call_id="c1")]))
     assert [c.tool_call_id for c in stored.tool_calls] == ["c1-u1", "c1-u2"]
+
+
+def test_the_outcome_is_told_once_a_text_answer_later_has_none() -> None:
+    from agent_core.tools.outcomes import latest_outcomes
+
+    call = ToolCallPart("Translate", {"file_id": "f1", "segments": ["s2"], "translate_string": "Deux."}, "c1")
+    rejected = ToolReturnPart("Translate", {"translated_string": "", "status": "reject", "reason": "No."}, "c1")
+    history = [ModelResponse(parts=[call]), ModelRequest(parts=[rejected])]
+    told = latest_outcomes(history)
+    assert told.section == "Your latest answer: 0 of 1 units written (0 edited by the reviewer):\n" + (
+        "- s2: rejected by the reviewer: No. Translate it again."
+    )
+    assert told.shown == {"Deux."}
+    memory = ToolCallPart("Translate", {"file_id": "f1", "segments": ["s3"], "translate_string": "Trois."}, "memory_1")
+    after_memory = [
+        *history,
+        ModelResponse(parts=[memory]),
+        ModelRequest(parts=[ToolReturnPart("Translate", "approve", "memory_1")]),
+    ]
+    assert latest_outcomes(after_memory) == told, "the memory's batch is not the model's answer"
+    later = [*history, ModelResponse(parts=[TextPart("Done for now.")])]
+    assert latest_outcomes(later).section == ""

@@ -33,12 +33,10 @@ class Outcomes:
 
 def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
     """The outcomes of the Translate calls of the latest response the model made (not the
-    translation memory's) whose returns the history holds."""
-    response = next(
-        (m for m in reversed(messages) if isinstance(m, ModelResponse) and _model_calls(m)),
-        None,
-    )
-    if response is None:
+    translation memory's) whose returns the history holds; none when that response proposed nothing
+    (a text answer: the batch before it was told already)."""
+    response = next((m for m in reversed(messages) if isinstance(m, ModelResponse) and not _memory_only(m)), None)
+    if response is None or not _model_calls(response):
         return Outcomes()
     returns = {
         p.tool_call_id: p
@@ -52,10 +50,10 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
     shown: set[str] = set()
     for call in _model_calls(response):
         part = returns.get(call.tool_call_id)
-        if part is None:
+        if part is None or part.outcome == "failed":  # a call that failed stays in the window, with its return
             continue
         total += 1
-        status = result_status(part.content) if part.outcome == "success" else None
+        status = result_status(part.content)
         if status == "approve" and not (isinstance(part.content, dict) and "translated_string" in part.content):
             written += 1
             continue
@@ -78,6 +76,12 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
     listed = lines[:MAX_LINES] + ([f"- and {more} more"] if more > 0 else [])
     head = f"Your latest answer: {written} of {total} units written ({edited} edited by the reviewer):"
     return Outcomes("\n".join([head, *listed]), frozenset(shown))
+
+
+def _memory_only(response: ModelResponse) -> bool:
+    """True for the translation memory's proposals (every call its own; the model never made them)."""
+    calls = response.tool_calls
+    return bool(calls) and all(is_memory_call(c.tool_call_id) for c in calls)
 
 
 def _model_calls(response: ModelResponse) -> list[ToolCallPart]:
@@ -103,11 +107,9 @@ def _named(args: dict[str, object]) -> str:
 
 
 def _reason(part: ToolReturnPart) -> str:
-    """Why the unit was not written: the reviewer's reason, the tool's, or the failed call's message."""
+    """Why the unit was not written: the reviewer's reason, or the tool's."""
     content = part.content
-    if isinstance(content, dict):
-        reason = str(content.get("reason") or "")
-        if reason.startswith(NOT_REVIEWED):
-            return "refused by the tool: " + reason[len(NOT_REVIEWED) :]
-        return f"rejected by the reviewer: {reason.rstrip('. ') or 'no reason given'}. Translate it again."
-    return f"the call failed: {content}"
+    reason = str(content.get("reason") or "") if isinstance(content, dict) else str(content)
+    if reason.startswith(NOT_REVIEWED):
+        return "refused by the tool: " + reason[len(NOT_REVIEWED) :]
+    return f"rejected by the reviewer: {reason.rstrip('. ') or 'no reason given'}. Translate it again."

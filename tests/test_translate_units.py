@@ -173,3 +173,22 @@ def test_the_outcome_is_told_once_a_text_answer_later_has_none() -> None:
     assert latest_outcomes(after_memory) == told, "the memory's batch is not the model's answer"
     later = [*history, ModelResponse(parts=[TextPart("Done for now.")])]
     assert latest_outcomes(later).section == ""
+
+
+async def test_the_pseudo_model_answers_a_screen_with_one_call_of_its_units() -> None:
+    from pydantic_ai.messages import SystemPromptPart, UserPromptPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    from agent_core.pseudo import PseudoModel
+
+    note = (
+        "Progress so far:\n- f1 doc.md: 0 of 61 characters translated.\n\n"
+        '<next-text file="f1" start="0">【s1】# Title\n\n【s2】First paragraph. 【s3】Second sentence.</next-text>'
+    )
+    request = ModelRequest(parts=[SystemPromptPart("Rules.\n\n- f1: 'doc.md', 61 characters"), UserPromptPart(note)])
+    response = await PseudoModel().request([request], None, ModelRequestParameters())
+    [call] = response.tool_calls
+    assert call.tool_name == "Translate" and call.args_as_dict()["file_id"] == "f1"
+    units = call.args_as_dict()["units"]
+    assert [u["segments"] for u in units] == ["s1", "s2 s3"] and all(u["translation"] for u in units)
+    assert [c.args_as_dict()["segments"] for c in with_unit_calls(response).tool_calls] == ["s1", "s2 s3"]

@@ -46,8 +46,7 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
         if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
     }
     written = edited = total = 0
-    lines: list[str] = []
-    shown: set[str] = set()
+    lines: list[tuple[str, str | None]] = []  # each line, and the text it shows
     for call in _model_calls(response):
         part = returns.get(call.tool_call_id)
         if part is None or part.outcome == "failed":  # a call that failed stays in the window, with its return
@@ -64,18 +63,16 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
             written, edited = written + 1, edited + 1
             final = str(part.content.get("translated_string", ""))
             old, new = changed_part(proposal, final) if isinstance(proposal, str) else ("", final)
-            lines.append(f"- {name}: edited, «{snippet(old, 160)}» → «{snippet(new, 160)}»")
-            shown.add(final)
+            lines.append((f"- {name}: edited, «{snippet(old, 160)}» → «{snippet(new, 160)}»", final))
         else:
-            lines.append(f"- {name}: {_reason(part)}")
-            if isinstance(proposal, str):
-                shown.add(proposal)
+            lines.append((f"- {name}: {_reason(part)}", proposal if isinstance(proposal, str) else None))
     if not lines:  # all written as proposed: the progress says so
         return Outcomes()
     more = len(lines) - MAX_LINES
-    listed = lines[:MAX_LINES] + ([f"- and {more} more"] if more > 0 else [])
+    listed = [line for line, _ in lines[:MAX_LINES]] + ([f"- and {more} more"] if more > 0 else [])
     head = f"Your latest answer: {written} of {total} units written ({edited} edited by the reviewer):"
-    return Outcomes("\n".join([head, *listed]), frozenset(shown))
+    shown = frozenset(text for _, text in lines[:MAX_LINES] if text is not None)
+    return Outcomes("\n".join([head, *listed]), shown)
 
 
 def _memory_only(response: ModelResponse) -> bool:

@@ -44,7 +44,7 @@ class SecondReviewApp(App[None]):
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("r", "reload", "Reload"),
         Binding("q", "quit", "Quit"),
-        Binding("escape", "cancel", "Cancel", show=False),
+        Binding("escape", "cancel", "Cancel", key_display="Esc"),
     ]
 
     def __init__(self, client: ApiClient, session_id: str, file_id: str, *, name: str = "") -> None:
@@ -71,19 +71,32 @@ class SecondReviewApp(App[None]):
         table: DataTable[str | Text] = DataTable(id="queue", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="detail")
-        yield Input(id="entry", classes="-hidden")
+        yield Input(id="entry", classes="-hidden", select_on_focus=False)
         yield Footer()
 
     def on_mount(self) -> None:
         """The columns, then the queue."""
-        table = self._table()
-        table.add_column("#", key="id", width=5)
-        table.add_column("Source", key="source", width=38)
-        table.add_column("Translation", key="target", width=38)
-        table.add_column("Est.", key="estimate", width=4)
-        table.add_column("Translator", key="by", width=12)
-        table.focus()
+        self._columns()
+        self._table().focus()
         self.action_reload()
+
+    def on_resize(self) -> None:
+        """Source and translation share the width the other columns leave."""
+        if self._table().columns:
+            self._columns()
+            self._show(self.current.start if self.current else None)
+
+    def _columns(self) -> None:
+        table = self._table()
+        table.clear(columns=True)
+        fixed = {"id": 5, "estimate": 4, "by": 12}
+        # Each column has a cell's padding on both sides; the table's scrollbar takes two more.
+        text = max(12, (self.size.width - sum(fixed.values()) - 2 * 5 - 2) // 2)
+        table.add_column("#", key="id", width=fixed["id"])
+        table.add_column("Source", key="source", width=text)
+        table.add_column("Translation", key="target", width=text)
+        table.add_column("Est.", key="estimate", width=fixed["estimate"])
+        table.add_column("Translator", key="by", width=fixed["by"])
 
     def _table(self) -> DataTable[str | Text]:
         return self.query_one("#queue", DataTable)
@@ -100,6 +113,8 @@ class SecondReviewApp(App[None]):
             return bool(self.units) and not self.busy and self.mode is None
         if action in ("filter", "reload"):
             return not self.busy and self.mode is None
+        if action == "cancel":
+            return self.mode is not None
         return True
 
     # ---------- the queue ----------
@@ -158,8 +173,8 @@ class SecondReviewApp(App[None]):
     def _detail(self) -> None:
         unit = self.current
         detail = self.query_one("#detail", Static)
+        detail.display = unit is not None
         if unit is None:
-            detail.update("")
             return
         lines = Text()
         if unit.context is not None:
@@ -196,7 +211,7 @@ class SecondReviewApp(App[None]):
         if "\n" in text:
             self.push_screen(EditScreen(unit.source, text), lambda edited: self._edited(unit, edited))
             return
-        self._open("edit", text, "The new translation (Enter sends, Esc cancels)")
+        self._open("edit", text, f"The new translation of {unit.id} (Enter sends, Esc cancels)")
 
     def _edited(self, unit: Segment, text: str | None) -> None:
         if text is not None:
@@ -241,6 +256,7 @@ class SecondReviewApp(App[None]):
         self.mode = mode
         entry = self.query_one("#entry", Input)
         entry.placeholder = placeholder
+        entry.border_title = placeholder
         entry.value = value
         entry.remove_class("-hidden")
         entry.focus()

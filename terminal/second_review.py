@@ -157,12 +157,15 @@ class SecondReviewApp(App[None]):
         self.refresh_bindings()
 
     def _count(self) -> None:
-        filtered = f" showing “{self.q}”" if self.q else ""
-        if self.units:
-            listed = f"the first {len(self.units)}" if self.more else str(len(self.units))
-            what = f"{listed} translated unit{'' if len(self.units) == 1 else 's'} await your review{filtered}."
+        """The status line: what the last action did, then what the queue holds now."""
+        shown = f" (showing “{self.q}”: / then Enter on an empty box shows all)" if self.q else ""
+        n = len(self.units)
+        if self.more:
+            what = f"The first {n} of more translated units await your review{shown}."
+        elif n:
+            what = f"{n} translated unit{' awaits' if n == 1 else 's await'} your review{shown}."
         else:
-            what = f"Nothing awaits review{filtered}." + (" (/ then Enter on an empty box clears it)" if self.q else "")
+            what = f"Nothing awaits review{shown}."
         tone = "error" if "rror: " in self.said else "done" if self.said else "review"
         self._status(f"{self.said} {what}".strip(), tone)
 

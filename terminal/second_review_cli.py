@@ -88,6 +88,8 @@ async def _approve_all(client: ApiClient, session_id: str, info: FileInfo, q: st
     """Approve every unit the filter shows and print each (the queue before, less the queue after)."""
     before, _ = await translated_queue(client, session_id, info.fileId, q=q)
     done = await approve_all_shown(client, session_id, info.fileId, q=q)
+    if done.error is not None and not done.approved:
+        raise done.error
     after, _ = await translated_queue(client, session_id, info.fileId, q=q)
     waiting = {u.start for u in after}
     for unit in before:

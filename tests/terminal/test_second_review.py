@@ -186,7 +186,7 @@ async def test_the_filter_narrows_the_queue_and_approve_all_to_what_it_shows(pro
         await pilot.press(*"hello", "enter")
         await settle(pilot)
         assert [u.source for u in app.units] == ["Hello world."]
-        assert "showing “hello”" in status(app)
+        assert "1 translated unit awaits your review (showing “hello”" in status(app)
         await pilot.press("A")
         await settle(pilot)
         assert app.units == []

@@ -17,6 +17,7 @@ from textual.pilot import Pilot
 from terminal.api import ApiClient
 from terminal.local import LOCAL_URL, connect, local_app
 from terminal.second_review import SecondReviewApp
+from terminal.widgets import EditScreen
 from tests.test_projects_api import Person
 
 DOC = "Hello world.\n\nA second sentence.\n\nA third one here.\n\nThe fourth and last line.\n"
@@ -54,14 +55,14 @@ async def translate_as(person: Person, sid: str) -> None:
     raise AssertionError("the session never came back to the human")
 
 
-async def make_project(setup: httpx.AsyncClient) -> Project:
+async def make_project(setup: httpx.AsyncClient, content: str = DOC) -> Project:
     """The team (alice manages, bob translates French, rita reviews French) and bob's translated session."""
     alice, bob, rita = (Person(setup, sub) for sub in ("alice", "bob", "rita"))
     pid = (await alice.ok("POST", "/api/projects", {"name": "Docs", "sourceLanguage": "en", "review": "double"}))["id"]
     for person, role in ((bob, "translator"), (rita, "reviewer")):
         await alice.ok("PUT", f"/api/projects/{pid}/members/{person.sub}", {"role": role, "languages": ["fr"]})
     sid = (await alice.ok("POST", "/api/sessions", {"project": pid, "targetLanguage": "fr"}))["id"]
-    fid = (await alice.ok("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": DOC}))["fileId"]
+    fid = (await alice.ok("POST", f"/api/sessions/{sid}/files", {"name": "doc.md", "content": content}))["fileId"]
     await translate_as(bob, sid)
     made = Project(alice, bob, rita, pid, sid, fid)
     assert {s["status"] for s in (await made.segments()).values()} == {"translated"}
@@ -212,3 +213,25 @@ async def test_escape_leaves_the_edit_box_without_sending(project: Project, memb
         assert app.mode is None and len(app.units) == 4
         await pilot.press("q")
     assert {s["status"] for s in (await project.segments()).values()} == {"translated"}
+
+
+async def test_a_unit_of_several_lines_is_edited_in_the_edit_screen(
+    local_env: Path, tmp_path: Path, member: Any
+) -> None:
+    transport = httpx.ASGITransport(app=local_app(local_env, tmp_path / "translation-agent.log"))
+    async with httpx.AsyncClient(transport=transport, base_url=LOCAL_URL) as setup:
+        made = await make_project(setup, "Hello world.\n\nA paragraph on\ntwo lines.\n")
+        before = await made.segments()
+        start, target = next((s["start"], s["target"]) for s in before.values() if "\n" in s["target"])
+        app = SecondReviewApp(member("rita"), made.sid, made.fid)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("j", "e")
+            await pilot.pause()
+            assert isinstance(app.screen, EditScreen), "a line box cannot hold two lines: the edit screen can"
+            await pilot.press("!", "ctrl+s")
+            await settle(pilot)
+            assert [u.start for u in app.units] == [0]
+            assert "Edited and approved" in status(app)
+        after = (await made.segments())[start]
+        assert (after["status"], after["target"]) == ("reviewed", target + "!")

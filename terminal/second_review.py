@@ -35,6 +35,7 @@ class SecondReviewApp(App[None]):
 
     CSS = CSS + SECOND_CSS
     TITLE = "translation-agent · second review"
+    ENABLE_COMMAND_PALETTE = False  # the footer's room goes to the review's keys
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "move(1)", "Next"),
         Binding("k", "move(-1)", "Previous"),
@@ -72,7 +73,7 @@ class SecondReviewApp(App[None]):
         yield table
         yield Static("", id="detail")
         yield Input(id="entry", classes="-hidden", select_on_focus=False)
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         """The columns, then the queue."""
@@ -89,7 +90,7 @@ class SecondReviewApp(App[None]):
     def _columns(self) -> None:
         table = self._table()
         table.clear(columns=True)
-        fixed = {"id": 5, "estimate": 4, "by": 12}
+        fixed = {"id": 6, "estimate": 4, "by": 12}
         # Each column has a cell's padding on both sides; the table's scrollbar takes two more.
         text = max(12, (self.size.width - sum(fixed.values()) - 2 * 5 - 2) // 2)
         table.add_column("#", key="id", width=fixed["id"])
@@ -309,13 +310,15 @@ class SecondReviewApp(App[None]):
 
 
 def _cells(unit: Segment) -> tuple[str | Text, ...]:
-    """A unit's row: its segment, source, translation, estimate, translator (✎ when a person's text)."""
+    """A unit's row: its segment (• with open comments), source, translation, estimate, translator (✎ when a
+    person's text)."""
     estimate = "" if unit.estimate is None else str(unit.estimate)
     by = unit.translator + (" ✎" if unit.edited else "")
+    marked = Text(unit.id) + (Text(" •", "yellow") if unit.openComments else Text())
     return (
-        unit.id,
-        Text(_line(unit.source)),
-        Text(_line(unit.target or "")),
+        marked,
+        Text(_line(unit.source), overflow="ellipsis", no_wrap=True),
+        Text(_line(unit.target or ""), overflow="ellipsis", no_wrap=True),
         Text(estimate, justify="right"),
         Text(by, style="dim" if unit.translator == "auto" else ""),
     )

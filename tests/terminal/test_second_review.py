@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import DataTable
 
 from terminal.api import ApiClient
 from terminal.local import LOCAL_URL, connect, local_app
@@ -211,6 +212,16 @@ async def test_escape_leaves_the_edit_box_without_sending(project: Project, memb
         await pilot.press("e", "x", "escape")
         await settle(pilot)
         assert app.mode is None and len(app.units) == 4
+
+        # A question on the second segment: `r` reads the queue again and marks the unit.
+        path = f"/api/sessions/{project.sid}/files/{project.fid}/segments/s2/comments"
+        await project.bob.ok("POST", path, {"text": "Is « phrase » right here?"})
+        await pilot.press("r")
+        await settle(pilot)
+        marks = [str(app.query_one(DataTable).get_row_at(i)[0]) for i in range(4)]
+        assert marks == ["s1", "s2 •", "s3", "s4"]
+        await pilot.press("j")
+        assert "1 comment(s), 1 open" in str(app.query_one("#detail").render())
         await pilot.press("q")
     assert {s["status"] for s in (await project.segments()).values()} == {"translated"}
 

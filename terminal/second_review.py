@@ -1,6 +1,6 @@
 """The second review's screen: a file's `translated` units, approved or edited one by one or all at once
-by a reviewer (docs/api.md "The second review"; docs/ui.md "terminal"). The server is the truth: after
-each action the queue is read again."""
+by a reviewer (docs/terminal.md and docs/api.md, "The second review"). The server is the truth: after each
+action the queue is read again."""
 
 from __future__ import annotations
 

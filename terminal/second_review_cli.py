@@ -1,5 +1,5 @@
 """`translation-agent review`: a reviewer's second review of a session's file, on the screen or, with
-`--approve-all`, in one go for scripts (docs/ui.md "terminal", docs/api.md "The second review")."""
+`--approve-all`, in one go for scripts (docs/terminal.md and docs/api.md "The second review")."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from .models import (
     Unit,
     Verdict,
 )
-from .second_review_models import ProjectReviewSession, ReviewApproval, ReviewedSession, RevisedSegment, SegmentPage
+from .second_review_models import ReviewApproval, RevisedSegment, SegmentPage
 from .stream import EVENT_STREAM, Delta, SseParser
 
 ACT_AS = "X-Act-As"
@@ -341,16 +341,6 @@ class ApiClient:
     def act_as(self, sub: str) -> None:
         """Every later request acts as the project member `sub` (`X-Act-As`; honoured in local mode only)."""
         self._http.headers[ACT_AS] = sub
-
-    async def reviewed_session(self, session_id: str) -> ReviewedSession:
-        """The session's project, review setting and files."""
-        return ReviewedSession.model_validate((await self._request("GET", f"/api/sessions/{quote(session_id)}")).json())
-
-    async def review_sessions(self, project_id: str, *, limit: int = 100) -> list[ProjectReviewSession]:
-        """The first page of a project's sessions the caller may read, each with its review setting."""
-        path = f"/api/projects/{quote(project_id)}/sessions"
-        data = (await self._request("GET", path, params={"limit": limit})).json()
-        return [ProjectReviewSession.model_validate(s) for s in data["sessions"]]
 
     async def segments(
         self,

@@ -7,9 +7,9 @@ import argparse
 from typing import Any
 
 from .api import ApiClient, ApiError
-from .models import FileInfo
+from .models import FileInfo, SessionView
 from .second_review import SecondReviewApp
-from .second_review_models import ReviewedSession, Segment
+from .second_review_models import Segment
 from .second_review_queue import approve_all_shown, translated_queue
 
 
@@ -40,7 +40,7 @@ async def run_review(client: ApiClient, args: argparse.Namespace) -> int:
         if not args.project:
             raise ApiError("review needs a SESSION (or --project ID to list its sessions that review twice).")
         return await _project_sessions(client, args.project)
-    view = await client.reviewed_session(args.session)
+    view = await client.session(args.session)
     _check(view, args.project)
     info = _pick_file(view, args.file)
     q = (args.filter or "").strip()
@@ -55,7 +55,7 @@ async def run_review(client: ApiClient, args: argparse.Namespace) -> int:
     return 0
 
 
-def _check(view: ReviewedSession, project: str | None) -> None:
+def _check(view: SessionView, project: str | None) -> None:
     """The session is of `project` (when given) and reviews twice; else an error saying what it is."""
     if project and view.project != project:
         where = f"in project {view.project}" if view.project else "a personal session"
@@ -67,7 +67,7 @@ def _check(view: ReviewedSession, project: str | None) -> None:
         )
 
 
-def _pick_file(view: ReviewedSession, wanted: str | None) -> FileInfo:
+def _pick_file(view: SessionView, wanted: str | None) -> FileInfo:
     """The file named by id or name; without one, the session's only file."""
     names = ", ".join(f"{f.fileId} {f.name}" for f in view.files) or "it has none"
     if wanted is not None:
@@ -115,7 +115,7 @@ def _approved_line(unit: Segment) -> str:
 
 async def _project_sessions(client: ApiClient, project: str) -> int:
     """The project's sessions that review twice (of those the caller may read)."""
-    found = [s for s in await client.review_sessions(project) if s.review == "double"]
+    found = [s for s in await client.project_sessions(project, limit=100) if s.review == "double"]
     print(f"{'session':<36}  {'language':<9}  {'state':<9}  updated")
     for s in found:
         print(f"{s.id:<36}  {s.targetLanguage or '?':<9}  {s.state:<9}  {s.updatedAt}")

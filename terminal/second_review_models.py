@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from .models import EntryContext, FileInfo, Progress, QaWarning
+from .models import EntryContext, QaWarning
 
 DECIDING = frozenset({"approved", "refined", "revised"})
 """The audit trail's actions that give a unit its text (a `reviewed` keeps it; a `rejected` writes none)."""
@@ -80,25 +80,3 @@ class ReviewApproval(_Answer):
     """Translated units the filter shows that QA warns on: left for one-by-one review."""
     remaining: int = 0
     """QA-clean ones left for another request (one request approves at most 500)."""
-
-
-class ReviewedSession(_Answer):
-    """What the second review needs of a Session: its project, its review setting, its files."""
-
-    id: str
-    project: str | None = None
-    review: str = "single"
-    targetLanguage: str | None = None
-    files: tuple[FileInfo, ...] = ()
-
-
-class ProjectReviewSession(_Answer):
-    """A session of a project's list, with its review setting."""
-
-    id: str
-    targetLanguage: str | None = None
-    state: str = "running"
-    review: str = "single"
-    progress: Progress = Progress()
-    updatedAt: str = ""
-    heldBy: str | None = None

@@ -14,6 +14,7 @@ source. Warnings go to the reviewer; the reviewer decides.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,8 +30,10 @@ __all__ = [
     "GlossaryHit",
     "QaWarning",
     "glossary_hits",
+    "number_key",
     "proposal_checks",
     "proposal_warnings",
+    "prose_numbers",
     "structure_warnings",
     "text_warnings",
 ]
@@ -143,6 +146,18 @@ def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEn
         warnings.append(QaWarning("missing_number", f"Missing number: {_listed(numbers)}."))
     warnings += [QaWarning("inline_codes", f"Inline code: {problem}") for problem in code_problems(source, proposal)]
     return tuple(warnings)
+
+
+def prose_numbers(text: str) -> list[str]:
+    """The numbers of `text` outside URLs, inline code and placeholders (`%1$s` holds no number), in order."""
+    for _, _, pattern in _MISSING:
+        text = pattern.sub(" ", text)
+    return _find(_NUMBER, text)
+
+
+def number_key(number: str) -> str:
+    """A number by its digits, whatever their script: "1,000" and "1 000" are one number, "٣" is "3"."""
+    return "".join(str(unicodedata.digit(ch)) for ch in number if ch.isdigit())
 
 
 def _glossary_warning(hit: GlossaryHit) -> QaWarning:

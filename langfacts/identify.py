@@ -1,0 +1,63 @@
+"""Which language a short text is written in, for QA: langdetect (offline, its profiles ship in the
+package; the detector the service tells an upload's language with), seeded for answers that repeat.
+
+`identify(text)` answers a primary language subtag (`en`, `de`, `zh`) or None when the text has too
+few letters or no language is likely enough. Code, URLs, markup and placeholders are left out first:
+they say nothing about the prose around them. The profiles load on the first call in a process
+(about half a second), never at import.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Final
+
+SAMPLE_CHARS: Final = 2_000
+"""How much of a text is read (a unit is at most a few hundred characters)."""
+MIN_LETTERS: Final = 20
+"""Fewer letters than this is too little to tell a language by."""
+MIN_PROBABILITY: Final = 0.90
+"""How sure the detector must be: a finding asks a person to look, so it must rarely be wrong."""
+
+_lock = threading.Lock()
+_ready = False
+_NOISE: Final = re.compile(
+    r"`[^`\n]{0,400}`|https?://\S{1,2000}|<[^<>\n]{0,400}>|\{[^{}\n]{0,200}\}|%\d{0,2}\$?[sdif@]"
+)
+
+
+def _prepare() -> None:
+    global _ready
+    with _lock:
+        if not _ready:
+            from langdetect import DetectorFactory
+
+            DetectorFactory.seed = 0
+            _ready = True
+
+
+def letters(text: str) -> int:
+    """How many letters `text` has once code, URLs, markup and placeholders are left out."""
+    return sum(ch.isalpha() for ch in _NOISE.sub(" ", text[:SAMPLE_CHARS]))
+
+
+def identify(text: str) -> str | None:
+    """The primary subtag of the language `text` is written in, or None when it cannot be told."""
+    sample = _NOISE.sub(" ", text[:SAMPLE_CHARS])
+    if sum(ch.isalpha() for ch in sample) < MIN_LETTERS:
+        return None
+    _prepare()
+    from langdetect import detect_langs
+    from langdetect.lang_detect_exception import LangDetectException
+
+    try:
+        guesses = detect_langs(sample)
+    except LangDetectException:
+        return None
+    totals: dict[str, float] = {}
+    for guess in guesses:  # variants of one language (zh-cn, zh-tw) are judged together
+        primary = guess.lang.split("-")[0]
+        totals[primary] = totals.get(primary, 0.0) + guess.prob
+    primary, probability = max(totals.items(), key=lambda item: item[1])
+    return primary if probability >= MIN_PROBABILITY else None

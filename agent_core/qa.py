@@ -36,6 +36,7 @@ __all__ = [
     "prose_numbers",
     "structure_warnings",
     "text_warnings",
+    "without_codes",
 ]
 
 WarningCode = Literal[
@@ -148,11 +149,17 @@ def proposal_checks(source: str, proposal: str, *, glossary: Sequence[GlossaryEn
     return tuple(warnings)
 
 
-def prose_numbers(text: str) -> list[str]:
-    """The numbers of `text` outside URLs, inline code and placeholders (`%1$s` holds no number), in order."""
+def without_codes(text: str) -> str:
+    """`text` with its URLs, inline code and placeholders (`%1$s`, `{name}`, an XLIFF code's `{1}`) made
+    spaces: what is left is prose, whose numbers, brackets and quotes a translation answers for."""
     for _, _, pattern in _MISSING:
         text = pattern.sub(" ", text)
-    return _find(_NUMBER, text)
+    return text
+
+
+def prose_numbers(text: str) -> list[str]:
+    """The numbers of `text` outside URLs, inline code and placeholders (`%1$s` holds no number), in order."""
+    return _find(_NUMBER, without_codes(text))
 
 
 def number_key(number: str) -> str:

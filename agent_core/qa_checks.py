@@ -10,7 +10,8 @@ and what the file says about it (`QaHints`), each linear in the text.
   a language's own spelling of a full stop or a question mark is the same mark);
 - `numbers`: a number the source does not have (a number the text drops is `missing_number`, always);
 - `brackets`: brackets of a kind counted otherwise than in the source, or closed before they open;
-- `quotes`: another count of quotation marks than the source's;
+- `quotes`: another count of quotation marks than the source's (numbers, brackets and quotes are
+  counted in the prose: URLs, inline code and placeholders, which other checks guard, left out);
 - `source_language`: a text that reads as the source's language when the target's is another
   (`langfacts.identify`; too little text to tell is never a finding).
 
@@ -27,7 +28,7 @@ from typing import Final, Literal
 
 from langfacts.punctuation import BRACKETS, end_mark, quote_marks, same_end
 
-from .qa import number_key, prose_numbers
+from .qa import number_key, prose_numbers, without_codes
 from .qa_profiles import Check, QaProfile
 
 __all__ = ["ProfileFinding", "QaHints", "cue_seconds", "profile_checks"]
@@ -85,9 +86,10 @@ def _clock(value: str) -> float:
 
 
 def profile_checks(
-    source: str, text: str, profile: QaProfile, hints: QaHints = QaHints()
+    source: str, text: str, profile: QaProfile, hints: QaHints | None = None
 ) -> tuple[ProfileFinding, ...]:
     """The checks of `profile` (those not `off`) that `text` fails as the translation of `source`."""
+    hints = hints or QaHints()
     found: list[ProfileFinding] = []
     for check, run in _RUNS:
         level = profile.level(check)
@@ -168,7 +170,9 @@ def _end_punctuation(source: str, text: str, profile: QaProfile, hints: QaHints)
 
 
 def _mark(name: str | None) -> str:
-    return f"a {name}" if name and name != "ellipsis" else "an ellipsis" if name else "no punctuation"
+    if name is None:
+        return "no punctuation"
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
 def _numbers(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:
@@ -182,7 +186,7 @@ def _numbers(source: str, text: str, profile: QaProfile, hints: QaHints) -> list
             extra.append(number)
     if not extra:
         return []
-    listed = ", ".join(f"«{n}»" for n in extra[:_SHOWN]) + (
+    listed = ", ".join(f"«{n if len(n) <= 20 else n[:19] + '…'}»" for n in extra[:_SHOWN]) + (
         f" and {len(extra) - _SHOWN} more" if len(extra) > _SHOWN else ""
     )
     return [f"Number not in the source: {listed}."]
@@ -206,8 +210,8 @@ def _bracket_counts(text: str) -> tuple[Counter[str], str | None]:
 
 
 def _brackets(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:
-    wanted, source_unmatched = _bracket_counts(source)
-    counts, unmatched = _bracket_counts(text)
+    wanted, source_unmatched = _bracket_counts(without_codes(source))
+    counts, unmatched = _bracket_counts(without_codes(text))
     out = []
     for kind in ("round", "square", "curly"):
         a = wanted[f"{kind} open"], wanted[f"{kind} close"]
@@ -224,7 +228,7 @@ def _pair(opened: int, closed: int) -> str:
 
 
 def _quotes(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:
-    wanted, here = quote_marks(source), quote_marks(text)
+    wanted, here = quote_marks(without_codes(source)), quote_marks(without_codes(text))
     return [] if wanted == here else [f"Quotation marks: {here} here, {wanted} in the source."]
 
 

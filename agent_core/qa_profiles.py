@@ -63,7 +63,7 @@ class QaProfile:
     levels: Mapping[str, Level]
     base: str = ""
     """The built-in profile it starts from (its own name for a built-in one)."""
-    """Each check's level; a check not named is `off`."""
+    """Each check's level (a built-in or parsed profile names every check; one not named is `off`)."""
     max_length: int | None = None
     """The most characters a string may have when neither its file nor a key rule says otherwise."""
     max_length_by_key: tuple[tuple[str, int], ...] = ()
@@ -116,7 +116,7 @@ _EDGES: Final[dict[str, Level]] = {
 
 def _levels(**changed: Level) -> Mapping[str, Level]:
     """The levels every built-in profile shares, with `changed` set."""
-    return MappingProxyType({**_EDGES, **changed})
+    return MappingProxyType({**dict.fromkeys(CHECKS, "off"), **_EDGES, **changed})
 
 
 BUILT_IN: Final[Mapping[str, QaProfile]] = MappingProxyType(

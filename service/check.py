@@ -28,6 +28,8 @@ from typing import Literal
 from agent_core.memory import GlossaryEntry
 from agent_core.plural import ORDER, forms_problems, forms_text, parse_forms
 from agent_core.qa import proposal_checks
+from agent_core.qa_checks import QaHints, cue_seconds, profile_checks
+from agent_core.qa_profiles import QaProfile, profile_for
 from agent_core.segment import SegmentContext
 from agent_core.tools.entries import edit_warnings, target_categories
 from interchange.errors import InterchangeError
@@ -36,6 +38,7 @@ from interchange.formats._xmlscan import decode as decode_xml
 from interchange.formats.base import Resource
 from interchange.tmx import parse_tmx
 from interchange.xliff_source import parse_xliff
+from langfacts.identify import identify
 
 Severity = Literal["error", "warning"]
 ERRORS = frozenset({"untranslated", "inline_codes", "missing_placeholder", "unreadable", "locked_code", "plural_forms"})
@@ -59,6 +62,8 @@ class Pair:
     """A plural entry's source forms; `target` is then its forms' JSON text."""
     categories: tuple[str, ...] = ()
     """The target language's plural categories, when the file names its language."""
+    note: str | None = None
+    """What the file says about the string (a subtitle cue's timing, which the reading speed is measured over)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,6 +133,21 @@ def pairs_of(name: str, content: str | bytes) -> list[Pair]:
     return [_entry_pair(e, categories) for e in resource.entries]
 
 
+def languages_of(name: str, content: bytes) -> tuple[str | None, str | None]:
+    """The source and target languages a file declares (an XLIFF's `srcLang`/`trgLang`, a PO header), if
+    any; (None, None) for one that declares none or cannot be read (its report says why)."""
+    try:
+        if name.lower().endswith(XLIFF_SUFFIXES):
+            document = parse_xliff(decode_xml(content)[0])
+            return document.source_language, document.target_language
+        if name.lower().endswith(TMX_SUFFIXES):
+            return None, None
+        resource = _resource(name, content)[1]
+    except (InterchangeError, FormatError, ValueError, LookupError, RecursionError):
+        return None, None
+    return resource.source_language, resource.target_language
+
+
 def paired(name: str, content: bytes, source_name: str, source: bytes, *, language: str | None = None) -> list[Pair]:
     """A monolingual file's strings paired by key with those of its source file (same format), in the
     source's order; a key the target lacks has no target, a key only the target has is left out
@@ -144,7 +164,7 @@ def paired(name: str, content: bytes, source_name: str, source: bytes, *, langua
         translated = found.get(entry.key)
         text = None if translated is None else _written(translated)
         forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
-        pair = Pair(key=entry.key, source=entry.source, target=text, codes=entry.codes, plural=forms)
+        pair = Pair(key=entry.key, source=entry.source, target=text, codes=entry.codes, plural=forms, note=entry.note)
         pairs.append(replace(pair, categories=categories))
     return pairs
 
@@ -190,7 +210,15 @@ def _entry_pair(entry: Entry, categories: tuple[str, ...]) -> Pair:
     target = entry.target
     forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
     text = forms_text(target) if target is not None and not isinstance(target, str) else target
-    return Pair(key=entry.key, source=entry.source, target=text, codes=entry.codes, plural=forms, categories=categories)
+    return Pair(
+        key=entry.key,
+        source=entry.source,
+        target=text,
+        codes=entry.codes,
+        plural=forms,
+        categories=categories,
+        note=entry.note,
+    )
 
 
 def check_file(
@@ -201,12 +229,16 @@ def check_file(
     previous: str | bytes | None = None,
     source: tuple[str, bytes] | None = None,
     language: str | None = None,
+    profile: QaProfile | None = None,
+    source_language: str | None = None,
 ) -> FileReport:
     """The findings of one file, against `glossary`; only the pairs changed since `previous` if given.
 
     With `source` (its source file's name and bytes) the file is monolingual and paired with it by key
-    (`language`: the target's, when known from its path). A file that cannot be read, whatever the
-    reason, is one `unreadable` error of its report."""
+    (`language`: the target's, when known from its path). Each translated pair also gets the checks of
+    the QA profile (`profile`, else the file kind's built-in one: `agent_core.qa_profiles`), at their
+    levels; `source_language` is the source's when the file does not say it. A file that cannot be
+    read, whatever the reason, is one `unreadable` error of its report."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     old = previous.encode("utf-8") if isinstance(previous, str) else previous
     try:
@@ -222,7 +254,10 @@ def check_file(
         return unreadable(name, str(exc) if isinstance(exc, InterchangeError) else f"{name}: {exc}")
     seen = {(p.key, p.source, p.target) for p in before}
     changed = [p for p in pairs if (p.key, p.source, p.target) not in seen]
-    findings = [finding for pair in changed for finding in check_pair(pair, glossary)]
+    declared_source, declared_target = languages_of(name, data)
+    languages = (declared_source or source_language, language or declared_target)
+    chosen = profile_for(name, profile)
+    findings = [finding for pair in changed for finding in check_pair(pair, glossary, chosen, languages)]
     findings += [
         Finding(key=key, severity="warning", code="not_in_source", message="Not in the source file (an obsolete key?).")
         for key in extra
@@ -237,15 +272,36 @@ def unreadable(name: str, message: str) -> FileReport:
     )
 
 
-def check_pair(pair: Pair, glossary: Sequence[GlossaryEntry] = ()) -> list[Finding]:
-    """What is wrong with one pair's translation (empty when nothing)."""
+def check_pair(
+    pair: Pair,
+    glossary: Sequence[GlossaryEntry] = (),
+    profile: QaProfile | None = None,
+    languages: tuple[str | None, str | None] = (None, None),
+) -> list[Finding]:
+    """What is wrong with one pair's translation (empty when nothing): the format's checks, then those of
+    `profile` (none without one; a plural entry's forms are checked by their own rules) at their levels;
+    `languages`: the source's and the target's, when known."""
     if pair.target is None or not pair.target.strip():
         return [Finding(key=pair.key, severity="error", code="untranslated", message="Not translated.")]
     if pair.codes is not None:
-        return _entry_findings(pair, glossary)
-    return [
-        Finding(key=pair.key, severity="error" if w.code in ERRORS else "warning", code=w.code, message=w.message)
-        for w in proposal_checks(pair.source, pair.target, glossary=glossary)
+        found = _entry_findings(pair, glossary)
+    else:
+        found = [
+            Finding(key=pair.key, severity="error" if w.code in ERRORS else "warning", code=w.code, message=w.message)
+            for w in proposal_checks(pair.source, pair.target, glossary=glossary)
+        ]
+    if profile is None or pair.plural:
+        return found
+    hints = QaHints(
+        key=pair.key,
+        seconds=cue_seconds(pair.note),
+        source_language=languages[0],
+        target_language=languages[1],
+        identify=identify,
+    )
+    return found + [
+        Finding(key=pair.key, severity=f.level, code=f.code, message=f.message)
+        for f in profile_checks(pair.source, pair.target, profile, hints)
     ]
 
 

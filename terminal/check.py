@@ -12,7 +12,10 @@ source (XLIFF, TMX, PO, xcstrings) are checked as they are, so one command can c
 file the revision does not have is checked whole). With `--review`, the configured model (`--model`,
 else `AGENT_MODEL`; the offline `pseudo` model flags only targets left as their source) also gives its
 verdict on every translated pair checked (`agent_core.review`): an issue it names is a warning, never
-an error, since a model's opinion should not fail a build on its own.
+an error, since a model's opinion should not fail a build on its own. Every translated pair also
+gets the checks of a QA profile (`agent_core.qa_profiles`: each file its kind's built-in one, or the
+one `--qa-profile` names: a built-in name or a JSON file), each at its level: an `error` fails the
+check, a `warning` does not.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 from agent_core.languages import ANY
 from agent_core.memory import GlossaryEntry
+from agent_core.qa_profiles import QaProfile, parse_profile
 from interchange.errors import InterchangeError
 from interchange.glossary import parse_glossary_csv, parse_tbx
 from service.check import FileReport, Finding, check_file, holds_source, unreadable
@@ -49,11 +53,14 @@ def run_check(
     as_json: bool = False,
     review: str | None = None,
     source: str | None = None,
+    qa_profile: str | None = None,
 ) -> tuple[int, str]:
     """The exit status and the report of checking `files`; with `review` (a model's name), each translated
     pair checked also gets the model's verdict, a warning where it names an issue; with `source` (a path
-    or a pattern, `source_for`), each file is paired with its source file by key."""
+    or a pattern, `source_for`), each file is paired with its source file by key; `qa_profile`: a built-in
+    profile's name or a JSON file's path (`load_profile`), else each file's kind's."""
     terms = _glossary(glossary, source_language) if glossary else []
+    profile = load_profile(qa_profile) if qa_profile is not None else None
     if source is not None:
         _pattern_check(source, source_language)
     reports: list[FileReport] = []
@@ -64,7 +71,7 @@ def run_check(
             if paired is not None and paired[0].resolve() == path.resolve():
                 skipped.append(str(path))
                 continue
-            reports.append(_check_one(path, paired, terms, changed_since))
+            reports.append(_check_one(path, paired, terms, changed_since, profile, source_language))
         except CheckError:
             raise
         except Exception as exc:  # one file that cannot be read is its own error line; the others go on
@@ -75,20 +82,50 @@ def run_check(
     return status, (_json(reports, skipped) if as_json else _text(reports, skipped))
 
 
+def load_profile(value: str) -> QaProfile:
+    """The QA profile `--qa-profile` names: a built-in one's name, else a JSON file holding a profile's
+    object (or a name); CheckError when it is neither."""
+    if "." not in value and "/" not in value:
+        try:
+            return parse_profile(value)
+        except ValueError as exc:
+            raise CheckError(f"--qa-profile {value}: {exc}") from exc
+    try:
+        raw = json.loads(Path(value).read_text(encoding="utf-8"))
+        return parse_profile(raw)
+    except OSError as exc:
+        raise CheckError(f"--qa-profile {value}: {_reason(exc)}.") from exc
+    except ValueError as exc:  # JSONDecodeError is one
+        raise CheckError(f"--qa-profile {value}: {exc}") from exc
+
+
 def _check_one(
-    path: Path, paired: tuple[Path, str | None] | None, terms: Sequence[GlossaryEntry], changed_since: str | None
+    path: Path,
+    paired: tuple[Path, str | None] | None,
+    terms: Sequence[GlossaryEntry],
+    changed_since: str | None,
+    profile: QaProfile | None = None,
+    source_language: str | None = None,
 ) -> FileReport:
     data = path.read_bytes()  # each format reads its own encoding, as uploads are read (service/check.py)
     previous = _at_revision(path, changed_since) if changed_since else None
-    if paired is None or holds_source(str(path), data):
-        return check_file(str(path), data, glossary=terms, previous=previous)
-    source_path, language = paired
-    try:
-        source = source_path.read_bytes()
-    except OSError as exc:
-        return unreadable(str(path), f"{path}: its source {source_path} cannot be read ({_reason(exc)}).")
+    source: tuple[str, bytes] | None = None
+    language = None
+    if paired is not None and not holds_source(str(path), data):
+        source_path, language = paired
+        try:
+            source = (str(source_path), source_path.read_bytes())
+        except OSError as exc:
+            return unreadable(str(path), f"{path}: its source {source_path} cannot be read ({_reason(exc)}).")
     return check_file(
-        str(path), data, glossary=terms, previous=previous, source=(str(source_path), source), language=language
+        str(path),
+        data,
+        glossary=terms,
+        previous=previous,
+        source=source,
+        language=language,
+        profile=profile,
+        source_language=source_language,
     )
 
 

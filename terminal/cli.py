@@ -89,6 +89,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--review", action="store_true", help="add the model's own verdict on each translated segment")
     check.add_argument("--model", help="the model that reviews (default: $AGENT_MODEL, else the offline pseudo model)")
+    check.add_argument(
+        "--qa-profile",
+        metavar="PROFILE",
+        help="the QA profile: strings, documents, subtitles or a JSON file (default: each file's kind's)",
+    )
 
     mcp = commands.add_parser("mcp", help="serve the MCP tools for coding agents and assistants (docs/mcp.md)")
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on --host:--port (default: stdio)")
@@ -462,6 +467,7 @@ def _check(args: argparse.Namespace) -> int:
             as_json=args.format == "json",
             review=(args.model or os.environ.get("AGENT_MODEL") or "pseudo") if args.review else None,
             source=args.source,
+            qa_profile=args.qa_profile,
         )
     except (CheckError, OSError, UnicodeDecodeError) as exc:
         print(f"translation-agent check: {exc}", file=sys.stderr)

@@ -15,7 +15,10 @@ and what the file says about it (`QaHints`), each linear in the text.
 - `source_language`: a text that reads as the source's language when the target's is another
   (`langfacts.identify`; too little text to tell is never a finding).
 
-A finding carries its check's level in the profile; a check at `off` is not run.
+A finding carries its check's level in the profile; a check at `off` is not run. A pseudo-localized
+text (`agent_core.pseudo_text`: each line's words wrapped in `[`…`]`, padded with `~` or `·`) is
+judged by what its brackets wrap for `end_punctuation` and `brackets`, when the source has no square
+bracket: the envelope marks the string's bounds, it is not the translation's punctuation.
 """
 
 from __future__ import annotations
@@ -31,12 +34,13 @@ from langfacts.punctuation import BRACKETS, end_mark, quote_marks, same_end
 from .qa import number_key, prose_numbers, without_codes
 from .qa_profiles import Check, QaProfile
 
-__all__ = ["ProfileFinding", "QaHints", "cue_seconds", "profile_checks"]
+__all__ = ["ProfileFinding", "QaHints", "cue_seconds", "profile_checks", "stated_limit", "unwrapped"]
 
 _TAG: Final = re.compile(r"</?[A-Za-z0-9][^<>\n]{0,400}>|\{\\[^{}\n]{1,80}\}")
 """A subtitle's markup (`<i>`, `<font color="…">`, `{\\an8}`), never shown as characters."""
 _TIME: Final = re.compile(r"(?:(\d{1,3}):)?(\d{1,2}):(\d{1,2})[,.](\d{1,3})")
 _TIMING: Final = re.compile(rf"({_TIME.pattern})[ \t]*-->[ \t]*({_TIME.pattern})")
+_CHAR_LIMIT: Final = re.compile(r"\[\s{0,3}CHAR[ _-]?LIMIT\s{0,3}=\s{0,3}(\d{1,6})\s{0,3}\]", re.IGNORECASE)
 _SPACES: Final = re.compile(r"(?<=\S) {2,}(?=\S)")
 _SHOWN: Final = 3
 
@@ -66,6 +70,13 @@ class QaHints:
     """The session's target language (BCP 47); without it `source_language` is not checked."""
     identify: Callable[[str], str | None] | None = None
     """Tells a text's language (a primary subtag); None: `source_language` is not checked."""
+
+
+def stated_limit(note: str | None) -> int | None:
+    """The length limit a string's developer note states, Android's way (`[CHAR LIMIT=20]`, AOSP's
+    convention for `strings.xml` comments; `[CHAR-LIMIT=20]` too), or None."""
+    found = _CHAR_LIMIT.search(note) if note else None
+    return int(found.group(1)) if found and int(found.group(1)) > 0 else None
 
 
 def cue_seconds(note: str | None) -> float | None:
@@ -162,8 +173,31 @@ def _double_space(source: str, text: str, profile: QaProfile, hints: QaHints) ->
     return [f"Double space: {len(here)} here, {there} in the source (first at character {here[0] + 1})."]
 
 
+def unwrapped(source: str, text: str) -> str:
+    """`text` without its pseudo-localization envelope, when every line with letters has one and the
+    source has no square bracket (see the module's note); else `text` as it is."""
+    if "[" in source or "]" in source:
+        return text
+    out: list[str] = []
+    for line in text.split("\n"):
+        first = next((k for k, ch in enumerate(line) if ch.isalpha()), None)
+        if first is None:
+            out.append(line)
+            continue
+        body = line.rstrip()
+        opens = line.find("[", 0, first + 1)
+        if opens < 0 or not body.endswith("]"):
+            return text
+        inner = body[opens + 1 : -1]
+        padding = inner.rstrip("~·")
+        if padding != inner and padding.endswith(" "):
+            inner = padding[:-1]
+        out.append(line[:opens] + inner + line[len(body) :])
+    return "\n".join(out)
+
+
 def _end_punctuation(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:
-    wanted, ends = end_mark(source), end_mark(text)
+    wanted, ends = end_mark(source), end_mark(unwrapped(source, text))
     if same_end(wanted, ends):
         return []
     return [f"Ends with {_mark(ends)}; the source with {_mark(wanted)}."]
@@ -211,7 +245,7 @@ def _bracket_counts(text: str) -> tuple[Counter[str], str | None]:
 
 def _brackets(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:
     wanted, source_unmatched = _bracket_counts(without_codes(source))
-    counts, unmatched = _bracket_counts(without_codes(text))
+    counts, unmatched = _bracket_counts(without_codes(unwrapped(source, text)))
     out = []
     for kind in ("round", "square", "curly"):
         a = wanted[f"{kind} open"], wanted[f"{kind} close"]

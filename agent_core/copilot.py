@@ -44,10 +44,13 @@ class ToolRef(_Strict):
 
 
 class QaFinding(_Strict):
-    """A quality check the proposal failed (agent_core.qa): a stable code and words for the reviewer."""
+    """A quality check the proposal failed (agent_core.qa, or its file's QA profile: agent_core.qa_profiles):
+    a stable code, words for the reviewer and the level."""
 
     code: str
     message: str
+    level: Literal["warning", "error"] = "warning"
+    """`error`: a profile check at that level; the unit is left out of bulk and automatic approvals."""
 
 
 class GlossaryMatch(_Strict):

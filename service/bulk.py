@@ -7,7 +7,8 @@ model request behave exactly as they do there. The step is made against the sess
 pending reviews were read at (409 when another step or a revision moved it meanwhile), and an
 `Idempotency-Key` keeps the answer, one that approved nothing included: a retry with the same key
 and body answers it again and approves nothing more. Proposals QA warned on are `skipped` (left
-pending for a card); so are the ones the filter does not show. When none is left pending, the step
+pending for a card; a QA profile's finding at `warning` level alone skips none:
+agent_core.qa_unit.blocks); so are the ones the filter does not show. When none is left pending, the step
 goes on to the model like any verdict step (time allowing), and the answer carries the next reviews.
 
 With `"step": "review"` (a session with a second review, service.review_step) a reviewer approves the
@@ -29,6 +30,7 @@ from agent_core.copilot import Approve, CopilotRequest
 from agent_core.effects import StepEffects, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.qa import text_warnings
+from agent_core.qa_unit import blocks
 from agent_core.runtime import StepInput
 from agent_core.tm import TmOrigin
 from storage import deadline
@@ -90,7 +92,7 @@ class BulkApproval:
             version = view.snapshot.token.version
             check_if_match(if_match, version)
             shown = _shown(view.pending, body)
-            clean = [r for r in shown if not r.warnings]
+            clean = [r for r in shown if not any(blocks(w.code, w.level) for w in r.warnings)]
             result = ApproveResult(approved=len(clean), skipped=len(shown) - len(clean))
             if not clean:
                 return await self._keep(key, view.snapshot.token.session_id, result)

@@ -534,10 +534,12 @@ class SegmentPage(BaseModel):
 
 
 class QaWarningView(BaseModel):
-    """A QA finding on a text: a stable code and words for the reviewer."""
+    """A QA finding on a text: a stable code, words for the reviewer and its level (API.md "QA profiles")."""
 
     code: str
     message: str
+    level: Literal["warning", "error"] = "warning"
+    """`error`: a QA profile check at that level (it keeps the unit out of a bulk approval)."""
 
 
 class RevisedSegment(Segment):

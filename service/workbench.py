@@ -30,6 +30,7 @@ from storage.interface import Storage
 from .audit import current_units, histories
 from .blocking import blocking
 from .memory import OwnerMemory
+from .qa_profiles import profile_warnings
 from .review_step import revision_stage
 from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
 from .segments import WRITTEN_STATUSES, SegmentQuery, build_segments, select, with_comment_counts, written_segment
@@ -145,7 +146,7 @@ class Workbench:
         `start`, the unit's place, a resource string's locked codes and plural forms too)."""
         snapshot, state = await blocking(self._load, owner, sid, fid)
         contexts = await self._contexts(sid, state.file_id, start, len(source)) if start is not None else ()
-        return await self._checked(owner, snapshot, contexts, source, text)
+        return await self._checked(owner, snapshot, contexts, source, text, file_name=state.name)
 
     async def _contexts(self, sid: str, file_id: str, start: int, length: int) -> tuple[SegmentContext, ...]:
         """The contexts of the stored segments a unit at `start` covers (read with the file's chunk)."""
@@ -159,13 +160,17 @@ class Workbench:
         contexts: Sequence[SegmentContext],
         source: str,
         text: str,
+        *,
+        file_name: str = "",
     ) -> list[QaWarningView]:
-        """The text checks, and a resource string's: a plural entry's forms replace the text checks."""
+        """The text checks, and a resource string's: a plural entry's forms replace the text checks; then
+        the file's QA profile's findings (service.qa_profiles)."""
         target = snapshot.target_language or target_tag(snapshot)
         entry = [QaWarningView(code=c, message=m) for c, m in edit_warnings(contexts, source, text, target)]
         if any(c.plural for c in contexts):
             return entry
-        return await self._warnings(owner, session_languages(snapshot), source, text) + entry
+        profiled = await blocking(lambda: profile_warnings(file_name, contexts, source, text, target_language=target))
+        return await self._warnings(owner, session_languages(snapshot), source, text) + entry + profiled
 
     async def revise(
         self,
@@ -203,7 +208,7 @@ class Workbench:
         segment_id = at[0].id if at else "s1"
         languages = session_languages(snapshot)
         contexts = await self._contexts(sid, state.file_id, unit.start, unit.end - unit.start)
-        warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string)
+        warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string, file_name=state.name)
         if body.translated_string == unit.text and (stage != "reviewed" or unit.stage == "reviewed"):
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)  # nothing changes
         if body.translated_string == unit.text:  # a reviewer's approval: the memory has nothing new to learn

@@ -8,16 +8,27 @@ import hashlib
 from ..copilot import CopilotRequest, GlossaryMatch, QaFinding
 from ..estimate_quality import estimate_quality
 from ..qa import GlossaryHit, glossary_hits, proposal_checks
+from ..qa_unit import blocks, unit_findings
 from .base import BatchState
 
 
 def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | None = None) -> CopilotRequest:
-    """`request` with its QA warnings, its glossary hits (the session pair's entries) and its estimate;
-    a plural entry's forms are checked by their own rules (`agent_core.plural`), so it gets none of these."""
+    """`request` with its QA warnings (then its file's QA profile's findings, which leave the estimate as
+    it is), its glossary hits (the session pair's entries) and its estimate; a plural entry's forms are
+    checked by their own rules (`agent_core.plural`), so it gets none of these."""
     source, text = request.src_string, request.translate_string
     if not isinstance(text, str):
         return request
     checks = proposal_checks(source, text, glossary=batch.glossary)
+    state, context = batch.files.get(request.file_id), request.context
+    profiled = unit_findings(
+        source,
+        text,
+        file_name=state.name if state is not None else "",
+        key=context.key if context is not None else None,
+        notes=(context.note,) if context is not None else (),
+        target_language=batch.target_language,
+    )
     hits = glossary_hits(source, text, batch.glossary)
     quality = estimate_quality(
         source,
@@ -31,7 +42,8 @@ def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | N
     )
     return request.model_copy(
         update={
-            "warnings": tuple(QaFinding(code=w.code, message=w.message) for w in checks),
+            "warnings": tuple(QaFinding(code=w.code, message=w.message) for w in checks)
+            + tuple(QaFinding(code=f.code, message=f.message, level=f.level) for f in profiled),
             "glossary": tuple(_match(h) for h in hits),
             "estimate": quality.score,
             "estimate_reasons": quality.reasons,
@@ -50,13 +62,14 @@ def forbidden_refusal(request: CopilotRequest) -> str | None:
 
 def auto_approvable(request: CopilotRequest, batch: BatchState) -> bool:
     """True when the session's routing would approve the proposal without a review: a threshold is set,
-    the estimate reaches it and QA found nothing (`sampled` may still send it to a person)."""
+    the estimate reaches it and QA found nothing that blocks it (`agent_core.qa_unit.blocks`; `sampled`
+    may still send it to a person)."""
     threshold = batch.routing.threshold
     return (
         threshold is not None
         and request.estimate is not None
         and request.estimate >= threshold
-        and not request.warnings
+        and not any(blocks(w.code, w.level) for w in request.warnings)
         and request.tool.name == "Translate"
     )
 

@@ -87,6 +87,13 @@ class QaProfile:
                 return max(matched)[1]
         return self.max_length
 
+    def errors_only(self) -> QaProfile:
+        """This profile with its `warning` checks off: what keeps a unit from an approval, checked alone."""
+        levels: dict[str, Level] = {
+            check: "error" if level == "error" else "off" for check, level in self.levels.items()
+        }
+        return replace(self, levels=MappingProxyType(levels))
+
     def as_json(self) -> dict[str, object]:
         """The profile as the API shows it (the object `parse_profile` reads back)."""
         out: dict[str, object] = {

@@ -14,8 +14,9 @@ goes on to the model like any verdict step (time allowing), and the answer carri
 With `"step": "review"` (a session with a second review, service.review_step) a reviewer approves the
 `translated` units the filter shows instead: each written again as it is, `reviewed` and theirs, in
 one commit of at most MAX_REVIEWED (the answer's `remaining` counts the rest); QA warnings skip a unit
-as they skip a proposal; a unit a pending proposal covers waits for the session's driver. No model
-request is made, and a retry approves nothing twice: what it approved is reviewed.
+as they skip a proposal (and a QA profile's check at `error` level: service.qa_profiles.blocked_units);
+a unit a pending proposal covers waits for the session's driver. No model request is made, and a
+retry approves nothing twice: what it approved is reviewed.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ from storage import deadline
 from .access import ForbiddenError
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
+from .qa_profiles import blocked_units
 from .schemas import ApproveBody, ApproveResult
 from .segments import SegmentQuery, parse_statuses
 from .steps import StepService
 from .views import step_response
-from .workbench import FileView, Workbench, check_if_match, session_languages
+from .workbench import FileView, Workbench, check_if_match, session_languages, target_tag
 
 MAX_KEY = 255
 """The longest Idempotency-Key (as on `POST /api/next`)."""
@@ -130,7 +132,13 @@ class BulkApproval:
         glossary = (await self.workbench.memory.recall(owner)).for_languages(languages).glossary
 
         def clean() -> list[UnitWrite]:
-            return [u for u in shown if not text_warnings(view.source[u.start : u.end], u.text, glossary)]
+            target = view.snapshot.target_language or target_tag(view.snapshot)
+            blocked = blocked_units(view.state.name, view.stored, shown, view.source, target_language=target)
+            return [
+                u
+                for u in shown
+                if u.start not in blocked and not text_warnings(view.source[u.start : u.end], u.text, glossary)
+            ]
 
         passed = await blocking(clean)
         chosen = passed[:MAX_REVIEWED]

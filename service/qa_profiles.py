@@ -1,29 +1,18 @@
-"""QA profiles in the service (API.md "QA profiles"): a profile given in a request body read (422 in
-words for a bad one), and the profile findings on a person's text for a unit of a file, as the
-workbench answers them beside its other checks.
+"""QA profiles in the service (API.md "QA profiles"): the profile findings on a person's text for a
+unit of a file, as the workbench answers them beside its other checks, and the written units an
+approval of many leaves for a person.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agent_core.errors import InvalidRequestError
-from agent_core.qa_profiles import QaProfile, parse_profile
+from agent_core.effects import UnitWrite
+from agent_core.qa_profiles import QaProfile, profile_for
 from agent_core.qa_unit import unit_findings
-from agent_core.segment import SegmentContext
+from agent_core.segment import Segment, SegmentContext
 
 from .schemas import QaWarningView
-
-
-def read_profile(value: object) -> QaProfile | None:
-    """The profile a request names (a built-in name or an object), None when it names none;
-    InvalidRequestError (422) in words for one that is not a profile."""
-    if value is None:
-        return None
-    try:
-        return parse_profile(value)
-    except ValueError as exc:
-        raise InvalidRequestError(f"qaProfile: {exc}") from exc
 
 
 def profile_warnings(
@@ -52,3 +41,41 @@ def profile_warnings(
         target_language=target_language,
     )
     return [QaWarningView(code=f.code, message=f.message, level=f.level) for f in found]
+
+
+def blocked_units(
+    file_name: str,
+    segments: Sequence[Segment],
+    units: Sequence[UnitWrite],
+    source: str,
+    *,
+    target_language: str | None,
+    chosen: QaProfile | None = None,
+) -> set[int]:
+    """The starts of the written `units` (of one file, disjoint) that a check of the file's QA profile at
+    `error` level finds fault with: what an approval of many units leaves for a person. Only the
+    profile's error checks run; the units and the file's segments are walked once, in order."""
+    strict = profile_for(file_name, chosen).errors_only()
+    ordered = sorted(segments, key=lambda s: s.start)
+    blocked: set[int] = set()
+    k = 0
+    for unit in sorted(units, key=lambda u: u.start):
+        while k < len(ordered) and ordered[k].end <= unit.start:
+            k += 1
+        contexts: list[SegmentContext] = []
+        j = k
+        while j < len(ordered) and ordered[j].start < unit.end:
+            if (context := ordered[j].context) is not None:
+                contexts.append(context)
+            j += 1
+        found = profile_warnings(
+            file_name,
+            contexts,
+            source[unit.start : unit.end],
+            unit.text,
+            target_language=target_language,
+            chosen=strict,
+        )
+        if found:
+            blocked.add(unit.start)
+    return blocked

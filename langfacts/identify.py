@@ -37,11 +37,6 @@ def _prepare() -> None:
             _ready = True
 
 
-def letters(text: str) -> int:
-    """How many letters `text` has once code, URLs, markup and placeholders are left out."""
-    return sum(ch.isalpha() for ch in _NOISE.sub(" ", text[:SAMPLE_CHARS]))
-
-
 def identify(text: str) -> str | None:
     """The primary subtag of the language `text` is written in, or None when it cannot be told."""
     sample = _NOISE.sub(" ", text[:SAMPLE_CHARS])

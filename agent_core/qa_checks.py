@@ -12,8 +12,9 @@ and what the file says about it (`QaHints`), each linear in the text.
 - `brackets`: brackets of a kind counted otherwise than in the source, or closed before they open;
 - `quotes`: another count of quotation marks than the source's (numbers, brackets and quotes are
   counted in the prose: URLs, inline code and placeholders, which other checks guard, left out);
-- `source_language`: a text that reads as the source's language when the target's is another
-  (`langfacts.identify`; too little text to tell is never a finding).
+- `source_language`: a text that shares at least half its words with the source and reads as the
+  source's language when the target's is another (`langfacts.identify`, asked only then: it costs
+  milliseconds a text, the word test microseconds; too little text to tell is never a finding).
 
 A finding carries its check's level in the profile; a check at `off` is not run. A pseudo-localized
 text (`agent_core.pseudo_text`: each line's words wrapped in `[`…`]`, padded with `~` or `·`) is
@@ -41,6 +42,7 @@ _TAG: Final = re.compile(r"</?[A-Za-z0-9][^<>\n]{0,400}>|\{\\[^{}\n]{1,80}\}")
 _TIME: Final = re.compile(r"(?:(\d{1,3}):)?(\d{1,2}):(\d{1,2})[,.](\d{1,3})")
 _TIMING: Final = re.compile(rf"({_TIME.pattern})[ \t]*-->[ \t]*({_TIME.pattern})")
 _CHAR_LIMIT: Final = re.compile(r"\[\s{0,3}CHAR[ _-]?LIMIT\s{0,3}=\s{0,3}(\d{1,6})\s{0,3}\]", re.IGNORECASE)
+_WORD: Final = re.compile(r"[^\W\d_]+")
 _SPACES: Final = re.compile(r"(?<=\S) {2,}(?=\S)")
 _SHOWN: Final = 3
 
@@ -266,8 +268,16 @@ def _quotes(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[
     return [] if wanted == here else [f"Quotation marks: {here} here, {wanted} in the source."]
 
 
+def _shares_words(source: str, text: str) -> bool:
+    """Whether at least half of `text`'s words (case aside) are words of `source`: what a text left in the
+    source's language does, and a translation seldom does (names and numbers alone)."""
+    known = {w.casefold() for w in _WORD.findall(source)}
+    words = [w.casefold() for w in _WORD.findall(text)]
+    return bool(words) and 2 * sum(w in known for w in words) >= len(words)
+
+
 def _source_language(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:
-    if hints.identify is None or not hints.target_language:
+    if hints.identify is None or not hints.target_language or not _shares_words(source, text):
         return []
     target = _primary(hints.target_language)
     source_language = _primary(hints.source_language) if hints.source_language else hints.identify(source)

@@ -270,3 +270,20 @@ def test_punctuation_helpers_on_edges() -> None:
     assert end_mark('Done.")') == "full stop"
     assert same_end("question mark", "semicolon") and not same_end("full stop", None)
     assert quote_marks("«a» „b“ 「c」") == 6
+
+
+def test_the_language_is_told_only_of_a_text_that_shares_the_sources_words() -> None:
+    asked: list[str] = []
+
+    def spy(text: str) -> str | None:
+        asked.append(text)
+        return identify(text)
+
+    hints = QaHints(source_language="en", target_language="fr", identify=spy)
+    french = "Ouvrez les paramètres et choisissez la langue que vous voulez utiliser pour toute l'application."
+    assert found("source_language", ENGLISH, french, hints) == [] and asked == []
+    half = "Open the settings and choose the language: ouvrez les paramètres, choisissez la langue voulue."
+    assert found("source_language", ENGLISH, half, hints) == [] and asked == [half]  # told, and not English
+    assert found("source_language", ENGLISH, ENGLISH.upper(), hints) == [
+        "Reads as the source's language (en), not fr: left untranslated?"
+    ]

@@ -28,7 +28,7 @@ from typing import Literal
 from agent_core.memory import GlossaryEntry
 from agent_core.plural import ORDER, forms_problems, forms_text, parse_forms
 from agent_core.qa import proposal_checks
-from agent_core.qa_checks import QaHints, cue_seconds, profile_checks
+from agent_core.qa_checks import QaHints, cue_seconds, profile_checks, stated_limit
 from agent_core.qa_profiles import QaProfile, profile_for
 from agent_core.segment import SegmentContext
 from agent_core.tools.entries import edit_warnings, target_categories
@@ -63,7 +63,8 @@ class Pair:
     categories: tuple[str, ...] = ()
     """The target language's plural categories, when the file names its language."""
     note: str | None = None
-    """What the file says about the string (a subtitle cue's timing, which the reading speed is measured over)."""
+    """What the file says about the string (its source's, for a monolingual file): a stated length limit
+    (`[CHAR LIMIT=n]`), a subtitle cue's timing (which the reading speed is measured over)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -294,6 +295,7 @@ def check_pair(
         return found
     hints = QaHints(
         key=pair.key,
+        max_length=stated_limit(pair.note),
         seconds=cue_seconds(pair.note),
         source_language=languages[0],
         target_language=languages[1],

@@ -32,12 +32,15 @@ SOURCE_XML = """<?xml version="1.0" encoding="utf-8"?>
 <resources>
     <string name="button_save">Save</string>
     <string name="title">Settings (%1$d)</string>
+    <!-- The menu entry [CHAR LIMIT=8] -->
+    <string name="menu_help">Help</string>
 </resources>
 """
 TARGET_XML = """<?xml version="1.0" encoding="utf-8"?>
 <resources>
     <string name="button_save">Enregistrer les modifications</string>
     <string name="title">Paramètres %1$d</string>
+    <string name="menu_help">Assistance</string>
 </resources>
 """
 
@@ -86,12 +89,18 @@ def test_a_profile_changes_levels_and_limits(tmp_path: Path, capsys: pytest.Capt
     _, srt, _, xml = files(tmp_path)
     source = str(tmp_path / "en/{name}")
     status, report = run(capsys, str(xml), "--source", source)
-    assert status == 0 and findings(report) == [("title", "warning", "brackets")]  # no length limit: none stated
+    assert status == 1  # the source's comment states the menu entry's limit
+    assert findings(report) == [("title", "warning", "brackets"), ("menu_help", "error", "max_length")]
+    assert report["files"][0]["findings"][1]["message"] == "Too long: 10 characters, at most 8."
     profile = tmp_path / "qa.json"
     profile.write_text(json.dumps({"base": "strings", "maxLengthByKey": {"button_": 20}}), encoding="utf-8")
     status, report = run(capsys, str(xml), "--source", source, "--qa-profile", str(profile))
     assert status == 1
-    assert findings(report) == [("button_save", "error", "max_length"), ("title", "warning", "brackets")]
+    assert findings(report) == [
+        ("button_save", "error", "max_length"),
+        ("title", "warning", "brackets"),
+        ("menu_help", "error", "max_length"),
+    ]
     assert report["files"][0]["findings"][0]["message"] == "Too long: 29 characters, at most 20."
     relaxed = {"base": "subtitles", "checks": {"line_length": "warning", "reading_speed": "off"}}
     profile.write_text(json.dumps(relaxed), encoding="utf-8")

@@ -120,33 +120,30 @@ def _format(name: str, data: bytes) -> FileFormat | None:
 
 def pairs_of(name: str, content: str | bytes) -> list[Pair]:
     """The translatable pairs of a file; InterchangeError when it cannot be read."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
+    return _read_pairs(name, content.encode("utf-8") if isinstance(content, str) else content)[0]
+
+
+Languages = tuple[str | None, str | None]
+"""A file's source and target languages, where it declares them."""
+
+
+def _read_pairs(name: str, data: bytes) -> tuple[list[Pair], Languages]:
+    """The translatable pairs of a file and the languages it declares (an XLIFF's `srcLang` and
+    `trgLang`, a PO header's, …), read once; InterchangeError when it cannot be read."""
     if name.lower().endswith(TMX_SUFFIXES + XLIFF_SUFFIXES):
         try:
             text, _, _ = decode_xml(data)
         except FormatError as exc:
             raise InterchangeError(f"{name}: {exc}") from exc
         if name.lower().endswith(TMX_SUFFIXES):
-            return [Pair(key=p.source, source=p.source, target=p.target) for p in parse_tmx(text)]
-        return [Pair(key=s.key, source=s.source, target=s.target) for s in parse_xliff(text).translatable_segments()]
+            return [Pair(key=p.source, source=p.source, target=p.target) for p in parse_tmx(text)], (None, None)
+        document = parse_xliff(text)
+        pairs = [Pair(key=s.key, source=s.source, target=s.target) for s in document.translatable_segments()]
+        return pairs, (document.source_language, document.target_language)
     fmt, resource = _resource(name, data)
     categories = _categories(fmt.name, resource.target_language, data) if resource.target_language else ()
-    return [_entry_pair(e, categories) for e in resource.entries]
-
-
-def languages_of(name: str, content: bytes) -> tuple[str | None, str | None]:
-    """The source and target languages a file declares (an XLIFF's `srcLang`/`trgLang`, a PO header), if
-    any; (None, None) for one that declares none or cannot be read (its report says why)."""
-    try:
-        if name.lower().endswith(XLIFF_SUFFIXES):
-            document = parse_xliff(decode_xml(content)[0])
-            return document.source_language, document.target_language
-        if name.lower().endswith(TMX_SUFFIXES):
-            return None, None
-        resource = _resource(name, content)[1]
-    except (InterchangeError, FormatError, ValueError, LookupError, RecursionError):
-        return None, None
-    return resource.source_language, resource.target_language
+    pairs = [_entry_pair(e, categories) for e in resource.entries]
+    return pairs, (resource.source_language, resource.target_language)
 
 
 def paired(name: str, content: bytes, source_name: str, source: bytes, *, language: str | None = None) -> list[Pair]:
@@ -242,9 +239,10 @@ def check_file(
     read, whatever the reason, is one `unreadable` error of its report."""
     data = text.encode("utf-8") if isinstance(text, str) else text
     old = previous.encode("utf-8") if isinstance(previous, str) else previous
+    declared: Languages = (None, None)
     try:
         if source is None:
-            pairs = pairs_of(name, data)
+            pairs, declared = _read_pairs(name, data)
             before = pairs_of(name, old) if old is not None else []
             extra: list[str] = []
         else:
@@ -255,8 +253,7 @@ def check_file(
         return unreadable(name, str(exc) if isinstance(exc, InterchangeError) else f"{name}: {exc}")
     seen = {(p.key, p.source, p.target) for p in before}
     changed = [p for p in pairs if (p.key, p.source, p.target) not in seen]
-    declared_source, declared_target = languages_of(name, data)
-    languages = (declared_source or source_language, language or declared_target)
+    languages = (declared[0] or source_language, language or declared[1])
     chosen = profile_for(name, profile)
     findings = [finding for pair in changed for finding in check_pair(pair, glossary, chosen, languages)]
     findings += [

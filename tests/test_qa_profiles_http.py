@@ -107,3 +107,14 @@ def test_a_subtitle_line_over_42_characters_is_flagged_on_its_card(client: TestC
     assert (approved["approved"], approved["skipped"]) == (1, 1)  # a warning alone leaves the approval alone
     pending = client.get(f"/api/sessions/{sid}").json()["pendingCopilotRequests"]
     assert [r["src_string"] for r in pending] == [long_line["src_string"]]
+
+
+def test_auto_approval_passes_warnings_and_leaves_errors_to_a_person(client: TestClient) -> None:
+    sid = client.post("/api/sessions", json={"targetLanguage": "fr", "autoApprove": {"minEstimate": 0}}).json()["id"]
+    fid = client.post(f"/api/sessions/{sid}/files", json={"name": "film.srt", "content": SUBTITLES}).json()["fileId"]
+    answer = client.post("/api/next", json={"sessionId": sid, "userInput": "Translate film.srt."}).json()
+    cards = answer["agentResponse"]["copilotRequests"]
+    assert [c["src_string"] for c in cards] == ["Where are you going at this time of night?"]  # line_length: error
+    segments = client.get(f"/api/sessions/{sid}/files/{fid}/segments").json()["segments"]
+    fast = next(s for s in segments if s["source"] == "Home, now.")
+    assert (fast["status"], fast["auto"]) == ("approved", True)  # its reading speed is a warning

@@ -117,7 +117,7 @@ test("comment counts and badges", () => {
   assert.deepEqual(threadCounts([thread(1, 2), thread(0, 3)]), { threads: 2, open: 1, comments: 5 });
   assert.equal(commentBadge({ comments: 0 }), null);
   assert.deepEqual(commentBadge({ comments: 3, openComments: 2 }), { text: "2 open", open: true, label: "3 comments, 2 open" });
-  assert.deepEqual(commentBadge({ comments: 1, openComments: 0 }), { text: "1", open: false, label: "1 comment, all resolved" });
+  assert.deepEqual(commentBadge({ comments: 1, openComments: 0 }), { text: "1 comment", open: false, label: "1 comment, all resolved" });
 });
 
 test("the team routes: paths, bodies and the act-as header", async () => {

@@ -8,6 +8,8 @@ import { $, store } from "./dom.js";
 import { hashJob, leaveJob, openedFromJob, renderJobList, showJob, shownJob } from "./jobs.js";
 import { goOnFromStanding, runLoop, stopLoop } from "./loop.js";
 import { enterFromView, enterSession, refreshDocument } from "./screen.js";
+import { chosen, renderWorkspace } from "./projects.js";
+import { letGo, showTeam } from "./sessionteam.js";
 import { loadSessions } from "./sessions.js";
 import { showSourceLanguage } from "./sourcelang.js";
 import { listModels } from "./start.js";
@@ -40,12 +42,15 @@ export function route() {
 /** The home screen: the start form, the jobs and sessions of this user. */
 export function showHome() {
   stopLoop();
+  letGo();
+  showTeam({ project: null }); // the top bar's project and holder are a session's
   state.view = "home";
   state.sessionId = null;
   state.loadToken++;
   clearError();
   leaveJob();
   renderJobList();
+  renderWorkspace();
   for (const [el, hidden] of /** @type {const} */ ([["view-home", false], ["view-session", true], ["topbar-session", true], ["continue", true], ["shortcuts", true]])) {
     $(el).hidden = hidden;
   }
@@ -61,6 +66,7 @@ export function showHome() {
 /** Open session `id` as the server has it, and go on from where it stands. @param {string} id */
 export async function openSession(id) {
   stopLoop();
+  if (id !== state.sessionId) letGo();
   leaveJob();
   clearError();
   const token = ++state.loadToken;
@@ -86,6 +92,7 @@ export async function openSession(id) {
   }
   if (token !== state.loadToken) return;
   enterFromView(id, data);
+  showTeam(data);
   goOnFromStanding(data, openedFromJob(id));
 }
 
@@ -99,6 +106,7 @@ export function beginSession({ sessionId, file, userInput, text }) {
     messageCount: 0,
   });
   if (text != null) state.sources.set(file.fileId, text);
+  showTeam({ project: chosen()?.id ?? null }); // started in the chosen workspace
   refreshDocument(file.fileId, { source: true });
   // The language the server detected from the upload (the step's answer does not carry it).
   api.session(sessionId).then((view) => sessionId === state.sessionId && (showSourceLanguage(view), showAutoApprove(view)), () => {});

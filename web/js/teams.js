@@ -159,10 +159,10 @@ export function threadCounts(threads) {
   return { threads: threads.length, open, comments };
 }
 
-/** A segment's comments badge: "2 open" while any is open, else the count; null without comments. @param {{comments?: number, openComments?: number}} seg */
+/** A segment's comments badge: "2 open" while any is open, else "3 comments"; null without comments. @param {{comments?: number, openComments?: number}} seg */
 export function commentBadge(seg) {
   const n = seg.comments ?? 0;
   if (!n) return null;
   const open = seg.openComments ?? 0;
-  return { text: open ? `${open} open` : `${n}`, open: open > 0, label: `${n} comment${n === 1 ? "" : "s"}${open ? `, ${open} open` : ", all resolved"}` };
+  return { text: open ? `${open} open` : `${n} comment${n === 1 ? "" : "s"}`, open: open > 0, label: `${n} comment${n === 1 ? "" : "s"}${open ? `, ${open} open` : ", all resolved"}` };
 }

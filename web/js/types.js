@@ -80,7 +80,7 @@
  * @property {JobFigures} spent
  * @property {JobFigures} estimate `usd` null when the model has no price
  * @typedef {{id: string, createdAt: string, languages: Record<string, JobLanguage>, spent: JobFigures, estimate: JobFigures}} JobView
- * @typedef {{files: ({name: string, content: string} | {name: string, contentBase64: string})[], targetLanguages: string[], sourceLanguage?: string, model?: string}} JobCreate
+ * @typedef {{files: ({name: string, content: string} | {name: string, contentBase64: string})[], targetLanguages: string[], sourceLanguage?: string, model?: string, project?: string}} JobCreate
  *
  * @typedef {"untranslated" | "pending" | "approved" | "refined" | "revised" | string} SegmentStatus
  * @typedef {object} Segment

@@ -1,0 +1,208 @@
+"""The web UI's teams (issue 43) in a real browser: a manager, a French translator and a French reviewer.
+
+The real service (SQLite, the offline `pseudo` model, local mode) and the system Chromium, as in
+test_ui.py. Three tabs of one browser act as three people with the UI's "act as" field (the
+`X-Act-As` header, honoured in local mode only): the manager (the local user) creates a project,
+adds the translator and the reviewer (a refusal in the server's words on the way), and starts a
+French translation in it; the translator picks the project, sees their role's view, drives the
+session and comments on a card; the reviewer sees who holds the session, and a step of theirs is
+refused with the holder and the time; the manager takes it over. Screenshots go to the test's tmp
+folder (printed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.browser.launcher import REQUIRES_BROWSER, SMALL_SCREENS, chromium_page, free_port, running_service
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
+
+TEXT = "# Widgets\n\n" + "".join(
+    f"The widget number {n} saves your work in the background, and its menu offers to rename, copy or delete it.\n\n"
+    for n in range(1, 19)
+)
+"""Eighteen paragraphs of about 100 characters: several batches of a few cards on the smallest screens."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real service on a free port, in local mode (no sign-in), its screens the smallest; yields its base URL."""
+    with running_service(tmp_path_factory.mktemp("teams"), free_port(), SMALL_SCREENS) as base:
+        yield base
+
+
+@pytest.fixture
+def page(server: str) -> Iterator[Page]:
+    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
+    with chromium_page() as page:
+        yield page
+
+
+def act_as(page: Page, sub: str) -> None:
+    """Type `sub` into the top bar's "Act as" field (local mode) and apply it."""
+    page.fill("#act-as-input", sub)
+    page.press("#act-as-input", "Enter")
+
+
+def choose_workspace(page: Page, name: str) -> None:
+    """Open the switcher (it asks for the projects then) and pick `name`."""
+    page.click("#workspace-summary")
+    page.click(f"#workspace-list .workspace-item:has-text('{name}')")
+    page.wait_for_function("(n) => document.querySelector('#workspace-name').textContent === n", arg=name)
+
+
+def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_path: Path) -> None:
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    print(f"screenshots: {shots}")
+    manager = page
+    manager.goto(server)
+    manager.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    assert manager.is_visible("#act-as"), "local mode offers the act-as field"
+
+    # The manager creates a project and adds a French translator and a French reviewer.
+    manager.click("#workspace-summary")
+    manager.wait_for_selector("#workspace-list .workspace-item")  # Personal, at least
+    manager.fill("#project-new-name", "Docs FR")
+    manager.click("#project-new button[type=submit]")
+    manager.wait_for_function("() => document.querySelector('#workspace-name').textContent === 'Docs FR'")
+    assert manager.inner_text("#workspace-role") == "Manager · all languages"
+    manager.wait_for_selector("#project-admin[open] #members .member[data-sub=local]")
+    assert manager.input_value("#project-name") == "Docs FR"
+    for sub, role in (("tina", "translator"), ("rita", "reviewer")):
+        manager.fill("#member-sub", sub)
+        manager.select_option("#member-role", role)
+        manager.fill("#member-langs", "French")
+        manager.click("#member-add button[type=submit]")
+        manager.wait_for_selector(f"#members .member[data-sub={sub}]")
+    assert manager.input_value("#members .member[data-sub=tina] input") == "fr", "the server names French fr"
+    assert manager.input_value("#members .member[data-sub=rita] select") == "reviewer"
+    # A language typed wrong is said before anything is sent.
+    manager.fill("#members .member[data-sub=tina] input", "fr, *")
+    manager.click("#members .member[data-sub=tina] button:has-text('Save')")
+    manager.wait_for_function("() => document.querySelector('#members-error').textContent.includes('alone')")
+    manager.fill("#members .member[data-sub=tina] input", "fr")
+    # Refusals are said as the server words them: the last manager cannot go.
+    manager.click("#members .member[data-sub=local] button:has-text('Remove')")
+    manager.wait_for_function("() => !document.querySelector('#members-error').textContent.includes('alone')")
+    assert "manager" in manager.inner_text("#members-error").lower()
+    assert manager.is_visible("#members .member[data-sub=local]"), "a refusal changes nothing"
+    manager.screenshot(path=str(shots / "teams-members.png"), full_page=True)
+
+    # The manager starts a French translation in the project: the session is the project's.
+    manager.fill("#doc-text", TEXT)
+    manager.fill("#doc-name", "widgets.md")
+    manager.fill("#target-lang", "French")
+    assert manager.inner_text("#start-heading") == "New translation in Docs FR"
+    manager.click("#start")
+    manager.wait_for_selector("body[data-phase=review] #cards .card")
+    manager.wait_for_selector("#team-badge:not([hidden])")
+    assert manager.inner_text("#team-badge").startswith("Docs FR · Manager")
+    session = manager.evaluate("() => location.hash.slice(1)")
+    assert session.startswith("s_")
+    manager.click("#home-link")  # leaving lets the session go (DELETE …/claim)
+    manager.wait_for_selector(f"#session-list [data-session-id={session}]")
+    assert "French" in manager.inner_text(f"#session-list [data-session-id={session}]")
+
+    # The translator, in a tab of their own: the project, their role's view, the session of their language.
+    translator = manager.context.new_page()
+    translator.goto(server)
+    translator.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    act_as(translator, "tina")
+    translator.wait_for_selector("#session-list[data-loaded=true]", state="attached")
+    choose_workspace(translator, "Docs FR")
+    assert translator.inner_text("#workspace-role") == "Translator · fr"
+    assert translator.is_hidden("#start-form"), "only managers start a project's sessions"
+    assert "translate into fr" in translator.inner_text("#project-note-text")
+    assert translator.is_hidden("#project-admin")
+    translator.wait_for_selector(f"#session-list [data-session-id={session}]")
+    translator.screenshot(path=str(shots / "teams-translator-home.png"))
+    translator.click(f"#session-list [data-session-id={session}] .session-link")
+    translator.wait_for_selector("body[data-phase=review] #cards .card.current")
+    translator.wait_for_function("() => document.querySelector('#team-badge').textContent.includes('Translator')")
+    assert translator.is_hidden("#held-by"), "the manager let it go"
+
+    # A comment on the card's segment, then the translator drives: a verdict is a step, the hold theirs.
+    translator.click("#cards .card.current .card-comments")
+    translator.fill("#cards .card.current .thread-text", "Is «widget» a product name? Keep it?")
+    translator.press("#cards .card.current .thread-text", "Control+Enter")
+    translator.wait_for_selector("#cards .card.current .thread .comment:has-text('product name')")
+    assert "tina" in translator.inner_text("#cards .card.current .comment .comment-head")
+    translator.screenshot(path=str(shots / "teams-card-comment.png"))
+    translator.press("#cards .card.current .thread-text", "Escape")  # back to the card's keys
+    seen = translator.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
+    for _ in seen:
+        translator.keyboard.press("a")
+    translator.wait_for_function(
+        "(seen) => document.body.dataset.phase === 'review' && [...document.querySelectorAll('#cards .card')].some(c => !seen.includes(c.dataset.callId))",
+        arg=seen,
+    )
+
+    # The segment list counts the open thread; its thread opens under the row.
+    translator.click("#tab-segments")
+    translator.wait_for_selector("#seglist .seg-comments-open")
+    assert "1 open" in translator.inner_text("#seglist .seg-comments-open")
+    translator.click("#threads > summary")
+    translator.wait_for_selector("#threads-list .thread-link")
+    assert "tina: Is «widget» a product name?" in translator.inner_text("#threads-list")
+    translator.click("#threads-list .thread-link")
+    translator.wait_for_selector("#seglist .seg .thread .comment")
+    translator.screenshot(path=str(shots / "teams-segment-thread.png"))
+
+    # The reviewer sees who holds the session; a step of theirs is refused with the holder and the time.
+    reviewer = manager.context.new_page()
+    reviewer.goto(server)
+    reviewer.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    act_as(reviewer, "rita")
+    choose_workspace(reviewer, "Docs FR")
+    assert reviewer.inner_text("#workspace-role") == "Reviewer · fr"
+    reviewer.click(f"#session-list [data-session-id={session}] .session-link")
+    reviewer.wait_for_selector("body[data-phase=review] #cards .card.current")
+    reviewer.wait_for_selector("#held-by:not([hidden])")
+    assert reviewer.inner_text("#held-by").startswith("Held by tina until ")
+    # Resolve the translator's question from the segment list, as the reviewer.
+    reviewer.click("#tab-segments")
+    reviewer.click("#seglist .seg-comments-open")
+    reviewer.click("#seglist .thread .comment button:has-text('Resolve')")
+    reviewer.wait_for_selector("#seglist .thread .comment-resolved")
+    assert "resolved by rita" in reviewer.inner_text("#seglist .thread .comment-resolved")
+    reviewer.keyboard.press("Escape")
+    reviewer.click("#cards .card.current")
+    for _ in reviewer.query_selector_all("#cards .card"):
+        reviewer.keyboard.press("a")
+    reviewer.wait_for_selector("#claimed:not([hidden])")
+    assert reviewer.inner_text("#claimed-text").startswith("Held by tina until ")
+    assert reviewer.is_hidden("#claimed-take"), "only a manager takes a session over"
+    reviewer.screenshot(path=str(shots / "teams-held-reviewer.png"))
+
+    # The manager opens it too: held by tina; their step offers to take it over, which goes through.
+    manager.click(f"#session-list [data-session-id={session}] .session-link")
+    manager.wait_for_selector("body[data-phase=review] #cards .card.current")
+    manager.wait_for_selector("#held-by:not([hidden])")
+    for _ in manager.query_selector_all("#cards .card"):
+        manager.keyboard.press("a")
+    manager.wait_for_selector("#claimed:not([hidden]) #claimed-take:visible")
+    manager.screenshot(path=str(shots / "teams-take-over.png"))
+    before = manager.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
+    manager.click("#claimed-take")
+    manager.wait_for_function(
+        "(seen) => ['review', 'done', 'idle'].includes(document.body.dataset.phase) && ![...document.querySelectorAll('#cards .card')].some(c => seen.includes(c.dataset.callId))",
+        arg=before,
+    )
+    assert manager.is_hidden("#claimed")
+    assert manager.is_hidden("#held-by"), "the manager holds it now"
+    # The translator's next step is refused in turn, naming the manager.
+    translator.click("#cards .card.current")
+    for _ in translator.query_selector_all("#cards .card"):
+        translator.keyboard.press("a")
+    translator.wait_for_selector("#claimed:not([hidden])")
+    assert translator.inner_text("#claimed-text").startswith("Held by local until ")
+    translator.screenshot(path=str(shots / "teams-held-translator.png"))

@@ -1,0 +1,265 @@
+// @ts-check
+// The home screen's workspace: "Personal" or one of the caller's projects (GET /api/projects, asked
+// only when the switcher opens, so the page loads with what it did before), a new project, and for a
+// project's manager its members (PUT and DELETE …/members/{sub}) and settings (PATCH), with the
+// server's refusals said as it words them. The choice is remembered in this browser; sessions
+// started while a project is chosen are the project's.
+
+import { actingAs } from "./actas.js";
+import { api } from "./api.js";
+import { $, h, store } from "./dom.js";
+import { abilities, chosenProject, languagesText, parseLanguages, ROLE_LABEL, ROLES, subProblem } from "./teams.js";
+
+/** @typedef {import("./types.js").ProjectEntry} ProjectEntry */
+/** @typedef {import("./types.js").Project} Project */
+/** @typedef {import("./types.js").Member} Member */
+
+/** Where the choice is kept: per identity acted as (local mode's tabs may be different members). */
+const key = () => `workspace:${actingAs()}`;
+
+/** The chosen project as remembered (its id, name, and the caller's role and languages), or null: Personal. @returns {ProjectEntry | null} */
+export function chosen() {
+  const p = store.get(key(), null);
+  return p && typeof p.id === "string" ? p : null;
+}
+
+/** @type {ProjectEntry[] | null} the caller's projects, once asked */
+let projects = null;
+
+/** The caller's projects, asked once (again with `fresh`). @param {boolean} [fresh] */
+export async function myProjects(fresh = false) {
+  if (!projects || fresh) projects = (await api.projects()).projects || [];
+  return projects;
+}
+
+/** Forget the projects asked (another identity acts now). */
+export function forgetProjects() {
+  projects = null;
+}
+
+/** What the home screen does on a change of workspace: read the sessions again. @type {() => void} */
+let changed = () => {};
+
+/** @param {string} el @param {unknown} [err] */
+function say(el, err) {
+  const box = $(el);
+  box.hidden = !err;
+  box.textContent = err ? (err instanceof Error ? err.message : String(err)) : "";
+}
+
+/** Show the chosen workspace: its name, the caller's role, the start form or what the role does. */
+export function renderWorkspace() {
+  const p = chosen();
+  $("workspace-name").textContent = p ? p.name : "Personal";
+  const role = $("workspace-role");
+  role.hidden = !p;
+  role.textContent = p ? `${ROLE_LABEL[p.role]} · ${languagesText(p.languages)}` : "";
+  const can = abilities(p?.role);
+  $("project-admin").hidden = !can.manage;
+  $("sessions-heading").textContent = p ? `Sessions of ${p.name}` : "Your sessions";
+  // Only a project's managers start its sessions; the others open the sessions of their languages.
+  $("start-form").hidden = Boolean(p && !can.manage);
+  $("project-note").hidden = !(p && !can.manage);
+  if (p && !can.manage) {
+    $("project-note-heading").textContent = `${p.name}: ${ROLE_LABEL[p.role].toLowerCase()}`;
+    $("project-note-text").textContent =
+      p.role === "reviewer"
+        ? `You review ${languagesText(p.languages)}: open a session below; its Segments tab lists what translators did for your review.`
+        : `You translate into ${languagesText(p.languages)}: open a session of your languages below and drive it. Its managers start new ones.`;
+  }
+  $("start-heading").textContent = p ? `New translation in ${p.name}` : "New translation";
+}
+
+/** @param {ProjectEntry | null} p */
+function choose(p) {
+  store.set(key(), p);
+  /** @type {HTMLDetailsElement} */ ($("workspace")).open = false;
+  renderWorkspace();
+  if (p && abilities(p.role).manage) loadProject(p.id);
+  changed();
+}
+
+/** The switcher's list: Personal and each project, with the caller's role there. */
+async function fillMenu() {
+  $("workspace-loading").hidden = false;
+  say("project-new-error");
+  let list;
+  try {
+    list = await myProjects(true);
+  } catch (err) {
+    $("workspace-loading").textContent = `Your projects could not be read: ${/** @type {Error} */ (err).message}`;
+    return;
+  }
+  $("workspace-loading").hidden = true;
+  const current = chosenProject(chosen()?.id ?? null, list);
+  if (!current && chosen()) choose(null); // no longer a member: back to Personal
+  const item = (/** @type {ProjectEntry | null} */ p) =>
+    h(
+      "li",
+      {},
+      h(
+        "button",
+        { type: "button", class: "workspace-item", "aria-current": (p?.id ?? null) === current ? "true" : null, onclick: () => choose(p) },
+        h("strong", { text: p ? p.name : "Personal" }),
+        h("span", { class: "hint", text: p ? ` ${ROLE_LABEL[p.role]} · ${languagesText(p.languages)}` : " your own sessions and memory" }),
+      ),
+    );
+  $("workspace-list").replaceChildren(item(null), ...list.map(item));
+}
+
+/** @type {Project | null} the managed project's full record */
+let shown = null;
+
+/** Read the project (members and settings) and show them to its manager. @param {string} id */
+async function loadProject(id) {
+  try {
+    const project = await api.project(id);
+    if (chosen()?.id !== id) return;
+    showProject(project);
+  } catch (err) {
+    say("members-error", err);
+  }
+}
+
+/** @param {Project} project */
+function showProject(project) {
+  shown = project;
+  /** @type {HTMLInputElement} */ ($("project-name")).value = project.name;
+  /** @type {HTMLSelectElement} */ ($("project-review")).value = project.review;
+  /** @type {HTMLSelectElement} */ ($("project-auto")).value = project.autoApprove ? String(project.autoApprove.minEstimate) : "";
+  $("members").replaceChildren(...project.members.map(memberRow));
+  const p = chosen();
+  if (p && p.name !== project.name) {
+    store.set(key(), { ...p, name: project.name });
+    renderWorkspace();
+  }
+}
+
+/** A member: identity, role and languages to change, Save, Remove. @param {Member} m */
+function memberRow(m) {
+  const role = /** @type {HTMLSelectElement} */ (
+    h("select", { "aria-label": `Role of ${m.sub}` }, ROLES.map((r) => h("option", { value: r, selected: r === m.role, text: ROLE_LABEL[r] })))
+  );
+  const langs = /** @type {HTMLInputElement} */ (h("input", { type: "text", "aria-label": `Languages of ${m.sub}`, autocomplete: "off" }));
+  langs.value = m.languages.join(", ");
+  return h(
+    "li",
+    { class: "member", "data-sub": m.sub },
+    h("span", { class: "member-sub", title: m.sub, text: m.sub }),
+    role,
+    langs,
+    h("button", { type: "button", class: "button button-secondary button-small", onclick: () => saveMember(m.sub, role.value, langs.value), text: "Save" }),
+    h("button", { type: "button", class: "button button-quiet button-small", "aria-label": `Remove ${m.sub}`, onclick: () => removeMember(m.sub), text: "Remove" }),
+  );
+}
+
+/** @param {string} sub @param {string} role @param {string} languagesTyped */
+async function saveMember(sub, role, languagesTyped) {
+  const id = shown?.id;
+  if (!id) return;
+  say("members-error");
+  $("members-status").textContent = "";
+  const problem = subProblem(sub);
+  const langs = parseLanguages(languagesTyped);
+  if (problem || "error" in langs) {
+    say("members-error", problem || /** @type {{error: string}} */ (langs).error);
+    return false;
+  }
+  try {
+    const project = await api.putMember(id, sub, { role, languages: langs.languages });
+    showProject(project);
+    const m = project.members.find((x) => x.sub === sub);
+    $("members-status").textContent = m ? `${sub}: ${ROLE_LABEL[m.role].toLowerCase()}, ${languagesText(m.languages)}.` : "";
+    return true;
+  } catch (err) {
+    say("members-error", err);
+    return false;
+  }
+}
+
+/** @param {string} sub */
+async function removeMember(sub) {
+  const id = shown?.id;
+  if (!id) return;
+  say("members-error");
+  try {
+    showProject(await api.removeMember(id, sub));
+    $("members-status").textContent = `${sub} removed.`;
+  } catch (err) {
+    say("members-error", err);
+  }
+}
+
+/** Wire the switcher, the new-project form, the members and settings. @param {{changed: () => void}} opts */
+export function setupProjects(opts) {
+  changed = opts.changed;
+  renderWorkspace();
+  $("workspace").addEventListener("toggle", () => {
+    if (/** @type {HTMLDetailsElement} */ ($("workspace")).open) fillMenu();
+  });
+  $("project-admin").addEventListener("toggle", () => {
+    const p = chosen();
+    if (p && /** @type {HTMLDetailsElement} */ ($("project-admin")).open) loadProject(p.id);
+  });
+  $("project-new").addEventListener("submit", async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const name = /** @type {HTMLInputElement} */ ($("project-new-name")).value.trim();
+    if (!name) return say("project-new-error", "Name the project first.");
+    try {
+      const project = await api.createProject({ name, review: /** @type {HTMLSelectElement} */ ($("project-new-review")).value });
+      /** @type {HTMLInputElement} */ ($("project-new-name")).value = "";
+      await myProjects(true);
+      const mine = projects?.find((p) => p.id === project.id);
+      choose(mine || { id: project.id, name: project.name, role: "manager", languages: ["*"] });
+      /** @type {HTMLDetailsElement} */ ($("project-admin")).open = true;
+    } catch (err) {
+      say("project-new-error", err);
+    }
+  });
+  $("member-add").addEventListener("submit", async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const sub = /** @type {HTMLInputElement} */ ($("member-sub")).value;
+    const ok = await saveMember(sub, /** @type {HTMLSelectElement} */ ($("member-role")).value, /** @type {HTMLInputElement} */ ($("member-langs")).value);
+    if (ok) {
+      /** @type {HTMLInputElement} */ ($("member-sub")).value = "";
+      /** @type {HTMLInputElement} */ ($("member-langs")).value = "";
+      $("member-sub").focus();
+    }
+  });
+  $("project-settings").addEventListener("submit", async (/** @type {Event} */ e) => {
+    e.preventDefault();
+    const id = shown?.id;
+    if (!id) return;
+    say("project-settings-error");
+    const auto = /** @type {HTMLSelectElement} */ ($("project-auto")).value;
+    try {
+      showProject(
+        await api.updateProject(id, {
+          name: /** @type {HTMLInputElement} */ ($("project-name")).value.trim(),
+          review: /** @type {HTMLSelectElement} */ ($("project-review")).value,
+          autoApprove: auto ? { minEstimate: Number(auto) } : null,
+        }),
+      );
+      $("members-status").textContent = "Settings saved.";
+    } catch (err) {
+      say("project-settings-error", err);
+    }
+  });
+}
+
+/**
+ * Another identity acts now (local mode's "act as"): the remembered project is checked against its
+ * projects, with its role there, or the workspace goes back to Personal.
+ */
+export async function recheckProject() {
+  forgetProjects();
+  const p = chosen();
+  if (!p) return;
+  try {
+    const mine = (await myProjects()).find((x) => x.id === p.id) || null;
+    store.set(key(), mine);
+  } catch {
+    store.set(key(), null);
+  }
+  renderWorkspace();
+}

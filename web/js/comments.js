@@ -5,7 +5,7 @@
 // A segment's counts come with the segment list (`comments`, `openComments`); what changes here
 // is told to the page (`changed`), which reads the list again.
 
-import { api } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { $, h, num } from "./dom.js";
 import { state } from "./state.js";
 import { commentProblem, threadCounts } from "./teams.js";
@@ -40,7 +40,7 @@ export function threadBox(fileId, segmentId, { label = "Comment" } = {}) {
   const ta = /** @type {HTMLTextAreaElement} */ (h("textarea", { class: "thread-text", rows: "2", "aria-label": label, placeholder: "A question or a note for the team (Ctrl+Enter posts, Esc leaves)" }));
   const error = h("p", { class: "field-error", role: "alert", hidden: true });
   const fail = (/** @type {unknown} */ err) => {
-    error.textContent = err instanceof Error ? err.message : String(err);
+    error.textContent = err instanceof ApiError ? err.detail || err.message : err instanceof Error ? err.message : String(err);
     error.hidden = false;
   };
   /** @param {Comment[]} comments */

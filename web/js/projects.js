@@ -6,7 +6,7 @@
 // started while a project is chosen are the project's.
 
 import { actingAs } from "./actas.js";
-import { api } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { $, h, store } from "./dom.js";
 import { abilities, chosenProject, languagesText, parseLanguages, ROLE_LABEL, ROLES, subProblem } from "./teams.js";
 
@@ -44,7 +44,8 @@ let changed = () => {};
 function say(el, err) {
   const box = $(el);
   box.hidden = !err;
-  box.textContent = err ? (err instanceof Error ? err.message : String(err)) : "";
+  // The server's own sentence when it gave one (a 403 or 422 says what is needed), as it words it.
+  box.textContent = err ? (err instanceof ApiError ? err.detail || err.message : err instanceof Error ? err.message : String(err)) : "";
 }
 
 /** Show the chosen workspace: its name, the caller's role, the start form or what the role does. */

@@ -146,7 +146,7 @@ function row(seg, n, position) {
 
 /**
  * The segment's comments: a button with the count ("2 open") that opens its thread under the row;
- * without comments, a quiet "Comment" that shows on the focused or hovered row.
+ * without comments, a quiet "+" (named "Comment on this segment") on the focused or hovered row.
  * @param {Segment} seg
  */
 function commentToggle(seg) {
@@ -159,7 +159,7 @@ function commentToggle(seg) {
     "aria-expanded": String(threadOpen === id),
     "aria-label": badge ? `Comments: ${badge.label}` : "Comment on this segment",
     title: badge ? badge.label : "Comment on this segment",
-    text: badge ? badge.text : "Comment",
+    text: badge ? badge.text : "+",
     onclick: (/** @type {Event} */ e) => {
       e.stopPropagation();
       threadOpen = threadOpen === id ? null : id;

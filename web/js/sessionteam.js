@@ -51,8 +51,12 @@ export async function showTeam(view) {
     /* the badge says the project's id; the server still decides every action */
   }
   renderBadge();
+  if (claimed && !$("claimed").hidden) showClaimed(...claimed); // a manager's Take over, now the role is known
   known?.();
 }
+
+/** @type {Parameters<typeof showClaimed> | null} the refused step shown, until the next one */
+let claimed = null;
 
 function renderBadge() {
   const t = state.team;
@@ -60,7 +64,10 @@ function renderBadge() {
   badge.hidden = !t.project;
   if (!t.project) return;
   const role = t.role ? `${ROLE_LABEL[t.role]} · ${languagesText(t.languages)}` : "";
+  const who = me(); // local mode: whom this tab acts as
   badge.textContent = `${t.name || "Project"}${role ? ` · ${role}` : ""}${t.review === "double" ? " · two review steps" : ""}`;
+  badge.title = who ? `You act as ${who} (local mode)` : "";
+  if (who && who !== "local") badge.textContent += ` · as ${who}`;
 }
 
 /** The holder in the top bar, while the hold lasts and is another member's. @param {Partial<SessionView>} view */
@@ -91,6 +98,7 @@ export function letGo() {
 /** Hide the note on a refused step. */
 export function clearClaimed() {
   $("claimed").hidden = true;
+  claimed = null;
 }
 
 /**
@@ -100,6 +108,7 @@ export function clearClaimed() {
  * @param {(body: NextBody) => void} send
  */
 export function showClaimed(err, send) {
+  claimed = [err, send];
   const text = heldText({ heldBy: err.heldBy, until: err.until }, { now: Date.now(), time }) || `Held by ${err.heldBy}`;
   $("claimed-text").textContent = `${text}.`;
   const manager = abilities(state.team.role).manage;
@@ -114,5 +123,6 @@ export function showClaimed(err, send) {
     send({ ...err.retry.body, takeOver: true });
   };
   $("claimed").hidden = false;
+  $("claimed").scrollIntoView({ block: "nearest" });
   showHeld({ heldBy: err.heldBy, until: err.until });
 }

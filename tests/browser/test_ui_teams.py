@@ -95,7 +95,8 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     manager.wait_for_function("() => !document.querySelector('#members-error').textContent.includes('alone')")
     assert manager.inner_text("#members-error").startswith("A project keeps at least one manager"), "the server's words"
     assert manager.is_visible("#members .member[data-sub=local]"), "a refusal changes nothing"
-    manager.screenshot(path=str(shots / "teams-members.png"), full_page=True)
+    manager.screenshot(path=str(shots / "teams-members.png"))
+    manager.locator("#project-admin").screenshot(path=str(shots / "teams-members-panel.png"))
 
     # The manager starts a French translation in the project: the session is the project's.
     manager.fill("#doc-text", TEXT)

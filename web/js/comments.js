@@ -8,7 +8,7 @@
 import { api, ApiError } from "./api.js";
 import { $, h, num } from "./dom.js";
 import { state } from "./state.js";
-import { commentProblem, threadCounts } from "./teams.js";
+import { commentBadge, commentProblem, threadCounts } from "./teams.js";
 
 /** @typedef {import("./types.js").Comment} Comment */
 
@@ -140,4 +140,25 @@ export async function loadOpenThreads() {
   } catch (err) {
     $("threads-list").replaceChildren(h("li", { class: "hint", text: `The threads could not be read: ${/** @type {Error} */ (err).message}` }));
   }
+}
+
+/**
+ * A segment's comments in the list: a button with the count ("2 open") that opens its thread under
+ * the row; without comments, a quiet "+" (named "Comment on this segment") on the focused or hovered row.
+ * @param {{comments?: number, openComments?: number}} seg @param {boolean} expanded @param {() => void} toggle
+ */
+export function commentToggle(seg, expanded, toggle) {
+  const badge = commentBadge(seg);
+  return h("button", {
+    type: "button",
+    class: `seg-comments${badge ? (badge.open ? " seg-comments-open" : " seg-comments-some") : ""}`,
+    "aria-expanded": String(expanded),
+    "aria-label": badge ? `Comments: ${badge.label}` : "Comment on this segment",
+    title: badge ? badge.label : "Comment on this segment",
+    text: badge ? badge.text : "+",
+    onclick: (/** @type {Event} */ e) => {
+      e.stopPropagation();
+      toggle();
+    },
+  });
 }

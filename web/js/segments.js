@@ -12,8 +12,8 @@ import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
 import { keyText, listedTarget } from "./entries.js";
-import { loadOpenThreads, threadBox } from "./comments.js";
-import { commentBadge, reviewQueue } from "./teams.js";
+import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
+import { reviewQueue } from "./teams.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -130,7 +130,14 @@ function row(seg, n, position) {
         ? h("span", { class: `seg-estimate estimate-${estimateBand(seg.estimate)}`, title: "Quality estimate (0–100)", text: String(seg.estimate) })
         : null,
       seg.auto ? h("span", { class: "seg-auto", title: "Approved without a review (auto-approve)", text: "auto" }) : null,
-      commentToggle(seg),
+      state.segments.server && seg.id
+        ? commentToggle(seg, threadOpen === seg.id, () => {
+            threadOpen = threadOpen === seg.id ? null : seg.id ?? null;
+            focused = seg.start;
+            renderSegments();
+            /** @type {HTMLElement | null} */ (document.querySelector(".seg .thread-text"))?.focus();
+          })
+        : null,
     ),
   );
   el.addEventListener("click", (e) => {
@@ -142,32 +149,6 @@ function row(seg, n, position) {
   if (seg.id && threadOpen === seg.id && state.activeFileId) el.append(threadBox(state.activeFileId, seg.id));
   if (editing === seg.start) el.append(editor(seg));
   return el;
-}
-
-/**
- * The segment's comments: a button with the count ("2 open") that opens its thread under the row;
- * without comments, a quiet "+" (named "Comment on this segment") on the focused or hovered row.
- * @param {Segment} seg
- */
-function commentToggle(seg) {
-  if (!seg.id || !state.segments.server) return null;
-  const badge = commentBadge(seg);
-  const id = seg.id;
-  return h("button", {
-    type: "button",
-    class: `seg-comments${badge ? (badge.open ? " seg-comments-open" : " seg-comments-some") : ""}`,
-    "aria-expanded": String(threadOpen === id),
-    "aria-label": badge ? `Comments: ${badge.label}` : "Comment on this segment",
-    title: badge ? badge.label : "Comment on this segment",
-    text: badge ? badge.text : "+",
-    onclick: (/** @type {Event} */ e) => {
-      e.stopPropagation();
-      threadOpen = threadOpen === id ? null : id;
-      focused = seg.start;
-      renderSegments();
-      /** @type {HTMLElement | null} */ (document.querySelector(".seg .thread-text"))?.focus();
-    },
-  });
 }
 
 /** Open segment `segmentId`'s thread and bring its row into view (the list's filters cleared when they hide it). @param {string} segmentId */

@@ -301,8 +301,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     qa: (id, fileId, body) => request("POST", `${f(id, fileId)}/qa`, { body }),
     /** The translation; `fill` puts the source into untranslated spans. @param {string} id @param {string} fileId */
     translationPath: (id, fileId, { fill = false } = {}) => `${f(id, fileId)}/translation${fill ? "?fill=source" : ""}`,
-    /** @param {string} id @param {string} fileId @param {string} format */
-    exportPath: (id, fileId, format) => `${f(id, fileId)}/export${query({ format })}`,
+    /** `reviewed`: only the units a reviewer approved or edited (double review). @param {string} id @param {string} fileId @param {string} format @param {{reviewed?: boolean}} [opts] */
+    exportPath: (id, fileId, format, { reviewed = false } = {}) => `${f(id, fileId)}/export${query({ format, reviewed: reviewed ? "true" : null })}`,
     /** MQM issues, score and post-edit distance. @param {string} id @param {string} fileId @param {number | null} [threshold] */
     scorecard: (id, fileId, threshold) => request("GET", `${f(id, fileId)}/scorecard${query({ threshold })}`),
     /** @param {string} id @param {string} fileId @param {number | null} [threshold] */

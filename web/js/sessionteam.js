@@ -62,6 +62,7 @@ function renderBadge() {
   const t = state.team;
   const badge = $("team-badge");
   badge.hidden = !t.project;
+  $("export-reviewed").hidden = t.review !== "double";
   if (!t.project) return;
   const role = t.role ? `${ROLE_LABEL[t.role]} · ${languagesText(t.languages)}` : "";
   const who = me(); // local mode: whom this tab acts as

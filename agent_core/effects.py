@@ -23,6 +23,9 @@ from .tm import TmEntry
 
 UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
 UnitOrigin = Literal["model", "memory", "verbatim", "human"]
+ReviewStage = Literal["translated", "reviewed"]
+"""Where a unit stands in a session with a second review: `translated` (a translator approved or edited
+it, or the routing approved it) until a reviewer approves or edits it, then `reviewed`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,8 +52,17 @@ class UnitWrite:
     by: str | None = None
     """The person (`sub`) who approved, edited or revised it when not the session's owner (a project's
     member); None: the session's owner, or nobody for a unit the routing approved."""
+    stage: ReviewStage | None = None
+    """In a session with a second review (`SessionSnapshot.second_review`), where the unit stands; None:
+    the session reviews once, or text kept verbatim (nobody reviews it)."""
     updated_at: str = ""
     """Set by storage when the unit is written or revised."""
+
+
+def awaiting_review(units: Sequence[UnitWrite]) -> list[UnitWrite]:
+    """The units as a session with a second review writes them: `translated`, for a reviewer to approve
+    or edit, except text kept verbatim (nobody reviews it)."""
+    return [u if u.status == "verbatim" else replace(u, stage="translated") for u in units]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -183,6 +195,8 @@ class SessionSnapshot:
     """The BCP 47 tag of the language the session translates into, when it was given."""
     auto_approve: int | None = None
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
+    second_review: bool = False
+    """True when a unit the session's steps write awaits a reviewer (`UnitWrite.stage` `translated`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -223,6 +237,8 @@ class StepEffects:
     """The session's model, as `source_language`."""
     auto_approve: int | None = None
     """The session's auto-approval threshold, as `source_language`."""
+    second_review: bool = False
+    """Whether the session reviews twice, as `source_language`."""
 
     @property
     def empty(self) -> bool:

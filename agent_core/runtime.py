@@ -36,6 +36,7 @@ from .effects import (
     Telemetry,
     UnitWrite,
     Verdict,
+    awaiting_review,
     check_queue,
     files_after,
 )
@@ -64,6 +65,8 @@ from .tools.revise import ReviseTool
 from .tools.translate import TranslateTool
 
 logger = logging.getLogger(__name__)
+REBASES = 3
+"""How many times a step's commit is made again over requests that changed nothing it read (`_commit`)."""
 
 
 def default_tools() -> dict[str, Tool]:
@@ -121,6 +124,9 @@ class PreparedStep:
     io: StepIO | None = None
     """The step's I/O: its distiller learns from the step's corrections after the commit (what it
     distilled before the model request, not distilled again)."""
+    basis: tuple[object, ...] = ()
+    """What the step read of the session besides its token (`_basis`): a commit lost to another
+    request is made again over it only while this is unchanged."""
 
 
 Admit = Callable[[SessionSnapshot], Awaitable[None]]
@@ -239,6 +245,8 @@ class AgentRuntime:
             result = replace(result, actor="user", notice=STALLED, stalled=True)
         if request.user_input is not None and calls_pending and result.copilot_requests:
             return self._queued(snapshot, request.user_input, result, languages)
+        if snapshot.second_review:
+            result = replace(result, units=awaiting_review(result.units), revisions=awaiting_review(result.revisions))
         files = files_after(snapshot.files, result.units)
         effects = _effects(snapshot, files, loop.context, result, list(verdicts), self.models.price(snapshot.model))
         # What nobody reviewed (approved by the session's routing) is not remembered as the owner's.
@@ -259,6 +267,7 @@ class AgentRuntime:
             time_left=request.time_left,
             lessons=result.lessons,
             io=loop.io,
+            basis=_basis(snapshot),
         )
 
     def _queued(self, snapshot: SessionSnapshot, text: str, result: StepResult, languages: str) -> PreparedStep:
@@ -297,7 +306,7 @@ class AgentRuntime:
                 await self.store.keep_answer(token.session_id, answer)
             return
         try:
-            await self.store.commit(token, effects, answer=answer)
+            token = await self._commit(prepared, answer)
         except ConflictError:
             if prepared.outcome.result.called_model:  # another step committed first: this one's request is billed
                 await self._spent_anyway(token, effects.telemetry)
@@ -319,6 +328,28 @@ class AgentRuntime:
                 languages=prepared.languages,
                 time_left=prepared.time_left,
             )
+
+    async def _commit(self, prepared: PreparedStep, answer: StoredAnswer | None) -> StepToken:
+        """Commit the step; the token it committed over. A commit that lost to a request that changed
+        nothing the step read (a member's revision or review of written units beside it: the version
+        moved, the messages, verdicts, coverage and settings did not) is made again over it, REBASES
+        times at most, so a reviewer at work never costs the driver's step its model request."""
+        token = prepared.token
+        for attempt in range(REBASES + 1):
+            try:
+                await self.store.commit(token, prepared.effects, answer=answer)
+                return token
+            except ConflictError:
+                if attempt == REBASES or token.version == 0 or not prepared.basis:
+                    raise
+                fresh = await self.store.load(token.session_id, window=self.window + self.chunk + 2)  # as a step
+                moved = fresh.token
+                if moved.version == token.version or replace(moved, version=token.version) != token:
+                    raise
+                if _basis(fresh) != prepared.basis:
+                    raise
+                token = moved
+        raise AssertionError("unreachable")
 
     async def _spent_anyway(self, token: StepToken, spent: Telemetry) -> None:
         """A step that lost its commit (another step of the session committed first) still paid for its
@@ -347,6 +378,8 @@ class AgentRuntime:
         loaded = await self._load(owner, session_id, snapshot)
         loop = self._loop(loaded, _languages(loaded.snapshot, StepInput()), None)
         requests, decided = await loop.pending_and_decided()
+        if loaded.snapshot.second_review:
+            decided = awaiting_review(decided)
         context = loop.context
         waiting = requests or context.awaiting_user() or not context.messages or stalled(context.messages)
         return ("user" if waiting else "agent"), requests, (decided if requests else [])
@@ -521,6 +554,12 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput, per
         accepted.append(response)
     context.add_copilot_responses(accepted)
     return accepted
+
+
+def _basis(snapshot: SessionSnapshot) -> tuple[object, ...]:
+    """What a step read of the session that its token does not name: the settings and the queue."""
+    settings = (snapshot.budget, snapshot.model, snapshot.target_language, snapshot.auto_approve)
+    return (*settings, snapshot.second_review, tuple(snapshot.queued_inputs), tuple(snapshot.user_inputs))
 
 
 def _effects(

@@ -14,6 +14,7 @@ from .identity import caller
 
 if TYPE_CHECKING:  # the agent loop and storage are imported with the services, on first use
     from service.container import Services
+    from service.owners import Acting
 
 
 class LazyServices:
@@ -44,23 +45,35 @@ class LazyServices:
 
 
 async def get_services(request: Request) -> Services:
-    """The app's services (tests swap them through `app.dependency_overrides[get_services]`)."""
+    """The app's services, built on first use."""
     lazy: LazyServices = request.app.state.services
     services = lazy.ready()
     return services if services is not None else await blocking(lazy.get)
 
 
-async def get_owner(request: Request, services: ServicesDep) -> str:
+async def get_acting(request: Request) -> Acting:
+    """Who the request acts as (`get_owner`'s owner), with the caller's project membership when the route
+    names a project's thing: decided once per request (FastAPI caches a dependency's value)."""
+    from service.owners import Acting
+
+    sub = caller(request)
+    params = request.path_params
+    if not ("session_id" in params or "job_id" in params or "project_id" in params):
+        return Acting(sub)
+    route = request.scope.get("route")
+    services = await get_services(request)
+    return await services.gate.acting(sub, request.method, getattr(route, "path", ""), params)
+
+
+ActingDep = Annotated["Acting", Depends(get_acting)]
+
+
+async def get_owner(acting: ActingDep) -> str:
     """The owner the request acts as: the caller (the JWT `sub`; 401 when authentication is required and
     missing), or, on a route of a project's session, job or memory, the project the caller may act in
     for what the route does (404 for a non-member, 403 for a role or languages that do not allow it:
     service.owners)."""
-    sub = caller(request)
-    params = request.path_params
-    if not ("session_id" in params or "job_id" in params or "project_id" in params):
-        return sub
-    route = request.scope.get("route")
-    return await services.gate.owner_for(sub, request.method, getattr(route, "path", ""), params)
+    return acting.owner
 
 
 async def get_caller(request: Request) -> str:

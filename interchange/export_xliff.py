@@ -38,6 +38,8 @@ _PROCESS = {
     "approved": "review",
     "refined": "review",
     "revised": "revision",
+    "translated": "translation",
+    "reviewed": "review",
 }
 PLACEHOLDER_NOTE = "placeholders"
 """The category (2.0) / `from` (1.2) of the note on a target written as plain text."""
@@ -119,7 +121,7 @@ def _trans_unit(
             target.set("state-qualifier", "mt-suggestion")
         if status in _PROCESS:
             target.set("phase-name", status)
-        unit.set("approved", "no" if status == "pending" else "yes")
+        unit.set("approved", "no" if status in ("pending", "translated") else "yes")
     for note in segment.notes + ((why,) if why else ()):
         element = etree.SubElement(unit, f"{{{NS12}}}note")
         if note.category:

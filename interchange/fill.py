@@ -161,7 +161,7 @@ def _set_state12(unit: etree._Element, target: etree._Element, status: Status) -
         target.set("state-qualifier", "mt-suggestion")
     elif target.get("state-qualifier") == "mt-suggestion":
         del target.attrib["state-qualifier"]
-    unit.set("approved", "yes" if status in WRITTEN else "no")
+    unit.set("approved", "yes" if status in WRITTEN and status != "translated" else "no")
 
 
 def _new_target(item: Located) -> etree._Element:

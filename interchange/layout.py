@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from .model import Status, XliffDocument
 
 SEPARATOR = "\n\n"
-_PRIORITY: tuple[Status, ...] = ("pending", "revised", "refined", "approved", "verbatim")
+_PRIORITY: tuple[Status, ...] = ("pending", "translated", "revised", "refined", "approved", "reviewed", "verbatim")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

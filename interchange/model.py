@@ -10,11 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-Status = Literal["untranslated", "pending", "approved", "refined", "revised", "verbatim"]
-"""A segment's status: written units are approved, refined, revised or verbatim (text kept as is)."""
-STATUSES: tuple[Status, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
+Status = Literal["untranslated", "pending", "approved", "refined", "revised", "verbatim", "translated", "reviewed"]
+"""A segment's status: written units are approved, refined, revised or verbatim (text kept as is), or,
+with a second review, translated (awaiting the reviewer) or reviewed."""
+STATUSES: tuple[Status, ...] = (
+    *("untranslated", "pending", "approved", "refined", "revised", "verbatim", "translated", "reviewed"),
+)
 _PLACEHOLDER = re.compile(r"\{/?\d{1,4}\}")
-WRITTEN: frozenset[Status] = frozenset({"approved", "refined", "revised", "verbatim"})
+WRITTEN: frozenset[Status] = frozenset(STATUSES[2:])
 """The statuses whose target is in the assembled translation."""
 
 

@@ -8,13 +8,17 @@
 | refined      | final             | tagent:refined   | signed-off                 | refined          |
 | revised      | final             | tagent:revised   | signed-off                 | revised          |
 | verbatim     | final             | tagent:verbatim  | signed-off                 | verbatim         |
+| translated   | reviewed          | tagent:translated | translated                | translated       |
+| reviewed     | final             | tagent:reviewed  | signed-off                 | reviewed         |
 
 Why: a pending unit is the agent's proposal, translated but not reviewed (1.2 also marks it
-`state-qualifier="mt-suggestion"`); approved, refined, revised and verbatim units were validated by
-the reviewer and are what the assembled translation uses, XLIFF 2.0's "ready to be used" (`final`)
-and 1.2's "reviewed and approved" (`signed-off`, with `approved="yes"` on the trans-unit). The exact
-status travels in 2.0's `subState` (prefix `tagent`) and in 1.2 as the target's `phase-name`, a phase
-declared in the header's `<phase-group>`; reading a document written elsewhere falls back on the state.
+`state-qualifier="mt-suggestion"`); approved, refined, revised, verbatim and reviewed units were
+validated and are what the assembled translation uses, XLIFF 2.0's "ready to be used" (`final`) and
+1.2's "reviewed and approved" (`signed-off`, with `approved="yes"` on the trans-unit). A translated
+unit (a second review's first step) was validated by a translator and awaits its reviewer: 2.0's
+`reviewed` (past translation, not yet final) and 1.2's `translated`. The exact status travels in
+2.0's `subState` (prefix `tagent`) and in 1.2 as the target's `phase-name`, a phase declared in the
+header's `<phase-group>`; reading a document written elsewhere falls back on the state.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ _STATE2: dict[Status, str] = {
     "refined": "final",
     "revised": "final",
     "verbatim": "final",
+    "translated": "reviewed",
+    "reviewed": "final",
 }
 _STATE12: dict[Status, str] = {
     "untranslated": "new",
@@ -38,6 +44,8 @@ _STATE12: dict[Status, str] = {
     "refined": "signed-off",
     "revised": "signed-off",
     "verbatim": "signed-off",
+    "translated": "translated",
+    "reviewed": "signed-off",
 }
 _FROM_STATE2: dict[str, Status] = {
     "initial": "untranslated",

@@ -4,7 +4,8 @@ Every write of a unit is kept (its first write, then each revision) and every co
 a rejection, a revision, each with the unit's start, the MQM issue and its commit's time), so the trail
 needs no copy of its own: a unit's first write is `approved`, `refined` or `verbatim`, with the
 proposal's origin; each revision is `revised` (origin `human` when the reviewer typed it, `model` for
-an approved `Revise`); a rejected proposal for the same text is `rejected`. A correction belongs to the
+an approved `Revise`), or `reviewed` when a reviewer approved it as it was (a second review); a
+rejected proposal for the same text is `rejected`. A correction belongs to the
 write committed with it (same unit start, same time). Each event carries its own text (what it wrote,
 or the proposal it refused), the reason and the text it changed; `by` is the person who decided it: the
 member of a project who did (kept with the unit or correction), the session's owner for a personal
@@ -28,7 +29,7 @@ from storage.records import ReviewLog
 
 from .schemas import HistoryEvent, PostEdit, RoutingRule
 
-Action = Literal["approved", "refined", "rejected", "revised", "verbatim"]
+Action = Literal["approved", "refined", "rejected", "revised", "verbatim", "reviewed"]
 _FIRST: dict[str, Action] = {"approve": "approved", "refined": "refined", "verbatim": "verbatim", "revised": "revised"}
 
 
@@ -77,7 +78,7 @@ def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
         held = corrections.get(start, [])
         events: list[tuple[str, int, HistoryEvent]] = []
         for k, w in enumerate(written):
-            action = _FIRST[w.status] if k == 0 else "revised"
+            action = _FIRST[w.status] if k == 0 else _later(w, written[k - 1])
             edit = next((c for c in held if c.created_at == w.updated_at and c.status != "reject"), None)
             event = HistoryEvent(
                 action=action,
@@ -106,6 +107,12 @@ def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
                 events.append((c.created_at, 0, rejected))
         out[start] = [e for *_, e in sorted(events, key=lambda t: (t[0], t[1]))]
     return out
+
+
+def _later(write: UnitWrite, before: UnitWrite) -> Action:
+    """What a write after a unit's first did: a reviewer's approval keeps the text (`reviewed`), any
+    other write changes it (`revised`)."""
+    return "reviewed" if write.stage == "reviewed" and write.text == before.text else "revised"
 
 
 def edited_units(log: ReviewLog, units: Sequence[UnitWrite]) -> list[Edited]:

@@ -9,6 +9,12 @@ pending reviews were read at (409 when another step or a revision moved it meanw
 and body answers it again and approves nothing more. Proposals QA warned on are `skipped` (left
 pending for a card); so are the ones the filter does not show. When none is left pending, the step
 goes on to the model like any verdict step (time allowing), and the answer carries the next reviews.
+
+With `"step": "review"` (a session with a second review, service.review_step) a reviewer approves the
+`translated` units the filter shows instead: each written again as it is, `reviewed` and theirs, in
+one commit of at most MAX_REVIEWED (the answer's `remaining` counts the rest); QA warnings skip a unit
+as they skip a proposal; a unit a pending proposal covers waits for the session's driver. No model
+request is made, and a retry approves nothing twice: what it approved is reviewed.
 """
 
 from __future__ import annotations
@@ -17,22 +23,29 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from agent_core.copilot import Approve, CopilotRequest
+from agent_core.effects import StepEffects, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError
+from agent_core.qa import text_warnings
 from agent_core.runtime import StepInput
+from agent_core.tm import TmOrigin
 from storage import deadline
 
+from .access import ForbiddenError
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .schemas import ApproveBody, ApproveResult
 from .segments import SegmentQuery, parse_statuses
 from .steps import StepService
 from .views import step_response
-from .workbench import Workbench, check_if_match
+from .workbench import FileView, Workbench, check_if_match, session_languages
 
 MAX_KEY = 255
 """The longest Idempotency-Key (as on `POST /api/next`)."""
+MAX_REVIEWED = 500
+"""The most translated units one review approval writes (one commit's revisions record stays small)."""
 
 
 class BulkApproval:
@@ -53,9 +66,16 @@ class BulkApproval:
         idempotency_key: str | None = None,
         time_left: Callable[[], float] | None = None,
         by: str | None = None,
+        reviewer: bool = True,
     ) -> ApproveResult | str:
         """Approve what the filter shows with QA clean; the answer, or the kept answer's JSON on a retry.
-        `by`: the person approving, when `owner` is a project they act in (recorded with the units)."""
+        `by`: the person approving, when `owner` is a project they act in (recorded with the units);
+        `reviewer`: whether they may take the review step (403 for `"step": "review"` otherwise)."""
+        if body.step == "review":
+            if not reviewer:
+                raise ForbiddenError("Approving translated units is a reviewer's step: a manager can make you one.")
+            with deadline.within(time_left):
+                return await self._review(owner, sid, fid, body, if_match=if_match, by=by)
         with deadline.within(time_left):
             key = None
             if idempotency_key is not None:
@@ -91,6 +111,40 @@ class BulkApproval:
                 raise
             return answered
 
+    async def _review(
+        self, owner: str, sid: str, fid: str, body: ApproveBody, *, if_match: str | None, by: str | None
+    ) -> ApproveResult:
+        """The review step: the translated units the filter shows, QA-clean, written `reviewed` by `by`."""
+        view = await self.workbench.view(owner, sid, fid)
+        token = view.snapshot.token
+        if not view.snapshot.second_review:
+            raise InvalidRequestError(
+                'This session reviews once: approve its proposals without "step": "review" (a manager may set '
+                '"review": "double" on it).'
+            )
+        check_if_match(if_match, token.version)
+        shown = _translated_shown(view, body)
+        languages = session_languages(view.snapshot)
+        glossary = (await self.workbench.memory.recall(owner)).for_languages(languages).glossary
+
+        def clean() -> list[UnitWrite]:
+            return [u for u in shown if not text_warnings(view.source[u.start : u.end], u.text, glossary)]
+
+        passed = await blocking(clean)
+        chosen = passed[:MAX_REVIEWED]
+        left = len(passed) - len(chosen)
+        result = ApproveResult(approved=len(chosen), skipped=len(shown) - len(passed), remaining=left)
+        if not chosen:
+            return result
+        person = by if by != token.owner else None
+        approved = [replace(u, by=person, stage="reviewed", auto=False) for u in chosen]
+        pairs: list[tuple[str, str, TmOrigin]] = [(view.source[u.start : u.end], u.text, "approved") for u in chosen]
+        remembered, added = await self.workbench.tm.admit(owner, languages, pairs)  # a routing's unit is a person's now
+        effects = StepEffects(revisions=approved, memory=remembered, memory_added=added)
+        await self.workbench.commit_revisions(token, effects, chosen, if_match)
+        self.workbench.tm.kept(owner, remembered)
+        return result
+
     async def _keep(self, key: IdempotencyKey | None, session_id: str, result: ApproveResult) -> ApproveResult | str:
         """An answer that committed nothing, kept for its key all the same: a retry with the key must not
         approve proposals shown after the first call (the kept answer of a concurrent twin wins)."""
@@ -118,4 +172,18 @@ def _shown(pending: list[CopilotRequest], body: ApproveBody) -> list[CopilotRequ
         r
         for r in pending
         if r.tool.name == "Translate" and query.shows(r.src_string, r.proposal_text, "pending", r.estimate)
+    ]
+
+
+def _translated_shown(view: FileView, body: ApproveBody) -> list[UnitWrite]:
+    """The written `translated` units the filter shows that no pending proposal covers, in source order."""
+    wanted = body.filter
+    query = SegmentQuery(statuses=parse_statuses(wanted.status), q=wanted.q or "", min_estimate=wanted.minEstimate)
+    proposed = [(r.start, r.end) for r in view.pending]
+    return [
+        u
+        for u in view.units
+        if u.stage == "translated"
+        and query.shows(view.source[u.start : u.end], u.text, "translated", u.estimate)
+        and not any(a < u.end and u.start < b for a, b in proposed)
     ]

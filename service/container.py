@@ -96,14 +96,15 @@ def build_services(
         min_model_seconds=min_model_seconds,
     )
     gate = OwnerGate(storage)
+    steps = StepService(runtime, storage, gate=gate)
     return Services(
         storage=storage,
         runtime=runtime,
         sessions=SessionService(storage, cache, models=models),
-        steps=StepService(runtime, storage, gate=gate),
+        steps=steps,
         memory=memory,
         tm=tm,
-        projects=ProjectService(storage),
+        projects=ProjectService(storage, claims=steps.claims),
         gate=gate,
     )
 

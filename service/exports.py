@@ -20,7 +20,7 @@ under Lambda), so a big export never stalls the event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from agent_core.document import assemble
@@ -106,24 +106,31 @@ class Exports:
     def __init__(self, workbench: Workbench) -> None:
         self.workbench = workbench
 
-    async def translation(self, owner: str, sid: str, fid: str, *, fill: bool = False) -> Download:
+    async def translation(
+        self, owner: str, sid: str, fid: str, *, fill: bool = False, reviewed: bool = False
+    ) -> Download:
         """The assembled translation; with `fill`, untranslated spans are the source text. A file read
         by another format than Markdown (PO, JSON, strings.xml…) is its own format's file, as the
-        `original` export writes it: its stored text alone (the strings joined) is no file of any format."""
+        `original` export writes it: its stored text alone (the strings joined) is no file of any format.
+        `reviewed`: without the units that await a second review (`only_reviewed`)."""
         view = await self.workbench.view(owner, sid, fid, with_pending=False)
         stored = await blocking(self.workbench.storage.read_original, sid, view.state.file_id)
         if stored is not None:
-            return await self.export(owner, sid, fid, "original")
-        return await blocking(render_translation, view, fill=fill)
+            return await self.export(owner, sid, fid, "original", reviewed=reviewed)
+        return await blocking(render_translation, only_reviewed(view) if reviewed else view, fill=fill)
 
-    async def export(self, owner: str, sid: str, fid: str, fmt: str, *, srclang: str | None = None) -> Download:
-        """The file in format `fmt` (EXPORT_FORMATS); InvalidRequestError for another format."""
+    async def export(
+        self, owner: str, sid: str, fid: str, fmt: str, *, srclang: str | None = None, reviewed: bool = False
+    ) -> Download:
+        """The file in format `fmt` (EXPORT_FORMATS); InvalidRequestError for another format. `reviewed`:
+        the units that await a second review are left out, as if untranslated (`only_reviewed`)."""
         if fmt not in EXPORT_FORMATS:
             raise InvalidRequestError(f"Unknown export format {fmt[:40]!r}; use one of {', '.join(EXPORT_FORMATS)}.")
         source_tag = language_tag(srclang)
         if fmt == "md":
-            return await self.translation(owner, sid, fid)
+            return await self.translation(owner, sid, fid, reviewed=reviewed)
         view = await self.workbench.view(owner, sid, fid, with_pending=fmt != "tmx")
+        view = only_reviewed(view) if reviewed else view
         inputs = await blocking(self._inputs, owner, sid, view, notes=fmt in ("xliff2", "xliff12"))
         record = await blocking(self.workbench.storage.get_session, sid)
         language = source_tag or record.source_language or "und"
@@ -140,12 +147,22 @@ class Exports:
         return ExportInputs(view=view, original=original, corrections=mine, comments=comments)
 
 
+def only_reviewed(view: FileView) -> FileView:
+    """The view without what awaits a second review: `translated` units (written, or decided in the pending
+    batch) and pending proposals. A session that reviews once writes no `translated` unit: its view is
+    the same."""
+    units = [u for u in view.units if u.stage != "translated"]
+    decided = [u for u in view.decided if u.stage != "translated"]
+    left = len(view.units) - len(units) + len(view.decided) - len(decided)
+    return replace(view, units=units, decided=decided, pending=[], withheld=view.withheld + left)
+
+
 def render_translation(view: FileView, *, fill: bool = False) -> Download:
     """The assembled translation of a file read in `view` (plain, CPU only)."""
     text = fill_with_source(view.source, view.units) if fill else assemble(view.source, view.units)
     name = view.state.name
     return Download(
-        content=text, media_type=text_type(name), filename=with_suffix(name, "translated"), complete=view.state.complete
+        content=text, media_type=text_type(name), filename=with_suffix(name, "translated"), complete=view.complete
     )
 
 
@@ -172,7 +189,7 @@ def render_export(
     target = target_language or target_tag(view.snapshot) or own_target
     segments = view.segments()
     codes = _codes_by_segment(document, segments)
-    name, complete = view.state.name, view.state.complete
+    name, complete = view.state.name, view.complete
     if fmt == "tmx":
         pairs = [
             _pair(s, source_language, target or "und", codes.get(s.start, ()))
@@ -210,7 +227,7 @@ def _original(
 ) -> Download:
     """The file in its own format (`service.export_original`); `source` the session's source language;
     `comments` the file's, a PO file's translator comments."""
-    complete = view.state.complete
+    complete = view.complete
     if original is None:
         content, name = markdown_original(view, language)
         return Download(content=content, media_type=text_type(view.state.name), filename=name, complete=complete)
@@ -262,7 +279,7 @@ def _filled(view: FileView, original: str, document: XliffDocument) -> Download:
         content=filled.text,
         media_type=XLIFF_TYPE,
         filename=with_suffix(view.state.name, "translated"),
-        complete=view.state.complete,
+        complete=view.complete,
         skipped=len(filled.plain),
     )
 

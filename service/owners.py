@@ -15,18 +15,42 @@ import asyncio
 import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 
 from agent_core.effects import SessionSnapshot
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from storage.interface import Storage
 
-from .access import Action, decide, decide_for_session, may_be_projects, project_id, project_of, route_action
+from .access import (
+    ALLOWED,
+    Access,
+    Action,
+    decide,
+    decide_for_session,
+    may_be_projects,
+    project_id,
+    project_of,
+    route_action,
+)
 from .blocking import blocking
 from .sessions import session_id
 
 KNOWN_OWNERS = 4096
 """How many sessions' and jobs' owners a process remembers."""
+
+
+@dataclass(frozen=True, slots=True)
+class Acting:
+    """Who a route acts as: the owner key, and the decision that let the caller in when it is a project's."""
+
+    owner: str
+    access: Access | None = None
+
+    def may(self, action: Action) -> bool:
+        """True when the caller may also do `action` here: anything on their own things, else what their
+        role allows (the languages were decided for the route already)."""
+        return self.access is None or self.access.member.role in ALLOWED[action]
 
 
 class OwnerGate:
@@ -37,26 +61,27 @@ class OwnerGate:
         self._owners: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
 
-    async def owner_for(self, caller: str, method: str, path: str, params: Mapping[str, str]) -> str:
-        """The owner the caller acts as on the route `method path` with these path parameters: the
-        project's key where the route names a project, or a session or job of one, and the caller lets
+    async def acting(self, caller: str, method: str, path: str, params: Mapping[str, str]) -> Acting:
+        """Who the caller acts as on the route `method path` with these path parameters: the project
+        where the route names a project, or a session or job of one, and the caller's role lets them
         in; else the caller (their own thing, or another's, which the route answers 404)."""
         action = route_action(method, path)
         if "project_id" in params:
             project = await blocking(self.storage.get_project, project_id(params["project_id"]))
-            return decide(project, caller, action).owner
+            access = decide(project, caller, action)
+            return Acting(access.owner, access)
         if "session_id" in params:
-            return await self.session_owner(caller, params["session_id"], action)
+            return await self.session_acting(caller, params["session_id"], action)
         if "job_id" in params:
-            return await self._job_owner(caller, params["job_id"])
-        return caller
+            return Acting(await self._job_owner(caller, params["job_id"]))
+        return Acting(caller)
 
-    async def session_owner(self, caller: str, sid: str, action: Action) -> str:
-        """The owner the caller acts as on the session: a project's when its member may `action` in the
+    async def session_acting(self, caller: str, sid: str, action: Action) -> Acting:
+        """Who the caller acts as on the session: a project's member when they may `action` in the
         session's target language (404 for a non-member, 403 else); the caller otherwise."""
         sid = session_id(sid)
         if not may_be_projects(sid):  # an identity's own (or none): the route's own check decides
-            return caller
+            return Acting(caller)
         owner = self._known(sid)
         record = None
         if owner is None:
@@ -64,14 +89,15 @@ class OwnerGate:
             owner = self._remember(sid, record.owner)
         pid = project_of(owner)
         if pid is None:
-            return caller
+            return Acting(caller)
         if record is None:
             project, read = await asyncio.gather(
                 blocking(self.storage.get_project, pid), blocking(self.storage.get_session, sid)
             )
         else:
             project, read = await blocking(self.storage.get_project, pid), record
-        return decide_for_session(project, caller, action, read.target_language).owner
+        access = decide_for_session(project, caller, action, read.target_language)
+        return Acting(access.owner, access)
 
     def admit(
         self, caller: str, action: Action, *, known: str | None = None

@@ -95,6 +95,11 @@ class ProjectSession(BaseModel):
     messageCount: int
     createdAt: str
     updatedAt: str
+    review: Literal["single", "double"] = "single"
+    heldBy: str | None = None
+    """The member who drives it now (service.claims), null when nobody does."""
+    until: str | None = None
+    """When that claim ends unless they step again (ISO 8601, UTC), null with `heldBy`."""
 
 
 class ProjectSessions(BaseModel):

@@ -21,6 +21,7 @@ from storage.records import SessionRecord
 
 from .access import Access, Action, decide, may, project_id, project_owner
 from .blocking import blocking
+from .claims import Claims
 from .project_schemas import (
     MemberBody,
     ProjectCreate,
@@ -42,12 +43,6 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def single_review(review: str | None) -> None:
-    """A project reviews once for now: `double` is refused (422) rather than kept without effect."""
-    if review == "double":
-        raise InvalidRequestError('"review": "double" is not available yet; create the project with "single".')
-
-
 def languages_of(given: list[str]) -> tuple[str, ...]:
     """A member's languages as BCP 47 tags, or `("*",)`; 422 for one unknown or for `*` beside others."""
     if ALL_LANGUAGES in given:
@@ -61,12 +56,13 @@ def languages_of(given: list[str]) -> tuple[str, ...]:
 class ProjectService:
     """Projects over a storage backend; every method is blocking unless it says otherwise."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, *, claims: Claims | None = None) -> None:
         self.storage = storage
+        self.claims = claims or Claims(storage)
+        """Who holds each listed session (the steps' own, so that both read one clock)."""
 
     def create(self, caller: str, body: ProjectCreate, *, also_manager: str | None = None) -> ProjectRecord:
         """A new project whose first manager is the caller (and `also_manager`, the local user of local mode)."""
-        single_review(body.review)
         managers = dict.fromkeys(m for m in (caller, also_manager) if m is not None)
         stamp = _now()
         project = ProjectRecord(
@@ -95,8 +91,7 @@ class ProjectService:
         if "review" in given:
             if body.review is None:
                 raise InvalidRequestError('"review" is "single" or "double", never null.')
-            single_review(body.review)
-        source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
+            source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
 
         def change(project: ProjectRecord) -> ProjectRecord:
             return replace(
@@ -169,6 +164,7 @@ class ProjectService:
         loads = await asyncio.gather(*(blocking(self._load, r.session_id) for r in shown))
         listed = []
         for record, files in (found for found in loads if found is not None):
+            claim = self.claims.current(record)
             done = bool(files) and all(f.complete for f in files)
             state, _, _ = standing(record, files, 0 if done else 1)
             listed.append(
@@ -185,6 +181,9 @@ class ProjectService:
                     messageCount=record.message_count,
                     createdAt=record.created_at,
                     updatedAt=record.updated_at,
+                    review="double" if record.second_review else "single",
+                    heldBy=claim.by if claim is not None else None,
+                    until=claim.until if claim is not None else None,
                 )
             )
         return ProjectSessions(sessions=listed, nextCursor=page.next_cursor)

@@ -216,6 +216,9 @@ class SessionSettings(BaseModel):
     """Approve QA-clean proposals at or above an estimate without a review; null (or absent on POST): off."""
     project: str | None = Field(default=None, max_length=64)
     """POST only: the project the session belongs to (its managers create it); absent: the caller's own."""
+    review: Literal["single", "double"] | None = None
+    """A project's session only: `double` sends what its translators decide to a reviewer (absent on
+    POST: the project's setting); a personal session reviews once."""
 
 
 class ModelPrice(BaseModel):
@@ -330,6 +333,8 @@ class SessionView(BaseModel):
     """The session's routing (`{"minEstimate"}`), null when off."""
     project: str | None = None
     """The project the session belongs to (API.md "Projects and teams"), null for the creator's own."""
+    review: Literal["single", "double"] = "single"
+    """`double`: what its translators decide is `translated` until a reviewer approves or edits it."""
     heldBy: str | None = None
     """The member who drives the project's session (their `sub`), while their claim lasts; null: nobody."""
     until: str | None = None
@@ -410,7 +415,9 @@ class MemoryView(BaseModel):
 
 # -- the workbench: segments, revisions, QA (API.md "Files") ---------------------------------------
 
-SegmentStatus = Literal["untranslated", "pending", "approved", "refined", "revised", "verbatim"]
+SegmentStatus = Literal[
+    "untranslated", "pending", "approved", "refined", "revised", "verbatim", "translated", "reviewed"
+]
 MAX_SEGMENT_TEXT = 5_000
 """The longest text a revision or a QA check takes (as a verdict's `translated_string`)."""
 
@@ -424,9 +431,10 @@ class RoutingRule(BaseModel):
 class HistoryEvent(BaseModel):
     """One event of a written unit's audit trail: who did what when, with which text and why."""
 
-    action: Literal["approved", "refined", "rejected", "revised", "verbatim"]
+    action: Literal["approved", "refined", "rejected", "revised", "verbatim", "reviewed"]
     """`approved` or `refined` (the unit's first write, from a proposal), `verbatim` (written as it is at
-    upload), `rejected` (a proposal for this text was rejected), `revised` (changed after it was written)."""
+    upload), `rejected` (a proposal for this text was rejected), `revised` (changed after it was written),
+    `reviewed` (a reviewer approved it as it was, in a session with a second review)."""
     by: str | None
     """The person (`sub`) who did it: the session's owner, the one caller who may review its units; null
     when a routing rule did (`rule`)."""
@@ -493,6 +501,9 @@ class ApproveBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     filter: ApproveFilter = Field(default_factory=ApproveFilter)
+    step: Literal["translate", "review"] = "translate"
+    """`review`: a reviewer approves the `translated` units the filter shows (a session with a second
+    review); else the pending proposals."""
 
 
 class ApproveResult(BaseModel):
@@ -500,7 +511,11 @@ class ApproveResult(BaseModel):
 
     approved: int
     skipped: int
-    """Proposals the filter shows that were left pending: QA warned on them."""
+    """Proposals (or, for the review step, translated units) the filter shows that were left as they
+    were: QA warned on them."""
+    remaining: int = 0
+    """The review step: translated units the filter shows, QA-clean, left for another request (at most
+    MAX_REVIEWED are approved at once)."""
     sessionId: str | None = None
     agentResponse: AgentResponse | None = None
     progress: list[FileSummary] | None = None

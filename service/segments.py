@@ -25,14 +25,19 @@ from storage.comments import ThreadCount
 
 from .schemas import Segment, SegmentStatus
 
-STATUS_NAMES: tuple[SegmentStatus, ...] = ("untranslated", "pending", "approved", "refined", "revised", "verbatim")
-WRITTEN_STATUSES: frozenset[SegmentStatus] = frozenset({"approved", "refined", "revised", "verbatim"})
+STATUS_NAMES: tuple[SegmentStatus, ...] = (
+    *("untranslated", "pending", "approved", "refined", "revised", "verbatim", "translated", "reviewed"),
+)
+WRITTEN_STATUSES: frozenset[SegmentStatus] = frozenset(STATUS_NAMES[2:])
 _CURSOR_PREFIX = "seg:"
 _SORTED_PREFIX = "est:"
 
 
 def segment_status(unit: UnitWrite) -> SegmentStatus:
-    """A written unit's segment status (`approve` → `approved`)."""
+    """A written unit's segment status: its review stage in a session with a second review (`translated`,
+    `reviewed`), else what its last write did (`approve` → `approved`)."""
+    if unit.stage is not None:
+        return unit.stage
     return "approved" if unit.status == "approve" else unit.status
 
 

@@ -24,7 +24,7 @@ from storage.interface import CHUNK_CHARS, Storage
 from storage.projects import ProjectRecord
 from storage.records import Page, SessionRecord
 
-from .access import decide, project_id, project_thing_id
+from .access import decide, project_id, project_of, project_thing_id
 from .language_detection import detect_language
 from .schemas import BudgetBody, FileUpload, SessionSettings
 from .store import TextCache
@@ -72,6 +72,9 @@ def pick_file(files: Sequence[FileState], fid: str) -> FileState:
     if found is None:
         raise NotFoundError(f"No file {fid} in this session.")
     return found
+
+
+DOUBLE_ALONE = '"review": "double" is for a project\'s session, where a reviewer can see it.'
 
 
 class SessionService:
@@ -122,11 +125,20 @@ class SessionService:
         token = StepToken(session_id=sid, owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
         auto = given.autoApprove.minEstimate if given.autoApprove is not None else None
+        review = given.review
         if project is not None:
             source = source or project.source_language
             auto = auto if "autoApprove" in given.model_fields_set else project.auto_approve
+            review = review or project.review
+        elif review == "double":
+            raise InvalidRequestError(DOUBLE_ALONE)
         effects = StepEffects(
-            source_language=source, target_language=target, budget=budget, model=model, auto_approve=auto
+            source_language=source,
+            target_language=target,
+            budget=budget,
+            model=model,
+            auto_approve=auto,
+            second_review=review == "double",
         )
         if task is not None:
             effects = replace(effects, messages=[ModelRequest(parts=[UserPromptPart(task)])], user_inputs=(task,))
@@ -157,7 +169,17 @@ class SessionService:
             auto_approve=(settings.autoApprove.minEstimate if settings.autoApprove else None)
             if "autoApprove" in given
             else ...,
+            second_review=self._second_review(record, settings) if "review" in given else ...,
         )
+
+    @staticmethod
+    def _second_review(record: SessionRecord, settings: SessionSettings) -> bool:
+        """What a PATCH's `review` sets: a project's session only, never null."""
+        if settings.review is None:
+            raise InvalidRequestError('"review" is "single" or "double", never null.')
+        if settings.review == "double" and project_of(record.owner) is None:
+            raise InvalidRequestError(DOUBLE_ALONE)
+        return settings.review == "double"
 
     def _budget(self, body: BudgetBody | None, model: str | None) -> Budget | None:
         """The budget a body gives; a dollar budget for a model without a price is 422."""

@@ -193,6 +193,7 @@ class StepService:
             model=record.model or self.runtime.models.default,
             autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
             project=project_of(record.owner),
+            review="double" if record.second_review else "single",
             heldBy=claim.by if claim is not None else None,
             until=claim.until if claim is not None else None,
             sourceLanguage=record.source_language,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent_core.copilot import CopilotRequest
 from agent_core.document import FileState
-from agent_core.effects import Correction, SessionSnapshot, StepEffects, UnitWrite
+from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, NotFoundError
 from agent_core.languages import task_languages, task_target
 from agent_core.qa import text_warnings
@@ -30,6 +30,7 @@ from storage.interface import Storage
 from .audit import current_units, histories
 from .blocking import blocking
 from .memory import OwnerMemory
+from .review_step import revision_stage
 from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
 from .segments import WRITTEN_STATUSES, SegmentQuery, build_segments, select, with_comment_counts, written_segment
 from .sessions import SessionService, file_id, session_id
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
     from agent_core.runtime import AgentRuntime
 
 logger = logging.getLogger(__name__)
+
+REBASES = 3
+"""How many times a revision's commit is made again over requests that changed nothing it read."""
 
 
 def session_languages(snapshot: SessionSnapshot) -> str:
@@ -74,6 +78,13 @@ class FileView:
     pending: list[CopilotRequest]
     decided: list[UnitWrite] = field(default_factory=list)
     """Units of the pending batch already decided, written with its last verdict (listed as written)."""
+    withheld: int = 0
+    """Written units this view leaves out (an export of reviewed units only)."""
+
+    @property
+    def complete(self) -> bool:
+        """True when every character of the file is in a unit this view shows (or needs none)."""
+        return self.state.complete and not self.withheld
 
     def segments(self) -> list[Segment]:
         """The whole file as segments."""
@@ -167,9 +178,12 @@ class Workbench:
         if_match: str | None = None,
         time_left: Callable[[], float] | None = None,
         by: str | None = None,
+        reviewer: bool = True,
     ) -> RevisedSegment:
         """Give the written unit at `start` the human's text (status `revised`, origin `human`); `by`: the
-        person revising, when `owner` is a project they act in (recorded with the revision)."""
+        person revising, when `owner` is a project they act in (recorded with the revision); `reviewer`:
+        whether they may review, in a session with a second review (service.review_step: a reviewer's
+        revision makes the unit `reviewed`, and so does their PUT of the text as it is)."""
         snapshot, state = await blocking(self._load, owner, sid, fid)
         token = snapshot.token
         check_if_match(if_match, token.version)
@@ -177,7 +191,11 @@ class Workbench:
         unit = next((u for u in units if u.start == start), None)
         if unit is None:
             raise NotFoundError(f"No written unit begins at {start} of this file.")
+        person = by if by != token.owner else None  # an owner's own revision stores no name
+        stage = revision_stage(unit, person, reviewer=reviewer, second_review=snapshot.second_review)
         _, pending = await self.runtime.pending_reviews(owner, sid)
+        if stage == "reviewed":  # the reviewer works beside the translator: only a proposal on this unit waits
+            pending = [r for r in pending if r.file_id == state.file_id and r.start < unit.end and unit.start < r.end]
         if pending:
             raise ConflictError(f"{len(pending)} proposed unit(s) await your review; answer them before revising.")
         source = await blocking(self.storage.read_file, sid, state.file_id, unit.start, unit.end)
@@ -186,10 +204,18 @@ class Workbench:
         languages = session_languages(snapshot)
         contexts = await self._contexts(sid, state.file_id, unit.start, unit.end - unit.start)
         warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string)
-        if body.translated_string == unit.text:  # nothing changes: no commit, no correction
-            return _revised(written_segment(unit, source, segment_id), warnings, token.version)
-        person = by if by != token.owner else None  # an owner's own revision stores no name
-        revised = replace(unit, text=body.translated_string, status="revised", origin="human", auto=False, by=person)
+        if body.translated_string == unit.text and (stage != "reviewed" or unit.stage == "reviewed"):
+            return _revised(written_segment(unit, source, segment_id), warnings, token.version)  # nothing changes
+        if body.translated_string == unit.text:  # a reviewer's approval: the memory has nothing new to learn
+            approved = replace(unit, by=person, stage="reviewed", auto=False)
+            remembered, added = await self.tm.admit(owner, languages, [(source, unit.text, "approved")])
+            effects = StepEffects(revisions=[approved], memory=remembered, memory_added=added)
+            await self.commit_revisions(token, effects, [unit], if_match)
+            self.tm.kept(owner, remembered)
+            return await self._answer(sid, state.file_id, start, approved, source, segment_id, warnings, token.owner)
+        revised = replace(
+            unit, text=body.translated_string, status="revised", origin="human", auto=False, by=person, stage=stage
+        )
         correction = Correction(
             file_id=state.file_id,
             status="revised",
@@ -204,17 +230,52 @@ class Workbench:
         # The revised unit goes to the translation memory in the revision's own commit.
         remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])
         effects = StepEffects(revisions=[revised], corrections=[correction], memory=remembered, memory_added=added)
-        await blocking(self.storage.commit, token, effects)
+        await self.commit_revisions(token, effects, [unit], if_match)
         self.tm.kept(owner, remembered)
         distiller = self.runtime.distiller_of(snapshot.model)
         await self.runtime.learner.after_commit(
             distiller, owner, [correction], languages=languages, time_left=time_left
         )
-        log = await blocking(self.storage.review_log, sid, state.file_id)  # the units now, and their history
-        written = next((u for u in current_units(log) if u.start == start), revised)
+        return await self._answer(sid, state.file_id, start, revised, source, segment_id, warnings, token.owner)
+
+    async def commit_revisions(
+        self, token: StepToken, effects: StepEffects, read: Sequence[UnitWrite], if_match: str | None
+    ) -> None:
+        """Commit revisions of the units `read` (of one file); one that lost to another request is made
+        again over it (REBASES times at most) while those units read as they did, unless the caller named
+        the version it saw (`If-Match`: then 409, as asked), so that a translator's steps and a
+        reviewer's work beside them are not refused for each other."""
+        wanted = {u.start: u for u in read}
+        for attempt in range(REBASES + 1):
+            try:
+                await blocking(self.storage.commit, token, effects)
+                return
+            except ConflictError:
+                if if_match is not None or attempt == REBASES or not read:
+                    raise
+                fresh = await blocking(self.storage.load_step, token.session_id, window=0)
+                now = await blocking(self.storage.list_units, token.session_id, read[0].file_id)
+                if [u for u in now if u.start in wanted] != list(wanted.values()):
+                    raise
+                token = fresh.token
+
+    async def _answer(
+        self,
+        sid: str,
+        fid: str,
+        start: int,
+        written: UnitWrite,
+        source: str,
+        segment_id: str,
+        warnings: list[QaWarningView],
+        owner: str,
+    ) -> RevisedSegment:
+        """The revised segment as it reads after the commit, with its history and the session's version."""
+        log = await blocking(self.storage.review_log, sid, fid)  # the units now, and their history
+        now = next((u for u in current_units(log) if u.start == start), written)
         record = await blocking(self.storage.get_session, sid)
-        segment = written_segment(written, source, segment_id)
-        segment.history = histories(log, owner=token.owner).get(start, [])
+        segment = written_segment(now, source, segment_id)
+        segment.history = histories(log, owner=owner).get(start, [])
         return _revised(segment, warnings, record.version)
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
 
     META                         the one mutable item: version, owner, times, counters (messageCount,
                                  hiddenMessages, responseCount), userInputs, queuedInputs, settings
-                                 (sourceLanguage, targetLanguage, budget, model, autoApprove), telemetry,
+                                 (sourceLanguage, targetLanguage, budget, model, autoApprove, review:
+                                 "double" when the units await a second review), telemetry,
                                  the files and their coverage, and the latest two model responses'
                                  indexes (latestResponse, previousResponse) with how many verdict records
                                  each has (latestRecords, previousRecords)
@@ -298,6 +299,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
+        second_review: bool | EllipsisType = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
         sets, removes, values, names = ["version = version + :one"], ["#hold"], {":one": n(1)}, {"#hold": "hold"}
@@ -309,6 +311,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             ("budget", stored),
             ("model", model),
             ("autoApprove", auto),
+            ("review", second_review if second_review is ... else ("double" if second_review else None)),
         )
         for name, value in settings:
             if value is not ...:
@@ -656,7 +659,8 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
             ("budget", budget),
         )
         auto = str(effects.auto_approve) if effects.auto_approve is not None else None
-        for attr, setting in (*settings, ("model", effects.model), ("autoApprove", auto)):
+        review = "double" if effects.second_review else None
+        for attr, setting in (*settings, ("model", effects.model), ("autoApprove", auto), ("review", review)):
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
@@ -711,6 +715,7 @@ def _record(item: Item) -> SessionRecord:
         model=item.get("model", {}).get("S"),
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
         auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
+        second_review="review" in item,
         claim=SessionClaim(by=item["claimBy"]["S"], until=item["claimUntil"]["S"]) if "claimBy" in item else None,
     )
 
@@ -751,12 +756,14 @@ def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
-    """Units as packed rows; the estimate, the auto mark and the person only when set (verbatim units have
-    none, an owner's own units no person)."""
+    """Units as packed rows; the estimate, the auto mark, the person and the review stage only when set
+    (verbatim units have none, an owner's own units no person, a session reviewed once no stage)."""
     rows: list[list[Any]] = []
     for u in units:
         row: list[Any] = [u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin]
-        if u.by is not None:
+        if u.stage is not None:
+            row += [u.estimate, int(u.auto), u.by, u.stage]
+        elif u.by is not None:
             row += [u.estimate, int(u.auto), u.by]
         elif u.estimate is not None or u.auto:
             row += [u.estimate, 1] if u.auto else [u.estimate]
@@ -770,8 +777,17 @@ def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
     estimate = rest[0] if rest else None
     auto = len(rest) > 1 and bool(rest[1])
     by = rest[2] if len(rest) > 2 else None
+    stage = rest[3] if len(rest) > 3 else None
     return UnitWrite(
-        file_id=file_id, status=status, origin=origin, updated_at=at, estimate=estimate, auto=auto, by=by, **fields
+        file_id=file_id,
+        status=status,
+        origin=origin,
+        updated_at=at,
+        estimate=estimate,
+        auto=auto,
+        by=by,
+        stage=stage,
+        **fields,
     )
 
 

@@ -137,6 +137,7 @@ class SessionStorageInterface(ABC):
             telemetry=record.telemetry,
             target_language=record.target_language,
             auto_approve=record.auto_approve,
+            second_review=record.second_review,
         )
         return record, snapshot
 
@@ -206,11 +207,12 @@ class SessionStorageInterface(ABC):
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
+        second_review: bool | EllipsisType = ...,
     ) -> SessionRecord:
-        """Set the session's languages, budget, model or auto-approval threshold (None clears one, `...`
-        leaves it), bumping its version and ending its hold (the next step tries again), and return the
-        record; NotFoundError if there is none. Retried over a concurrent step's commit, never lost by one
-        (a step loaded before it fails its commit: ConflictError)."""
+        """Set the session's languages, budget, model, auto-approval threshold or second review (None
+        clears one, `...` leaves it), bumping its version and ending its hold (the next step tries
+        again), and return the record; NotFoundError if there is none. Retried over a concurrent step's
+        commit, never lost by one (a step loaded before it fails its commit: ConflictError)."""
 
     @abstractmethod
     def hold_session(self, session_id: str, hold: SessionHold) -> None:

@@ -52,6 +52,8 @@ class SessionRecord:
     """The configured model the session translates with (None: the default)."""
     auto_approve: int | None = None
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
+    second_review: bool = False
+    """True when the units its steps write await a reviewer (a project's `"review": "double"`)."""
     hold: SessionHold | None = None
     """Why the session's latest step could not go on, until a step commits (`hold_session`)."""
     claim: SessionClaim | None = None

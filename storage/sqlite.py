@@ -55,13 +55,13 @@ _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
     "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, claim, "
-    + ", ".join(_TELEMETRY)
+    "second_review, " + ", ".join(_TELEMETRY)
 )
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto'
-_REVISED = ("text", "call_id", "status", "origin", "updated_at", "estimate", "auto")
+_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto, stage'
+_REVISED = ("text", "call_id", "status", "origin", "updated_at", "estimate", "auto", "stage")
 """What a revision changes of a unit (its place stays)."""
 _REVISIONS = (
-    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto FROM revisions "
+    "SELECT start, text, call_id, status, origin, updated_at, estimate, auto, stage FROM revisions "
     "WHERE session_id = ? AND file_id = ? ORDER BY seq"
 )
 
@@ -90,6 +90,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
+        second_review: bool | EllipsisType = ...,
     ) -> SessionRecord:
         """Set the session's settings in one transaction (the version bumped); NotFoundError if none."""
         stored = budget.dumps() if isinstance(budget, Budget) else budget
@@ -99,6 +100,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             "budget": stored,
             "model": model,
             "auto_approve": auto_approve,
+            "second_review": second_review if second_review is ... else int(second_review),
         }
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
@@ -196,7 +198,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
                     "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget, "
-                    "model, auto_approve) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?) "
+                    "model, auto_approve, second_review) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
@@ -429,7 +431,7 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
     rows = [
         (
             *(session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
-            *(u.estimate, int(u.auto)),
+            *_unit_marks(u),
         )
         for u in units
     ]
@@ -455,12 +457,18 @@ def _revise_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
             raise NotFoundError(f"No written unit begins at {u.start} of {u.file_id}.")
     insert_rows(
         db,
-        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto)",
+        "INSERT INTO revisions (session_id, file_id, start, text, call_id, status, origin, updated_at, estimate, auto, "
+        "stage)",
         [
-            (session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, u.estimate, int(u.auto))
+            (session_id, u.file_id, u.start, u.text, u.call_id, u.status, u.origin, stamp, *_unit_marks(u))
             for u in units
         ],
     )
+
+
+def _unit_marks(u: UnitWrite) -> tuple[int | None, int, str | None]:
+    """A unit's row's last columns: the estimate, the auto mark (0 or 1), the review stage."""
+    return u.estimate, int(u.auto), u.stage
 
 
 def _unit(row: dict[str, Any]) -> UnitWrite:
@@ -529,11 +537,14 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         model=row["model"],
         hold=SessionHold.loads(row["hold"]) if row["hold"] else None,
         auto_approve=row["auto_approve"],
+        second_review=bool(row["second_review"]),
         claim=SessionClaim.loads(row["claim"]) if row["claim"] else None,
     )
 
 
 def _settings(effects: StepEffects) -> tuple[str | int | None, ...]:
-    """The settings a creating commit keeps: the languages, the budget, the model, the auto-approval."""
+    """The settings a creating commit keeps: the languages, the budget, the model, the auto-approval, the
+    second review."""
     budget = effects.budget.dumps() if effects.budget else None
-    return effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve
+    settings = (effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve)
+    return (*settings, int(effects.second_review))

@@ -1,4 +1,5 @@
-"""`translation-agent`: translate in the terminal, serve the API, list sessions, export, analyse, import memory."""
+"""`translation-agent`: translate in the terminal, serve the API or the MCP tools, list sessions, export, analyse,
+import memory."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from .api import ApiClient, ApiError
 from .local import TOKEN_ENV, connect
@@ -85,6 +87,16 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=("text", "json"), default="text")
     check.add_argument("--review", action="store_true", help="add the model's own verdict on each translated segment")
     check.add_argument("--model", help="the model that reviews (default: $AGENT_MODEL, else the offline pseudo model)")
+
+    mcp = commands.add_parser("mcp", help="serve the MCP tools for coding agents and assistants (docs/mcp.md)")
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP on --host:--port (default: stdio)")
+    mcp.add_argument("--host", default="127.0.0.1")
+    mcp.add_argument("--port", type=int, default=8765)
+    mcp.add_argument("--api", metavar="URL", help="the API (default: $TRANSLATION_AGENT_API, else the local service)")
+    mcp.add_argument("--token", help=f"bearer token for the API (default: ${TOKEN_ENV})")
+    mcp.add_argument(
+        "--root", type=Path, default=Path.cwd(), help="the folder whose files the tools may read and write"
+    )
 
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
@@ -406,6 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve(args.host, args.port, args.db)
     if args.command == "check":
         return _check(args)
+    if args.command == "mcp":
+        return _mcp(args)
     try:
         return asyncio.run(_run(args))
     except ApiError as exc:
@@ -414,6 +428,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"translation-agent: {exc}", file=sys.stderr)
         return 1
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    """`mcp`: the MCP server over stdio or streamable HTTP; the `mcp` SDK is needed for this command only."""
+    try:
+        from mcp_server.serve import run
+    except ImportError as exc:
+        print(f"mcp needs the MCP SDK: pip install 'translation-agent[mcp]' ({exc})", file=sys.stderr)
+        return 2
+    transport: Literal["stdio", "http"] = "http" if args.http else "stdio"
+    return run(transport, api_url=args.api, token=args.token, root=args.root, host=args.host, port=args.port)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -93,6 +93,9 @@ async def test_one_member_drives_until_the_claim_ends_or_a_manager_takes_it_over
     until = stamp(START + timedelta(seconds=CLAIM_SECONDS))
     view = await http.ok("dan", "GET", f"/api/sessions/{sid}")
     assert (view["heldBy"], view["until"]) == ("bob", until)
+    pid = view["project"]
+    listed = (await http.ok("dan", "GET", f"/api/projects/{pid}/sessions"))["sessions"]
+    assert [(s["id"], s["heldBy"], s["until"]) for s in listed] == [(sid, "bob", until)], "the project's list says so"
 
     calls, before = len(script.seen), storage.get_session(sid)
     status, answer = await http("dan", "POST", "/api/next", {"sessionId": sid, "userInput": "Mine now."})

@@ -23,7 +23,7 @@ from service.schemas import (
     UploadedFile,
 )
 
-from ..deps import CallerDep, OwnerDep, ServicesDep, TimeLeftDep
+from ..deps import ActingDep, CallerDep, OwnerDep, ServicesDep, TimeLeftDep
 
 if TYPE_CHECKING:  # the workbench and the formats are imported on first use (cold start)
     from service.exports import Download
@@ -106,13 +106,18 @@ async def export_file(
     services: ServicesDep,
     format: Annotated[str, Query(max_length=20, description="xliff2, xliff12, tmx, md, or xliff (XLIFF sources)")],
     srclang: Annotated[str | None, Query(max_length=40, description="the source language (default und)")] = None,
+    reviewed: Annotated[
+        bool, Query(description="only units past the second review (and those that need none)")
+    ] = False,
 ) -> Response:
     """The file as XLIFF 2.0 or 1.2, TMX, Markdown, or (an XLIFF source) the original with its targets filled."""
     from service.exports import Exports
     from service.offload import off_loop
 
     exports = Exports(services.workbench())  # parsing and writing XML: off the server's loop
-    found = await off_loop(lambda: exports.export(owner, session_id, file_id, format, srclang=srclang))
+    found = await off_loop(
+        lambda: exports.export(owner, session_id, file_id, format, srclang=srclang, reviewed=reviewed)
+    )
     return attachment(found)
 
 
@@ -153,18 +158,19 @@ async def approve_shown(
     session_id: str,
     file_id: str,
     body: ApproveBody,
-    owner: OwnerDep,
+    acting: ActingDep,
     caller: CallerDep,
     services: ServicesDep,
     time_left: TimeLeftDep,
     if_match: Annotated[str | None, Header(max_length=100)] = None,
     idempotency_key: Annotated[str | None, Header(alias="Idempotency-Key")] = None,
 ) -> Response | ApproveResult:
-    """Approve every pending proposal of the file that the filter shows with QA clean, as one verdict step."""
+    """Approve every pending proposal of the file that the filter shows with QA clean, as one verdict step
+    (`"step": "review"`: the translated units, a reviewer's second review)."""
     from service.bulk import BulkApproval
 
     found = await BulkApproval(services.workbench(), services.steps).approve(
-        owner,
+        acting.owner,
         session_id,
         file_id,
         body,
@@ -172,6 +178,7 @@ async def approve_shown(
         idempotency_key=idempotency_key,
         time_left=time_left,
         by=caller,
+        reviewer=acting.may("review"),
     )
     if isinstance(found, str):
         return Response(found, media_type="application/json", headers={"Idempotent-Replayed": "true"})
@@ -184,7 +191,7 @@ async def revise_segment(
     file_id: str,
     start: int,
     body: ReviseBody,
-    owner: OwnerDep,
+    acting: ActingDep,
     caller: CallerDep,
     services: ServicesDep,
     time_left: TimeLeftDep,
@@ -194,7 +201,15 @@ async def revise_segment(
     """The human revises the written unit that begins at `start`; the memory learns from it."""
 
     found = await services.workbench().revise(
-        owner, session_id, file_id, start, body, if_match=if_match, time_left=time_left, by=caller
+        acting.owner,
+        session_id,
+        file_id,
+        start,
+        body,
+        if_match=if_match,
+        time_left=time_left,
+        by=caller,
+        reviewer=acting.may("review"),
     )
     response.headers["ETag"] = f'"{found.version}"'
     return found

@@ -6,8 +6,10 @@ test_ui.py. Three tabs of one browser act as three people with the UI's "act as"
 adds the translator and the reviewer (a refusal in the server's words on the way), and starts a
 French translation in it; the translator picks the project, sees their role's view, drives the
 session and comments on a card; the reviewer sees who holds the session, and a step of theirs is
-refused with the holder and the time; the manager takes it over. Screenshots go to the test's tmp
-folder (printed).
+refused with the holder and the time; the manager takes it over. Then, in a project with two review
+steps, the translator's approvals wait in the reviewer's queue, where one is edited, the reviewed-only
+export holds it alone, and the rest are approved in one request. Screenshots go to the test's tmp
+folder (printed with `-s`).
 """
 
 from __future__ import annotations
@@ -165,6 +167,9 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     act_as(reviewer, "rita")
     choose_workspace(reviewer, "Docs FR")
     assert reviewer.inner_text("#workspace-role") == "Reviewer · fr"
+    reviewer.wait_for_selector(f"#session-list [data-session-id={session}] .session-held")
+    assert reviewer.inner_text(f"#session-list [data-session-id={session}] .session-held").startswith("Held by tina until ")
+    reviewer.screenshot(path=str(shots / "teams-reviewer-home.png"))
     reviewer.click(f"#session-list [data-session-id={session}] .session-link")
     reviewer.wait_for_selector("body[data-phase=review] #cards .card.current")
     reviewer.wait_for_selector("#held-by:not([hidden])")
@@ -207,3 +212,102 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     translator.wait_for_selector("#claimed:not([hidden])")
     assert translator.inner_text("#claimed-text").startswith("Held by local until ")
     translator.screenshot(path=str(shots / "teams-held-translator.png"))
+
+
+SHORT = "# Widgets\n\nThe widget saves your work.\n\nOpen the widget menu.\n\nClose it when done.\n"
+
+
+def add_member(page: Page, sub: str, role: str, languages: str) -> None:
+    """Add `sub` with `role` and `languages` from the members panel."""
+    page.fill("#member-sub", sub)
+    page.select_option("#member-role", role)
+    page.fill("#member-langs", languages)
+    page.click("#member-add button[type=submit]")
+    page.wait_for_selector(f"#members .member[data-sub={sub}]")
+
+
+def open_as(page: Page, server: str, sub: str, project: str, session: str, role: str) -> None:
+    """Load the UI, act as `sub`, choose `project` and open `session` from its list, where `role` is shown."""
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    act_as(page, sub)
+    choose_workspace(page, project)
+    page.click(f"#session-list [data-session-id={session}] .session-link")
+    page.wait_for_function("(r) => document.querySelector('#team-badge').textContent.includes(r)", arg=role)
+
+
+def test_double_review_the_reviewers_queue(page: Page, server: str, tmp_path: Path) -> None:
+    shots = tmp_path / "screenshots"
+    shots.mkdir()
+    print(f"screenshots: {shots}")
+    manager = page
+    manager.goto(server)
+    manager.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    manager.click("#workspace-summary")
+    manager.wait_for_selector("#workspace-list .workspace-item")
+    manager.fill("#project-new-name", "Docs in two steps")
+    manager.select_option("#project-new-review", "double")
+    manager.click("#project-new button[type=submit]")
+    manager.wait_for_selector("#project-admin[open] #members .member[data-sub=local]")
+    assert manager.input_value("#project-review") == "double"
+    add_member(manager, "tina", "translator", "fr")
+    add_member(manager, "rita", "reviewer", "fr")
+    manager.fill("#doc-text", SHORT)
+    manager.fill("#doc-name", "widgets.md")
+    manager.fill("#target-lang", "French")
+    manager.click("#start")
+    manager.wait_for_selector("body[data-phase=review] #cards .card")
+    session = manager.evaluate("() => location.hash.slice(1)")
+    manager.click("#home-link")
+    manager.wait_for_selector(f"#session-list [data-session-id={session}]")
+
+    # The translator approves every proposal: the units are translated, waiting for the second step.
+    translator = manager.context.new_page()
+    open_as(translator, server, "tina", "Docs in two steps", session, "Translator")
+    assert "two review steps" in translator.inner_text("#team-badge")
+    while True:
+        translator.wait_for_selector("body[data-phase=review] #cards .card.current, body[data-phase=done], body[data-phase=idle]")
+        if translator.evaluate("() => document.body.dataset.phase") != "review":
+            break
+        translator.keyboard.press("Shift+A" if translator.locator("#cards .card").count() > 1 else "a")
+        translator.wait_for_selector("body:not([data-phase=review])")
+    translator.click("#tab-segments")
+    translator.wait_for_selector("#seglist .seg-status-translated")
+    assert translator.is_hidden("#seg-queue"), "a translator has no review queue"
+    translator.click("#home-link")  # lets the session go
+
+    # The reviewer's queue: the translated units; one edited (reviewed), the rest approved in one request.
+    reviewer = manager.context.new_page()
+    open_as(reviewer, server, "rita", "Docs in two steps", session, "Reviewer")
+    reviewer.click("#tab-segments")
+    reviewer.wait_for_selector("#seg-queue:visible")
+    waiting = reviewer.locator("#seglist .seg-status-translated").count()
+    assert waiting >= 3
+    assert reviewer.inner_text("#seg-queue") == f"Review queue ({waiting})"
+    reviewer.click("#seg-queue")
+    assert reviewer.input_value("#seg-status") == "translated"
+    assert reviewer.locator("#seglist .seg").count() == waiting
+    reviewer.screenshot(path=str(shots / "teams-review-queue.png"))
+    row = "#seglist .seg-status-translated:has-text('Open the widget menu')"
+    reviewer.click(f"{row} .seg-src")
+    reviewer.fill(".seg-editor textarea", "Ouvrez le menu du widget.")
+    reviewer.keyboard.press("Control+Enter")
+    reviewer.wait_for_function("() => document.querySelector('#status').textContent.includes('Edited and reviewed')")
+    reviewer.select_option("#seg-status", "reviewed")
+    reviewer.wait_for_selector("#seglist .seg-status-reviewed:has-text('Ouvrez le menu du widget.')")
+    # Only what a reviewer passed is in the reviewed export.
+    reviewer.click("#export-menu summary")
+    assert reviewer.is_visible("#export-reviewed")
+    with reviewer.expect_download() as info:
+        reviewer.click("#export-reviewed")
+    exported = Path(info.value.path()).read_text(encoding="utf-8")
+    assert exported == SHORT.replace("Open the widget menu.", "Ouvrez le menu du widget."), "the rest awaits the reviewer"
+    reviewer.click("#seg-queue")
+    shown = reviewer.inner_text("#seg-approve-shown")
+    assert shown == f"Approve all shown as reviewed ({waiting - 1})"
+    reviewer.click("#seg-approve-shown")
+    reviewer.wait_for_function("(n) => document.querySelector('#status').textContent.startsWith(`${n} approved`)", arg=waiting - 1)
+    reviewer.wait_for_function("() => document.querySelector('#seg-queue').textContent === 'Review queue (0)'")
+    reviewer.select_option("#seg-status", "reviewed")
+    assert reviewer.locator("#seglist .seg-status-reviewed").count() == waiting
+    reviewer.screenshot(path=str(shots / "teams-reviewed.png"))

@@ -16,6 +16,7 @@ import {
   parseLanguages,
   projectSessionLine,
   reviewQueue,
+  reviewsUnit,
   roleIn,
   subProblem,
   threadCounts,
@@ -193,4 +194,13 @@ test("a step another member holds: thrown at once with who and until, never retr
   const out = await client.drive({ ...err.retry.body, takeOver: true });
   assert.equal(out.kind, "idle");
   assert.deepEqual(sent[1].body, { sessionId: "s_1", takeOver: true });
+});
+
+test("saving a translated unit is the second step's review for a reviewer in a double-review session only", () => {
+  assert.equal(reviewsUnit("translated", { review: "double", role: "reviewer" }), true);
+  assert.equal(reviewsUnit("translated", { review: "double", role: "manager" }), true);
+  assert.equal(reviewsUnit("translated", { review: "double", role: "translator" }), false, "a translator's revision stays translated");
+  assert.equal(reviewsUnit("reviewed", { review: "double", role: "reviewer" }), false);
+  assert.equal(reviewsUnit("translated", { review: "single", role: "reviewer" }), false);
+  assert.equal(reviewsUnit("translated", { review: null, role: null }), false);
 });

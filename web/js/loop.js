@@ -233,7 +233,8 @@ export async function approveShown(filter, step) {
   setBusy(true);
   try {
     const res = await api.approveShown(sid, fileId, filter, step);
-    const note = `${res.approved} approved${res.skipped ? `, ${res.skipped} left for review (QA warnings)` : ""}.`;
+    const left = /** @type {{remaining?: number}} */ (res).remaining ?? 0; // the review step approves 500 at most a request
+    const note = `${res.approved} approved${res.skipped ? `, ${res.skipped} left for review (QA warnings)` : ""}${left ? `, ${left} more to approve: press it again` : ""}.`;
     setBusy(false);
     if (!res.agentResponse) {
       setStatus(res.approved || res.skipped ? note : step ? "No translated unit is shown." : "No proposal in review is shown.");

@@ -13,7 +13,7 @@ import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
 import { keyText, listedTarget } from "./entries.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
-import { reviewQueue } from "./teams.js";
+import { reviewQueue, reviewsUnit } from "./teams.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
@@ -168,7 +168,7 @@ export function showThread(segmentId) {
 }
 
 /** @type {Record<string, string>} */
-const ACTION_TEXT = { approved: "Approved", refined: "Edited", rejected: "Rejected", revised: "Revised", verbatim: "Kept as is" };
+const ACTION_TEXT = { approved: "Approved", refined: "Edited", rejected: "Rejected", revised: "Revised", reviewed: "Reviewed", verbatim: "Kept as is" };
 /** @type {Record<string, string>} */
 const ORIGIN_TEXT = { model: "from the model's proposal", memory: "from your translation memory", human: "typed by hand", verbatim: "kept from the source" };
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -255,7 +255,7 @@ function editor(seg) {
     h(
       "div",
       { class: "form-actions" },
-      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
+      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, reviewsUnit(seg.status, state.team) ? "Save as reviewed " : "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
       h("button", { type: "button", class: "button button-secondary button-small", onclick: () => closeEditor(seg.start) }, "Cancel ", h("kbd", { text: "Esc" })),
     ),
   );
@@ -290,7 +290,8 @@ async function saveRevision(seg, text, reason, error, issue) {
     error.hidden = false;
     return;
   }
-  if (text === seg.target) {
+  const review = reviewsUnit(seg.status, state.team); // the same text is the reviewer's approval
+  if (text === seg.target && !review) {
     closeEditor(seg.start);
     return;
   }
@@ -300,7 +301,7 @@ async function saveRevision(seg, text, reason, error, issue) {
     const result = await reviseSegment(api, sid, fileId, seg.start, text, reason || undefined, issue);
     if (result.ok) {
       editing = null;
-      setStatus("Revision saved.");
+      setStatus(review ? (text === seg.target ? "Approved as reviewed." : "Edited and reviewed.") : "Revision saved.");
       await refreshSegments();
       focusRow(seg.start);
       actions.revised(fileId);

@@ -45,7 +45,8 @@ export async function showTeam(view) {
   try {
     const [mine, full] = await Promise.all([myProjects(true), api.project(project)]);
     if (sid !== state.sessionId) return;
-    state.team = { ...state.team, project, ...roleIn(project, mine), review: full.review };
+    // The session's own setting first (a manager may change one session's), else its project's.
+    state.team = { ...state.team, project, ...roleIn(project, mine), review: view.review ?? full.review };
     if (!state.team.name) state.team.name = full.name;
   } catch {
     /* the badge says the project's id; the server still decides every action */

@@ -166,3 +166,13 @@ export function commentBadge(seg) {
   const open = seg.openComments ?? 0;
   return { text: open ? `${open} open` : `${n} comment${n === 1 ? "" : "s"}`, open: open > 0, label: `${n} comment${n === 1 ? "" : "s"}${open ? `, ${open} open` : ", all resolved"}` };
 }
+
+/**
+ * Whether saving a segment's editor is the second step's review (double review, a role that reviews,
+ * a `translated` unit): the same text is then an approval worth sending, an edit a correction; both
+ * make the unit `reviewed`.
+ * @param {string} status @param {{review?: string | null, role: Role | null}} team
+ */
+export function reviewsUnit(status, team) {
+  return status === "translated" && team.review === "double" && abilities(team.role).review;
+}

@@ -65,6 +65,7 @@
  * @property {number} [segmentsLeft] segments of the files not written yet
  * @property {string} [model] the configured model the next step uses
  * @property {string | null} [project] the project the session belongs to, null for the creator's own
+ * @property {"single" | "double"} [review] a project's session: whether a reviewer passes what translators decide
  * @property {string | null} [heldBy] the member who drives the project's session while their claim lasts
  * @property {string | null} [until] when that claim ends (ISO 8601)
  *

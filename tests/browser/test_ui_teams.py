@@ -48,6 +48,17 @@ def page(server: str) -> Iterator[Page]:
         yield page
 
 
+NEW_CARDS = """(seen) => document.body.dataset.phase === 'review'
+  && [...document.querySelectorAll('#cards .card')].some(c => !seen.includes(c.dataset.callId))"""
+"""A new batch shows: a card whose call the list `seen` does not hold."""
+
+PAST_BATCH = """(seen) => ['review', 'done', 'idle'].includes(document.body.dataset.phase)
+  && ![...document.querySelectorAll('#cards .card')].some(c => seen.includes(c.dataset.callId))"""
+"""The batch `seen` is gone: the verdicts went through."""
+
+REVIEW_OR_END = "body[data-phase=review] #cards .card.current, body[data-phase=done], body[data-phase=idle]"
+
+
 def act_as(page: Page, sub: str) -> None:
     """Type `sub` into the top bar's "Act as" field (local mode) and apply it."""
     page.fill("#act-as-input", sub)
@@ -144,10 +155,7 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     seen = translator.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
     for _ in seen:
         translator.keyboard.press("a")
-    translator.wait_for_function(
-        "(seen) => document.body.dataset.phase === 'review' && [...document.querySelectorAll('#cards .card')].some(c => !seen.includes(c.dataset.callId))",
-        arg=seen,
-    )
+    translator.wait_for_function(NEW_CARDS, arg=seen)
 
     # The segment list counts the open thread; its thread opens under the row.
     translator.click("#tab-segments")
@@ -167,8 +175,9 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     act_as(reviewer, "rita")
     choose_workspace(reviewer, "Docs FR")
     assert reviewer.inner_text("#workspace-role") == "Reviewer · fr"
-    reviewer.wait_for_selector(f"#session-list [data-session-id={session}] .session-held")
-    assert reviewer.inner_text(f"#session-list [data-session-id={session}] .session-held").startswith("Held by tina until ")
+    held = f"#session-list [data-session-id={session}] .session-held"
+    reviewer.wait_for_selector(held)
+    assert reviewer.inner_text(held).startswith("Held by tina until "), "the project's list says who holds it"
     reviewer.screenshot(path=str(shots / "teams-reviewer-home.png"))
     reviewer.click(f"#session-list [data-session-id={session}] .session-link")
     reviewer.wait_for_selector("body[data-phase=review] #cards .card.current")
@@ -199,10 +208,7 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     manager.screenshot(path=str(shots / "teams-take-over.png"))
     before = manager.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
     manager.click("#claimed-take")
-    manager.wait_for_function(
-        "(seen) => ['review', 'done', 'idle'].includes(document.body.dataset.phase) && ![...document.querySelectorAll('#cards .card')].some(c => seen.includes(c.dataset.callId))",
-        arg=before,
-    )
+    manager.wait_for_function(PAST_BATCH, arg=before)
     assert manager.is_hidden("#claimed")
     assert manager.is_hidden("#held-by"), "the manager holds it now"
     # The translator's next step is refused in turn, naming the manager.
@@ -266,7 +272,7 @@ def test_double_review_the_reviewers_queue(page: Page, server: str, tmp_path: Pa
     open_as(translator, server, "tina", "Docs in two steps", session, "Translator")
     assert "two review steps" in translator.inner_text("#team-badge")
     while True:
-        translator.wait_for_selector("body[data-phase=review] #cards .card.current, body[data-phase=done], body[data-phase=idle]")
+        translator.wait_for_selector(REVIEW_OR_END)
         if translator.evaluate("() => document.body.dataset.phase") != "review":
             break
         translator.keyboard.press("Shift+A" if translator.locator("#cards .card").count() > 1 else "a")
@@ -301,12 +307,15 @@ def test_double_review_the_reviewers_queue(page: Page, server: str, tmp_path: Pa
     with reviewer.expect_download() as info:
         reviewer.click("#export-reviewed")
     exported = Path(info.value.path()).read_text(encoding="utf-8")
-    assert exported == SHORT.replace("Open the widget menu.", "Ouvrez le menu du widget."), "the rest awaits the reviewer"
+    reviewed_only = SHORT.replace("Open the widget menu.", "Ouvrez le menu du widget.")
+    assert exported == reviewed_only, "the rest awaits the reviewer: the source is kept there"
     reviewer.click("#seg-queue")
     shown = reviewer.inner_text("#seg-approve-shown")
     assert shown == f"Approve all shown as reviewed ({waiting - 1})"
     reviewer.click("#seg-approve-shown")
-    reviewer.wait_for_function("(n) => document.querySelector('#status').textContent.startsWith(`${n} approved`)", arg=waiting - 1)
+    reviewer.wait_for_function(
+        "(n) => document.querySelector('#status').textContent.startsWith(`${n} approved`)", arg=waiting - 1
+    )
     reviewer.wait_for_function("() => document.querySelector('#seg-queue').textContent === 'Review queue (0)'")
     reviewer.select_option("#seg-status", "reviewed")
     assert reviewer.locator("#seglist .seg-status-reviewed").count() == waiting

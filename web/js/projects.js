@@ -26,6 +26,12 @@ export function chosen() {
 /** @type {ProjectEntry[] | null} the caller's projects, once asked */
 let projects = null;
 
+/** Back to Personal: the chosen project is gone for this caller (deleted, or they were removed from it). */
+export function leaveProject() {
+  store.set(key(), null);
+  renderWorkspace();
+}
+
 /** The caller's projects, asked once (again with `fresh`). @param {boolean} [fresh] */
 export async function myProjects(fresh = false) {
   if (!projects || fresh) projects = (await api.projects()).projects || [];

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { $, confirmDialog, h, num, store } from "./dom.js";
 import { languageName } from "./jobmodel.js";
-import { chosen } from "./projects.js";
+import { chosen, leaveProject } from "./projects.js";
 import { state } from "./state.js";
 import { projectSessionLine } from "./teams.js";
 import { clearError, setStatus, showError } from "./status.js";
@@ -41,6 +41,14 @@ export async function loadSessions(append) {
     $("sessions-more").hidden = !page.nextCursor;
     $("sessions-empty").hidden = list.children.length > 0;
   } catch (err) {
+    const gone = /** @type {any} */ (err).status === 404 && chosen();
+    if (gone) {
+      // Not a member any more (or the project is gone): the workspace goes back to Personal.
+      leaveProject();
+      setStatus(`You are no longer a member of ${gone.name}: showing your own sessions.`);
+      loadSessions(false);
+      return;
+    }
     showError(err, () => {
       clearError();
       loadSessions(append);

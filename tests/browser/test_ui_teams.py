@@ -143,6 +143,15 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     translator.wait_for_selector("body[data-phase=review] #cards .card.current")
     translator.wait_for_function("() => document.querySelector('#team-badge').textContent.includes('Translator')")
     assert translator.is_hidden("#held-by"), "the manager let it go"
+    # The memory panel is the project's; a translator may read it, not change it (the server's words).
+    translator.wait_for_function("() => document.querySelector('#memory-title').textContent === \"Docs FR's memory\"")
+    translator.fill("#memory-source", "widget")
+    translator.fill("#memory-target", "gadget")
+    translator.click("#memory-add-button")
+    translator.wait_for_selector("#memory-error:not([hidden])")
+    assert "you are a translator" in translator.inner_text("#memory-error")
+    translator.fill("#memory-source", "")
+    translator.fill("#memory-target", "")
 
     # A comment on the card's segment, then the translator drives: a verdict is a step, the hold theirs.
     translator.click("#cards .card.current .card-comments")
@@ -183,6 +192,11 @@ def test_a_team_translates_comments_and_hands_over(page: Page, server: str, tmp_
     reviewer.wait_for_selector("body[data-phase=review] #cards .card.current")
     reviewer.wait_for_selector("#held-by:not([hidden])")
     assert reviewer.inner_text("#held-by").startswith("Held by tina until ")
+    # A reviewer changes the project's glossary: the term is the project's, for every member.
+    reviewer.fill("#memory-source", "widget")
+    reviewer.fill("#memory-target", "gadget")
+    reviewer.click("#memory-add-button")
+    reviewer.wait_for_selector("#memory-glossary .memory-item:has-text('gadget')")
     # Resolve the translator's question from the segment list, as the reviewer.
     reviewer.click("#tab-segments")
     reviewer.click("#seglist .seg-comments-open")

@@ -121,7 +121,7 @@ test("comment counts and badges", () => {
   assert.deepEqual(commentBadge({ comments: 1, openComments: 0 }), { text: "1 comment", open: false, label: "1 comment, all resolved" });
 });
 
-test("the team routes: paths, bodies and the act-as header", async () => {
+test("the team routes: paths, bodies, a project's memory and the act-as header", async () => {
   const { sent, fetch } = recording((method, path) => json(method === "POST" && path.endsWith("comments") ? 201 : 200, {}));
   let actAs = "bob";
   const api = createApi({ base: "http://t/api/", fetch, headers: () => (actAs ? { "X-Act-As": actAs } : {}) });
@@ -138,6 +138,10 @@ test("the team routes: paths, bodies and the act-as header", async () => {
   actAs = "";
   await api.approveShown("s_1", "f_1", { status: "translated" }, "review");
   await api.releaseClaim("s_1");
+  await api.memory("p1");
+  await api.addGlossary({ source: "widget", target: "gadget" }, "p1");
+  await api.deleteMemory("e 1", "p1");
+  await api.memory(null);
   assert.deepEqual(
     sent.map((r) => `${r.method} ${r.path}`),
     [
@@ -153,8 +157,14 @@ test("the team routes: paths, bodies and the act-as header", async () => {
       "GET sessions/s_1/comments?open=true",
       "POST sessions/s_1/files/f_1/approve",
       "DELETE sessions/s_1/claim",
+      "GET projects/p1/memory",
+      "POST projects/p1/memory/glossary",
+      "DELETE projects/p1/memory/e%201",
+      "GET memory",
     ],
   );
+  assert.equal(api.memoryExportPath("tmx", "p1"), "projects/p1/memory/export?format=tmx");
+  assert.equal(api.memoryExportPath("csv"), "memory/export?format=csv");
   assert.equal(sent[0].headers["X-Act-As"], "bob");
   assert.equal(sent[10].headers["X-Act-As"], undefined, "no header once the field is cleared");
   assert.deepEqual(sent[6].body, { targetLanguage: "fr", project: "p1" });

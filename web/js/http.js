@@ -225,6 +225,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
   const s = (id) => `sessions/${enc(id)}`;
   /** @param {string} id @param {string} fileId */
   const f = (id, fileId) => `${s(id)}/files/${enc(fileId)}`;
+  /** The memory's routes: the caller's own, or a project's. @param {string | null | undefined} project */
+  const mem = (project) => (project ? `projects/${enc(project)}/memory` : "memory");
   /** @param {Record<string, string | number | null | undefined>} params */
   const query = (params) => {
     const q = Object.entries(params)
@@ -342,17 +344,19 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
       request("PATCH", `${f(id, fileId)}/segments/${enc(segmentId)}/comments/${enc(commentId)}`, { body: { resolved } }),
     /** The session's threads by file; `open`: only those with a comment not resolved. @param {string} id @param {boolean} [open] */
     threads: (id, open = false) => request("GET", `${s(id)}/comments${query({ open: open ? "true" : null })}`),
-    memory: () => request("GET", "memory"),
-    /** @param {{source: string, target: string, kind?: string, languages?: string}} entry */
-    addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
-    /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body */
-    updateMemory: (entryId, body) => request("PUT", `memory/${enc(entryId)}`, { body }),
-    /** @param {string} entryId */
-    deleteMemory: (entryId) => request("DELETE", `memory/${enc(entryId)}`),
-    /** @param {string} format @param {string} content @returns {Promise<ImportResult>} */
-    importMemory: (format, content) => request("POST", "memory/import", { body: { format, content } }),
-    /** @param {string} format */
-    memoryExportPath: (format) => `memory/export${query({ format })}`,
+    // The memory: the caller's own, or with `project` the project's (the same routes under its path).
+    /** @param {string | null} [project] */
+    memory: (project) => request("GET", mem(project)),
+    /** @param {{source: string, target: string, kind?: string, languages?: string}} entry @param {string | null} [project] */
+    addGlossary: (entry, project) => request("POST", `${mem(project)}/glossary`, { body: entry }),
+    /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body @param {string | null} [project] */
+    updateMemory: (entryId, body, project) => request("PUT", `${mem(project)}/${enc(entryId)}`, { body }),
+    /** @param {string} entryId @param {string | null} [project] */
+    deleteMemory: (entryId, project) => request("DELETE", `${mem(project)}/${enc(entryId)}`),
+    /** @param {string} format @param {string} content @param {string | null} [project] @returns {Promise<ImportResult>} */
+    importMemory: (format, content, project) => request("POST", `${mem(project)}/import`, { body: { format, content } }),
+    /** @param {string} format @param {string | null} [project] */
+    memoryExportPath: (format, project) => `${mem(project)}/export${query({ format })}`,
   };
 }
 

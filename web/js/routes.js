@@ -91,14 +91,15 @@ export async function openSession(id) {
     return;
   }
   if (token !== state.loadToken) return;
+  showTeam(data, id); // first: the session's panels read the project's memory
   enterFromView(id, data);
-  showTeam(data);
   goOnFromStanding(data, openedFromJob(id));
 }
 
 /** A session the start form made: shown at once with its upload, and the agent started. @param {Started} started */
 export function beginSession({ sessionId, file, userInput, text }) {
   history.pushState(null, "", `#${sessionId}`);
+  showTeam({ project: chosen()?.id ?? null }, sessionId); // started in the chosen workspace; first, as on opening
   enterSession(sessionId, {
     title: userInput,
     files: [{ ...file, progress: { translatedChars: 0, totalChars: file.chars, complete: false } }],
@@ -106,7 +107,6 @@ export function beginSession({ sessionId, file, userInput, text }) {
     messageCount: 0,
   });
   if (text != null) state.sources.set(file.fileId, text);
-  showTeam({ project: chosen()?.id ?? null }); // started in the chosen workspace
   refreshDocument(file.fileId, { source: true });
   // The language the server detected from the upload (the step's answer does not carry it).
   api.session(sessionId).then((view) => sessionId === state.sessionId && (showSourceLanguage(view), showAutoApprove(view)), () => {});

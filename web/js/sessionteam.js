@@ -32,11 +32,11 @@ export function setupSessionTeam(then) {
 
 /**
  * The session's project, read beside it: the caller's role and languages there, and the project's
- * review steps. A session of one's own has none (nothing is asked).
- * @param {Partial<SessionView>} view
+ * review steps. A session of one's own has none (nothing is asked). Called before the session's
+ * panels load, so that the memory panel reads the project's memory.
+ * @param {Partial<SessionView>} view @param {string | null} [sid] the session being entered
  */
-export async function showTeam(view) {
-  const sid = state.sessionId;
+export async function showTeam(view, sid = state.sessionId) {
   const project = view.project ?? null;
   state.team = { project, name: null, role: null, languages: ["*"], review: null };
   showHeld(view);
@@ -59,7 +59,17 @@ export async function showTeam(view) {
 /** @type {Parameters<typeof showClaimed> | null} the refused step shown, until the next one */
 let claimed = null;
 
+/** The memory panel names whose memory it shows: the caller's own, or the project's (shared). */
+function renderMemoryTitle() {
+  const t = state.team;
+  $("memory-title").textContent = t.project ? `${t.name || "The project"}'s memory` : "Your memory";
+  $("memory-hint").textContent = t.project
+    ? "What the agent learned from the project's members (their edits and rejections) and what they added. Every session of the project shares it; managers and reviewers change it. The agent sees it, and cards warn when a proposal breaks a term."
+    : "What the agent learned from your edits and rejections, and what you added. It applies to all your sessions; the agent sees it, and cards warn when a proposal breaks a term.";
+}
+
 function renderBadge() {
+  renderMemoryTitle();
   const t = state.team;
   const badge = $("team-badge");
   badge.hidden = !t.project;

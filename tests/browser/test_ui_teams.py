@@ -243,7 +243,7 @@ def add_member(page: Page, sub: str, role: str, languages: str) -> None:
     page.select_option("#member-role", role)
     page.fill("#member-langs", languages)
     page.click("#member-add button[type=submit]")
-    page.wait_for_selector(f"#members .member[data-sub={sub}]")
+    page.wait_for_selector(f"#members .member[data-sub='{sub}']")
 
 
 def open_as(page: Page, server: str, sub: str, project: str, session: str, role: str) -> None:
@@ -334,3 +334,27 @@ def test_double_review_the_reviewers_queue(page: Page, server: str, tmp_path: Pa
     reviewer.select_option("#seg-status", "reviewed")
     assert reviewer.locator("#seglist .seg-status-reviewed").count() == waiting
     reviewer.screenshot(path=str(shots / "teams-reviewed.png"))
+
+
+def test_the_team_views_fit_a_phone_width_window(page: Page, server: str, tmp_path: Path) -> None:
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    page.click("#workspace-summary")
+    page.wait_for_selector("#workspace-list .workspace-item")
+    page.fill("#project-new-name", "Phone project")
+    page.click("#project-new button[type=submit]")
+    page.wait_for_selector("#project-admin[open] #members .member[data-sub=local]")
+    add_member(page, "someone-with-a-long-identity@example.com", "translator", "fr, de")
+    page.locator("#project-admin").scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "teams-narrow-members.png"))
+    for box in page.locator("#members .member-sub").all():
+        shown = box.bounding_box()
+        assert shown is not None and shown["width"] > 40, "each member's identity stays readable"
+    wide = page.evaluate("() => document.documentElement.scrollWidth")
+    assert wide <= 390, f"the home screen scrolls sideways ({wide} px)"
+    page.click("#workspace-summary")
+    page.wait_for_selector("#workspace-list .workspace-item")
+    page.screenshot(path=str(tmp_path / "teams-narrow-menu.png"))
+    menu = page.locator("#workspace-menu").bounding_box()
+    assert menu is not None and menu["x"] >= 0 and menu["x"] + menu["width"] <= 390, "the menu fits the window"

@@ -358,3 +358,6 @@ def test_the_team_views_fit_a_phone_width_window(page: Page, server: str, tmp_pa
     page.screenshot(path=str(tmp_path / "teams-narrow-menu.png"))
     menu = page.locator("#workspace-menu").bounding_box()
     assert menu is not None and menu["x"] >= 0 and menu["x"] + menu["width"] <= 390, "the menu fits the window"
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#workspace-menu", state="hidden")
+    assert page.evaluate("() => document.activeElement.id") == "workspace-summary", "Esc goes back to the switcher"

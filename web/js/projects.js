@@ -204,6 +204,11 @@ export function setupProjects(opts) {
   $("workspace").addEventListener("toggle", () => {
     if (/** @type {HTMLDetailsElement} */ ($("workspace")).open) fillMenu();
   });
+  $("workspace").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key !== "Escape") return; // Esc closes the menu, back on its button
+    /** @type {HTMLDetailsElement} */ ($("workspace")).open = false;
+    $("workspace-summary").focus();
+  });
   $("project-admin").addEventListener("toggle", () => {
     const p = chosen();
     if (p && /** @type {HTMLDetailsElement} */ ($("project-admin")).open) loadProject(p.id);

@@ -126,6 +126,9 @@ class CopilotRequest(_Strict):
     """The key and the developer's note of the unit's string, in a resource file."""
     plural: PluralInfo | None = None
     """For a plural entry: the categories `translate_string` gives forms for (the target language's)."""
+    sampled: bool = False
+    """The session's routing would have approved it without a review, and its sample sent it to a person
+    instead (what the project's quality report measures the rule by)."""
 
     @property
     def proposal_text(self) -> str:

@@ -49,6 +49,8 @@ class UnitWrite:
     """The quality estimate (0–100) of the proposal the unit was written from (agent_core.estimate_quality)."""
     auto: bool = False
     """True when the session's routing approved the proposal without a review (`autoApprove`)."""
+    sampled: bool = False
+    """True when the routing would have approved it and its sample sent it to a person instead."""
     by: str | None = None
     """The person (`sub`) who approved, edited or revised it when not the session's owner (a project's
     member); None: the session's owner, or nobody for a unit the routing approved."""
@@ -197,6 +199,8 @@ class SessionSnapshot:
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
     second_review: bool = False
     """True when a unit the session's steps write awaits a reviewer (`UnitWrite.stage` `translated`)."""
+    auto_sample: float = 0.0
+    """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,6 +243,8 @@ class StepEffects:
     """The session's auto-approval threshold, as `source_language`."""
     second_review: bool = False
     """Whether the session reviews twice, as `source_language`."""
+    auto_sample: float = 0.0
+    """The session's auto-approval sample, as `source_language`."""
 
     @property
     def empty(self) -> bool:

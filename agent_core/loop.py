@@ -40,7 +40,7 @@ from .memory import NO_LESSONS, GlossaryEntry, Lessons, Memory
 from .models import call_model, stream_model
 from .ports import StepIO
 from .step_note import step_note
-from .tools.base import MAX_CALLS_PER_RESPONSE, BatchState, Tool, ToolCall, ToolResult
+from .tools.base import MAX_CALLS_PER_RESPONSE, BatchState, Routing, Tool, ToolCall, ToolResult
 from .tools.translate import with_references
 
 logger = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ class AgentLoop:
         files: Sequence[FileState],
         memory: Memory,
         languages: str = ANY,
-        auto_approve: int | None = None,
+        routing: Routing | None = None,
         target_language: str | None = None,
     ) -> None:
         self.options = options
@@ -150,14 +150,14 @@ class AgentLoop:
         self._learned = NO_LESSONS
         """What the step learned before its model request (its Remember calls, its distilled corrections)."""
         self._languages = languages
-        self._auto_approve = auto_approve
-        """The session's auto-approval threshold (None: every proposal is reviewed)."""
+        self._routing = routing or Routing()
+        """The session's auto-approval (a threshold of None: every proposal is reviewed)."""
         self._target_language = target_language
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
         if pending := self.context.unprocessed_tool_calls():
-            executed = await self._execute_pending(pending, self._pending_threshold())
+            executed = await self._execute_pending(pending, self._pending_routing())
             if executed.actor == "user" or not self._time_for_model():
                 return executed
             if executed.corrections or executed.lessons:
@@ -196,7 +196,7 @@ class AgentLoop:
         recalled = await self._recall(files)
         if recalled is not None:  # the translation memory proposes the next units: no model request
             response, tried = recalled
-            response = _stamped(response, self._auto_approve)
+            response = _stamped(response, self._routing)
             self.context.add_messages([response])
             shown = self._finish_execution(tried)
             result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset())
@@ -219,7 +219,7 @@ class AgentLoop:
             if options.budget is not None:
                 options.budget.check(request, state)
             started = time.perf_counter()
-            response = _stamped(_unique_call_ids(await self._request_model(request)), self._auto_approve)
+            response = _stamped(_unique_call_ids(await self._request_model(request)), self._routing)
             elapsed = int((time.perf_counter() - started) * 1000)
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"
@@ -228,7 +228,7 @@ class AgentLoop:
                 result = replace(result, notice=EMPTY_ANSWER)
             if response.tool_calls:  # the proposals' reviews go out with this answer: no second request
                 self._files = {f.file_id: f for f in files}
-                shown = await self._execute_pending(list(response.tool_calls), self._auto_approve)
+                shown = await self._execute_pending(list(response.tool_calls), self._routing)
                 result = replace(shown, messages=[response, *shown.messages], reviewed=frozenset(), called_model=True)
                 result = replace(result, finish_reason=response.finish_reason)
             result = replace(result, usage=response.usage, model_ms=elapsed)
@@ -257,7 +257,7 @@ class AgentLoop:
             return None
         before = self._files
         self._files = {f.file_id: f for f in files}  # the units this step wrote come first
-        tried = await self._execute(list(recalled.tool_calls), self._auto_approve)
+        tried = await self._execute(list(recalled.tool_calls), self._routing)
         if tried.requests or tried.units:
             return recalled, tried
         self._files = before
@@ -269,19 +269,19 @@ class AgentLoop:
         pending = self.context.unprocessed_tool_calls()
         if not pending:
             return [], []
-        executed = await self._execute(pending, self._pending_threshold())
+        executed = await self._execute(pending, self._pending_routing())
         return executed.requests, executed.units
 
-    def _pending_threshold(self) -> int | None:
-        """The auto-approval threshold of the pending batch: the one in force when it was proposed, so a
-        change of the session's threshold applies to later proposals only (the shown cards stay cards)."""
+    def _pending_routing(self) -> Routing:
+        """The auto-approval of the pending batch: the one in force when it was proposed, so a change of
+        the session's routing applies to later proposals only (the shown cards stay cards)."""
         for message in reversed(self.context.messages):
             if isinstance(message, ModelResponse):
-                return _threshold_of(message, self._auto_approve)
-        return self._auto_approve
+                return _routing_of(message, self._routing)
+        return self._routing
 
-    async def _execute_pending(self, pending: list[ToolCallPart], threshold: int | None) -> StepResult:
-        return self._finish_execution(await self._execute(pending, threshold))
+    async def _execute_pending(self, pending: list[ToolCallPart], routing: Routing) -> StepResult:
+        return self._finish_execution(await self._execute(pending, routing))
 
     def _finish_execution(self, executed: _Executed) -> StepResult:
         """The executed calls' result: the reviews they need, or their returns (committed with the step)."""
@@ -294,16 +294,16 @@ class AgentLoop:
         result = self._result("agent", messages=[request], units=executed.units, corrections=executed.corrections)
         return replace(result, revisions=executed.revisions, reviewed=reviewed, lessons=executed.lessons)
 
-    async def _execute(self, calls: list[ToolCallPart], threshold: int | None) -> _Executed:
-        """Run each call in order; units of one response follow each other (shared batch); `threshold` is
-        the batch's auto-approval threshold."""
+    async def _execute(self, calls: list[ToolCallPart], routing: Routing) -> _Executed:
+        """Run each call in order; units of one response follow each other (shared batch); `routing` is
+        the batch's auto-approval."""
         batch = BatchState(
             files=self._files,
             io=self.io,
             glossary=self._glossary,
             corrections=self._memory.corrections,
             languages=self._languages,
-            auto_approve=threshold,
+            routing=routing,
             target_language=self._target_language,
         )
         executed = _Executed(batch=batch)
@@ -403,6 +403,8 @@ class AgentLoop:
 AUTO_APPROVE_KEY = "autoApprove"
 """Where a batch's response keeps the auto-approval threshold it was proposed under (its `metadata`,
 which is stored with the message and never sent to the model)."""
+AUTO_SAMPLE_KEY = "autoSample"
+"""Beside it, the share of the approvals that share went to a person instead (absent: none)."""
 
 
 def _term_key(entry: GlossaryEntry) -> str:
@@ -410,18 +412,25 @@ def _term_key(entry: GlossaryEntry) -> str:
     return " ".join(entry.source.split()).casefold()
 
 
-def _stamped(response: ModelResponse, threshold: int | None) -> ModelResponse:
-    """The response with the threshold its proposals are routed by (see `AgentLoop._pending_threshold`)."""
-    return replace(response, metadata={**(response.metadata or {}), AUTO_APPROVE_KEY: threshold})
+def _stamped(response: ModelResponse, routing: Routing) -> ModelResponse:
+    """The response with the routing its proposals are routed by (see `AgentLoop._pending_routing`)."""
+    stamp: dict[str, object] = {AUTO_APPROVE_KEY: routing.threshold}
+    if routing.sample:
+        stamp[AUTO_SAMPLE_KEY] = routing.sample
+    return replace(response, metadata={**(response.metadata or {}), **stamp})
 
 
-def _threshold_of(response: ModelResponse, default: int | None) -> int | None:
-    """The threshold the response was stamped with; `default` for one made without (not by this loop)."""
+def _routing_of(response: ModelResponse, default: Routing) -> Routing:
+    """The routing the response was stamped with; `default` for one made without (not by this loop)."""
     metadata = response.metadata or {}
     if AUTO_APPROVE_KEY not in metadata:
         return default
-    value = metadata[AUTO_APPROVE_KEY]
-    return value if isinstance(value, int) else None
+    threshold = metadata[AUTO_APPROVE_KEY]
+    sample = metadata.get(AUTO_SAMPLE_KEY, 0.0)
+    return Routing(
+        threshold=threshold if isinstance(threshold, int) else None,
+        sample=float(sample) if isinstance(sample, (int, float)) else 0.0,
+    )
 
 
 def _unique_call_ids(response: ModelResponse) -> ModelResponse:

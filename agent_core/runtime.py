@@ -58,7 +58,7 @@ from .ports import MemoryStore, SessionStore, StepIO, TranslationMemoryPort
 from .prompts import system_prompt
 from .stall import STALLED, stalled
 from .step_io import PortsStepIO
-from .tools.base import Tool
+from .tools.base import Routing, Tool
 from .tools.read import ReadTool
 from .tools.remember import RememberTool
 from .tools.revise import ReviseTool
@@ -495,7 +495,7 @@ class AgentRuntime:
             files=snapshot.files,
             memory=loaded.memory.for_languages(languages),
             languages=languages,
-            auto_approve=snapshot.auto_approve,
+            routing=Routing(snapshot.auto_approve, snapshot.auto_sample),
             target_language=snapshot.target_language or language_tag(languages),
         )
 
@@ -558,7 +558,7 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput, per
 
 def _basis(snapshot: SessionSnapshot) -> tuple[object, ...]:
     """What a step read of the session that its token does not name: the settings and the queue."""
-    settings = (snapshot.budget, snapshot.model, snapshot.target_language, snapshot.auto_approve)
+    settings = (snapshot.budget, snapshot.model, snapshot.target_language, snapshot.auto_approve, snapshot.auto_sample)
     return (*settings, snapshot.second_review, tuple(snapshot.queued_inputs), tuple(snapshot.user_inputs))
 
 

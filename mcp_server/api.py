@@ -96,6 +96,14 @@ class AgentApi(ApiClient):
         """The caller's memory, or the project's."""
         return Memory.model_validate((await self._request("GET", _memory(project))).json())
 
+    async def similar(self, project: str | None, text: str, target_language: str) -> tuple[str, list[Similar]]:
+        """The translation memory's best matches (at most 5) for `text` in one language, as the service
+        finds them (`…/memory/concordance`: through its index, never the whole memory), and the
+        language's tag."""
+        params = {"q": text, "language": target_language, "limit": "1"}
+        answer = (await self._request("GET", f"{_memory(project)}/concordance", params=params)).json()
+        return str(answer["language"]), [Similar.model_validate(h) for h in answer["similar"]]
+
     async def memory_tmx(self, project: str | None) -> str:
         """The translation memory as TMX (`…/memory/export?format=tmx`)."""
         response = await self._request("GET", f"{_memory(project)}/export", params={"format": "tmx"})
@@ -126,6 +134,14 @@ class AgentApi(ApiClient):
                 return last, count
             body = {"sessionId": last.sessionId}
         return last, max_steps
+
+
+class Similar(BaseModel):
+    """A translation-memory match the concordance route answers."""
+
+    score: float
+    source: str
+    target: str
 
 
 def _memory(project: str | None) -> str:

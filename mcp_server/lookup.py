@@ -1,9 +1,10 @@
 """Looking a term or a sentence up in a memory the API gave: glossary entries and translation-memory matches.
 
-The API has no lookup route, so the server reads the memory (`GET …/memory`, and its TMX export) and
-matches here. A translation-memory match is scored as the service scores its fuzzy matches (RapidFuzz's
-normalised Indel similarity of the whitespace-normalised sources, `agent_core.tm`), so a score here is
-the band the analysis would count the sentence in.
+The glossary comes from `GET …/memory`; a sentence's translation-memory matches for one language from
+the service's concordance route (`…/memory/concordance`), for every language (or more matches than that
+route answers) from the memory's TMX export, matched here. A match found here is scored as the service
+scores its fuzzy matches (RapidFuzz's normalised Indel similarity of the whitespace-normalised sources,
+`agent_core.tm`), so a score is the band the analysis would count the sentence in, either way.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from interchange.tmx import parse_tmx
 
 from . import files
 from .api import AgentApi, ApiError
-from .lookup import glossary_hits, memory_matches
+from .lookup import MemoryMatch, glossary_hits, memory_matches
 from .verdicts import Decision, StaleVerdict, bind
 from .views import Export, FileAnalysis, JobReport, Lookup, SessionReport, Spent, job_report, report
 
@@ -38,13 +38,19 @@ proposal yourself. Each tool's description says what it costs (model requests an
 READ = ToolAnnotations(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
 WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=True)
 
+CONCORDANCE_QUERY = 200
+"""The longest text the service's concordance route looks up (service.concordance.MAX_QUERY)."""
+CONCORDANCE_SIMILAR = 5
+"""The most matches it answers (service.concordance.SIMILAR)."""
+
 DESCRIPTIONS: dict[str, tuple[ToolAnnotations, str]] = {
     "lookup_memory": (
         READ,
         "Look a term or a sentence up in the glossary and the translation memory (yours, or a project's). "
         "Answers the glossary entries whose term occurs in `text` or that name it, and the translations "
         "people approved or edited for similar sources, with their similarity (0–100). "
-        "Cost: no model request, no tokens (two reads of the API). Decides nothing.",
+        "Cost: no model request, no tokens (two reads of the API; without target_language, or with a limit "
+        "over 5, the second reads the whole translation memory). Decides nothing.",
     ),
     "analyze_file": (
         READ,
@@ -145,11 +151,17 @@ class Tools:
     ) -> Lookup:
         with _plainly():
             memory = await self.api.memory(project)
-            pairs = parse_tmx(await self.api.memory_tmx(project))
-        return Lookup(
-            glossary=glossary_hits(text, memory.glossary, target_language),
-            memory=memory_matches(text, pairs, target_language, min_score=min_score, limit=limit),
-        )
+            if target_language and len(text.strip()) <= CONCORDANCE_QUERY and limit <= CONCORDANCE_SIMILAR:
+                tag, found = await self.api.similar(project, text, target_language)
+                matches = [
+                    MemoryMatch(score=h.score, source=h.source, target=h.target, language=tag)
+                    for h in found
+                    if h.score >= min_score
+                ][:limit]
+            else:  # every language, or more than the service's route answers: the memory's export
+                pairs = parse_tmx(await self.api.memory_tmx(project))
+                matches = memory_matches(text, pairs, target_language, min_score=min_score, limit=limit)
+        return Lookup(glossary=glossary_hits(text, memory.glossary, target_language), memory=matches)
 
     async def analyze_file(
         self,

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from storage.projects import ProjectRecord
 
-from .schemas import AutoApproveBody, Progress
+from .schemas import AutoApproveBody, PostEdit, Progress
 
 ROLE = Literal["manager", "reviewer", "translator"]
 
@@ -117,8 +117,41 @@ def project_view(project: ProjectRecord) -> ProjectView:
         name=project.name,
         sourceLanguage=project.source_language,
         review=project.review,
-        autoApprove=AutoApproveBody(minEstimate=auto) if auto is not None else None,
+        autoApprove=AutoApproveBody(minEstimate=auto, sample=project.auto_sample) if auto is not None else None,
         members=[MemberView(sub=m.sub, role=m.role, languages=list(m.languages)) for m in project.members],
         createdAt=project.created_at,
         updatedAt=project.updated_at,
     )
+
+
+class QualityBand(BaseModel):
+    """One estimate band of the quality report (service.quality)."""
+
+    band: str
+    """The proposals' estimates it counts (`90-100`, `80-89`, `70-79`, `50-69`, `0-49`)."""
+    autoApproved: int
+    """Units the routing approved without a person."""
+    changed: int
+    """Of those, the ones a person changed later."""
+    postEdit: PostEdit
+    """The routed texts against the units' texts now."""
+    sampled: int
+    """Units the routing would have approved that its sample sent to a person."""
+    sampledEdited: int
+    """Of those, the ones the person edited (refined, or revised later): what the rule lets through."""
+    sampledPostEdit: PostEdit
+    """Their proposals against the texts the person kept."""
+
+
+class QualityReport(BaseModel):
+    """`GET /api/projects/{id}/quality?language=L`: the project's auto-approval, measured per band."""
+
+    language: str
+    minEstimate: int | None
+    """The project's threshold now (each unit was routed by the one in force when it was proposed)."""
+    sample: float
+    sessions: int
+    """The project's sessions into the language that were read."""
+    complete: bool
+    """False when the project has more sessions than one report reads (the newest were)."""
+    bands: list[QualityBand]

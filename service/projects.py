@@ -71,6 +71,7 @@ class ProjectService:
             source_language=language_tag(body.sourceLanguage),
             review=body.review,
             auto_approve=body.autoApprove.minEstimate if body.autoApprove is not None else None,
+            auto_sample=body.autoApprove.sample if body.autoApprove is not None else 0.0,
             members=tuple(ProjectMember(sub=m, role="manager", languages=(ALL_LANGUAGES,)) for m in managers),
             created_at=stamp,
             updated_at=stamp,
@@ -102,6 +103,9 @@ class ProjectService:
                 auto_approve=(body.autoApprove.minEstimate if body.autoApprove else None)
                 if "autoApprove" in given
                 else project.auto_approve,
+                auto_sample=(body.autoApprove.sample if body.autoApprove else 0.0)
+                if "autoApprove" in given
+                else project.auto_sample,
             )
 
         return self._change(caller, pid, change)

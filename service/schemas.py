@@ -199,6 +199,9 @@ class AutoApproveBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     minEstimate: int = Field(ge=0, le=100, strict=True)
+    sample: float = Field(default=0.0, ge=0.0, le=1.0)
+    """The share (0 to 1) of the proposals the rule would approve that go to a person instead, chosen by
+    the unit: the evidence of the project's quality report (`GET /api/projects/{id}/quality`)."""
 
 
 class SessionSettings(BaseModel):

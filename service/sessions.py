@@ -125,10 +125,12 @@ class SessionService:
         token = StepToken(session_id=sid, owner=owner, version=0, created_at=_now(), message_count=0)
         budget = self._budget(given.budget, model)
         auto = given.autoApprove.minEstimate if given.autoApprove is not None else None
+        sample = given.autoApprove.sample if given.autoApprove is not None else 0.0
         review = given.review
+        if project is not None and "autoApprove" not in given.model_fields_set:
+            auto, sample = project.auto_approve, project.auto_sample
         if project is not None:
             source = source or project.source_language
-            auto = auto if "autoApprove" in given.model_fields_set else project.auto_approve
             review = review or project.review
         elif review == "double":
             raise InvalidRequestError(DOUBLE_ALONE)
@@ -138,6 +140,7 @@ class SessionService:
             budget=budget,
             model=model,
             auto_approve=auto,
+            auto_sample=sample,
             second_review=review == "double",
         )
         if task is not None:
@@ -167,6 +170,9 @@ class SessionService:
             budget=budget if "budget" in given else ...,
             model=model if "model" in given else ...,
             auto_approve=(settings.autoApprove.minEstimate if settings.autoApprove else None)
+            if "autoApprove" in given
+            else ...,
+            auto_sample=(settings.autoApprove.sample if settings.autoApprove else 0.0)
             if "autoApprove" in given
             else ...,
             second_review=self._second_review(record, settings) if "review" in given else ...,

@@ -191,7 +191,9 @@ class StepService:
             budget=record.budget.as_dict() if record.budget else None,
             spent=spent_of(record.budget, record.telemetry) if record.budget else None,
             model=record.model or self.runtime.models.default,
-            autoApprove=AutoApproveBody(minEstimate=record.auto_approve) if record.auto_approve is not None else None,
+            autoApprove=AutoApproveBody(minEstimate=record.auto_approve, sample=record.auto_sample)
+            if record.auto_approve is not None
+            else None,
             project=project_of(record.owner),
             review="double" if record.second_review else "single",
             heldBy=claim.by if claim is not None else None,

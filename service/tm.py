@@ -219,6 +219,12 @@ class TranslationMemory:
             found = {s: replica.candidates(candidate_keys(s, key), CANDIDATES_PER_KEY) for s in sources}
         return {s: fuzzy_matches(s, key, found[s], limit=limit, threshold=threshold) for s in sources}
 
+    async def pair_entries(self, owner: str, key: str) -> list[TmEntry]:
+        """The owner's entries for the language key `key` (`*>fr`), from the replica."""
+        replica = await self._current(owner)
+        with replica.lock:
+            return [e for e in replica.entries.values() if e.languages == key]
+
     async def _current(self, owner: str, fresh: float = FRESH) -> _Replica:
         """The replica, read again first (in a worker thread) if it is older than `fresh` seconds: a
         lookup in a step finds it just refreshed and goes on at once, with no thread hop."""

@@ -4,7 +4,7 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
 
     META                         the one mutable item: version, owner, times, counters (messageCount,
                                  hiddenMessages, responseCount), userInputs, queuedInputs, settings
-                                 (sourceLanguage, targetLanguage, budget, model, autoApprove, review:
+                                 (sourceLanguage, targetLanguage, budget, model, autoApprove, autoSample, review:
                                  "double" when the units await a second review), telemetry,
                                  the files and their coverage, and the latest two model responses'
                                  indexes (latestResponse, previousResponse) with how many verdict records
@@ -300,6 +300,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
         second_review: bool | EllipsisType = ...,
+        auto_sample: float | EllipsisType = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
         sets, removes, values, names = ["version = version + :one"], ["#hold"], {":one": n(1)}, {"#hold": "hold"}
@@ -312,6 +313,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             ("model", model),
             ("autoApprove", auto),
             ("review", second_review if second_review is ... else ("double" if second_review else None)),
+            ("autoSample", auto_sample if auto_sample is ... else (repr(auto_sample) if auto_sample else None)),
         )
         for name, value in settings:
             if value is not ...:
@@ -660,7 +662,9 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         )
         auto = str(effects.auto_approve) if effects.auto_approve is not None else None
         review = "double" if effects.second_review else None
-        for attr, setting in (*settings, ("model", effects.model), ("autoApprove", auto), ("review", review)):
+        sample = repr(effects.auto_sample) if effects.auto_sample else None
+        routing = (("autoApprove", auto), ("review", review), ("autoSample", sample))
+        for attr, setting in (*settings, ("model", effects.model), *routing):
             if setting:
                 put(attr, s(setting))
     if version == 0 or effects.user_inputs is not None:
@@ -716,6 +720,7 @@ def _record(item: Item) -> SessionRecord:
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
         auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
         second_review="review" in item,
+        auto_sample=float(item["autoSample"]["S"]) if "autoSample" in item else 0.0,
         claim=SessionClaim(by=item["claimBy"]["S"], until=item["claimUntil"]["S"]) if "claimBy" in item else None,
     )
 
@@ -756,19 +761,21 @@ def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
 
 
 def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
-    """Units as packed rows; the estimate, the auto mark, the person and the review stage only when set
-    (verbatim units have none, an owner's own units no person, a session reviewed once no stage)."""
+    """Units as packed rows: the place, text, call, status and origin, then the estimate, the auto mark,
+    the person, the review stage and the sample mark, each only up to the last that is set (verbatim
+    units have none of them, an owner's own units no person, a session reviewed once no stage)."""
     rows: list[list[Any]] = []
     for u in units:
         row: list[Any] = [u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin]
-        if u.stage is not None:
-            row += [u.estimate, int(u.auto), u.by, u.stage]
-        elif u.by is not None:
-            row += [u.estimate, int(u.auto), u.by]
-        elif u.estimate is not None or u.auto:
-            row += [u.estimate, 1] if u.auto else [u.estimate]
-        rows.append(row)
+        marks: list[Any] = [u.estimate, int(u.auto), u.by, u.stage, int(u.sampled)]
+        while marks and marks[-1] == _UNMARKED[len(marks) - 1]:
+            marks.pop()
+        rows.append(row + marks)
     return rows
+
+
+_UNMARKED: tuple[Any, ...] = (None, 0, None, None, 0)
+"""A packed row's optional fields when not set: estimate, auto, person, stage, sample."""
 
 
 def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
@@ -778,6 +785,7 @@ def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
     auto = len(rest) > 1 and bool(rest[1])
     by = rest[2] if len(rest) > 2 else None
     stage = rest[3] if len(rest) > 3 else None
+    sampled = len(rest) > 4 and bool(rest[4])
     return UnitWrite(
         file_id=file_id,
         status=status,
@@ -787,6 +795,7 @@ def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
         auto=auto,
         by=by,
         stage=stage,
+        sampled=sampled,
         **fields,
     )
 

@@ -138,6 +138,7 @@ class SessionStorageInterface(ABC):
             target_language=record.target_language,
             auto_approve=record.auto_approve,
             second_review=record.second_review,
+            auto_sample=record.auto_sample,
         )
         return record, snapshot
 
@@ -208,8 +209,9 @@ class SessionStorageInterface(ABC):
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
         second_review: bool | EllipsisType = ...,
+        auto_sample: float | EllipsisType = ...,
     ) -> SessionRecord:
-        """Set the session's languages, budget, model, auto-approval threshold or second review (None
+        """Set the session's languages, budget, model, auto-approval threshold and sample, or second review (None
         clears one, `...` leaves it), bumping its version and ending its hold (the next step tries
         again), and return the record; NotFoundError if there is none. Retried over a concurrent step's
         commit, never lost by one (a step loaded before it fails its commit: ConflictError)."""

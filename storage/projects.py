@@ -63,6 +63,8 @@ class ProjectRecord:
     updated_at: str
     version: int
     """1 at creation, incremented by every write; a write is conditional on the version it read."""
+    auto_sample: float = 0.0
+    """The share of the proposals `auto_approve` would approve that its sessions send to a person anyway."""
 
     def member(self, sub: str) -> ProjectMember | None:
         """The member whose identity is exactly `sub`, if any."""
@@ -76,6 +78,7 @@ class ProjectRecord:
                 "sl": self.source_language,
                 "r": self.review,
                 "a": self.auto_approve,
+                **({"s": self.auto_sample} if self.auto_sample else {}),
                 "m": [[m.sub, m.role, list(m.languages)] for m in self.members],
             },
             separators=(",", ":"),
@@ -93,6 +96,7 @@ class ProjectRecord:
             source_language=d["sl"],
             review=d["r"],
             auto_approve=d["a"],
+            auto_sample=d.get("s", 0.0),
             members=members,
             created_at=created_at,
             updated_at=updated_at,

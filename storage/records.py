@@ -54,6 +54,8 @@ class SessionRecord:
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
     second_review: bool = False
     """True when the units its steps write await a reviewer (a project's `"review": "double"`)."""
+    auto_sample: float = 0.0
+    """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
     hold: SessionHold | None = None
     """Why the session's latest step could not go on, until a step commits (`hold_session`)."""
     claim: SessionClaim | None = None

@@ -55,9 +55,11 @@ _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
     "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, claim, "
-    "second_review, " + ", ".join(_TELEMETRY)
+    "second_review, auto_sample, " + ", ".join(_TELEMETRY)
 )
-_UNIT_COLUMNS = 'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto, stage'
+_UNIT_COLUMNS = (
+    'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto, stage, sampled'
+)
 _REVISED = ("text", "call_id", "status", "origin", "updated_at", "estimate", "auto", "stage")
 """What a revision changes of a unit (its place stays)."""
 _REVISIONS = (
@@ -91,6 +93,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
         second_review: bool | EllipsisType = ...,
+        auto_sample: float | EllipsisType = ...,
     ) -> SessionRecord:
         """Set the session's settings in one transaction (the version bumped); NotFoundError if none."""
         stored = budget.dumps() if isinstance(budget, Budget) else budget
@@ -101,6 +104,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             "model": model,
             "auto_approve": auto_approve,
             "second_review": second_review if second_review is ... else int(second_review),
+            "auto_sample": auto_sample,
         }
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
@@ -198,7 +202,8 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
                     "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget, "
-                    "model, auto_approve, second_review) VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?, ?) "
+                    "model, auto_approve, second_review, auto_sample) "
+                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
@@ -432,6 +437,7 @@ def _insert_units(db: sqlite3.Connection, session_id: str, units: Sequence[UnitW
         (
             *(session_id, u.file_id, u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin, stamp),
             *_unit_marks(u),
+            int(u.sampled),
         )
         for u in units
     ]
@@ -472,8 +478,8 @@ def _unit_marks(u: UnitWrite) -> tuple[int | None, int, str | None]:
 
 
 def _unit(row: dict[str, Any]) -> UnitWrite:
-    """A unit's row (its `auto` stored as 0 or 1)."""
-    return UnitWrite(**(row | {"auto": bool(row["auto"])}))
+    """A unit's row (its `auto` and `sampled` stored as 0 or 1)."""
+    return UnitWrite(**(row | {"auto": bool(row["auto"]), "sampled": bool(row["sampled"])}))
 
 
 def _revised(held: UnitWrite, row: dict[str, Any]) -> UnitWrite:
@@ -538,13 +544,14 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         hold=SessionHold.loads(row["hold"]) if row["hold"] else None,
         auto_approve=row["auto_approve"],
         second_review=bool(row["second_review"]),
+        auto_sample=row["auto_sample"],
         claim=SessionClaim.loads(row["claim"]) if row["claim"] else None,
     )
 
 
-def _settings(effects: StepEffects) -> tuple[str | int | None, ...]:
+def _settings(effects: StepEffects) -> tuple[str | int | float | None, ...]:
     """The settings a creating commit keeps: the languages, the budget, the model, the auto-approval, the
     second review."""
     budget = effects.budget.dumps() if effects.budget else None
     settings = (effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve)
-    return (*settings, int(effects.second_review))
+    return (*settings, int(effects.second_review), effects.auto_sample)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 15
+LAYOUT_VERSION = 16
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -56,7 +56,8 @@ SCHEMA = (
     model_ms INTEGER NOT NULL DEFAULT 0, cached_tokens INTEGER NOT NULL DEFAULT 0,
     cost_micro_usd INTEGER NOT NULL DEFAULT 0,
     queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT, budget TEXT,
-    model TEXT, hold TEXT, auto_approve INTEGER, claim TEXT, second_review INTEGER NOT NULL DEFAULT 0)""",
+    model TEXT, hold TEXT, auto_approve INTEGER, claim TEXT, second_review INTEGER NOT NULL DEFAULT 0,
+    auto_sample REAL NOT NULL DEFAULT 0)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",
@@ -75,7 +76,8 @@ SCHEMA = (
     f"""CREATE TABLE units (session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL, start INTEGER NOT NULL,
     "end" INTEGER NOT NULL, cover_end INTEGER NOT NULL, text TEXT NOT NULL, call_id TEXT NOT NULL,
     status TEXT NOT NULL, origin TEXT NOT NULL DEFAULT 'model', updated_at TEXT NOT NULL DEFAULT '',
-    estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, stage TEXT, PRIMARY KEY (session_id, file_id, start))""",
+    estimate INTEGER, auto INTEGER NOT NULL DEFAULT 0, stage TEXT, sampled INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (session_id, file_id, start))""",
     # A revision is a row of its own, never an update of the unit's (the unit's first write stays as it was
     # written, for the audit trail); the latest revision of a unit is its text (list_units applies them).
     f"""CREATE TABLE revisions (seq INTEGER PRIMARY KEY, session_id TEXT NOT NULL {_SESSION}, file_id TEXT NOT NULL,

@@ -18,6 +18,7 @@ from .local_state import LocalState
 from .models import Analysis, FileInfo, JobView, SessionView
 from .paths import default_db, default_log
 from .review import Job, ReviewApp
+from .sync_cli import add_sync_parser, sync_command
 
 EXPORT_FORMATS = ("md", "original", "xliff2", "xliff12", "tmx")
 IMPORT_FORMATS = ("tmx", "csv", "tbx")
@@ -101,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
     memory.add_argument("--format", choices=IMPORT_FORMATS, help="default: from the file's extension")
+    add_sync_parser(commands, where)
     return parser
 
 
@@ -420,6 +422,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _check(args)
     if args.command == "mcp":
         return _mcp(args)
+    if args.command == "sync":
+        return sync_command(args)
     try:
         return asyncio.run(_run(args))
     except ApiError as exc:

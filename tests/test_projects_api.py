@@ -151,7 +151,11 @@ async def test_members_who_are_not_managers_get_403_saying_what_is_needed(team: 
 async def test_managers_change_settings_and_members(team: Team) -> None:
     p = team.path
     patched = await team.alice.ok("PATCH", p, {"name": "Docs 2", "autoApprove": {"minEstimate": 90}})
-    assert (patched["name"], patched["autoApprove"], patched["sourceLanguage"]) == ("Docs 2", {"minEstimate": 90}, "en")
+    assert (patched["name"], patched["autoApprove"], patched["sourceLanguage"]) == (
+        "Docs 2",
+        {"minEstimate": 90, "sample": 0.0},
+        "en",
+    )
     changed = await team.alice.ok("PUT", f"{p}/members/bob", {"role": "reviewer", "languages": ["fr", "it"]})
     assert {"sub": "bob", "role": "reviewer", "languages": ["fr", "it"]} in changed["members"]
     left = await team.alice.ok("DELETE", f"{p}/members/dan")
@@ -239,7 +243,7 @@ async def test_a_project_session_takes_the_project_s_settings(team: Team) -> Non
     await team.alice.ok("PATCH", team.path, {"autoApprove": {"minEstimate": 95}})
     sid, _ = await team.session("fr")
     view = await team.alice.ok("GET", f"/api/sessions/{sid}")
-    assert (view["sourceLanguage"], view["autoApprove"]) == ("en", {"minEstimate": 95})
+    assert (view["sourceLanguage"], view["autoApprove"]) == ("en", {"minEstimate": 95, "sample": 0.0})
 
 
 async def test_a_session_outside_any_project_is_its_creator_s_alone(team: Team) -> None:

@@ -74,7 +74,7 @@ async def test_a_new_threshold_leaves_the_shown_cards_pending_and_routes_later_p
     shown = (await api.ok("GET", f"/api/sessions/{sid}"))["pendingCopilotRequests"]
     assert [(r["segments"], r["estimate"]) for r in shown] == [(["s1"], 90), (["s2"], 90)]
     view = await api.ok("PATCH", f"/api/sessions/{sid}", {"autoApprove": {"minEstimate": 50}})
-    assert view["autoApprove"] == {"minEstimate": 50}
+    assert view["autoApprove"] == {"minEstimate": 50, "sample": 0.0}
     assert [r["tool"] for r in view["pendingCopilotRequests"]] == [r["tool"] for r in shown], "still cards"
     segments = (await api.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments"))["segments"]
     assert [(s["id"], s["status"], s["auto"]) for s in segments] == [

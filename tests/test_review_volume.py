@@ -259,7 +259,7 @@ def test_auto_approval_is_off_by_default_and_never_with_a_qa_warning(backend: St
 
     sid, fid = start(alice, session={"autoApprove": {"minEstimate": 85}})
     _, view = alice("GET", f"/api/sessions/{sid}", None)
-    assert view["autoApprove"] == {"minEstimate": 85}
+    assert view["autoApprove"] == {"minEstimate": 85, "sample": 0.0}
     script.replies = [batch({**GOOD, "s3": "Clippy vous aide à écrire des lettres."}, s4={"rating": 50})]
     _, step = alice("POST", "/api/next", {"sessionId": sid, "userInput": "Translate doc.md into French."})
     cards = {r["segments"][0]: r["estimate"] for r in step["agentResponse"]["copilotRequests"]}

@@ -86,6 +86,16 @@ def is_memory_call(call_id: str) -> bool:
     return call_id.startswith(MEMORY_CALL_PREFIX)
 
 
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """A session's auto-approval: proposals whose estimate reaches `threshold` with QA clean are written
+    without a review (None: every proposal is reviewed), except a share `sample` (0 to 1) of them, chosen
+    by the unit (`sampled`), which goes to a person anyway so that the rule can be measured."""
+
+    threshold: int | None = None
+    sample: float = 0.0
+
+
 @dataclass(slots=True)
 class BatchState:
     """State shared by the calls of one model response: each unit follows the previous one."""
@@ -104,8 +114,8 @@ class BatchState:
     against; a response's own proposals are reviewed after it is made, so their verdicts are not)."""
     languages: str = ANY
     """The session's language pair, for what Remember keeps."""
-    auto_approve: int | None = None
-    """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
+    routing: Routing = field(default_factory=Routing)
+    """The batch's auto-approval (the one in force when it was proposed)."""
     target_language: str | None = None
     """The target language's BCP 47 tag (the session's, else the one its task names): a plural
     entry's unit gives a form for each of its CLDR categories; None while it is not known."""

@@ -3,6 +3,8 @@ and the glossary rule that refuses a proposal before any human sees it (a forbid
 
 from __future__ import annotations
 
+import hashlib
+
 from ..copilot import CopilotRequest, GlossaryMatch, QaFinding
 from ..estimate_quality import estimate_quality
 from ..qa import GlossaryHit, glossary_hits, proposal_checks
@@ -47,9 +49,9 @@ def forbidden_refusal(request: CopilotRequest) -> str | None:
 
 
 def auto_approvable(request: CopilotRequest, batch: BatchState) -> bool:
-    """True when the session's routing approves the proposal without a review: a threshold is set, the
-    estimate reaches it and QA found nothing."""
-    threshold = batch.auto_approve
+    """True when the session's routing would approve the proposal without a review: a threshold is set,
+    the estimate reaches it and QA found nothing (`sampled` may still send it to a person)."""
+    threshold = batch.routing.threshold
     return (
         threshold is not None
         and request.estimate is not None
@@ -57,6 +59,17 @@ def auto_approvable(request: CopilotRequest, batch: BatchState) -> bool:
         and not request.warnings
         and request.tool.name == "Translate"
     )
+
+
+def sampled(request: CopilotRequest, batch: BatchState) -> bool:
+    """True when the routing's sample sends this auto-approvable proposal to a person: a draw fixed by the
+    unit (its file, place and text), so that every step that rebuilds the card draws the same."""
+    share = batch.routing.sample
+    if share <= 0:
+        return False
+    key = f"{request.file_id}:{request.start}:{request.proposal_text}".encode()
+    draw = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2**64
+    return draw < share
 
 
 def _match(hit: GlossaryHit) -> GlossaryMatch:

@@ -50,7 +50,7 @@ from .base import (
     parse_args,
     refuse,
 )
-from .card import auto_approvable, forbidden_refusal, with_findings
+from .card import auto_approvable, forbidden_refusal, sampled, with_findings
 from .entries import entry_proposal
 from .position import Located, locate
 
@@ -135,13 +135,15 @@ class TranslateTool:
         request = _card(call, args, located)
         if isinstance(request, ToolResult):
             return request
+        if auto_approvable(request, call.batch) and sampled(request, call.batch):
+            request = request.model_copy(update={"sampled": True})  # to a person, so the rule is measured
         if response is not None:
             return _result(request, response, located)
         if request.plural is not None:
             return request  # the forms were checked with the card (categories, locked codes)
         if refusal := forbidden_refusal(request):
             return refuse(refusal)
-        if auto_approvable(request, call.batch):  # the session's routing approves it: written, unreviewed
+        if auto_approvable(request, call.batch) and not request.sampled:  # the routing approves it: unreviewed
             approved = _result(request, Approve(tool=request.tool, status="approve"), located)
             return replace(approved, units=[replace(u, auto=True) for u in approved.units], reviewed=False)
         return request
@@ -250,6 +252,7 @@ def _unit(
         origin=request.origin,
         estimate=request.estimate,
         by=by,
+        sampled=request.sampled,
     )
 
 

@@ -22,6 +22,7 @@ from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
 from agent_core.languages import ANY, normalize_languages
 from agent_core.text import check_filled, check_text
+from service.concordance_schemas import ConcordanceResult
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
 
 from ..deps import OwnerDep, ServicesDep
@@ -82,6 +83,20 @@ def get_memory(owner: OwnerDep, services: ServicesDep) -> MemoryView:
         styleNotes=[style_note_view(e) for e in entries if e.kind == "style"],
         corrections=[correction_view(c) for c in memory.corrections(owner, limit=MEMORY_VIEW_CORRECTIONS)],
     )
+
+
+@router.get("/api/memory/concordance")
+async def concordance(
+    owner: OwnerDep,
+    services: ServicesDep,
+    q: Annotated[str, Query(max_length=1000)],
+    language: Annotated[str, Query(max_length=64)],
+    limit: Annotated[int, Query()] = 20,
+) -> ConcordanceResult:
+    """The translation-memory and glossary entries for the target `language` that hold `q`, with where."""
+    from service.concordance import Concordance
+
+    return await Concordance(services.tm, services.memory).search(owner, q, language, limit=limit)
 
 
 @router.post("/api/memory/glossary", status_code=201)

@@ -16,6 +16,7 @@ from service.project_schemas import (
     ProjectPatch,
     ProjectSessions,
     ProjectView,
+    QualityReport,
     project_view,
 )
 
@@ -79,6 +80,19 @@ async def project_sessions(
     return await services.projects.sessions(caller, project_id, cursor=cursor, limit=limit)
 
 
+@router.get("/api/projects/{project_id}/quality")
+async def project_quality(
+    project_id: str,
+    caller: CallerDep,
+    services: ServicesDep,
+    language: str = Query(min_length=1, max_length=64),
+) -> QualityReport:
+    """The project's auto-approval for one language, measured per estimate band (service.quality)."""
+    from service.quality import Quality
+
+    return await Quality(services.storage).report(caller, project_id, language)
+
+
 # The project's memory: the memory routes' endpoints, acting as the project (handlers.deps.get_owner).
 _MEMORY = "/api/projects/{project_id}/memory"
 
@@ -99,6 +113,7 @@ router.add_api_route(
     f"{_MEMORY}/export", memory.export_memory, methods=["GET"], response_class=Response, dependencies=_AS_PROJECT
 )
 router.add_api_route(f"{_MEMORY}/import", memory.import_memory, methods=["POST"], dependencies=_AS_PROJECT)
+router.add_api_route(f"{_MEMORY}/concordance", memory.concordance, methods=["GET"], dependencies=_AS_PROJECT)
 router.add_api_route(f"{_MEMORY}/{{entry_id}}", memory.update_memory_entry, methods=["PUT"], dependencies=_AS_PROJECT)
 router.add_api_route(
     f"{_MEMORY}/{{entry_id}}",

@@ -361,3 +361,55 @@ def test_the_team_views_fit_a_phone_width_window(page: Page, server: str, tmp_pa
     page.keyboard.press("Escape")
     page.wait_for_selector("#workspace-menu", state="hidden")
     assert page.evaluate("() => document.activeElement.id") == "workspace-summary", "Esc goes back to the switcher"
+
+
+def test_auto_approval_sampled_cards_and_the_report(page: Page, server: str, tmp_path: Path) -> None:
+    manager = page
+    manager.goto(server)
+    manager.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
+    manager.click("#workspace-summary")
+    manager.wait_for_selector("#workspace-list .workspace-item")
+    manager.fill("#project-new-name", "Docs sampled")
+    manager.click("#project-new button[type=submit]")
+    manager.wait_for_selector("#project-admin[open] #members .member[data-sub=local]")
+    assert manager.is_disabled("#project-sample"), "a sample needs a threshold"
+    manager.select_option("#project-auto", "85")
+    manager.select_option("#project-sample", "0.2")
+    manager.click("#project-settings button[type=submit]")
+    manager.wait_for_function("() => document.querySelector('#members-status').textContent === 'Settings saved.'")
+    assert manager.input_value("#project-sample") == "0.2"
+
+    # Every proposal passes the threshold (the pseudo model estimates 90): only the sample comes as cards.
+    manager.fill("#doc-text", TEXT)
+    manager.fill("#doc-name", "widgets.md")
+    manager.fill("#target-lang", "French")
+    manager.click("#start")
+    sampled = 0
+    while True:
+        manager.wait_for_selector(REVIEW_OR_END)
+        if manager.evaluate("() => document.body.dataset.phase") != "review":
+            break
+        cards = manager.locator("#cards .card")
+        assert cards.count() == manager.locator("#cards .card .badge-sampled").count(), "a card only for the sample"
+        if not sampled:
+            manager.screenshot(path=str(tmp_path / "teams-sampled-card.png"))
+        sampled += cards.count()
+        seen = manager.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
+        manager.keyboard.press("Shift+A" if cards.count() > 1 else "a")
+        manager.wait_for_function(PAST_BATCH, arg=seen)
+    assert sampled > 0, "a fifth of 19 units: some were sampled"
+
+    # The report counts them in their band, beside what the rule approved alone.
+    manager.click("#home-link")
+    manager.wait_for_selector("#project-admin")
+    if not manager.evaluate("() => document.querySelector('#project-admin').open"):
+        manager.click("#project-admin > summary")
+    manager.fill("#quality-lang", "French")
+    manager.click("#quality-form button[type=submit]")
+    manager.wait_for_selector("#quality table")
+    row = manager.locator("#quality tbody tr", has_text="90-100")
+    cells = row.locator("td").all_inner_texts()
+    assert int(cells[2]) == sampled, f"the report's sampled units: {cells}"
+    assert int(cells[0]) > 0, "the rule approved the rest"
+    manager.locator("#quality").scroll_into_view_if_needed()
+    manager.screenshot(path=str(tmp_path / "teams-quality.png"))

@@ -7,6 +7,8 @@ import { StepClient } from "../../web/js/client.js";
 import { ApiError, createApi } from "../../web/js/http.js";
 import {
   abilities,
+  autoApproveBody,
+  qualityRows,
   chosenProject,
   commentBadge,
   commentProblem,
@@ -213,4 +215,26 @@ test("saving a translated unit is the second step's review for a reviewer in a d
   assert.equal(reviewsUnit("reviewed", { review: "double", role: "reviewer" }), false);
   assert.equal(reviewsUnit("translated", { review: "single", role: "reviewer" }), false);
   assert.equal(reviewsUnit("translated", { review: null, role: null }), false);
+});
+
+test("the auto-approval report: bands with something in them, the sample's edit rate", () => {
+  const none = { units: 0, unchanged: 0, edited: 0, chrF: null, ter: null };
+  const report = {
+    bands: [
+      { band: "90-100", autoApproved: 40, changed: 2, postEdit: none, sampled: 8, sampledEdited: 1, sampledPostEdit: { ...none, chrF: 97.5 } },
+      { band: "80-89", autoApproved: 0, changed: 0, postEdit: none, sampled: 0, sampledEdited: 0, sampledPostEdit: none },
+      { band: "70-79", autoApproved: 3, changed: 1, postEdit: none, sampled: 0, sampledEdited: 0, sampledPostEdit: none },
+    ],
+  };
+  assert.deepEqual(qualityRows(report), [
+    { band: "90-100", autoApproved: 40, changed: 2, sampled: 8, sampledEdited: 1, editRate: 13, chrF: 97.5 },
+    { band: "70-79", autoApproved: 3, changed: 1, sampled: 0, sampledEdited: 0, editRate: null, chrF: null },
+  ]);
+});
+
+test("the project's auto-approval from the settings form: off, or a threshold with its sample", () => {
+  assert.equal(autoApproveBody("", "0.1"), null);
+  assert.deepEqual(autoApproveBody("90", "0.1"), { minEstimate: 90, sample: 0.1 });
+  assert.deepEqual(autoApproveBody("85", "0"), { minEstimate: 85, sample: 0 });
+  assert.deepEqual(autoApproveBody("85", "2"), { minEstimate: 85, sample: 0 }, "a share is at most 1");
 });

@@ -111,6 +111,13 @@ export function buildCard(item, index, total, events) {
         ? h("span", { class: "badge badge-memory", title: "An identical source you approved before", text: `From memory ${num.format(req.match ?? 100)}%` })
         : null,
       estimateBadge(req),
+      req.sampled
+        ? h("span", {
+            class: "badge badge-sampled",
+            title: "Auto-approval would have passed it without you; its sample sends it to you, which measures the rule",
+            text: "Sampled",
+          })
+        : null,
       h("span", { class: "card-where", text: whereOf(req) }),
       h("span", { class: "card-verdict", id: `${id}-verdict` }),
     ),

@@ -331,6 +331,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     putMember: (id, sub, body) => request("PUT", `projects/${enc(id)}/members/${enc(sub)}`, { body }),
     /** @param {string} id @param {string} sub @returns {Promise<Project>} */
     removeMember: (id, sub) => request("DELETE", `projects/${enc(id)}/members/${enc(sub)}`),
+    /** The project's auto-approval measured per estimate band, for one language. @param {string} id @param {string} language */
+    quality: (id, language) => request("GET", `projects/${enc(id)}/quality${query({ language })}`),
     /** @param {string} id @param {string | null} [cursor] */
     projectSessions: (id, cursor) => request("GET", `projects/${enc(id)}/sessions${query({ limit: 20, cursor })}`),
     /** Let the session go (a member who stops driving; a manager: whoever holds it). @param {string} id */

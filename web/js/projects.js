@@ -1,14 +1,14 @@
 // @ts-check
 // The home screen's workspace: "Personal" or one of the caller's projects (GET /api/projects, asked
 // only when the switcher opens, so the page loads with what it did before), a new project, and for a
-// project's manager its members (PUT and DELETE …/members/{sub}) and settings (PATCH), with the
-// server's refusals said as it words them. The choice is remembered in this browser; sessions
-// started while a project is chosen are the project's.
+// project's manager its members (PUT and DELETE …/members/{sub}), settings (PATCH) and auto-approval
+// report (GET …/quality), with the server's refusals said as it words them. The choice is remembered
+// in this browser; sessions started while a project is chosen are the project's.
 
 import { actingAs } from "./actas.js";
 import { api, ApiError } from "./api.js";
-import { $, h, store } from "./dom.js";
-import { abilities, chosenProject, languagesText, parseLanguages, ROLE_LABEL, ROLES, subProblem } from "./teams.js";
+import { $, h, num, store } from "./dom.js";
+import { abilities, autoApproveBody, chosenProject, languagesText, parseLanguages, qualityRows, ROLE_LABEL, ROLES, subProblem } from "./teams.js";
 
 /** @typedef {import("./types.js").ProjectEntry} ProjectEntry */
 /** @typedef {import("./types.js").Project} Project */
@@ -134,11 +134,64 @@ function showProject(project) {
   /** @type {HTMLInputElement} */ ($("project-name")).value = project.name;
   /** @type {HTMLSelectElement} */ ($("project-review")).value = project.review;
   /** @type {HTMLSelectElement} */ ($("project-auto")).value = project.autoApprove ? String(project.autoApprove.minEstimate) : "";
+  const sample = String(project.autoApprove?.sample ?? 0);
+  const sampleSelect = /** @type {HTMLSelectElement} */ ($("project-sample"));
+  if (![...sampleSelect.options].some((o) => o.value === sample)) sampleSelect.append(h("option", { value: sample, text: `${Math.round(Number(sample) * 100)}%` }));
+  sampleSelect.value = sample;
+  sampleSelect.disabled = !project.autoApprove;
   $("members").replaceChildren(...project.members.map(memberRow));
   const p = chosen();
   if (p && p.name !== project.name) {
     store.set(key(), { ...p, name: project.name });
     renderWorkspace();
+  }
+}
+
+/**
+ * The auto-approval report for the language typed (`GET …/quality?language=`): per estimate band,
+ * what the rule passed and what a person changed later, and the sample a person saw with its edit rate.
+ */
+async function showQuality() {
+  const id = shown?.id;
+  const language = /** @type {HTMLInputElement} */ ($("quality-lang")).value.trim();
+  if (!id) return;
+  const box = $("quality");
+  if (!language) {
+    box.replaceChildren(h("p", { class: "form-error", text: "Give the language to report on (fr, German)." }));
+    return;
+  }
+  try {
+    const report = await api.quality(id, language);
+    const rows = qualityRows(report);
+    const rule = report.minEstimate == null ? "Auto-approval is off now" : `Now: estimate ≥ ${report.minEstimate}, ${Math.round(report.sample * 100)}% sampled`;
+    const read = `${num.format(report.sessions)} session${report.sessions === 1 ? "" : "s"} into ${report.language}${report.complete ? "" : " (the newest)"}`;
+    box.replaceChildren(
+      h("p", { class: "hint", text: `${rule}. ${read}.` }),
+      rows.length
+        ? h(
+            "table",
+            { class: "score-table quality-table" },
+            h("thead", {}, h("tr", {}, ["Estimate", "Auto-approved", "Changed later", "Sampled", "Edited by a person"].map((t) => h("th", { scope: "col", text: t })))),
+            h(
+              "tbody",
+              {},
+              rows.map((r) =>
+                h(
+                  "tr",
+                  {},
+                  h("th", { scope: "row", text: r.band }),
+                  h("td", { text: num.format(r.autoApproved) }),
+                  h("td", { text: num.format(r.changed) }),
+                  h("td", { text: num.format(r.sampled) }),
+                  h("td", { text: r.editRate == null ? "–" : `${num.format(r.sampledEdited)} (${r.editRate}%)` }),
+                ),
+              ),
+            ),
+          )
+        : h("p", { class: "hint", text: "Nothing was auto-approved or sampled in this language yet." }),
+    );
+  } catch (err) {
+    box.replaceChildren(h("p", { class: "form-error", text: err instanceof ApiError ? err.detail || err.message : String(err) }));
   }
 }
 
@@ -228,6 +281,13 @@ export function setupProjects(opts) {
       say("project-new-error", err);
     }
   });
+  $("project-auto").addEventListener("change", () => {
+    /** @type {HTMLSelectElement} */ ($("project-sample")).disabled = !(/** @type {HTMLSelectElement} */ ($("project-auto")).value);
+  });
+  $("quality-form").addEventListener("submit", (/** @type {Event} */ e) => {
+    e.preventDefault();
+    showQuality();
+  });
   $("member-add").addEventListener("submit", async (/** @type {Event} */ e) => {
     e.preventDefault();
     const sub = /** @type {HTMLInputElement} */ ($("member-sub")).value;
@@ -249,7 +309,7 @@ export function setupProjects(opts) {
         await api.updateProject(id, {
           name: /** @type {HTMLInputElement} */ ($("project-name")).value.trim(),
           review: /** @type {HTMLSelectElement} */ ($("project-review")).value,
-          autoApprove: auto ? { minEstimate: Number(auto) } : null,
+          autoApprove: autoApproveBody(auto, /** @type {HTMLSelectElement} */ ($("project-sample")).value),
         }),
       );
       $("members-status").textContent = "Settings saved.";

@@ -176,3 +176,36 @@ export function commentBadge(seg) {
 export function reviewsUnit(status, team) {
   return status === "translated" && team.review === "double" && abilities(team.role).review;
 }
+
+/**
+ * The auto-approval report's rows (API.md "Auto-approval you can audit"): per estimate band, what
+ * the rule approved and how much of it a person changed later, and the sample a person saw, with
+ * its edit rate: the rule's error rate in that band (null without a sampled unit). Bands with
+ * nothing in them are left out.
+ * @param {{bands: {band: string, autoApproved: number, changed: number, sampled: number, sampledEdited: number, sampledPostEdit?: {chrF?: number | null}}[]}} report
+ */
+export function qualityRows(report) {
+  return report.bands
+    .filter((b) => b.autoApproved || b.sampled)
+    .map((b) => ({
+      band: b.band,
+      autoApproved: b.autoApproved,
+      changed: b.changed,
+      sampled: b.sampled,
+      sampledEdited: b.sampledEdited,
+      editRate: b.sampled ? Math.round((100 * b.sampledEdited) / b.sampled) : null,
+      chrF: b.sampledPostEdit?.chrF ?? null,
+    }));
+}
+
+/**
+ * The project's auto-approval as the settings form sends it: off (null), or a threshold with the
+ * share of its approvals sent to a person anyway (`sample`, 0 to 1).
+ * @param {string} minEstimate the form's threshold ("" off) @param {string} sample the form's share ("0" none)
+ * @returns {{minEstimate: number, sample: number} | null}
+ */
+export function autoApproveBody(minEstimate, sample) {
+  if (!minEstimate) return null;
+  const share = Number(sample);
+  return { minEstimate: Number(minEstimate), sample: Number.isFinite(share) && share > 0 && share <= 1 ? share : 0 };
+}

@@ -23,6 +23,7 @@
  * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
  * @property {{categories: string[], source?: Record<string, string>} | null} [plural] a plural entry's target categories
  * @property {Record<string, string>} [forms] a plural proposal's forms (the cards' own copy; translate_string is their JSON)
+ * @property {boolean} [sampled] the routing would have approved it; its sample sent it to a person
  *
  * @typedef {{term: string, kind: "preferred" | "forbidden" | "keep", expected: string, found: boolean}} GlossaryHit
  * @typedef {{score: number, source: string, target: string, diff?: [string, string][]}} Reference

@@ -20,7 +20,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, SMALL_SCREENS, chromium_page, free_port, running_service
+from tests.browser.launcher import (
+    REQUIRES_BROWSER,
+    SMALL_SCREENS,
+    chromium_page,
+    free_port,
+    get_json,
+    running_service,
+)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -398,6 +405,11 @@ def test_auto_approval_sampled_cards_and_the_report(page: Page, server: str, tmp
         manager.keyboard.press("Shift+A" if cards.count() > 1 else "a")
         manager.wait_for_function(PAST_BATCH, arg=seen)
     assert sampled > 0, "a fifth of 19 units: some were sampled"
+    # The session's threshold changed in the top bar keeps the project's sample.
+    session = manager.evaluate("() => location.hash.slice(1)")
+    manager.select_option("#auto-approve", "90")
+    manager.wait_for_function("() => document.querySelector('#status').textContent.includes('estimate of 90')")
+    assert get_json(f"{server}api/sessions/{session}")["autoApprove"] == {"minEstimate": 90, "sample": 0.2}
 
     # The report counts them in their band, beside what the rule approved alone.
     manager.click("#home-link")

@@ -265,7 +265,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
      * Change a session's settings (`sourceLanguage`, a BCP 47 tag; `model`, one of `models()`, used from the next
      * step; `autoApprove`, the routing threshold).
      * @param {string} id
-     * @param {{sourceLanguage?: string, model?: string | null, autoApprove?: {minEstimate: number} | null}} body
+     * @param {{sourceLanguage?: string, model?: string | null, autoApprove?: {minEstimate: number, sample?: number} | null}} body
      * @returns {Promise<SessionView>}
      */
     updateSession: (id, body) => request("PATCH", s(id), { body }),

@@ -59,7 +59,7 @@
  * @property {string} [updatedAt]
  * @property {string | null} [sourceLanguage] BCP 47; null while not known (absent on older servers)
  * @property {string | null} [targetLanguage] BCP 47, or null
- * @property {{minEstimate: number} | null} [autoApprove] the session's routing, null when off
+ * @property {{minEstimate: number, sample?: number} | null} [autoApprove] the session's routing, null when off (`sample`: the share sent to a person anyway)
  * @property {SessionState} [state] where the translation stands (absent on older servers)
  * @property {string | null} [retryAt] ISO 8601, for `waiting`: when the provider said to try again
  * @property {string | null} [error] what stopped the latest step, for `waiting`, `failed` and `stopped`

@@ -23,7 +23,7 @@ import { refreshScorecard, setupScorecard } from "./scorecard.js";
 import { refreshDocument, restore, setupComposer } from "./screen.js";
 import { recheckProject, setupProjects } from "./projects.js";
 import { highlightBatch, refreshSegments, renderSegments, setupSegments, showThread } from "./segments.js";
-import { setupSessionTeam } from "./sessionteam.js";
+import { letGo, setupSessionTeam } from "./sessionteam.js";
 import { deleteSession, loadSessions } from "./sessions.js";
 import { setupSourceLanguage } from "./sourcelang.js";
 import { listModels, setupStart } from "./start.js";
@@ -108,7 +108,10 @@ function wireSession() {
     onInstruct: () => $("composer-text").focus(),
     onContinue: () => resume(),
   });
-  $("stop").addEventListener("click", stopLoop);
+  $("stop").addEventListener("click", () => {
+    stopLoop();
+    letGo(); // a member who stops lets a project's session go at once
+  });
   $("continue").addEventListener("click", () => {
     $("continue").hidden = true;
     resume();

@@ -177,7 +177,7 @@ class Context:
                 if isinstance(p, UserPromptPart)
             }
             framing += [UserPromptPart(t) for t in self._user_inputs if t not in shown]
-        merged = _merge_requests([ModelRequest(parts=framing), *_elide_old_reads(recent)])
+        merged = _merge_requests([ModelRequest(parts=framing), *_elide_old_reads(_without_decided_units(recent))])
         return with_state(merged, state)
 
 
@@ -243,6 +243,40 @@ def _without_memory_proposals(messages: list[ModelMessage], hidden: Sequence[boo
             message = replace(message, parts=[p for p in message.parts if not _memory_part(p)])
         out.append(message)
     return out
+
+
+def _without_decided_units(messages: list[ModelMessage]) -> list[ModelMessage]:
+    """The messages without the Translate calls that have their return, and those returns: a decided
+    unit's outcome is in the state note (agent_core.tools.outcomes), and the screens go on from
+    where the written text ends, so the model's earlier proposals would cost every later request
+    their tokens again and tell it nothing the note does not. A call that failed (its arguments
+    were not JSON: no unit to decide) stays with its return, which says why. What is left of the
+    history (the user's messages, the model's text, its other tools' calls and returns) stays
+    byte-identical from request to request. A message left with no part is dropped."""
+    decided = {
+        p.tool_call_id
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_name == "Translate" and p.outcome != "failed"
+    }
+    if not decided:
+        return messages
+    out: list[ModelMessage] = []
+    for message in messages:
+        parts = [p for p in message.parts if _decided_unit(p) not in decided]
+        if len(parts) == len(message.parts):
+            out.append(message)
+        elif parts:
+            out.append(replace(message, parts=parts))  # type: ignore[arg-type]
+    return out
+
+
+def _decided_unit(part: object) -> str | None:
+    """The call id of a Translate call or return (None for any other part)."""
+    if isinstance(part, ToolCallPart | ToolReturnPart) and part.tool_name == "Translate":
+        return part.tool_call_id
+    return None
 
 
 def _elide_old_reads(messages: list[ModelMessage]) -> list[ModelMessage]:

@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict
 from pydantic_ai.messages import ModelResponsePart, TextPart, ToolCallPart
 from pydantic_core import from_json
 
+from .tools.units import UNIT_ID
+
 MIN_INTERVAL = 0.05
 """Deltas are sent at most this often (20 a second): a fast model must not flood a slow client."""
 
@@ -74,7 +76,8 @@ class DeltaTracker:
 
 
 def _proposals(parts: Sequence[ModelResponsePart]) -> list[Proposal]:
-    """The Translate calls with any of their text yet, by the ids the committed response will give them."""
+    """The Translate calls with any of their text yet, by the ids the committed response will give them
+    (a multi-unit call's units each by its own call's id, `agent_core.tools.units`)."""
     seen: set[str] = set()
     found: list[Proposal] = []
     for part in parts:
@@ -84,14 +87,20 @@ def _proposals(parts: Sequence[ModelResponsePart]) -> list[Proposal]:
         if part.tool_name != "Translate":
             continue
         args = _partial_args(part.args if isinstance(part.args, str) else part.args_as_json_str())
-        src, text = args.get("src_string"), args.get("translate_string")
-        proposal = Proposal(
-            callId=call_id,
-            src_string=src if isinstance(src, str) else "",
-            translate_string=text if isinstance(text, str) else "",
-        )
-        if proposal.src_string or proposal.translate_string:
-            found.append(proposal)
+        units = args.get("units")
+        if isinstance(units, list):  # a multi-unit call: a proposal a unit, named as the loop names its call
+            named = [(f"{call_id}{UNIT_ID}{k}", u) for k, u in enumerate(units, start=1) if isinstance(u, dict)]
+        else:
+            named = [(call_id, args)]
+        for unit_id, unit in named:
+            src, text = unit.get("src_string"), unit.get("translate_string", unit.get("translation"))
+            proposal = Proposal(
+                callId=unit_id,
+                src_string=src if isinstance(src, str) else "",
+                translate_string=text if isinstance(text, str) else "",
+            )
+            if proposal.src_string or proposal.translate_string:
+                found.append(proposal)
     return found
 
 

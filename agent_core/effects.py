@@ -201,6 +201,10 @@ class SessionSnapshot:
     """True when a unit the session's steps write awaits a reviewer (`UnitWrite.stage` `translated`)."""
     auto_sample: float = 0.0
     """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
+    held_by: str | None = None
+    """Who held the session's claim when it was read (a project's member driving it), if anyone."""
+    held_until: str | None = None
+    """Until when (ISO 8601, UTC), with `held_by`."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -2,15 +2,15 @@
 
 The loop shows the model a screen of the next untranslated segments a request (`BATCH_CHARS`
 characters and `BATCH_SEGMENTS` segments at most, across text already written) and is answered
-with Translate calls. A request's input is the fixed prefix (tool definitions, system prompt, task),
-the progress note with the screen, and the latest responses with their tool returns (not the
-screens before: the note is rebuilt each request); its output is the calls.
+with one Translate call carrying the screen's units. A request's input is the fixed prefix (tool
+definitions, system prompt, task) and the progress note with the screen; the model's earlier answers
+are not sent again once their units are decided (the note says what became of them), so a unit
+costs its output once; its output is the call.
 
 What a segment costs is counted from what the model is shown of it and what it writes back
-(`Asked`): its text and its id mark (`⟦s12⟧`) on the screen, once, and for a resource string its
-context line (`⟪key: … | note: …⟫`), once too; a Translate call's framing and the translation in
-the output, and both again (with the tool's return) in every later request whose window keeps the
-response. The unit a call covers is where the families differ: an app string (i18next JSON, Android
+(`Asked`): its text and its id mark (`【s12】`) on the screen, once, and for a resource string its
+context line (`⟪key: … | note: …⟫`), once too; a unit's framing in the call and the translation in
+the output. The unit is where the families differ: an app string (i18next JSON, Android
 XML, PO) is a unit of its own, a subtitle cue split at sentences is one unit (its segments share a
 context line: the cue's number and timing), and a document's (Markdown) segments are joined into
 units of about DOCUMENT_UNIT_CHARS. The constants are fitted to the loop as `bench/provider_cost.py`
@@ -36,20 +36,16 @@ from .ahead import BATCH_CHARS, BATCH_SEGMENTS
 
 __all__ = ["Asked", "JobEstimate", "estimate_job", "estimate_tokens", "pieces", "text_tokens"]
 
-PREFIX_TOKENS: Final = 1_900
-"""What every request starts with: the tool definitions (1,300 o200k tokens), the system prompt with
-one file listed and the user's task."""
-NOTE_TOKENS: Final = 200
-"""A request's progress note beside its screen: the file's progress line, what the reviewer taught
-(glossary and recent corrections) and the memory's references (175–290 tokens measured)."""
-HISTORY_REQUESTS: Final = 4
-"""The context window's cycle: request r (from 0) shows the responses of the ((r - 1) mod 4) + 1
-screens before it (measured: 0, 1, 2, 3, 4, 1, 2, … earlier responses, its start moving past a
-whole batch of tool returns at once), so a response is sent again in 2.5 later requests on average,
-not 4."""
-MARK_TOKENS: Final = 10
-"""A segment's id mark on the screen (`⟦s12⟧`, 8 tokens: the brackets are rare characters) and the
-line break before the next."""
+PREFIX_TOKENS: Final = 1_100
+"""What every request starts with: the tool definitions (730 o200k tokens), the system prompt with
+one file listed and the user's task (1,028 tokens the requests share), and the messages' framing."""
+NOTE_TOKENS: Final = 450
+"""A request's progress note beside its screen: the file's progress line, what became of the latest
+answer, what the reviewer taught (glossary and recent corrections) and the memory's references, and
+the model's other calls still in the window (Remember and its return): 400–700 tokens measured on
+whole screens. The closing request, which shows no screen, is the prefix alone."""
+MARK_TOKENS: Final = 6
+"""A segment's id mark on the screen (`【s12】`, 4 tokens) and the line break before the next."""
 LABEL_TOKENS_PER_PIECE: Final = 1.2
 """A context line's tokens per piece (see `pieces`), with its brackets and line break: keys, codes
 and timings are pieces a token each or less; measured 0.77–0.87 pieces a token."""
@@ -59,18 +55,14 @@ the arguments."""
 OUTPUT_TOKENS_PER_TOKEN: Final = 1.6
 """The most a response writes per token of the state note it answers (its screen with the marks and
 context lines): the budget's reservation for one request, an upper bound (0.8–1.0 measured)."""
-OUTPUT_TOKENS_PER_CALL: Final = 22
-"""A Translate call's framing in the output: its name, the file, the segment ids (`Translate`
-`{"file_id": "f1", "segments": ["s1"], "translate_string": "…"}`: 22 written with spaces as the
-bench's model does, 18 without)."""
-HISTORY_TOKENS_PER_CALL: Final = 42
-"""What a call costs again each time its response is sent back, besides its output: the message's
-own framing (its id, type and the arguments quoted again) and the tool's return (`approve`, 18; an
-edit's return more); 42–47 measured."""
-OUTPUT_TOKENS_PER_REQUEST: Final = 10
-"""Output that does not grow with the text: the response's own framing."""
+OUTPUT_TOKENS_PER_CALL: Final = 12
+"""A unit's framing in the output: its segment ids and keys in the call's `units`
+(`{"segments": "s12", "translation": "…"}, `: 12 written with spaces as the bench's model does)."""
+OUTPUT_TOKENS_PER_REQUEST: Final = 15
+"""Output that does not grow with the text: the response's own framing and the call's
+(`Translate`, `{"file_id": "f1", "units": [`)."""
 DOCUMENT_UNIT_CHARS: Final = 100
-"""How many characters of a document a Translate call covers on average (its paragraphs' sentences
+"""How many characters of a document a unit covers on average (its paragraphs' sentences
 joined, at most 300; headings and list items are short): 98 measured on a changelog."""
 RETRIED: Final = 0.08
 """The share of calls made again or beside the proposals: units the reviewer rejects (the bench's
@@ -117,11 +109,10 @@ def estimate_job(asked: Sequence[Asked], *, batch_chars: int = BATCH_CHARS) -> J
     They take a screen a request: at most `batch_chars` characters and BATCH_SEGMENTS segments (text
     already written between them does not end a screen), with room for the units proposed again and
     a screen for the last one's rejected units; and one request more, in which the model answers
-    that the job is done. Every request's input is the prefix, its progress note and screen,
-    and the responses of the screens before it that the context window keeps (HISTORY_REQUESTS); each
-    response is a Translate call a unit. A unit is a resource entry (its segments, shown with one
-    context line each; a subtitle cue split at sentences is one entry) or about DOCUMENT_UNIT_CHARS of
-    a document."""
+    that the job is done. Every request's input is the prefix and its progress note and screen; each
+    response is a Translate call with a unit a resource entry (its segments, shown with one context
+    line each; a subtitle cue split at sentences is one entry) or about DOCUMENT_UNIT_CHARS of a
+    document."""
     if not asked:
         return JobEstimate(0, 0, 0)
     screens = _screens(asked, batch_chars)
@@ -134,11 +125,9 @@ def estimate_job(asked: Sequence[Asked], *, batch_chars: int = BATCH_CHARS) -> J
     document_chars = sum(len(a.source) for a in asked if a.entry is None)
     calls = (entries + math.ceil(document_chars / DOCUMENT_UNIT_CHARS)) * (1 + RETRIED)
     answers = text * (1 + RETRIED) * TRANSLATION_TOKENS_PER_TOKEN + calls * OUTPUT_TOKENS_PER_CALL
-    resent = sum((r - 1) % HISTORY_REQUESTS + 1 for r in range(1, requests))
-    history = (answers + calls * HISTORY_TOKENS_PER_CALL) * resent / screens
     return JobEstimate(
         model_requests=requests,
-        input_tokens=round(requests * (PREFIX_TOKENS + NOTE_TOKENS) + shown + history),
+        input_tokens=round(requests * PREFIX_TOKENS + screens * NOTE_TOKENS + shown),
         output_tokens=round(answers + requests * OUTPUT_TOKENS_PER_REQUEST),
     )
 

@@ -42,6 +42,7 @@ from .ports import StepIO
 from .step_note import step_note
 from .tools.base import MAX_CALLS_PER_RESPONSE, BatchState, Routing, Tool, ToolCall, ToolResult
 from .tools.translate import with_references
+from .tools.units import with_unit_calls
 
 logger = logging.getLogger(__name__)
 
@@ -219,7 +220,8 @@ class AgentLoop:
             if options.budget is not None:
                 options.budget.check(request, state)
             started = time.perf_counter()
-            response = _stamped(_unique_call_ids(await self._request_model(request)), self._routing)
+            answer = with_unit_calls(_unique_call_ids(await self._request_model(request)))
+            response = _stamped(answer, self._routing)
             elapsed = int((time.perf_counter() - started) * 1000)
             self.context.add_messages([response])
             actor: Actor = "agent" if response.tool_calls else "user"

@@ -17,34 +17,21 @@ from .marks import label_line, mark
 from .segment import SegmentContext
 
 RULES = """\
-You are a careful translator working with a human reviewer. You translate the session's files
-unit by unit with the `Translate` tool; a person approves, edits or rejects every unit.
+You translate the session's files with a human reviewer, who approves, edits or rejects each unit
+you propose with `Translate`.
 
-Rules:
-- Follow the user's requirements: the target language, tone, terminology and any instructions.
-- Every request ends with the state of the work: each unfinished file's next untranslated text
-  between <next-text file="…" start="…"> and </next-text> (`start`: its position in the file),
-  exactly as it stands in the file, in one or more blocks, with each segment's id marked where it
-  begins: ⟦s12⟧ (the marks are not part of the text). The file's text between two blocks is already
-  written (code kept as it is, or reviewed units), so the segments go on at the next block. More
-  untranslated text follows unless the note says nothing does. Translate from there; you do not
-  need `Read` to go on (use it only to look further ahead). In a resource file (app strings) a
-  line ⟪key: … | note: … | locked: … | plural: …⟫ before a mark says what the string is (not part of
-  the text; a string of several segments has it once): its key, the developer's note, the codes to
-  keep exactly and, for a plural entry, the forms to give.
-- Propose the next units as one batch of `Translate` calls that together cover every segment shown
-  (a screen of text), in order: a unit is one segment or several consecutive ones joined, named by
-  their ids; never copy the source.
-- Keep Markdown syntax, code blocks, inline code, URLs, numbers and placeholders as they are;
-  translate the prose (including comments in code only if the user asks).
-- Learn from the reviewer's edits (`refined`), apply them to later units and keep lasting ones with
-  `Remember`. Translate a rejected unit again, following the reason (a reason that begins with
-  "Not reviewed:" comes from the tool's own checks, not from the reviewer).
-- To change units already written (the user asks for it, even after the document is complete),
-  use `Revise` (Read with `written: true` lists the written units); the reviewer reviews every
-  revision.
-- When every file is complete, answer with a short summary in the user's language and stop
-  calling tools. If the user asks something else, answer briefly."""
+- Follow the user's requirements: target language, tone, terminology, instructions.
+- Each request ends with a note: progress, what became of your latest answer, what the reviewer
+  taught you, and the next untranslated text (a screen) in <next-text file="…" start="…"> blocks,
+  as in the file; the text between two blocks is already written.
+- Answer with one `Translate` call whose units cover the whole screen, in order.
+- Keep Markdown, code, URLs, numbers and placeholders; translate the prose (code comments only if
+  the user asks).
+- Apply the reviewer's edits to later units; keep lasting ones with `Remember`. A unit not written
+  comes back on the screen: translate it again following its reason.
+- Use `Revise` to change written units when the user asks.
+- When every file is complete, answer with a short summary in the user's language, calling no
+  tool. Answer other questions briefly."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,7 +49,7 @@ class NextText:
 
     @property
     def marked(self) -> str:
-        """`text` with each segment's id marked where it begins: `⟦s12⟧` (after its context line, if any)."""
+        """`text` with each segment's id marked where it begins: `【s12】` (after its context line, if any)."""
         out: list[str] = []
         position = 0
         labels = dict(self.labels)
@@ -118,8 +105,10 @@ def state_note(
     *,
     memory: str = "",
     references: Sequence[tuple[str, str, float]] = (),
+    outcomes: str = "",
 ) -> str:
-    """The step's state: progress, the reviewer's memory, similar remembered units, each file's next text."""
+    """The step's state: progress, what became of the latest answer's units (`outcomes`), the
+    reviewer's memory, similar remembered units, each file's next text."""
     if not files:
         return ""
     lines = ["Progress so far:"]
@@ -135,6 +124,8 @@ def state_note(
             block = f'<next-text file="{name}" start="{shown.start}">{shown.marked}</next-text>'
             blocks.append(block if shown.more else f"{block}\n(Nothing untranslated follows it in {name}.)")
     parts = ["\n".join(lines)]
+    if outcomes:
+        parts.append(outcomes)
     if memory.strip():
         parts.append("What this reviewer has taught you (apply it):\n" + memory.strip())
     if references:

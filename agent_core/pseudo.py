@@ -2,11 +2,12 @@
 
 It needs no key and no network, so a new user can run the whole product at once, and most tests
 drive it. Like a real model it learns everything from the messages it is sent (the system prompt's
-file list, the progress note, Read and Translate returns), never from storage: it reads a file,
-proposes one to three paragraph-sized units in order (named by their segment ids where the next text
-marks them and a unit is whole segments, else by their source), pseudo-translates them (accented letters,
-brackets, about a third longer; code, inline code and URLs verbatim), proposes a rejected unit
-again differently (by its source), and ends with a short summary when every file is done.
+file list, the progress note with what became of its latest answer, Read and Translate returns),
+never from storage: it reads a file, proposes one to three paragraph-sized units in order, in one
+Translate call (each named by its segment ids where the next text marks them and a unit is whole
+segments, else by its source), pseudo-translates them (accented letters, brackets, about a third
+longer; code, inline code and URLs verbatim), proposes a rejected unit again differently (by its
+source), and ends with a short summary when every file is done.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import json
 import re
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 from pydantic_ai.messages import (
@@ -37,12 +39,14 @@ from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
 _NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
-_MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?⟦(s\d+)⟧")
+_MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?【(s\d+)】")
 _LOCKED = re.compile(r"(?:^| \| )locked: (.*?)(?= \| |$)")
 _PLURAL = re.compile(r"(?:^| \| )plural: forms ([a-z, ]+); source (\{.*\})$")
 MAX_BATCH = 20
 """The most units it proposes at once from the next text it is shown (a screen)."""
 _COMPLETE = re.compile(r"^- (f\d+) .*: complete\.", re.MULTILINE)
+_NOT_WRITTEN = re.compile(r"^- ((?:s\d+ ?)+): (?:rejected by the reviewer|refused by the tool)", re.MULTILINE)
+"""A unit of the latest answer the note says was not written (the tool or the reviewer rejected it)."""
 
 
 class PseudoModel(Model):
@@ -69,7 +73,7 @@ class PseudoModel(Model):
     ) -> ModelResponse:
         """Decide the next move from the messages alone (a review's verdicts when asked for them)."""
         wanted = {t.name for t in model_request_parameters.output_tools}
-        parts = _verdicts(messages) if "Verdicts" in wanted else _decide(messages)
+        parts = _verdicts(messages) if "Verdicts" in wanted else _as_units(_decide(messages))
         sent = sum(len(_text_of(m)) for m in messages)
         produced = sum(
             len(json.dumps(p.args)) if isinstance(p, ToolCallPart) else len(p.content)
@@ -83,6 +87,29 @@ class PseudoModel(Model):
             usage=RequestUsage(input_tokens=sent // 4 + 1, output_tokens=produced // 4 + 1),
             finish_reason="tool_call" if calls else "stop",
         )
+
+
+def _as_units(parts: list[TextPart | ToolCallPart]) -> list[TextPart | ToolCallPart]:
+    """The Translate calls of one file, consecutive, as one call that carries their units (the shape
+    the tool asks for: `units`, each unit's `segments` one string and its `translation`)."""
+    out: list[TextPart | ToolCallPart] = []
+    for part in parts:
+        if not (isinstance(part, ToolCallPart) and part.tool_name == "Translate"):
+            out.append(part)
+            continue
+        args = part.args_as_dict()
+        unit = {k: v for k, v in args.items() if k not in ("file_id", "segments", "translate_string")}
+        if args.get("segments"):
+            unit = {"segments": " ".join(args["segments"]), **unit}
+        unit["translation"] = args["translate_string"]
+        previous = out[-1] if out else None
+        if isinstance(previous, ToolCallPart) and previous.tool_name == "Translate":
+            merged = previous.args_as_dict()
+            if merged["file_id"] == args["file_id"]:
+                out[-1] = replace(previous, args={**merged, "units": [*merged["units"], unit]})
+                continue
+        out.append(replace(part, args={"file_id": args["file_id"], "units": [unit]}))
+    return out
 
 
 def _verdicts(messages: Sequence[ModelMessage]) -> list[TextPart | ToolCallPart]:
@@ -370,13 +397,18 @@ def _translated_file(messages: Sequence[ModelMessage], call_id: str) -> str | No
 
 
 def _rejections(messages: Sequence[ModelMessage]) -> dict[str, int]:
-    """How often each source unit was rejected, as far as the messages show."""
+    """How often each source unit was rejected, as far as the messages show: the returns of Translate
+    calls the history still shows, and the units of the latest answer the note says were not written."""
     calls = _calls_by_id(messages)
     counts: dict[str, int] = {}
     for message in messages:
         if not isinstance(message, ModelRequest):
             continue
         for part in message.parts:
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str) and message is messages[-1]:
+                for names in _NOT_WRITTEN.findall(part.content):
+                    key = ",".join(names.split())
+                    counts[key] = counts.get(key, 0) + 1
             if (
                 isinstance(part, ToolReturnPart)
                 and part.tool_name == "Translate"

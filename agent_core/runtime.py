@@ -65,6 +65,8 @@ from .tools.revise import ReviseTool
 from .tools.translate import TranslateTool
 
 logger = logging.getLogger(__name__)
+UNKNOWN_OWNER = ""
+"""`memory_owner` when the session is likely another owner's, not known whose (`_load`)."""
 REBASES = 3
 """How many times a step's commit is made again over requests that changed nothing it read (`_commit`)."""
 
@@ -399,8 +401,11 @@ class AgentRuntime:
         memory: the session's read beside the owner's (its memory, then its
         translation memory's). A session of another owner that `admit` lets in is the session's
         owner's, with that owner's memory: read beside the session when `memory_owner` named that
-        owner, else beside the admission."""
+        owner, else beside the admission; `memory_owner` UNKNOWN_OWNER: the caller knows the session
+        is likely another's but not whose, so no memory is read beside it (a read that would be
+        wasted), only after it."""
         guess = memory_owner or owner
+        speculate = memory_owner != UNKNOWN_OWNER
 
         async def owners(whose: str = guess) -> Memory:
             memory = await self.memory.recall(whose)
@@ -423,19 +428,22 @@ class AgentRuntime:
                 window_complete=loaded.window_complete and len(loaded.window) <= size,
             )
             memory = await owners()
-        else:  # the session's read and the owner's side by side (reading the caller's own memory is harmless)
+        elif speculate:  # the session's read and the owner's side by side (reading the caller's is harmless)
             snapshot, memory = await asyncio.gather(
                 self.store.load(session_id, window=self.window + self.chunk + 2), owners()
             )
+        else:
+            snapshot, memory = await self.store.load(session_id, window=self.window + self.chunk + 2), None
         if snapshot.token.owner != owner:  # another caller's session is not found, like a missing one
             if admit is None:
                 raise NotFoundError(f"No session {session_id}.")
-            if snapshot.token.owner == guess:
+            if snapshot.token.owner == guess and memory is not None:
                 await admit(snapshot)
             else:
                 _, memory = await asyncio.gather(admit(snapshot), owners(snapshot.token.owner))
-        elif guess != owner:  # the guess was another's: the caller's own memory, after all
+        elif guess != owner or memory is None:  # the guess was another's: the caller's own memory, after all
             memory = await owners(owner)
+        assert memory is not None
         return _Loaded(snapshot=snapshot, memory=memory)
 
     def _loop(

@@ -3,11 +3,14 @@
 The whole document goes through the public HTTP contract (the FastAPI app in-process over httpx's
 ASGITransport); the model is pydantic-ai's real OpenAI Chat adapter and SDK, talking over loopback to
 `tests/fakes/openai_server.py`, where a scripted translator (`tests/fakes/translator_policy.py`)
-proposes units for all the text it is shown
-(and calls `Remember` for the reviewer's edits). A scripted reviewer approves every unit but one in
-`--refine-every`, which it edits (a word replaced; a plural entry's forms are approved instead), and
-one in `--reject-every`, which it rejects. Prints, per document size: model input tokens per source character (o200k
-over the tools and messages the server received), model requests per 1,000 source characters, HTTP
+proposes units for all the text it is shown, in one Translate call (`--call-per-unit`: a call a
+unit), and calls `Remember` for the reviewer's edits. A scripted reviewer approves every unit but
+one in `--refine-every`, which it edits (a word replaced; a plural entry's forms are approved
+instead), and one in `--reject-every`, which it rejects. Prints, per document size: model input
+tokens per source character (o200k over the tools and messages the server received), output tokens
+per character, the cost per million characters at gpt-4.1's list price (cached input at a quarter,
+as the fake provider's imitation of OpenAI's prompt cache reports it), model requests per 1,000
+source characters, HTTP
 requests per reviewed batch, the median share of a request's input tokens in a prefix identical to
 the previous request's, storage calls per step (DynamoDB calls under moto, or SQLite statements), and
 DynamoDB bytes of file text read per step, and the analysis's estimate against the metered tokens
@@ -241,10 +244,11 @@ def run(
     code_blocks: int = 0,
     whole: Path | None = None,
     dump: Path | None = None,
+    call_per_unit: bool = False,
 ) -> dict[str, float]:
     """Translate one document of about `size` characters (or the file `whole` as it is) and compute the figures."""
     source = whole.read_text(encoding="utf-8") if whole else document(size, corpus, code_blocks)
-    policy = TranslatorPolicy(max_units=max_units)
+    policy = TranslatorPolicy(max_units=max_units, call_per_unit=call_per_unit)
     server.policy = policy
     server.requests.clear()
     counter.steps.clear()
@@ -266,6 +270,7 @@ def run(
     if dump:
         dump.mkdir(parents=True, exist_ok=True)
         name = whole.name if whole else f"{size}-chars"
+        name += f"-{max_units}-units" if max_units else ""
         (dump / f"{name}.json").write_text(json.dumps(everything, ensure_ascii=False), encoding="utf-8")
     bodies = [b for b in everything if b.get("tools")]
     tokens = [prompt_tokens(b) for b in bodies]
@@ -303,6 +308,10 @@ def run(
 ROWS: list[tuple[str, Callable[[dict[str, float]], str]]] = [
     ("model input tokens per source character", lambda r: f"{r['tokens_per_char']:.1f}"),
     ("model output tokens per source character", lambda r: f"{r['output_per_char']:.2f}"),
+    (
+        "$ per 1 M source characters at gpt-4.1's list price (cached input at a quarter)",
+        lambda r: f"{1e6 * _usd_cached(r) / r['chars']:.2f}",
+    ),
     ("model requests per 1,000 source characters, all", lambda r: f"{r['all_requests_per_1000']:.2f}"),
     ("  of which the agent's own (with tools)", lambda r: f"{r['requests_per_1000']:.2f}"),
     ("  responses that also called Remember", lambda r: f"{r['remember']:.0f}"),
@@ -358,6 +367,22 @@ def _usd(result: dict[str, float]) -> float:
     return price.cost(int(result["metered_inputTokens"]), int(result["metered_outputTokens"]))
 
 
+CACHED_SHARE = 0.25
+"""What a cached input token costs against an uncached one (OpenAI's prompt cache for gpt-4.1)."""
+
+
+def _usd_cached(result: dict[str, float]) -> float:
+    """The metered tokens at gpt-4.1's list price, the input the fake provider's prompt cache served
+    (`cachedInputTokens`, as OpenAI's cache reports it) at a quarter of the input price."""
+    from service.pricing import price_of
+
+    price = price_of("openai:gpt-4.1")
+    assert price is not None
+    cached = result.get("metered_cachedInputTokens", 0.0)
+    full = price.cost(int(result["metered_inputTokens"] - cached), int(result["metered_outputTokens"]))
+    return full + price.cost(int(cached), 0) * CACHED_SHARE
+
+
 def main() -> None:
     """Run every size and print the table."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -394,6 +419,11 @@ def main() -> None:
     )
     parser.add_argument("--code-blocks", type=int, default=0, help="short code blocks set between its paragraphs")
     parser.add_argument(
+        "--call-per-unit",
+        action="store_true",
+        help="the model sends a Translate call a unit (the one-unit shape) instead of one call with its units",
+    )
+    parser.add_argument(
         "--memory",
         choices=["on", "off", "both"],
         default="on",
@@ -428,6 +458,7 @@ def main() -> None:
                     code_blocks=args.code_blocks,
                     whole=whole,
                     dump=args.dump,
+                    call_per_unit=args.call_per_unit,
                 )
             )
             done = results[-1]

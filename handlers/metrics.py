@@ -33,8 +33,14 @@ def record_step(outcome: StepOutcome, verdicts: Sequence[Verdict]) -> None:
         metrics.add_metric(name="CopilotRequests", unit=MetricUnit.Count, value=len(result.copilot_requests))
     for verdict in verdicts:
         metrics.add_metric(name=f"Decision{verdict.status.title()}", unit=MetricUnit.Count, value=1)
-    if outcome.language and result.called_model:
+    if outcome.language and result.called_model and not _disabled():
         _per_language(outcome)
+
+
+def _disabled() -> bool:
+    """True when POWERTOOLS_METRICS_DISABLED says so (the terminal's in-process service sets it): the
+    buffered metrics honour it, Powertools' `single_metric` does not and would print its EMF lines."""
+    return os.environ.get("POWERTOOLS_METRICS_DISABLED", "").strip().lower() in ("1", "true", "yes")
 
 
 def _per_language(outcome: StepOutcome) -> None:

@@ -1,10 +1,11 @@
 """One driver at a time: a project's session is claimed by the member whose step it runs.
 
-A step of a project's session takes or renews its claim for CLAIM_SECONDS before the model is asked
-(the claim's own conditional write, after the step's load, so a refused step changes nothing stored
-and costs no model request); another member's step answers 409 (`ClaimedError`, with who holds it
-and until when) while it lasts; a manager may take it over (`takeOver`). A personal session has one
-driver anyway and no claim: nothing is read or written for it.
+A step of a project's session takes or renews its claim for CLAIM_SECONDS before the model is asked,
+after the step's load, so a refused step changes nothing stored and costs no model request. The load
+already shows the claim: a driver's own with more than half of it left costs nothing more, another's
+that lasts refuses the step at once (409, `ClaimedError`, with who holds it and until when), and
+otherwise the claim's own conditional write takes or renews it. A manager may take it over
+(`takeOver`). A personal session has one driver anyway and no claim: nothing is read or written for it.
 """
 
 from __future__ import annotations
@@ -41,12 +42,28 @@ class Claims:
         self.storage = storage
         self.clock = clock
 
-    async def take(self, session_id: str, project_id: str, caller: str, *, take_over: bool = False) -> SessionClaim:
+    async def take(
+        self,
+        session_id: str,
+        project_id: str,
+        caller: str,
+        *,
+        take_over: bool = False,
+        held: SessionClaim | None = None,
+    ) -> SessionClaim:
         """Claim the session for `caller` for CLAIM_SECONDS (renewing their own), or ClaimedError while
-        another member's lasts; `take_over` (a manager's: 403 for anyone else) claims it whatever holds it."""
+        another member's lasts; `take_over` (a manager's: 403 for anyone else) claims it whatever holds it.
+        `held`: the claim as the step's own read of the session found it, which spares a write: the
+        caller's own with more than half of it left is kept as it is (a driver's steps renew it every
+        CLAIM_SECONDS / 2, not at every step), another's that lasts refuses the step at once."""
         if take_over:
             decide(await blocking(self.storage.get_project, project_id), caller, "manage")
         now = self.clock()
+        if held is not None and not take_over and held.until > stamp(now):
+            if held.by != caller:
+                raise ClaimedError(held.by, held.until)
+            if held.until > stamp(now + timedelta(seconds=CLAIM_SECONDS / 2)):
+                return held
         claim = SessionClaim(by=caller, until=stamp(now + timedelta(seconds=CLAIM_SECONDS)))
         stored = await blocking(self.storage.claim_session, session_id, claim, now=stamp(now), take_over=take_over)
         if stored.by != caller:

@@ -19,13 +19,13 @@ from agent_core.errors import (
     ModelUnavailableError,
     NotFoundError,
 )
-from agent_core.runtime import AgentRuntime, StepInput, StepOutcome
+from agent_core.runtime import UNKNOWN_OWNER, AgentRuntime, StepInput, StepOutcome
 from agent_core.stall import STALLED
 from storage import deadline
 from storage.interface import SessionStorageInterface
-from storage.records import SessionHold
+from storage.records import SessionClaim, SessionHold
 
-from .access import project_of
+from .access import may_be_projects, project_of
 from .blocking import blocking
 from .claims import Claims
 from .idempotency import IdempotencyKey, replay
@@ -128,6 +128,8 @@ class StepService:
         sid = session_id(body.sessionId) if body.sessionId is not None else None
         gate = self.gate
         known = gate.known_owner(sid) if gate is not None and sid is not None else None
+        if known is None and sid is not None and may_be_projects(sid):
+            known = UNKNOWN_OWNER  # a project's, not known which: its memory is read after the session
         admit = self._admit(owner, body.takeOver, known) if gate is not None else None
         prepared = await self.runtime.prepare(owner, sid, request, admit=admit, memory_owner=known)
         if gate is not None and sid is not None:
@@ -160,7 +162,8 @@ class StepService:
             await check(snapshot)
             pid = project_of(snapshot.token.owner)
             assert pid is not None  # the gate lets in a project's session only
-            await claims.take(snapshot.token.session_id, pid, caller, take_over=take_over)
+            held = SessionClaim(by=snapshot.held_by, until=snapshot.held_until or "") if snapshot.held_by else None
+            await claims.take(snapshot.token.session_id, pid, caller, take_over=take_over, held=held)
 
         return admit
 

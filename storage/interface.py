@@ -139,6 +139,8 @@ class SessionStorageInterface(ABC):
             auto_approve=record.auto_approve,
             second_review=record.second_review,
             auto_sample=record.auto_sample,
+            held_by=record.claim.by if record.claim is not None else None,
+            held_until=record.claim.until if record.claim is not None else None,
         )
         return record, snapshot
 

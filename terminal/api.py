@@ -29,8 +29,11 @@ from .models import (
     Unit,
     Verdict,
 )
+from .second_review_models import ReviewApproval, RevisedSegment, SegmentPage
 from .stream import EVENT_STREAM, Delta, SseParser
 
+ACT_AS = "X-Act-As"
+"""The header naming the identity a local request acts as (docs/api.md "Identity")."""
 MAX_RETRIES = 5
 """How often one call is retried after a 409, 503, 504 or a lost answer before the error is shown."""
 MAX_WAIT = 3600.0
@@ -332,6 +335,40 @@ class ApiClient:
         if view.pendingCopilotRequests or view.actor != "agent":
             return Turn(view.id, view.actor, view.pendingCopilotRequests, view.files)
         return None
+
+    # ---------- the second review: segments, revisions, bulk approval (docs/api.md "The second review") ----------
+
+    def act_as(self, sub: str) -> None:
+        """Every later request acts as the project member `sub` (`X-Act-As`; honoured in local mode only)."""
+        self._http.headers[ACT_AS] = sub
+
+    async def segments(
+        self,
+        session_id: str,
+        file_id: str,
+        *,
+        status: str | None = None,
+        q: str | None = None,
+        cursor: str | None = None,
+        limit: int = 200,
+    ) -> SegmentPage:
+        """A page of the file's segments in source order, as the filter shows them."""
+        params: dict[str, str | int] = {"limit": limit}
+        params |= {k: v for k, v in (("status", status), ("q", q), ("cursor", cursor)) if v}
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments"
+        return SegmentPage.model_validate((await self._request("GET", path, params=params)).json())
+
+    async def revise(self, session_id: str, file_id: str, start: int, text: str) -> RevisedSegment:
+        """Give the written unit at `start` this text (a reviewer's PUT of the text as it is approves it)."""
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments/{start}"
+        response = await self._request("PUT", path, json={"translated_string": text})
+        return RevisedSegment.model_validate(response.json())
+
+    async def approve_review(self, session_id: str, file_id: str, *, q: str | None = None) -> ReviewApproval:
+        """The bulk review step: approve the `translated` units the filter shows (at most 500 a request)."""
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/approve"
+        body = {"step": "review", "filter": {"q": q} if q else {}}
+        return ReviewApproval.model_validate((await self._request("POST", path, json=body)).json())
 
 
 async def _streamed_step(response: httpx.Response, on_delta: DeltaHook) -> Step:

@@ -18,6 +18,7 @@ from .local_state import LocalState
 from .models import Analysis, FileInfo, JobView, SessionView
 from .paths import default_db, default_log
 from .review import Job, ReviewApp
+from .second_review_cli import add_review_parser, run_review
 from .sync_cli import add_sync_parser, sync_command
 
 EXPORT_FORMATS = ("md", "original", "xliff2", "xliff12", "tmx")
@@ -98,6 +99,8 @@ def _parser() -> argparse.ArgumentParser:
     mcp.add_argument(
         "--root", type=Path, default=Path.cwd(), help="the folder whose files the tools may read and write"
     )
+
+    add_review_parser(commands, where)
 
     memory = commands.add_parser("import", parents=[where], help="add a TMX, CSV or TBX file to the memory")
     memory.add_argument("file", type=Path)
@@ -384,6 +387,7 @@ COMMANDS: dict[str, Callable[[ApiClient, argparse.Namespace], Awaitable[int]]] =
     "export": _export,
     "import": _import,
     "analyze": _analyze,
+    "review": run_review,
 }
 
 

@@ -168,6 +168,13 @@ class SessionView(_Answer):
     retryAt: str | None = None
     error: str | None = None
     segmentsLeft: int = 0
+    project: str | None = None
+    """The project the session belongs to; null for one's own."""
+    review: str = "single"
+    """`double`: what its translators decide waits for a reviewer (docs/api.md "The second review")."""
+    targetLanguage: str | None = None
+    heldBy: str | None = None
+    """The member who drives it now (a project's session), if anyone."""
 
 
 class SessionItem(_Answer):
@@ -302,3 +309,5 @@ class ProjectSession(_Answer):
     state: str = "running"
     progress: Progress = Progress()
     updatedAt: str = ""
+    review: str = "single"
+    heldBy: str | None = None

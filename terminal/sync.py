@@ -118,7 +118,7 @@ async def _collect(
         if not wanted:
             continue
         try:
-            segments = await client.segments(upload.session, upload.file)
+            segments = await client.every_segment(upload.session, upload.file)
             exported = await client.original(upload.session, upload.file)
             markdown = is_markdown(upload.name, exported)
             uploaded = await client.source_text(upload.session, upload.file) if markdown else ""

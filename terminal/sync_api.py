@@ -33,7 +33,7 @@ class SyncApi(ApiClient):
             body["model"] = model
         return str((await self._request("POST", "/api/sessions", json=body)).json()["id"])
 
-    async def segments(self, session_id: str, file_id: str) -> list[dict[str, Any]]:
+    async def every_segment(self, session_id: str, file_id: str) -> list[dict[str, Any]]:
         """Every segment of a file in source order (all pages), with status, context and history."""
         path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments"
         found: list[dict[str, Any]] = []

@@ -109,6 +109,10 @@ async def test_one_member_drives_until_the_claim_ends_or_a_manager_takes_it_over
     assert status == 403 and "manager" in answer["error"], answer
     assert storage.get_session(sid) == before and len(script.seen) == calls, "a translator cannot take it over"
 
+    clock.now = START + timedelta(seconds=60)  # a fresh claim is kept as it is: no write
+    await http.ok("bob", "POST", "/api/next", {"sessionId": sid, "userInput": "Still me."})
+    assert (await http.ok("dan", "GET", f"/api/sessions/{sid}"))["until"] == until
+
     clock.now = START + timedelta(seconds=CLAIM_SECONDS - 60)  # the holder's step renews the claim
     await http.ok("bob", "POST", "/api/next", {"sessionId": sid, "userInput": "More."})
     clock.now = START + timedelta(seconds=CLAIM_SECONDS + 60)

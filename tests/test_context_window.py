@@ -9,10 +9,11 @@ from agent_core.context import Context, is_hidden, reviews_shown
 WINDOW, CHUNK = 2, 4
 
 
-def _exchange(call_id: str) -> list[ModelMessage]:
+def _exchange(call_id: str, tool: str = "Remember") -> list[ModelMessage]:
+    """A call and its return (a tool whose exchanges stay in the window: decided Translate calls do not)."""
     return [
-        ModelResponse(parts=[ToolCallPart("Translate", {"n": call_id}, tool_call_id=call_id)]),
-        ModelRequest(parts=[ToolReturnPart("Translate", "ok", tool_call_id=call_id)]),
+        ModelResponse(parts=[ToolCallPart(tool, {"n": call_id}, tool_call_id=call_id)]),
+        ModelRequest(parts=[ToolReturnPart(tool, "ok", tool_call_id=call_id)]),
     ]
 
 
@@ -76,3 +77,39 @@ def test_reviews_shown_are_the_edited_texts_and_the_rejected_proposals() -> None
     ]
     shown = reviews_shown([ModelResponse(parts=calls), ModelRequest(parts=returns)])
     assert shown == {"Deux.", "Trois."}, "the edit's final text and the rejected proposal; not an approval"
+
+
+def test_decided_translate_calls_are_not_sent_again_and_the_rest_stays() -> None:
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("Translate doc.md.")])]
+    history += _exchange("call_0001", "Translate")
+    history += [
+        ModelResponse(
+            parts=[
+                ToolCallPart("Translate", {"n": 2}, tool_call_id="call_0002"),
+                ToolCallPart("Remember", {"n": 3}, tool_call_id="call_0003"),
+            ]
+        ),
+        ModelRequest(
+            parts=[
+                ToolReturnPart("Translate", "approve", tool_call_id="call_0002"),
+                ToolReturnPart("Remember", "Kept.", tool_call_id="call_0003"),
+                UserPromptPart("Use the formal register."),
+            ]
+        ),
+    ]
+    sent = _sent(history)
+    assert sent == [
+        [("system-prompt", "system"), ("user-prompt", "Translate doc.md.")],
+        [("tool-call", "call_0003")],
+        [("tool-return", "call_0003"), ("user-prompt", "Use the formal register."), ("user-prompt", "state")],
+    ], "the Translate exchanges are left out; the Remember call, its return and the user's message stay"
+    later = [*history, *_exchange("call_0004", "Translate"), ModelRequest(parts=[UserPromptPart("Go on.")])]
+
+    def wide(messages: list[ModelMessage]) -> list[list[tuple[str, str]]]:
+        context = Context(messages, complete=True, user_inputs=["Translate doc.md."])
+        sent = context.to_model_messages("system", "", window=8, chunk=8)
+        return [[(p.part_kind, str(getattr(p, "tool_call_id", None) or p.content)) for p in m.parts] for m in sent]
+
+    before, after = wide(history), wide(later)
+    assert after[: len(before) - 1] == before[:-1] and len(after) == len(before)
+    assert after[-1][: len(before[-1])] == before[-1], "a later request only adds at the end"

@@ -50,7 +50,7 @@ def test_a_subtitle_cue_split_at_sentences_is_one_call() -> None:
     two_cues = estimate_job([Asked("Where were you?", cue, "12"), Asked("I waited all night.", other, "13")])
     assert pieces(cue) == pieces(other)
     assert two_cues.output_tokens - one_cue.output_tokens == round((1 + RETRIED) * OUTPUT_TOKENS_PER_CALL)
-    assert two_cues.input_tokens > one_cue.input_tokens  # the call is sent back too
+    assert two_cues.input_tokens > one_cue.input_tokens  # a context line more on the screen
 
 
 def test_the_estimate_is_linear_in_the_job() -> None:

@@ -21,7 +21,20 @@ def body(*messages: dict[str, Any]) -> dict[str, Any]:
 
 
 def calls(reply: Reply) -> list[tuple[str, dict[str, Any]]]:
-    return [(c.name, json.loads(c.arguments)) for c in reply.tool_calls]
+    """The reply's calls, a multi-unit Translate call read as a call a unit (as the loop stores it)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+    for c in reply.tool_calls:
+        args = json.loads(c.arguments)
+        if c.name != "Translate" or "units" not in args:
+            out.append((c.name, args))
+            continue
+        for unit in args["units"]:
+            one = {"file_id": args["file_id"], **unit}
+            one["translate_string"] = one.pop("translation")
+            if isinstance(one.get("segments"), str):
+                one["segments"] = one["segments"].split()
+            out.append(("Translate", one))
+    return out
 
 
 def test_units_tile_the_text_at_blocks_and_at_most_300_characters() -> None:

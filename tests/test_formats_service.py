@@ -216,4 +216,4 @@ async def test_a_string_of_several_segments_shows_its_context_line_once() -> Non
     await h.runtime.step(h.owner, sid, StepInput(user_input="Translate movie.srt into French."))
     screen = str(h.script.seen[-1])
     assert screen.count("⟪key: 1 ") == 1 and screen.count("⟪key: 2 ") == 1, "a line an entry, not a segment"
-    assert "⟦s1⟧" in screen and "⟦s2⟧" in screen and "⟦s3⟧" in screen, "each segment keeps its mark"
+    assert "【s1】" in screen and "【s2】" in screen and "【s3】" in screen, "each segment keeps its mark"

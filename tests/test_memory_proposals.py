@@ -82,8 +82,8 @@ async def test_a_repeated_heading_is_proposed_from_memory_without_a_model_reques
     await api.approve_all(sid, [proposal])
     last = await api.next(sid)
     ids = {getattr(p, "tool_call_id", None) for m in script.seen[-1] for p in m.parts}
-    assert "b" in ids and not any(is_memory_call(str(i)) for i in ids), (
-        "the model sees its own exchanges, not the memory's proposals (a stable prefix between its requests)"
+    assert not any(is_memory_call(str(i)) for i in ids) and "b" not in ids, (
+        "the model sees neither the memory's proposals nor its own decided ones (their outcome is in the note)"
     )
     await api.approve_all(sid, last["agentResponse"]["copilotRequests"])
     text = (await api.client.get(f"/api/sessions/{sid}/files/{fid}/translation")).text
@@ -189,7 +189,7 @@ async def test_code_and_front_matter_are_written_as_they_are_at_upload() -> None
     script.replies += [calls(translate(fid, "Install it:", "Installez-le :", call_id="a"))]
     step = await api.ask(sid)
     state = state_of(script.seen[-1])
-    assert f'<next-text file="f1" start="{doc.index("Install")}">⟦s2⟧Install it:' in state
+    assert f'<next-text file="f1" start="{doc.index("Install")}">【s2】Install it:' in state
     assert [r["src_string"] for r in step["agentResponse"]["copilotRequests"]] == ["Install it:"]
     script.replies += [calls(translate(fid, "Done.", "Fini.", call_id="b"))]
     after = await api.approve_all(sid, step["agentResponse"]["copilotRequests"])
@@ -225,10 +225,10 @@ async def test_input_sent_while_reviews_are_pending_is_queued_and_reaches_the_ne
     await api.approve_all(sid, pending)
     request = script.seen[-1][-1]
     assert isinstance(request, ModelRequest)
-    kinds = [type(p).__name__ for p in request.parts]
-    assert kinds[0] == "ToolReturnPart" and "Use the formal register." in [
-        p.content for p in request.parts if isinstance(p, UserPromptPart)
-    ], "the queued input follows the returns of the batch"
+    said = [p.content for p in request.parts if isinstance(p, UserPromptPart)]
+    assert "Use the formal register." in said and "Progress so far" in said[-1], (
+        "the queued input reaches the request that follows the batch, before its note"
+    )
     assert (await api.call("GET", f"/api/sessions/{sid}"))["queuedInputs"] == []
 
 

@@ -95,3 +95,24 @@ def test_a_steps_model_use_is_published_per_target_language(capsys: pytest.Captu
         assert by_name["LanguageInputTokens"]["LanguageInputTokens"][0] > 0
     finally:
         api.app.state.services = previous
+
+
+def test_disabled_metrics_print_nothing_per_language(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The terminal's in-process service disables metrics: no EMF line reaches its stdout."""
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
+    metrics.clear_metrics()
+    previous = api.app.state.services
+    api.app.state.services = LazyServices(services_for(SQLiteStorage(":memory:"), model=resolve_model("pseudo")))
+    try:
+        created = api.handler(http_event("POST", "/api/sessions", {"targetLanguage": "pl"}), FakeLambdaContext())
+        sid = json.loads(created["body"])["id"]
+        body = {"name": "a.md", "content": "Hello there.\n"}
+        api.handler(http_event("POST", f"/api/sessions/{sid}/files", body), FakeLambdaContext())
+        capsys.readouterr()
+        step = {"sessionId": sid, "userInput": "Translate a.md into Polish."}
+        assert api.handler(http_event("POST", "/api/next", step), FakeLambdaContext())["statusCode"] == 200
+        assert "TargetLanguage" not in capsys.readouterr().out
+    finally:
+        api.app.state.services = previous

@@ -139,8 +139,8 @@ def test_glossary_kinds_on_proposals_edits_and_the_memory(backend: Storage) -> N
     script.replies = [ModelResponse(parts=[TextPart("done")])]
     status, step = alice("POST", "/api/next", {"sessionId": sid, "copilotResponses": verdicts})
     assert status == 200
-    refusal = returns(script.seen[-1])["c_s2"]
-    assert refusal["status"] == "reject" and "«mél» for «e-mail»" in refusal["reason"]
+    note = str(script.seen[-1][-1].parts[-1].content)  # the refusal's reason, in the next note
+    assert "- s2: refused by the tool:" in note and "«mél» for «e-mail»" in note
     status, page = alice("GET", f"/api/sessions/{sid}/files/{fid}/segments?status=written", None)
     assert [(s["id"], s["status"], s["target"]) for s in page["segments"]] == [
         ("s1", "approved", GOOD["s1"]),

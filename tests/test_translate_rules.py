@@ -80,7 +80,7 @@ async def test_the_model_is_shown_the_next_text_and_the_prefix_stays_the_same() 
     state = second[-1].parts[-1].content  # type: ignore[union-attr]
     rest = DOC[len("# Title") :].lstrip()
     assert f'<next-text file="f1" start="{DOC.index(rest)}">' in state, "the file's handle, not its id"
-    assert "⟦s2⟧First paragraph.\n\n⟦s3⟧# Title" in state, "the next segments travel with the request, marked"
+    assert "【s2】First paragraph.\n\n【s3】# Title" in state, "the next segments travel with the request, marked"
     assert first[0].parts[0].content == second[0].parts[0].content, "the system prompt is byte-identical"  # type: ignore[union-attr]
     assert h.script.infos[-2].function_tools == h.script.infos[-1].function_tools
 
@@ -95,8 +95,8 @@ async def test_a_screen_runs_across_code_kept_as_is_and_one_batch_covers_both_si
         translate(fid, "After the code.", "Après.", call_id="c2"),
     )
     state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
-    assert '<next-text file="f1" start="0">⟦s1⟧Intro text.</next-text>' in state
-    assert f'<next-text file="f1" start="{doc.index("After")}">⟦s3⟧After the code.</next-text>' in state
+    assert '<next-text file="f1" start="0">【s1】Intro text.</next-text>' in state
+    assert f'<next-text file="f1" start="{doc.index("After")}">【s3】After the code.</next-text>' in state
     assert "make install" not in state, "text already written is not shown again"
     assert [r.src_string for r in result.copilot_requests] == ["Intro text.", "After the code."]  # type: ignore[attr-defined]
 
@@ -118,8 +118,8 @@ async def test_a_rejected_unit_is_shown_again_with_the_text_after_it() -> None:
     await step(h, copilot_responses=verdicts)
     state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
     hole, rest = DOC.index("First"), DOC.index("Second")
-    assert f'<next-text file="f1" start="{hole}">⟦s2⟧First paragraph.</next-text>' in state
-    assert f'<next-text file="f1" start="{rest}">⟦s4⟧Second paragraph.</next-text>' in state, "one request for both"
+    assert f'<next-text file="f1" start="{hole}">【s2】First paragraph.</next-text>' in state
+    assert f'<next-text file="f1" start="{rest}">【s4】Second paragraph.</next-text>' in state, "one request for both"
 
 
 async def test_a_model_that_covers_little_of_its_screen_is_shown_less_and_more_once_it_covers_it() -> None:
@@ -129,7 +129,7 @@ async def test_a_model_that_covers_little_of_its_screen_is_shown_less_and_more_o
 
     def marks() -> list[str]:
         state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
-        return [m for m in state.split("⟦")[1:]]
+        return [m for m in state.split("【")[1:]]
 
     await propose(h, translate_ids("f1", ["s1"], "Phrase 1.", call_id="a"))
     assert len(marks()) == 40, "the first screen is whole: 40 segments"
@@ -293,7 +293,7 @@ async def test_the_model_is_told_the_files_and_rules() -> None:
     assert isinstance(first, ModelRequest) and isinstance(first.parts[0], SystemPromptPart)
     system = first.parts[0].content
     assert f"- f1: 'guide.md', {len(DOC)} characters" in system and fid not in system
-    assert "`Translate` calls" in system and "Read" in system
+    assert "one `Translate` call" in system and "Read" in system
     tools = h.script.infos[0].function_tools
     assert [t.name for t in tools] == ["Read", "Translate", "Revise", "Remember"]
     # What a unit is, once: in Translate's description, which the rules point to.
@@ -420,8 +420,8 @@ async def test_a_non_finite_rating_is_refused_to_the_model_not_a_server_error(ra
 @pytest.mark.parametrize(
     ("translation", "markup"),
     [
-        ("⟦s1⟧# Titre", "⟦s1⟧"),
-        ("# Titre\n\n⟦s2⟧Premier paragraphe.", "⟦s2⟧"),
+        ("【s1】# Titre", "【s1】"),
+        ("# Titre\n\n【s2】Premier paragraphe.", "【s2】"),
         ("⟪key: title | note: the page's title⟫\n# Titre", "⟪key: title | note: the page's title⟫"),
     ],
 )
@@ -436,6 +436,6 @@ async def test_a_translation_holding_the_screen_s_marks_is_refused_to_the_model(
 
 async def test_a_source_that_holds_such_marks_may_keep_them() -> None:
     h = harness()
-    fid = h.add_file("Use ⟦s1⟧ in the template.\n")
-    result = await propose(h, translate_ids(fid, ["s1"], "Utilisez ⟦s1⟧ dans le modèle.\n", call_id="ok"))
-    assert [r.translate_string for r in result.copilot_requests] == ["Utilisez ⟦s1⟧ dans le modèle.\n"]
+    fid = h.add_file("Use 【s1】 in the template.\n")
+    result = await propose(h, translate_ids(fid, ["s1"], "Utilisez 【s1】 dans le modèle.\n", call_id="ok"))
+    assert [r.translate_string for r in result.copilot_requests] == ["Utilisez 【s1】 dans le modèle.\n"]

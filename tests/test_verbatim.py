@@ -156,6 +156,7 @@ async def propose(text: str, window: int) -> list[tuple[int, str, str]]:
     from pydantic_ai.models import ModelRequestParameters
 
     from agent_core.pseudo import PseudoModel
+    from agent_core.tools.units import with_unit_calls  # its one call of many units, a call a unit
 
     model = PseudoModel()
     history: list[ModelRequest] = [ModelRequest(parts=[SystemPromptPart(f"Files:\n- {FILE_ID}: 'a.md'")])]
@@ -166,7 +167,7 @@ async def propose(text: str, window: int) -> list[tuple[int, str, str]]:
         end = min(position + window, len(text))
         content = {"file_id": FILE_ID, "start": position, "text": text[position:end], "more": end < len(text)}
         history.append(ModelRequest(parts=[ToolReturnPart("Read", content, tool_call_id=f"r{position}")]))
-        response = await model.request(list(history), None, ModelRequestParameters())
+        response = with_unit_calls(await model.request(list(history), None, ModelRequestParameters()))
         calls = [c.args_as_dict() for c in response.tool_calls if c.tool_name == "Translate"]
         assert calls, text[position : position + 80]
         for args in calls:

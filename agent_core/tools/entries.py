@@ -1,6 +1,6 @@
 """Translate's rules for a proposal's text: the screen's markup, locked codes and plural forms.
 
-A proposal holding the screen's own markup that its source does not (an id mark `⟦s12⟧`, a context
+A proposal holding the screen's own markup that its source does not (an id mark `【s12】`, a context
 line `⟪key: …⟫`: `agent_core.marks`) is refused. A unit's segments carry their entry's context
 (`agent_core.segment.SegmentContext`). A proposal that drops, adds or alters a locked code of the
 unit's source is refused to the model, naming the code. A plural entry's unit is its one segment,

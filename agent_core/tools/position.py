@@ -185,7 +185,7 @@ async def _segments_end(at: Position, names: list[str]) -> int | ToolResult:
     if None in indexes:
         unknown = names[indexes.index(None)]
         return refuse(
-            f"{unknown!r} is not a segment id: ids are s1, s2, … as the next text marks them (⟦s12⟧). "
+            f"{unknown!r} is not a segment id: ids are s1, s2, … as the next text marks them (【s12】). "
             f"{await at.where()}"
         )
     wanted = [i for i in indexes if i is not None]

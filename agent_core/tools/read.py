@@ -15,15 +15,22 @@ DEFAULT_WINDOW = 3_000
 MAX_WINDOW = 8_000
 
 DESCRIPTION = """\
-Read the untranslated text of a file, starting at its first untranslated character.
+A file's untranslated text from `start`, its first untranslated character, up to `max_chars`
+(200-8000, default 3000), and its progress; `more`: more text follows. With `written: true`, the
+units already written from `from_char` on, for `Revise`."""
 
-Returns the file's name and size, how many characters are translated, whether it is complete,
-`start` (the position of the first untranslated character) and `text`: up to `max_chars`
-characters from there. `text` stops early where already translated text begins (for example after
-a rejected unit that lies before approved ones); `more` tells whether untranslated text follows.
-Your next Translate unit must begin exactly with the first characters of `text`.
-With `written: true` it lists the units already written instead, from character `from_char` on
-(their `start`, and excerpts of source and text): what `Revise` needs to change one."""
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "file_id": {"type": "string"},
+        "max_chars": {"type": "integer"},
+        "written": {"type": "boolean"},
+        "from_char": {"type": "integer"},
+    },
+    "required": ["file_id"],
+}
+"""What the model sees of ReadArgs: its shape without titles (the bounds are in the description, and
+checked)."""
 
 WRITTEN_LISTED = 40
 """How many written units one Read lists."""
@@ -45,7 +52,7 @@ class ReadTool:
     @property
     def definition(self) -> ToolDefinition:
         """Read's definition for the model."""
-        return ToolDefinition(name="Read", description=DESCRIPTION, parameters_json_schema=ReadArgs.model_json_schema())
+        return ToolDefinition(name="Read", description=DESCRIPTION, parameters_json_schema=SCHEMA)
 
     async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Read never needs the human; it answers at once."""

@@ -29,9 +29,9 @@ MAX_GLOSSARY = 5
 MAX_NOTES = 3
 
 DESCRIPTION = """\
-Keep what the reviewer's corrections teach, for later documents: `glossary` maps a source term (as
-in a corrected source) to the reviewer's translation (as they wrote it); `style_notes` are short
-general rules. Call it beside your next Translate calls; skip one-off fixes."""
+Keep for later documents what the reviewer's corrections teach: `glossary` maps a term of a
+corrected source to the reviewer's translation of it, as they wrote it; `style_notes` are short
+general rules. Call it beside Translate; skip one-off fixes."""
 
 
 class RememberArgs(BaseModel):

@@ -20,15 +20,16 @@ from .base import ToolCall, ToolOutcome, ToolResult, codes_refusal, file_named, 
 from .card import forbidden_refusal, with_findings
 
 DESCRIPTION = """\
-Propose a new translation for a unit that is already written (to apply an instruction such as
-"use the formal register throughout" or "change the heading"); a person reviews every revision.
+Propose a new translation of a written unit when the user asks for a change; a person reviews it.
+`start`: where the unit begins (`Read` with `written: true` lists them); `translate_string`: its
+whole new text. Result: `approve` or `refined` (`translated_string` is then written), or `reject`."""
 
-- `start` is where the written unit begins in the file (Read with `written: true` lists the written
-  units with their positions and texts).
-- `translate_string` is the whole new text of that unit, keeping its Markdown, code, URLs and
-  placeholders.
-- The result is the reviewed text: `approve` or `refined` means the unit now reads
-  `translated_string`; `reject` means it was left as it was."""
+SCHEMA = {
+    "type": "object",
+    "properties": {"file_id": {"type": "string"}, "start": {"type": "integer"}, "translate_string": {"type": "string"}},
+    "required": ["file_id", "start", "translate_string"],
+}
+"""What the model sees of ReviseArgs: its shape without titles."""
 
 
 class ReviseArgs(BaseModel):
@@ -46,9 +47,7 @@ class ReviseTool:
     @property
     def definition(self) -> ToolDefinition:
         """Revise's definition for the model."""
-        return ToolDefinition(
-            name="Revise", description=DESCRIPTION, parameters_json_schema=ReviseArgs.model_json_schema()
-        )
+        return ToolDefinition(name="Revise", description=DESCRIPTION, parameters_json_schema=SCHEMA)
 
     async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Validate the revision; answer a copilot request, or the result once reviewed."""

@@ -1,6 +1,9 @@
-"""Translate: one reviewed unit of a file, one segment or several consecutive ones, never skipping or
+"""Translate: reviewed units of a file, each one segment or several consecutive ones, never skipping or
 repeating text.
 
+The model sends a screen's units in one call (`units`); the loop stores that call as one call a unit
+(`tools.units`), so what follows is about one unit's call, which is also what a model that sends a
+call a unit sends.
 A unit names the segments it covers by id (the ids the state note marks); the model never copies the
 source. Rules, each checked before any human sees the unit (its position: `tools.position`; its
 glossary and codes: `tools.card`) and answered to the model at once (`status: "reject"`, with a reason
@@ -24,7 +27,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from pydantic_ai.tools import ToolDefinition
 
 from ..copilot import (
@@ -55,27 +58,46 @@ from .entries import entry_proposal
 from .position import Located, locate
 
 DESCRIPTION = f"""\
-Propose the translation of the next unit of a file; a person reviews every unit.
+Propose translations of the next units of a file, in order; a person reviews each.
 
-- A unit is one segment, or several consecutive ones of a paragraph joined, at most {MAX_UNIT_CHARS} characters
-  together: `segments` names them by the ids the next text marks (⟦s12⟧ begins segment "s12"), in
-  order. The first is the next untranslated segment (in one response, the one after the previous
-  unit's last); never skip one, never name one twice.
-- `translate_string` is your translation of exactly those segments (without the ⟦…⟧ marks),
-  keeping their Markdown, code, URLs and placeholders. Do not send the source.
-- Only for text you read with `Read` (it has no ids): give `src_string` instead of `segments`, copied
-  exactly from the file, beginning at the first untranslated character.
-- A string of a resource file may have locked codes (placeholders such as `%1$s`, `{{name}}`, `{{{{n}}}}`,
-  tags): keep every one exactly, as often as the source has it.
-- A plural entry (its note says `plural`) is a unit of its own: `translate_string` is a JSON object
-  with one form for each plural category the note names, e.g. {{"one": "…", "other": "…"}}.
-- The result is the reviewed text: `approve` (as proposed) or `refined` (`translated_string` is the
-  final text) means the unit is written; `reject` means it was not: translate that unit again,
-  following `reason`."""
+- `units`: from the screen's first untranslated segment on, each right after the previous. A unit is
+  one segment or several consecutive ones of a paragraph, at most {MAX_UNIT_CHARS} characters joined;
+  `segments` names them by the ids the screen marks ("s12" or "s12 s13"; 【s12】 begins s12);
+  `translation` translates exactly them, without the marks or a string's context line ⟪…⟫. Never
+  send the source.
+- Text read with `Read` has no ids: give `src_string`, copied exactly from `start` on, instead.
+- Keep a string's locked codes exactly. A plural entry is a unit of its own: its `translation` is an
+  object with a form for each category its line names ({{"one": "…", "other": "…"}})."""
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "file_id": {"type": "string"},
+        "units": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "segments": {"type": "string"},
+                    "translation": {
+                        "anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]
+                    },
+                    "src_string": {"type": "string"},
+                    "rating": {"type": "integer", "description": "your confidence, 0-100 (optional)"},
+                },
+                "required": ["translation"],
+            },
+        },
+    },
+    "required": ["file_id", "units"],
+}
+"""What the model sees of Translate's arguments: a file and its units (`agent_core.tools.units`), the
+shape written out small. A call of one unit at the top level (`segments`, `translate_string`) is
+still read as before."""
 
 
 class TranslateArgs(BaseModel):
-    """Arguments of Translate."""
+    """Arguments of one unit's Translate call (a multi-unit call's units arrive as calls of their own)."""
 
     model_config = ConfigDict(extra="ignore")
     file_id: str = Field(description="The file being translated: its handle (f1, f2, …) or id.")
@@ -83,7 +105,8 @@ class TranslateArgs(BaseModel):
         default=None, description='The ids of the consecutive segments the unit covers, in order: ["s12", "s13"].'
     )
     translate_string: str | dict[str, str] = Field(
-        description="Your translation of those segments (for a plural entry, an object of forms by category)."
+        validation_alias=AliasChoices("translate_string", "translation"),
+        description="Your translation of those segments (for a plural entry, an object of forms by category).",
     )
     src_string: str | None = Field(
         default=None, description="Only for text without segment ids (a Read result): the source, copied exactly."
@@ -112,6 +135,12 @@ class TranslateArgs(BaseModel):
         return value
 
 
+UNITS_REFUSAL = (
+    'Invalid arguments (units): give file_id and units, a list of objects such as {"segments": "s12 s13", '
+    '"translation": "…"}.'
+)
+
+
 class TranslateTool:
     """Checks a proposed unit, asks the human, and writes what the human approved."""
 
@@ -121,12 +150,14 @@ class TranslateTool:
         return ToolDefinition(
             name="Translate",
             description=DESCRIPTION,
-            parameters_json_schema=TranslateArgs.model_json_schema(),
+            parameters_json_schema=SCHEMA,
         )
 
     async def execute(self, call: ToolCall, response: Verdict | None) -> ToolOutcome:
         """Validate the unit; answer a copilot request, or the result once reviewed."""
-        args = parse_args(TranslateArgs, call, "file_id, segments and translate_string")
+        if "units" in call.args:  # a multi-unit call whose units could not be read as calls of their own
+            return refuse(UNITS_REFUSAL)
+        args = parse_args(TranslateArgs, call, "file_id and units, each with segments and translation")
         if isinstance(args, ToolResult):
             return args
         located = await locate(call.batch, args)

@@ -1,7 +1,7 @@
 """A scripted translator that follows the instructions it is shown, for measuring what the memory teaches.
 
 It is a pydantic-ai `FunctionModel` function. Each request, it reads only what the agent put in the
-request: the screen of untranslated text (`<next-text file=… start=…>` with each segment's `⟦s12⟧`
+request: the screen of untranslated text (`<next-text file=… start=…>` with each segment's `【s12】`
 mark), the glossary section of the state note (`- «term» → «target»` lines under "Glossary"), and the
 results of its own latest `Translate` calls. It then:
 
@@ -37,7 +37,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 NEXT_TEXT = re.compile(r'<next-text file="([^"]+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
-MARK = re.compile(r"⟦(s\d+)⟧")
+MARK = re.compile(r"【(s\d+)】")
 GLOSSARY_LINE = re.compile(r"^- «(.+?)» → «(.+?)»$", re.MULTILINE)
 WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\]\([^)]*\))")

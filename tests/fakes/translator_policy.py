@@ -3,7 +3,7 @@
 It reads the request (system prompt, messages, tool returns) and finds the untranslated text it has
 been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a block of the form
 
-    <next-text file="f_XXXX" start="1234">⟦s1⟧verbatim text, ⟦s2⟧each segment's id marked…</next-text>
+    <next-text file="f_XXXX" start="1234">【s1】verbatim text, 【s2】each segment's id marked…</next-text>
 
 anywhere in a system or user message (a note's several blocks of one file are one screen, in
 order). It leaves out what its own later `Translate` calls already covered (those the tool returns
@@ -37,18 +37,20 @@ BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 COMPLETE = re.compile(r"^- (f[\w-]+) .*: complete\.", re.MULTILINE)
 INCOMPLETE = re.compile(r"^- (f[\w-]+) .*: \d+ of \d+ characters translated", re.MULTILINE)
 LISTED = re.compile(r"^- (f[\w-]+): ", re.MULTILINE)
-MARK = re.compile(r"⟦(s\d+)⟧")
+MARK = re.compile(r"【(s\d+)】")
 KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\[[^\]]*\]\([^)]*\))")
 CODE = re.compile(r"(<[^<>]*>|\$?\{\{?[^{}]*\}?\}|%\([^)]*\)[a-z]|%\d*\$?[a-z@])")
 """A markup tag, a brace placeholder or a printf directive: kept as it is, like a locked code."""
 LABEL = re.compile(r"⟪[^⟫]*⟫\n?")
 """A string's context line with its line break, as the screen shows it before a segment's mark: not
 part of the text (at the end of a segment's text it is the next string's)."""
-LABELLED = re.compile(r"⟪([^⟫]*)⟫\s*⟦(s\d+)⟧")
+LABELLED = re.compile(r"⟪([^⟫]*)⟫\s*【(s\d+)】")
 """A context line and the mark of the segment it describes."""
 PLURAL = re.compile(r"plural: forms ([^;|]+); source (\{.*\})\s*$")
 """A plural entry's part of a context line: the target's categories and the source's forms."""
 ACCEPTED = ("approve", "refined")
+EDITED = re.compile(r"^- [^\n]*: edited, «(.*)» → «(.*)»$", re.MULTILINE)
+"""A unit of the latest answer the reviewer edited, as the state note's outcome says it."""
 
 
 @dataclass(frozen=True)
@@ -163,12 +165,14 @@ def consumed(shown: Shown, msgs: list[Msg]) -> int:
     }
     text, offset = shown.text, 0
     for m in msgs[shown.position + 1 :]:
-        for call_id, name, arguments in m.calls:
+        for call_id, name, arguments in _unit_calls(m.calls):
             args = _json(arguments) or {}
             if name != "Translate" or args.get("file_id") != shown.file_id:
                 continue
             src = str(args.get("src_string", "")).strip()
-            names = [n for n in args.get("segments") or [] if n in dict((n, o) for o, n in shown.marks)]
+            given = args.get("segments") or []
+            given = given.split() if isinstance(given, str) else given
+            names = [n for n in given if n in dict((n, o) for o, n in shown.marks)]
             status = returns.get(call_id, {"status": "approve"}).get("status")
             at = len(text) - len(text[offset:].lstrip())
             if status not in ACCEPTED:
@@ -180,6 +184,21 @@ def consumed(shown: Shown, msgs: list[Msg]) -> int:
             else:
                 break
     return offset
+
+
+def _unit_calls(calls: tuple[tuple[str, str, str], ...]) -> list[tuple[str, str, str]]:
+    """The calls with a multi-unit Translate call read as a call a unit (as the loop stores it)."""
+    out: list[tuple[str, str, str]] = []
+    for call_id, name, arguments in calls:
+        args = _json(arguments) or {}
+        units = args.get("units") if name == "Translate" else None
+        if not isinstance(units, list):
+            out.append((call_id, name, arguments))
+            continue
+        for k, unit in enumerate(units, start=1):
+            one = {"file_id": args.get("file_id"), **(unit if isinstance(unit, dict) else {})}
+            out.append((f"{call_id}-u{k}", name, json.dumps(one, ensure_ascii=False)))
+    return out
 
 
 def proposable(shown: Shown, offset: int) -> str:
@@ -350,9 +369,13 @@ def file_states(msgs: list[Msg]) -> tuple[list[str], set[str]]:
 class TranslatorPolicy:
     """The fake server's policy of a translating model (one instance per session or benchmark run)."""
 
-    def __init__(self, *, max_units: int | None = None, read_chars: int | None = None) -> None:
+    def __init__(
+        self, *, max_units: int | None = None, read_chars: int | None = None, call_per_unit: bool = False
+    ) -> None:
         self.max_units = max_units
         self.read_chars = read_chars
+        self.call_per_unit = call_per_unit
+        """True: a Translate call a unit (the one-unit shape); False: one call with all the units."""
         self._ids = itertools.count(1)
         self._previous: dict[str, list[int]] = {}
         self._labels: dict[str, str] = {}
@@ -407,21 +430,32 @@ class TranslatorPolicy:
         return Reply(tool_calls=(ToolCallSpec("Read", json.dumps(args), self._call_id()),))
 
     def _translate(self, file_id: str, found: list[tuple[list[str] | None, str]]) -> list[ToolCallSpec]:
-        calls: list[ToolCallSpec] = []
+        """The units as one Translate call (`units`), or as a call each (`call_per_unit`)."""
+        units: list[dict[str, Any]] = []
         for names, src in found[: self.max_units]:
             src = LABEL.sub("", src).rstrip() if LABEL.search(src) else src
-            named: dict[str, Any] = {"segments": names} if names else {"src_string": src}
             translation: str | dict[str, str] = pseudo_translate(src)
             if names and len(names) == 1 and (plural := PLURAL.search(self._labels.get(names[0], ""))):
                 source = json.loads(plural[2])  # a plural entry: its forms, as its context line lists them
                 wanted = [c.strip() for c in plural[1].split(",")]
                 translation = {c: pseudo_translate(source.get(c, source.get("other", ""))) for c in wanted}
-            args = {"file_id": file_id, **named, "translate_string": translation}
-            calls.append(ToolCallSpec("Translate", json.dumps(args, ensure_ascii=False), self._call_id()))
-        return calls
+            if self.call_per_unit:
+                named: dict[str, Any] = {"segments": names} if names else {"src_string": src}
+                units.append({**named, "translate_string": translation})
+            else:
+                named = {"segments": " ".join(names)} if names else {"src_string": src}
+                units.append({**named, "translation": translation})
+        if not self.call_per_unit:
+            args = {"file_id": file_id, "units": units}
+            return [ToolCallSpec("Translate", json.dumps(args, ensure_ascii=False), self._call_id())]
+        return [
+            ToolCallSpec("Translate", json.dumps({"file_id": file_id, **u}, ensure_ascii=False), self._call_id())
+            for u in units
+        ]
 
     def _remember(self, msgs: list[Msg]) -> list[ToolCallSpec]:
-        """A Remember call for the edits in the latest tool returns (none when there are none)."""
+        """A Remember call for the reviewer's latest edits (none when there are none): those the latest
+        tool returns hold, or the state note's outcome of the latest answer shows."""
         last = max((k for k, m in enumerate(msgs) if m.role == "assistant"), default=-1)
         proposals = {
             cid: str(json.loads(args).get("translate_string", ""))
@@ -434,6 +468,9 @@ class TranslatorPolicy:
             result = _json(m.text) if m.role == "tool" else None
             if result and result.get("status") == "refined" and m.call_id in proposals:
                 pairs.update(replaced_words(proposals[m.call_id], str(result.get("translated_string", ""))))
+            if m.role == "user":
+                for old, new in EDITED.findall(m.text):
+                    pairs.update(replaced_words(old, new))
         if not pairs:
             return []
         self.decisions.append("remember")

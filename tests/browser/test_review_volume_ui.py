@@ -144,7 +144,7 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
     page.select_option("#auto-approve", "85")
     page.wait_for_function("() => !document.querySelector('#auto-approve').disabled")
     page.wait_for_timeout(300)
-    assert get_json(f"{server}api/sessions/{sid}")["autoApprove"] == {"minEstimate": 85}
+    assert get_json(f"{server}api/sessions/{sid}")["autoApprove"] == {"minEstimate": 85, "sample": 0.0}, "no sample"
     page.locator("#topbar-session").screenshot(path=str(SHOTS / "volume-auto-approve.png"))
 
     # An entry's kind is edited in place: "widget" becomes a term to keep (its translation is itself).

@@ -716,8 +716,10 @@ def test_qa_on_an_edit_queued_input_and_a_revision_after_the_end(server: str, pa
     assert page.is_hidden("#queued")
 
     # Revise a written segment with the keyboard: it shows "Revised"; the download has the new text.
-    page.wait_for_selector("#seglist .seg[data-status]")
-    seg = page.locator("#seglist .seg:has(.seg-src:text('The end is near.'))")
+    # (once the list shows it written: the list drawn again after the last verdicts would take the focus away)
+    written = "#seglist .seg:not([data-status=pending]):not([data-status=untranslated])"
+    seg = page.locator(f"{written}:has(.seg-src:text('The end is near.'))")
+    seg.wait_for()
     seg.focus()
     keys.press("Enter")
     page.wait_for_selector(".seg-edit:focus")

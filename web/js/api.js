@@ -1,7 +1,9 @@
 // @ts-check
 // The API as this page calls it: web/js/http.js with the browser's fetch, every path relative to the
-// page (so the UI works under a stage prefix) and the sign-in's bearer token.
+// page (so the UI works under a stage prefix), the sign-in's bearer token, and in local mode the
+// identity this tab acts as (actas.js).
 
+import { actAsHeaders } from "./actas.js";
 import { bearer, signedOut, signInRequired } from "./auth.js";
 import { ApiError, createApi, newKey } from "./http.js";
 
@@ -17,4 +19,6 @@ export const api = createApi({
     return token;
   },
   onSignedOut: signedOut,
+  // Local mode only: the server ignores the header anywhere else (docs/api.md "Identity").
+  headers: () => (signInRequired() ? {} : actAsHeaders()),
 });

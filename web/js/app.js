@@ -3,12 +3,14 @@
 // others (nothing is looked up in a shared registry). Where the page is (routes.js), the start form
 // (start.js), the session screen (screen.js), the loop (loop.js) and the views they drive.
 
+import { setupActAs } from "./actas.js";
 import { api } from "./api.js";
 import { signInRequired, startAuth } from "./auth.js";
 import { setupAutoApprove } from "./autoapprove.js";
 import { approve, approveAll, focusCard, openMode, setupCards } from "./cards.js";
 import { relabelCards, remarkTerms } from "./cardview.js";
 import { StepClient } from "./client.js";
+import { setupComments } from "./comments.js";
 import { $, trackHeight } from "./dom.js";
 import { setupHold } from "./hold.js";
 import { setupJobs } from "./jobs.js";
@@ -19,7 +21,9 @@ import { afterPlainDownload, exportFile, highlightCurrentInSource, renderSource,
 import { beginSession, openSession, route, showHome } from "./routes.js";
 import { refreshScorecard, setupScorecard } from "./scorecard.js";
 import { refreshDocument, restore, setupComposer } from "./screen.js";
-import { highlightBatch, renderSegments, setupSegments } from "./segments.js";
+import { recheckProject, setupProjects } from "./projects.js";
+import { highlightBatch, refreshSegments, renderSegments, setupSegments, showThread } from "./segments.js";
+import { letGo, setupSessionTeam } from "./sessionteam.js";
 import { deleteSession, loadSessions } from "./sessions.js";
 import { setupSourceLanguage } from "./sourcelang.js";
 import { listModels, setupStart } from "./start.js";
@@ -54,7 +58,7 @@ function afterSignIn() {
 function forgetSessions() {
   try {
     const keys = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i));
-    for (const key of keys) if (key && /^(title|verdicts|job|jobInput):|^jobs$/.test(key)) localStorage.removeItem(key);
+    for (const key of keys) if (key && /^(title|verdicts|job|jobInput|workspace):|^jobs$/.test(key)) localStorage.removeItem(key);
   } catch {
     /* storage disabled: nothing was kept */
   }
@@ -79,6 +83,8 @@ function wireViews() {
   });
   setupKeys({ approve, approveAll, edit: (i) => openMode(i, "edit"), reject: (i) => openMode(i, "reject"), focus: (i) => focusCard(i) });
   setupMemory({ glossaryChanged: remarkTerms });
+  setupComments({ changed: refreshSegments, showSegment: showThread });
+  setupSessionTeam(() => state.segments.fileId && renderSegments()); // the role decides the review queue
   setupScorecard();
   setupSourceLanguage();
   setupAutoApprove({
@@ -102,7 +108,10 @@ function wireSession() {
     onInstruct: () => $("composer-text").focus(),
     onContinue: () => resume(),
   });
-  $("stop").addEventListener("click", stopLoop);
+  $("stop").addEventListener("click", () => {
+    stopLoop();
+    letGo(); // a member who stops lets a project's session go at once
+  });
   $("continue").addEventListener("click", () => {
     $("continue").hidden = true;
     resume();
@@ -128,6 +137,7 @@ function wireHome() {
     },
   });
   setupJobs(client, () => showHome());
+  setupProjects({ changed: () => loadSessions(false) });
   $("sessions-more").addEventListener("click", () => loadSessions(true));
   $("sessions-refresh").addEventListener("click", () => loadSessions(false));
 }
@@ -142,6 +152,8 @@ async function init() {
   window.addEventListener("hashchange", route);
   window.addEventListener("popstate", route);
   if (await startAuth({ onSignedIn: afterSignIn, onSignOut: forgetSessions })) {
+    // Local mode: "act as" another member; the page is read again as them.
+    setupActAs({ local: !signInRequired(), changed: () => recheckProject().then(afterSignIn) });
     route();
   } else {
     setPhase("signed-out");

@@ -1,7 +1,8 @@
 // @ts-check
 // The session's routing in the top bar: "Auto-approve: off" or "estimate ≥ 90" (the session's
-// `autoApprove`); changing it PATCHes the session, and the screen is redrawn from the session the
-// server answers (its pending reviews and files), so it never shows what the change made stale.
+// `autoApprove`); changing it PATCHes the session (keeping its sample, a project's audit of the
+// rule), and the screen is redrawn from the session the server answers (its pending reviews and
+// files), so it never shows what the change made stale.
 
 import { api } from "./api.js";
 import { $ } from "./dom.js";
@@ -13,11 +14,14 @@ let changed = (/** @type {import("./types.js").SessionView} */ _view) => {};
 
 /** What the select shows now ("" for off). */
 let shown = "";
+/** The session's sample (a project's audit of the rule), kept when only the threshold changes. */
+let sample = 0;
 
 /** Show a session view's routing (null: a session not loaded yet, or off). @param {Partial<import("./types.js").SessionView> | null} view */
 export function showAutoApprove(view) {
   const min = view?.autoApprove?.minEstimate;
   shown = typeof min === "number" ? String(min) : "";
+  sample = view?.autoApprove?.sample ?? 0;
   const select = /** @type {HTMLSelectElement} */ ($("auto-approve"));
   if (shown && ![...select.options].some((o) => o.value === shown)) {
     select.append(new Option(`estimate ≥ ${shown}`, shown));
@@ -32,7 +36,8 @@ async function apply() {
   const value = select.value;
   select.disabled = true;
   try {
-    const view = await api.updateSession(sid, { autoApprove: value ? { minEstimate: Number(value) } : null });
+    const rule = value ? { minEstimate: Number(value), ...(sample ? { sample } : {}) } : null;
+    const view = await api.updateSession(sid, { autoApprove: rule });
     if (sid !== state.sessionId) return;
     showAutoApprove(view);
     changed(view);

@@ -4,6 +4,7 @@
 // entry's forms), the similar units remembered, and the hidden editor and rejection form. What its
 // buttons and keys do is the review's flow (cards.js), given to `buildCard`.
 
+import { threadBox } from "./comments.js";
 import { autosize, h, kbd, num } from "./dom.js";
 import { contextLine, formsEditor, formsView, sourceFormsView, writtenFormsView } from "./entries.js";
 import { glossaryPieces, isKeepTerm } from "./glossary.js";
@@ -110,6 +111,13 @@ export function buildCard(item, index, total, events) {
         ? h("span", { class: "badge badge-memory", title: "An identical source you approved before", text: `From memory ${num.format(req.match ?? 100)}%` })
         : null,
       estimateBadge(req),
+      req.sampled
+        ? h("span", {
+            class: "badge badge-sampled",
+            title: "Auto-approval would have passed it without you; its sample sends it to you, which measures the rule",
+            text: "Sampled",
+          })
+        : null,
       h("span", { class: "card-where", text: whereOf(req) }),
       h("span", { class: "card-verdict", id: `${id}-verdict` }),
     ),
@@ -182,6 +190,7 @@ export function buildCard(item, index, total, events) {
       button("Approve", "approve", "button-approve", ["A"], "A"),
       button("Edit", "edit", "button-secondary", ["E"], "E"),
       button("Reject", "reject", "button-secondary button-reject", ["R"], "R"),
+      commentButton(req),
     ),
   );
   card.addEventListener("click", (e) => events.onClick(card, /** @type {HTMLElement} */ (e.target)));
@@ -197,6 +206,34 @@ export function buildCard(item, index, total, events) {
   const reason = /** @type {HTMLTextAreaElement} */ (card.querySelector(".reason-text"));
   reason.addEventListener("input", () => autosize(reason));
   return card;
+}
+
+/**
+ * The card's comment thread (its first segment's), opened above the card's actions on demand.
+ * @param {import("./types.js").CopilotRequest} req
+ */
+function commentButton(req) {
+  const segmentId = req.segments?.[0];
+  const fileId = req.file_id || state.activeFileId;
+  if (!segmentId || !fileId) return null;
+  return h("button", {
+    type: "button",
+    class: "button button-quiet button-small card-comments",
+    "aria-expanded": "false",
+    text: "Comments",
+    onclick: (/** @type {Event} */ e) => {
+      const button = /** @type {HTMLElement} */ (e.currentTarget);
+      const card = /** @type {HTMLElement} */ (button.closest(".card"));
+      const open = card.querySelector(":scope > .thread");
+      button.setAttribute("aria-expanded", String(!open));
+      if (open) open.remove();
+      else {
+        const box = threadBox(fileId, segmentId, { label: `Comment on unit ${card.dataset.index ? Number(card.dataset.index) + 1 : ""}` });
+        card.querySelector(".card-actions")?.before(box);
+        /** @type {HTMLElement | null} */ (box.querySelector("textarea"))?.focus();
+      }
+    },
+  });
 }
 
 /** The source with the glossary's terms marked, the preferred translation as a tooltip. @param {string} text */

@@ -185,6 +185,11 @@ export class StepClient {
       await this.sleep(seconds * 1000, opts.signal);
       return { body, key: this.newKey(), reset: throttled };
     }
+    if (err.heldBy) {
+      // Another member drives the session: nothing was stored; sending again changes nothing until
+      // their hold ends, or a manager takes it over (`takeOver`, what Retry may add).
+      throw giveUp(this.newKey());
+    }
     if (err.status === 409 && sessionId && failures < this.maxAttempts) {
       opts.onStatus?.({ kind: "resyncing", body });
       let view;

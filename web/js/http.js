@@ -10,6 +10,8 @@
 /** @typedef {import("./types.js").SegmentQuery} SegmentQuery */
 /** @typedef {import("./types.js").ImportResult} ImportResult */
 /** @typedef {import("./types.js").Warning} Warning */
+/** @typedef {import("./types.js").Project} Project */
+/** @typedef {import("./types.js").Comment} Comment */
 /** @typedef {import("./sse.js").Delta} Delta */
 
 import { canStream, readEvents } from "./sse.js";
@@ -18,9 +20,9 @@ import { canStream, readEvents } from "./sse.js";
 export class ApiError extends Error {
   /**
    * @param {string} message
-   * @param {{status?: number, retryAfter?: number | null, aborted?: boolean, detail?: string}} [details]
+   * @param {{status?: number, retryAfter?: number | null, aborted?: boolean, detail?: string, heldBy?: string | null, until?: string | null}} [details]
    */
-  constructor(message, { status = 0, retryAfter = null, aborted = false, detail = "" } = {}) {
+  constructor(message, { status = 0, retryAfter = null, aborted = false, detail = "", heldBy = null, until = null } = {}) {
     super(message);
     this.name = "ApiError";
     /** 0: no answer (network error or aborted). */
@@ -30,6 +32,9 @@ export class ApiError extends Error {
     /** Seconds, when the server said. */
     this.retryAfter = retryAfter;
     this.aborted = aborted;
+    /** A 409 of a project's session another member drives: who (their `sub`) and until when (ISO 8601). */
+    this.heldBy = heldBy;
+    this.until = until;
     /** @type {{body: NextBody, key: string} | null} what Retry should send (set by the step client) */
     this.retry = null;
   }
@@ -92,6 +97,7 @@ export function dispositionName(/** @type {string | null} */ header) {
  * @property {typeof fetch} fetch
  * @property {() => Promise<string | null>} [authorize] a bearer token, or null when none is needed
  * @property {() => void} [onSignedOut] called on a 401
+ * @property {() => Record<string, string>} [headers] more headers for every request (the local "act as" identity)
  */
 
 /**
@@ -104,7 +110,7 @@ export function dispositionName(/** @type {string | null} */ header) {
  */
 
 /** The API over `fetch`. @param {ApiOptions} options */
-export function createApi({ base, fetch, authorize = async () => null, onSignedOut = () => {} }) {
+export function createApi({ base, fetch, authorize = async () => null, onSignedOut = () => {}, headers: more = () => ({}) }) {
   const root = new URL(String(base));
   /** @param {string} path */
   const url = (path) => new URL(path.replace(/^\//, ""), root).href;
@@ -117,7 +123,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
    */
   async function request(method, path, { body, signal, key, accept = "application/json", raw = false } = {}) {
     /** @type {Record<string, string>} */
-    const headers = { Accept: accept };
+    const headers = { ...more(), Accept: accept };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (key) headers["Idempotency-Key"] = key;
     const token = await authorize();
@@ -149,22 +155,25 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
 
   /** @param {Response} response */
   async function errorOf(response) {
-    let detail = "";
+    /** @type {any} */
+    let data = {};
     try {
-      const data = await response.json();
-      detail = typeof data.error === "string" ? data.error : "";
+      data = (await response.json()) || {};
     } catch {
       /* not JSON: keep the generic words */
     }
-    return failure(response.status, detail, retryAfterSeconds(response.headers.get("Retry-After")));
+    const detail = typeof data.error === "string" ? data.error : "";
+    return failure(response.status, detail, retryAfterSeconds(response.headers.get("Retry-After")), data);
   }
 
-  /** @param {number} status @param {string} detail @param {number | null} retryAfter */
-  function failure(status, detail, retryAfter) {
+  /** @param {number} status @param {string} detail @param {number | null} retryAfter @param {any} [data] the error's body */
+  function failure(status, detail, retryAfter, data = {}) {
     if (status === 401) onSignedOut();
-    const general = PLAIN[status] || `The server answered with an error (HTTP ${status}).`;
-    const message = detail && detail !== general ? `${general} ${detail}` : general;
-    return new ApiError(message, { status, retryAfter, detail });
+    const heldBy = status === 409 && typeof data.heldBy === "string" ? data.heldBy : null;
+    // A member refused (403) or a session another member holds (409): the server's own words say it all.
+    const general = (heldBy || status === 403) && detail ? "" : PLAIN[status] || `The server answered with an error (HTTP ${status}).`;
+    const message = detail && detail !== general ? `${general} ${detail}`.trim() : general;
+    return new ApiError(message, { status, retryAfter, detail, heldBy, until: heldBy && typeof data.until === "string" ? data.until : null });
   }
 
   /**
@@ -198,7 +207,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
           const data = JSON.parse(event.data);
           const status = Number(data.status) || 500;
           // The stream's headers are long gone: a 503/504 waits the server's usual 2 s.
-          failed = failure(status, typeof data.error === "string" ? data.error : "", status === 503 || status === 504 ? 2 : null);
+          failed = failure(status, typeof data.error === "string" ? data.error : "", status === 503 || status === 504 ? 2 : null, data);
         }
       });
     } catch (err) {
@@ -216,6 +225,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
   const s = (id) => `sessions/${enc(id)}`;
   /** @param {string} id @param {string} fileId */
   const f = (id, fileId) => `${s(id)}/files/${enc(fileId)}`;
+  /** The memory's routes: the caller's own, or a project's. @param {string | null | undefined} project */
+  const mem = (project) => (project ? `projects/${enc(project)}/memory` : "memory");
   /** @param {Record<string, string | number | null | undefined>} params */
   const query = (params) => {
     const q = Object.entries(params)
@@ -240,7 +251,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
   return {
     url,
     next,
-    /** @param {{targetLanguage?: string, model?: string}} [body] */
+    /** @param {{targetLanguage?: string, model?: string, project?: string}} [body] */
     createSession: (body = {}) => request("POST", "sessions", { body }),
     /** The models a session may use, the default first. */
     models: () => request("GET", "models"),
@@ -254,7 +265,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
      * Change a session's settings (`sourceLanguage`, a BCP 47 tag; `model`, one of `models()`, used from the next
      * step; `autoApprove`, the routing threshold).
      * @param {string} id
-     * @param {{sourceLanguage?: string, model?: string | null, autoApprove?: {minEstimate: number} | null}} body
+     * @param {{sourceLanguage?: string, model?: string | null, autoApprove?: {minEstimate: number, sample?: number} | null}} body
      * @returns {Promise<SessionView>}
      */
     updateSession: (id, body) => request("PATCH", s(id), { body }),
@@ -280,10 +291,11 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     revise: (id, fileId, start, body) => request("PUT", `${f(id, fileId)}/segments/${start}`, { body }),
     /**
      * Approve every pending proposal the filter shows whose QA is clean, as one verdict step.
-     * @param {string} id @param {string} fileId @param {{status?: string, q?: string, minEstimate?: number}} filter
+     * `step: "review"`: a reviewer's approval of `translated` units (double review), which makes them `reviewed`.
+     * @param {string} id @param {string} fileId @param {{status?: string, q?: string, minEstimate?: number}} filter @param {"review"} [step]
      * @returns {Promise<{approved: number, skipped: number} & Partial<StepResponse>>}
      */
-    approveShown: (id, fileId, filter) => request("POST", `${f(id, fileId)}/approve`, { body: { filter } }),
+    approveShown: (id, fileId, filter, step) => request("POST", `${f(id, fileId)}/approve`, { body: step ? { filter, step } : { filter } }),
     /**
      * The quality checks on a translation the human wrote. @param {string} id @param {string} fileId
      * @param {{source: string, translated_string: string, start?: number}} body @returns {Promise<{warnings: Warning[]}>}
@@ -291,8 +303,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     qa: (id, fileId, body) => request("POST", `${f(id, fileId)}/qa`, { body }),
     /** The translation; `fill` puts the source into untranslated spans. @param {string} id @param {string} fileId */
     translationPath: (id, fileId, { fill = false } = {}) => `${f(id, fileId)}/translation${fill ? "?fill=source" : ""}`,
-    /** @param {string} id @param {string} fileId @param {string} format */
-    exportPath: (id, fileId, format) => `${f(id, fileId)}/export${query({ format })}`,
+    /** `reviewed`: only the units a reviewer approved or edited (double review). @param {string} id @param {string} fileId @param {string} format @param {{reviewed?: boolean}} [opts] */
+    exportPath: (id, fileId, format, { reviewed = false } = {}) => `${f(id, fileId)}/export${query({ format, reviewed: reviewed ? "true" : null })}`,
     /** MQM issues, score and post-edit distance. @param {string} id @param {string} fileId @param {number | null} [threshold] */
     scorecard: (id, fileId, threshold) => request("GET", `${f(id, fileId)}/scorecard${query({ threshold })}`),
     /** @param {string} id @param {string} fileId @param {number | null} [threshold] */
@@ -307,17 +319,46 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     createJob: (body) => request("POST", "jobs", { body }),
     /** Each language's session, progress, state, spending and estimate. @param {string} id @returns {Promise<import("./types.js").JobView>} */
     job: (id) => request("GET", `jobs/${enc(id)}`),
-    memory: () => request("GET", "memory"),
-    /** @param {{source: string, target: string, kind?: string, languages?: string}} entry */
-    addGlossary: (entry) => request("POST", "memory/glossary", { body: entry }),
-    /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body */
-    updateMemory: (entryId, body) => request("PUT", `memory/${enc(entryId)}`, { body }),
-    /** @param {string} entryId */
-    deleteMemory: (entryId) => request("DELETE", `memory/${enc(entryId)}`),
-    /** @param {string} format @param {string} content @returns {Promise<ImportResult>} */
-    importMemory: (format, content) => request("POST", "memory/import", { body: { format, content } }),
-    /** @param {string} format */
-    memoryExportPath: (format) => `memory/export${query({ format })}`,
+    /** The caller's projects with their role and languages in each. @returns {Promise<{projects: import("./types.js").ProjectEntry[]}>} */
+    projects: () => request("GET", "projects"),
+    /** @param {{name: string, review?: string, sourceLanguage?: string}} body @returns {Promise<Project>} */
+    createProject: (body) => request("POST", "projects", { body }),
+    /** @param {string} id @returns {Promise<Project>} */
+    project: (id) => request("GET", `projects/${enc(id)}`),
+    /** Name and settings (managers). @param {string} id @param {Record<string, unknown>} body @returns {Promise<Project>} */
+    updateProject: (id, body) => request("PATCH", `projects/${enc(id)}`, { body }),
+    /** Add a member or change their role and languages. @param {string} id @param {string} sub @param {{role: string, languages: string[]}} body @returns {Promise<Project>} */
+    putMember: (id, sub, body) => request("PUT", `projects/${enc(id)}/members/${enc(sub)}`, { body }),
+    /** @param {string} id @param {string} sub @returns {Promise<Project>} */
+    removeMember: (id, sub) => request("DELETE", `projects/${enc(id)}/members/${enc(sub)}`),
+    /** The project's auto-approval measured per estimate band, for one language. @param {string} id @param {string} language */
+    quality: (id, language) => request("GET", `projects/${enc(id)}/quality${query({ language })}`),
+    /** @param {string} id @param {string | null} [cursor] */
+    projectSessions: (id, cursor) => request("GET", `projects/${enc(id)}/sessions${query({ limit: 20, cursor })}`),
+    /** Let the session go (a member who stops driving; a manager: whoever holds it). @param {string} id */
+    releaseClaim: (id) => request("DELETE", `${s(id)}/claim`),
+    /** A segment's thread, oldest first. @param {string} id @param {string} fileId @param {string} segmentId @returns {Promise<Comment[]>} */
+    thread: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`),
+    /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} text @returns {Promise<Comment>} */
+    postComment: (id, fileId, segmentId, text) => request("POST", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`, { body: { text } }),
+    /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} commentId @param {boolean} resolved @returns {Promise<Comment>} */
+    resolveComment: (id, fileId, segmentId, commentId, resolved) =>
+      request("PATCH", `${f(id, fileId)}/segments/${enc(segmentId)}/comments/${enc(commentId)}`, { body: { resolved } }),
+    /** The session's threads by file; `open`: only those with a comment not resolved. @param {string} id @param {boolean} [open] */
+    threads: (id, open = false) => request("GET", `${s(id)}/comments${query({ open: open ? "true" : null })}`),
+    // The memory: the caller's own, or with `project` the project's (the same routes under its path).
+    /** @param {string | null} [project] */
+    memory: (project) => request("GET", mem(project)),
+    /** @param {{source: string, target: string, kind?: string, languages?: string}} entry @param {string | null} [project] */
+    addGlossary: (entry, project) => request("POST", `${mem(project)}/glossary`, { body: entry }),
+    /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body @param {string | null} [project] */
+    updateMemory: (entryId, body, project) => request("PUT", `${mem(project)}/${enc(entryId)}`, { body }),
+    /** @param {string} entryId @param {string | null} [project] */
+    deleteMemory: (entryId, project) => request("DELETE", `${mem(project)}/${enc(entryId)}`),
+    /** @param {string} format @param {string} content @param {string | null} [project] @returns {Promise<ImportResult>} */
+    importMemory: (format, content, project) => request("POST", `${mem(project)}/import`, { body: { format, content } }),
+    /** @param {string} format @param {string | null} [project] */
+    memoryExportPath: (format, project) => `${mem(project)}/export${query({ format })}`,
   };
 }
 

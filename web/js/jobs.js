@@ -288,12 +288,12 @@ export function renderJobList() {
 /**
  * Create a job of the form's file (its upload body) for `languages` (names or tags) and remember it;
  * the server's refusal is thrown (an ApiError).
- * @param {{file: {name: string, content: string} | {name: string, contentBase64: string}, languages: string[], tags: (string | null)[], model?: string, instructions?: string}} form
+ * @param {{file: {name: string, content: string} | {name: string, contentBase64: string}, languages: string[], tags: (string | null)[], model?: string, instructions?: string, project?: string}} form
  * @returns {Promise<string>} the job's id
  */
-export async function createJob({ file, languages, tags, model, instructions = "" }) {
+export async function createJob({ file, languages, tags, model, instructions = "", project }) {
   const targetLanguages = languages.map((l, i) => tags[i] ?? l);
-  const created = await api.createJob({ files: [file], targetLanguages, ...(model ? { model } : {}) });
+  const created = await api.createJob({ files: [file], targetLanguages, ...(model ? { model } : {}), ...(project ? { project } : {}) });
   // Named as the server understood them ("pl" → "Polish"), in its order.
   const named = Object.keys(created.sessions).map(languageName);
   const job = { id: created.id, name: file.name, languages: named, createdAt: new Date().toISOString() };

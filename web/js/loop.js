@@ -14,6 +14,7 @@ import { firstInput, firstInputSent, secondsUntil, waitText } from "./jobmodel.j
 import { refreshMemory } from "./memory.js";
 import { renderFiles, renderProgress } from "./preview.js";
 import { responses } from "./review.js";
+import { clearClaimed, drove, showClaimed, showHeld as showHolder } from "./sessionteam.js";
 import { adoptView, refreshDocument, renderQueued, showIdle, showQueuedOutcome, showWaiting } from "./screen.js";
 import { state } from "./state.js";
 import { clearError, setBusy, setPhase, setStatus, showError, syncStatusbar } from "./status.js";
@@ -34,7 +35,15 @@ export function setupLoop(stepClient) {
 }
 
 /** What the client reports back while it runs. */
-const hooks = () => ({ onStep: applyStep, onStatus, onResync: adoptView, onDelta: showDelta });
+const hooks = () => ({
+  onStep: applyStep,
+  onStatus,
+  onResync: (/** @type {SessionView} */ view) => {
+    adoptView(view);
+    showHolder(view);
+  },
+  onDelta: showDelta,
+});
 
 let countdown = 0;
 /** The clock shown while the client waits out a provider's Retry-After. */
@@ -85,6 +94,7 @@ async function run(go, body) {
   if (state.busy) return;
   clearError();
   clearHold(); // going on ends a failure
+  clearClaimed();
   const controller = new AbortController();
   state.controller = controller;
   setBusy(true);
@@ -120,7 +130,8 @@ async function run(go, body) {
     setPhase(state.batch.length ? "review" : "stopped");
     setStatus("");
     const retry = e.retry;
-    showError(e, retry ? () => runLoop(retry.body, retry.key) : null);
+    if (e.heldBy) showClaimed(e, (b) => runLoop(b)); // another member drives it: said above the cards
+    else showError(e, retry ? () => runLoop(retry.body, retry.key) : null);
     if (!e.aborted) checkStanding(); // failed or stopped on the server: with what helps
     if (!state.batch.length) $("continue").hidden = false;
   } finally {
@@ -159,6 +170,7 @@ function applyStep(res, body) {
   }
   const ar = res.agentResponse;
   state.actor = ar.actor;
+  drove(); // a committed step is the caller's: the session is theirs to drive now
   const messages = stepMessages(ar.messages || [], body, Boolean(res.queued || ar.queued));
   if (messages.length) {
     state.messages.push(...messages);
@@ -208,9 +220,11 @@ function stepMessages(messages, body, queued) {
 /**
  * "Approve all shown": the server approves the shown proposals QA has no warning on, as one verdict
  * step; the cards left (and the next batch, when that step went on to the model) come back in its answer.
- * @param {{status?: string, q?: string, minEstimate?: number}} filter
+ * With `step` "review", a reviewer approves the `translated` units shown (double review): they become
+ * `reviewed`; nothing goes to the model.
+ * @param {{status?: string, q?: string, minEstimate?: number}} filter @param {"review"} [step]
  */
-export async function approveShown(filter) {
+export async function approveShown(filter, step) {
   const sid = state.sessionId;
   const fileId = state.activeFileId;
   if (state.busy || !sid || !fileId) return;
@@ -218,11 +232,13 @@ export async function approveShown(filter) {
   const kept = store.get(`verdicts:${sid}`, null); // decisions not sent yet, on the cards left
   setBusy(true);
   try {
-    const res = await api.approveShown(sid, fileId, filter);
-    const note = `${res.approved} approved${res.skipped ? `, ${res.skipped} left for review (QA warnings)` : ""}.`;
+    const res = await api.approveShown(sid, fileId, filter, step);
+    const left = /** @type {{remaining?: number}} */ (res).remaining ?? 0; // the review step approves 500 at most a request
+    const note = `${res.approved} approved${res.skipped ? `, ${res.skipped} left for review (QA warnings)` : ""}${left ? `, ${left} more to approve: press it again` : ""}.`;
     setBusy(false);
     if (!res.agentResponse) {
-      setStatus(res.approved || res.skipped ? note : "No proposal in review is shown.");
+      setStatus(res.approved || res.skipped ? note : step ? "No translated unit is shown." : "No proposal in review is shown.");
+      if (step && res.approved) refreshDocument(fileId); // reviewed now: the list says so
       return;
     }
     const answer = /** @type {StepResponse} */ (/** @type {unknown} */ (res));

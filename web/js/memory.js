@@ -1,6 +1,7 @@
 // @ts-check
-// The memory panel: what the agent learned about this reviewer (glossary, style notes), adding and
-// deleting entries, and importing TMX, CSV or TBX files.
+// The memory panel: what the agent learned about this reviewer (glossary, style notes), or in a
+// project's session what it learned for the project (its members share it), adding and deleting
+// entries, and importing TMX, CSV or TBX files.
 
 import { api } from "./api.js";
 import { $, h, num, store } from "./dom.js";
@@ -29,13 +30,13 @@ export async function refreshMemory() {
   if (state.view !== "session") return;
   const token = ++memoryToken;
   try {
-    const data = await api.memory();
+    const data = await api.memory(state.team.project);
     if (token !== memoryToken) return;
     $("memory-error").hidden = true;
     renderMemory(data);
   } catch (err) {
     if (token !== memoryToken) return;
-    showError(`Your memory could not be loaded: ${/** @type {Error} */ (err).message}`);
+    showError(`The memory could not be loaded: ${/** @type {Error} */ (err).message}`);
   }
 }
 
@@ -122,7 +123,7 @@ function openEditor(item, entry, label) {
     }
     const body = glossary ? { source: values[0], target: values[1], kind: kind.value } : { text: values[0] };
     try {
-      await api.updateMemory(entry.id, body);
+      await api.updateMemory(entry.id, body, state.team.project);
       $("memory-error").hidden = true;
       await refreshMemory();
       /** @type {HTMLElement | null} */ (document.querySelector(`.memory-item[data-entry-id="${entry.id}"] .memory-edit`))?.focus({ preventScroll: true });
@@ -164,7 +165,7 @@ async function deleteEntry(entryId) {
   const item = document.querySelector(`.memory-item[data-entry-id="${entryId}"]`);
   const next = /** @type {HTMLElement | null} */ (item?.nextElementSibling?.querySelector(".memory-delete")) || $("memory-source");
   try {
-    await api.deleteMemory(entryId);
+    await api.deleteMemory(entryId, state.team.project);
   } catch (err) {
     if (/** @type {any} */ (err).status !== 404) {
       showError(`The entry could not be deleted: ${/** @type {Error} */ (err).message}`);
@@ -201,7 +202,7 @@ async function importFile() {
   }
   $("memory-import-button").disabled = true;
   try {
-    const r = await api.importMemory(format, await file.text());
+    const r = await api.importMemory(format, await file.text(), state.team.project);
     $("memory-error").hidden = true;
     result.textContent = `Imported ${file.name}: ${num.format(r.added)} added, ${num.format(r.updated)} updated, ${num.format(r.skipped)} skipped.`;
     result.hidden = false;
@@ -241,7 +242,7 @@ export function setupMemory({ glossaryChanged: onGlossary }) {
     if (language) entry.languages = `auto>${language}`;
     $("memory-add-button").disabled = true;
     try {
-      await api.addGlossary(entry);
+      await api.addGlossary(entry, state.team.project);
       $("memory-source").value = "";
       $("memory-target").value = "";
       /** @type {HTMLSelectElement} */ ($("memory-kind")).value = "preferred";

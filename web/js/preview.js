@@ -88,8 +88,11 @@ export async function exportFile(kind) {
   const path =
     kind === "translation" || kind === "fill"
       ? api.translationPath(sid, file.fileId, { fill: kind === "fill" })
-      : api.exportPath(sid, file.fileId, kind);
-  const ext = { xliff2: "xlf", xliff12: "xlf", tmx: "tmx", original: file.name.split(".").pop() }[kind] || "md";
+      : kind === "reviewed"
+        ? api.exportPath(sid, file.fileId, "original", { reviewed: true })
+        : api.exportPath(sid, file.fileId, kind);
+  const own = file.name.split(".").pop();
+  const ext = { xliff2: "xlf", xliff12: "xlf", tmx: "tmx", original: own, reviewed: own }[kind] || "md";
   try {
     const { blob, name } = await api.download(path, `${file.name}.${ext}`);
     saveBlob(blob, name);
@@ -97,7 +100,7 @@ export async function exportFile(kind) {
   } catch (err) {
     const e = /** @type {import("./http.js").ApiError} */ (err);
     if (e.status === 404 || e.status === 422) {
-      showError(new Error(`This server cannot export ${kind === "fill" ? "with the source text filled in" : kind.toUpperCase()} yet.`));
+      showError(new Error(`This server cannot export ${kind === "fill" ? "with the source text filled in" : kind === "reviewed" ? "the reviewed units alone" : kind.toUpperCase()} yet.`));
     } else showError(e, e.retryable ? () => exportFile(kind) : null);
   }
   $("export-menu").open = false;

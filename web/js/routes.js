@@ -8,6 +8,8 @@ import { $, store } from "./dom.js";
 import { hashJob, leaveJob, openedFromJob, renderJobList, showJob, shownJob } from "./jobs.js";
 import { goOnFromStanding, runLoop, stopLoop } from "./loop.js";
 import { enterFromView, enterSession, refreshDocument } from "./screen.js";
+import { chosen, renderWorkspace } from "./projects.js";
+import { letGo, showTeam } from "./sessionteam.js";
 import { loadSessions } from "./sessions.js";
 import { showSourceLanguage } from "./sourcelang.js";
 import { listModels } from "./start.js";
@@ -40,12 +42,15 @@ export function route() {
 /** The home screen: the start form, the jobs and sessions of this user. */
 export function showHome() {
   stopLoop();
+  letGo();
+  showTeam({ project: null }); // the top bar's project and holder are a session's
   state.view = "home";
   state.sessionId = null;
   state.loadToken++;
   clearError();
   leaveJob();
   renderJobList();
+  renderWorkspace();
   for (const [el, hidden] of /** @type {const} */ ([["view-home", false], ["view-session", true], ["topbar-session", true], ["continue", true], ["shortcuts", true]])) {
     $(el).hidden = hidden;
   }
@@ -61,6 +66,7 @@ export function showHome() {
 /** Open session `id` as the server has it, and go on from where it stands. @param {string} id */
 export async function openSession(id) {
   stopLoop();
+  if (id !== state.sessionId) letGo();
   leaveJob();
   clearError();
   const token = ++state.loadToken;
@@ -85,6 +91,7 @@ export async function openSession(id) {
     return;
   }
   if (token !== state.loadToken) return;
+  showTeam(data, id); // first: the session's panels read the project's memory
   enterFromView(id, data);
   goOnFromStanding(data, openedFromJob(id));
 }
@@ -92,6 +99,7 @@ export async function openSession(id) {
 /** A session the start form made: shown at once with its upload, and the agent started. @param {Started} started */
 export function beginSession({ sessionId, file, userInput, text }) {
   history.pushState(null, "", `#${sessionId}`);
+  showTeam({ project: chosen()?.id ?? null }, sessionId); // started in the chosen workspace; first, as on opening
   enterSession(sessionId, {
     title: userInput,
     files: [{ ...file, progress: { translatedChars: 0, totalChars: file.chars, complete: false } }],

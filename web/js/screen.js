@@ -163,7 +163,9 @@ export function showIdle() {
   } else if (done) {
     $("idle-text").replaceChildren(
       h("strong", { text: "Translation complete. " }),
-      "Every part of the document has been reviewed. Download it, revise any segment in the list, or ask the agent for changes.",
+      state.team.review === "double"
+        ? "Every part of the document is translated; a reviewer passes what translators did (the segment list's Review queue). Download it, revise any segment in the list, or ask the agent for changes."
+        : "Every part of the document has been reviewed. Download it, revise any segment in the list, or ask the agent for changes.",
     );
     setStatus("Translation complete.");
   } else {

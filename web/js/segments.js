@@ -12,16 +12,21 @@ import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
 import { keyText, listedTarget } from "./entries.js";
+import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
+import { reviewQueue, reviewsUnit } from "./teams.js";
 
 /** @typedef {import("./types.js").Segment} Segment */
 
 /**
  * What the list triggers outside itself (given by `setupSegments`): focus a card of the batch, show a
  * segment in the source, re-read the document and memory after a revision, approve what is shown.
- * @typedef {{focusCard: (index: number) => void, showInSource: (start: number) => void, revised: (fileId: string) => void, approveShown: (filter: {status?: string, q?: string, minEstimate?: number}) => void}} SegmentActions
+ * `approveShown` with `step` "review": a reviewer's approval of `translated` units (double review).
+ * @typedef {{focusCard: (index: number) => void, showInSource: (start: number) => void, revised: (fileId: string) => void, approveShown: (filter: {status?: string, q?: string, minEstimate?: number}, step?: "review") => void}} SegmentActions
  */
 /** @type {SegmentActions} */
 let actions = { focusCard: () => {}, showInSource: () => {}, revised: () => {}, approveShown: () => {} };
+/** @type {string | null} the segment whose comment thread is open under its row */
+let threadOpen = null;
 
 let token = 0;
 /** @type {number | null} the start of the segment the revise editor is open on */
@@ -39,6 +44,7 @@ export async function refreshSegments() {
     const loaded = await loadSegments(api, sid, fileId);
     if (mine !== token || sid !== state.sessionId) return;
     state.segments = { ...loaded, fileId };
+    if (/** @type {HTMLDetailsElement} */ ($("threads")).open) loadOpenThreads();
     $("seg-note").hidden = loaded.server;
     $("seg-note").textContent = loaded.server
       ? ""
@@ -67,9 +73,17 @@ export function renderSegments() {
   const list = filterSegments(all, filter);
   // The server approves what QA has no warning on: count those, as the cards show their warnings.
   const clean = (/** @type {Segment} */ s) => !state.batch.some((b) => b.req.start === s.start && b.req.tool.name !== "Revise" && b.warnings.length);
-  const approvable = list.filter((s) => s.status === "pending" && clean(s)).length;
+  const queue = reviewQueue({ review: state.team.review ?? undefined }, state.team.role);
+  const reviewing = queue.shown && filter.status === queue.filter.status;
+  // A reviewer's queue approves translated units (the second step); otherwise the proposals in review.
+  const approvable = reviewing ? list.filter((s) => s.status === "translated").length : list.filter((s) => s.status === "pending" && clean(s)).length;
   $("seg-approve-shown").hidden = !approvable || !state.segments.server || filter.maxEstimate != null;
-  $("seg-approve-shown").textContent = `Approve all shown (${num.format(approvable)})`;
+  $("seg-approve-shown").textContent = `${reviewing ? "Approve all shown as reviewed" : "Approve all shown"} (${num.format(approvable)})`;
+  $("seg-approve-shown").dataset.step = reviewing ? "review" : "";
+  $("seg-queue").hidden = !queue.shown;
+  const waiting = all.filter((s) => s.status === "translated").length;
+  $("seg-queue").textContent = `Review queue (${num.format(waiting)})`;
+  $("seg-queue").setAttribute("aria-pressed", String(reviewing));
   const p = segmentProgress(all);
   // Characters as the server counts them (the whole file, layout included), units from the list.
   const file = state.files.find((f) => f.fileId === state.activeFileId);
@@ -116,20 +130,45 @@ function row(seg, n, position) {
         ? h("span", { class: `seg-estimate estimate-${estimateBand(seg.estimate)}`, title: "Quality estimate (0–100)", text: String(seg.estimate) })
         : null,
       seg.auto ? h("span", { class: "seg-auto", title: "Approved without a review (auto-approve)", text: "auto" }) : null,
+      state.segments.server && seg.id
+        ? commentToggle(seg, threadOpen === seg.id, () => {
+            threadOpen = threadOpen === seg.id ? null : seg.id ?? null;
+            focused = seg.start;
+            renderSegments();
+            /** @type {HTMLElement | null} */ (document.querySelector(".seg .thread-text"))?.focus();
+          })
+        : null,
     ),
   );
   el.addEventListener("click", (e) => {
-    if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history")) return;
+    if (/** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history, .thread, .seg-comments")) return;
     activate(seg);
   });
   const trail = history(seg);
   if (trail) el.append(trail);
+  if (seg.id && threadOpen === seg.id && state.activeFileId) el.append(threadBox(state.activeFileId, seg.id));
   if (editing === seg.start) el.append(editor(seg));
   return el;
 }
 
+/** Open segment `segmentId`'s thread and bring its row into view (the list's filters cleared when they hide it). @param {string} segmentId */
+export function showThread(segmentId) {
+  const seg = state.segments.segments.find((s) => s.id === segmentId);
+  if (!seg) return;
+  threadOpen = segmentId;
+  if (!filterSegments([seg], { status: $("seg-status").value, q: $("seg-search").value, ...estimateBounds($("seg-estimate").value) }).length) {
+    $("seg-status").value = "";
+    $("seg-search").value = "";
+    $("seg-estimate").value = "";
+  }
+  renderSegments();
+  const rowEl = /** @type {HTMLElement | null} */ ($("seglist").querySelector(`.seg[data-start="${seg.start}"]`));
+  rowEl?.scrollIntoView({ block: "nearest" });
+  /** @type {HTMLElement | null} */ (rowEl?.querySelector(".thread-text"))?.focus();
+}
+
 /** @type {Record<string, string>} */
-const ACTION_TEXT = { approved: "Approved", refined: "Edited", rejected: "Rejected", revised: "Revised", verbatim: "Kept as is" };
+const ACTION_TEXT = { approved: "Approved", refined: "Edited", rejected: "Rejected", revised: "Revised", reviewed: "Reviewed", verbatim: "Kept as is" };
 /** @type {Record<string, string>} */
 const ORIGIN_TEXT = { model: "from the model's proposal", memory: "from your translation memory", human: "typed by hand", verbatim: "kept from the source" };
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -216,7 +255,7 @@ function editor(seg) {
     h(
       "div",
       { class: "form-actions" },
-      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
+      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, reviewsUnit(seg.status, state.team) ? "Save as reviewed " : "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
       h("button", { type: "button", class: "button button-secondary button-small", onclick: () => closeEditor(seg.start) }, "Cancel ", h("kbd", { text: "Esc" })),
     ),
   );
@@ -251,7 +290,8 @@ async function saveRevision(seg, text, reason, error, issue) {
     error.hidden = false;
     return;
   }
-  if (text === seg.target) {
+  const review = reviewsUnit(seg.status, state.team); // the same text is the reviewer's approval
+  if (text === seg.target && !review) {
     closeEditor(seg.start);
     return;
   }
@@ -261,7 +301,7 @@ async function saveRevision(seg, text, reason, error, issue) {
     const result = await reviseSegment(api, sid, fileId, seg.start, text, reason || undefined, issue);
     if (result.ok) {
       editing = null;
-      setStatus("Revision saved.");
+      setStatus(review ? (text === seg.target ? "Approved as reviewed." : "Edited and reviewed.") : "Revision saved.");
       await refreshSegments();
       focusRow(seg.start);
       actions.revised(fileId);
@@ -337,11 +377,16 @@ export function setupSegments(given) {
     if ($("seg-status").value) filter.status = $("seg-status").value;
     if ($("seg-search").value.trim()) filter.q = $("seg-search").value.trim();
     if (bounds.minEstimate != null) filter.minEstimate = bounds.minEstimate;
-    actions.approveShown(filter);
+    actions.approveShown(filter, $("seg-approve-shown").dataset.step === "review" ? "review" : undefined);
+  });
+  $("seg-queue").addEventListener("click", () => {
+    const on = $("seg-status").value === "translated";
+    $("seg-status").value = on ? "" : "translated";
+    renderSegments();
   });
   $("seglist").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
     const rowEl = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (e.target).closest(".seg"));
-    if (!rowEl || /** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history")) return;
+    if (!rowEl || /** @type {HTMLElement} */ (e.target).closest(".seg-editor, .seg-history, .thread, .seg-comments")) return;
     const rows = /** @type {HTMLElement[]} */ ([...$("seglist").querySelectorAll(".seg")]);
     const at = rows.indexOf(rowEl);
     const move = { ArrowDown: 1, ArrowUp: -1, Home: -rows.length, End: rows.length }[e.key];

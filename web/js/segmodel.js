@@ -20,7 +20,7 @@ import { codePoints, unitIndexer } from "./text.js";
  * @property {(id: string, fileId: string, start: number, body: {translated_string: string, reason?: string, issue?: import("./types.js").MqmIssue}) => Promise<Segment>} revise
  */
 
-export const STATUSES = ["untranslated", "pending", "approved", "refined", "revised", "verbatim"];
+export const STATUSES = ["untranslated", "pending", "approved", "refined", "revised", "translated", "reviewed", "verbatim"];
 
 /** @type {Record<string, string>} */
 export const STATUS_LABEL = {
@@ -29,6 +29,8 @@ export const STATUS_LABEL = {
   approved: "Approved",
   refined: "Edited",
   revised: "Revised",
+  translated: "Translated",
+  reviewed: "Reviewed",
   verbatim: "As is",
 };
 

@@ -3,7 +3,10 @@
 
 import { api } from "./api.js";
 import { $, confirmDialog, h, num, store } from "./dom.js";
+import { languageName } from "./jobmodel.js";
+import { chosen, leaveProject } from "./projects.js";
 import { state } from "./state.js";
+import { projectSessionLine } from "./teams.js";
 import { clearError, setStatus, showError } from "./status.js";
 
 /** "just now", "5 minutes ago", … @param {string} iso */
@@ -27,19 +30,69 @@ export async function loadSessions(append) {
   const list = $("session-list");
   if (!append) list.dataset.loaded = "false";
   try {
-    const page = await api.listSessions(append ? sessionsCursor : null);
+    const project = chosen();
+    const cursor = append ? sessionsCursor : null;
+    const page = project ? await api.projectSessions(project.id, cursor) : await api.listSessions(cursor);
+    if (project?.id !== chosen()?.id) return; // the workspace changed meanwhile
     if (!append) list.replaceChildren();
     list.dataset.loaded = "true";
-    for (const s of page.sessions) list.append(sessionItem(s));
+    for (const s of page.sessions) list.append(project ? projectItem(s, project.role === "manager") : sessionItem(s));
     sessionsCursor = page.nextCursor;
     $("sessions-more").hidden = !page.nextCursor;
     $("sessions-empty").hidden = list.children.length > 0;
   } catch (err) {
+    const gone = /** @type {any} */ (err).status === 404 && chosen();
+    if (gone) {
+      // Not a member any more (or the project is gone): the workspace goes back to Personal.
+      leaveProject();
+      setStatus(`You are no longer a member of ${gone.name}: showing your own sessions.`);
+      loadSessions(false);
+      return;
+    }
     showError(err, () => {
       clearError();
       loadSessions(append);
     });
   }
+}
+
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+
+/**
+ * A project's session: its language, where it stands, who holds it (while the list says), and for
+ * its manager the Delete button.
+ * @param {any} s @param {boolean} manager
+ */
+function projectItem(s, manager) {
+  const line = projectSessionLine(s, { now: Date.now(), name: languageName, time: (d) => clock.format(d) });
+  const title = store.get(`title:${s.id}`);
+  const parsed = title ? /^Translate (.+?) into (.+?)\./.exec(title) : null;
+  const name = parsed ? `${parsed[1]} → ${line.language}` : `→ ${line.language}`;
+  return h(
+    "li",
+    { class: "session-item", "data-session-id": s.id },
+    h(
+      "a",
+      { class: "session-link", href: `#${s.id}` },
+      h("span", { class: "session-name", text: name }),
+      h(
+        "span",
+        { class: "session-meta" },
+        h("time", { datetime: s.updatedAt, title: new Date(s.updatedAt).toLocaleString(), text: relativeTime(s.updatedAt) }),
+        ` · ${line.where} · ${num.format(s.messageCount ?? 0)} messages`,
+      ),
+      line.held ? h("span", { class: "session-held", text: line.held }) : null,
+    ),
+    manager
+      ? h("button", {
+          type: "button",
+          class: "button button-quiet button-small",
+          "aria-label": `Delete session “${name}”`,
+          text: "Delete",
+          onclick: () => deleteSession(s.id, name),
+        })
+      : null,
+  );
 }
 
 /** @param {{id: string, title?: string, updatedAt: string, copilotResponseCount: number, messageCount: number}} s */

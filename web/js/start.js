@@ -9,6 +9,7 @@ import { analysisView, modelLabel, totalEstimate } from "./analysis.js";
 import { api } from "./api.js";
 import { $, h, store } from "./dom.js";
 import { createJob } from "./jobs.js";
+import { chosen } from "./projects.js";
 import { state } from "./state.js";
 import { clearError, setBusy, setStatus, showError } from "./status.js";
 import { clearStartForm, formDocument, formProblem, setupStartForm, showFormProblem } from "./startform.js";
@@ -18,7 +19,7 @@ import { uploadBody, uploadRefusal } from "./upload.js";
 /** @typedef {import("./startform.js").FormDocument} FormDocument */
 /** @typedef {{fileId: string, name: string, chars: number}} Uploaded */
 /** @typedef {{sessionId: string, file: Uploaded, userInput: string, text: string | null}} Started */
-/** @typedef {{sessionId: string | null, doc: FormDocument, model: string, file?: Uploaded}} Draft */
+/** @typedef {{sessionId: string | null, doc: FormDocument, model: string, project: string | null, file?: Uploaded}} Draft */
 
 /** @type {Draft | null} */
 let draft = null;
@@ -49,10 +50,11 @@ async function uploadedDraft(status) {
   store.set("lastLanguage", language);
   const doc = formDocument();
   const model = chosenModel();
-  if (!draft || !sameDocument(draft.doc, doc) || draft.model !== model) {
-    // Another document or model is another session (it prices the analysis and translates).
+  const project = chosen()?.id ?? null; // the workspace's: a project's session uses its memory
+  if (!draft || !sameDocument(draft.doc, doc) || draft.model !== model || draft.project !== project) {
+    // Another document, model or workspace is another session (it prices the analysis and translates).
     dropSession(draft?.sessionId ?? null);
-    draft = { sessionId: null, doc, model };
+    draft = { sessionId: null, doc, model, project };
   }
   const mine = draft;
   clearError();
@@ -61,7 +63,8 @@ async function uploadedDraft(status) {
   try {
     if (!mine.sessionId) {
       const tag = langTag(language);
-      mine.sessionId = (await api.createSession({ ...(tag ? { targetLanguage: tag } : {}), ...(model ? { model } : {}) })).id;
+      const where = mine.project ? { project: mine.project } : {};
+      mine.sessionId = (await api.createSession({ ...(tag ? { targetLanguage: tag } : {}), ...(model ? { model } : {}), ...where })).id;
     }
     if (!mine.file) {
       const sid = /** @type {string} */ (mine.sessionId);
@@ -186,7 +189,7 @@ async function startJob() {
   let id;
   try {
     const model = chosenModel();
-    id = await createJob({ file: uploadBody(doc.name, doc), languages, tags: languages.map(langTag), model: model || undefined, instructions });
+    id = await createJob({ file: uploadBody(doc.name, doc), languages, tags: languages.map(langTag), model: model || undefined, instructions, project: chosen()?.id });
   } catch (err) {
     refused(err, () => startJob(), "job");
     return;

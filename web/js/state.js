@@ -49,6 +49,13 @@ export const state = {
   loadToken: 0,
   /** @type {{source: string, target: string, languages?: string, kind?: string}[]} the owner's glossary for this session's language */
   glossary: [],
+  /**
+   * The session's project and what the caller does there (teams.js roleIn): `role` null in one's
+   * own session (everything allowed); `review` the project's "single" or "double"; `drove`: a step of
+   * this page committed (the caller holds the session, and lets it go on leaving).
+   * @type {{project: string | null, name: string | null, role: import("./types.js").Role | null, languages: string[], review: string | null, drove?: boolean}}
+   */
+  team: { project: null, name: null, role: null, languages: ["*"], review: null },
   /** @type {{segments: Segment[], server: boolean, fileId: string | null}} the workbench list */
   segments: { segments: [], server: true, fileId: null },
 };

@@ -135,7 +135,10 @@ def mount_web(app: FastAPI, sign_in: SignInConfig) -> None:
 
     Raises `WebConfigError` when `WEB_UI` is not a mode, or is `bundle` without a current bundle.
     """
-    body = json.dumps(sign_in.as_json()).encode("utf-8")
+    from service.access import local_mode  # the environment, read as the identity module reads it
+
+    local = sign_in.sign_in == "none" and local_mode()  # where a request may act as another (X-Act-As)
+    body = json.dumps(sign_in.as_json() | ({"local": True} if local else {})).encode("utf-8")
 
     @app.get("/auth.json", include_in_schema=False)
     async def auth_json() -> Response:

@@ -72,9 +72,15 @@ def connect_src(headers: dict[str, str]) -> list[str]:
 
 def test_local_mode_signs_in_nowhere(env: pytest.MonkeyPatch) -> None:
     body, headers = get_auth_json()
-    assert body == {"signIn": "none"}
+    assert body == {"signIn": "none", "local": True}, "local: the UI may act as another identity"
     assert headers["cache-control"] == "no-cache", "a redeployed config is read again"
     assert connect_src(headers) == ["'self'"]
+
+
+def test_a_function_without_sign_in_is_not_local(env: pytest.MonkeyPatch) -> None:
+    env.setenv("AWS_LAMBDA_FUNCTION_NAME", "agent")
+    body, _ = get_auth_json()
+    assert body == {"signIn": "none"}, "X-Act-As is ignored in Lambda: the UI offers no act-as field"
 
 
 @pytest.mark.parametrize("value", ["true", "1", "yes", "TRUE"])

@@ -5,7 +5,7 @@
 
 import { setupActAs } from "./actas.js";
 import { api } from "./api.js";
-import { signInRequired, startAuth } from "./auth.js";
+import { localServer, signInRequired, startAuth } from "./auth.js";
 import { setupAutoApprove } from "./autoapprove.js";
 import { approve, approveAll, focusCard, openMode, setupCards } from "./cards.js";
 import { relabelCards, remarkTerms } from "./cardview.js";
@@ -153,7 +153,7 @@ async function init() {
   window.addEventListener("popstate", route);
   if (await startAuth({ onSignedIn: afterSignIn, onSignOut: forgetSessions })) {
     // Local mode: "act as" another member; the page is read again as them.
-    setupActAs({ local: !signInRequired(), changed: () => recheckProject().then(afterSignIn) });
+    setupActAs({ local: localServer(), changed: () => recheckProject().then(afterSignIn) });
     route();
   } else {
     setPhase("signed-out");

@@ -298,6 +298,9 @@ async function loadConfig() {
 /** Whether API requests need a token (the server asked for a sign-in). */
 export const signInRequired = () => config.signIn !== "none";
 
+/** Whether the server runs locally (`"local": true`): only there may a request act as another identity. */
+export const localServer = () => config.local === true;
+
 /**
  * Read the sign-in config, finish a sign-in coming back from the provider, and show the account control.
  * Resolves to true when the UI may call the API now, false when it waits for a sign-in (the prompt is open;

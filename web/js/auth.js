@@ -286,9 +286,10 @@ async function loadConfig() {
     if (response.ok) {
       const data = await response.json();
       if (data.signIn === "oidc" || data.signIn === "token") return data;
+      return { signIn: "none", local: data.local === true };
     }
   } catch {
-    /* no sign-in config: local mode */
+    /* no sign-in config: signed in nowhere, and not known to be local */
   }
   return { signIn: "none" };
 }

@@ -50,7 +50,8 @@ segments, the closing request's included. The first two requests' notes are shor
 150 tokens: nothing answered yet, then one answer's outcome) and are left to the prefix's margin."""
 MARK_TOKENS: Final = 7.5
 """A segment's id mark on the screen (`【s12】`, 4 tokens), its line breaks and the escapes the
-request's JSON adds to them (5.6–8.0 measured a segment with the screen's text)."""
+request's JSON adds to them (5.6–6.2 measured a segment with the screens' block tags, before the
+escapes)."""
 LABEL_TOKENS_PER_PIECE: Final = 1.3
 """A context line's tokens per piece (see `pieces`), with its brackets, line breaks and escapes:
 keys, codes and timings are pieces a token each or less; measured 1.3–1.5 on the screens."""

@@ -9,14 +9,14 @@ costs its output once; its output is the call. A screen shows again the units th
 or the tool refused, beside the next ones (RETRIED).
 
 What a segment costs is counted from what the model is shown of it and what it writes back
-(`Asked`): its text and its id mark (`【s12】`) on the screen, once, and for a resource string its
-context line (`⟪key: … | note: …⟫`), once too; a unit's framing in the call and the translation in
-the output. The unit is where the families differ: an app string (i18next JSON, Android
-XML, PO) is a unit of its own, a subtitle cue split at sentences is one unit (its segments share a
-context line: the cue's number and timing), and a document's (Markdown) segments are joined into
-units of about DOCUMENT_UNIT_CHARS. The constants are fitted to the loop as `bench/provider_cost.py`
-meters it (a model that translates all it is shown, a reviewer who edits 1 unit in 10 and rejects 1
-in 20, o200k token counts); docs/benchmarks.md gives the error per family.
+(`Asked`): its text and its id mark (`【s12】`) on the screen, and for a resource string its context
+line (`⟪key: … | note: …⟫`), once (again if its unit is proposed again); a unit's framing in the
+call and the translation in the output. The unit is where the families differ: an app string
+(i18next JSON, Android XML, PO) is a unit of its own, a subtitle cue split at sentences is one unit
+(its segments share a context line: the cue's number and timing), and a document's (Markdown)
+segments are joined into units of about DOCUMENT_UNIT_CHARS. The constants are fitted to the loop as
+`bench/provider_cost.py` meters it (a model that translates all it is shown, a reviewer who edits 1
+unit in 10 and rejects 1 in 20, o200k token counts); docs/benchmarks.md gives the error per family.
 
 Tokens are estimated without a tokenizer. A screen's text and context lines are counted by their
 pieces (`pieces`: words, digit groups, punctuation; CJK_TOKENS a Chinese, Japanese or Korean

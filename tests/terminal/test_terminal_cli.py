@@ -91,7 +91,7 @@ def test_analyze_prints_the_counts_and_the_estimate_and_keeps_no_session(
         ["Locked", "1"],
         ["Repetitions", "1"],
     ]
-    assert "No match             3        6" in report and "Estimate with pseudo: 3 model requests," in report
+    assert "No match             3        6" in report and "Estimate with pseudo: 2 model requests," in report
     assert main(["sessions", *where]) == 0
     assert "guide.md" not in capsys.readouterr().out  # the session made for the analysis is gone
     assert main(["analyze", str(tmp_path / "missing.md"), "--to", "fr", *where]) == 1

@@ -38,7 +38,9 @@ COMPLETE = re.compile(r"^- (f[\w-]+) .*: complete\.", re.MULTILINE)
 INCOMPLETE = re.compile(r"^- (f[\w-]+) .*: \d+ of \d+ characters translated", re.MULTILINE)
 LISTED = re.compile(r"^- (f[\w-]+): ", re.MULTILINE)
 MARK = re.compile(r"【(s\d+)】")
-KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\[[^\]]*\]\([^)]*\))")
+KEPT = re.compile(r"(<[^<>]*>|`[^`\n]*`|https?://[^\s<>\"]+|\[[^\]]*\]\([^)]*\))")
+"""What the fake copies as it is: a markup tag whole (a URL inside it included), inline code, a URL, a
+Markdown link."""
 CODE = re.compile(r"(<[^<>]*>|\$?\{\{?[^{}]*\}?\}|%\([^)]*\)[a-z]|%\d*\$?[a-z@])")
 """A markup tag, a brace placeholder or a printf directive: kept as it is, like a locked code."""
 LABEL = re.compile(r"⟪[^⟫]*⟫\n?")

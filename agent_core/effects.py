@@ -201,6 +201,9 @@ class SessionSnapshot:
     """True when a unit the session's steps write awaits a reviewer (`UnitWrite.stage` `translated`)."""
     auto_sample: float = 0.0
     """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
+    qa_profile: str | None = None
+    """The QA profile the session chose, as stored (JSON: `agent_core.qa_profiles.stored_profile`); None:
+    each file gets its kind's built-in one."""
     held_by: str | None = None
     """Who held the session's claim when it was read (a project's member driving it), if anyone."""
     held_until: str | None = None
@@ -249,6 +252,8 @@ class StepEffects:
     """Whether the session reviews twice, as `source_language`."""
     auto_sample: float = 0.0
     """The session's auto-approval sample, as `source_language`."""
+    qa_profile: str | None = None
+    """The session's QA profile (JSON), as `source_language`."""
 
     @property
     def empty(self) -> bool:

@@ -39,6 +39,7 @@ from .languages import ANY
 from .memory import NO_LESSONS, GlossaryEntry, Lessons, Memory
 from .models import call_model, stream_model
 from .ports import StepIO
+from .qa_profiles import QaProfile
 from .step_note import step_note
 from .tools.base import MAX_CALLS_PER_RESPONSE, BatchState, Routing, Tool, ToolCall, ToolResult
 from .tools.translate import with_references
@@ -140,6 +141,7 @@ class AgentLoop:
         languages: str = ANY,
         routing: Routing | None = None,
         target_language: str | None = None,
+        qa_profile: QaProfile | None = None,
     ) -> None:
         self.options = options
         self.context = context
@@ -154,6 +156,7 @@ class AgentLoop:
         self._routing = routing or Routing()
         """The session's auto-approval (a threshold of None: every proposal is reviewed)."""
         self._target_language = target_language
+        self._qa_profile = qa_profile
 
     async def next(self) -> StepResult:
         """Perform exactly one step: execute pending tool calls, then (time allowing) one model request."""
@@ -307,6 +310,7 @@ class AgentLoop:
             languages=self._languages,
             routing=routing,
             target_language=self._target_language,
+            qa_profile=self._qa_profile,
         )
         executed = _Executed(batch=batch)
         for index, call in enumerate(calls):

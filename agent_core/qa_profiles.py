@@ -16,6 +16,7 @@ A string's own limit, where its file states one (the segment's context), wins ov
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -230,3 +231,21 @@ def _key_rules(value: object) -> tuple[tuple[str, int], ...]:
             raise ValueError(f"A key prefix of maxLengthByKey is 1 to {MAX_PREFIX} characters.")
         rules.append((prefix, cast(int, _limit(limit, f"maxLengthByKey[{prefix[:40]!r}]"))))
     return tuple(rules)
+
+
+def stored_profile(raw: str | None) -> QaProfile | None:
+    """A profile as a session or project keeps it (`profile_json`), read back; None for none (or, should
+    the built-in ones have changed since it was kept, one that no longer reads: its file's kind's then)."""
+    if raw is None:
+        return None
+    try:
+        return parse_profile(json.loads(raw))
+    except ValueError:
+        return None
+
+
+def profile_json(value: object) -> str:
+    """A profile given by name or object, checked (`parse_profile`: ValueError in words) and written as it
+    is kept: compact JSON, keys sorted."""
+    parse_profile(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

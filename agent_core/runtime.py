@@ -56,6 +56,7 @@ from .loop import Actor, AgentLoop, AgentLoopOptions, StepResult
 from .memory import NO_LESSONS, Lessons, Memory
 from .ports import MemoryStore, SessionStore, StepIO, TranslationMemoryPort
 from .prompts import system_prompt
+from .qa_profiles import stored_profile
 from .stall import STALLED, stalled
 from .step_io import PortsStepIO
 from .tools.base import Routing, Tool
@@ -504,6 +505,7 @@ class AgentRuntime:
             memory=loaded.memory.for_languages(languages),
             languages=languages,
             routing=Routing(snapshot.auto_approve, snapshot.auto_sample),
+            qa_profile=stored_profile(snapshot.qa_profile),
             target_language=snapshot.target_language or language_tag(languages),
         )
 
@@ -566,8 +568,9 @@ def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput, per
 
 def _basis(snapshot: SessionSnapshot) -> tuple[object, ...]:
     """What a step read of the session that its token does not name: the settings and the queue."""
-    settings = (snapshot.budget, snapshot.model, snapshot.target_language, snapshot.auto_approve, snapshot.auto_sample)
-    return (*settings, snapshot.second_review, tuple(snapshot.queued_inputs), tuple(snapshot.user_inputs))
+    settings = (snapshot.budget, snapshot.model, snapshot.target_language, snapshot.qa_profile)
+    routing = (snapshot.auto_approve, snapshot.auto_sample, snapshot.second_review)
+    return (*settings, *routing, tuple(snapshot.queued_inputs), tuple(snapshot.user_inputs))
 
 
 def _effects(

@@ -31,6 +31,7 @@ from agent_core.copilot import Approve, CopilotRequest
 from agent_core.effects import StepEffects, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError
 from agent_core.qa import text_warnings
+from agent_core.qa_profiles import stored_profile
 from agent_core.qa_unit import blocks
 from agent_core.runtime import StepInput
 from agent_core.tm import TmOrigin
@@ -133,7 +134,10 @@ class BulkApproval:
 
         def clean() -> list[UnitWrite]:
             target = view.snapshot.target_language or target_tag(view.snapshot)
-            blocked = blocked_units(view.state.name, view.stored, shown, view.source, target_language=target)
+            chosen = stored_profile(view.snapshot.qa_profile)
+            blocked = blocked_units(
+                view.state.name, view.stored, shown, view.source, target_language=target, chosen=chosen
+            )
             return [
                 u
                 for u in shown

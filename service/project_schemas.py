@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,6 +25,8 @@ class ProjectCreate(BaseModel):
     review: Literal["single", "double"] = "single"
     autoApprove: AutoApproveBody | None = None
     """The auto-approval the project's sessions start with when they do not give one."""
+    qaProfile: str | dict[str, Any] | None = None
+    """The QA profile the project's sessions start with when they do not give one (API.md "QA profiles")."""
 
 
 class ProjectPatch(BaseModel):
@@ -35,6 +38,7 @@ class ProjectPatch(BaseModel):
     sourceLanguage: str | None = Field(default=None, max_length=64)
     review: Literal["single", "double"] | None = None
     autoApprove: AutoApproveBody | None = None
+    qaProfile: str | dict[str, Any] | None = None
 
 
 class MemberBody(BaseModel):
@@ -63,6 +67,7 @@ class ProjectView(BaseModel):
     sourceLanguage: str | None
     review: Literal["single", "double"]
     autoApprove: AutoApproveBody | None
+    qaProfile: str | dict[str, Any] | None = None
     members: list[MemberView]
     createdAt: str
     updatedAt: str
@@ -118,6 +123,7 @@ def project_view(project: ProjectRecord) -> ProjectView:
         sourceLanguage=project.source_language,
         review=project.review,
         autoApprove=AutoApproveBody(minEstimate=auto, sample=project.auto_sample) if auto is not None else None,
+        qaProfile=json.loads(project.qa_profile) if project.qa_profile else None,
         members=[MemberView(sub=m.sub, role=m.role, languages=list(m.languages)) for m in project.members],
         createdAt=project.created_at,
         updatedAt=project.updated_at,

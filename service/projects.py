@@ -32,7 +32,7 @@ from .project_schemas import (
     ProjectSessions,
 )
 from .schemas import Progress
-from .sessions import language_tag
+from .sessions import kept_profile, language_tag
 from .standing import standing
 
 MAX_TRIES = 3
@@ -72,6 +72,7 @@ class ProjectService:
             review=body.review,
             auto_approve=body.autoApprove.minEstimate if body.autoApprove is not None else None,
             auto_sample=body.autoApprove.sample if body.autoApprove is not None else 0.0,
+            qa_profile=kept_profile(body.qaProfile),
             members=tuple(ProjectMember(sub=m, role="manager", languages=(ALL_LANGUAGES,)) for m in managers),
             created_at=stamp,
             updated_at=stamp,
@@ -89,10 +90,10 @@ class ProjectService:
         given = body.model_fields_set
         if "name" in given and (body.name is None or not body.name.strip()):
             raise InvalidRequestError("A project needs a name that is not blank.")
-        if "review" in given:
-            if body.review is None:
-                raise InvalidRequestError('"review" is "single" or "double", never null.')
-            source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
+        if "review" in given and body.review is None:
+            raise InvalidRequestError('"review" is "single" or "double", never null.')
+        source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
+        profile = kept_profile(body.qaProfile) if "qaProfile" in given else None
 
         def change(project: ProjectRecord) -> ProjectRecord:
             return replace(
@@ -106,6 +107,7 @@ class ProjectService:
                 auto_sample=(body.autoApprove.sample if body.autoApprove else 0.0)
                 if "autoApprove" in given
                 else project.auto_sample,
+                qa_profile=profile if "qaProfile" in given else project.qa_profile,
             )
 
         return self._change(caller, pid, change)

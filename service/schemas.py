@@ -222,6 +222,9 @@ class SessionSettings(BaseModel):
     review: Literal["single", "double"] | None = None
     """A project's session only: `double` sends what its translators decide to a reviewer (absent on
     POST: the project's setting); a personal session reviews once."""
+    qaProfile: str | dict[str, Any] | None = None
+    """The QA profile its files are checked with (API.md "QA profiles": a built-in's name or an object);
+    null (or absent on POST): each file its kind's, or the project's."""
 
 
 class ModelPrice(BaseModel):
@@ -338,6 +341,8 @@ class SessionView(BaseModel):
     """The project the session belongs to (API.md "Projects and teams"), null for the creator's own."""
     review: Literal["single", "double"] = "single"
     """`double`: what its translators decide is `translated` until a reviewer approves or edits it."""
+    qaProfile: str | dict[str, Any] | None = None
+    """The QA profile the session chose (a name or an object), null when its files get their kinds'."""
     heldBy: str | None = None
     """The member who drives the project's session (their `sub`), while their claim lasts; null: nobody."""
     until: str | None = None

@@ -18,6 +18,7 @@ from agent_core.document import FileState, assemble, initial_coverage
 from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
+from agent_core.qa_profiles import profile_json
 from agent_core.segment import Segment
 from langfacts import bcp47
 from storage.interface import CHUNK_CHARS, Storage
@@ -72,6 +73,17 @@ def pick_file(files: Sequence[FileState], fid: str) -> FileState:
     if found is None:
         raise NotFoundError(f"No file {fid} in this session.")
     return found
+
+
+def kept_profile(value: object) -> str | None:
+    """A QA profile as a session or project keeps it (JSON), from a body's `qaProfile` (null: none);
+    InvalidRequestError in words for one that is not a profile (API.md "QA profiles")."""
+    if value is None:
+        return None
+    try:
+        return profile_json(value)
+    except ValueError as exc:
+        raise InvalidRequestError(f"qaProfile: {exc}") from exc
 
 
 DOUBLE_ALONE = '"review": "double" is for a project\'s session, where a reviewer can see it.'
@@ -129,6 +141,9 @@ class SessionService:
         review = given.review
         if project is not None and "autoApprove" not in given.model_fields_set:
             auto, sample = project.auto_approve, project.auto_sample
+        profile = kept_profile(given.qaProfile)
+        if project is not None and "qaProfile" not in given.model_fields_set:
+            profile = project.qa_profile
         if project is not None:
             source = source or project.source_language
             review = review or project.review
@@ -142,6 +157,7 @@ class SessionService:
             auto_approve=auto,
             auto_sample=sample,
             second_review=review == "double",
+            qa_profile=profile,
         )
         if task is not None:
             effects = replace(effects, messages=[ModelRequest(parts=[UserPromptPart(task)])], user_inputs=(task,))
@@ -176,6 +192,7 @@ class SessionService:
             if "autoApprove" in given
             else ...,
             second_review=self._second_review(record, settings) if "review" in given else ...,
+            qa_profile=kept_profile(settings.qaProfile) if "qaProfile" in given else ...,
         )
 
     @staticmethod

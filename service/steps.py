@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -199,6 +200,7 @@ class StepService:
             else None,
             project=project_of(record.owner),
             review="double" if record.second_review else "single",
+            qaProfile=json.loads(record.qa_profile) if record.qa_profile else None,
             heldBy=claim.by if claim is not None else None,
             until=claim.until if claim is not None else None,
             sourceLanguage=record.source_language,

@@ -21,6 +21,7 @@ from agent_core.effects import Correction, SessionSnapshot, StepEffects, StepTok
 from agent_core.errors import ConflictError, NotFoundError
 from agent_core.languages import task_languages, task_target
 from agent_core.qa import text_warnings
+from agent_core.qa_profiles import stored_profile
 from agent_core.segment import Segment as StoredSegment
 from agent_core.segment import SegmentContext
 from agent_core.tools.entries import edit_warnings
@@ -169,7 +170,10 @@ class Workbench:
         entry = [QaWarningView(code=c, message=m) for c, m in edit_warnings(contexts, source, text, target)]
         if any(c.plural for c in contexts):
             return entry
-        profiled = await blocking(lambda: profile_warnings(file_name, contexts, source, text, target_language=target))
+        chosen = stored_profile(snapshot.qa_profile)
+        profiled = await blocking(
+            lambda: profile_warnings(file_name, contexts, source, text, target_language=target, chosen=chosen)
+        )
         return await self._warnings(owner, session_languages(snapshot), source, text) + entry + profiled
 
     async def revise(

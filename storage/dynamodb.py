@@ -4,8 +4,9 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
 
     META                         the one mutable item: version, owner, times, counters (messageCount,
                                  hiddenMessages, responseCount), userInputs, queuedInputs, settings
-                                 (sourceLanguage, targetLanguage, budget, model, autoApprove, autoSample, review:
-                                 "double" when the units await a second review), telemetry,
+                                 (sourceLanguage, targetLanguage, budget, model, autoApprove,
+                                 autoSample, qaProfile, review: "double" when the units await a
+                                 second review), telemetry,
                                  the files and their coverage, and the latest two model responses'
                                  indexes (latestResponse, previousResponse) with how many verdict records
                                  each has (latestRecords, previousRecords)
@@ -301,6 +302,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         auto_approve: int | EllipsisType | None = ...,
         second_review: bool | EllipsisType = ...,
         auto_sample: float | EllipsisType = ...,
+        qa_profile: str | EllipsisType | None = ...,
     ) -> SessionRecord:
         """One UpdateItem of META's settings and version (a commit in progress on it: tried again)."""
         sets, removes, values, names = ["version = version + :one"], ["#hold"], {":one": n(1)}, {"#hold": "hold"}
@@ -314,6 +316,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             ("autoApprove", auto),
             ("review", second_review if second_review is ... else ("double" if second_review else None)),
             ("autoSample", auto_sample if auto_sample is ... else (repr(auto_sample) if auto_sample else None)),
+            ("qaProfile", qa_profile),
         )
         for name, value in settings:
             if value is not ...:
@@ -663,7 +666,7 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
         auto = str(effects.auto_approve) if effects.auto_approve is not None else None
         review = "double" if effects.second_review else None
         sample = repr(effects.auto_sample) if effects.auto_sample else None
-        routing = (("autoApprove", auto), ("review", review), ("autoSample", sample))
+        routing = (("autoApprove", auto), ("review", review), ("autoSample", sample), ("qaProfile", effects.qa_profile))
         for attr, setting in (*settings, ("model", effects.model), *routing):
             if setting:
                 put(attr, s(setting))
@@ -721,6 +724,7 @@ def _record(item: Item) -> SessionRecord:
         auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
         second_review="review" in item,
         auto_sample=float(item["autoSample"]["S"]) if "autoSample" in item else 0.0,
+        qa_profile=item.get("qaProfile", {}).get("S"),
         claim=SessionClaim(by=item["claimBy"]["S"], until=item["claimUntil"]["S"]) if "claimBy" in item else None,
     )
 

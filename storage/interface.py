@@ -139,6 +139,7 @@ class SessionStorageInterface(ABC):
             auto_approve=record.auto_approve,
             second_review=record.second_review,
             auto_sample=record.auto_sample,
+            qa_profile=record.qa_profile,
             held_by=record.claim.by if record.claim is not None else None,
             held_until=record.claim.until if record.claim is not None else None,
         )
@@ -212,8 +213,9 @@ class SessionStorageInterface(ABC):
         auto_approve: int | EllipsisType | None = ...,
         second_review: bool | EllipsisType = ...,
         auto_sample: float | EllipsisType = ...,
+        qa_profile: str | EllipsisType | None = ...,
     ) -> SessionRecord:
-        """Set the session's languages, budget, model, auto-approval threshold and sample, or second review (None
+        """Set the session's languages, budget, model, auto-approval, second review or QA profile (None
         clears one, `...` leaves it), bumping its version and ending its hold (the next step tries
         again), and return the record; NotFoundError if there is none. Retried over a concurrent step's
         commit, never lost by one (a step loaded before it fails its commit: ConflictError)."""

@@ -65,6 +65,8 @@ class ProjectRecord:
     """1 at creation, incremented by every write; a write is conditional on the version it read."""
     auto_sample: float = 0.0
     """The share of the proposals `auto_approve` would approve that its sessions send to a person anyway."""
+    qa_profile: str | None = None
+    """The QA profile its new sessions take (JSON, as a session keeps it); None: their files' kinds'."""
 
     def member(self, sub: str) -> ProjectMember | None:
         """The member whose identity is exactly `sub`, if any."""
@@ -79,6 +81,7 @@ class ProjectRecord:
                 "r": self.review,
                 "a": self.auto_approve,
                 **({"s": self.auto_sample} if self.auto_sample else {}),
+                **({"q": self.qa_profile} if self.qa_profile else {}),
                 "m": [[m.sub, m.role, list(m.languages)] for m in self.members],
             },
             separators=(",", ":"),
@@ -97,6 +100,7 @@ class ProjectRecord:
             review=d["r"],
             auto_approve=d["a"],
             auto_sample=d.get("s", 0.0),
+            qa_profile=d.get("q"),
             members=members,
             created_at=created_at,
             updated_at=updated_at,

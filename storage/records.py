@@ -56,6 +56,8 @@ class SessionRecord:
     """True when the units its steps write await a reviewer (a project's `"review": "double"`)."""
     auto_sample: float = 0.0
     """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
+    qa_profile: str | None = None
+    """The QA profile the session chose (JSON, `agent_core.qa_profiles.profile_json`); None: its files' kinds'."""
     hold: SessionHold | None = None
     """Why the session's latest step could not go on, until a step commits (`hold_session`)."""
     claim: SessionClaim | None = None

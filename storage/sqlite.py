@@ -55,7 +55,7 @@ _SESSION_COLUMNS = (
     "session_id, owner, created_at, updated_at, version, message_count, hidden_messages, copilot_response_count, "
     "user_inputs, "
     "schema_version, queued_inputs, source_language, target_language, budget, model, hold, auto_approve, claim, "
-    "second_review, auto_sample, " + ", ".join(_TELEMETRY)
+    "second_review, auto_sample, qa_profile, " + ", ".join(_TELEMETRY)
 )
 _UNIT_COLUMNS = (
     'file_id, start, "end", cover_end, text, call_id, status, origin, updated_at, estimate, auto, stage, sampled'
@@ -94,6 +94,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
         auto_approve: int | EllipsisType | None = ...,
         second_review: bool | EllipsisType = ...,
         auto_sample: float | EllipsisType = ...,
+        qa_profile: str | EllipsisType | None = ...,
     ) -> SessionRecord:
         """Set the session's settings in one transaction (the version bumped); NotFoundError if none."""
         stored = budget.dumps() if isinstance(budget, Budget) else budget
@@ -105,6 +106,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             "auto_approve": auto_approve,
             "second_review": second_review if second_review is ... else int(second_review),
             "auto_sample": auto_sample,
+            "qa_profile": qa_profile,
         }
         sets = "".join(f", {column} = ?" for column, value in changes.items() if value is not ...)
         values = [value for value in changes.values() if value is not ...]
@@ -202,8 +204,8 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
                 created = db.execute(
                     "INSERT INTO sessions (session_id, owner, created_at, updated_at, version, message_count, "
                     "copilot_response_count, user_inputs, schema_version, source_language, target_language, budget, "
-                    "model, auto_approve, second_review, auto_sample) "
-                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?, ?, ?) "
+                    "model, auto_approve, second_review, auto_sample, qa_profile) "
+                    "VALUES (?, ?, ?, ?, 0, 0, 0, '[]', ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                     "ON CONFLICT (session_id) DO NOTHING",
                     (sid, token.owner, token.created_at, stamp, SCHEMA_VERSION, *_settings(effects)),
                 )
@@ -545,6 +547,7 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         auto_approve=row["auto_approve"],
         second_review=bool(row["second_review"]),
         auto_sample=row["auto_sample"],
+        qa_profile=row["qa_profile"],
         claim=SessionClaim.loads(row["claim"]) if row["claim"] else None,
     )
 
@@ -554,4 +557,4 @@ def _settings(effects: StepEffects) -> tuple[str | int | float | None, ...]:
     second review."""
     budget = effects.budget.dumps() if effects.budget else None
     settings = (effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve)
-    return (*settings, int(effects.second_review), effects.auto_sample)
+    return (*settings, int(effects.second_review), effects.auto_sample, effects.qa_profile)

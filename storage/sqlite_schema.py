@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 16
+LAYOUT_VERSION = 17
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -57,7 +57,7 @@ SCHEMA = (
     cost_micro_usd INTEGER NOT NULL DEFAULT 0,
     queued_inputs TEXT NOT NULL DEFAULT '[]', source_language TEXT, target_language TEXT, budget TEXT,
     model TEXT, hold TEXT, auto_approve INTEGER, claim TEXT, second_review INTEGER NOT NULL DEFAULT 0,
-    auto_sample REAL NOT NULL DEFAULT 0)""",
+    auto_sample REAL NOT NULL DEFAULT 0, qa_profile TEXT)""",
     "CREATE INDEX sessions_by_owner ON sessions (owner, updated_at, session_id)",
     f"""CREATE TABLE messages (session_id TEXT NOT NULL {_SESSION}, "index" INTEGER NOT NULL,
     data TEXT NOT NULL, PRIMARY KEY (session_id, "index"))""",

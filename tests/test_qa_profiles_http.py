@@ -118,3 +118,37 @@ def test_auto_approval_passes_warnings_and_leaves_errors_to_a_person(client: Tes
     segments = client.get(f"/api/sessions/{sid}/files/{fid}/segments").json()["segments"]
     fast = next(s for s in segments if s["source"] == "Home, now.")
     assert (fast["status"], fast["auto"]) == ("approved", True)  # its reading speed is a warning
+
+
+def test_a_session_s_profile_changes_a_level_and_a_limit(client: TestClient) -> None:
+    profile = {"base": "strings", "checks": {"max_length": "warning"}, "maxLength": 6}
+    sid = client.post("/api/sessions", json={"targetLanguage": "fr", "qaProfile": profile}).json()["id"]
+    assert client.get(f"/api/sessions/{sid}").json()["qaProfile"] == profile
+    uploaded = client.post(f"/api/sessions/{sid}/files", json={"name": "strings.xml", "content": STRINGS})
+    step = client.post("/api/next", json={"sessionId": sid, "userInput": "Translate strings.xml."}).json()
+    by_source = {c["src_string"]: c for c in step["agentResponse"]["copilotRequests"]}
+    assert findings(by_source["Save changes"]) == [("max_length", "warning")], (
+        "the stated limit, at the session's level"
+    )
+    assert findings(by_source["Inbox"]) == [("max_length", "warning")], "the profile's own limit of 6"
+    qa = f"/api/sessions/{sid}/files/{uploaded.json()['fileId']}/qa"
+    body = {"source": "Inbox", "translated_string": "Boîte de réception", "start": by_source["Inbox"]["start"]}
+    assert [w["level"] for w in client.post(qa, json=body).json()["warnings"]] == ["warning"]
+
+    assert client.patch(f"/api/sessions/{sid}", json={"qaProfile": None}).status_code == 200
+    assert client.get(f"/api/sessions/{sid}").json()["qaProfile"] is None
+    assert [w["level"] for w in client.post(qa, json=body).json()["warnings"]] == [], "the strings profile: no limit"
+    for bad, words in (({"checks": {"max_length": "fatal"}}, "level"), ("films", "Unknown QA profile")):
+        refused = client.patch(f"/api/sessions/{sid}", json={"qaProfile": bad})
+        assert refused.status_code == 422 and words in refused.json()["error"], refused.text
+    assert client.get(f"/api/sessions/{sid}").json()["qaProfile"] is None, "a refused profile changes nothing"
+
+
+def test_a_project_s_profile_is_its_new_sessions(client: TestClient) -> None:
+    pid = client.post("/api/projects", json={"name": "App", "qaProfile": "subtitles"}).json()["id"]
+    assert client.get(f"/api/projects/{pid}").json()["qaProfile"] == "subtitles"
+    sid = client.post("/api/sessions", json={"project": pid, "targetLanguage": "fr"}).json()["id"]
+    assert client.get(f"/api/sessions/{sid}").json()["qaProfile"] == "subtitles"
+    patched = client.patch(f"/api/projects/{pid}", json={"sourceLanguage": "en"})
+    assert patched.status_code == 200 and patched.json()["sourceLanguage"] == "en", patched.text
+    assert client.patch(f"/api/projects/{pid}", json={"qaProfile": {"base": "nope"}}).status_code == 422

@@ -22,6 +22,7 @@ from ..inline_codes import code_problems
 from ..languages import ANY
 from ..memory import NO_LESSONS, GlossaryEntry, Lessons
 from ..ports import StepIO
+from ..qa_profiles import QaProfile
 
 MAX_UNIT_CHARS = 300
 """The longest source text one translation unit may have."""
@@ -116,6 +117,8 @@ class BatchState:
     """The session's language pair, for what Remember keeps."""
     routing: Routing = field(default_factory=Routing)
     """The batch's auto-approval (the one in force when it was proposed)."""
+    qa_profile: QaProfile | None = None
+    """The session's QA profile (None: each file's kind's built-in one)."""
     target_language: str | None = None
     """The target language's BCP 47 tag (the session's, else the one its task names): a plural
     entry's unit gives a form for each of its CLDR categories; None while it is not known."""

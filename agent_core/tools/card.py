@@ -27,6 +27,7 @@ def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | N
         file_name=state.name if state is not None else "",
         key=context.key if context is not None else None,
         notes=(context.note,) if context is not None else (),
+        chosen=batch.qa_profile,
         target_language=batch.target_language,
     )
     hits = glossary_hits(source, text, batch.glossary)

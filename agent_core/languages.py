@@ -36,9 +36,13 @@ def task_target(task: str) -> str:
     return name[:_MAX_PART] if name else UNKNOWN
 
 
-def task_languages(task: str) -> str:
-    """The language pair of a session, from its first user input."""
-    return f"auto>{task_target(task)}"
+def task_languages(task: str, target_language: str | None = None) -> str:
+    """The language pair of a session: the target its first user input names, else the session's own
+    target language (`target_language`, a BCP 47 tag), else `unknown`."""
+    target = task_target(task)
+    if target == "unknown" and target_language:
+        target = target_language.casefold()
+    return f"auto>{target}"
 
 
 def normalize_languages(value: str) -> str:

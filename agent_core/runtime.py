@@ -529,9 +529,10 @@ def language_tag(languages: str) -> str | None:
 
 
 def _languages(snapshot: SessionSnapshot, request: StepInput) -> str:
-    """The session's language pair, from its first user input (this step's, for a new session)."""
+    """The session's language pair, from its first user input (this step's, for a new session), else its
+    target language: a task that names none ("Translate.") is still the session's language's."""
     first = snapshot.user_inputs[0] if snapshot.user_inputs else request.user_input or ""
-    return task_languages(first)
+    return task_languages(first, snapshot.target_language)
 
 
 def _accept(context: Context, snapshot: SessionSnapshot, request: StepInput, person: str) -> list[Verdict]:

@@ -48,8 +48,8 @@ REBASES = 3
 
 
 def session_languages(snapshot: SessionSnapshot) -> str:
-    """The session's language pair (`auto>french`), from its first user input."""
-    return task_languages(snapshot.user_inputs[0] if snapshot.user_inputs else "")
+    """The session's language pair (`auto>french`), from its first user input, else its target language."""
+    return task_languages(snapshot.user_inputs[0] if snapshot.user_inputs else "", snapshot.target_language)
 
 
 def target_tag(snapshot: SessionSnapshot) -> str | None:

@@ -100,4 +100,4 @@ def test_project_cost_compares_a_project_session_with_a_personal_one() -> None:
     }
     assert set(rows) == {"step, warm process", "step, new process", "session view"}
     personal, project = (int(cell.split()[0]) for cell in rows["step, warm process"].split("|")[2:4])
-    assert project == personal + 2, "a project's step reads its record beside the session and writes the driver's claim"
+    assert project == personal + 1, "a project's step reads its record beside the session; a fresh claim costs nothing"

@@ -97,7 +97,7 @@ async def until_reviews(person: Person, sid: str, **body: Any) -> list[dict[str,
 async def test_a_project_is_created_shown_and_listed_with_each_member_s_role(team: Team) -> None:
     project = await team.alice.ok("GET", team.path)
     assert set(project) == {
-        "id", "name", "sourceLanguage", "review", "autoApprove", "members", "createdAt", "updatedAt"
+        "id", "name", "sourceLanguage", "review", "autoApprove", "qaProfile", "members", "createdAt", "updatedAt"
     }  # fmt: skip
     assert (project["name"], project["sourceLanguage"], project["review"]) == ("Docs", "en", "single")
     members = {m["sub"]: (m["role"], m["languages"]) for m in project["members"]}

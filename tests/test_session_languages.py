@@ -70,3 +70,21 @@ async def test_a_bad_language_is_422_and_changes_nothing(api: AsyncApi, body: di
 async def test_an_unknown_session_is_404(api: AsyncApi) -> None:
     response = await api.client.patch("/api/sessions/s_0123456789abcdef0123456789abcdef", json={"sourceLanguage": "fr"})
     assert_error(response, 404)
+
+
+async def test_a_task_that_names_no_language_is_the_session_s_target_language(api: AsyncApi) -> None:
+    """A session created into French and started with "Translate." files what it approves in the French
+    translation memory, so a German session does not find it."""
+    found = {}
+    for target in ("fr", "de"):
+        sid = (await api.ok("POST", "/api/sessions", {"targetLanguage": target}))["id"]
+        await api.ok("POST", f"/api/sessions/{sid}/files", {"name": "a.md", "content": ENGLISH})
+        agent = (await api.ok("POST", "/api/next", {"sessionId": sid, "userInput": "Translate."}))["agentResponse"]
+        while agent["actor"] == "agent":
+            agent = (await api.ok("POST", "/api/next", {"sessionId": sid}))["agentResponse"]
+        found[target] = [r["origin"] for r in agent["copilotRequests"]]
+        verdicts = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
+        await api.ok("POST", "/api/next", {"sessionId": sid, "copilotResponses": verdicts})
+    assert found == {"fr": ["model", "model"], "de": ["model", "model"]}, "the French units are not German ones"
+    pairs = {e.languages for e in api.services.tm.entries("local")}
+    assert pairs == {"*>fr", "*>de"}, pairs

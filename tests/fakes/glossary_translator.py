@@ -2,14 +2,15 @@
 
 It is a pydantic-ai `FunctionModel` function. Each request, it reads only what the agent put in the
 request: the screen of untranslated text (`<next-text file=… start=…>` with each segment's `【s12】`
-mark), the glossary section of the state note (`- «term» → «target»` lines under "Glossary"), and the
-results of its own latest `Translate` calls. It then:
+mark), the glossary section of the state note (`- «term» → «target»` lines under "Glossary"), and what
+became of its latest proposals (the note's outcome lines, `- …: edited, «proposal» → «text»`, once
+their calls are decided; a `Translate` result still in the request too). It then:
 
 - translates every segment of the screen (one unit a segment) word by word from a fixed lexicon
   (`LEXICON`: the renderings a model would choose on its own; a word it does not know stays as it
   is), except that a word the glossary names is rendered as the glossary says (its case kept);
-- calls `Remember` for each word the reviewer changed in its latest proposals (a refined result whose
-  text replaced one of its renderings by another word: the source word it rendered, and the
+- calls `Remember` for each word the reviewer changed in its latest proposals (an edit whose text
+  replaced one of its renderings by another word: the source word it rendered, and the
   reviewer's word), as a real model keeps a lesson it was asked to; after the last batch too, in a
   response of its own, before it says it is done.
 
@@ -39,6 +40,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 NEXT_TEXT = re.compile(r'<next-text file="([^"]+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
 MARK = re.compile(r"【(s\d+)】")
 GLOSSARY_LINE = re.compile(r"^- «(.+?)» → «(.+?)»$", re.MULTILINE)
+EDITED = re.compile(r"^- [^\n]*: edited, «(.*)» → «(.*)»$", re.MULTILINE)
+"""A unit of the latest answer the reviewer edited, as the state note's outcome says it."""
 WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 KEPT = re.compile(r"(`[^`\n]*`|https?://\S+|\]\([^)]*\))")
 
@@ -125,8 +128,14 @@ def _glossary(request: ModelRequest) -> dict[str, str]:
     return found
 
 
-def _lessons(messages: list[ModelMessage], request: ModelRequest) -> dict[str, str]:
-    """What the reviewer's edits in the request's Translate results teach: source word → their word."""
+def _edits(messages: list[ModelMessage], request: ModelRequest) -> list[tuple[str, str]]:
+    """The reviewer's edits of its latest proposals, (proposal, their text): from the state note's outcome
+    lines (`- …: edited, «proposal» → «text»`), where the agent shows them once their calls are decided,
+    else from `Translate` results still in the request."""
+    edits: list[tuple[str, str]] = []
+    for part in request.parts:
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+            edits += EDITED.findall(part.content)
     proposals = {
         p.tool_call_id: p.args_as_dict()
         for m in messages
@@ -134,17 +143,23 @@ def _lessons(messages: list[ModelMessage], request: ModelRequest) -> dict[str, s
         for p in m.parts
         if isinstance(p, ToolCallPart) and p.tool_name == "Translate"
     }
-    reverse = {target: source for source, target in LEXICON.items()}
-    found: dict[str, str] = {}
     for part in request.parts:
         if not (isinstance(part, ToolReturnPart) and part.tool_name == "Translate"):
             continue
         content = part.content if isinstance(part.content, dict) else {}
         proposal = str(proposals.get(part.tool_call_id, {}).get("translate_string", ""))
-        if content.get("status") != "refined" or not proposal:
-            continue
+        if content.get("status") == "refined" and proposal:
+            edits.append((proposal, str(content.get("translated_string", ""))))
+    return edits
+
+
+def _lessons(messages: list[ModelMessage], request: ModelRequest) -> dict[str, str]:
+    """What the reviewer's edits of its latest proposals teach: source word → their word."""
+    reverse = {target: source for source, target in LEXICON.items()}
+    found: dict[str, str] = {}
+    for proposal, edited in _edits(messages, request):
         old = [w.casefold() for w in WORD.findall(proposal)]
-        new = [w.casefold() for w in WORD.findall(str(content.get("translated_string", "")))]
+        new = [w.casefold() for w in WORD.findall(edited)]
         for op, a, b, c, d in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
             if op == "replace" and b - a == 1 and old[a] in reverse:
                 found[reverse[old[a]]] = " ".join(new[c:d])

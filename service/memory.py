@@ -91,7 +91,8 @@ class OwnerMemory:
     def __init__(self, storage: MemoryStorageInterface, *, tm: TranslationMemory | None = None) -> None:
         self.storage = storage
         self.tm = tm
-        """Told the number of the translation memory's latest write that the owner's read brings (service.tm)."""
+        """Told the latest write number of the translation memory's pair that the owner's read brings
+        (the pair this process last used for the owner: service.tm)."""
 
     # -- for a step (agent_core's MemoryStore port; blocking work runs in a worker thread) ----------
 
@@ -107,9 +108,10 @@ class OwnerMemory:
         """The owner's glossary, style notes and latest corrections, as the agent sees them."""
         glossary: list[GlossaryEntry] = []
         notes: list[StyleNote] = []
-        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS)
-        if self.tm is not None:
-            self.tm.observe(owner, read.tm_seq)
+        pair = self.tm.observed_pair(owner) if self.tm is not None else None
+        read = self.storage.memory_snapshot(owner, corrections=PROMPT_CORRECTIONS, tm_pair=pair)
+        if self.tm is not None and pair is not None:
+            self.tm.observe(owner, pair, read.tm_seq)
         for e in _newest(read.entries):
             origin: Origin = "user" if e.origin == "user" else "learned"
             if e.kind == "glossary":

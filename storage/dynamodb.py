@@ -254,7 +254,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                 self._transact(written, retries=2)
                 self._hold(token.session_id, token.created_at, dumped, joined=True)
                 if memory is not None:
-                    self._heads[token.owner] = memory.seq + 1
+                    self._heads[token.owner, memory.pair] = memory.seq + 1
                 return
             except di.Refused as exc:
                 if exc.failed(0):

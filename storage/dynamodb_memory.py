@@ -1,17 +1,21 @@
-"""DynamoDB operations on owners' memory: corrections, glossary entries and style notes, and the
-translation memory, in the owner's partition `O#<owner>`:
+"""DynamoDB operations on owners' memory: corrections, glossary entries and style notes in the owner's
+partition `O#<owner>`, and the translation memory in one partition per language pair, `T#<owner>#<pair>`
+(`*>fr`), so that no item or partition takes every write of a many-language project:
 
-    MEM#K#<time>#<session>#<v:010>   the corrections one commit recorded (compressed; never changed)
-    MEM#M                            the glossary entries and style notes: one item, versioned
-    MEM#T                            the translation memory's head: its latest write number, its count
-    TM#E#<source hash>               an entry, with the number of the write that stored it
-    TM#L#<write:012>                 what that write stored (compressed), kept LOG_SECONDS for replicas
+    O#<owner>         MEM#K#<time>#<session>#<v:010>   the corrections one commit recorded (compressed)
+    O#<owner>         MEM#M                            the glossary entries and style notes: one item, versioned
+    O#<owner>         TM#P                             the translation memory's pairs (a set; grows on a
+                                                       pair's first write only)
+    T#<owner>#<pair>  HEAD                             the pair's head: its latest write number, its count
+    T#<owner>#<pair>  E#<source hash>                  an entry, with the number of the write that stored it
+    T#<owner>#<pair>  L#<write:012>                    what that write stored (compressed), kept LOG_SECONDS
 
-Every write of the translation memory (a step's entries in its commit, a put or a part of one) takes
-the head's next number in one transaction conditional on the number it read, so the writes are
-numbered in the order they commit, on every replica, whatever dates the entries carry. A replica reads
-the logs after the number it holds (consistent: a Query of the table, never an index), or, once they
-have expired, the entries; nothing here has to be compacted.
+Every write of a pair (a step's entries in its commit, a put's part for the pair or a part of that)
+takes the pair's head's next number in one transaction conditional on the number it read, so the
+pair's writes are numbered in the order they commit, on every replica, whatever dates the entries
+carry; writes of other pairs never meet it. A replica of a pair reads the logs after the number it
+holds (consistent: a Query of the table, never an index), or, once they have expired, the entries;
+nothing here has to be compacted.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from .codec import dump_issue, load_issue
 from .dynamodb_items import Item, n, num, s
 from .dynamodb_table import DynamoDBTable, errors, parallel
 from .errors import ConflictError, NotFoundError
-from .interface import MemoryStorageInterface, TmRecord, storable_tm, tm_record
+from .interface import MemoryStorageInterface, TmRecord, storable_tm, tm_pairs_of, tm_record
 from .records import MemoryEntryRecord, OwnerSnapshot, TmChanges, merge_entries
 
 logger = logging.getLogger(__name__)
@@ -53,15 +57,25 @@ def _memory_key(owner: str) -> Item:
     return {"pk": _pk(owner), "sk": s("MEM#M")}
 
 
-def _head_key(owner: str) -> Item:
-    return {"pk": _pk(owner), "sk": s("MEM#T")}
+def _tm_pk(owner: str, pair: str) -> str:
+    return f"T#{owner}#{pair}"
+
+
+def _head_key(owner: str, pair: str) -> Item:
+    return {"pk": s(_tm_pk(owner, pair)), "sk": s("HEAD")}
+
+
+def _pairs_key(owner: str) -> Item:
+    return {"pk": _pk(owner), "sk": s("TM#P")}
 
 
 @dataclass(frozen=True, slots=True)
 class TmWrite:
-    """A translation-memory write as a transaction's actions (the head's first), over head number `seq`."""
+    """A write of one pair of the translation memory as a transaction's actions (the head's first),
+    over head number `seq`."""
 
     owner: str
+    pair: str
     records: tuple[TmRecord, ...]
     added: int
     seq: int
@@ -71,8 +85,8 @@ class TmWrite:
     def again(self, store: DynamoDBMemoryStorage) -> TmWrite:
         """The same write over the head as it is now (another write took the number this one read)."""
         time.sleep(random.uniform(0, 0.002))
-        head = store._get(_head_key(self.owner))
-        return _tm_write(self.owner, self.records, self.added, num(head or {}, "seq"), self.attempts)
+        head = store._get(_head_key(self.owner, self.pair))
+        return _tm_write(self.owner, self.pair, self.records, self.added, num(head or {}, "seq"), self.attempts)
 
 
 class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
@@ -80,8 +94,8 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
 
     def __init__(self, boto3_client: Any, *, table_name: str) -> None:
         super().__init__(boto3_client, table_name=table_name)
-        self._heads: dict[str, int] = {}
-        """The head number each owner's memory last showed here: the guess a step's write is
+        self._heads: dict[tuple[str, str], int] = {}
+        """The head number each (owner, pair) last showed here: the guess a step's write is
         conditional on (a wrong one costs a read and another try, never a wrong number)."""
 
     # -- corrections, glossary and style notes ------------------------------------------------
@@ -101,16 +115,24 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         }
         return di.put(item)
 
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        """One consistent Query, newest first, from the translation memory's head (MEM#T) down through
-        the memory item (MEM#M) into the latest corrections (MEM#K#): each item is whole as committed,
-        and no invariant spans two of them, so no read is torn."""
-        values = {":k": s("MEM#K#"), ":t": s("MEM#T")}
-        limit = max(corrections, 0) + 2
-        items, _ = self._query_page(f"O#{owner}", "sk BETWEEN :k AND :t", values, ScanIndexForward=False, Limit=limit)
+    def memory_snapshot(self, owner: str, *, corrections: int, tm_pair: str | None = None) -> OwnerSnapshot:
+        """One consistent Query, newest first, from the memory item (MEM#M) down into the latest
+        corrections (MEM#K#), beside a consistent GetItem of the pair's head when `tm_pair` names one:
+        each item is whole as committed, and no invariant spans two of them, so no read is torn."""
+        values = {":k": s("MEM#K#"), ":m": s("MEM#M")}
+        limit = max(corrections, 0) + 1
+
+        def query() -> list[Item]:
+            return self._query_page(f"O#{owner}", "sk BETWEEN :k AND :m", values, ScanIndexForward=False, Limit=limit)[
+                0
+            ]
+
+        if tm_pair:
+            items, head = parallel(query, lambda: self._get(_head_key(owner, tm_pair)))
+            seq = self._heads[owner, tm_pair] = num(head or {}, "seq")
+        else:
+            items, seq = query(), 0
         by_sk = {i["sk"]["S"]: i for i in items}
-        seq = num(by_sk.get("MEM#T", {}), "seq")
-        self._heads[owner] = seq
         found = _corrections([i for i in items if i["sk"]["S"].startswith("MEM#K#")])[: max(corrections, 0)]
         return OwnerSnapshot(_entries(owner, by_sk.get("MEM#M")), found, seq)
 
@@ -164,52 +186,28 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
     # -- the translation memory ------------------------------------------------------------------
 
     def tm_write(self, owner: str, entries: Sequence[TmEntry], *, added: int, room: int) -> TmWrite | None:
-        """A step's entries as the owner's next write, for the step's own transaction (None: no entries).
-        Only `room` actions fit beside the step's: entries past them are left out, and logged."""
+        """A step's entries (of one pair) as the pair's next write, for the step's own transaction (None:
+        no entries). Only `room` actions fit beside the step's: entries past them are left out, and logged."""
         records = list({r.source_hash: r for r in storable_tm([tm_record(e) for e in entries])}.values())
         if not records:
             return None
-        if len(records) > room - 2:
-            logger.warning("translation memory: %d of a step's entries left out", len(records) - max(room - 2, 0))
-            records = records[: max(room - 2, 0)]
-        if owner not in self._heads:
-            self._heads[owner] = num(self._get(_head_key(owner)) or {}, "seq")
-        return _tm_write(owner, records, min(added, len(records)), self._heads[owner], 5)
+        pair = records[0].entry.languages  # one pair (checked by `commit`)
+        if (owner, pair) not in self._heads:
+            self._heads[owner, pair] = num(self._get(_head_key(owner, pair)) or {}, "seq")
+        spare = room - 2 - (self._heads[owner, pair] == 0)  # the head, the log (and the pairs item, first)
+        if len(records) > spare:
+            logger.warning("translation memory: %d of a step's entries left out", len(records) - max(spare, 0))
+            records = records[: max(spare, 0)]
+        return _tm_write(owner, pair, records, min(added, len(records)), self._heads[owner, pair], 5)
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
-        """Add or replace entries by source hash, PUT_CHUNK a write; new ones past the cap are skipped.
-        Each write reads the head and which entries exist (one BatchGetItem), then commits (one
-        TransactWriteItems over that head: a race lost is read again)."""
+        """Add or replace entries by source hash, pair by pair, PUT_CHUNK a write; new ones past a pair's
+        cap are skipped. Each write reads the pair's head and which entries exist (one BatchGetItem),
+        then commits (one TransactWriteItems over that head: a race lost is read again)."""
         kept = storable_tm(records)
-        latest = {r.source_hash: r for r in kept}
-        hashes = list(latest)
         outcome: dict[str, str] = {}
-        for k in range(0, len(hashes), PUT_CHUNK):
-            chunk = hashes[k : k + PUT_CHUNK]
-            for _ in range(WRITE_ROUNDS):
-                keys = [_head_key(owner), *({"pk": _pk(owner), "sk": s(f"TM#E#{h}")} for h in chunk)]
-                found = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=("sk", "seq", "tmCount"))}
-                head = found.get("MEM#T", {})
-                room = max_entries - num(head, "tmCount")
-                admitted: list[str] = []
-                for h in chunk:
-                    if f"TM#E#{h}" in found or room > 0:
-                        admitted.append(h)
-                        room -= f"TM#E#{h}" not in found
-                new = sum(f"TM#E#{h}" not in found for h in admitted)
-                if not admitted:
-                    break
-                write = _tm_write(owner, [latest[h] for h in admitted], new, num(head, "seq"), 1)
-                try:
-                    with di.storable():
-                        self._transact(list(write.actions), retries=4)
-                except di.Refused:
-                    continue
-                self._heads[owner] = write.seq + 1
-                outcome |= {h: "updated" if f"TM#E#{h}" in found else "added" for h in admitted}
-                break
-            else:
-                raise ConflictError("The translation memory kept changing meanwhile; try again.")
+        for pair, found_records in tm_pairs_of(kept).items():
+            outcome |= self._put_pair(owner, pair, found_records, max_entries)
         added = updated = skipped = 0
         seen: set[str] = set()
         for r in kept:  # a repeated hash updates what came before it
@@ -222,37 +220,78 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             seen.add(r.source_hash)
         return added, updated, skipped + len(records) - len(kept)
 
-    def tm_changes(self, owner: str, *, since: int | None) -> TmChanges:
-        """After a number: the head beside the logs after it (one GetItem, one Query); the entries
-        instead when the logs no longer reach back to it (or for all of them)."""
+    def _put_pair(self, owner: str, pair: str, records: Sequence[TmRecord], max_entries: int) -> dict[str, str]:
+        """`put_tm` of one pair's records: each hash's outcome, `added` or `updated` (none: skipped)."""
+        latest = {r.source_hash: r for r in records}
+        hashes = list(latest)
+        pk = s(_tm_pk(owner, pair))
+        outcome: dict[str, str] = {}
+        for k in range(0, len(hashes), PUT_CHUNK):
+            chunk = hashes[k : k + PUT_CHUNK]
+            for _ in range(WRITE_ROUNDS):
+                keys = [_head_key(owner, pair), *({"pk": pk, "sk": s(f"E#{h}")} for h in chunk)]
+                found = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=("sk", "seq", "tmCount"))}
+                head = found.get("HEAD", {})
+                room = max_entries - num(head, "tmCount")
+                admitted: list[str] = []
+                for h in chunk:
+                    if f"E#{h}" in found or room > 0:
+                        admitted.append(h)
+                        room -= f"E#{h}" not in found
+                new = sum(f"E#{h}" not in found for h in admitted)
+                if not admitted:
+                    break
+                write = _tm_write(owner, pair, [latest[h] for h in admitted], new, num(head, "seq"), 1)
+                try:
+                    with di.storable():
+                        self._transact(list(write.actions), retries=4)
+                except di.Refused:
+                    continue
+                self._heads[owner, pair] = write.seq + 1
+                outcome |= {h: "updated" if f"E#{h}" in found else "added" for h in admitted}
+                break
+            else:
+                raise ConflictError("The translation memory kept changing meanwhile; try again.")
+        return outcome
+
+    def tm_changes(self, owner: str, pair: str, *, since: int | None) -> TmChanges:
+        """After a number: the pair's head beside its logs after it (one GetItem, one Query); the pair's
+        entries instead when the logs no longer reach back to it (or for all of them)."""
+        pk = _tm_pk(owner, pair)
         if since is not None:
-            values = {":a": s(f"TM#L#{since + 1:012d}"), ":b": s("TM#L#~")}
+            values = {":a": s(f"L#{since + 1:012d}"), ":b": s("L#~")}
             head, logs = parallel(
-                lambda: self._get(_head_key(owner)),
-                lambda: list(self._query(f"O#{owner}", "sk BETWEEN :a AND :b", values)),
+                lambda: self._get(_head_key(owner, pair)),
+                lambda: list(self._query(pk, "sk BETWEEN :a AND :b", values)),
             )
             seq, changed = since, dict[str, TmEntry]()
             for item in logs:
-                number = int(item["sk"]["S"][5:])
+                number = int(item["sk"]["S"][2:])
                 if number != seq + 1:
                     break
                 changed |= {r.source_hash: replace(r.entry, written=number) for r in map(_logged, di.unpacked(item))}
                 seq = number
             if seq > since or num(head or {}, "seq") <= since:
                 return TmChanges(list(changed.values()), seq if changed else num(head or {}, "seq"))
-        head = self._get(_head_key(owner))
-        items = self._query(f"O#{owner}", "begins_with(sk, :e)", {":e": s("TM#E#")})
+        head = self._get(_head_key(owner, pair))
+        items = self._query(pk, "begins_with(sk, :e)", {":e": s("E#")})
         return TmChanges([_stored(i) for i in items], num(head or {}, "seq"))
+
+    def tm_pairs(self, owner: str) -> list[str]:
+        """The owner's pairs item (TM#P), one GetItem."""
+        item = self._get(_pairs_key(owner)) or {}
+        return sorted(item.get("pairs", {}).get("SS", []))
 
 
 # -- items -------------------------------------------------------------------------------------
 
 
-def _tm_write(owner: str, records: Sequence[TmRecord], added: int, seq: int, attempts: int) -> TmWrite:
-    """The actions of write number `seq + 1`: the head (conditional on `seq`), the log, each entry."""
-    number, now = seq + 1, di.now_iso()
+def _tm_write(owner: str, pair: str, records: Sequence[TmRecord], added: int, seq: int, attempts: int) -> TmWrite:
+    """The actions of the pair's write number `seq + 1`: the head (conditional on `seq`), the log, each
+    entry, and on the pair's first write the owner's pairs item (an unconditional ADD to its set)."""
+    number, now, pk = seq + 1, di.now_iso(), s(_tm_pk(owner, pair))
     head: Item = {
-        "Key": _head_key(owner),
+        "Key": _head_key(owner, pair),
         "UpdateExpression": "SET seq = :next, tmCount = if_not_exists(tmCount, :zero) + :added",
         "ConditionExpression": "attribute_not_exists(seq)" if seq == 0 else "seq = :seq",
         "ExpressionAttributeValues": {
@@ -266,14 +305,20 @@ def _tm_write(owner: str, records: Sequence[TmRecord], added: int, seq: int, att
         [r.source_hash, *(getattr(r.entry, f) for f in _TM_FIELDS[:-1]), r.entry.updated_at or now] for r in records
     ]
     expires = n(int(time.time()) + LOG_SECONDS)
-    log = {"pk": _pk(owner), "sk": s(f"TM#L#{number:012d}"), "packed": di.packed(rows), "expiresAt": expires}
-    entries = [
-        {"pk": _pk(owner), "sk": s(f"TM#E#{h}"), "packed": di.packed(row), "written": n(number)} for h, *row in rows
-    ]
+    log = {"pk": pk, "sk": s(f"L#{number:012d}"), "packed": di.packed(rows), "expiresAt": expires}
+    entries = [{"pk": pk, "sk": s(f"E#{h}"), "packed": di.packed(row), "written": n(number)} for h, *row in rows]
     for item in (log, *entries):
         di.check_size(item, "A translation-memory entry")
-    actions = ({"Update": head}, di.put(log), *(di.put(e) for e in entries))
-    return TmWrite(owner, tuple(records), added, seq, actions, attempts)
+    first: tuple[Item, ...] = ()
+    if seq == 0:
+        pairs = {
+            "Key": _pairs_key(owner),
+            "UpdateExpression": "ADD pairs :p",
+            "ExpressionAttributeValues": {":p": {"SS": [pair]}},
+        }
+        first = ({"Update": pairs},)
+    actions = ({"Update": head}, di.put(log), *(di.put(e) for e in entries), *first)
+    return TmWrite(owner, pair, tuple(records), added, seq, actions, attempts)
 
 
 _TM_FIELDS = ("source", "target", "languages", "origin", "updated_at")

@@ -58,7 +58,7 @@ MAX_STORED_BYTES = 400_000
 answer, which is dropped instead (the step succeeds without a key, so it must succeed with one)."""
 
 MAX_TM_ENTRIES = 20_000
-"""The most translation-memory entries an owner keeps (new ones past it are skipped)."""
+"""The most translation-memory entries an owner keeps per language pair (new ones past it are skipped)."""
 
 CHUNK_CHARS = 32_000
 """File content is stored in chunks of this many characters (under DynamoDB's 400 KB item limit)."""
@@ -148,14 +148,16 @@ class SessionStorageInterface(ABC):
     def commit(self, token: StepToken, effects: StepEffects, *, answer: StoredAnswer | None = None) -> None:
         """Write the effects atomically if the session is still at `token.version` (0 creates it),
         else ConflictError; `answer` is written in the same transaction. The effects' translation-memory
-        entries are the owner's next numbered write (`tm_changes`), in that same transaction, their new
-        entries counted by `memory_added`. Nothing follows the transaction that could fail the commit.
+        entries, all of one language pair (InvalidRequestError otherwise), are that pair's next numbered
+        write (`tm_changes`), in that same transaction, their new entries counted by `memory_added`.
+        Nothing follows the transaction that could fail the commit.
 
         Checked first, on every backend, before anything is written: each unit is written once
         (`check_units`), no record is over MAX_STORED_BYTES (`check_records`, TooLargeError); an
         answer too large to keep is dropped (the step succeeds without a key, so it must with one)."""
         check_units(token, effects)
         check_records(effects)
+        tm_pair_of(effects.memory)
         self._commit(token, effects, answer if answer is not None and fits(answer.body) else None)
 
     def keep_answer(self, session_id: str | None, answer: StoredAnswer, *, now: int) -> None:
@@ -311,6 +313,23 @@ def tm_record(entry: TmEntry) -> TmRecord:
     return TmRecord(entry=entry, source_hash=source_hash(normalize(entry.source), entry.languages))
 
 
+def tm_pair_of(entries: Sequence[TmEntry]) -> str | None:
+    """The one language pair of a step's translation-memory entries (None: no entries); entries of
+    several pairs are InvalidRequestError (a step writes its session's pair only)."""
+    pairs = {e.languages for e in entries}
+    if len(pairs) > 1:
+        raise InvalidRequestError(f"A step's translation-memory entries are of one language pair, not {sorted(pairs)}.")
+    return next(iter(pairs), None)
+
+
+def tm_pairs_of(records: Sequence[TmRecord]) -> dict[str, list[TmRecord]]:
+    """Records by language pair (their entries' `languages`), each pair's in their order."""
+    found: dict[str, list[TmRecord]] = {}
+    for r in records:
+        found.setdefault(r.entry.languages, []).append(r)
+    return found
+
+
 def storable_tm(records: Sequence[TmRecord]) -> list[TmRecord]:
     """The records a `put_tm` may store: those whose target is not blank (the others are skipped)."""
     return [r for r in records if r.entry.target.strip()]
@@ -328,10 +347,11 @@ class MemoryStorageInterface(ABC):
         return self.memory_snapshot(owner, corrections=0).entries
 
     @abstractmethod
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
+    def memory_snapshot(self, owner: str, *, corrections: int, tm_pair: str | None = None) -> OwnerSnapshot:
         """`list_memory` and `recent_corrections(limit=corrections)` in one read that stands alone (what a
-        step shows; it may run beside the read of the session), with the number of the owner's latest
-        translation-memory write (`tm_changes`). Never torn: an import is seen whole or not at all."""
+        step shows; it may run beside the read of the session), with the number of the latest write of
+        the translation memory's pair `tm_pair` (`tm_changes`; 0 when None). Never torn: an import is
+        seen whole or not at all."""
 
     @abstractmethod
     def put_memory_entries(
@@ -352,20 +372,31 @@ class MemoryStorageInterface(ABC):
     @abstractmethod
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
         """Add or replace translation-memory entries by source hash: `(added, updated, skipped)`; new entries
-        past `max_entries` for the owner are skipped, so what a lookup reads stays bounded, and so is an
-        entry whose target is blank (it would make a session propose nothing). The put is the owner's
-        newest write (one or more numbered writes, `tm_changes`): it replaces what it names whatever the
-        entries' `updated_at`, which stays data."""
+        past `max_entries` for one of the owner's language pairs (the entries' `languages`) are skipped,
+        so what a lookup reads stays bounded, and so is an entry whose target is blank (it would make a
+        session propose nothing). The put is, for each pair it names, that pair's newest write (one or
+        more numbered writes, `tm_changes`): it replaces what it names whatever the entries'
+        `updated_at`, which stays data."""
 
     @abstractmethod
-    def tm_changes(self, owner: str, *, since: int | None) -> TmChanges:
-        """The owner's entries written after write number `since` (None: all of them, as an export or a
-        cold replica reads them), in no set order, and the number of the latest write the read covers.
+    def tm_changes(self, owner: str, pair: str, *, since: int | None) -> TmChanges:
+        """The owner's entries of the language pair `pair` (`*>fr`) written after write number `since`
+        (None: all of them, as a cold replica reads them), in no set order, and the number of the latest
+        write the read covers. Nothing of another pair is read.
 
-        Every write of the owner's translation memory (a step's entries, a put or a part of one) is
-        numbered 1, 2, … in the order it committed, on every backend, and each entry read back carries
-        its write's number in `written`: of two entries for one source, the one written later wins.
-        The read is consistent: what a write numbered at most the returned `seq` wrote is in it."""
+        Each language pair of an owner's translation memory is its own numbered write log: every write
+        of it (a step's entries, a put's part for the pair) is numbered 1, 2, … in the order it
+        committed, on every backend, and each entry read back carries its write's number in `written`:
+        of two entries for one source, the one written later wins. The read is consistent: what a write
+        numbered at most the returned `seq` wrote is in it."""
+
+    @abstractmethod
+    def tm_pairs(self, owner: str) -> list[str]:
+        """The language pairs the owner's translation memory has written, sorted (one small read)."""
+
+    def tm_entries(self, owner: str) -> list[TmEntry]:
+        """Every entry of every pair of the owner's translation memory (an export), pair by pair."""
+        return [e for pair in self.tm_pairs(owner) for e in self.tm_changes(owner, pair, since=None).entries]
 
 
 class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ProjectStore, CommentStore, ABC):

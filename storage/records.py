@@ -205,13 +205,14 @@ class OwnerSnapshot:
     corrections: list[Correction]
     """The latest corrections, newest first."""
     tm_seq: int = 0
-    """The number of the owner's latest translation-memory write (0: none yet; `tm_changes`): a replica
-    that holds every write up to it need not read the memory's changes (service.tm)."""
+    """The number of the latest write of the translation memory's pair the read was asked for (0: none
+    yet, or no pair asked; `tm_changes`): a replica of that pair that holds every write up to it need
+    not read the pair's changes (service.tm)."""
 
 
 @dataclass(frozen=True, slots=True)
 class TmChanges:
-    """What a read of an owner's translation memory found (`tm_changes`)."""
+    """What a read of one language pair of an owner's translation memory found (`tm_changes`)."""
 
     entries: list[TmEntry]
     """The entries written after the read's `since`, each with its write's number in `written`."""

@@ -243,7 +243,8 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
                 _decided(sid, effects, stamp),
             )
             if effects.memory:
-                put_tm_rows(db, token.owner, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
+                pair = effects.memory[0].languages  # one pair (checked by `commit`)
+                put_tm_rows(db, token.owner, pair, [tm_record(e) for e in effects.memory], MAX_TM_ENTRIES)
             if answer is not None:
                 _put_answer(db, sid, answer, int(time.time()))
 

@@ -12,7 +12,7 @@ from agent_core.tm import TmEntry
 
 from .codec import load_issue
 from .errors import NotFoundError
-from .interface import TmRecord, storable_tm
+from .interface import TmRecord, storable_tm, tm_pairs_of
 from .records import MemoryEntryRecord, OwnerSnapshot, TmChanges, merge_entries
 from .sqlite_db import ROWS_PER_STATEMENT, SQLiteDatabase, insert_rows
 
@@ -34,13 +34,13 @@ class SQLiteMemoryStorage(SQLiteDatabase):
 
     # -- the owners' memory ----------------------------------------------------------------------
 
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        """The entries, the latest corrections and the translation memory's latest write number, in one
-        read transaction."""
+    def memory_snapshot(self, owner: str, *, corrections: int, tm_pair: str | None = None) -> OwnerSnapshot:
+        """The entries, the latest corrections and the latest write number of the translation memory's
+        pair `tm_pair`, in one read transaction."""
         with self._transaction(write=False) as db:
             found = [MemoryEntryRecord(**r) for r in db.execute(_MEMORY_ENTRIES, (owner,))]
             latest = [correction_of(r) for r in db.execute(_LATEST_CORRECTIONS, (owner, max(corrections, 0)))]
-            return OwnerSnapshot(found, latest, tm_seq(db, owner))
+            return OwnerSnapshot(found, latest, tm_seq(db, owner, tm_pair) if tm_pair else 0)
 
     def put_memory_entries(
         self, owner: str, records: Sequence[MemoryEntryRecord], *, max_entries: Mapping[str, int]
@@ -75,46 +75,64 @@ class SQLiteMemoryStorage(SQLiteDatabase):
     # -- the owners' translation memory -----------------------------------------------------------
 
     def put_tm(self, owner: str, records: Sequence[TmRecord], *, max_entries: int) -> tuple[int, int, int]:
-        """Add or replace entries by source hash, as the owner's next write; new ones past the cap are skipped."""
+        """Add or replace entries by source hash, as each pair's next write; new ones past a pair's cap
+        are skipped. One write transaction for all the pairs."""
         kept = storable_tm(records)
+        added = updated = skipped = 0
         with self._transaction(write=True) as db:
-            added, updated, skipped = put_tm_rows(db, owner, kept, max_entries)
+            for pair, found in tm_pairs_of(kept).items():
+                a, u, s = put_tm_rows(db, owner, pair, found, max_entries)
+                added, updated, skipped = added + a, updated + u, skipped + s
         return added, updated, skipped + len(records) - len(kept)
 
-    def tm_changes(self, owner: str, *, since: int | None) -> TmChanges:
-        """The entries written after write `since` (the `tm_entries_by_write` index) and the owner's
-        latest write number, in one read transaction."""
+    def tm_changes(self, owner: str, pair: str, *, since: int | None) -> TmChanges:
+        """The pair's entries written after write `since` (the `tm_entries_by_write` index) and the
+        pair's latest write number, in one read transaction."""
         sql = (
             "SELECT source, target, languages, origin, updated_at, written FROM tm_entries "
-            "WHERE owner = ? AND written > ?"
+            "WHERE owner = ? AND languages = ? AND written > ?"
         )
         with self._transaction(write=False) as db:  # every write is numbered from 1: since None is since 0
-            seq = tm_seq(db, owner)
-            return TmChanges([TmEntry(**r) for r in db.execute(sql, (owner, since or 0))], seq)
+            seq = tm_seq(db, owner, pair)
+            return TmChanges([TmEntry(**r) for r in db.execute(sql, (owner, pair, since or 0))], seq)
+
+    def tm_pairs(self, owner: str) -> list[str]:
+        """The pairs with a head (`tm_heads`), sorted."""
+        with self._transaction(write=False) as db:
+            sql = "SELECT languages FROM tm_heads WHERE owner = ? ORDER BY languages"
+            return [r["languages"] for r in db.execute(sql, (owner,))]
 
 
-def tm_seq(db: sqlite3.Connection, owner: str) -> int:
-    """The number of the owner's latest translation-memory write (0: none)."""
-    row = db.execute("SELECT seq FROM tm_heads WHERE owner = ?", (owner,)).fetchone()
+def tm_seq(db: sqlite3.Connection, owner: str, pair: str) -> int:
+    """The number of the latest write of the owner's translation memory's pair (0: none)."""
+    row = db.execute("SELECT seq FROM tm_heads WHERE owner = ? AND languages = ?", (owner, pair)).fetchone()
     return int(row["seq"]) if row is not None else 0
 
 
-def put_tm_rows(db: sqlite3.Connection, owner: str, records: Sequence[TmRecord], cap: int) -> tuple[int, int, int]:
-    """`put_tm` inside the caller's write transaction, numbered as the owner's next write (the count is
-    exact under its lock): one count, one lookup of the hashes, one multi-row upsert. The write is
-    numbered even if it stores nothing, so a replica that counts its own writes (service.tm) counts true."""
+def put_tm_rows(
+    db: sqlite3.Connection, owner: str, pair: str, records: Sequence[TmRecord], cap: int
+) -> tuple[int, int, int]:
+    """`put_tm` of one pair's records inside the caller's write transaction, numbered as the pair's
+    next write (the count is exact under its lock): one count, one lookup of the hashes, one multi-row
+    upsert. The write is numbered even if it stores nothing, so a replica that counts its own writes
+    (service.tm) counts true."""
     head = db.execute(
-        "INSERT INTO tm_heads (owner, seq) VALUES (?, 1) ON CONFLICT (owner) DO UPDATE SET seq = seq + 1 RETURNING seq",
-        (owner,),
+        "INSERT INTO tm_heads (owner, languages, seq) VALUES (?, ?, 1) "
+        "ON CONFLICT (owner, languages) DO UPDATE SET seq = seq + 1 RETURNING seq",
+        (owner, pair),
     ).fetchone()["seq"]
     latest = {r.source_hash: r for r in records}  # the last of equal hashes wins
     hashes = list(latest)
-    count = db.execute("SELECT count(*) AS n FROM tm_entries WHERE owner = ?", (owner,)).fetchone()["n"]
+    sql = "SELECT count(*) AS n FROM tm_entries WHERE owner = ? AND languages = ?"
+    count = db.execute(sql, (owner, pair)).fetchone()["n"]
     known: set[str] = set()
     for k in range(0, len(hashes), ROWS_PER_STATEMENT):
         chunk = hashes[k : k + ROWS_PER_STATEMENT]
-        sql = f"SELECT source_hash FROM tm_entries WHERE owner = ? AND source_hash IN ({', '.join('?' for _ in chunk)})"
-        known |= {r["source_hash"] for r in db.execute(sql, [owner, *chunk])}
+        sql = (
+            "SELECT source_hash FROM tm_entries WHERE owner = ? AND languages = ? "
+            f"AND source_hash IN ({', '.join('?' for _ in chunk)})"
+        )
+        known |= {r["source_hash"] for r in db.execute(sql, [owner, pair, *chunk])}
     room = max(cap - count, 0)
     admitted: set[str] = set()
     for h in hashes:  # updates always; new entries while there is room
@@ -123,17 +141,18 @@ def put_tm_rows(db: sqlite3.Connection, owner: str, records: Sequence[TmRecord],
             room -= h not in known
     now = datetime.now(UTC).isoformat(timespec="milliseconds")
     rows = [
-        (owner, h, e.source, e.target, e.languages, e.origin, e.updated_at or now, head)
+        (owner, pair, h, e.source, e.target, e.origin, e.updated_at or now, head)
         for h in hashes
         if h in admitted
         for e in [latest[h].entry]
     ]
     insert_rows(
         db,
-        "INSERT INTO tm_entries (owner, source_hash, source, target, languages, origin, updated_at, written)",
+        "INSERT INTO tm_entries (owner, languages, source_hash, source, target, origin, updated_at, written)",
         rows,
-        " ON CONFLICT (owner, source_hash) DO UPDATE SET source = excluded.source, target = excluded.target, "
-        "origin = excluded.origin, updated_at = excluded.updated_at, written = excluded.written",
+        " ON CONFLICT (owner, languages, source_hash) DO UPDATE SET source = excluded.source, "
+        "target = excluded.target, origin = excluded.origin, updated_at = excluded.updated_at, "
+        "written = excluded.written",
     )
     return _counts(records, admitted, known)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 17
+LAYOUT_VERSION = 18
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -15,15 +15,17 @@ _IDEMPOTENCY = (
     "CREATE INDEX idempotency_by_expiry ON idempotency (expires_at)",
 )
 # No foreign key: an owner's glossary entries and style notes, and its translation memory, outlive
-# every session. The translation memory holds one entry per source hash, each with the number of the
-# owner's write that stored it (`tm_heads` holds the owner's latest), read by number by the replica that
-# serves lookups (service.tm).
+# every session. The translation memory is kept by language pair (`languages`, `*>fr`): each pair holds
+# one entry per source hash, each with the number of the pair's write that stored it (`tm_heads` holds
+# each pair's latest, and is the list of the owner's pairs), read by number by the replica of that pair
+# that serves lookups (service.tm).
 _TM = (
-    """CREATE TABLE tm_entries (owner TEXT NOT NULL, source_hash TEXT NOT NULL, source TEXT NOT NULL,
-    target TEXT NOT NULL, languages TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
-    written INTEGER NOT NULL, PRIMARY KEY (owner, source_hash))""",
-    "CREATE INDEX tm_entries_by_write ON tm_entries (owner, written)",
-    "CREATE TABLE tm_heads (owner TEXT PRIMARY KEY, seq INTEGER NOT NULL)",
+    """CREATE TABLE tm_entries (owner TEXT NOT NULL, languages TEXT NOT NULL, source_hash TEXT NOT NULL,
+    source TEXT NOT NULL, target TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
+    written INTEGER NOT NULL, PRIMARY KEY (owner, languages, source_hash))""",
+    "CREATE INDEX tm_entries_by_write ON tm_entries (owner, languages, written)",
+    """CREATE TABLE tm_heads (owner TEXT NOT NULL, languages TEXT NOT NULL, seq INTEGER NOT NULL,
+    PRIMARY KEY (owner, languages))""",
 )
 _MEMORY = (
     """CREATE TABLE memory_entries (owner TEXT NOT NULL, entry_id TEXT NOT NULL, kind TEXT NOT NULL,

@@ -17,6 +17,7 @@ from agent_core.effects import Correction, StepEffects
 from agent_core.tm import TmEntry
 from storage.dynamodb import NEWER, DynamoDBSessionStorage
 from storage.errors import ConflictError, StorageUnavailableError
+from storage.interface import tm_record
 from tests.aws import DynamoRequests
 from tests.storage_cases import (
     FID,
@@ -89,6 +90,8 @@ def test_a_step_loads_in_two_queries_side_by_side_and_commits_in_one_transaction
     assert counted.take() == {"Query": 2}
     storage.memory_snapshot("alice", corrections=8)  # the step's read of the owner's memory, beside its load
     assert counted.take() == {"Query": 1}
+    storage.memory_snapshot("alice", corrections=8, tm_pair="*>fr")  # with its pair's head, side by side
+    assert counted.take() == {"Query": 1, "GetItem": 1}
     assert len(snapshot.window) == WINDOW and not snapshot.window_complete
     storage.commit(
         snapshot.token, StepEffects(messages=[calls("x")], memory=[TmEntry(source="a", target="b", languages="*>fr")])
@@ -96,7 +99,7 @@ def test_a_step_loads_in_two_queries_side_by_side_and_commits_in_one_transaction
     assert counted.take() == {"TransactWriteItems": 1}, "the step's translation memory is in its transaction"
 
 
-def test_only_meta_the_owners_head_and_a_sources_latest_entry_are_written_twice(
+def test_only_meta_the_pairs_head_and_a_sources_latest_entry_are_written_twice(
     storage: DynamoDBSessionStorage,
 ) -> None:
     puts: Counter[tuple[str, str]] = Counter()
@@ -126,8 +129,8 @@ def test_only_meta_the_owners_head_and_a_sources_latest_entry_are_written_twice(
     )
     step(storage, messages=[returns("c1")])
     again = {key for key, count in puts.items() if count > 1}
-    entries = {key for key in again if key[1].startswith("TM#E#")}
-    assert again - entries == {("S", "META"), ("O", "MEM#T")}, again
+    entries = {key for key in again if key[1].startswith("E#")}
+    assert again - entries == {("S", "META"), ("T", "HEAD")}, again
     assert len(entries) == 1, "the source's entry is its latest write (its log, the write itself, stays)"
 
 
@@ -224,34 +227,62 @@ def test_a_failed_transaction_leaves_the_session_and_the_memory_as_they_were(sto
     storage.client.meta.events.unregister("before-send.dynamodb.TransactWriteItems", unique_id="fail")
     assert storage.load_step(SID, window=WINDOW).token == before.token
     assert (
-        storage.tm_changes("alice", since=None).entries == []
-        and storage.memory_snapshot("alice", corrections=1).tm_seq == 0
+        storage.tm_changes("alice", "*>fr", since=None).entries == []
+        and storage.memory_snapshot("alice", corrections=1, tm_pair="*>fr").tm_seq == 0
+        and storage.tm_pairs("alice") == []
     )
 
 
 def test_a_step_whose_owners_memory_moved_on_takes_the_next_number(storage: DynamoDBSessionStorage) -> None:
     create(storage, messages=users(0, 1))
-    storage.memory_snapshot("alice", corrections=0)  # the step's read of the owner's memory: head 0
+    storage.memory_snapshot("alice", corrections=0, tm_pair="*>fr")  # the step's read of the owner's memory: head 0
     loaded = storage.load_step(SID, window=WINDOW)
     other = DynamoDBSessionStorage(storage.client, table_name=storage.table)
     other.put_tm("alice", [tm("imported", "importé")], max_entries=100)  # write 1, meanwhile
     storage.commit(
         loaded.token, StepEffects(messages=users(1, 1), memory=[TmEntry(source="s", target="S", languages="*>fr")])
     )
-    read = storage.tm_changes("alice", since=None)
+    read = storage.tm_changes("alice", "*>fr", since=None)
     assert read.seq == 2 and {e.source: e.written for e in read.entries} == {"imported": 1, "s": 2}
-    assert [e.source for e in storage.tm_changes("alice", since=1).entries] == ["s"]
+    assert [e.source for e in storage.tm_changes("alice", "*>fr", since=1).entries] == ["s"]
 
 
 def test_a_replica_whose_logs_expired_reads_the_entries(storage: DynamoDBSessionStorage) -> None:
     for k in range(3):
         storage.put_tm("alice", [tm(f"s{k}", f"S{k}")], max_entries=100)
-    for log in items(storage, "O#alice", "TM#L#")[:2]:  # DynamoDB's TTL removed the oldest logs
-        delete(storage, "O#alice", log["sk"]["S"])
-    read = storage.tm_changes("alice", since=0)
+    for log in items(storage, "T#alice#*>fr", "L#")[:2]:  # DynamoDB's TTL removed the oldest logs
+        delete(storage, "T#alice#*>fr", log["sk"]["S"])
+    read = storage.tm_changes("alice", "*>fr", since=0)
     assert read.seq == 3 and sorted(e.source for e in read.entries) == ["s0", "s1", "s2"]
-    assert [e.source for e in storage.tm_changes("alice", since=2).entries] == ["s2"], "the logs still there serve"
-    assert storage.tm_changes("alice", since=3).entries == []
+    assert [e.source for e in storage.tm_changes("alice", "*>fr", since=2).entries] == ["s2"], "the logs serve"
+    assert storage.tm_changes("alice", "*>fr", since=3).entries == []
+
+
+def test_each_language_pair_is_a_partition_of_its_own(storage: DynamoDBSessionStorage) -> None:
+    """A project's writes in 30 languages: each pair's entries, log and head in its own partition, the
+    owner's partition holding only the list of pairs (written by each pair's first write)."""
+    written: Counter[str] = Counter()
+
+    def seen(params: dict[str, Any], **_: Any) -> None:
+        for action in params.get("TransactItems", []):
+            for body in action.values():
+                written[(body.get("Item") or body.get("Key"))["pk"]["S"]] += 1
+
+    storage.client.meta.events.register("provide-client-params.dynamodb.TransactWriteItems", seen)
+    pairs = [f"*>l{k:02d}" for k in range(30)]
+    for _ in range(2):
+        storage.put_tm(
+            "alice", [tm_record(TmEntry(source=f"s{p}", target="T", languages=p)) for p in pairs], max_entries=9
+        )
+    assert written.pop("O#alice") == 30, "the pairs list: once a pair"
+    assert written == {f"T#alice#{p}": 6 for p in pairs}, "each pair: its head, its log and its entry, twice"
+    assert storage.tm_pairs("alice") == pairs
+    assert [i["sk"]["S"] for i in items(storage, "T#alice#*>l07", "")] == [
+        "E#" + tm_record(TmEntry(source="s*>l07", target="T", languages="*>l07")).source_hash,
+        "HEAD",
+        "L#000000000001",
+        "L#000000000002",
+    ]
 
 
 def test_a_process_reads_only_the_messages_it_does_not_hold(storage: DynamoDBSessionStorage) -> None:

@@ -329,9 +329,9 @@ def test_a_failure_at_any_point_of_a_step_changes_nothing_and_the_retry_goes_on(
     never = set(plan.seen) - set(plan.failed)
     assert never <= plan.gone(), f"calls never failed: {never}"
     # What only a process's first step reads: a file's text (one BatchGetItem of META's entry and the
-    # chunks; cached after), and a cold replica's read of the whole translation memory (its head, then
-    # its entries; the changes only after).
-    once = ("BatchGetItem", "GetItem O#user-alice MEM#T", "Query pk = :p AND begins_with(sk, :e) :e=TM#E#")
+    # chunks; cached after), and a cold replica's read of its pair of the translation memory (its head,
+    # then its entries; the changes only after).
+    once = ("BatchGetItem", "GetItem T#user-alice#*>fr HEAD", "Query pk = :p AND begins_with(sk, :e) :e=E#")
     assert all(what.startswith(once) for _, what in never), never
     assert len({kind for _, _, kind, _ in injected}) == len(KINDS), injected
     assert all(reviewer.counts[k] > 0 for k in ("approve", "refined", "reject"))

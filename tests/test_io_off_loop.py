@@ -85,8 +85,10 @@ class _Spans(SQLiteStorage):
     def load_step(self, session_id: str, *, window: int) -> SessionSnapshot:
         return self._timed("session", lambda: super(_Spans, self).load_step(session_id, window=window))
 
-    def memory_snapshot(self, owner: str, *, corrections: int) -> OwnerSnapshot:
-        return self._timed("owner", lambda: super(_Spans, self).memory_snapshot(owner, corrections=corrections))
+    def memory_snapshot(self, owner: str, *, corrections: int, tm_pair: str | None = None) -> OwnerSnapshot:
+        return self._timed(
+            "owner", lambda: super(_Spans, self).memory_snapshot(owner, corrections=corrections, tm_pair=tm_pair)
+        )
 
 
 def test_in_a_lambda_invocation_a_steps_two_reads_run_side_by_side() -> None:

@@ -125,14 +125,14 @@ def test_a_blank_target_is_never_stored_in_the_translation_memory(storage: Stora
     assert storage.put_tm("alice", [tm("Kept."), blank("Blank.", target)], max_entries=100) == (1, 0, 1)
     # Not over a stored entry either: the entry stays as it was.
     assert storage.put_tm("alice", [blank("Kept.", target)], max_entries=100) == (0, 0, 1)
-    found = storage.tm_changes("alice", since=None).entries
+    found = storage.tm_entries("alice")
     assert [(e.source, e.target) for e in found] == [("Kept.", "KEPT.")]
 
 
 def test_blank_targets_are_skipped_whatever_their_place_among_equal_sources(storage: Storage) -> None:
     records = [tm("One.", "un"), blank("One.", " "), tm("Two.", "deux"), blank("Two.", "")]
     assert storage.put_tm("alice", records, max_entries=100) == (2, 0, 2)
-    assert sorted((e.source, e.target) for e in storage.tm_changes("alice", since=None).entries) == [
+    assert sorted((e.source, e.target) for e in storage.tm_entries("alice")) == [
         ("One.", "un"),
         ("Two.", "deux"),
     ]
@@ -194,7 +194,7 @@ def test_an_older_dated_import_after_a_steps_approval_replaces_it_everywhere(sto
     old = record_of("Save the file.", "Sauvegardez le fichier.", "fr", "imported", "2001-01-01T00:00:00+00:00")
     assert elsewhere_of(storage, warm).record("alice", [old]) == (0, 1, 0), "an update"
     expected = {"Save the file.": ("Sauvegardez le fichier.", "2001-01-01T00:00:00+00:00")}
-    stored = storage.tm_changes("alice", since=None).entries
+    stored = storage.tm_entries("alice")
     assert [(e.target, e.updated_at) for e in stored] == [expected["Save the file."]], "stored: the import"
     stepped_refresh(storage, warm)
     assert lookups(warm, SOURCES) == expected, "the warm replica of the process that held the approval"

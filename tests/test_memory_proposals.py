@@ -103,10 +103,10 @@ async def test_a_memory_proposal_approved_as_it_is_is_not_written_again() -> Non
     await api.approve_all(sid, first["agentResponse"]["copilotRequests"])
     second = await api.next(sid)
     memory = await api.approve_all(sid, second["agentResponse"]["copilotRequests"])
-    before = {e.source: e.updated_at for e in services.storage.tm_changes(LOCAL_USER, since=None).entries}
+    before = {e.source: e.updated_at for e in services.storage.tm_entries(LOCAL_USER)}
     script.replies += [calls(translate(fid, "The second fix.", "La seconde correction.", call_id="c"))]
     await api.approve_all(sid, memory["agentResponse"]["copilotRequests"])  # the heading, from memory
-    after = {e.source: e.updated_at for e in services.storage.tm_changes(LOCAL_USER, since=None).entries}
+    after = {e.source: e.updated_at for e in services.storage.tm_entries(LOCAL_USER)}
     assert after == before, "the remembered translation kept as it is: nothing to write"
 
 

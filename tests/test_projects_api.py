@@ -272,8 +272,8 @@ async def test_two_members_share_the_project_s_memory(team: Team) -> None:
     match = next(r for r in proposals if r["src_string"] == "Hello world.")
     assert (match["origin"], match["translate_string"]) == ("memory", "Bonjour tout le monde.")
     storage = team.services.storage
-    assert storage.tm_changes(project_owner(team.pid), since=None).entries
-    assert storage.tm_changes("bob", since=None).entries == [], "the member's own memory is untouched"
+    assert storage.tm_entries(project_owner(team.pid))
+    assert storage.tm_entries("bob") == [], "the member's own memory is untouched"
 
 
 async def test_the_project_memory_is_read_by_members_and_changed_by_reviewers_and_managers(team: Team) -> None:
@@ -318,7 +318,8 @@ async def test_members_approving_at_once_lose_nothing_in_the_project_s_memory(te
 
     atomic_requests(team.services.storage)  # moto applies a request's writes one by one; DynamoDB does not
     await asyncio.gather(approve("bob"), approve("dan"))
-    kept = team.services.storage.tm_changes(project_owner(team.pid), since=None)
+    (pair,) = team.services.storage.tm_pairs(project_owner(team.pid))  # the sessions' one pair
+    kept = team.services.storage.tm_changes(project_owner(team.pid), pair, since=None)
     assert set(sources.values()) <= {e.source for e in kept.entries}
     assert kept.seq >= 2, "two numbered writes, one each"
 
@@ -350,5 +351,5 @@ async def test_translators_approve_shown_and_revise_in_their_languages_only(team
     await team.carol.refused(404, "PUT", revise, {"translated_string": "Salut."})
     revised = await team.bob.ok("PUT", revise, {"translated_string": "Salut le monde."})
     assert (revised["target"], revised["status"]) == ("Salut le monde.", "revised")
-    kept = team.services.storage.tm_changes(project_owner(team.pid), since=None).entries
+    kept = team.services.storage.tm_entries(project_owner(team.pid))
     assert "Salut le monde." in {e.target for e in kept}, "a member's revision teaches the project's memory"

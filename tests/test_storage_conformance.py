@@ -773,7 +773,7 @@ def test_memory_outlives_sessions_and_is_not_a_session(storage: Storage) -> None
 
 def keyed(source: str, target: str = "", *, at: int = 1) -> TmRecord:
     """A record under the hash a step's entry of the same source is stored by (tests.storage_cases.tm's
-    are named instead)."""
+    are named instead), of the pair FR."""
     return tm_record(tm(source, target, at=at).entry)
 
 
@@ -782,39 +782,42 @@ def sources(found: TmChanges) -> list[tuple[str, str, int]]:
     return sorted((e.source, e.target, e.written) for e in found.entries)
 
 
+FR = "*>fr"
+
+
 def test_tm_changes_are_read_by_write_number(storage: Storage) -> None:
-    assert storage.tm_changes("alice", since=None) == TmChanges([], 0)
+    assert storage.tm_changes("alice", FR, since=None) == TmChanges([], 0)
     records = [
         keyed("Hello."),
         keyed("Bye."),
         tm_record(TmEntry(source="Thanks.", target="Merci.", languages="*>fr")),
     ]
     assert storage.put_tm("alice", records, max_entries=10) == (3, 0, 0)
-    everything = storage.tm_changes("alice", since=None)
+    everything = storage.tm_changes("alice", FR, since=None)
     assert sources(everything) == [("Bye.", "BYE.", 1), ("Hello.", "HELLO.", 1), ("Thanks.", "Merci.", 1)]
     assert everything.seq == 1
     (thanks,) = [e for e in everything.entries if e.source == "Thanks."]
     assert (thanks.origin, bool(thanks.updated_at)) == ("approved", True), "storage sets a missing date"
-    assert storage.tm_changes("alice", since=1) == TmChanges([], 1)
+    assert storage.tm_changes("alice", FR, since=1) == TmChanges([], 1)
     create(storage)  # a step's entries are the next write, in its commit
     step(storage, memory=[tm("Later.", at=1).entry, tm("Hello.", "Salut.", at=2).entry], memory_added=1)
     storage.put_tm("alice", [keyed("Bye.", "Au revoir.", at=3)], max_entries=10)
     # Another instance over the same store (another process) reads the same numbers; so does the writer.
     for reader in (storage, same_store(storage)):
-        assert sources(reader.tm_changes("alice", since=1)) == [
+        assert sources(reader.tm_changes("alice", FR, since=1)) == [
             ("Bye.", "Au revoir.", 3),
             ("Hello.", "Salut.", 2),
             ("Later.", "LATER.", 2),
         ]
-        assert reader.tm_changes("alice", since=2) == TmChanges([tm("Bye.", "Au revoir.", at=3).entry], 3)
-        assert reader.tm_changes("alice", since=3) == TmChanges([], 3)
-        assert sources(reader.tm_changes("alice", since=0)) == sources(reader.tm_changes("alice", since=None))
-        assert reader.tm_changes("bob", since=None) == TmChanges([], 0) == reader.tm_changes("bob", since=2)
+        assert reader.tm_changes("alice", FR, since=2) == TmChanges([tm("Bye.", "Au revoir.", at=3).entry], 3)
+        assert reader.tm_changes("alice", FR, since=3) == TmChanges([], 3)
+        assert sources(reader.tm_changes("alice", FR, since=0)) == sources(reader.tm_changes("alice", FR, since=None))
+        assert reader.tm_changes("bob", FR, since=None) == TmChanges([], 0) == reader.tm_changes("bob", FR, since=2)
 
 
 def test_the_memory_snapshot_numbers_the_translation_memorys_writes(storage: Storage) -> None:
     def seq() -> int:
-        return storage.memory_snapshot("alice", corrections=0).tm_seq
+        return storage.memory_snapshot("alice", corrections=0, tm_pair=FR).tm_seq
 
     assert seq() == 0
     assert storage.put_tm("alice", [keyed("a"), keyed("b"), keyed("c")], max_entries=2) == (2, 0, 1)
@@ -824,28 +827,28 @@ def test_the_memory_snapshot_numbers_the_translation_memorys_writes(storage: Sto
     loaded = step(storage, memory=[tm("a", "A3").entry, tm("b", "B3").entry], memory_added=0)
     with pytest.raises(ConflictError):  # a step that fails writes nothing, and numbers nothing
         storage.commit(loaded.token, StepEffects(memory=[tm("e").entry], memory_added=1))
-    assert seq() == 3 == storage.tm_changes("alice", since=None).seq
-    assert {e.source: e.written for e in storage.tm_changes("alice", since=None).entries} == {"a": 3, "b": 3}
-    assert storage.memory_snapshot("bob", corrections=0).tm_seq == 0, "each owner numbers its own writes"
+    assert seq() == 3 == storage.tm_changes("alice", FR, since=None).seq
+    assert {e.source: e.written for e in storage.tm_changes("alice", FR, since=None).entries} == {"a": 3, "b": 3}
+    assert storage.memory_snapshot("bob", corrections=0, tm_pair=FR).tm_seq == 0, "each owner numbers its own writes"
 
 
 def test_an_older_dated_import_replaces_a_steps_approval_of_the_same_source(storage: Storage) -> None:
     create(storage, memory=[tm("Save.", "Enregistrez.", at=50).entry], memory_added=1)
     # A TMX from long before the approval: its date is data, the write's number decides.
     assert same_store(storage).put_tm("alice", [keyed("Save.", "Sauvegardez.", at=1)], max_entries=10) == (0, 1, 0)
-    found = storage.tm_changes("alice", since=None)
+    found = storage.tm_changes("alice", FR, since=None)
     assert [(e.target, e.updated_at, e.written) for e in found.entries] == [("Sauvegardez.", second(1), 2)]
     # And a step after the import replaces it in turn, whatever its date.
     step(storage, memory=[tm("Save.", "Enregistre.", at=0).entry], memory_added=0)
-    assert [e.target for e in storage.tm_changes("alice", since=2).entries] == ["Enregistre."]
+    assert [e.target for e in storage.tm_changes("alice", FR, since=2).entries] == ["Enregistre."]
 
 
 def test_tm_updates_in_place(storage: Storage) -> None:
     storage.put_tm("alice", [tm("old", at=1), tm("s2", at=2), tm("s3", at=3)], max_entries=10)
     assert storage.put_tm("alice", [tm("old", "NEW", at=9)], max_entries=10) == (0, 1, 0)
-    found = storage.tm_changes("alice", since=None).entries
+    found = storage.tm_changes("alice", FR, since=None).entries
     assert sorted((e.source, e.target) for e in found) == [("old", "NEW"), ("s2", "S2"), ("s3", "S3")]
-    entries = storage.tm_changes("alice", since=None).entries
+    entries = storage.tm_changes("alice", FR, since=None).entries
     assert sorted((e.source, e.target, e.updated_at) for e in entries) == [
         ("old", "NEW", second(9)),
         ("s2", "S2", second(2)),
@@ -853,15 +856,17 @@ def test_tm_updates_in_place(storage: Storage) -> None:
     ]
     # One hash twice in a put: the later record wins, and updates the earlier.
     assert storage.put_tm("alice", [tm("x", "X1"), tm("x", "X2")], max_entries=10) == (1, 1, 0)
-    assert [e.target for e in storage.tm_changes("alice", since=None).entries if e.source == "x"] == ["X2"]
+    assert [e.target for e in storage.tm_changes("alice", FR, since=None).entries if e.source == "x"] == ["X2"]
 
 
-def test_tm_cap_per_owner(storage: Storage) -> None:
+def test_tm_cap_per_owner_and_pair(storage: Storage) -> None:
     assert storage.put_tm("alice", [tm(f"s{i}") for i in range(5)], max_entries=3) == (3, 0, 2)
     assert storage.put_tm("alice", [tm("s0", "again"), tm("new")], max_entries=3) == (0, 1, 1), "updates need no room"
     assert storage.put_tm("bob", [tm("s0")], max_entries=3) == (1, 0, 0), "each owner has its own room"
-    assert sorted(e.source for e in storage.tm_changes("alice", since=None).entries) == ["s0", "s1", "s2"]
+    assert sorted(e.source for e in storage.tm_changes("alice", FR, since=None).entries) == ["s0", "s1", "s2"]
     assert storage.put_tm("alice", [tm("s9")], max_entries=4) == (1, 0, 0)
+    german = [tm_record(TmEntry(source=f"s{i}", target="S", languages="*>de")) for i in range(4)]
+    assert storage.put_tm("alice", german, max_entries=4) == (4, 0, 0), "each pair has its own room"
 
 
 def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
@@ -874,10 +879,10 @@ def test_tm_cap_holds_under_concurrent_puts(storage: Storage) -> None:
         outcomes = list(pool.map(put, range(20)))
     added, updated, skipped = (sum(o[k] for o in outcomes) for k in range(3))
     assert added == 10 and added + updated + skipped == 40
-    entries = storage.tm_changes("alice", since=None).entries
+    entries = storage.tm_changes("alice", FR, since=None).entries
     assert len(entries) == 10 and len({e.source for e in entries}) == 10, "each entry once"
     # Each put is one numbered write, in the order they committed: the last one's "shared" stands.
-    assert storage.memory_snapshot("alice", corrections=0).tm_seq == 20
+    assert storage.memory_snapshot("alice", corrections=0, tm_pair=FR).tm_seq == 20
     (shared,) = [e for e in entries if e.source == "shared"]
     assert shared.written == 20 and {e.written for e in entries} <= set(range(1, 21))
 
@@ -889,8 +894,49 @@ def test_tm_puts_larger_than_one_transaction(storage: Storage) -> None:
     assert storage.put_tm("alice", records, max_entries=100) == (100, 0, 10)
     updated = [tm(f"s{i:03d}", "new", at=59) for i in range(110)]
     assert storage.put_tm("alice", updated, max_entries=100) == (0, 100, 10)
-    found = storage.tm_changes("alice", since=None).entries
+    found = storage.tm_changes("alice", FR, since=None).entries
     assert len(found) == 100 and {e.target for e in found} == {"new"}
+
+
+def test_each_language_pair_is_its_own_write_log(storage: Storage) -> None:
+    """A project's memory by pair: a put of two pairs numbers each pair's write apart, a step writes its
+    pair's next number, the pairs list names them, and the export reads every pair; nothing of one
+    pair is read for another."""
+
+    def rec(source: str, pair: str, target: str = "T") -> TmRecord:
+        return tm_record(TmEntry(source=source, target=target, languages=pair))
+
+    assert storage.tm_pairs("alice") == [] and storage.tm_entries("alice") == []
+    mixed = [rec("Open.", "*>fr"), rec("Open.", "*>de"), rec("Save.", "*>de"), rec("Open.", "*>ja", " ")]
+    assert storage.put_tm("alice", mixed, max_entries=10) == (3, 0, 1)
+    assert storage.tm_pairs("alice") == ["*>de", "*>fr"], "a pair with nothing stored is not listed"
+    assert storage.tm_changes("alice", "*>de", since=None).seq == 1 == storage.tm_changes("alice", FR, since=None).seq
+    create(storage)
+    step(storage, memory=[rec("Close.", "*>de").entry], memory_added=1)
+    assert [e.source for e in storage.tm_changes("alice", "*>de", since=1).entries] == ["Close."]
+    assert storage.tm_changes("alice", FR, since=1) == TmChanges([], 1), "the French log did not move"
+    assert storage.memory_snapshot("alice", corrections=0, tm_pair="*>de").tm_seq == 2
+    assert storage.memory_snapshot("alice", corrections=0, tm_pair=FR).tm_seq == 1
+    assert storage.memory_snapshot("alice", corrections=0).tm_seq == 0, "no pair asked"
+    assert sorted((e.languages, e.source) for e in same_store(storage).tm_entries("alice")) == [
+        ("*>de", "Close."),
+        ("*>de", "Open."),
+        ("*>de", "Save."),
+        ("*>fr", "Open."),
+    ]
+    assert storage.tm_pairs("bob") == [] and storage.tm_changes("bob", "*>de", since=None) == TmChanges([], 0)
+
+
+def test_a_steps_entries_are_of_one_pair(storage: Storage) -> None:
+    create(storage)
+    two = [
+        TmEntry(source="Open.", target="Ouvrir", languages="*>fr"),
+        TmEntry(source="Open.", target="Öffnen", languages="*>de"),
+    ]
+    loaded = storage.load_step(SID, window=10)
+    with pytest.raises(InvalidRequestError, match="one language pair"):
+        storage.commit(loaded.token, StepEffects(memory=two, memory_added=2))
+    assert storage.tm_pairs("alice") == [] and storage.load_step(SID, window=10).token == loaded.token
 
 
 # -- DynamoDB's own limits (what the other backends need not share) -----------------------------------

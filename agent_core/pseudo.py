@@ -73,7 +73,11 @@ class PseudoModel(Model):
     ) -> ModelResponse:
         """Decide the next move from the messages alone (a review's verdicts when asked for them)."""
         wanted = {t.name for t in model_request_parameters.output_tools}
-        parts = _verdicts(messages) if "Verdicts" in wanted else _as_units(_decide(messages))
+        if "Verdicts" in wanted:
+            parts = _verdicts(messages)
+        else:
+            parts = _decide(messages)
+            parts = _as_units(parts) if _takes_units(model_request_parameters) else parts
         sent = sum(len(_text_of(m)) for m in messages)
         produced = sum(
             len(json.dumps(p.args)) if isinstance(p, ToolCallPart) else len(p.content)
@@ -87,6 +91,13 @@ class PseudoModel(Model):
             usage=RequestUsage(input_tokens=sent // 4 + 1, output_tokens=produced // 4 + 1),
             finish_reason="tool_call" if calls else "stop",
         )
+
+
+def _takes_units(params: ModelRequestParameters) -> bool:
+    """Whether the Translate tool offered takes many units in one call (`units`), as this project's does;
+    a Translate of one unit a call (another agent's, e.g. bench/naive_agent.py) gets one call a unit."""
+    found = next((t for t in params.function_tools if t.name == "Translate"), None)
+    return found is None or "units" in found.parameters_json_schema.get("properties", {})
 
 
 def _as_units(parts: list[TextPart | ToolCallPart]) -> list[TextPart | ToolCallPart]:

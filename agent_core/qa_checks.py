@@ -176,26 +176,42 @@ def _double_space(source: str, text: str, profile: QaProfile, hints: QaHints) ->
 
 
 def unwrapped(source: str, text: str) -> str:
-    """`text` without its pseudo-localization envelope, when every line with letters has one and the
-    source has no square bracket (see the module's note); else `text` as it is."""
+    """`text` without its pseudo-localization envelope, when every line with letters has one (a Markdown
+    table row: every cell with letters outside inline code) and the source has no square bracket (see
+    the module's note); else `text` as it is."""
     if "[" in source or "]" in source:
         return text
     out: list[str] = []
     for line in text.split("\n"):
-        first = next((k for k, ch in enumerate(line) if ch.isalpha()), None)
-        if first is None:
-            out.append(line)
+        if line.lstrip().startswith("|"):
+            cells = [_unwrapped_piece(cell, code_ok=True) for cell in line.split("|")]
+            if any(cell is None for cell in cells):
+                return text
+            out.append("|".join(cell for cell in cells if cell is not None))
             continue
-        body = line.rstrip()
-        opens = line.find("[", 0, first + 1)
-        if opens < 0 or not body.endswith("]"):
+        piece = _unwrapped_piece(line)
+        if piece is None:
             return text
-        inner = body[opens + 1 : -1]
-        padding = inner.rstrip("~·")
-        if padding != inner and padding.endswith(" "):
-            inner = padding[:-1]
-        out.append(line[:opens] + inner + line[len(body) :])
+        out.append(piece)
     return "\n".join(out)
+
+
+def _unwrapped_piece(piece: str, *, code_ok: bool = False) -> str | None:
+    """A line (or a table cell) without its envelope; itself when it has no letters (or, `code_ok`, only
+    letters inside inline code); None when it has letters and no envelope."""
+    bare = re.sub(r"`[^`]*`", "", piece) if code_ok else piece
+    first = next((k for k, ch in enumerate(piece) if ch.isalpha()), None)
+    if first is None or not any(ch.isalpha() for ch in bare):
+        return piece
+    body = piece.rstrip()
+    opens = piece.find("[", 0, first + 1)
+    if opens < 0 or not body.endswith("]"):
+        return None
+    inner = body[opens + 1 : -1]
+    padding = inner.rstrip("~·")
+    if padding != inner and padding.endswith(" "):
+        inner = padding[:-1]
+    return piece[:opens] + inner + piece[len(body) :]
 
 
 def _end_punctuation(source: str, text: str, profile: QaProfile, hints: QaHints) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent_core.qa_checks import ProfileFinding, QaHints, cue_seconds, profile_checks
+from agent_core.qa_checks import ProfileFinding, QaHints, cue_seconds, profile_checks, unwrapped
 from agent_core.qa_profiles import BUILT_IN, CHECKS, QaProfile, default_profile_name, parse_profile, profile_for
 from langfacts.identify import identify
 from langfacts.punctuation import end_mark, quote_marks, same_end
@@ -287,3 +287,11 @@ def test_the_language_is_told_only_of_a_text_that_shares_the_sources_words() -> 
     assert found("source_language", ENGLISH, ENGLISH.upper(), hints) == [
         "Reads as the source's language (en), not fr: left untranslated?"
     ]
+
+
+def test_a_pseudo_table_row_is_judged_by_what_its_cells_wrap() -> None:
+    source = "| setting | meaning |\n| --- | --- |\n| `colour` | whether output is coloured |"
+    pseudo = "| [šéţţíñĝ] | [ḿéáñíñĝ] |\n| --- | --- |\n| `colour` | [ŵĥéţĥéŕ óúţṕúţ íš çóĺóúŕéď ~~~~~~] |"
+    assert "[" not in unwrapped(source, pseudo) and "]" not in unwrapped(source, pseudo)
+    real = "| réglage | [sens] |\n| --- | --- |"  # a cell with letters and no envelope: not pseudo's
+    assert unwrapped(source, real) == real

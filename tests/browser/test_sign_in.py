@@ -330,7 +330,7 @@ def test_a_pasted_token_is_checked_sent_and_dropped_on_401(tmp_path: Path, brows
 def test_without_a_sign_in_nothing_shows_and_no_header_is_sent(tmp_path: Path, browser: Browser) -> None:
     page = browser.page
     with running_service(tmp_path, free_port(), {}) as base:
-        assert get_json(base + "auth.json") == {"signIn": "none"}
+        assert get_json(base + "auth.json") == {"signIn": "none", "local": True}
         page.goto(base)
         page.wait_for_selector("body[data-phase=home] #session-list[data-loaded=true]", state="attached")
         assert page.is_hidden("#account") and page.is_hidden("dialog#sign-in")

@@ -37,9 +37,10 @@ def _prepare() -> None:
             _ready = True
 
 
-def identify(text: str) -> str | None:
-    """The primary subtag of the language `text` is written in, or None when it cannot be told."""
-    sample = _NOISE.sub(" ", text[:SAMPLE_CHARS])
+def best_guess(sample: str) -> tuple[str, float, str] | None:
+    """langdetect's answer on `sample` (code and markup already left out): the primary subtag whose
+    variants together are likeliest (zh-cn and zh-tw are judged as one language), that probability, and
+    the likeliest variant's own tag; None with fewer than MIN_LETTERS letters or when it cannot tell."""
     if sum(ch.isalpha() for ch in sample) < MIN_LETTERS:
         return None
     _prepare()
@@ -51,8 +52,15 @@ def identify(text: str) -> str | None:
     except LangDetectException:
         return None
     totals: dict[str, float] = {}
-    for guess in guesses:  # variants of one language (zh-cn, zh-tw) are judged together
+    for guess in guesses:
         primary = guess.lang.split("-")[0]
         totals[primary] = totals.get(primary, 0.0) + guess.prob
     primary, probability = max(totals.items(), key=lambda item: item[1])
-    return primary if probability >= MIN_PROBABILITY else None
+    best = max((g for g in guesses if g.lang.split("-")[0] == primary), key=lambda guess: guess.prob)
+    return primary, probability, str(best.lang)
+
+
+def identify(text: str) -> str | None:
+    """The primary subtag of the language `text` is written in, or None when it cannot be told."""
+    found = best_guess(_NOISE.sub(" ", text[:SAMPLE_CHARS]))
+    return found[0] if found is not None and found[1] >= MIN_PROBABILITY else None

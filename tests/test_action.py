@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +22,7 @@ from terminal.local import connect
 from terminal.sync_api import SyncApi
 from terminal.sync_github import FAKE_ENV, FileGitHub, GitHubError, RestGitHub, github_from_env
 from terminal.sync_lock import load_lock
+from tests.local_service import local_service
 from tests.test_sync import FILES, review_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,38 +42,8 @@ def as_dev(root: Path, *args: str) -> str:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[str]:
     """The local service under uvicorn (SQLite, the pseudo model); its URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = {
-        **os.environ,
-        "STORAGE_BACKEND": "sqlite",
-        "SQLITE_PATH": str(tmp_path / "service.sqlite3"),
-        "AGENT_MODEL": "pseudo",
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "uvicorn", "handlers.api:app", "--host", "127.0.0.1", "--port", str(port)]
-    log = (tmp_path / "service.log").open("w")
-    process = subprocess.Popen([*command, "--no-access-log"], cwd=ROOT, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((tmp_path / "service.log").read_text())
-            time.sleep(0.1)
+    with local_service(tmp_path) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture

@@ -21,6 +21,8 @@ import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.local_service import local_service
+
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,27 +57,8 @@ def _listens(port: int) -> bool:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[str]:
     """The local service under uvicorn (SQLite, pseudo model); yields its URL."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "STORAGE_BACKEND": "sqlite",
-        "SQLITE_PATH": str(tmp_path / "service.sqlite3"),
-        "AGENT_MODEL": "pseudo",
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
-        "POWERTOOLS_METRICS_DISABLED": "true",
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "uvicorn", "handlers.api:app", "--host", "127.0.0.1", "--port", str(port)]
-    log_path = tmp_path / "service.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen([*command, "--no-access-log"], cwd=ROOT, env=env, stdout=log, stderr=log)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            _wait(process, lambda: _answers(f"{url}/api/health"), log_path)
-            yield url
-        finally:
-            process.terminate()
-            process.wait(timeout=10)
+    with local_service(tmp_path) as url:
+        yield url
 
 
 @pytest.fixture

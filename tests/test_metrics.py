@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -68,8 +70,10 @@ def test_steps_tokens_and_conflicts_are_published(capsys: pytest.CaptureFixture[
         api.app.state.services = previous
 
 
-def test_a_steps_model_use_is_published_per_target_language(capsys: pytest.CaptureFixture[str]) -> None:
-    """A job's languages side by side: each model request's tokens, cost and count by `TargetLanguage`."""
+@contextlib.contextmanager
+def polish_step(capsys: pytest.CaptureFixture[str]) -> Iterator[Callable[[], str]]:
+    """One step of a new Polish session through the Lambda handler (the pseudo model, SQLite); yields
+    what reads the step's stdout."""
     metrics.clear_metrics()
     previous = api.app.state.services
     api.app.state.services = LazyServices(services_for(SQLiteStorage(":memory:"), model=resolve_model("pseudo")))
@@ -81,7 +85,15 @@ def test_a_steps_model_use_is_published_per_target_language(capsys: pytest.Captu
         capsys.readouterr()
         step = {"sessionId": sid, "userInput": "Translate a.md into Polish."}
         assert api.handler(http_event("POST", "/api/next", step), FakeLambdaContext())["statusCode"] == 200
-        lines = [line for line in emf(capsys.readouterr().out) if "TargetLanguage" in line]
+        yield lambda: capsys.readouterr().out
+    finally:
+        api.app.state.services = previous
+
+
+def test_a_steps_model_use_is_published_per_target_language(capsys: pytest.CaptureFixture[str]) -> None:
+    """A job's languages side by side: each model request's tokens, cost and count by `TargetLanguage`."""
+    with polish_step(capsys) as out:
+        lines = [line for line in emf(out()) if "TargetLanguage" in line]
         by_name = {d["Name"]: line for line in lines for d in line["_aws"]["CloudWatchMetrics"][0]["Metrics"]}
         assert set(by_name) == {
             "LanguageModelRequests",
@@ -93,8 +105,6 @@ def test_a_steps_model_use_is_published_per_target_language(capsys: pytest.Captu
         assert all(line["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["TargetLanguage"]] for line in lines)
         assert by_name["LanguageModelRequests"]["LanguageModelRequests"] == [1.0]
         assert by_name["LanguageInputTokens"]["LanguageInputTokens"][0] > 0
-    finally:
-        api.app.state.services = previous
 
 
 def test_disabled_metrics_print_nothing_per_language(
@@ -102,17 +112,5 @@ def test_disabled_metrics_print_nothing_per_language(
 ) -> None:
     """The terminal's in-process service disables metrics: no EMF line reaches its stdout."""
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "true")
-    metrics.clear_metrics()
-    previous = api.app.state.services
-    api.app.state.services = LazyServices(services_for(SQLiteStorage(":memory:"), model=resolve_model("pseudo")))
-    try:
-        created = api.handler(http_event("POST", "/api/sessions", {"targetLanguage": "pl"}), FakeLambdaContext())
-        sid = json.loads(created["body"])["id"]
-        body = {"name": "a.md", "content": "Hello there.\n"}
-        api.handler(http_event("POST", f"/api/sessions/{sid}/files", body), FakeLambdaContext())
-        capsys.readouterr()
-        step = {"sessionId": sid, "userInput": "Translate a.md into Polish."}
-        assert api.handler(http_event("POST", "/api/next", step), FakeLambdaContext())["statusCode"] == 200
-        assert "TargetLanguage" not in capsys.readouterr().out
-    finally:
-        api.app.state.services = previous
+    with polish_step(capsys) as out:
+        assert "TargetLanguage" not in out()

@@ -5,7 +5,6 @@ sources, some translations already there) kept in step through the local service
 from __future__ import annotations
 
 import json
-import logging
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from terminal.sync_api import SyncApi
 from terminal.sync_config import LOCK_NAME, load_config
 from terminal.sync_files import Text, target_strings
 from terminal.sync_lock import load_lock
+from tests.local_service import logging_restored
 
 pytestmark = pytest.mark.slow
 
@@ -131,22 +131,8 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def restore_logging() -> Iterator[None]:
     """The in-process app routes the app's logs to a file; undo that after the test."""
-    from handlers.logging import logger
-
-    app_logger, root = logging.getLogger(logger.service), logging.getLogger()
-    streams = [(h, h.stream) for h in app_logger.handlers if isinstance(h, logging.StreamHandler)]
-    propagate, handlers = app_logger.propagate, list(root.handlers)
-    yield
-    for handler, stream in streams:
-        old = handler.setStream(stream)
-        if old is not None and old is not stream:
-            old.close()
-    app_logger.propagate = propagate
-    for added in root.handlers:
-        if added not in handlers:
-            root.removeHandler(added)
-            added.close()
-    logging.captureWarnings(False)
+    with logging_restored():
+        yield
 
 
 @pytest.fixture

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import logging
-import os
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from terminal.api import ApiClient
 from terminal.local import connect
+from tests.local_service import local_service, logging_restored
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,22 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(autouse=True)
 def restore_logging() -> Iterator[None]:
     """Undo the log routing of `local_app` after each test, so later tests see the logging they expect."""
-    from handlers.logging import logger
-
-    app_logger, root = logging.getLogger(logger.service), logging.getLogger()
-    streams = [(h, h.stream) for h in app_logger.handlers if isinstance(h, logging.StreamHandler)]
-    propagate, root_handlers = app_logger.propagate, list(root.handlers)
-    yield
-    for handler, stream in streams:
-        old = handler.setStream(stream)
-        if old is not None and old is not stream:
-            old.close()
-    app_logger.propagate = propagate
-    for handler in root.handlers:
-        if handler not in root_handlers:
-            root.removeHandler(handler)
-            handler.close()
-    logging.captureWarnings(False)
+    with logging_restored():
+        yield
 
 
 @pytest.fixture
@@ -60,44 +40,11 @@ async def local_client(local_env: Path, tmp_path: Path) -> AsyncIterator[ApiClie
     await client.aclose()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def http_service(tmp_path: Path) -> Iterator[str]:
     """The local service under uvicorn in a subprocess (SQLite, pseudo model); yields its URL."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "STORAGE_BACKEND": "sqlite",
-        "SQLITE_PATH": str(tmp_path / "service.sqlite3"),
-        "AGENT_MODEL": "pseudo",
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
-        "PYTHONPATH": str(ROOT),
-    }
-    command = [sys.executable, "-m", "uvicorn", "handlers.api:app", "--host", "127.0.0.1", "--port", str(port)]
-    log = (tmp_path / "service.log").open("w")
-    process = subprocess.Popen([*command, "--no-access-log"], cwd=ROOT, env=env, stdout=log, stderr=log)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError((tmp_path / "service.log").read_text())
-            time.sleep(0.1)
+    with local_service(tmp_path) as url:
         yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture

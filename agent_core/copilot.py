@@ -82,6 +82,10 @@ class EntryContext(_Strict):
     key: str
     note: str | None = None
     refs: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+    """The string's locked codes (placeholders, directives, markup; `langfacts.codes`), each distinct one
+    once in source order: a translation keeps each as often as the source holds it, so clients find
+    their occurrences in the source and the text and show them as atomic chips."""
 
 
 class PluralInfo(_Strict):

@@ -71,10 +71,10 @@ def test_upload_by_name_stores_the_strings_with_their_context(client: TestClient
     assert "Mailbox" not in source and source.split("\n\n")[0] == "Inbox"
     segments = client.get(f"/api/sessions/{sid}/files/{fid}/segments").json()["segments"]
     assert [s["context"] for s in segments] == [
-        {"key": "inbox_title", "note": "The title of the inbox screen", "refs": []},
-        {"key": "new_messages", "note": None, "refs": []},
-        {"key": "greeting", "note": None, "refs": []},
-    ]
+        {"key": "inbox_title", "note": "The title of the inbox screen", "refs": [], "codes": []},
+        {"key": "new_messages", "note": None, "refs": [], "codes": ["%d"]},
+        {"key": "greeting", "note": None, "refs": [], "codes": ["%1$s", "%2$d"]},
+    ]  # the locked codes, for clients to show as chips
     xliff = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "xliff2"}).text
     assert '<note category="key">inbox_title</note>' in xliff
     assert '<note category="developer">The title of the inbox screen</note>' in xliff
@@ -156,6 +156,7 @@ async def test_translate_refuses_broken_codes_and_wrong_forms_to_the_model() -> 
     assert plural.plural is not None and plural.plural.categories == ("one", "few", "many", "other")
     assert plural.translate_string == right
     assert plural.plural.source == {"one": "%d new message", "other": "%d new messages"}
+    assert plural.context is not None and plural.context.codes == ("%d",)  # the card's chips
     verdict = Approve(tool=ToolRef(name="Translate", call_id="c3"), status="approve")
     h.script.replies.append(calls())
     await h.runtime.step(h.owner, sid, StepInput(copilot_responses=[verdict]))

@@ -54,7 +54,7 @@ from .base import (
     refuse,
 )
 from .card import auto_approvable, forbidden_refusal, sampled, with_findings
-from .entries import entry_proposal
+from .entries import entry_proposal, unit_codes
 from .position import Located, locate
 
 DESCRIPTION = f"""\
@@ -201,7 +201,16 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
         segments=located.segments,
         origin="memory" if from_memory else "model",
         match=100 if from_memory else None,
-        context=EntryContext(key=first.key, note=first.note, refs=first.refs) if first else None,
+        context=(
+            EntryContext(
+                key=first.key,
+                note=first.note,
+                refs=first.refs,
+                codes=tuple(dict.fromkeys(unit_codes(located.contexts, located.source))),
+            )
+            if first
+            else None
+        ),
         plural=plural,
     )
     return with_findings(request, call.batch, rating=args.rating)

@@ -19,16 +19,11 @@ from .copilot import Verdict
 from .document import FileState, Spans, add_spans
 from .errors import InvalidRequestError
 from .mqm import MqmIssue
+from .review_modes import ReviewMode, ReviewStage
 from .tm import TmEntry
 
 UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
 UnitOrigin = Literal["model", "memory", "verbatim", "human"]
-ReviewStage = Literal["translated", "reviewed"]
-ReviewMode = Literal["single", "double", "pretranslate"]
-"""How a session reviews: once (`single`), a translator then a reviewer (`double`), or the model's
-pre-translation of everything, written `translated` without a card, then a reviewer (`pretranslate`)."""
-"""Where a unit stands in a session with a second review: `translated` (a translator approved or edited
-it, or the routing approved it) until a reviewer approves or edits it, then `reviewed`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

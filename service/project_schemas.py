@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agent_core.effects import ReviewMode
+from agent_core.review_modes import ReviewMode
 from storage.projects import ProjectRecord
 
 from .schemas import AutoApproveBody, PostEdit, Progress

@@ -12,7 +12,8 @@ has nothing new to learn from it.
 
 from __future__ import annotations
 
-from agent_core.effects import ReviewStage, UnitWrite
+from agent_core.effects import UnitWrite
+from agent_core.review_modes import ReviewStage
 
 from .access import ForbiddenError
 

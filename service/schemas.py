@@ -12,8 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from agent_core.copilot import CopilotRequest, CopilotResponse, EntryContext
-from agent_core.effects import ReviewMode
 from agent_core.mqm import MqmIssue
+from agent_core.review_modes import ReviewMode
 from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000

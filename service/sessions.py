@@ -15,10 +15,11 @@ from pydantic_ai.messages import ModelRequest, UserPromptPart
 
 from agent_core.catalog import ModelCatalog
 from agent_core.document import FileState, assemble, initial_coverage
-from agent_core.effects import Budget, ReviewMode, StepEffects, StepToken, UnitWrite
+from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from agent_core.qa_profiles import profile_json
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment
 from langfacts import bcp47
 from storage.interface import CHUNK_CHARS, Storage

@@ -58,7 +58,6 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from agent_core.document import FileState
 from agent_core.effects import (
     Budget,
-    ReviewMode,
     StepEffects,
     StepToken,
     StoredAnswer,
@@ -67,6 +66,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment
 
 from . import dynamodb_items as di

@@ -25,7 +25,6 @@ from agent_core.document import FileState
 from agent_core.effects import (
     Budget,
     Correction,
-    ReviewMode,
     SessionSnapshot,
     StepEffects,
     StepToken,
@@ -34,6 +33,7 @@ from agent_core.effects import (
     UnitWrite,
     Verdict,
 )
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment, dump_segments
 from agent_core.tm import TmEntry, normalize, source_hash
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from agent_core.effects import ReviewMode
+from agent_core.review_modes import ReviewMode
 
 from .errors import ConflictError, InvalidRequestError
 

@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
-from agent_core.effects import Budget, Correction, ReviewMode, Telemetry, UnitWrite
+from agent_core.effects import Budget, Correction, Telemetry, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError
+from agent_core.review_modes import ReviewMode
 from agent_core.tm import TmEntry
 
 SCHEMA_VERSION = 2

@@ -22,7 +22,6 @@ from agent_core.document import FileState
 from agent_core.effects import (
     Budget,
     Correction,
-    ReviewMode,
     StepEffects,
     StepToken,
     StoredAnswer,
@@ -31,6 +30,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment, load_segments
 
 from .codec import dump_issue, dump_message, dump_verdict, load_messages, load_verdict

@@ -12,8 +12,8 @@ page of the owner's sessions (MAX_LISTED, most recently updated first); then at 
 are read, in at most PER_LANGUAGE rounds (the latest untried session of each language still without
 an answer, side by side): each one's record and files (one load), then, for a file of the same name
 with something written, the chunk that holds the string at the same place and the file's units (side
-by side), and the file's other chunks only when the string is not there (the file changed between
-uploads). A client asks for it when a translator opens a string's context, not for every card.
+by side), and the chunks either side of it only when the string is not there (the file changed
+between uploads). A client asks for it when a translator opens a string's context, not for every card.
 """
 
 from __future__ import annotations
@@ -56,12 +56,10 @@ PER_LANGUAGE = 2
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Wanted:
-    """The string looked for in other sessions: its file's name, its key, and which of the file's
-    segments with that key it is (a document's block holds several), and where it begins."""
+    """The string looked for in other sessions: its file's name, its key, and where it begins."""
 
     name: str
     key: str
-    ordinal: int
     start: int
 
 
@@ -87,12 +85,7 @@ class StringContexts:
         before, after = neighbours(view.segments(), stored.start)
         others: list[OtherLanguage] = []
         if found is not None:
-            wanted = Wanted(
-                name=view.state.name,
-                key=found.key,
-                ordinal=sum(1 for s in view.stored[:index] if s.context is not None and s.context.key == found.key),
-                start=stored.start,
-            )
+            wanted = Wanted(name=view.state.name, key=found.key, start=stored.start)
             own = view.snapshot.target_language or target_tag(view.snapshot)
             candidates = [r for r in page.items if r.session_id != view.snapshot.token.session_id]
             if acting.access is not None:  # a project's: only the languages the caller may read
@@ -170,11 +163,15 @@ class StringContexts:
                 blocking(self.storage.read_chunks, sid, state.file_id, chunk, chunk),
                 blocking(self.storage.list_units, sid, state.file_id),
             )
-            segment = _keyed(tuple(s for c in near for s in c.segments), wanted)
-            if segment is None:  # the file changed between uploads: the key's segment at its ordinal
+            segment = _keyed([s for c in near for s in c.segments], wanted)
+            if segment is None:  # the file changed between uploads: the key's nearest, a chunk either side too
                 last = max(state.chars - 1, 0) // CHUNK_CHARS
-                whole = await blocking(self.storage.read_chunks, sid, state.file_id, 0, last) if last else near
-                segment = _keyed(tuple(s for c in whole for s in c.segments), wanted, anywhere=True)
+                sides = [k for k in (chunk - 1, chunk + 1) if 0 <= k <= last]
+                more = await asyncio.gather(
+                    *(blocking(self.storage.read_chunks, sid, state.file_id, k, k) for k in sides)
+                )
+                held = [s for c in [*near, *(c for found in more for c in found)] for s in c.segments]
+                segment = _keyed(held, wanted, nearest=True)
         except NotFoundError:  # deleted since it was listed
             return None
         unit = next((u for u in units if segment is not None and u.start <= segment.start < u.end), None)
@@ -189,13 +186,13 @@ class StringContexts:
         )
 
 
-def _keyed(segments: Sequence[StoredSegment], wanted: Wanted, *, anywhere: bool = False) -> StoredSegment | None:
-    """The segment of `segments` that is the wanted string: in a chunk, the key's segment at the same
-    place (the same file uploaded again); with `anywhere` (the whole file's), the key's segment at its
-    ordinal."""
+def _keyed(segments: Sequence[StoredSegment], wanted: Wanted, *, nearest: bool = False) -> StoredSegment | None:
+    """The segment of `segments` that is the wanted string: the key's segment at the same place (the same
+    file uploaded again); with `nearest`, the key's segment nearest that place (a resource file's key is
+    its one segment; a document's block holds several)."""
     keyed = [s for s in segments if s.context is not None and s.context.key == wanted.key]
-    if anywhere:
-        return keyed[wanted.ordinal] if wanted.ordinal < len(keyed) else None
+    if nearest:
+        return min(keyed, key=lambda s: abs(s.start - wanted.start), default=None)
     return next((s for s in keyed if s.start == wanted.start), None)
 
 

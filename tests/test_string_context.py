@@ -191,3 +191,22 @@ async def test_a_project_s_sessions_share_their_languages_with_members_who_may_r
     await team.carol.refused(404, "GET", context_path(fr, fr_file, "s2"))
     personal = await team.alice.ok("GET", context_path(own_pl, own_pl_file, "s2"))
     assert personal["otherLanguages"] == [], "a personal session does not see the project's"
+
+
+async def test_a_changed_file_s_string_is_found_by_its_key_near_its_place(team: Team) -> None:
+    me = team.local
+    changed = ANDROID.replace(
+        '<string name="greeting">', '<string name="added">A new line</string>\n    <string name="greeting">'
+    )
+    de, de_file = await upload(me, "de", "strings.xml", changed)
+    write_units(
+        team.services,
+        de,
+        de_file,
+        [("A new line", "Eine neue Zeile", "approve"), ("Hello, %1$s!", "Hallo, %1$s!", "approve")],
+    )
+    fr, fr_file = await upload(me, "fr", "strings.xml", ANDROID)
+    found = await me.ok("GET", context_path(fr, fr_file, "s2"))
+    assert [(o["language"], o["target"]) for o in found["otherLanguages"]] == [("de", "Hallo, %1$s!")]
+    sent = await me.ok("GET", context_path(fr, fr_file, "s3"))
+    assert sent["otherLanguages"] == [] and [n["key"] for n in sent["before"]] == ["inbox_title", "greeting"]

@@ -88,16 +88,16 @@ def test_neighbours_are_the_two_pieces_each_side_in_file_order() -> None:
     ]
 
 
-def test_the_other_file_s_string_is_found_at_its_place_else_by_its_key_s_ordinal() -> None:
+def test_the_other_file_s_string_is_found_at_its_place_else_as_its_key_s_nearest() -> None:
     block = [
         StoredSegment(0, 0, 5, False, SegmentContext(key="p")),
         StoredSegment(1, 6, 11, False, SegmentContext(key="p")),
         StoredSegment(2, 12, 20, False, SegmentContext(key="q")),
     ]
-    second = Wanted(name="a.html", key="p", ordinal=1, start=6)
+    second = Wanted(name="a.html", key="p", start=6)
     assert _keyed(block, second) == block[1]
-    moved = Wanted(name="a.html", key="p", ordinal=1, start=40)
-    assert _keyed(block, moved) is None, "not at its place: the whole file is read"
-    assert _keyed(block, moved, anywhere=True) == block[1]
-    assert _keyed(block, Wanted(name="a.html", key="p", ordinal=2, start=40), anywhere=True) is None
-    assert _keyed(block, Wanted(name="a.html", key="gone", ordinal=0, start=0), anywhere=True) is None
+    moved = Wanted(name="a.html", key="p", start=9)
+    assert _keyed(block, moved) is None, "not at its place: the chunks either side are read"
+    assert _keyed(block, moved, nearest=True) == block[1]
+    assert _keyed(block, Wanted(name="a.html", key="p", start=1), nearest=True) == block[0]
+    assert _keyed(block, Wanted(name="a.html", key="gone", start=0), nearest=True) is None

@@ -8,7 +8,8 @@ checks each there against the codes of the text before it:
   a message, and the text stays as it was;
 - Backspace or Delete against a code's edge selects the whole code; pressing it again removes it;
 - a selection the person made may be deleted or typed over with whole codes in it (an explicit act),
-  but a word or line deletion that would take a code with it is refused.
+  but a word or line deletion that would take a code with it is refused;
+- Left and Right step over a whole code (Shift+arrows still select by character).
 
 The keys' own edits (insert the next missing code, copy the source) go through the public `insert`
 and `replace`, unchecked, and Ctrl+Z undoes them like any edit.
@@ -25,10 +26,13 @@ from textual.widgets.text_area import Document, EditResult, Location, Selection,
 
 from .codes import EXTRA, PALETTE, CodeSpan, code_spans, expected_codes, next_missing
 
-INSERT_CODE_KEYS = "ctrl+t,f9"
-"""Insert the next missing code at the cursor (memoQ's F9; Ctrl+T for "tag")."""
-COPY_SOURCE_KEYS = "ctrl+o,f8"
-"""Replace the text with the source (Ctrl+O for "original"; the box's own Ctrl+Z undoes it)."""
+INSERT_CODE_KEYS = "f9,alt+insert,ctrl+t"
+"""Insert the next missing code at the cursor: F9 and Alt+Insert as the web UI (memoQ's F9); Ctrl+T
+("tag") where a terminal keeps F9 for itself."""
+COPY_SOURCE_KEYS = "ctrl+shift+s,f8,ctrl+o"
+"""Replace the text with the source: Ctrl+Shift+S as the web UI, where the terminal tells it from Ctrl+S
+(kitty's keyboard protocol; elsewhere it arrives as Ctrl+S, which accepts the edit); F8 and Ctrl+O
+("original") in any terminal. The box's own Ctrl+Z undoes it."""
 _THEME = TextAreaTheme(
     name="codes",
     syntax_styles={f"code.{n}": style for n, style in enumerate(PALETTE)} | {"code.extra": EXTRA},
@@ -39,8 +43,8 @@ class CodeArea(TextArea):
     """A TextArea whose text keeps the source's codes whole (module docstring)."""
 
     BINDINGS = [  # noqa: RUF012  (Textual's own class attribute)
-        Binding(INSERT_CODE_KEYS, "insert_code", "Insert next code", key_display="Ctrl+T"),
-        Binding(COPY_SOURCE_KEYS, "copy_source", "Copy source", key_display="Ctrl+O"),
+        Binding(INSERT_CODE_KEYS, "insert_code", "Insert next code", key_display="F9"),
+        Binding(COPY_SOURCE_KEYS, "copy_source", "Copy source", key_display="F8"),
     ]
 
     class Refused(Message):
@@ -132,6 +136,26 @@ class CodeArea(TextArea):
             self._highlights[row].append((len(line[:first].encode()), end, name))
 
     # ---------- the keys ----------
+
+    def action_cursor_left(self, select: bool = False) -> None:
+        """One character left, or over the whole code that ends at the cursor."""
+        if not self._step_over(forward=False, select=select):
+            super().action_cursor_left(select)
+
+    def action_cursor_right(self, select: bool = False) -> None:
+        """One character right, or over the whole code that starts at the cursor."""
+        if not self._step_over(forward=True, select=select):
+            super().action_cursor_right(select)
+
+    def _step_over(self, *, forward: bool, select: bool) -> bool:
+        if select or not self.selection.is_empty:
+            return False
+        at = self._index(self.cursor_location)
+        for span in self.spans():
+            if span.colour >= 0 and at == (span.start if forward else span.end):
+                self.move_cursor(self._location(span.end if forward else span.start))
+                return True
+        return False
 
     def action_insert_code(self) -> None:
         """Insert the next code the text lacks, in source order, at the cursor (after a code it is in)."""

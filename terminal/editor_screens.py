@@ -27,8 +27,11 @@ where a terminal sends Ctrl+Enter as plain Enter, which must stay a new line in 
 KEYS_HINT = (
     "Ctrl+Enter accept (or Ctrl+J, Ctrl+S: a terminal may send Ctrl+Enter as Enter) · Ctrl+A select all · Esc cancel"
 )
-CODE_KEYS_HINT = "Ctrl+T (F9) insert the next missing code · Ctrl+O (F8) copy the source · Ctrl+Z undo"
-"""The code keys (terminal/editor.py); Backspace on a code selects it, pressed again removes it."""
+CODE_KEYS_HINT = (
+    "F9 (Alt+Insert, Ctrl+T) insert the next missing code · F8 (Ctrl+O, Ctrl+Shift+S) copy the source · "
+    "Backspace twice deletes a code · Ctrl+Z undo"
+)
+"""The code keys (terminal/editor.py)."""
 
 
 class _CodeChecks(ModalScreen[str | None]):
@@ -152,10 +155,10 @@ class FormsEditScreen(_CodeChecks):
 
 
 class ContextScreen(ModalScreen[None]):
-    """A string's whole context (terminal/editor_context.py); Esc, c or q closes it."""
+    """A string's whole context (terminal/editor_context.py); Esc, i or q closes it."""
 
     BINDINGS = [  # noqa: RUF012
-        Binding("escape,c,q", "close", "Close", priority=True),
+        Binding("escape,i,q", "close", "Close", priority=True),
     ]
 
     def __init__(self, request: CopilotRequest, found: StringContext | None) -> None:

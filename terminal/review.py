@@ -32,7 +32,8 @@ class ReviewApp(BatchReview):
 
     CSS = CSS
     TITLE = "translation-agent"
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "context", "Context")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("i", "context", "Context")]
+    """`i` for the string's context (the web UI's `c` is its concordance)."""
 
     def __init__(self, client: ApiClient, job: Job) -> None:
         super().__init__()

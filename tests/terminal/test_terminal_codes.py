@@ -109,7 +109,8 @@ async def test_backspace_twice_removes_a_code_and_the_insert_key_restores_it() -
         assert area.selected_text == "</b>" and area.text == PROPOSAL and "</b> selected" in note(pilot)
         await pilot.press("backspace")
         assert area.text == PROPOSAL.replace("</b>", "") and check(pilot) == "⚠ Codes: </b> is missing"
-        await pilot.press("left", "left", "ctrl+t")  # the cursor inside %2$s: the code goes after it
+        area.move_cursor((0, PROPOSAL.index("%2$s") + 2))
+        await pilot.press("ctrl+t")  # the cursor inside %2$s: the code goes after it
         assert area.text == PROPOSAL and check(pilot) == "✓ Every code kept (4)."
         await pilot.press("f9")
         assert area.text == PROPOSAL and note(pilot) == "No code is missing."
@@ -128,3 +129,19 @@ async def test_copy_source_replaces_the_text_and_undo_brings_it_back_then_accept
         assert area.text == "Il reste " + SOURCE
         await pilot.press("ctrl+s")
     assert app.result == "Il reste " + SOURCE
+
+
+async def test_left_and_right_step_over_a_whole_code_and_shift_selects_by_character() -> None:
+    app = Editing(SOURCE, PROPOSAL, CODES)
+    async with app.run_test(size=(110, 30)) as pilot:
+        area = area_of(pilot)
+        after = PROPOSAL.index("</b>") + len("</b>")
+        area.move_cursor((0, after))
+        await pilot.press("left")
+        assert area.cursor_location == (0, after - len("</b>"))
+        await pilot.press("left")
+        assert area.cursor_location == (0, PROPOSAL.index("%2$s"))
+        await pilot.press("right", "right", "right")  # over %2$s, over </b>, then one character
+        assert area.cursor_location == (0, after + 1)
+        await pilot.press("left", "shift+left", "x")  # a partial selection of </b>: typing over it is refused
+        assert area.text == PROPOSAL and "would break </b>" in note(pilot)

@@ -149,7 +149,7 @@ def context_view(request: CopilotRequest, found: StringContext | None) -> Text:
         shown.append("\nOther languages\n", style="bold underline")
         for other in found.otherLanguages:
             shown.append(f"{other.language} ({other.status or '?'}): ", style="dim")
-            shown.append_text(styled(other.target or "(not written)", codes))
+            shown.append_text(styled(_flat(other.target or "(not written)"), codes))
             shown.append("\n")
     return shown
 
@@ -161,6 +161,12 @@ def _neighbour(neighbour: Neighbour) -> Text:
     line.append(neighbour.source)
     if neighbour.target:
         line.append("  →  ", style="dim")
-        line.append(neighbour.target)
+        line.append(_flat(neighbour.target))
     line.append(f"  [{neighbour.status}]\n" if neighbour.status else "\n", style="dim")
     return line
+
+
+def _flat(text: str) -> str:
+    """A written text on one line: a plural entry's forms (its JSON text) as `one: … · other: …`."""
+    forms = forms_of(text) if text.startswith("{") else {}
+    return " · ".join(f"{c}: {t}" for c, t in forms.items()) if forms else text

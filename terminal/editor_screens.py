@@ -1,5 +1,6 @@
 """The edit dialogs (one text, or a plural entry's forms) with the codes kept whole and checked as one
-types, and the string's context view."""
+types, the yes/no question they ask before keeping a text whose codes do not match the source's, and the
+string's context view."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static, TextArea
+
+from langfacts.codes import code_changes
 
 from .codes import check_line, styled
 from .editor import CodeArea
@@ -34,8 +37,58 @@ CODE_KEYS_HINT = (
 """The code keys (terminal/editor.py)."""
 
 
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: y confirms, n or Esc declines."""
+
+    BINDINGS = [  # noqa: RUF012
+        Binding("y", "answer(True)", "Yes", priority=True),
+        Binding("n,escape", "answer(False)", "No", priority=True),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        """The question and the keys."""
+        with Vertical(classes="box"):
+            yield Static(Text(self._question))
+            yield Label("[b]y[/] yes   [b]n[/] no")
+
+    def action_answer(self, yes: bool) -> None:
+        """Close with the answer."""
+        self.dismiss(yes)
+
+
 class _CodeChecks(ModalScreen[str | None]):
-    """What the edit dialogs share: the live code line under each box and the note of a refused edit."""
+    """What the edit dialogs share: the live code line under each box, the note of a refused edit, and
+    accepting (asking first when a box's codes do not match its source's, as the web UI does)."""
+
+    def _value(self) -> str:
+        """The text the dialog keeps."""
+        raise NotImplementedError
+
+    def action_accept(self) -> None:
+        """Keep the text; first ask, when codes are missing or extra (n goes back to the text)."""
+        value = self._value()
+        problems = [
+            (f"{a.id.removeprefix('form-')}: " if a.id and a.id.startswith("form-") else "") + problem
+            for a in self.query(CodeArea)
+            for problem in code_changes(a.expected, a.text)
+        ]
+        if not problems:
+            self.dismiss(value)
+            return
+        question = (
+            f"The codes of your text do not match the source's ({'; '.join(problems)}). A code left out or "
+            "added can break the app or document. Keep it anyway?"
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(value)
+
+        self.app.push_screen(ConfirmScreen(question), answered)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         """Say again what the box's text does to the codes; a refusal's note goes once the text changes."""
@@ -81,13 +134,13 @@ class EditScreen(_CodeChecks):
         area.move_cursor(area.document.end)
         area.focus()
 
-    def action_accept(self) -> None:
-        """Keep the edited text, less line breaks at its end that the proposal has not (a terminal's Ctrl+Enter
+    def _value(self) -> str:
+        """The edited text, less line breaks at its end that the proposal has not (a terminal's Ctrl+Enter
         may arrive as Enter first, which the box takes as a new line)."""
         text = self.query_one(TextArea).text
         kept = len(self._text) - len(self._text.rstrip("\r\n"))
         trimmed = text.rstrip("\r\n")
-        self.dismiss(trimmed + text[len(trimmed) :][:kept])
+        return trimmed + text[len(trimmed) :][:kept]
 
     def action_select_all(self) -> None:
         """Select the whole text (TextArea's own Ctrl+A goes to the line's start)."""
@@ -144,10 +197,10 @@ class FormsEditScreen(_CodeChecks):
         """The first box has the cursor."""
         self.query(TextArea).first().focus()
 
-    def action_accept(self) -> None:
-        """Keep the forms, as their JSON text (a terminal's Ctrl+Enter may add a line break first)."""
+    def _value(self) -> str:
+        """The forms, as their JSON text (a terminal's Ctrl+Enter may add a line break first)."""
         forms = {str(a.id).removeprefix("form-"): a.text.rstrip("\r\n") for a in self.query(TextArea)}
-        self.dismiss(json.dumps(forms, ensure_ascii=False))
+        return json.dumps(forms, ensure_ascii=False)
 
     def action_cancel(self) -> None:
         """Leave the card as it was."""

@@ -11,7 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from .editor_context import card_context, proposal_text, source_text
-from .editor_screens import ACCEPT_KEYS, EditScreen, FormsEditScreen
+from .editor_screens import ACCEPT_KEYS, ConfirmScreen, EditScreen, FormsEditScreen
 from .models import CopilotRequest, Verdict
 from .stream import FormingAnswer
 
@@ -128,26 +128,3 @@ class RejectScreen(ModalScreen[str | None]):
     def action_cancel(self) -> None:
         """Leave the card as it was."""
         self.dismiss(None)
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question: y confirms, n or Esc declines."""
-
-    BINDINGS = [  # noqa: RUF012
-        Binding("y", "answer(True)", "Yes", priority=True),
-        Binding("n,escape", "answer(False)", "No", priority=True),
-    ]
-
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self._question = question
-
-    def compose(self) -> ComposeResult:
-        """The question and the keys."""
-        with Vertical(classes="box"):
-            yield Static(Text(self._question))
-            yield Label("[b]y[/] yes   [b]n[/] no")
-
-    def action_answer(self, yes: bool) -> None:
-        """Close with the answer."""
-        self.dismiss(yes)

@@ -9,7 +9,7 @@ from textual.widgets import Static, TextArea
 
 from terminal.codes import EXTRA, PALETTE, check_line, code_spans, expected_codes, next_missing, styled
 from terminal.editor import CodeArea
-from terminal.editor_screens import EditScreen
+from terminal.editor_screens import ConfirmScreen, EditScreen
 
 SOURCE = "%1$d files left on <b>%2$s</b>"
 CODES = ("%1$d", "<b>", "%2$s", "</b>")
@@ -145,3 +145,18 @@ async def test_left_and_right_step_over_a_whole_code_and_shift_selects_by_charac
         assert area.cursor_location == (0, after + 1)
         await pilot.press("left", "shift+left", "x")  # a partial selection of </b>: typing over it is refused
         assert area.text == PROPOSAL and "would break </b>" in note(pilot)
+
+
+async def test_accepting_a_text_with_a_code_missing_asks_first() -> None:
+    app = Editing(SOURCE, PROPOSAL, CODES)
+    async with app.run_test(size=(110, 30)) as pilot:
+        area = area_of(pilot)
+        area.move_cursor((0, PROPOSAL.index("%1$d") + len("%1$d")))
+        await pilot.press("backspace", "backspace", "ctrl+s")
+        assert isinstance(app.screen, ConfirmScreen)
+        question = str(app.screen.query_one(Static).content)
+        assert question.startswith("The codes of your text do not match the source's (%1$d is missing).")
+        await pilot.press("n")  # back to the text, as it was
+        assert isinstance(app.screen, EditScreen) and area.text == PROPOSAL.replace("%1$d", "")
+        await pilot.press("ctrl+s", "y")
+    assert app.result == PROPOSAL.replace("%1$d", "")

@@ -20,7 +20,7 @@ from typing import Final
 from rich.style import Style
 from rich.text import Text
 
-from langfacts.codes import code_changes, find_codes, syntaxes_of
+from langfacts.codes import code_changes, pattern, syntaxes_of
 
 PALETTE: Final = (
     Style(color="black", bgcolor="bright_cyan", bold=True),
@@ -69,14 +69,11 @@ def code_spans(text: str, codes: Sequence[str]) -> tuple[CodeSpan, ...]:
             at = text.find(code, at + 1)
     syntaxes = syntaxes_of(codes)
     if syntaxes:
-        at = 0
-        for found in find_codes(text, syntaxes):
-            at = text.find(found, at)
-            if at < 0:
-                break
-            if found not in codes and not any(busy[at : at + len(found)]):
-                taken.append((at, at + len(found), found))
-            at += len(found)
+        # As find_codes reads them: `%%` is a literal percent sign, never part of a code.
+        for match in pattern(syntaxes).finditer(text.replace("%%", "\0\0")):
+            found, at = match.group(), match.start()
+            if found not in codes and not any(busy[at : match.end()]):
+                taken.append((at, match.end(), found))
     return tuple(_coloured(sorted(taken), list(codes)))
 
 

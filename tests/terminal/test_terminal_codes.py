@@ -32,6 +32,7 @@ def test_a_pair_shares_its_opener_look_and_a_code_the_source_lacks_is_extra() ->
     looks = {text.plain[s.start : s.end]: s.style for s in text.spans}
     assert looks == {"%1$d": PALETTE[0], "<b>": PALETTE[1], "%2$s": PALETTE[2], "</b>": PALETTE[1]}
     assert styled("%9$s", CODES).spans[0].style == EXTRA
+    assert [(s.start, s.code) for s in code_spans("100%%d, then %d", ("%s",))] == [(13, "%d")]  # %% is a percent
 
 
 def test_a_whole_xliff_element_is_one_code_not_its_inner_placeholder() -> None:

@@ -7,12 +7,10 @@ A server without that route (404) is not an error here: the view then shows what
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from rich.text import Text
 
-from .api import ApiClient, ApiError
+from .api import ApiClient
 from .codes import chips, styled
 from .entries import forms_of
 from .models import CopilotRequest
@@ -67,14 +65,8 @@ class StringContext(_Answer):
 
 async def string_context(client: ApiClient, session_id: str, file_id: str, segment_id: str) -> StringContext | None:
     """The segment's context, or None where the server has no such route or segment (404)."""
-    path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments/{quote(segment_id)}/context"
-    try:
-        response = await client._request("GET", path)  # ApiClient's one way to the API
-    except ApiError as exc:
-        if exc.status == 404:
-            return None
-        raise
-    return StringContext.model_validate(response.json())
+    found = await client.string_context(session_id, file_id, segment_id)
+    return StringContext.model_validate(found) if found is not None else None
 
 
 def card_context(request: CopilotRequest) -> Text | None:

@@ -347,8 +347,16 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     /** The session's threads by file; `open`: only those with a comment not resolved. @param {string} id @param {boolean} [open] */
     threads: (id, open = false) => request("GET", `${s(id)}/comments${query({ open: open ? "true" : null })}`),
     // The memory: the caller's own, or with `project` the project's (the same routes under its path).
-    /** @param {string | null} [project] */
-    memory: (project) => request("GET", mem(project)),
+    /** The glossary and style notes; with `language` only those for it. @param {string | null} [project] @param {string | null} [language] */
+    memory: (project, language) => request("GET", `${mem(project)}${query({ language })}`),
+    /** Where the memory holds `q` for `language`, with spans to highlight. @param {string} q @param {string} language @param {string | null} [project] */
+    concordance: (q, language, project) => request("GET", `${mem(project)}/concordance${query({ q, language })}`),
+    /** A page of the translation memory for `language`. @param {{language: string, q?: string, cursor?: string | null, limit?: number}} params @param {string | null} [project] */
+    tm: (params, project) => request("GET", `${mem(project)}/tm${query(params)}`),
+    /** @param {string} entryId @param {string} target @param {string | null} [project] */
+    updateTm: (entryId, target, project) => request("PUT", `${mem(project)}/tm/${enc(entryId)}`, { body: { target } }),
+    /** @param {string} entryId @param {string | null} [project] */
+    deleteTm: (entryId, project) => request("DELETE", `${mem(project)}/tm/${enc(entryId)}`),
     /** @param {{source: string, target: string, kind?: string, languages?: string}} entry @param {string | null} [project] */
     addGlossary: (entry, project) => request("POST", `${mem(project)}/glossary`, { body: entry }),
     /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body @param {string | null} [project] */

@@ -1,13 +1,17 @@
 // @ts-check
 // The memory panel: what the agent learned about this reviewer (glossary, style notes), or in a
-// project's session what it learned for the project (its members share it), adding and deleting
-// entries, and importing TMX, CSV or TBX files.
+// project's session what it learned for the project (its members share it), for one target language
+// (the session's by default) or all; adding and deleting entries, importing TMX, CSV or TBX files,
+// searching the memory (memoryconcordance.js) and browsing its translation memory (tmbrowse.js).
 
 import { api } from "./api.js";
 import { $, h, num, store } from "./dom.js";
-import { appliesTo } from "./glossary.js";
+import { clearSearch, search, setupConcordance } from "./memoryconcordance.js";
+import { ALL, filterByLanguage, languageChoices, languageKey, OTHER, pairTarget } from "./memorylang.js";
 import { languagesLabel, originLabel } from "./memorytext.js";
+import { langTag } from "./startlangs.js";
 import { state } from "./state.js";
+import { refreshTm, setupTm } from "./tmbrowse.js";
 
 /** The target language named in "Translate x into French.". @param {string | null} title */
 export function languageFromTitle(title) {
@@ -26,18 +30,106 @@ let glossaryChanged = () => {};
 
 let memoryToken = 0;
 
+/** The session's target language: its tag when known ("fr"), else the name its task gives, else null. */
+const sessionLanguage = () => state.lang || languageFromTitle(state.title);
+
+/**
+ * The filter: the session whose default it holds, the target languages seen in its memory (or typed),
+ * and the choice shown before "Another language…" was picked.
+ */
+const filter = { sessionId: /** @type {string | null} */ (null), seen: new Set(/** @type {string[]} */ ([])), last: "" };
+
+/** The language the filter shows: one language, or ALL. */
+function chosenLanguage() {
+  const value = /** @type {HTMLSelectElement} */ ($("memory-language")).value;
+  return (value === OTHER ? filter.last : value) || sessionLanguage() || ALL;
+}
+
+/** The one language searched and browsed: the filter's, or with all languages shown the session's, else null. */
+function oneLanguage() {
+  const chosen = chosenLanguage();
+  return chosen !== ALL ? chosen : sessionLanguage();
+}
+
+/** The BCP 47 tag of a language given as a tag or a name, or null. @param {string | null} language */
+function tagOf(language) {
+  if (!language || language === ALL || languageKey(language) === languageKey(state.lang)) return state.lang;
+  return /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(language) ? language : langTag(language);
+}
+
+/** The BCP 47 tag of the texts in the language searched and browsed (their `lang`), or null. */
+const textLang = () => tagOf(oneLanguage());
+
+/** The filter's choices: the session's language, the others seen, every language; `wanted` (else the choice shown) kept. @param {string} [wanted] */
+function renderChoices(wanted) {
+  const select = /** @type {HTMLSelectElement} */ ($("memory-language"));
+  const current = wanted ?? select.value;
+  const languages = (state.team.languages || []).filter((l) => l !== "*");
+  const choices = languageChoices(sessionLanguage(), [...filter.seen, ...languages]);
+  select.replaceChildren(...choices.map((c) => h("option", { value: c.value, text: c.label })));
+  const key = languageKey(current);
+  const same = choices.find((c) => c.value === current) || (key ? choices.find((c) => languageKey(c.value) === key) : null);
+  select.value = same ? same.value : choices[0].value;
+}
+
+/** Show the language typed ("German", "de"): it joins the choices, chosen. */
+function showTyped() {
+  const typed = /** @type {HTMLInputElement} */ ($("memory-language-typed")).value.trim();
+  if (!languageKey(typed) || !/^[\p{L}\p{M} ()'-]+$/u.test(typed)) {
+    showError("Type a language: a name (German) or a tag (de).");
+    $("memory-language-typed").focus();
+    return;
+  }
+  $("memory-error").hidden = true;
+  filter.seen.add(typed);
+  closeTyped(typed);
+}
+
+/** Back from "Another language…" to the select, on `value` (or the choice before). @param {string} [value] */
+function closeTyped(value = filter.last) {
+  $("memory-language-other").hidden = true;
+  /** @type {HTMLInputElement} */ ($("memory-language-typed")).value = "";
+  renderChoices(value);
+  filter.last = /** @type {HTMLSelectElement} */ ($("memory-language")).value;
+  $("memory-language").focus();
+  languageChanged();
+}
+
+/** Show the memory for the language chosen, and search it again for what the box holds. */
+function languageChanged() {
+  refreshMemory();
+  if (/** @type {HTMLInputElement} */ ($("memory-search-q")).value.trim()) search();
+}
+
+/** A new session: the filter back to its language, the search and the translation memory's list forgotten. */
+function enterFilter() {
+  if (filter.sessionId === state.sessionId) return;
+  filter.sessionId = state.sessionId;
+  filter.seen = new Set();
+  filter.last = "";
+  $("memory-language-other").hidden = true;
+  /** @type {HTMLSelectElement} */ ($("memory-language")).value = "";
+  renderChoices();
+  /** @type {HTMLInputElement} */ ($("memory-search-q")).value = "";
+  /** @type {HTMLInputElement} */ ($("memory-tm-q")).value = "";
+  clearSearch();
+}
+
 export async function refreshMemory() {
   if (state.view !== "session") return;
+  enterFilter();
   const token = ++memoryToken;
+  const language = chosenLanguage();
   try {
-    const data = await api.memory(state.team.project);
+    const data = await api.memory(state.team.project, language === ALL ? null : language);
     if (token !== memoryToken) return;
     $("memory-error").hidden = true;
-    renderMemory(data);
+    renderMemory(data, language);
   } catch (err) {
     if (token !== memoryToken) return;
     showError(`The memory could not be loaded: ${/** @type {Error} */ (err).message}`);
   }
+  refreshTm();
 }
 
 /** @type {Record<string, string>} how the list names a glossary entry's kind (a preferred one goes unsaid) */
@@ -134,13 +226,22 @@ function openEditor(item, entry, label) {
   });
 }
 
-/** @param {{glossary?: any[], styleNotes?: any[]}} data */
-function renderMemory(data) {
-  const glossary = data.glossary || [];
-  const notes = data.styleNotes || [];
-  const language = languageFromTitle(state.title);
-  state.glossary = glossary.filter((e) => appliesTo(e.languages, language));
-  glossaryChanged();
+/**
+ * Show the entries for `language` (a server that does not filter yet sends all: they are filtered
+ * here too). The cards' glossary is the session's language's, whatever the panel shows.
+ * @param {{glossary?: any[], styleNotes?: any[]}} data @param {string} language one language, or ALL
+ */
+function renderMemory(data, language) {
+  const all = [...(data.glossary || []), ...(data.styleNotes || [])];
+  for (const e of all) if (languageKey(pairTarget(e.languages))) filter.seen.add(pairTarget(e.languages));
+  renderChoices();
+  const glossary = filterByLanguage(data.glossary || [], language);
+  const notes = filterByLanguage(data.styleNotes || [], language);
+  const session = sessionLanguage();
+  if (language === ALL || !session || languageKey(language) === languageKey(session)) {
+    state.glossary = filterByLanguage(data.glossary || [], session);
+    glossaryChanged();
+  }
   $("memory-glossary").replaceChildren(
     ...glossary.map((e) =>
       memoryItem(e, `the term “${e.source}”`, [
@@ -148,7 +249,7 @@ function renderMemory(data) {
         e.kind === "forbidden"
           ? h("span", { class: "memory-arrow", "aria-label": "never translated as", text: " ≠ " })
           : h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
-        h("span", { class: "memory-target", lang: state.lang, text: e.target }),
+        h("span", { class: "memory-target", lang: tagOf(pairTarget(e.languages)), text: e.target }),
       ]),
     ),
   );
@@ -222,6 +323,32 @@ export function setupMemory({ glossaryChanged: onGlossary }) {
   const panel = $("memory");
   panel.open = store.get("memoryOpen", true) !== false;
   panel.addEventListener("toggle", () => store.set("memoryOpen", panel.open));
+  const where = { language: oneLanguage, lang: textLang, project: () => state.team.project };
+  setupConcordance(where);
+  setupTm(where);
+  const select = /** @type {HTMLSelectElement} */ ($("memory-language"));
+  select.addEventListener("focus", () => {
+    if (select.value !== OTHER) filter.last = select.value;
+  });
+  select.addEventListener("change", () => {
+    if (select.value === OTHER) {
+      $("memory-language-other").hidden = false;
+      $("memory-language-typed").focus();
+      return;
+    }
+    filter.last = select.value;
+    $("memory-language-other").hidden = true;
+    languageChanged();
+  });
+  $("memory-language-other").addEventListener("submit", (/** @type {Event} */ e) => {
+    e.preventDefault();
+    showTyped();
+  });
+  $("memory-language-typed").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
+    if (e.key !== "Escape") return;
+    e.preventDefault();
+    closeTyped();
+  });
   $("memory-import").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     importFile();
@@ -238,8 +365,10 @@ export function setupMemory({ glossaryChanged: onGlossary }) {
     const kind = /** @type {HTMLSelectElement} */ ($("memory-kind")).value || "preferred";
     /** @type {{source: string, target: string, kind: string, languages?: string}} */
     const entry = { source, target, kind };
-    const language = languageFromTitle(state.title);
-    if (language) entry.languages = `auto>${language}`;
+    // The session's own language as its task names it ("auto>french", its pair), another as chosen.
+    const language = oneLanguage();
+    const session = languageKey(language) === languageKey(sessionLanguage()) ? languageFromTitle(state.title) : null;
+    if (language) entry.languages = `auto>${session || language}`;
     $("memory-add-button").disabled = true;
     try {
       await api.addGlossary(entry, state.team.project);

@@ -325,3 +325,57 @@ def test_the_memory_panel_filters_searches_and_manages_the_translation_memory(se
     else:
         assert _tm_sources(page) == ["Open the widget settings."]
     memory.screenshot(path=str(SHOTS / "memory-panel-german.png"))
+
+
+def test_a_project_sessions_memory_panel_uses_the_projects_memory(server: str, page: Page) -> None:
+    """In a project's session the panel reads, searches and changes the project's shared memory."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    project = _send(f"{server}api/projects", {"name": "Docs"})
+    pid = project["id"]
+    _send(f"{server}api/projects/{pid}/memory/glossary", {"source": "widget", "target": "bidule", "languages": "fr"})
+    _send(f"{server}api/projects/{pid}/memory/import", {"format": "tmx", "content": _tmx()})
+    stub = TmStub()
+    if STUB_TM_ROUTES:
+        page.route(re.compile(r".*/api/(projects/[^/]+/)?memory/tm(/[^/?]+)?(\?.*)?$"), stub.handle)
+    page.set_viewport_size({"width": 1280, "height": 1800})
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.click("#workspace-summary")
+    page.click("#workspace-list .workspace-item:has-text('Docs')")
+    page.wait_for_function("() => document.querySelector('#workspace-name').textContent === 'Docs'")
+    page.fill("#doc-text", DOC)
+    page.fill("#doc-name", "settings.md")
+    page.fill("#target-lang", "French")
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    page.wait_for_function("() => document.querySelector('#memory-title').textContent === \"Docs's memory\"")
+
+    # The project's glossary, not the caller's own ("widget → gadget").
+    page.wait_for_selector("#memory-glossary .memory-item")
+    assert _panel_texts(page, "memory-glossary") == ["widget → bidule"]
+    page.fill("#memory-search-q", "widget")
+    page.press("#memory-search-q", "Enter")
+    hit = page.locator("#memory-search-results ul[aria-label=Glossary] .concordance-hit")
+    hit.wait_for()
+    assert hit.locator(".concordance-target").inner_text() == "bidule"
+
+    # The translation memory's calls go to the project's routes.
+    page.click("#memory-tm-section > summary")
+    page.wait_for_selector("#memory-tm .tm-item")
+    item = page.locator("#memory-tm .tm-item").first
+    source = item.locator(".tm-source").inner_text()
+    item.locator(".memory-edit").click()
+    item.locator(".tm-edit-target").fill("Le projet le dit ainsi.")
+    item.locator(".tm-edit-target").press("Enter")
+    page.wait_for_selector("#memory-tm .tm-target:text-is('Le projet le dit ainsi.')")
+    assert page.inner_text("#memory-tm-status").startswith(f"Saved: “{source}”")
+    page.locator("#memory").screenshot(path=str(SHOTS / "memory-project.png"))
+    if STUB_TM_ROUTES:
+        paths = [path for _, path in stub.calls]
+        assert paths and all(p.startswith(f"/api/projects/{pid}/memory/tm") for p in paths), paths
+        assert [m for m, _ in stub.calls] == ["GET", "PUT"]
+    else:
+        page_of_tm = get_json(f"{server}api/projects/{pid}/memory/tm?language=fr&q=projet")
+        assert [e["target"] for e in page_of_tm["entries"]] == ["Le projet le dit ainsi."]
+        own = get_json(f"{server}api/memory/tm?language=fr&q=projet")
+        assert own["entries"] == [], "the caller's own memory is not the project's"

@@ -21,8 +21,17 @@ import { appendPage, editProblem, emptyText, entryMeta, PAGE_SIZE, removeEntry, 
 /** @type {Where} */
 let where = { language: () => null, lang: () => null, project: () => null };
 
-/** @type {{entries: TmEntry[], cursor: string | null, loaded: boolean, language: string | null, q: string}} */
-const shown = { entries: [], cursor: null, loaded: false, language: null, q: "" };
+/** @type {{entries: TmEntry[], cursor: string | null, loaded: boolean, language: string | null, q: string, project: string | null}} */
+const shown = { entries: [], cursor: null, loaded: false, language: null, q: "", project: null };
+
+/** What the list is asked for now: the language, the text typed and the project. */
+const asked = () => ({ language: where.language(), q: /** @type {HTMLInputElement} */ ($("memory-tm-q")).value.trim(), project: where.project() });
+
+/** Whether the list shows something else than what is asked now. */
+const moved = () => {
+  const now = asked();
+  return now.language !== shown.language || now.q !== shown.q || now.project !== shown.project;
+};
 
 let token = 0;
 
@@ -42,7 +51,12 @@ const busy = () => Boolean($("memory-tm").querySelector(".tm-edit-form, .tm-conf
 
 function render() {
   const label = languageLabel(shown.language);
+  // The focus stays on the entry's button it was on when the list is drawn again.
+  const active = /** @type {HTMLElement | null} */ (document.activeElement);
+  const at = active?.closest?.(".tm-item")?.getAttribute("data-entry-id") ?? null;
+  const which = active?.classList.contains("memory-delete") ? ".memory-delete" : ".memory-edit";
   $("memory-tm").replaceChildren(...shown.entries.map(item));
+  if (at && document.querySelector(`.tm-item[data-entry-id="${CSS.escape(at)}"]`)) focusEntry(at, which);
   $("memory-tm-empty").hidden = !(shown.loaded && !shown.entries.length);
   $("memory-tm-empty").textContent = emptyText(shown.q, label);
   $("memory-tm-more").hidden = !shown.cursor;
@@ -177,10 +191,11 @@ async function remove(entry) {
 
 /** Read the first page again (the language, the filter or the memory changed). */
 export async function loadTm() {
-  const language = where.language();
-  const q = /** @type {HTMLInputElement} */ ($("memory-tm-q")).value.trim();
+  const now = asked();
+  const { language, q, project } = now;
   const mine = ++token;
-  Object.assign(shown, { entries: [], cursor: null, loaded: false, language, q });
+  // The same list read again stays on screen until the new one comes; another one is cleared first.
+  if (moved() || !language) Object.assign(shown, { entries: [], cursor: null, loaded: false, ...now });
   if (!language) {
     render();
     $("memory-tm-empty").hidden = false;
@@ -189,10 +204,10 @@ export async function loadTm() {
   }
   render();
   try {
-    const page = await api.tm({ language, q, limit: PAGE_SIZE }, where.project());
+    const page = await api.tm({ language, q, limit: PAGE_SIZE }, project);
     if (mine !== token) return;
-    Object.assign(shown, { entries: appendPage([], page), cursor: page.nextCursor || null, loaded: true });
-    say("");
+    Object.assign(shown, { entries: appendPage([], page), cursor: page.nextCursor || null, loaded: true, ...now });
+    if (!busy()) say("");
   } catch (err) {
     if (mine !== token) return;
     say(failure(err, "read"));
@@ -223,13 +238,12 @@ export function refreshTm({ force = false } = {}) {
   const open = /** @type {HTMLDetailsElement} */ ($("memory-tm-section")).open;
   if (!open) {
     token++;
-    Object.assign(shown, { entries: [], cursor: null, loaded: false, language: where.language() });
+    Object.assign(shown, { entries: [], cursor: null, loaded: false, ...asked() });
     render();
     return;
   }
   // After a step, only a first page untouched is read again: the pages the reviewer asked stay.
-  const moved = shown.language !== where.language();
-  if (!force && !moved && (busy() || shown.entries.length > PAGE_SIZE)) return;
+  if (!force && !moved() && (busy() || shown.entries.length > PAGE_SIZE)) return;
   loadTm();
 }
 
@@ -238,7 +252,7 @@ export function setupTm(w) {
   where = w;
   const section = /** @type {HTMLDetailsElement} */ ($("memory-tm-section"));
   section.addEventListener("toggle", () => {
-    if (section.open && (!shown.loaded || shown.language !== where.language())) loadTm();
+    if (section.open && (!shown.loaded || moved())) loadTm();
   });
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let typing;

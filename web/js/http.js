@@ -349,8 +349,6 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     // The memory: the caller's own, or with `project` the project's (the same routes under its path).
     /** The glossary and style notes; with `language` only those for it. @param {string | null} [project] @param {string | null} [language] */
     memory: (project, language) => request("GET", `${mem(project)}${query({ language })}`),
-    /** Where the memory holds `q` for `language`, with spans to highlight. @param {string} q @param {string} language @param {string | null} [project] */
-    concordance: (q, language, project) => request("GET", `${mem(project)}/concordance${query({ q, language })}`),
     /** A page of the translation memory for `language`. @param {{language: string, q?: string, cursor?: string | null, limit?: number}} params @param {string | null} [project] */
     tm: (params, project) => request("GET", `${mem(project)}/tm${query(params)}`),
     /** @param {string} entryId @param {string} target @param {string | null} [project] */
@@ -365,6 +363,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     deleteMemory: (entryId, project) => request("DELETE", `${mem(project)}/${enc(entryId)}`),
     /** @param {string} format @param {string} content @param {string | null} [project] @returns {Promise<ImportResult>} */
     importMemory: (format, content, project) => request("POST", `${mem(project)}/import`, { body: { format, content } }),
+    /** The memory's entries and glossary terms holding `q`, for one target language (a word or phrase search). @param {string} q @param {string} language @param {string | null} [project] */
+    concordance: (q, language, project) => request("GET", `${mem(project)}/concordance${query({ q, language })}`),
     /** @param {string} format @param {string | null} [project] */
     memoryExportPath: (format, project) => `${mem(project)}/export${query({ format })}`,
   };

@@ -60,7 +60,9 @@ function render(data) {
       h("span", { class: "memory-meta", text: g.kind === "forbidden" ? "never use this translation" : g.kind === "keep" ? "do not translate" : "glossary term" }),
     ),
   );
-  const similar = (data.similar || []).map((s) =>
+  // A similar sentence already listed as an entry holding the query is not listed twice.
+  const listed = new Set((data.memory || []).map((m) => `${m.source}\u0000${m.target}`));
+  const similar = (data.similar || []).filter((s) => !listed.has(`${s.source}\u0000${s.target}`)).map((s) =>
     hit(
       h("div", { class: "concordance-text concordance-source", dir: "auto", text: s.source }),
       h("div", { class: "concordance-text concordance-target", lang, dir: "auto", text: s.target }),

@@ -36,10 +36,8 @@ export function removeEntry(shown, id) {
 const ORIGIN = {
   approved: "approved",
   refined: "edited in review",
-  revised: "revised afterwards",
+  revised: "revised",
   imported: "imported",
-  edited: "edited here",
-  user: "edited here",
 };
 
 /** When an entry was last changed, as a date ("7 Dec 2026"), or "" when unknown. @param {string | null | undefined} iso */

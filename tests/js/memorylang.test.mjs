@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { ALL, OTHER, coversLanguage, filterByLanguage, languageChoices, languageKey, languageLabel, pairTarget } from "../../web/js/memorylang.js";
+import { ALL, OTHER, coversLanguage, filterByLanguage, languageChoices, languageFromTitle, languageKey, languageLabel, pairTarget } from "../../web/js/memorylang.js";
 import { appliesTo } from "../../web/js/glossary.js";
 import { languagesLabel } from "../../web/js/memorytext.js";
 
@@ -76,4 +76,11 @@ test("a language's label is its English name, a pair's its target's", () => {
   assert.equal(languageLabel(ALL), "All languages");
   assert.equal(languagesLabel("auto>fr"), "French", "the entry's line names a tag's language too");
   assert.equal(languagesLabel("auto>*"), "all languages");
+});
+
+test("a session's language is the one its task names", () => {
+  assert.equal(languageFromTitle("Translate guide.md into French."), "French");
+  assert.equal(languageFromTitle("Translate a.md into Brazilian Portuguese. Instructions: into the void."), "Brazilian Portuguese");
+  assert.equal(languageFromTitle("Translate."), null);
+  assert.equal(languageFromTitle(null), null);
 });

@@ -7,17 +7,13 @@
 import { api } from "./api.js";
 import { $, h, num, store } from "./dom.js";
 import { clearSearch, search, setupConcordance } from "./memoryconcordance.js";
-import { ALL, filterByLanguage, languageChoices, languageKey, OTHER, pairTarget } from "./memorylang.js";
+import { chosenLanguage, enterFilter, noteLanguages, oneLanguage, sessionLanguage, setupFilter, tagOf, textLang } from "./memoryfilter.js";
+import { ALL, filterByLanguage, languageFromTitle, languageKey, pairTarget } from "./memorylang.js";
 import { languagesLabel, originLabel } from "./memorytext.js";
-import { langTag } from "./startlangs.js";
 import { state } from "./state.js";
 import { refreshTm, setupTm } from "./tmbrowse.js";
 
-/** The target language named in "Translate x into French.". @param {string | null} title */
-export function languageFromTitle(title) {
-  const m = /\binto (.+?)\.(?:\s|$)/.exec(title || "");
-  return m ? m[1] : null;
-}
+export { languageFromTitle };
 
 /** @param {string} text */
 function showError(text) {
@@ -30,94 +26,20 @@ let glossaryChanged = () => {};
 
 let memoryToken = 0;
 
-/** The session's target language: its tag when known ("fr"), else the name its task gives, else null. */
-const sessionLanguage = () => state.lang || languageFromTitle(state.title);
-
-/**
- * The filter: the session whose default it holds, the target languages seen in its memory (or typed),
- * and the choice shown before "Another language…" was picked.
- */
-const filter = { sessionId: /** @type {string | null} */ (null), seen: new Set(/** @type {string[]} */ ([])), last: "" };
-
-/** The language the filter shows: one language, or ALL. */
-function chosenLanguage() {
-  const value = /** @type {HTMLSelectElement} */ ($("memory-language")).value;
-  return (value === OTHER ? filter.last : value) || sessionLanguage() || ALL;
-}
-
-/** The one language searched and browsed: the filter's, or with all languages shown the session's, else null. */
-function oneLanguage() {
-  const chosen = chosenLanguage();
-  return chosen !== ALL ? chosen : sessionLanguage();
-}
-
-/** The BCP 47 tag of a language given as a tag or a name, or null. @param {string | null} language */
-function tagOf(language) {
-  if (!language || language === ALL || languageKey(language) === languageKey(state.lang)) return state.lang;
-  return /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(language) ? language : langTag(language);
-}
-
-/** The BCP 47 tag of the texts in the language searched and browsed (their `lang`), or null. */
-const textLang = () => tagOf(oneLanguage());
-
-/** The filter's choices: the session's language, the others seen, every language; `wanted` (else the choice shown) kept. @param {string} [wanted] */
-function renderChoices(wanted) {
-  const select = /** @type {HTMLSelectElement} */ ($("memory-language"));
-  const current = wanted ?? select.value;
-  const languages = (state.team.languages || []).filter((l) => l !== "*");
-  const choices = languageChoices(sessionLanguage(), [...filter.seen, ...languages]);
-  select.replaceChildren(...choices.map((c) => h("option", { value: c.value, text: c.label })));
-  const key = languageKey(current);
-  const same = choices.find((c) => c.value === current) || (key ? choices.find((c) => languageKey(c.value) === key) : null);
-  select.value = same ? same.value : choices[0].value;
-}
-
-/** Show the language typed ("German", "de"): it joins the choices, chosen. */
-function showTyped() {
-  const typed = /** @type {HTMLInputElement} */ ($("memory-language-typed")).value.trim();
-  if (!languageKey(typed) || !/^[\p{L}\p{M} ()'-]+$/u.test(typed)) {
-    showError("Type a language: a name (German) or a tag (de).");
-    $("memory-language-typed").focus();
-    return;
-  }
-  $("memory-error").hidden = true;
-  filter.seen.add(typed);
-  closeTyped(typed);
-}
-
-/** Back from "Another language…" to the select, on `value` (or the choice before). @param {string} [value] */
-function closeTyped(value = filter.last) {
-  $("memory-language-other").hidden = true;
-  /** @type {HTMLInputElement} */ ($("memory-language-typed")).value = "";
-  renderChoices(value);
-  filter.last = /** @type {HTMLSelectElement} */ ($("memory-language")).value;
-  $("memory-language").focus();
-  languageChanged();
-}
-
 /** Show the memory for the language chosen, and search it again for what the box holds. */
 function languageChanged() {
   refreshMemory();
   if (/** @type {HTMLInputElement} */ ($("memory-search-q")).value.trim()) search();
 }
 
-/** A new session: the filter back to its language, the search and the translation memory's list forgotten. */
-function enterFilter() {
-  if (filter.sessionId === state.sessionId) return;
-  filter.sessionId = state.sessionId;
-  filter.seen = new Set();
-  filter.last = "";
-  $("memory-language-other").hidden = true;
-  /** @type {HTMLSelectElement} */ ($("memory-language")).value = "";
-  renderChoices();
-  /** @type {HTMLInputElement} */ ($("memory-search-q")).value = "";
-  /** @type {HTMLInputElement} */ ($("memory-tm-q")).value = "";
-  clearSearch();
-}
-
 export async function refreshMemory() {
   if (state.view !== "session") return;
-  enterFilter();
+  if (enterFilter()) {
+    // Another session: its own language, no search, the whole translation memory.
+    /** @type {HTMLInputElement} */ ($("memory-search-q")).value = "";
+    /** @type {HTMLInputElement} */ ($("memory-tm-q")).value = "";
+    clearSearch();
+  }
   const token = ++memoryToken;
   const language = chosenLanguage();
   try {
@@ -232,9 +154,7 @@ function openEditor(item, entry, label) {
  * @param {{glossary?: any[], styleNotes?: any[]}} data @param {string} language one language, or ALL
  */
 function renderMemory(data, language) {
-  const all = [...(data.glossary || []), ...(data.styleNotes || [])];
-  for (const e of all) if (languageKey(pairTarget(e.languages))) filter.seen.add(pairTarget(e.languages));
-  renderChoices();
+  noteLanguages([...(data.glossary || []), ...(data.styleNotes || [])]);
   const glossary = filterByLanguage(data.glossary || [], language);
   const notes = filterByLanguage(data.styleNotes || [], language);
   const session = sessionLanguage();
@@ -326,29 +246,7 @@ export function setupMemory({ glossaryChanged: onGlossary }) {
   const where = { language: oneLanguage, lang: textLang, project: () => state.team.project };
   setupConcordance(where);
   setupTm(where);
-  const select = /** @type {HTMLSelectElement} */ ($("memory-language"));
-  select.addEventListener("focus", () => {
-    if (select.value !== OTHER) filter.last = select.value;
-  });
-  select.addEventListener("change", () => {
-    if (select.value === OTHER) {
-      $("memory-language-other").hidden = false;
-      $("memory-language-typed").focus();
-      return;
-    }
-    filter.last = select.value;
-    $("memory-language-other").hidden = true;
-    languageChanged();
-  });
-  $("memory-language-other").addEventListener("submit", (/** @type {Event} */ e) => {
-    e.preventDefault();
-    showTyped();
-  });
-  $("memory-language-typed").addEventListener("keydown", (/** @type {KeyboardEvent} */ e) => {
-    if (e.key !== "Escape") return;
-    e.preventDefault();
-    closeTyped();
-  });
+  setupFilter({ changed: languageChanged });
   $("memory-import").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     importFile();

@@ -10,6 +10,12 @@ export const ALL = "*";
 /** The filter's value that asks for a language typed. */
 export const OTHER = "?";
 
+/** The target language named in "Translate x into French.". @param {string | null} title */
+export function languageFromTitle(title) {
+  const m = /\binto (.+?)\.(?:\s|$)/.exec(title || "");
+  return m ? m[1] : null;
+}
+
 /** "fr" for "fr-CA", null for what is not shaped as a BCP 47 tag ("french"). @param {string} text */
 function primaryTag(text) {
   const m = /^([a-z]{2,3})(?:-[a-z0-9]{1,8})*$/i.exec(text.trim().replace(/_/g, "-"));

@@ -158,9 +158,11 @@ export function setupConcordance(w) {
       if (!first) return;
       e.preventDefault();
       first.focus();
-    } else if (e.key === "Escape" && e.currentTarget.value) {
+    } else if (e.key === "Escape") {
+      const box = /** @type {HTMLInputElement} */ ($("memory-search-q"));
+      if (!box.value) return;
       e.preventDefault();
-      e.currentTarget.value = "";
+      box.value = "";
       clearSearch();
     }
   });

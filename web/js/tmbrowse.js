@@ -99,14 +99,16 @@ function openEditor(li, entry) {
     h("textarea", { class: "memory-edit-field tm-edit-target", rows: "1", lang: where.lang(), dir: "auto", "aria-label": `Translation of “${entry.source}”` })
   );
   box.value = entry.target;
-  const form = h(
-    "form",
-    { class: "tm-edit-form", "aria-label": `Edit the translation of “${entry.source}”` },
-    h("span", { class: "tm-source", dir: "auto", text: entry.source }),
-    box,
-    h("button", { type: "submit", class: "button button-primary button-small", text: "Save" }),
-    h("button", { type: "button", class: "button button-quiet button-small tm-edit-cancel", text: "Cancel", onclick: () => close() }),
-    h("span", { class: "hint", text: "Enter saves · Shift+Enter a new line · Esc cancels" }),
+  const form = /** @type {HTMLFormElement} */ (
+    h(
+      "form",
+      { class: "tm-edit-form", "aria-label": `Edit the translation of “${entry.source}”` },
+      h("span", { class: "tm-source", dir: "auto", text: entry.source }),
+      box,
+      h("button", { type: "submit", class: "button button-primary button-small", text: "Save" }),
+      h("button", { type: "button", class: "button button-quiet button-small tm-edit-cancel", text: "Cancel", onclick: () => close() }),
+      h("span", { class: "hint", text: "Enter saves · Shift+Enter a new line · Esc cancels" }),
+    )
   );
   const kept = [...li.children];
   const close = () => {

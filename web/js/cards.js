@@ -12,8 +12,11 @@ import { state } from "./state.js";
 import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { issueText, pickedIssue, setIssue } from "./mqm.js";
-import { asText, blankEdit, editedText, fillForms } from "./entries.js";
+import { asText, blankEdit, editedText, fillForms, formsOf } from "./entries.js";
 import { buildCard } from "./cardview.js";
+import { codesOff, redrawCodeBoxes } from "./chipedit.js";
+import { balanceText } from "./chips.js";
+import { openConcordance } from "./concordance.js";
 
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
 
@@ -119,6 +122,11 @@ function onCardClick(card, target) {
 
 /** @param {HTMLElement} card @param {KeyboardEvent} e */
 function onCardKey(card, e) {
+  if (e.key === "F3" && !e.ctrlKey && !e.altKey && !e.metaKey) {
+    e.preventDefault();
+    openConcordance(card);
+    return;
+  }
   // The text box, or the MQM issue picker beside it: Ctrl+Enter saves, Esc cancels.
   if (!(e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement)) return;
   const i = Number(card.dataset.index);
@@ -139,6 +147,7 @@ function updateLiveDiff(i) {
   const item = state.batch[i];
   const card = /** @type {HTMLElement} */ (item.el);
   const text = editedText(card, item.req);
+  redrawCodeBoxes(card);
   renderDiff(/** @type {HTMLElement} */ (card.querySelector(".card-live-diff")), diffWords(item.req.translate_string, text));
   /** @type {HTMLElement} */ (card.querySelector(".diff-stats")).textContent = describeEdit(item.req.translate_string, text);
 }
@@ -278,6 +287,10 @@ async function commitEdit(i) {
     err.hidden = false;
     return;
   }
+  if (codesOff(card)) {
+    if (!(await keepCodesAnyway(item.req, card, text))) return;
+    if (state.batch[i] !== item || item.mode !== "edit") return; // the batch moved on meanwhile
+  }
   const decision = editDecision(item.req, text, pickedIssue(card.querySelector(".card-editor .mqm-picker")));
   const others = state.batch.some((b, k) => k !== i && !b.decision);
   if (others) {
@@ -303,6 +316,36 @@ async function commitEdit(i) {
   item.editWarnings = warnings;
   showEditWarnings(i);
   decided(i, { hold: warnings.length > 0 || (await pendingWarned()) });
+}
+
+/**
+ * Ask before a text with missing or extra codes is saved (the verdict goes as written when yes).
+ * @param {CopilotRequest} req @param {HTMLElement} card @param {string} text
+ */
+async function keepCodesAnyway(req, card, text) {
+  const codes = req.context?.codes || [];
+  const forms = req.plural ? formsOf(text) || {} : null;
+  const said = forms
+    ? Object.entries(forms)
+        .map(([c, t]) => [c, balanceText(req.plural?.source?.[c] ?? req.plural?.source?.other ?? req.src_string, t, codes)])
+        .filter(([, b]) => b)
+        .map(([c, b]) => `${c}: ${b}`)
+        .join("; ")
+    : balanceText(req.src_string, text, codes);
+  const box = document.activeElement instanceof HTMLTextAreaElement && card.contains(document.activeElement) ? document.activeElement : card.querySelector("textarea.code-locked");
+  const [start, end] = box instanceof HTMLTextAreaElement ? [box.selectionStart, box.selectionEnd] : [0, 0];
+  checking.add(state.batch[Number(card.dataset.index)]);
+  const ok = await confirmDialog(`The codes of your text do not match the source's (${said}). A code left out or added can break the app or document. Save it anyway?`, {
+    title: "Codes missing or extra",
+    ok: "Save anyway",
+    danger: false,
+  });
+  checking.delete(state.batch[Number(card.dataset.index)]);
+  if (!ok && box instanceof HTMLTextAreaElement) {
+    box.focus();
+    box.setSelectionRange(start, end);
+  }
+  return ok;
 }
 
 /** Checks still running on edits of this batch. @type {Set<Promise<boolean>>} */

@@ -339,6 +339,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     releaseClaim: (id) => request("DELETE", `${s(id)}/claim`),
     /** A segment's thread, oldest first. @param {string} id @param {string} fileId @param {string} segmentId @returns {Promise<Comment[]>} */
     thread: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`),
+    /** A string's neighbours in its file and its key in other languages (docs/api.md "Context for strings"). @param {string} id @param {string} fileId @param {string} segmentId */
+    stringContext: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/context`),
     /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} text @returns {Promise<Comment>} */
     postComment: (id, fileId, segmentId, text) => request("POST", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`, { body: { text } }),
     /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} commentId @param {boolean} resolved @returns {Promise<Comment>} */
@@ -357,6 +359,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     deleteMemory: (entryId, project) => request("DELETE", `${mem(project)}/${enc(entryId)}`),
     /** @param {string} format @param {string} content @param {string | null} [project] @returns {Promise<ImportResult>} */
     importMemory: (format, content, project) => request("POST", `${mem(project)}/import`, { body: { format, content } }),
+    /** The memory's entries and glossary terms holding `q`, for one target language (a word or phrase search). @param {string} q @param {string} language @param {string | null} [project] */
+    concordance: (q, language, project) => request("GET", `${mem(project)}/concordance${query({ q, language })}`),
     /** @param {string} format @param {string | null} [project] */
     memoryExportPath: (format, project) => `${mem(project)}/export${query({ format })}`,
   };

@@ -4,14 +4,16 @@
 // batch highlighted, and revision of any written segment (keyboard first: ↑/↓, Enter, Ctrl+Enter, Esc).
 
 import { api } from "./api.js";
-import { $, autosize, h, num } from "./dom.js";
+import { $, autosize, confirmDialog, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
 import { estimateBand, estimateBounds, filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
-import { keyText, listedTarget } from "./entries.js";
+import { formsOf, keyText, listedTarget } from "./entries.js";
+import { codeBox, codeKeysHint, codesOff, redrawCodeBoxes } from "./chipedit.js";
+import { balanceText, chipPieces } from "./chips.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
 import { reviewQueue, reviewsUnit } from "./teams.js";
 
@@ -231,6 +233,7 @@ function openEditor(start) {
   const ta = /** @type {HTMLTextAreaElement | null} */ (document.querySelector(".seg-editor textarea"));
   if (ta) {
     autosize(ta);
+    redrawCodeBoxes($("seglist"));
     ta.focus();
     ta.setSelectionRange(ta.value.length, ta.value.length);
   }
@@ -243,12 +246,27 @@ function editor(seg) {
   const reason = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "seg-reason", placeholder: "Why (optional; the memory learns from it)", "aria-label": "Reason" }));
   const error = h("p", { class: "field-error", role: "alert", hidden: true });
   const picker = issuePicker(`seg-${seg.start}`);
-  const save = () => saveRevision(seg, ta.value, reason.value.trim(), error, pickedIssue(picker));
+  const codes = seg.context?.codes || [];
+  // A plural entry's forms are edited as their JSON text: its codes are not locked here.
+  const locked = codes.length > 0 && !formsOf(seg.target || "");
+  const save = async () => {
+    if (locked && codesOff(box)) {
+      const [start, end] = [ta.selectionStart, ta.selectionEnd];
+      const said = balanceText(seg.source, ta.value, codes);
+      if (!(await confirmDialog(`The codes of your text do not match the source's (${said}). Save it anyway?`, { title: "Codes missing or extra", ok: "Save anyway", danger: false }))) {
+        ta.focus();
+        ta.setSelectionRange(start, end);
+        return;
+      }
+    }
+    saveRevision(seg, ta.value, reason.value.trim(), error, pickedIssue(picker));
+  };
   const box = h(
     "div",
     { class: "seg-editor" },
-    h("div", { class: "seg-editor-source", text: seg.source }),
-    ta,
+    h("div", { class: "seg-editor-source" }, locked ? chipPieces(seg.source, codes) : seg.source),
+    locked ? codeBox(ta, { codes, source: () => seg.source }) : ta,
+    locked ? codeKeysHint() : null,
     reason,
     picker,
     error,

@@ -147,3 +147,10 @@ test("the caret steps over a code in one move", () => {
   assert.equal(stepOver(tokens, 4, false), 1);
   assert.equal(stepOver(tokens, 0, true), null);
 });
+
+test("a pair's colour follows its opening code's place among the source's, whatever is missing", () => {
+  const codes = ['<a href="x">', "<b>", "</b>", "</a>"];
+  const hues = (text) => tokenize(text, codes).map((t) => [t.code, t.hue]);
+  assert.deepEqual(hues('<a href="x"><b>x</b></a>'), [['<a href="x">', 0], ["<b>", 1], ["</b>", 1], ["</a>", 0]]);
+  assert.deepEqual(hues("<b>x</b></a>"), [["<b>", 1], ["</b>", 1], ["</a>", null]]);
+});

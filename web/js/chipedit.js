@@ -48,7 +48,7 @@ export function codeBox(box, { codes, source, onChange }) {
     for (const t of tokens()) {
       if (t.start > at) parts.push(text.slice(at, t.start));
       const isArmed = armed && armed.value === text && t.start >= armed.start && t.end <= armed.end;
-      parts.push(h("mark", { class: `code-mark code-${t.kind}${t.pair != null ? ` code-pair-${t.pair % 6}` : ""}${isArmed ? " code-armed" : ""}`, text: t.code }));
+      parts.push(h("mark", { class: `code-mark code-${t.kind}${t.pair != null ? ` code-pair-${(t.hue ?? t.pair) % 6}` : ""}${isArmed ? " code-armed" : ""}`, text: t.code }));
       at = t.end;
     }
     parts.push(text.slice(at) + "\u200b"); // a last empty line keeps its height

@@ -10,12 +10,12 @@ import { chipLabel, codeBalance, tokenize } from "./codes.js";
 
 const PAIR_COLOURS = 6;
 
-/** One code as a chip. @param {Pick<Token, "code" | "kind" | "pair">} t */
+/** One code as a chip. @param {Pick<Token, "code" | "kind" | "pair" | "hue">} t */
 export function chip(t) {
   const paired = t.pair != null;
   const what = t.kind === "open" && paired ? "opens a pair" : t.kind === "close" && paired ? "closes a pair" : "a locked code";
   return h("span", {
-    class: `code-chip code-${t.kind}${paired ? ` code-pair-${/** @type {number} */ (t.pair) % PAIR_COLOURS}` : ""}`,
+    class: `code-chip code-${t.kind}${paired ? ` code-pair-${/** @type {number} */ (t.hue ?? t.pair) % PAIR_COLOURS}` : ""}`,
     "data-code": t.code,
     "data-pair": paired ? t.pair : null,
     title: `${t.code}: ${what}; keep it in the translation`,
@@ -45,7 +45,7 @@ export function chipPieces(text, codes, rest = (t) => [t]) {
 }
 
 /** @param {{code: string, n: number}[]} list */
-const listed = (list) => list.flatMap(({ code, n }) => [chip({ code, kind: "single", pair: null }), n > 1 ? `×${n} ` : " "]);
+const listed = (list) => list.flatMap(({ code, n }) => [chip({ code, kind: "single", pair: null, hue: null }), n > 1 ? `×${n} ` : " "]);
 
 /**
  * Fill `line` with what `text` does to the codes of `source`: all in place, or those missing and those

@@ -28,8 +28,10 @@ export const PATTERNS = /** @type {const} */ ({
 /**
  * One code where it is in a text: `kind` "open" or "close" for the two ends of a pair (then `pair`
  * numbers the pair, in the order pairs open), else "single" (`pair` null), and `name`, what an open
- * and a close must share to pair (a tag's name, a number).
- * @typedef {{code: string, start: number, end: number, kind: "open" | "close" | "single", name: string, pair: number | null}} Token
+ * and a close must share to pair (a tag's name, a number). `hue`, a paired code's colour: the place of
+ * its pair's opening code among the source's opening codes, so a pair has one colour in the source, the
+ * proposal and the edit, whatever else is missing.
+ * @typedef {{code: string, start: number, end: number, kind: "open" | "close" | "single", name: string, pair: number | null, hue: number | null}} Token
  */
 
 /** @param {string} s */
@@ -90,11 +92,12 @@ export function tokenize(text, codes) {
   for (const m of masked.matchAll(matcher)) {
     if (!m[0]) continue;
     const start = m.index ?? 0;
-    out.push({ code: text.slice(start, start + m[0].length), start, end: start + m[0].length, ...shapeOf(m[0]), pair: null });
+    out.push({ code: text.slice(start, start + m[0].length), start, end: start + m[0].length, ...shapeOf(m[0]), pair: null, hue: null });
   }
   /** @type {Token[]} */
   const open = [];
   let pairs = 0;
+  const openers = codes.filter((c) => shapeOf(c).kind === "open");
   for (const t of out) {
     if (t.kind === "open") open.push(t);
     else if (t.kind === "close") {
@@ -102,6 +105,8 @@ export function tokenize(text, codes) {
       if (at === -1) continue;
       const [o] = open.splice(at, 1);
       o.pair = t.pair = pairs++;
+      const hue = openers.indexOf(o.code);
+      o.hue = t.hue = hue === -1 ? openers.length + o.pair : hue;
     }
   }
   // Pairs numbered in the order they open.

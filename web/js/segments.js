@@ -11,7 +11,8 @@ import { state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
-import { formsOf, keyText, listedTarget } from "./entries.js";
+import { contextLine, formsOf, keyText, listedTarget } from "./entries.js";
+import { contextBox } from "./strctx.js";
 import { codeBox, codeKeysHint, codesOff, redrawCodeBoxes } from "./chipedit.js";
 import { balanceText, chipPieces } from "./chips.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
@@ -264,6 +265,7 @@ function editor(seg) {
   const box = h(
     "div",
     { class: "seg-editor" },
+    seg.context ? contextLine(/** @type {import("./types.js").CopilotRequest} */ ({ context: seg.context })) : null,
     h("div", { class: "seg-editor-source" }, locked ? chipPieces(seg.source, codes) : seg.source),
     locked ? codeBox(ta, { codes, source: () => seg.source }) : ta,
     locked ? codeKeysHint() : null,
@@ -277,6 +279,7 @@ function editor(seg) {
       h("button", { type: "button", class: "button button-secondary button-small", onclick: () => closeEditor(seg.start) }, "Cancel ", h("kbd", { text: "Esc" })),
     ),
   );
+  if (seg.context && seg.id && state.activeFileId) box.append(contextBox(state.activeFileId, seg.id, seg.source));
   box.addEventListener("keydown", (e) => {
     e.stopPropagation();
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {

@@ -82,8 +82,11 @@ export function markedParts(text, spans) {
   let at = 0;
   for (const [s, e] of ranges) {
     if (e <= at) continue;
-    if (s > at) out.push({ text: text.slice(at, s), hit: false });
-    out.push({ text: text.slice(Math.max(s, at), e), hit: true });
+    const last = out[out.length - 1];
+    if (s > at || !last?.hit) {
+      if (s > at) out.push({ text: text.slice(at, s), hit: false });
+      out.push({ text: text.slice(Math.max(s, at), e), hit: true });
+    } else last.text += text.slice(at, e); // overlapping or touching the previous span: one mark
     at = e;
   }
   if (at < text.length || !out.length) out.push({ text: text.slice(at), hit: false });

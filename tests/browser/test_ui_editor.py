@@ -172,6 +172,30 @@ def test_html_tags_are_chips_typing_cannot_break_one_and_the_keys_restore_them(s
     _undo_to(page, original)
     card.screenshot(path=str(SHOTS / "editor-html-edit.png"))
 
+    # An input method's text, begun with the caret inside the tag, is written after it.
+    _caret(page, start + 1)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.imeSetComposition", {"text": "か", "selectionStart": 1, "selectionEnd": 1})
+    cdp.send("Input.insertText", {"text": "家"})
+    assert _value(page) == original[:end] + "家" + original[end:]
+    assert _line(page).get_attribute("data-state") == "ok"
+
+
+def test_copy_source_in_a_box_without_codes(server: str, page: Page) -> None:
+    """A Markdown paragraph has no codes: its box is a plain one, and Ctrl+Shift+S still copies the
+    source into it, which undo takes back."""
+    _start(page, server, "notes.md", "# Notes\n\nRun the tool every day.\n")
+    card = page.locator("#cards .card.current")
+    page.keyboard.press("e")
+    box = card.locator("textarea.edit-text")
+    box.wait_for()
+    assert card.locator("textarea.code-locked").count() == 0
+    proposal = box.input_value()
+    page.keyboard.press("Control+Shift+S")
+    assert box.input_value() == _request(server, page, card)["src_string"] != proposal
+    page.keyboard.press("Control+z")
+    assert box.input_value() == proposal
+
 
 def test_android_placeholders_and_xliff_g_stay_whole(server: str, page: Page) -> None:
     """An Android strings.xml: an `<xliff:g …>%1$s</xliff:g>` element is one locked code, one chip;

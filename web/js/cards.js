@@ -14,7 +14,7 @@ import { setPhase, setStatus } from "./status.js";
 import { issueText, pickedIssue, setIssue } from "./mqm.js";
 import { asText, blankEdit, editedText, fillForms, formsOf } from "./entries.js";
 import { buildCard } from "./cardview.js";
-import { codesOff, redrawCodeBoxes } from "./chipedit.js";
+import { codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
 import { balanceText } from "./chips.js";
 import { openConcordance } from "./concordance.js";
 
@@ -125,6 +125,15 @@ function onCardKey(card, e) {
   if (e.key === "F3" && !e.ctrlKey && !e.altKey && !e.metaKey) {
     e.preventDefault();
     openConcordance(card);
+    return;
+  }
+  // A box without codes: the copy-source key is the card's (a code-keeping box handles its own).
+  if (isCopySource(e) && !e.defaultPrevented && e.target instanceof HTMLTextAreaElement && e.target.closest(".card-editor")) {
+    e.preventDefault();
+    const i = Number(card.dataset.index);
+    const req = state.batch[i].req;
+    const category = e.target.dataset.category;
+    copySource(e.target, category ? req.plural?.source?.[category] ?? req.plural?.source?.other ?? req.src_string : req.src_string);
     return;
   }
   // The text box, or the MQM issue picker beside it: Ctrl+Enter saves, Esc cancels.

@@ -14,6 +14,35 @@ import { showBalance } from "./chips.js";
 
 /** @typedef {{codes: readonly string[], source: () => string, onChange?: () => void}} CodeBoxOptions */
 
+/** True while a script writes into a box (its edit is not the person's, and not planned). */
+let writing = false;
+
+/**
+ * Replace [start, end) of `box` by `text` as an edit of the box's own, which undo takes back, the caret
+ * then at `caret`.
+ * @param {HTMLTextAreaElement} box @param {number} start @param {number} end @param {string} text @param {number} caret
+ */
+function writeText(box, start, end, text, caret) {
+  box.focus();
+  box.setSelectionRange(start, end);
+  writing = true;
+  const done = text ? document.execCommand("insertText", false, text) : start === end || document.execCommand("delete");
+  writing = false;
+  if (!done) {
+    box.setRangeText(text, start, end, "end");
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  box.setSelectionRange(caret, caret);
+}
+
+/** The copy-source key: Ctrl+Shift+S (⌘+Shift+S). @param {KeyboardEvent} e */
+export const isCopySource = (e) => (e.ctrlKey || e.metaKey) && e.shiftKey && !e.altKey && e.key.toLowerCase() === "s";
+
+/** Put `source` in `box` in place of its text (undo takes it back). @param {HTMLTextAreaElement} box @param {string} source */
+export function copySource(box, source) {
+  writeText(box, 0, box.value.length, source, source.length);
+}
+
 /** Each wrapped box's redraw. @type {WeakMap<HTMLTextAreaElement, () => void>} */
 const REDRAW = new WeakMap();
 
@@ -34,7 +63,6 @@ export function codeBox(box, { codes, source, onChange }) {
   if (line.id) box.setAttribute("aria-describedby", line.id);
   /** @type {{start: number, end: number, value: string} | null} */
   let armed = null;
-  let bypass = false;
   const tokens = () => tokenize(box.value, codes);
 
   const redraw = () => {
@@ -62,21 +90,11 @@ export function codeBox(box, { codes, source, onChange }) {
   };
   REDRAW.set(box, redraw);
 
-  /** Replace [start, end) by `text` as an edit of the box's own (undo takes it back), the caret at `caret`. @param {number} start @param {number} end @param {string} text @param {number} caret */
-  const apply = (start, end, text, caret) => {
-    box.setSelectionRange(start, end);
-    bypass = true;
-    const done = text ? document.execCommand("insertText", false, text) : start === end || document.execCommand("delete");
-    bypass = false;
-    if (!done) {
-      box.setRangeText(text, start, end, "end");
-      box.dispatchEvent(new Event("input", { bubbles: true }));
-    }
-    box.setSelectionRange(caret, caret);
-  };
+  /** @param {number} start @param {number} end @param {string} text @param {number} caret */
+  const apply = (start, end, text, caret) => writeText(box, start, end, text, caret);
 
   box.addEventListener("beforeinput", (e) => {
-    if (bypass) return;
+    if (writing) return;
     const plan = planEdit({ value: box.value, start: box.selectionStart, end: box.selectionEnd, armed }, tokens(), e.inputType, e.data);
     if (plan.kind === "allow") {
       armed = null;
@@ -108,9 +126,9 @@ export function codeBox(box, { codes, source, onChange }) {
     if (e.key === "F9" || (e.key === "Insert" && e.altKey)) {
       e.preventDefault();
       insertNextCode();
-    } else if ((e.ctrlKey || e.metaKey) && e.shiftKey && e.key.toLowerCase() === "s") {
+    } else if (isCopySource(e)) {
       e.preventDefault();
-      apply(0, box.value.length, source(), source().length);
+      copySource(box, source());
     } else if ((e.key === "ArrowLeft" || e.key === "ArrowRight") && !e.shiftKey && !e.ctrlKey && !e.altKey && !e.metaKey && box.selectionStart === box.selectionEnd) {
       const forward = (e.key === "ArrowRight") !== (getComputedStyle(box).direction === "rtl");
       const to = stepOver(tokens(), box.selectionStart, forward);

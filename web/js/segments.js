@@ -13,7 +13,7 @@ import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
 import { contextLine, formsOf, keyText, listedTarget } from "./entries.js";
 import { contextBox } from "./strctx.js";
-import { codeBox, codeKeysHint, codesOff, redrawCodeBoxes } from "./chipedit.js";
+import { codeBox, codeKeysHint, codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
 import { balanceText, chipPieces } from "./chips.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
 import { reviewQueue, reviewsUnit } from "./teams.js";
@@ -282,6 +282,11 @@ function editor(seg) {
   if (seg.context && seg.id && state.activeFileId) box.append(contextBox(state.activeFileId, seg.id, seg.source));
   box.addEventListener("keydown", (e) => {
     e.stopPropagation();
+    if (isCopySource(e) && !e.defaultPrevented && e.target === ta) {
+      e.preventDefault();
+      copySource(ta, seg.source);
+      return;
+    }
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       save();

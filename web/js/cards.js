@@ -12,10 +12,10 @@ import { state } from "./state.js";
 import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { issueText, pickedIssue, setIssue } from "./mqm.js";
-import { asText, blankEdit, editedText, fillForms, formsOf } from "./entries.js";
+import { asText, blankEdit, editedText, fillForms, sourceFor } from "./entries.js";
 import { buildCard } from "./cardview.js";
-import { codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
-import { balanceText } from "./chips.js";
+import { askKeepCodes, codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
+import { editBalanceText } from "./chips.js";
 import { openConcordance } from "./concordance.js";
 
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
@@ -130,10 +130,7 @@ function onCardKey(card, e) {
   // A box without codes: the copy-source key is the card's (a code-keeping box handles its own).
   if (isCopySource(e) && !e.defaultPrevented && e.target instanceof HTMLTextAreaElement && e.target.closest(".card-editor")) {
     e.preventDefault();
-    const i = Number(card.dataset.index);
-    const req = state.batch[i].req;
-    const category = e.target.dataset.category;
-    copySource(e.target, category ? req.plural?.source?.[category] ?? req.plural?.source?.other ?? req.src_string : req.src_string);
+    copySource(e.target, sourceFor(state.batch[Number(card.dataset.index)].req, e.target.dataset.category));
     return;
   }
   // The text box, or the MQM issue picker beside it: Ctrl+Enter saves, Esc cancels.
@@ -297,8 +294,10 @@ async function commitEdit(i) {
     return;
   }
   if (codesOff(card)) {
-    if (!(await keepCodesAnyway(item.req, card, text))) return;
-    if (state.batch[i] !== item || item.mode !== "edit") return; // the batch moved on meanwhile
+    checking.add(item);
+    const ok = await askKeepCodes(card, editBalanceText(item.req, text));
+    checking.delete(item);
+    if (!ok || state.batch[i] !== item || item.mode !== "edit") return; // no, or the batch moved on meanwhile
   }
   const decision = editDecision(item.req, text, pickedIssue(card.querySelector(".card-editor .mqm-picker")));
   const others = state.batch.some((b, k) => k !== i && !b.decision);
@@ -325,36 +324,6 @@ async function commitEdit(i) {
   item.editWarnings = warnings;
   showEditWarnings(i);
   decided(i, { hold: warnings.length > 0 || (await pendingWarned()) });
-}
-
-/**
- * Ask before a text with missing or extra codes is saved (the verdict goes as written when yes).
- * @param {CopilotRequest} req @param {HTMLElement} card @param {string} text
- */
-async function keepCodesAnyway(req, card, text) {
-  const codes = req.context?.codes || [];
-  const forms = req.plural ? formsOf(text) || {} : null;
-  const said = forms
-    ? Object.entries(forms)
-        .map(([c, t]) => [c, balanceText(req.plural?.source?.[c] ?? req.plural?.source?.other ?? req.src_string, t, codes)])
-        .filter(([, b]) => b)
-        .map(([c, b]) => `${c}: ${b}`)
-        .join("; ")
-    : balanceText(req.src_string, text, codes);
-  const box = document.activeElement instanceof HTMLTextAreaElement && card.contains(document.activeElement) ? document.activeElement : card.querySelector("textarea.code-locked");
-  const [start, end] = box instanceof HTMLTextAreaElement ? [box.selectionStart, box.selectionEnd] : [0, 0];
-  checking.add(state.batch[Number(card.dataset.index)]);
-  const ok = await confirmDialog(`The codes of your text do not match the source's (${said}). A code left out or added can break the app or document. Save it anyway?`, {
-    title: "Codes missing or extra",
-    ok: "Save anyway",
-    danger: false,
-  });
-  checking.delete(state.batch[Number(card.dataset.index)]);
-  if (!ok && box instanceof HTMLTextAreaElement) {
-    box.focus();
-    box.setSelectionRange(start, end);
-  }
-  return ok;
 }
 
 /** Checks still running on edits of this batch. @type {Set<Promise<boolean>>} */

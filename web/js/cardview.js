@@ -10,7 +10,7 @@ import { threadBox } from "./comments.js";
 import { concordanceBox } from "./concordance.js";
 import { contextBox } from "./strctx.js";
 import { autosize, h, kbd, num } from "./dom.js";
-import { contextLine, formsEditor, formsView, sourceFormsView, writtenFormsView } from "./entries.js";
+import { contextLine, formsEditor, formsView, sourceFor, sourceFormsView, writtenFormsView } from "./entries.js";
 import { glossaryPieces, isKeepTerm } from "./glossary.js";
 import { issuePicker } from "./mqm.js";
 import { warningText } from "./review.js";
@@ -256,9 +256,6 @@ function termPieces(text) {
 /** A card's locked codes (its source's), none for a plain document's unit. @param {CopilotRequest} req @returns {string[]} */
 const codesOf = (req) => req.context?.codes || [];
 
-/** The source form a plural category's text is written from (its own, else `other`). @param {CopilotRequest} req @param {string} category */
-const sourceForm = (req, category) => req.plural?.source?.[category] ?? req.plural?.source?.other ?? req.src_string;
-
 /**
  * `editor` (a text box, or a plural entry's form boxes) with each box keeping the card's codes whole.
  * @param {CopilotRequest} req @param {HTMLElement} editor
@@ -270,7 +267,7 @@ function lockCodes(req, editor) {
   const wrapped = boxes.map((box) => {
     const place = box.parentNode ? document.createComment("") : null;
     if (place) box.replaceWith(place);
-    const wrap = codeBox(box, { codes, source: () => (box.dataset.category ? sourceForm(req, box.dataset.category) : req.src_string) });
+    const wrap = codeBox(box, { codes, source: () => sourceFor(req, box.dataset.category) });
     place?.replaceWith(wrap);
     return wrap;
   });

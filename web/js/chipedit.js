@@ -7,7 +7,7 @@
 // codes are missing or extra as one types. Keys: F9 (or Alt+Insert) inserts the next missing code at
 // the caret, Ctrl+Shift+S copies the source into the box.
 
-import { h, kbd } from "./dom.js";
+import { confirmDialog, h, kbd } from "./dom.js";
 import { chipLabel, nextMissing, tokenize } from "./codes.js";
 import { outOfCode, planEdit, stepOver } from "./codeedit.js";
 import { showBalance } from "./chips.js";
@@ -192,3 +192,24 @@ export function codesOff(root) {
 /** What the keys of a code-keeping box do, for under it. */
 export const codeKeysHint = () =>
   h("p", { class: "hint codes-keys" }, kbd("F9"), " inserts the next missing code · ", kbd("Ctrl", "Shift", "S"), " copies the source · Backspace or Delete twice deletes a code");
+
+/**
+ * Ask before a text whose codes are off (`said`, which) is saved; the focused box inside `root` gets
+ * its caret back when the answer is no.
+ * @param {ParentNode} root @param {string} said
+ */
+export async function askKeepCodes(root, said) {
+  const active = document.activeElement;
+  const box = active instanceof HTMLTextAreaElement && root.contains(active) ? active : root.querySelector("textarea.code-locked");
+  const [start, end] = box instanceof HTMLTextAreaElement ? [box.selectionStart, box.selectionEnd] : [0, 0];
+  const ok = await confirmDialog(`The codes of your text do not match the source's (${said}). A code left out or added can break the app or document. Save it anyway?`, {
+    title: "Codes missing or extra",
+    ok: "Save anyway",
+    danger: false,
+  });
+  if (!ok && box instanceof HTMLTextAreaElement) {
+    box.focus();
+    box.setSelectionRange(start, end);
+  }
+  return ok;
+}

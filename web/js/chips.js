@@ -5,6 +5,7 @@
 
 import { h } from "./dom.js";
 import { chipLabel, codeBalance, tokenize } from "./codes.js";
+import { formsOf, sourceFor } from "./entries.js";
 
 /** @typedef {import("./codes.js").Token} Token */
 
@@ -65,6 +66,17 @@ export function showBalance(line, source, text, codes) {
       : [`All ${tokenize(source, codes).length === 1 ? "1 code" : `${tokenize(source, codes).length} codes`} in place`]),
   );
   return off;
+}
+
+/** A card's edit's missing and extra codes in words (a plural entry's, form by form). @param {import("./types.js").CopilotRequest} req @param {string} text */
+export function editBalanceText(req, text) {
+  const codes = req.context?.codes || [];
+  if (!req.plural) return balanceText(req.src_string, text, codes);
+  return Object.entries(formsOf(text) || {})
+    .map(([c, t]) => [c, balanceText(sourceFor(req, c), t, codes)])
+    .filter(([, said]) => said)
+    .map(([c, said]) => `${c}: ${said}`)
+    .join("; ");
 }
 
 /** Missing and extra codes in words, for a question before a verdict. @param {string} source @param {string} text @param {readonly string[]} codes */

@@ -114,6 +114,14 @@ export function sourceFormsView(req, pieces = (text) => [text]) {
   );
 }
 
+/**
+ * The source a box of `req`'s editor is written from: a plural form's (its category's, else `other`),
+ * or the whole source. @param {CopilotRequest} req @param {string} [category]
+ */
+export function sourceFor(req, category) {
+  return (category && (req.plural?.source?.[category] ?? req.plural?.source?.other)) || req.src_string;
+}
+
 /** One labelled text box per plural category, for `id`'s editor. @param {string} id @param {CopilotRequest} req */
 export function formsEditor(id, req) {
   return h(

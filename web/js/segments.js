@@ -4,7 +4,7 @@
 // batch highlighted, and revision of any written segment (keyboard first: ↑/↓, Enter, Ctrl+Enter, Esc).
 
 import { api } from "./api.js";
-import { $, autosize, confirmDialog, h, num } from "./dom.js";
+import { $, autosize, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
 import { estimateBand, estimateBounds, filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { state } from "./state.js";
@@ -13,7 +13,7 @@ import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
 import { contextLine, formsOf, keyText, listedTarget } from "./entries.js";
 import { contextBox } from "./strctx.js";
-import { codeBox, codeKeysHint, codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
+import { askKeepCodes, codeBox, codeKeysHint, codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
 import { balanceText, chipPieces } from "./chips.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
 import { reviewQueue, reviewsUnit } from "./teams.js";
@@ -251,15 +251,7 @@ function editor(seg) {
   // A plural entry's forms are edited as their JSON text: its codes are not locked here.
   const locked = codes.length > 0 && !formsOf(seg.target || "");
   const save = async () => {
-    if (locked && codesOff(box)) {
-      const [start, end] = [ta.selectionStart, ta.selectionEnd];
-      const said = balanceText(seg.source, ta.value, codes);
-      if (!(await confirmDialog(`The codes of your text do not match the source's (${said}). Save it anyway?`, { title: "Codes missing or extra", ok: "Save anyway", danger: false }))) {
-        ta.focus();
-        ta.setSelectionRange(start, end);
-        return;
-      }
-    }
+    if (locked && codesOff(box) && !(await askKeepCodes(box, balanceText(seg.source, ta.value, codes)))) return;
     saveRevision(seg, ta.value, reason.value.trim(), error, pickedIssue(picker));
   };
   const box = h(

@@ -243,6 +243,10 @@ def test_i18next_icu_numbered_tags_and_copy_source(server: str, page: Page) -> N
     line = _line(page)
     assert line.get_attribute("data-state") == "off"
     assert "<0>" in [c.get_attribute("data-code") for c in line.locator(".codes-missing .code-chip").all()]
+    # A missing code's chip, clicked: inserted at the caret (the end), and no longer missing.
+    line.locator('.codes-missing .code-chip[data-code="<0>"]').click()
+    assert _value(page) == "Nous avons invité<0>"
+    assert "<0>" not in [c.get_attribute("data-code") for c in line.locator(".codes-missing .code-chip").all()]
     page.keyboard.press("Control+Shift+S")
     forms = _request(server, page, card)["plural"]["source"]
     assert _value(page) == forms.get("one", forms["other"])  # the first form box: the source's form
@@ -326,6 +330,19 @@ def test_subtitle_tags_extra_code_and_concordance(server: str, page: Page) -> No
     assert term.first.locator(".conc-source .conc-hit").inner_text().lower() == "italic"
     assert "italique" in term.first.locator(".conc-target").inner_text()
     card.screenshot(path=str(SHOTS / "editor-concordance-glossary.png"))
+    # At a phone's width the card, its chips and the concordance fit without sideways scrolling.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.focus("#cards .card.current")
+    page.keyboard.press("e")
+    page.wait_for_selector(f"{BOX}:focus")
+    fits = (
+        "c => [c, ...c.querySelectorAll('*')].every(e => e.scrollWidth <= e.clientWidth + 1 || !e.clientWidth"
+        " || getComputedStyle(e).textOverflow === 'ellipsis')"
+    )
+    card.screenshot(path=str(SHOTS / "editor-narrow.png"))
+    assert card.evaluate(fits), "something in the card scrolls sideways at 390 px"
+    page.keyboard.press("Escape")
+    page.set_viewport_size({"width": 1280, "height": 900})
 
     # The segment list's revision box keeps the codes the same way, once the batch is sent.
     page.focus("#cards .card.current")

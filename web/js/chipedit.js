@@ -148,6 +148,13 @@ export function codeBox(box, { codes, source, onChange }) {
     armed = null;
   });
   box.addEventListener("compositionstart", snapOut);
+  // A missing code's chip under the box: a click inserts it at the caret (the box keeps the focus).
+  line.addEventListener("mousedown", (e) => {
+    const missing = /** @type {HTMLElement | null} */ (/** @type {HTMLElement} */ (e.target).closest(".codes-missing .code-chip"));
+    if (!missing?.dataset.code) return;
+    e.preventDefault();
+    insertCode(missing.dataset.code);
+  });
   box.addEventListener("input", () => {
     redraw();
     onChange?.();
@@ -168,10 +175,12 @@ export function codeBox(box, { codes, source, onChange }) {
 
   function insertNextCode() {
     const code = nextMissing(source(), box.value, codes);
-    if (!code) {
-      line.prepend(h("span", { class: "codes-armed", text: "No code is missing. " }));
-      return;
-    }
+    if (code) insertCode(code);
+    else line.prepend(h("span", { class: "codes-armed", text: "No code is missing. " }));
+  }
+
+  /** @param {string} code */
+  function insertCode(code) {
     const at = outOfCode(tokens(), box.selectionEnd) ?? box.selectionEnd;
     apply(at, at, code, at + code.length);
   }

@@ -48,6 +48,13 @@ export function chipPieces(text, codes, rest = (t) => [t]) {
 /** @param {{code: string, n: number}[]} list */
 const listed = (list) => list.flatMap(({ code, n }) => [chip({ code, kind: "single", pair: null, hue: null }), n > 1 ? `×${n} ` : " "]);
 
+/** A missing code's chip: a click puts it at the caret (chipedit.js). @param {{code: string, n: number}[]} list */
+const insertable = (list) =>
+  listed(list).map((c) => {
+    if (typeof c !== "string") c.title = `${c.dataset.code}: missing; click to insert it at the caret (F9: the next missing one)`;
+    return c;
+  });
+
 /**
  * Fill `line` with what `text` does to the codes of `source`: all in place, or those missing and those
  * extra. Returns whether they are off.
@@ -56,11 +63,15 @@ const listed = (list) => list.flatMap(({ code, n }) => [chip({ code, kind: "sing
 export function showBalance(line, source, text, codes) {
   const { missing, extra } = codeBalance(source, text, codes);
   const off = missing.length > 0 || extra.length > 0;
+  // The line is read out when it changes: left alone while the codes stay as they were.
+  const sig = JSON.stringify([missing, extra]);
+  if (line.dataset.sig === sig && !line.querySelector(".codes-armed")) return off;
+  line.dataset.sig = sig;
   line.dataset.state = off ? "off" : "ok";
   line.replaceChildren(
     ...(off
       ? [
-          missing.length ? h("span", { class: "codes-missing" }, "Missing: ", ...listed(missing)) : null,
+          missing.length ? h("span", { class: "codes-missing" }, "Missing: ", ...insertable(missing)) : null,
           extra.length ? h("span", { class: "codes-extra" }, "Extra: ", ...listed(extra)) : null,
         ].filter((x) => x !== null)
       : [`All ${tokenize(source, codes).length === 1 ? "1 code" : `${tokenize(source, codes).length} codes`} in place`]),

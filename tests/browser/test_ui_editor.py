@@ -223,6 +223,13 @@ def test_android_placeholders_and_xliff_g_stay_whole(server: str, page: Page) ->
     value = _value(page)
     assert value.count("<xliff:g") == original.count("<xliff:g") and "Z" in value
     assert _line(page).get_attribute("data-state") == "ok"
+    # A paste over part of a code: the plain text goes in, the code stays whole after it.
+    _undo_to(page, original)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.evaluate("() => navigator.clipboard.writeText('collé')")
+    _caret(page, tag + 2, tag + 6)
+    page.keyboard.press("Control+v")
+    assert _value(page) == original[:tag] + "collé" + code + original[tag + len(code) :]
     card.screenshot(path=str(SHOTS / "editor-android-edit.png"))
 
 

@@ -95,7 +95,9 @@ export function codeBox(box, { codes, source, onChange }) {
 
   box.addEventListener("beforeinput", (e) => {
     if (writing) return;
-    const plan = planEdit({ value: box.value, start: box.selectionStart, end: box.selectionEnd, armed }, tokens(), e.inputType, e.data);
+    // A spelling fix or a paste may carry its text in dataTransfer rather than data.
+    const data = e.data ?? e.dataTransfer?.getData("text/plain") ?? null;
+    const plan = planEdit({ value: box.value, start: box.selectionStart, end: box.selectionEnd, armed }, tokens(), e.inputType, data);
     if (plan.kind === "allow") {
       armed = null;
       return;

@@ -6,6 +6,7 @@
 import { h } from "./dom.js";
 import { chipLabel, codeBalance, tokenize } from "./codes.js";
 import { formsOf, sourceFor } from "./entries.js";
+import { plural } from "./text.js";
 
 /** @typedef {import("./codes.js").Token} Token */
 
@@ -74,7 +75,7 @@ export function showBalance(line, source, text, codes) {
           missing.length ? h("span", { class: "codes-missing" }, "Missing: ", ...insertable(missing)) : null,
           extra.length ? h("span", { class: "codes-extra" }, "Extra: ", ...listed(extra)) : null,
         ].filter((x) => x !== null)
-      : [`All ${tokenize(source, codes).length === 1 ? "1 code" : `${tokenize(source, codes).length} codes`} in place`]),
+      : [`All ${plural(tokenize(source, codes).length, "code", "codes")} in place`]),
   );
   return off;
 }

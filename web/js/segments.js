@@ -102,6 +102,7 @@ export function renderSegments() {
   const rows = list.map((seg, n) => row(seg, n, all.indexOf(seg) + 1));
   if (!rows.length) rows.push(h("li", { class: "seg-empty hint", text: all.length ? "No segment matches." : "No segments yet." }));
   $("seglist").replaceChildren(...rows);
+  if (editing != null) redrawCodeBoxes($("seglist")); // a revision box drawn again: its chips and codes line too
   highlightBatch();
 }
 
@@ -234,7 +235,6 @@ function openEditor(start) {
   const ta = /** @type {HTMLTextAreaElement | null} */ (document.querySelector(".seg-editor textarea"));
   if (ta) {
     autosize(ta);
-    redrawCodeBoxes($("seglist"));
     ta.focus();
     ta.setSelectionRange(ta.value.length, ta.value.length);
   }

@@ -339,6 +339,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     releaseClaim: (id) => request("DELETE", `${s(id)}/claim`),
     /** A segment's thread, oldest first. @param {string} id @param {string} fileId @param {string} segmentId @returns {Promise<Comment[]>} */
     thread: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`),
+    /** A string's neighbours in its file and its key in other languages (docs/api.md "Context for strings"). @param {string} id @param {string} fileId @param {string} segmentId */
+    stringContext: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/context`),
     /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} text @returns {Promise<Comment>} */
     postComment: (id, fileId, segmentId, text) => request("POST", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`, { body: { text } }),
     /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} commentId @param {boolean} resolved @returns {Promise<Comment>} */

@@ -403,20 +403,30 @@ CONTEXT = {
 }
 
 
-def test_context_box_shows_neighbours_and_other_languages_and_is_quiet_without_the_route(
+def test_context_box_shows_neighbours_and_other_languages_from_the_server_and_the_contract(
     server: str, page: Page
 ) -> None:
     """A resource string's card: its key on the card; "Context" loads the neighbours and the same key in
-    other languages (the route stubbed here, as docs/api.md's contract says); a server without the route
-    (404) leaves the box saying there is nothing more, with no error on the page."""
+    other languages from the server (the file translated into German first, in another session), and
+    renders every field of docs/api.md's contract (the route stubbed for the second card)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    _start(page, server, "strings.xml", _sample("android_thunderbird_strings.xml"))
+    text = _sample("android_thunderbird_strings.xml")
+    german = _post(f"{server}api/sessions", {"targetLanguage": "de"})["id"]
+    _post(f"{server}api/sessions/{german}/files", {"name": "strings.xml", "content": text})
+    agent = _post(f"{server}api/next", {"sessionId": german, "userInput": "Translate into German."})["agentResponse"]
+    verdicts = [{"tool": r["tool"], "status": "approve"} for r in agent["copilotRequests"]]
+    assert verdicts
+    _post(f"{server}api/next", {"sessionId": german, "copilotResponses": verdicts})
+
+    _start(page, server, "strings.xml", text)
     first = page.locator("#cards .card").nth(0)
     first.locator(".card-head").click()
     first.locator(".card-strctx summary").click()
-    first.locator(".card-strctx .ctx-body p.hint:not(:has-text('Loading'))").wait_for()
-    text = first.locator(".card-strctx .ctx-body").inner_text()
-    assert "No more context" in text or "Around it" in text or "No neighbours" in text, text
+    languages = first.locator(".ctx-languages .ctx-row")
+    languages.first.wait_for()
+    assert languages.first.inner_text().startswith("de"), "the German session's text for the same key"
+    assert first.locator(".ctx-neighbours .ctx-row").count() >= 2
+    first.screenshot(path=str(SHOTS / "editor-context-server.png"))
 
     page.route(
         "**/segments/*/context",

@@ -31,3 +31,7 @@ test("unsorted, overlapping and touching spans are joined; those outside the tex
   assert.deepEqual(cleanSpans("0,2", 10), []);
   assert.equal(shown(markedPieces("tool", [[2, 99]])), "to[ol]", "a span past the end is cut at it");
 });
+
+test("out-of-order and overlapping spans join into one mark", () => {
+  assert.equal(shown(markedPieces("abcdef", [[3, 5], [1, 4], [0, 0]])), "a[bcde]f");
+});

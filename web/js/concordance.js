@@ -6,7 +6,7 @@
 import { api } from "./api.js";
 import { h, kbd, num } from "./dom.js";
 import { state } from "./state.js";
-import { markedParts } from "./text.js";
+import { markedPieces } from "./memoryspans.js";
 
 /**
  * @typedef {{source: string, target: string, origin?: string, sourceSpans?: number[][], targetSpans?: number[][]}} MemoryHit
@@ -15,7 +15,7 @@ import { markedParts } from "./text.js";
  */
 
 /** `text` with the spans marked. @param {string} text @param {number[][] | undefined} spans */
-const marked = (text, spans) => markedParts(text, spans || []).map((p) => (p.hit ? h("mark", { class: "conc-hit", text: p.text }) : p.text));
+const marked = (text, spans) => markedPieces(text, spans).map((p) => (p.mark ? h("mark", { class: "conc-hit", text: p.text }) : p.text));
 
 /** One hit: its source, its translation. @param {string} cls @param {Node | string | null} badge @param {MemoryHit | TermHit} hit */
 const hitRow = (cls, badge, hit) =>

@@ -65,30 +65,3 @@ export function lineExcerpt(text, lines = 4) {
 export function plural(n, one, many) {
   return `${new Intl.NumberFormat("en").format(n)} ${n === 1 ? one : many}`;
 }
-
-/**
- * `text` cut into pieces at `spans` (the server's `[start, end)` offsets in code points, as a search
- * answer gives them), each piece saying whether it is inside one; overlapping or unordered spans merge.
- * @param {string} text @param {readonly (readonly number[])[]} spans @returns {{text: string, hit: boolean}[]}
- */
-export function markedParts(text, spans) {
-  const index = unitIndexer(text);
-  const ranges = spans
-    .map(([s, e]) => [index(s), index(e)])
-    .filter(([s, e]) => e > s)
-    .sort((a, b) => a[0] - b[0]);
-  /** @type {{text: string, hit: boolean}[]} */
-  const out = [];
-  let at = 0;
-  for (const [s, e] of ranges) {
-    if (e <= at) continue;
-    const last = out[out.length - 1];
-    if (s > at || !last?.hit) {
-      if (s > at) out.push({ text: text.slice(at, s), hit: false });
-      out.push({ text: text.slice(Math.max(s, at), e), hit: true });
-    } else last.text += text.slice(at, e); // overlapping or touching the previous span: one mark
-    at = e;
-  }
-  if (at < text.length || !out.length) out.push({ text: text.slice(at), hit: false });
-  return out;
-}

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agent_core.effects import Correction, UnitWrite
+from agent_core.review_modes import ReviewMode
 from storage.records import ReviewLog
 
 from .schemas import HistoryEvent, PostEdit, RoutingRule
@@ -67,12 +68,14 @@ def current_units(log: ReviewLog) -> list[UnitWrite]:
     return [latest[k] for k in sorted(latest)]
 
 
-def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
+def histories(log: ReviewLog, *, owner: str, review: ReviewMode = "single") -> dict[int, list[HistoryEvent]]:
     """Each written unit's audit trail (by the unit's start), oldest first; each event with the text it
     wrote or refused, the reason given and who acted (the member recorded with it, else the owner, or the
-    routing rule for a unit the session's `autoApprove` approved). A rejection committed with a write
+    routing rule for a unit the session's `autoApprove` approved, or its pre-translation in a session that
+    pre-translates: `review`). A rejection committed with a write
     (the reviewer rejected, the next proposal was approved in the same step) comes before it."""
     writes, corrections = _by_start(log)
+    rule: Literal["autoApprove", "pretranslate"] = "pretranslate" if review == "pretranslate" else "autoApprove"
     out: dict[int, list[HistoryEvent]] = {}
     for start, written in writes.items():
         held = corrections.get(start, [])
@@ -83,7 +86,7 @@ def histories(log: ReviewLog, *, owner: str) -> dict[int, list[HistoryEvent]]:
             event = HistoryEvent(
                 action=action,
                 by=None if w.auto else (w.by or owner),
-                rule=RoutingRule() if w.auto else None,
+                rule=RoutingRule(rule=rule) if w.auto else None,
                 at=w.updated_at,
                 origin=w.origin,
                 estimate=_estimate(w) if k == 0 else None,

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from agent_core.document import FileState
 from agent_core.effects import UnitWrite
 from agent_core.mqm import CATEGORIES, SEVERITY_MULTIPLIERS, MqmIssue
+from agent_core.review_modes import ReviewMode
 from agent_core.segmentation import count_words
 from interchange.csv_cells import write_csv
 from storage.records import ReviewLog
@@ -45,6 +46,8 @@ class FileReviews:
     """What the reviews of one file left: its state, text, units and review log, and the session's owner."""
 
     owner: str
+    review: ReviewMode
+    """How the session reviews (its routing's events are named by it)."""
     state: FileState
     source: str
     units: list[UnitWrite]
@@ -120,7 +123,7 @@ AUDIT_COLUMNS = (
 
 def audit_rows(reviews: FileReviews) -> list[dict[str, str | int | None]]:
     """Every event of every written unit, in source order then time (what the audit export holds)."""
-    trail = histories(reviews.log, owner=reviews.owner)
+    trail = histories(reviews.log, owner=reviews.owner, review=reviews.review)
     out: list[dict[str, str | int | None]] = []
     for unit in reviews.units:
         for event in trail.get(unit.start, []):
@@ -166,13 +169,10 @@ class Reviews:
         """One file's reviews (blocking: call it off the event loop)."""
         record = self.sessions.owned(owner, sid)
         state = pick_file(self.sessions.storage.load_step(record.session_id, window=0).files, fid)
-        return self._of(record.owner, record.session_id, state)
-
-    def _of(self, owner: str, sid: str, state: FileState) -> FileReviews:
-        storage = self.sessions.storage
-        log = storage.review_log(sid, state.file_id)
-        source = self.sessions.source(sid, state)
-        return FileReviews(owner=owner, state=state, source=source, units=current_units(log), log=log)
+        log = self.sessions.storage.review_log(record.session_id, state.file_id)
+        source = self.sessions.source(record.session_id, state)
+        units = current_units(log)
+        return FileReviews(owner=record.owner, review=record.review, state=state, source=source, units=units, log=log)
 
     def post_edit(self, owner: str, sid: str, fid: str) -> PostEditReport:
         """The post-edit distance of the file and of its whole session (blocking)."""

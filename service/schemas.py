@@ -434,9 +434,10 @@ MAX_SEGMENT_TEXT = 5_000
 
 
 class RoutingRule(BaseModel):
-    """The session's routing rule that acted instead of a person: `autoApprove` (API.md "Auto-approval")."""
+    """The session's routing rule that acted instead of a person: `autoApprove` (API.md "Auto-approval"),
+    or `pretranslate` (the model's pre-translation, written for a reviewer: "Pre-translate, then review")."""
 
-    rule: Literal["autoApprove"] = "autoApprove"
+    rule: Literal["autoApprove", "pretranslate"] = "autoApprove"
 
 
 class HistoryEvent(BaseModel):

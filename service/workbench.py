@@ -133,7 +133,7 @@ class Workbench:
         chosen = with_comment_counts(chosen, counts)
         if any(s.status in WRITTEN_STATUSES for s in chosen):  # the written units' audit trails (service.audit)
             log = await blocking(self.storage.review_log, view.snapshot.token.session_id, view.state.file_id)
-            trail = histories(log, owner=view.snapshot.token.owner)
+            trail = histories(log, owner=view.snapshot.token.owner, review=view.snapshot.review)
             chosen = [
                 s.model_copy(update={"history": trail.get(s.start, [])}) if s.status in WRITTEN_STATUSES else s
                 for s in chosen
@@ -284,7 +284,7 @@ class Workbench:
         now = next((u for u in current_units(log) if u.start == start), written)
         record = await blocking(self.storage.get_session, sid)
         segment = written_segment(now, source, segment_id)
-        segment.history = histories(log, owner=owner).get(start, [])
+        segment.history = histories(log, owner=owner, review=record.review).get(start, [])
         return _revised(segment, warnings, record.version)
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ approved by filter; the reviewed export is then complete and intact. Over HTTP o
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -54,6 +55,9 @@ async def test_a_file_is_pretranslated_without_cards_then_reviewed_out_of_order(
     found = await segments(team, sid, fid)
     assert len(found) == 60 and {s["status"] for s in found} == {"translated"}
     assert all(s["auto"] and s["origin"] == "model" and s["estimate"] is not None for s in found)
+    one = await team.alice.ok("GET", f"/api/sessions/{sid}/files/{fid}/segments?limit=1")
+    event = one["segments"][0]["history"][0]
+    assert (event["by"], event["rule"]) == (None, {"rule": "pretranslate"}), "the audit names the pre-translation"
     assert await tm_units(team) == 0, "nobody reviewed the pre-translation: the memory has not learnt it"
 
     path = f"/api/sessions/{sid}/files/{fid}"
@@ -110,3 +114,18 @@ async def test_review_is_set_and_refused_like_the_other_settings(team: Team) -> 
     first = await team.alice.ok("POST", "/api/next", {"sessionId": sid, "userInput": "Translate b.md."})
     agent = await until_user(team.alice, sid, first["agentResponse"])
     assert agent["copilotRequests"], "a session that reviews once shows cards again"
+
+
+async def test_plural_entries_are_pretranslated_too(team: Team) -> None:
+    from tests.test_formats_service import STRINGS
+
+    sid = (await team.alice.ok("POST", "/api/sessions", {"targetLanguage": "pl", "review": "pretranslate"}))["id"]
+    fid = (await team.alice.ok("POST", f"/api/sessions/{sid}/files", {"name": "strings.xml", "content": STRINGS}))[
+        "fileId"
+    ]
+    first = await team.alice.ok("POST", "/api/next", {"sessionId": sid, "userInput": "Translate into Polish."})
+    assert not (await until_user(team.alice, sid, first["agentResponse"]))["copilotRequests"]
+    found = await segments(team, sid, fid)
+    assert [s["status"] for s in found] == ["translated"] * 3
+    forms = json.loads(found[1]["target"])
+    assert set(forms) == {"one", "few", "many", "other"}, "the plural's forms, every Polish category"

@@ -170,9 +170,9 @@ class TranslateTool:
             request = request.model_copy(update={"sampled": True})  # to a person, so the rule is measured
         if response is not None:
             return _result(request, response, located)
-        if request.plural is not None:
+        if request.plural is not None and not call.batch.routing.pretranslate:
             return request  # the forms were checked with the card (categories, locked codes)
-        if refusal := forbidden_refusal(request):
+        if request.plural is None and (refusal := forbidden_refusal(request)):
             return refuse(refusal)
         if auto_approvable(request, call.batch) and not request.sampled:  # the routing approves it: unreviewed
             approved = _result(request, Approve(tool=request.tool, status="approve"), located)

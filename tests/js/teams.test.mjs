@@ -112,6 +112,8 @@ test("the reviewer's queue: double review and a role that reviews", () => {
   assert.equal(reviewQueue({ review: "double" }, "manager").shown, true);
   assert.equal(reviewQueue({ review: "double" }, "translator").shown, false);
   assert.equal(reviewQueue({ review: "single" }, "reviewer").shown, false);
+  assert.equal(reviewQueue({ review: "pretranslate" }, "manager").shown, true, "what the model pre-translated");
+  assert.equal(reviewQueue({ review: "pretranslate" }, "translator").shown, false);
   assert.deepEqual(reviewQueue(null, "reviewer").filter, { status: "translated" });
 });
 
@@ -215,6 +217,7 @@ test("saving a translated unit is the second step's review for a reviewer in a d
   assert.equal(reviewsUnit("reviewed", { review: "double", role: "reviewer" }), false);
   assert.equal(reviewsUnit("translated", { review: "single", role: "reviewer" }), false);
   assert.equal(reviewsUnit("translated", { review: null, role: null }), false);
+  assert.equal(reviewsUnit("translated", { review: "pretranslate", role: "manager" }), true);
 });
 
 test("the auto-approval report: bands with something in them, the sample's edit rate", () => {

@@ -23,6 +23,7 @@ import { appendNotice, appendTimeline } from "./timeline.js";
 /** @typedef {import("./types.js").NextBody} NextBody */
 /** @typedef {import("./types.js").SessionView} SessionView */
 /** @typedef {import("./types.js").StepResponse} StepResponse */
+/** @typedef {import("./types.js").FileInfo} FileInfo */
 /** @typedef {import("./client.js").Outcome} Outcome */
 /** @typedef {import("./client.js").StepClient} StepClient */
 
@@ -161,6 +162,15 @@ export function sendInput(text) {
   return runLoop({ sessionId: /** @type {string} */ (state.sessionId), userInput: text });
 }
 
+/** @type {string[]} the files whose units the session's routing wrote since the last re-read */
+const routed = [];
+
+/** The files whose translated characters changed between two progress lists. @param {FileInfo[]} before @param {FileInfo[]} after */
+function writtenSince(before, after) {
+  const had = new Map(before.map((f) => [f.fileId, f.progress?.translatedChars ?? 0]));
+  return after.filter((f) => (f.progress?.translatedChars ?? 0) !== had.get(f.fileId)).map((f) => f.fileId);
+}
+
 /** A committed step: its messages once, progress, and after verdicts the refreshed document. @param {StepResponse} res @param {NextBody} body */
 function applyStep(res, body) {
   clearForming(); // the committed answer replaces what was shown while it formed
@@ -179,9 +189,15 @@ function applyStep(res, body) {
   const notice = /** @type {{notice?: string}} */ (ar).notice;
   if (notice) appendNotice(notice);
   if (Array.isArray(res.progress) && res.progress.length) {
+    if (!body.copilotResponses) routed.push(...writtenSince(state.files, res.progress));
     state.files = res.progress;
     renderFiles();
     renderProgress();
+  }
+  if (ar.actor === "user" && routed.length) {
+    // Units the session's routing wrote with no verdict (auto-approval, a pre-translation), re-read once
+    // the run hands back to the person rather than at every step of it.
+    for (const f of new Set(routed.splice(0))) refreshDocument(f);
   }
   if (body.copilotResponses) {
     // Verdicts were committed: units were written, queued inputs went to the model.

@@ -97,9 +97,9 @@ export async function openSession(id) {
 }
 
 /** A session the start form made: shown at once with its upload, and the agent started. @param {Started} started */
-export function beginSession({ sessionId, file, userInput, text }) {
+export function beginSession({ sessionId, file, userInput, text, review }) {
   history.pushState(null, "", `#${sessionId}`);
-  showTeam({ project: chosen()?.id ?? null }, sessionId); // started in the chosen workspace; first, as on opening
+  showTeam({ project: chosen()?.id ?? null, review }, sessionId); // started in the chosen workspace; first, as on opening
   enterSession(sessionId, {
     title: userInput,
     files: [{ ...file, progress: { translatedChars: 0, totalChars: file.chars, complete: false } }],

@@ -163,7 +163,9 @@ export function showIdle() {
   } else if (done) {
     $("idle-text").replaceChildren(
       h("strong", { text: "Translation complete. " }),
-      state.team.review === "double"
+      state.team.review === "pretranslate"
+        ? "The model pre-translated the whole document. Review it in the segment list's Review queue, in any order (sort by estimate to work the riskiest first); “Download reviewed only” holds what you passed."
+        : state.team.review === "double"
         ? "Every part of the document is translated; a reviewer passes what translators did (the segment list's Review queue). Download it, revise any segment in the list, or ask the agent for changes."
         : "Every part of the document has been reviewed. Download it, revise any segment in the list, or ask the agent for changes.",
     );

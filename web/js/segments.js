@@ -18,6 +18,9 @@ import { balanceText, chipPieces } from "./chips.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
 import { reviewQueue, reviewsUnit } from "./teams.js";
 
+/** The caller's role here: a project member's, or (a session of one's own) the owner's, who may do all. */
+const teamRole = () => (state.team.project ? state.team.role : "manager");
+
 /** @typedef {import("./types.js").Segment} Segment */
 
 /**
@@ -76,7 +79,7 @@ export function renderSegments() {
   const list = filterSegments(all, filter);
   // The server approves what QA has no warning on: count those, as the cards show their warnings.
   const clean = (/** @type {Segment} */ s) => !state.batch.some((b) => b.req.start === s.start && b.req.tool.name !== "Revise" && b.warnings.length);
-  const queue = reviewQueue({ review: state.team.review ?? undefined }, state.team.role);
+  const queue = reviewQueue({ review: state.team.review ?? undefined }, teamRole());
   const reviewing = queue.shown && filter.status === queue.filter.status;
   // A reviewer's queue approves translated units (the second step); otherwise the proposals in review.
   const approvable = reviewing ? list.filter((s) => s.status === "translated").length : list.filter((s) => s.status === "pending" && clean(s)).length;
@@ -177,6 +180,9 @@ const ACTION_TEXT = { approved: "Approved", refined: "Edited", rejected: "Reject
 const ORIGIN_TEXT = { model: "from the model's proposal", memory: "from your translation memory", human: "typed by hand", verbatim: "kept from the source" };
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
+/** Who acted in an audit event: a person, or the session's routing rule. @param {{by?: string | null, rule?: {rule: string} | null}} e */
+const actor = (e) => e.by ?? (e.rule?.rule === "pretranslate" ? "the model's pre-translation" : "the auto-approval rule");
+
 /** A written unit's audit trail, collapsed: who did what, when, to which proposal. @param {Segment} seg */
 function history(seg) {
   const events = seg.history || [];
@@ -185,7 +191,7 @@ function history(seg) {
   return h(
     "details",
     { class: "seg-history" },
-    h("summary", { text: `History (${num.format(events.length)}): ${ACTION_TEXT[last.action] || last.action} by ${last.by}` }),
+    h("summary", { text: `History (${num.format(events.length)}): ${ACTION_TEXT[last.action] || last.action} by ${actor(last)}` }),
     h(
       "ol",
       { class: "seg-history-list" },
@@ -194,7 +200,7 @@ function history(seg) {
           "li",
           { class: `seg-event seg-event-${e.action}` },
           h("strong", { text: ACTION_TEXT[e.action] || e.action }),
-          ` by ${e.by}`,
+          ` by ${actor(e)}`,
           h("time", { datetime: e.at, text: ` · ${when.format(new Date(e.at))}` }),
           e.origin ? ` · ${ORIGIN_TEXT[e.origin] || `from ${e.origin}`}` : "",
           e.estimate != null ? ` · estimate ${num.format(e.estimate)}` : "",
@@ -267,7 +273,7 @@ function editor(seg) {
     h(
       "div",
       { class: "form-actions" },
-      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, reviewsUnit(seg.status, state.team) ? "Save as reviewed " : "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
+      h("button", { type: "button", class: "button button-primary button-small", onclick: save }, reviewsUnit(seg.status, { review: state.team.review, role: teamRole() }) ? "Save as reviewed " : "Save revision ", h("kbd", { text: "Ctrl" }), "+", h("kbd", { text: "Enter" })),
       h("button", { type: "button", class: "button button-secondary button-small", onclick: () => closeEditor(seg.start) }, "Cancel ", h("kbd", { text: "Esc" })),
     ),
   );
@@ -308,7 +314,7 @@ async function saveRevision(seg, text, reason, error, issue) {
     error.hidden = false;
     return;
   }
-  const review = reviewsUnit(seg.status, state.team); // the same text is the reviewer's approval
+  const review = reviewsUnit(seg.status, { review: state.team.review, role: teamRole() }); // the same text is the reviewer's approval
   if (text === seg.target && !review) {
     closeEditor(seg.start);
     return;

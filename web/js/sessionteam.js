@@ -38,7 +38,7 @@ export function setupSessionTeam(then) {
  */
 export async function showTeam(view, sid = state.sessionId) {
   const project = view.project ?? null;
-  state.team = { project, name: null, role: null, languages: ["*"], review: null };
+  state.team = { project, name: null, role: null, languages: ["*"], review: view.review ?? null };
   showHeld(view);
   renderBadge();
   if (!project) return;
@@ -73,7 +73,7 @@ function renderBadge() {
   const t = state.team;
   const badge = $("team-badge");
   badge.hidden = !t.project;
-  $("export-reviewed").hidden = t.review !== "double";
+  $("export-reviewed").hidden = t.review !== "double" && t.review !== "pretranslate";
   if (!t.project) return;
   const role = t.role ? `${ROLE_LABEL[t.role]} · ${languagesText(t.languages)}` : "";
   const who = me(); // local mode: whom this tab acts as

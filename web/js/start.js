@@ -18,8 +18,8 @@ import { uploadBody, uploadRefusal } from "./upload.js";
 
 /** @typedef {import("./startform.js").FormDocument} FormDocument */
 /** @typedef {{fileId: string, name: string, chars: number}} Uploaded */
-/** @typedef {{sessionId: string, file: Uploaded, userInput: string, text: string | null}} Started */
-/** @typedef {{sessionId: string | null, doc: FormDocument, model: string, project: string | null, file?: Uploaded}} Draft */
+/** @typedef {{sessionId: string, file: Uploaded, userInput: string, text: string | null, review: "single" | "pretranslate"}} Started */
+/** @typedef {{sessionId: string | null, doc: FormDocument, model: string, project: string | null, pretranslate: boolean, file?: Uploaded}} Draft */
 
 /** @type {Draft | null} */
 let draft = null;
@@ -51,10 +51,11 @@ async function uploadedDraft(status) {
   const doc = formDocument();
   const model = chosenModel();
   const project = chosen()?.id ?? null; // the workspace's: a project's session uses its memory
-  if (!draft || !sameDocument(draft.doc, doc) || draft.model !== model || draft.project !== project) {
-    // Another document, model or workspace is another session (it prices the analysis and translates).
+  const pretranslate = /** @type {HTMLInputElement} */ ($("pretranslate")).checked;
+  if (!draft || !sameDocument(draft.doc, doc) || draft.model !== model || draft.project !== project || draft.pretranslate !== pretranslate) {
+    // Another document, model, workspace or way of reviewing is another session (it prices the analysis and translates).
     dropSession(draft?.sessionId ?? null);
-    draft = { sessionId: null, doc, model, project };
+    draft = { sessionId: null, doc, model, project, pretranslate };
   }
   const mine = draft;
   clearError();
@@ -64,7 +65,8 @@ async function uploadedDraft(status) {
     if (!mine.sessionId) {
       const tag = langTag(language);
       const where = mine.project ? { project: mine.project } : {};
-      mine.sessionId = (await api.createSession({ ...(tag ? { targetLanguage: tag } : {}), ...(model ? { model } : {}), ...where })).id;
+      const review = mine.pretranslate ? { review: "pretranslate" } : {};
+      mine.sessionId = (await api.createSession({ ...(tag ? { targetLanguage: tag } : {}), ...(model ? { model } : {}), ...where, ...review })).id;
     }
     if (!mine.file) {
       const sid = /** @type {string} */ (mine.sessionId);
@@ -169,7 +171,8 @@ async function start() {
   const sessionId = /** @type {string} */ (ready.sessionId);
   store.set(`title:${sessionId}`, userInput);
   const text = "text" in ready.doc ? ready.doc.text : null;
-  hooks.onStarted({ sessionId, file: /** @type {Uploaded} */ (ready.file), userInput, text });
+  const review = ready.pretranslate ? "pretranslate" : "single";
+  hooks.onStarted({ sessionId, file: /** @type {Uploaded} */ (ready.file), userInput, text, review });
 }
 
 /** Start a job of the form's document for each of its languages, then show the job. */

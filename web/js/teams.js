@@ -138,14 +138,18 @@ export function roleIn(projectId, projects) {
   return entry ? { role: entry.role, languages: entry.languages, name: entry.name } : { role: null, languages: [], name: null };
 }
 
+/** The review modes in which what is written first is `translated`, for a reviewer to pass: a second
+ * review (a translator, then a reviewer) and a pre-translation (the model, then a reviewer). */
+const TWO_STEPS = new Set(["double", "pretranslate"]);
+
 /**
  * The reviewer's queue: the segment list's filter for the second step (units a translator approved
- * or edited, `translated`), and whether the caller gets it: a project with double review, a role
- * that reviews.
+ * or edited, or the model pre-translated: `translated`), and whether the caller gets it: a session
+ * that reviews in two steps, a role that reviews (the owner of a session of their own does).
  * @param {{review?: string} | null} project @param {Role | null} role
  */
 export function reviewQueue(project, role) {
-  return { shown: project?.review === "double" && abilities(role).review, filter: { status: "translated" } };
+  return { shown: TWO_STEPS.has(project?.review ?? "") && abilities(role).review, filter: { status: "translated" } };
 }
 
 /** The open and total comments over a file's threads. @param {Thread[]} threads */
@@ -174,7 +178,7 @@ export function commentBadge(seg) {
  * @param {string} status @param {{review?: string | null, role: Role | null}} team
  */
 export function reviewsUnit(status, team) {
-  return status === "translated" && team.review === "double" && abilities(team.role).review;
+  return status === "translated" && TWO_STEPS.has(team.review ?? "") && abilities(team.role).review;
 }
 
 /**

@@ -66,7 +66,7 @@
  * @property {number} [segmentsLeft] segments of the files not written yet
  * @property {string} [model] the configured model the next step uses
  * @property {string | null} [project] the project the session belongs to, null for the creator's own
- * @property {"single" | "double"} [review] a project's session: whether a reviewer passes what translators decide
+ * @property {"single" | "double" | "pretranslate"} [review] whether a reviewer passes what translators decide (`double`) or what the model pre-translated (`pretranslate`)
  * @property {string | null} [heldBy] the member who drives the project's session while their claim lasts
  * @property {string | null} [until] when that claim ends (ISO 8601)
  *
@@ -128,7 +128,7 @@
  * @property {string} id
  * @property {string} name
  * @property {string | null} [sourceLanguage]
- * @property {"single" | "double"} review
+ * @property {"single" | "double" | "pretranslate"} review
  * @property {{minEstimate: number, sample?: number} | null} [autoApprove]
  * @property {Member[]} members
  * @property {string} [createdAt]

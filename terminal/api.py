@@ -141,15 +141,22 @@ class ApiClient:
         return response
 
     async def create_session(
-        self, *, target_language: str | None = None, model: str | None = None, project: str | None = None
+        self,
+        *,
+        target_language: str | None = None,
+        model: str | None = None,
+        project: str | None = None,
+        review: str | None = None,
     ) -> str:
-        """A new empty session's id (translating into `target_language` with `model`, in `project`, each
-        when given)."""
+        """A new empty session's id (translating into `target_language` with `model`, in `project`, reviewing
+        as `review` (`pretranslate`: the model first, then a reviewer), each when given)."""
         body = {"targetLanguage": target_language} if target_language else {}
         if model:
             body["model"] = model
         if project:
             body["project"] = project
+        if review:
+            body["review"] = review
         data = (await self._request("POST", "/api/sessions", json=body)).json()
         return str(data["id"])
 

@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     translate.add_argument("--model", help="one of the configured models (default: the server's)")
     translate.add_argument("--project", help="start it in this project (`projects` lists yours): its memory serves")
     translate.add_argument(
+        "--pretranslate",
+        action="store_true",
+        help="the model translates the whole file first with no card; then review it with `review SESSION`",
+    )
+    translate.add_argument(
         "-o", "--output", type=Path, help="where the translation goes (default: NAME.LANG.EXT beside the source)"
     )
 
@@ -162,16 +167,20 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
         name = args.file.name if args.file else None
         match = next((f for f in view.files if f.name == name), view.files[0] if view.files else None)
         output = _resumed_output(args, view, state, match.name if match else "translation.md")
-        job = Job(view.id, match.fileId if match else None, output, state=state)
+        pretranslate = view.review == "pretranslate"
+        job = Job(view.id, match.fileId if match else None, output, state=state, pretranslate=pretranslate)
     else:
         if args.file is None or not args.language:
             raise ApiError("translate needs FILE and --to LANGUAGE (or --session ID to resume).")
         content = file_content(args.file)
-        session_id = await client.create_session(target_language=args.language, model=args.model, project=args.project)
+        review = "pretranslate" if args.pretranslate else None
+        session_id = await client.create_session(
+            target_language=args.language, model=args.model, project=args.project, review=review
+        )
         info = await client.upload(session_id, args.file.name, content)
         output = args.output or default_output(args.file, args.language)
         first = f"Translate {args.file.name} into {args.language}."
-        job = Job(session_id, info.fileId, output, first_input=first, state=state)
+        job = Job(session_id, info.fileId, output, first_input=first, state=state, pretranslate=args.pretranslate)
     state.remember_output(job.session_id, job.output)
     app = ReviewApp(client, job)
     await app.run_async()
@@ -183,6 +192,8 @@ async def _translate(client: ApiClient, args: argparse.Namespace) -> int:
     _print_files(view.files)
     if not done:
         print(f"Resume with `translation-agent translate --session {job.session_id}`.")
+    elif view.review == "pretranslate":
+        print(f"Pre-translated: review it with `translation-agent review {job.session_id}`.")
     print(f"Export with `translation-agent export {job.session_id}{_file_arg(view.files)} --format xliff2`.")
     return 0
 

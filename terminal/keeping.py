@@ -28,6 +28,8 @@ class Job:
     """A message to send first (a new translation); None: resume the session as the server has it."""
     state: LocalState | None = None
     """Where verdicts that cannot be sent when the reviewer quits are kept (None: nowhere but the server)."""
+    pretranslate: bool = False
+    """The session pre-translates: the model proposes the whole file with no card, reviewed afterwards."""
 
     def keep_drafts(self, cards: Sequence[Card]) -> None:
         """Keep the cards' decisions here (none: forget the ones kept)."""

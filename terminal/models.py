@@ -185,7 +185,8 @@ class SessionView(_Answer):
     project: str | None = None
     """The project the session belongs to; null for one's own."""
     review: str = "single"
-    """`double`: what its translators decide waits for a reviewer (docs/api.md "The second review")."""
+    """`double`: what its translators decide waits for a reviewer; `pretranslate`: what the model proposed
+    does (docs/api.md "The second review", "Pre-translate, then review")."""
     targetLanguage: str | None = None
     heldBy: str | None = None
     """The member who drives it now (a project's session), if anyone."""

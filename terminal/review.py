@@ -206,6 +206,11 @@ class ReviewApp(BatchReview):
             self._status(f"Error: could not write {self.job.output}: {exc.strerror or exc}. q quits.", "error")
             return True
         message = f"Translation complete: written to {self.job.output}."
+        if self.job.pretranslate:
+            message = (
+                f"Pre-translated: the draft is written to {self.job.output}; review it with "
+                f"`translation-agent review {self.job.session_id}`."
+            )
         self._status(f"{message} Ctrl+Q quits; or write to the agent below.", "done")
         self._log_text(message)
         return True

@@ -188,3 +188,25 @@ async def test_a_step_with_a_notice_shows_it_in_the_log(
             assert "Note: The model answered with nothing" in logged
     finally:
         await client.aclose()
+
+
+async def test_a_pretranslation_runs_with_no_card_and_says_how_to_review(local_env: Path, tmp_path: Path) -> None:
+    """`translate FILE --to French --pretranslate`: the model's proposals are written with no card, the
+    draft is downloaded, the status names the review command, and the units await that review."""
+    client = connect(None, None, local_env, tmp_path / "translation-agent.log")
+    try:
+        session_id = await client.create_session(target_language="fr", review="pretranslate")
+        info = await client.upload(session_id, "notes.md", DOC)
+        output = tmp_path / "notes.french.md"
+        job = Job(session_id, info.fileId, output, first_input="Translate notes.md into French.", pretranslate=True)
+        app = ReviewApp(client, job)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.complete and not app.cards, "no card was asked"
+            status = str(app.query_one("#status").render())
+            assert f"translation-agent review {session_id}" in status and "Pre-translated" in status
+        assert output.read_text(encoding="utf-8") != DOC, "the model's draft is written"
+        page = await client.segments(session_id, info.fileId, status="translated")
+        assert len(page.segments) == 4, "every unit awaits the review"
+    finally:
+        await client.aclose()

@@ -42,7 +42,7 @@ from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .qa_profiles import blocked_units
 from .schemas import ApproveBody, ApproveResult
-from .segments import SegmentQuery, parse_statuses
+from .segments import SegmentQuery, key_finder, parse_statuses
 from .steps import StepService
 from .views import step_response
 from .workbench import FileView, Workbench, check_if_match, session_languages, target_tag
@@ -180,24 +180,30 @@ class BulkApproval:
 
 def _shown(pending: list[CopilotRequest], body: ApproveBody) -> list[CopilotRequest]:
     """The pending proposals (new units, as the segment list shows them) that the filter shows."""
-    wanted = body.filter
-    query = SegmentQuery(statuses=parse_statuses(wanted.status), q=wanted.q or "", min_estimate=wanted.minEstimate)
+    query = _query(body)
     return [
         r
         for r in pending
-        if r.tool.name == "Translate" and query.shows(r.src_string, r.proposal_text, "pending", r.estimate)
+        if r.tool.name == "Translate"
+        and query.shows(r.src_string, r.proposal_text, "pending", r.estimate, r.context.key if r.context else None)
     ]
+
+
+def _query(body: ApproveBody) -> SegmentQuery:
+    wanted = body.filter
+    statuses = parse_statuses(wanted.status)
+    return SegmentQuery(statuses=statuses, q=wanted.q or "", min_estimate=wanted.minEstimate, key=wanted.key or "")
 
 
 def _translated_shown(view: FileView, body: ApproveBody) -> list[UnitWrite]:
     """The written `translated` units the filter shows that no pending proposal covers, in source order."""
-    wanted = body.filter
-    query = SegmentQuery(statuses=parse_statuses(wanted.status), q=wanted.q or "", min_estimate=wanted.minEstimate)
+    query = _query(body)
+    key = key_finder(view.stored)
     proposed = [(r.start, r.end) for r in view.pending]
     return [
         u
         for u in view.units
         if u.stage == "translated"
-        and query.shows(view.source[u.start : u.end], u.text, "translated", u.estimate)
+        and query.shows(view.source[u.start : u.end], u.text, "translated", u.estimate, key(u.start))
         and not any(a < u.end and u.start < b for a, b in proposed)
     ]

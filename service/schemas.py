@@ -505,6 +505,8 @@ class ApproveFilter(BaseModel):
     status: str | None = Field(default=None, max_length=200)
     q: str | None = Field(default=None, max_length=500)
     minEstimate: int | None = Field(default=None, ge=0, le=100, strict=True)
+    key: str | None = Field(default=None, max_length=200)
+    """Only strings whose key starts with this, as the segment list's `key`."""
 
 
 class ApproveBody(BaseModel):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -188,12 +188,17 @@ class SegmentQuery:
     max_estimate: int | None = None
     sort: Literal["position", "estimate"] = "position"
     """`estimate`: the lowest estimate first (ties in source order), segments without one last."""
+    key: str = ""
+    """Only segments of strings whose key starts with this (a resource file's; a document's have none)."""
 
-    def shows(self, source: str, target: str | None, status: SegmentStatus, estimate: int | None) -> bool:
+    def shows(
+        self, source: str, target: str | None, status: SegmentStatus, estimate: int | None, key: str | None = None
+    ) -> bool:
         """True when a segment with these values passes the filters (the cursor aside)."""
         needle = self.q.casefold()
         return (
-            (not self.statuses or status in self.statuses)
+            (not self.key or (key is not None and key.startswith(self.key)))
+            and (not self.statuses or status in self.statuses)
             and (not needle or needle in source.casefold() or needle in (target or "").casefold())
             and (self.min_estimate is None or (estimate is not None and estimate >= self.min_estimate))
             and (self.max_estimate is None or (estimate is not None and estimate <= self.max_estimate))
@@ -218,7 +223,7 @@ def parse_statuses(value: str | None) -> frozenset[SegmentStatus]:
 
 def select(segments: Sequence[Segment], query: SegmentQuery) -> tuple[list[Segment], str | None]:
     """The page of `segments` the query asks for, and the cursor of the next page (None at the end)."""
-    shown = [s for s in segments if query.shows(s.source, s.target, s.status, s.estimate)]
+    shown = [s for s in segments if query.shows(s.source, s.target, s.status, s.estimate, _key(s))]
     if query.sort == "estimate":  # a page is an offset into the sorted list
         shown.sort(key=lambda s: (s.estimate is None, s.estimate or 0, s.start))
         offset = decode_cursor(query.cursor, prefix=_SORTED_PREFIX)
@@ -230,6 +235,21 @@ def select(segments: Sequence[Segment], query: SegmentQuery) -> tuple[list[Segme
     if len(chosen) <= query.limit:
         return chosen, None
     return chosen[: query.limit], encode_cursor(chosen[query.limit].start)
+
+
+def _key(segment: Segment) -> str | None:
+    return segment.context.key if segment.context is not None else None
+
+
+def key_finder(stored: Sequence[StoredSegment]) -> Callable[[int], str | None]:
+    """The key of the string a position of the file lies in (its stored segment's context), or None."""
+    starts = [s.start for s in stored]
+
+    def key(position: int) -> str | None:
+        found = stored[max(bisect.bisect_right(starts, position) - 1, 0)].context if stored else None
+        return found.key if found is not None else None
+
+    return key
 
 
 def encode_cursor(start: int, *, prefix: str = _CURSOR_PREFIX) -> str:

@@ -129,3 +129,9 @@ async def test_plural_entries_are_pretranslated_too(team: Team) -> None:
     assert [s["status"] for s in found] == ["translated"] * 3
     forms = json.loads(found[1]["target"])
     assert set(forms) == {"one", "few", "many", "other"}, "the plural's forms, every Polish category"
+    path = f"/api/sessions/{sid}/files/{fid}"
+    by_key = await segments(team, sid, fid, "&key=new_")
+    assert [s["context"]["key"] for s in by_key] == ["new_messages"], "the strings of a key prefix"
+    approved = await team.alice.ok("POST", f"{path}/approve", {"step": "review", "filter": {"key": "greet"}})
+    assert approved["approved"] + approved["skipped"] == 1, "approve all shown: what the key prefix shows"
+    assert [s["status"] for s in await segments(team, sid, fid)] == ["translated", "translated", "reviewed"]

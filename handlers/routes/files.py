@@ -136,6 +136,7 @@ async def list_segments(
     min_estimate: Annotated[int | None, Query(alias="minEstimate", ge=0, le=100)] = None,
     max_estimate: Annotated[int | None, Query(alias="maxEstimate", ge=0, le=100)] = None,
     sort: Annotated[Literal["position", "estimate"], Query()] = "position",
+    key: Annotated[str | None, Query(max_length=200)] = None,
 ) -> SegmentPage:
     """The whole file in order: written units, pending proposals and untranslated spans; filtered and paged."""
     from service.segments import SegmentQuery, parse_statuses
@@ -148,6 +149,7 @@ async def list_segments(
         min_estimate=min_estimate,
         max_estimate=max_estimate,
         sort=sort,
+        key=key or "",
     )
     found = await services.workbench().segments(owner, session_id, file_id, query)
     response.headers["ETag"] = f'"{found.version}"'

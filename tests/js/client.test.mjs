@@ -4,7 +4,7 @@ import { test } from "node:test";
 
 import { StepClient, queuedText, restoredOutcome } from "../../web/js/client.js";
 import { ApiError, createApi } from "../../web/js/http.js";
-import { filterSegments, loadSegments, reviseSegment, segmentProgress, segmentsFromUnits, withPending } from "../../web/js/segmodel.js";
+import { filterSegments, searchTerms, loadSegments, reviseSegment, segmentProgress, segmentsFromUnits, withPending } from "../../web/js/segmodel.js";
 import { FakeApi } from "./fake_api.mjs";
 
 function setup(options) {
@@ -169,6 +169,20 @@ test("segments: every page is loaded, filtered, searched and counted", async () 
   assert.equal(p.chars, "# Title".length + "First paragraph.".length);
   const page = await api.segments(sid, "f_1", { status: "pending", q: "end" });
   assert.deepEqual(page.segments.map((s) => s.source), ["The end."], "the query reaches the server");
+});
+
+test("the search box's key:prefix filters by a string's key, the rest searches the text", () => {
+  assert.deepEqual(searchTerms("key:menu. Open"), { q: "Open", key: "menu." });
+  assert.deepEqual(searchTerms("save key:button_"), { q: "save", key: "button_" });
+  assert.deepEqual(searchTerms("monkey:business"), { q: "monkey:business", key: "" }, "only a word of its own");
+  const segs = [
+    { start: 0, source: "Save", target: null, status: "translated", context: { key: "button_save" } },
+    { start: 9, source: "Open", target: null, status: "translated", context: { key: "menu.open" } },
+    { start: 19, source: "Prose.", target: null, status: "translated" },
+  ];
+  assert.deepEqual(filterSegments(segs, { q: "key:button_" }).map((s) => s.start), [0]);
+  assert.deepEqual(filterSegments(segs, { q: "key:menu. open" }).map((s) => s.start), [9]);
+  assert.deepEqual(filterSegments(segs, { q: "key:" }).map((s) => s.start), [0, 9, 19], "an empty prefix is no filter");
 });
 
 test("without a segments route (404) the list is built from the units and the source", async () => {

@@ -292,7 +292,7 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     /**
      * Approve every pending proposal the filter shows whose QA is clean, as one verdict step.
      * `step: "review"`: a reviewer's approval of `translated` units (double review), which makes them `reviewed`.
-     * @param {string} id @param {string} fileId @param {{status?: string, q?: string, minEstimate?: number}} filter @param {"review"} [step]
+     * @param {string} id @param {string} fileId @param {{status?: string, q?: string, minEstimate?: number, key?: string}} filter @param {"review"} [step]
      * @returns {Promise<{approved: number, skipped: number} & Partial<StepResponse>>}
      */
     approveShown: (id, fileId, filter, step) => request("POST", `${f(id, fileId)}/approve`, { body: step ? { filter, step } : { filter } }),

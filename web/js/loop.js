@@ -238,7 +238,7 @@ function stepMessages(messages, body, queued) {
  * step; the cards left (and the next batch, when that step went on to the model) come back in its answer.
  * With `step` "review", a reviewer approves the `translated` units shown (double review): they become
  * `reviewed`; nothing goes to the model.
- * @param {{status?: string, q?: string, minEstimate?: number}} filter @param {"review"} [step]
+ * @param {{status?: string, q?: string, minEstimate?: number, key?: string}} filter @param {"review"} [step]
  */
 export async function approveShown(filter, step) {
   const sid = state.sessionId;

@@ -6,7 +6,7 @@
 import { api } from "./api.js";
 import { $, autosize, h, num } from "./dom.js";
 import { ApiError } from "./http.js";
-import { estimateBand, estimateBounds, filterSegments, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
+import { estimateBand, estimateBounds, filterSegments, searchTerms, isWritten, loadSegments, progressParts, reviseSegment, segmentProgress, STATUS_LABEL, withPending } from "./segmodel.js";
 import { state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
@@ -27,7 +27,7 @@ const teamRole = () => (state.team.project ? state.team.role : "manager");
  * What the list triggers outside itself (given by `setupSegments`): focus a card of the batch, show a
  * segment in the source, re-read the document and memory after a revision, approve what is shown.
  * `approveShown` with `step` "review": a reviewer's approval of `translated` units (double review).
- * @typedef {{focusCard: (index: number) => void, showInSource: (start: number) => void, revised: (fileId: string) => void, approveShown: (filter: {status?: string, q?: string, minEstimate?: number}, step?: "review") => void}} SegmentActions
+ * @typedef {{focusCard: (index: number) => void, showInSource: (start: number) => void, revised: (fileId: string) => void, approveShown: (filter: {status?: string, q?: string, minEstimate?: number, key?: string}, step?: "review") => void}} SegmentActions
  */
 /** @type {SegmentActions} */
 let actions = { focusCard: () => {}, showInSource: () => {}, revised: () => {}, approveShown: () => {} };
@@ -396,10 +396,12 @@ export function setupSegments(given) {
   $("seg-sort").addEventListener("change", renderSegments);
   $("seg-approve-shown").addEventListener("click", () => {
     const bounds = estimateBounds($("seg-estimate").value);
-    /** @type {{status?: string, q?: string, minEstimate?: number}} */
+    /** @type {{status?: string, q?: string, minEstimate?: number, key?: string}} */
     const filter = {};
+    const terms = searchTerms($("seg-search").value);
     if ($("seg-status").value) filter.status = $("seg-status").value;
-    if ($("seg-search").value.trim()) filter.q = $("seg-search").value.trim();
+    if (terms.q) filter.q = terms.q;
+    if (terms.key) filter.key = terms.key;
     if (bounds.minEstimate != null) filter.minEstimate = bounds.minEstimate;
     actions.approveShown(filter, $("seg-approve-shown").dataset.step === "review" ? "review" : undefined);
   });

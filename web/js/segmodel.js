@@ -156,14 +156,30 @@ export async function loadSegments(api, sessionId, fileId, { limit = 500, maxPag
 }
 
 /**
+ * The search box's text as the server's filters: `key:PREFIX` (a string key's start, `key:button_`) and
+ * the rest, searched in source and translation (`key:menu. Open` → key "menu.", q "Open").
+ * @param {string} text @returns {{q: string, key: string}}
+ */
+export function searchTerms(text) {
+  let key = "";
+  const q = text.replace(/(?:^|\s)key:(\S*)/, (_, prefix) => {
+    key = prefix;
+    return " ";
+  });
+  return { q: q.trim(), key };
+}
+
+/**
  * The segments a filter and a search leave (search in source and target, case-insensitive).
  * @param {Segment[]} segments
  * @param {{status?: string, q?: string, minEstimate?: number | null, maxEstimate?: number | null, sort?: string}} filter
  */
 export function filterSegments(segments, { status = "", q = "", minEstimate = null, maxEstimate = null, sort = "position" }) {
-  const needle = q.trim().toLocaleLowerCase();
+  const terms = searchTerms(q);
+  const needle = terms.q.toLocaleLowerCase();
   const kept = segments.filter((s) => {
     if (status === "written" ? !isWritten(s.status) : status && s.status !== status) return false;
+    if (terms.key && !s.context?.key?.startsWith(terms.key)) return false;
     const e = s.estimate ?? null;
     if (minEstimate != null && (e == null || e < minEstimate)) return false;
     if (maxEstimate != null && (e == null || e > maxEstimate)) return false;

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     Page = Any  # type: ignore[misc,assignment]
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
@@ -30,18 +29,6 @@ DOC = (
     "Save your work before you close the window.\n\n"
     "Restart the application to apply the changes.\n"
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running_service(tmp_path_factory.mktemp("volume"), free_port()) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    with chromium_page() as page:
-        yield page
 
 
 def _send(url: str, body: dict[str, Any], method: str = "POST") -> Any:

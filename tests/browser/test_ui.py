@@ -45,19 +45,7 @@ EDITED = "Ce guide explique comment installer l’outil et le lancer pour la pre
 REASON = "Too literal: rephrase it naturally."
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL (with a trailing slash). Its screens are
-    the smallest (BATCH_CHARS=500), so guide.md takes several batches, as a long document would."""
-    with running_service(tmp_path_factory.mktemp("ui"), free_port(), SMALL_SCREENS) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        yield page
+SERVICE_ENV = SMALL_SCREENS
 
 
 READ_CARDS = """() => [...document.querySelectorAll('#cards .card')].map(c => ({

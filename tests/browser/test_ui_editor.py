@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -31,19 +30,7 @@ CARD_WITH = """(selector) => [...document.querySelectorAll('#cards .card')].find
 BOX = "#cards .card.current textarea.code-locked"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL."""
-    with running_service(tmp_path_factory.mktemp("ui-editor"), free_port()) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×900 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        page.set_viewport_size({"width": 1280, "height": 900})
-        yield page
+VIEWPORT = (1280, 900)
 
 
 def _sample(name: str) -> str:

@@ -46,18 +46,7 @@ LANGUAGE_STATES = """() => Object.fromEntries([...document.querySelectorAll('#jo
   .map(li => [li.dataset.lang, li.dataset.state]))"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port, with small screens (a document takes several batches)."""
-    with running_service(tmp_path_factory.mktemp("jobs"), free_port(), SMALL_SCREENS) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        yield page
+SERVICE_ENV = SMALL_SCREENS
 
 
 def _approve_until_done(page: Page) -> int:

@@ -9,14 +9,13 @@ tests/browser/test_ui.py. Screenshots go to test-artifacts/screenshots/pretransl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -26,17 +25,7 @@ SAMPLE = ROOT / "tests" / "formats" / "data" / "android_thunderbird_strings.xml"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running_service(tmp_path_factory.mktemp("ui-pretranslate"), free_port()) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    with chromium_page() as page:
-        page.set_viewport_size({"width": 1280, "height": 900})
-        yield page
+VIEWPORT = (1280, 900)
 
 
 def test_a_file_pretranslated_then_reviewed_out_of_order_downloads_intact(server: str, page: Page) -> None:

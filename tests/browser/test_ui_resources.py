@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from lxml import etree
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
@@ -41,13 +40,6 @@ NEW_BATCH_OR_DONE = """(seen) => {
   return phase === 'review' && ids.length > 0 && ids.some(id => !seen.includes(id));
 }"""
 EDITED_FEW = '<xliff:g id="count">%d</xliff:g> nowe wiadomości'
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL."""
-    with running_service(tmp_path_factory.mktemp("ui-resources"), free_port()) as base:
-        yield base
 
 
 def test_key_note_and_plural_forms_on_the_card(server: str) -> None:

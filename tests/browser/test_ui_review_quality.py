@@ -8,12 +8,11 @@ passes or fails it as its threshold says. Screenshots go to test-artifacts/scree
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -27,19 +26,7 @@ DOC = (
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL (with a trailing slash)."""
-    with running_service(tmp_path_factory.mktemp("quality"), free_port()) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×900 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        page.set_viewport_size({"width": 1280, "height": 900})
-        yield page
+VIEWPORT = (1280, 900)
 
 
 def _review_to_the_end(page: Page) -> None:

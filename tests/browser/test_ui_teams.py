@@ -14,7 +14,6 @@ folder (printed with `-s`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,10 +22,7 @@ import pytest
 from tests.browser.launcher import (
     REQUIRES_BROWSER,
     SMALL_SCREENS,
-    chromium_page,
-    free_port,
     get_json,
-    running_service,
 )
 
 if TYPE_CHECKING:
@@ -41,18 +37,7 @@ TEXT = "# Widgets\n\n" + "".join(
 """Eighteen paragraphs of about 100 characters: several batches of a few cards on the smallest screens."""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port, in local mode (no sign-in), its screens the smallest; yields its base URL."""
-    with running_service(tmp_path_factory.mktemp("teams"), free_port(), SMALL_SCREENS) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        yield page
+SERVICE_ENV = SMALL_SCREENS
 
 
 NEW_CARDS = """(seen) => document.body.dataset.phase === 'review'

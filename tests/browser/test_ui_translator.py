@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,10 +18,7 @@ from tests.browser.launcher import (
     REQUIRES_BROWSER,
     ROOT,
     SMALL_SCREENS,
-    chromium_page,
-    free_port,
     get_json,
-    running_service,
 )
 
 if TYPE_CHECKING:
@@ -65,19 +61,7 @@ OUTSIDE_PANE = """(id) => {
 NO_SIDEWAYS_SCROLL = "(id) => { const p = document.getElementById(id); return p.scrollWidth <= p.clientWidth; }"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service on a free port; yields its base URL (with a trailing slash). Its screens are
-    the smallest (BATCH_CHARS=500), so guide.md takes several batches, as a long document would."""
-    with running_service(tmp_path_factory.mktemp("translator"), free_port(), SMALL_SCREENS) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        yield page
+SERVICE_ENV = SMALL_SCREENS
 
 
 def _start(page: Page, server: str, text: str, name: str) -> str:

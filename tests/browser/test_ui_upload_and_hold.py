@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page, Route
@@ -48,19 +47,8 @@ msgstr[1] ""
 """
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real service (pseudo model) and, offered second, a provider whose Italian is always refused."""
-    env = {"AGENT_MODEL": "pseudo", "AGENT_MODELS": FLAKY}
-    with running_service(tmp_path_factory.mktemp("upload-hold"), free_port(), env) as base:
-        yield base
-
-
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    """A fresh 1280×800 page in the system Chromium; fails the test on any page error."""
-    with chromium_page() as page:
-        yield page
+SERVICE_ENV = {"AGENT_MODEL": "pseudo", "AGENT_MODELS": FLAKY}
+"""The pseudo model and, offered second, a provider whose Italian is always refused."""
 
 
 def _session_ids(server: str) -> set[str]:

@@ -23,12 +23,14 @@ from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
 __all__ = [
+    "CONTEXT_MATCH",
     "DEFAULT_THRESHOLD",
     "DiffPart",
     "TmEntry",
     "TmMatch",
     "candidate_keys",
     "diff_tokens",
+    "exact_score",
     "fuzzy_matches",
     "normalize",
     "source_hash",
@@ -37,6 +39,8 @@ __all__ = [
 
 DEFAULT_THRESHOLD: Final = 75.0
 """The lowest similarity (0–100) a fuzzy match needs."""
+CONTEXT_MATCH: Final = 101
+"""The score of an exact match whose entry was written from a string of the same key as the unit's."""
 DEFAULT_KEYS: Final = 4
 MAX_CANDIDATES: Final = 500
 """Fuzzy matching ranks at most this many candidates (storage reads a bounded list anyway)."""
@@ -63,6 +67,15 @@ class TmEntry:
     written: int = field(default=0, compare=False)
     """The number of the owner's write that stored it (0 until stored; storage's `tm_changes`): of two
     entries for one source, the later written wins, whatever their `updated_at`."""
+    key: str | None = None
+    """The key of the resource string it was written from (None: a document's text, or not known): a
+    unit of the same source and key is a context match (`CONTEXT_MATCH`)."""
+
+    @property
+    def deleted(self) -> bool:
+        """True for a tombstone: the write that deleted the source's entry (its target blank, which no
+        entry has: a blank target is never stored)."""
+        return not self.target.strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +100,12 @@ class TmMatch:
 def normalize(source: str) -> str:
     """`source` in NFC with every run of whitespace one space, stripped: what an exact match compares."""
     return " ".join(unicodedata.normalize("NFC", source).split())
+
+
+def exact_score(entry: TmEntry, key: str | None) -> int:
+    """The score of `entry` as an exact match for a unit of the string `key`: CONTEXT_MATCH when both
+    have the same key, else 100 (a document's unit has none, so it never has a context match)."""
+    return CONTEXT_MATCH if key is not None and entry.key == key else 100
 
 
 def source_hash(normalized: str, languages: str) -> str:

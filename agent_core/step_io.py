@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from pydantic_ai.messages import ModelResponse
 
-from .ahead import BATCH_CHARS, memory_proposals
+from .ahead import BATCH_CHARS, memory_proposals, string_key
 from .distill import Distiller
 from .document import FileState
 from .effects import Correction, UnitWrite
@@ -80,11 +80,13 @@ class PortsStepIO:
             self._similar.update(await self.lookups.similar_many(self.owner, self.languages, wanted))
 
     async def admit(self, units: Sequence[UnitWrite]) -> tuple[Sequence[TmEntry], int]:
-        """The units, with their sources read from the file, as entries the owner's memory has room for."""
+        """The units, with their sources read from the file and the keys of their strings (a resource
+        file's), as entries the owner's memory has room for."""
         if self.tm is None or not units:
             return [], 0
         pairs = [(await self.reader.read_text(u.file_id, u.start, u.end), u.text, _origin(u.status)) for u in units]
-        return await self.tm.admit(self.owner, self.languages, pairs)
+        keys = [string_key(await self.reader.segments(u.file_id, u.start, u.end)) for u in units]
+        return await self.tm.admit(self.owner, self.languages, pairs, keys=keys)
 
     @property
     def distils(self) -> bool:

@@ -212,12 +212,14 @@ class Workbench:
         segment_id = at[0].id if at else "s1"
         languages = session_languages(snapshot)
         contexts = await self._contexts(sid, state.file_id, unit.start, unit.end - unit.start)
+        named = {c.key for c in contexts}
+        keys = [named.pop() if len(named) == 1 else None]  # the string's, for a context match later
         warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string, file_name=state.name)
         if body.translated_string == unit.text and (stage != "reviewed" or unit.stage == "reviewed"):
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)  # nothing changes
         if body.translated_string == unit.text:  # a reviewer's approval: the memory has nothing new to learn
             approved = replace(unit, by=person, stage="reviewed", auto=False)
-            remembered, added = await self.tm.admit(owner, languages, [(source, unit.text, "approved")])
+            remembered, added = await self.tm.admit(owner, languages, [(source, unit.text, "approved")], keys=keys)
             effects = StepEffects(revisions=[approved], memory=remembered, memory_added=added)
             await self.commit_revisions(token, effects, [unit], if_match)
             self.tm.kept(owner, remembered)
@@ -237,7 +239,9 @@ class Workbench:
             by=person,
         )
         # The revised unit goes to the translation memory in the revision's own commit.
-        remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])
+        remembered, added = await self.tm.admit(
+            owner, languages, [(source, body.translated_string, "revised")], keys=keys
+        )
         effects = StepEffects(revisions=[revised], corrections=[correction], memory=remembered, memory_added=added)
         await self.commit_revisions(token, effects, [unit], if_match)
         self.tm.kept(owner, remembered)

@@ -38,6 +38,7 @@ def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | N
         glossary=hits,
         origin=request.origin,
         match=request.match,
+        key=context.key if context is not None else None,
         rating=rating,
         languages=batch.languages,
     )

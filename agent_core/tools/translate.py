@@ -50,6 +50,7 @@ from .base import (
     ToolOutcome,
     ToolResult,
     is_memory_call,
+    memory_match,
     parse_args,
     refuse,
 )
@@ -200,7 +201,7 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
         end=located.end,
         segments=located.segments,
         origin="memory" if from_memory else "model",
-        match=100 if from_memory else None,
+        match=memory_match(call.call_id),
         context=(
             EntryContext(
                 key=first.key,

@@ -6,7 +6,8 @@ Every approved, refined or revised unit is kept as a `TmEntry`, found two ways (
   words; for text without spaces, character pairs), so a fuzzy lookup ranks the entries that share
   a key with the new text instead of scanning the memory.
 `fuzzy_matches` ranks the candidates; `word_diff` shows the reviewer how an old source differs from
-the new one.
+the new one. An entry keeps the key of the string it was written from, so an exact match for a unit
+of the same key is a context match (`exact_score`: CONTEXT_MATCH, 101, above a plain 100).
 """
 
 from __future__ import annotations

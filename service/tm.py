@@ -16,7 +16,8 @@ owner's memory shows the latest write number of the pair this process last used 
 (`observed_pair`, `observe`, from service.memory); the step's `refresh` then reads nothing if that
 number is `seq + pending` (every write since is this process's own, already applied), else the
 changes since `seq` in one storage read; the owner's other replicas are read again at their next use.
-Of two entries for one source the later write wins, whatever their `updated_at` (a TMX date is data).
+Of two entries for one source the later write wins, whatever their `updated_at` (a TMX date is data);
+a deletion is such a write, of the entry's tombstone (`TmEntry.deleted`), which drops it from a replica.
 A cold replica reads its pair's entries once; a put (`record`, an import) drops the replicas of the
 pairs it wrote, each read whole at its next use.
 """

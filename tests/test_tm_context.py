@@ -90,6 +90,20 @@ async def test_a_revision_keeps_the_string_s_key_in_the_memory(api: AsyncApi) ->
     assert [(e["target"], e["key"], e["origin"]) for e in entries] == [("Ouvrir", "menu.open", "revised")]
 
 
+async def test_the_key_round_trips_through_tmx(api: AsyncApi) -> None:
+    await approve_all(api, (await session(api, FIRST))[0])
+    tmx = (await api.client.get("/api/memory/export?format=tmx&srclang=en")).text
+    assert '<prop type="x-context">menu.open</prop>' in tmx
+    other = AsyncApi(services_for(model=resolve_model("pseudo")))
+    imported = await other.ok("POST", "/api/memory/import", {"format": "tmx", "content": tmx})
+    assert imported["added"] == 2
+    keys = {e["source"]: e["key"] for e in (await other.ok("GET", "/api/memory/tm?language=fr"))["entries"]}
+    assert keys == {"Open the file": "menu.open", "Welcome to the editor": "title"}
+    sid, _ = await session(other, LATER)
+    cards = {c["context"]["key"]: c["match"] for c in await approve_all(other, sid)}
+    assert cards == {"menu.open": 101, "toolbar.open": 100, "footer": None}
+
+
 def test_an_exact_match_scores_101_only_for_the_same_key() -> None:
     keyed = TmEntry(source="Open", target="Ouvrir", languages="*>fr", key="menu.open")
     plain = TmEntry(source="Open", target="Ouvrir", languages="*>fr")

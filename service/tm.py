@@ -32,7 +32,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
-from agent_core.errors import NotFoundError
 from agent_core.tm import (
     DEFAULT_THRESHOLD,
     TmEntry,
@@ -270,21 +269,11 @@ class TranslationMemory:
         with replica.lock:
             return list(replica.entries.values())
 
-    async def held(self, owner: str, pair: str, hashed: str) -> TmEntry | None:
-        """The pair's entry of the source hash `hashed` as the pair's replica holds it (None: none)."""
-        replica = await self._current(owner, pair)
-        with replica.lock:
-            return replica.entries.get(hashed)
-
-    def change(self, owner: str, entry: TmEntry) -> TmEntry:
-        """Write one entry by hand, or its tombstone (`entry.deleted`), as the pair's next write, which this
-        process's replica of the pair applies at once; the entry written. NotFoundError to delete what the
-        pair does not hold, or to edit an entry that another process deleted when the pair is full."""
-        record = tm_record(entry)
-        if entry.deleted:
-            entry = self.storage.delete_tm(owner, entry.languages, record.source_hash, updated_at=entry.updated_at)
-        elif self.storage.put_tm(owner, [record], max_entries=MAX_TM_ENTRIES)[2]:
-            raise NotFoundError("No such translation-memory entry.")
+    def rewrite(self, owner: str, pair: str, hashed: str, target: str) -> TmEntry:
+        """Give the pair's entry of the source hash `hashed` a new target, or delete it (a blank target:
+        its tombstone), as the pair's next write, which this process's replica of the pair applies at
+        once (storage's `rewrite_tm`); the entry written. NotFoundError when the pair has no such entry."""
+        entry = self.storage.rewrite_tm(owner, pair, hashed, target=target, updated_at=_now())
         self.kept(owner, [entry])
         return entry
 

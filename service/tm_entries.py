@@ -5,18 +5,16 @@ A page is the pair's entries most recently changed first (by the number of the p
 stored them, not by a date the data carries), optionally those whose source or target holds a text
 (any case), served by the pair's replica in this process (service.tm: no storage read while it is
 warm). An entry's id names its pair and its source hash (`fr.<32 hex digits>`), so an edit or a
-deletion finds it in that replica and writes it as the pair's next write: an edit a new version of
-the entry (the later write wins), a deletion its tombstone (storage's `delete_tm`), which every
-replica that reads the pair's changes applies, so lookups, the concordance, the analysis and the
-TMX export no longer see it.
+deletion reads and writes that one entry in storage, whatever this process holds, as the pair's next
+write (storage's `rewrite_tm`): an edit a new version of the entry (the later write wins), a deletion
+its tombstone, which every replica that reads the pair's changes applies, so lookups, the
+concordance, the analysis and the TMX export no longer see it.
 """
 
 from __future__ import annotations
 
 import heapq
 import re
-from dataclasses import replace
-from datetime import UTC, datetime
 
 from agent_core.errors import InvalidRequestError, NotFoundError
 from agent_core.tm import TmEntry, normalize, source_hash
@@ -87,19 +85,12 @@ class TmEntries:
     async def edit(self, owner: str, entry_id: str, target: str) -> TmEntryView:
         """Give the entry a new target (it becomes `revised`, changed now); 404 for an unknown id."""
         pair, hashed = _parse(entry_id)
-        held = await self.tm.held(owner, pair, hashed)
-        if held is None:
-            raise NotFoundError(f"No translation-memory entry {entry_id[:80]}.")
-        edited = replace(held, target=target, origin="revised", updated_at=_now(), written=0)
-        return entry_view(await blocking(self.tm.change, owner, edited))
+        return entry_view(await blocking(self.tm.rewrite, owner, pair, hashed, target))
 
     async def delete(self, owner: str, entry_id: str) -> None:
         """Delete the entry (its tombstone written); 404 for an unknown id."""
         pair, hashed = _parse(entry_id)
-        held = await self.tm.held(owner, pair, hashed)
-        if held is None:
-            raise NotFoundError(f"No translation-memory entry {entry_id[:80]}.")
-        await blocking(self.tm.change, owner, replace(held, target="", updated_at=_now(), written=0))
+        await blocking(self.tm.rewrite, owner, pair, hashed, "")
 
 
 def _page(entries: list[TmEntry], q: str, after: tuple[int, str] | None, limit: int) -> TmPage:
@@ -122,7 +113,3 @@ def _parse(entry_id: str) -> tuple[str, str]:
     if found is None:
         raise NotFoundError(f"No translation-memory entry {entry_id[:80]}.")
     return f"*>{found[1]}", found[2]
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.effects import Correction
-from agent_core.tm import TmEntry
+from agent_core.tm import TmEntry, TmOrigin
 
 from . import dynamodb_items as di
 from .codec import dump_issue, load_issue
@@ -279,9 +279,10 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         items = self._query(pk, "begins_with(sk, :e)", {":e": s("E#")})
         return TmChanges([_stored(i) for i in items], num(head or {}, "seq"))
 
-    def delete_tm(self, owner: str, pair: str, source_hash: str, *, updated_at: str) -> TmEntry:
-        """The head and the entry (one BatchGetItem), then the tombstone as the pair's next write (one
-        TransactWriteItems over that head, taking one off its count: a race lost is read again)."""
+    def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
+        """The head and the entry (one BatchGetItem), then the entry's new version or tombstone as the
+        pair's next write (one TransactWriteItems over that head, a tombstone taking one off its count:
+        a race lost is read again)."""
         pk = s(_tm_pk(owner, pair))
         for _ in range(WRITE_ROUNDS):
             keys = [_head_key(owner, pair), {"pk": pk, "sk": s(f"E#{source_hash}")}]
@@ -290,15 +291,18 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             if item is None or "gone" in item:
                 raise NotFoundError("No such translation-memory entry.")
             held = _stored(item)
-            gone = replace(held, target="", updated_at=updated_at)
+            origin: TmOrigin = "revised" if target.strip() else held.origin
+            entry = replace(held, target=target, origin=origin, updated_at=updated_at)
             seq = num(found.get("HEAD", {}), "seq")
-            write = _tm_write(owner, pair, [TmRecord(entry=gone, source_hash=source_hash)], -1, seq, 1)
+            record = TmRecord(entry=entry, source_hash=source_hash)
+            write = _tm_write(owner, pair, [record], -1 if entry.deleted else 0, seq, 1)
             try:
-                self._transact(list(write.actions), retries=4)
+                with di.storable():
+                    self._transact(list(write.actions), retries=4)
             except di.Refused:
                 continue
             self._heads[owner, pair] = seq + 1
-            return replace(gone, written=seq + 1)
+            return replace(entry, written=seq + 1)
         raise ConflictError("The translation memory kept changing meanwhile; try again.")
 
     def tm_pairs(self, owner: str) -> list[str]:

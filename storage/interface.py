@@ -382,7 +382,7 @@ class MemoryStorageInterface(ABC):
     def tm_changes(self, owner: str, pair: str, *, since: int | None) -> TmChanges:
         """The owner's entries of the language pair `pair` (`*>fr`) written after write number `since`
         (None: all of them, as a cold replica reads them), in no set order, and the number of the latest
-        write the read covers; a deleted entry is read as its tombstone (`delete_tm`). Nothing of
+        write the read covers; a deleted entry is read as its tombstone (`rewrite_tm`). Nothing of
         another pair is read.
 
         Each language pair of an owner's translation memory is its own numbered write log: every write
@@ -392,11 +392,12 @@ class MemoryStorageInterface(ABC):
         numbered at most the returned `seq` wrote is in it."""
 
     @abstractmethod
-    def delete_tm(self, owner: str, pair: str, source_hash: str, *, updated_at: str) -> TmEntry:
-        """Delete the pair's entry of `source_hash` as the pair's next write, which stores its tombstone
-        (the entry with a blank target, `TmEntry.deleted`, numbered like any write, so every replica
-        reading the pair's changes drops the entry) and frees its place under the pair's cap; the
-        tombstone is returned. NotFoundError when the pair holds no such entry (or only its tombstone)."""
+    def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
+        """Give the pair's entry of `source_hash` a new target (its origin then `revised`), or delete it
+        for a blank `target`, as the pair's next write; the entry written. A deletion stores the entry's
+        tombstone (its target blank, `TmEntry.deleted`, numbered like any write, so every replica
+        reading the pair's changes drops the entry) and frees its place under the pair's cap.
+        NotFoundError when the pair holds no such entry (or only its tombstone)."""
 
     @abstractmethod
     def tm_pairs(self, owner: str) -> list[str]:

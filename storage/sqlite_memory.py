@@ -96,8 +96,8 @@ class SQLiteMemoryStorage(SQLiteDatabase):
             seq = tm_seq(db, owner, pair)
             return TmChanges([TmEntry(**r) for r in db.execute(sql, (owner, pair, since or 0))], seq)
 
-    def delete_tm(self, owner: str, pair: str, source_hash: str, *, updated_at: str) -> TmEntry:
-        """Replace the entry by its tombstone, as the pair's next write, in one write transaction."""
+    def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
+        """The entry's new version (or tombstone) as the pair's next write, in one write transaction."""
         with self._transaction(write=True) as db:
             sql = (
                 "SELECT source, target, languages, origin, updated_at, written, key FROM tm_entries "
@@ -107,12 +107,13 @@ class SQLiteMemoryStorage(SQLiteDatabase):
             if row is None:
                 raise NotFoundError("No such translation-memory entry.")
             head = next_tm_write(db, owner, pair)
+            origin = "revised" if target.strip() else row["origin"]
             sql = (
-                "UPDATE tm_entries SET target = '', updated_at = ?, written = ? "
+                "UPDATE tm_entries SET target = ?, origin = ?, updated_at = ?, written = ? "
                 "WHERE owner = ? AND languages = ? AND source_hash = ?"
             )
-            db.execute(sql, (updated_at, head, owner, pair, source_hash))
-            return TmEntry(**{**row, "target": "", "updated_at": updated_at, "written": head})
+            db.execute(sql, (target, origin, updated_at, head, owner, pair, source_hash))
+            return TmEntry(**{**row, "target": target, "origin": origin, "updated_at": updated_at, "written": head})
 
     def tm_pairs(self, owner: str) -> list[str]:
         """The pairs with a head (`tm_heads`), sorted."""

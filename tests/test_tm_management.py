@@ -84,7 +84,7 @@ async def test_an_edit_is_the_newest_write_and_a_deletion_is_gone_everywhere(api
     assert await cold.exact(OWNER, "auto>fr", ["Save the file.", "Open it."]) == {
         "Open it.": (await cold.exact(OWNER, "auto>fr", ["Open it."]))["Open it."]
     }
-    assert_error(await api.client.delete(f"/api/memory/tm/{save['id']}"), 404, "no translation-memory entry")
+    assert_error(await api.client.delete(f"/api/memory/tm/{save['id']}"), 404, "no such translation-memory entry")
     assert_error(await api.client.put(f"/api/memory/tm/{save['id']}", json={"target": "x"}), 404)
     remember(services, OWNER, ("Save the file.", "Sauvegardez le fichier.", "fr"))  # the place is free again
     assert (await services.tm.exact(OWNER, "auto>fr", ["Save the file."]))["Save the file."].target.startswith("Sauv")
@@ -168,11 +168,18 @@ def test_a_deletion_frees_its_place_under_the_pair_s_cap(storage: Storage) -> No
     assert storage.put_tm(owner, records[:2], max_entries=2) == (2, 0, 0)
     assert storage.put_tm(owner, records[2:], max_entries=2) == (0, 0, 1)
     before = storage.tm_changes(owner, "*>fr", since=None).seq
-    gone = storage.delete_tm(owner, "*>fr", records[0].source_hash, updated_at="2026-12-07T00:00:00.000+00:00")
+    stamp = "2026-12-07T00:00:00.000+00:00"
+    gone = storage.rewrite_tm(owner, "*>fr", records[0].source_hash, target="", updated_at=stamp)
     assert gone.deleted and gone.written == before + 1 and gone.source == "Text 0."
     assert storage.tm_changes(owner, "*>fr", since=before).entries == [gone]
     assert storage.put_tm(owner, records[2:], max_entries=2) == (1, 0, 0)
     assert storage.put_tm(owner, records[:1], max_entries=2) == (0, 0, 1), "the pair is full again"
     assert sorted(e.source for e in storage.tm_entries(owner)) == ["Text 1.", "Text 2."]
     with pytest.raises(Exception, match="No such"):
-        storage.delete_tm(owner, "*>fr", records[0].source_hash, updated_at="")
+        storage.rewrite_tm(owner, "*>fr", records[0].source_hash, target="", updated_at="")
+    with pytest.raises(Exception, match="No such"):
+        storage.rewrite_tm(owner, "*>fr", records[0].source_hash, target="Texte.", updated_at="")
+    edited = storage.rewrite_tm(owner, "*>fr", records[1].source_hash, target="Autre.", updated_at=stamp)
+    assert (edited.target, edited.origin) == ("Autre.", "revised")
+    assert storage.tm_changes(owner, "*>fr", since=edited.written - 1).entries == [edited]
+    assert storage.put_tm(owner, records[:1], max_entries=2) == (0, 0, 1), "an edit takes no place"

@@ -283,6 +283,7 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         """The head and the entry (one BatchGetItem), then the entry's new version or tombstone as the
         pair's next write (one TransactWriteItems over that head, a tombstone taking one off its count:
         a race lost is read again)."""
+        target = target if target.strip() else ""  # blank: the tombstone, as every backend stores it
         pk = s(_tm_pk(owner, pair))
         for _ in range(WRITE_ROUNDS):
             keys = [_head_key(owner, pair), {"pk": pk, "sk": s(f"E#{source_hash}")}]

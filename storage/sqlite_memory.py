@@ -98,6 +98,7 @@ class SQLiteMemoryStorage(SQLiteDatabase):
 
     def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
         """The entry's new version (or tombstone) as the pair's next write, in one write transaction."""
+        target = target if target.strip() else ""  # blank: the tombstone, as every backend stores it
         with self._transaction(write=True) as db:
             sql = (
                 "SELECT source, target, languages, origin, updated_at, written, key FROM tm_entries "

@@ -14,6 +14,7 @@ from service.access import LOCAL_USER, project_owner
 from service.container import Services
 from service.tm import TranslationMemory, record_of
 from service.tm_entries import entry_id
+from storage.errors import NotFoundError
 from storage.interface import Storage
 from tests.helpers import AsyncApi, assert_error, services_for
 from tests.storage_cases import backend
@@ -161,7 +162,7 @@ async def test_a_project_s_memory_is_listed_by_members_and_changed_by_reviewers_
     assert [(e.source, e.target) for e in team.services.storage.tm_entries(project)] == [("Hello.", "Salut.")]
 
 
-def test_a_deletion_frees_its_place_under_the_pair_s_cap(storage: Storage) -> None:
+def test_a_deletion_frees_its_place_under_the_pair_s_cap_and_an_edit_takes_none(storage: Storage) -> None:
     """Storage's rule on every backend: a tombstone holds no place, and a put over it adds the entry again."""
     owner = "capped"
     records = [record_of(f"Text {n}.", f"Texte {n}.", "auto>fr", "approved") for n in range(3)]
@@ -175,11 +176,13 @@ def test_a_deletion_frees_its_place_under_the_pair_s_cap(storage: Storage) -> No
     assert storage.put_tm(owner, records[2:], max_entries=2) == (1, 0, 0)
     assert storage.put_tm(owner, records[:1], max_entries=2) == (0, 0, 1), "the pair is full again"
     assert sorted(e.source for e in storage.tm_entries(owner)) == ["Text 1.", "Text 2."]
-    with pytest.raises(Exception, match="No such"):
+    with pytest.raises(NotFoundError):
         storage.rewrite_tm(owner, "*>fr", records[0].source_hash, target="", updated_at="")
-    with pytest.raises(Exception, match="No such"):
+    with pytest.raises(NotFoundError):
         storage.rewrite_tm(owner, "*>fr", records[0].source_hash, target="Texte.", updated_at="")
     edited = storage.rewrite_tm(owner, "*>fr", records[1].source_hash, target="Autre.", updated_at=stamp)
     assert (edited.target, edited.origin) == ("Autre.", "revised")
     assert storage.tm_changes(owner, "*>fr", since=edited.written - 1).entries == [edited]
     assert storage.put_tm(owner, records[:1], max_entries=2) == (0, 0, 1), "an edit takes no place"
+    blank = storage.rewrite_tm(owner, "*>fr", records[1].source_hash, target=" \n", updated_at=stamp)
+    assert blank.deleted and blank.target == "" and [e.source for e in storage.tm_entries(owner)] == ["Text 2."]

@@ -15,7 +15,7 @@ from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort, untranslated_segments
 from .prompts import NextText, context_label
 from .segment import Segment, segment_names
-from .tm import CONTEXT_MATCH, exact_score
+from .tm import CONTEXT_MATCH, exact_score, string_key
 from .tools.base import CONTEXT_CALL_PREFIX, MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
 
 MEMORY_MODEL = "translation-memory"
@@ -184,7 +184,7 @@ async def memory_proposals(
                 "segments": [s.id for s in found[k : last + 1]],
                 "translate_string": hits[source].target,
             }
-            score = exact_score(hits[source], string_key(found[k : last + 1]))
+            score = exact_score(hits[source], string_key(s.context for s in found[k : last + 1]))
             prefix = CONTEXT_CALL_PREFIX if score == CONTEXT_MATCH else MEMORY_CALL_PREFIX
             calls.append(ToolCallPart("Translate", args, tool_call_id=f"{prefix}{new_id('t')[2:18]}"))
             k = last + 1
@@ -192,12 +192,6 @@ async def memory_proposals(
             return None
         return ModelResponse(parts=list(calls), model_name=MEMORY_MODEL, finish_reason="tool_call")
     return None
-
-
-def string_key(segments: Sequence[Segment]) -> str | None:
-    """The key of the one string that `segments` are of (None: a document's text, or several strings)."""
-    keys = {s.context.key if s.context else None for s in segments}
-    return keys.pop() if len(keys) == 1 else None
 
 
 def _runs(found: Sequence[Segment], k: int) -> list[int]:

@@ -44,6 +44,9 @@ class SegmentContext:
     """The variable a plural depends on, where the format names it."""
     refs: tuple[str, ...] = ()
     """Where the program uses the string (PO `#:` references), each cut to MAX_KEY_CHARS."""
+    document: bool = False
+    """True for a document's block (an HTML or DOCX paragraph, a subtitle cue): its key is its place in
+    the document, not a string's name, so it makes no translation-memory context match."""
 
     def dump(self) -> dict[str, object]:
         """The context as stored (short names; empty fields left out)."""
@@ -58,6 +61,8 @@ class SegmentContext:
             out["a"] = self.argument[:MAX_KEY_CHARS]
         if self.refs:
             out["r"] = [ref[:MAX_KEY_CHARS] for ref in self.refs]
+        if self.document:
+            out["d"] = 1
         return out
 
     @classmethod
@@ -73,6 +78,7 @@ class SegmentContext:
             plural=tuple((str(f[0]), str(f[1])) for f in forms) if isinstance(forms, list) else (),
             argument=str(argument) if argument is not None else None,
             refs=tuple(str(r) for r in refs) if isinstance(refs, list) else (),
+            document=bool(raw.get("d")),
         )
 
 

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 
 from pydantic_ai.messages import ModelResponse
 
-from .ahead import BATCH_CHARS, memory_proposals, string_key
+from .ahead import BATCH_CHARS, memory_proposals
 from .distill import Distiller
 from .document import FileState
 from .effects import Correction, UnitWrite
 from .memory import Lessons
 from .ports import FileReader, SessionStore, TranslationMemoryPort
 from .segment import Segment
-from .tm import TmEntry, TmMatch, TmOrigin
+from .tm import TmEntry, TmMatch, TmOrigin, string_key
 
 
 @dataclass(kw_only=True)
@@ -85,7 +85,7 @@ class PortsStepIO:
         if self.tm is None or not units:
             return [], 0
         pairs = [(await self.reader.read_text(u.file_id, u.start, u.end), u.text, _origin(u.status)) for u in units]
-        keys = [string_key(await self.reader.segments(u.file_id, u.start, u.end)) for u in units]
+        keys = [string_key(s.context for s in await self.reader.segments(u.file_id, u.start, u.end)) for u in units]
         return await self.tm.admit(self.owner, self.languages, pairs, keys=keys)
 
     @property

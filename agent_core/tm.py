@@ -15,13 +15,15 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, Literal
 
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
+
+from .segment import SegmentContext
 
 __all__ = [
     "CONTEXT_MATCH",
@@ -35,6 +37,7 @@ __all__ = [
     "fuzzy_matches",
     "normalize",
     "source_hash",
+    "string_key",
     "word_diff",
 ]
 
@@ -107,6 +110,13 @@ def exact_score(entry: TmEntry, key: str | None) -> int:
     """The score of `entry` as an exact match for a unit of the string `key`: CONTEXT_MATCH when both
     have the same key, else 100 (a document's unit has none, so it never has a context match)."""
     return CONTEXT_MATCH if key is not None and entry.key == key else 100
+
+
+def string_key(contexts: Iterable[SegmentContext | None]) -> str | None:
+    """The key of the one resource string that segments of these contexts are of (None: a document's
+    text, a document's block, whose key is a place, or several strings): what a context match compares."""
+    keys = {None if c is None or c.document else c.key for c in contexts}
+    return keys.pop() if len(keys) == 1 else None
 
 
 def source_hash(normalized: str, languages: str) -> str:

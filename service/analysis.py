@@ -27,7 +27,7 @@ from agent_core.effects import UnitWrite
 from agent_core.estimate import Asked, JobEstimate, estimate_job
 from agent_core.prompts import context_label
 from agent_core.segmentation import Segment, count_words
-from agent_core.tm import CONTEXT_MATCH, TmEntry, exact_score, normalize
+from agent_core.tm import CONTEXT_MATCH, TmEntry, exact_score, normalize, string_key
 
 from .offload import off_loop
 from .schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
@@ -107,8 +107,8 @@ class Analyses:
         repetitions, asked = 0, list[Asked]()  # what the model will be asked, in order
         for c in open_:
             key, score = normalize(c.source), scores.get(c.source, 0.0)
-            if c.source in exact and c.segment.context is not None:
-                score = float(exact_score(exact[c.source], c.segment.context.key))
+            if c.source in exact:
+                score = float(exact_score(exact[c.source], string_key([c.segment.context])))
             repeated = key in seen
             seen.add(key)
             if not written(c.segment, state.covered) and ((score < 100.0 and not repeated) or not self.proposals):

@@ -160,7 +160,13 @@ def _with_note(segment: Segment, chars: int | None) -> Segment:
 def _context(entry: Entry, codes: tuple[str, ...]) -> SegmentContext:
     forms = tuple((c, entry.plural[c]) for c in ORDER if entry.plural and c in entry.plural)
     return SegmentContext(
-        key=entry.key, note=entry.note, codes=codes, plural=forms, argument=entry.plural_argument, refs=entry.refs
+        key=entry.key,
+        note=entry.note,
+        codes=codes,
+        plural=forms,
+        argument=entry.plural_argument,
+        refs=entry.refs,
+        document=entry.document,
     )
 
 

@@ -24,6 +24,7 @@ from agent_core.qa import text_warnings
 from agent_core.qa_profiles import stored_profile
 from agent_core.segment import Segment as StoredSegment
 from agent_core.segment import SegmentContext
+from agent_core.tm import string_key
 from agent_core.tools.entries import edit_warnings
 from langfacts import bcp47
 from storage.interface import Storage
@@ -212,8 +213,7 @@ class Workbench:
         segment_id = at[0].id if at else "s1"
         languages = session_languages(snapshot)
         contexts = await self._contexts(sid, state.file_id, unit.start, unit.end - unit.start)
-        named = {c.key for c in contexts}
-        keys = [named.pop() if len(named) == 1 else None]  # the string's, for a context match later
+        keys = [string_key(contexts)]  # the string's, for a context match later
         warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string, file_name=state.name)
         if body.translated_string == unit.text and (stage != "reviewed" or unit.stage == "reviewed"):
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)  # nothing changes

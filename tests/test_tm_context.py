@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from agent_core.ahead import string_key
 from agent_core.estimate_quality import OTHER_KEY_PENALTY, estimate_quality
 from agent_core.models import resolve_model
-from agent_core.segment import Segment, SegmentContext
-from agent_core.tm import CONTEXT_MATCH, TmEntry, exact_score
+from agent_core.segment import SegmentContext
+from agent_core.tm import CONTEXT_MATCH, TmEntry, exact_score, string_key
 from agent_core.tools.base import memory_match
 from tests.helpers import AsyncApi, services_for
 from tests.storage_cases import backend
@@ -90,6 +89,20 @@ async def test_a_revision_keeps_the_string_s_key_in_the_memory(api: AsyncApi) ->
     assert [(e["target"], e["key"], e["origin"]) for e in entries] == [("Ouvrir", "menu.open", "revised")]
 
 
+async def test_a_document_s_block_has_no_key_to_match(api: AsyncApi) -> None:
+    """A subtitle cue's number (like an HTML block's path) is a place, not a string's name: no 101, no penalty."""
+    srt = "1\n00:00:01,000 --> 00:00:02,000\nWelcome aboard, captain.\n"
+    for name in ("first.srt", "second.srt"):
+        sid = (await api.ok("POST", "/api/sessions", {"targetLanguage": "fr"}))["id"]
+        await api.ok("POST", f"/api/sessions/{sid}/files", {"name": name, "content": srt})
+        agent = await api.until_user(sid, userInput=f"Translate {name} into French.")
+        [card] = agent["copilotRequests"]
+        await api.until_user(sid, copilotResponses=[{"tool": card["tool"], "status": "approve"}])
+    assert (card["origin"], card["match"], card["estimate"], card["context"]["key"]) == ("memory", 100, 100, "1")
+    [entry] = (await api.ok("GET", "/api/memory/tm?language=fr"))["entries"]
+    assert entry["key"] is None
+
+
 async def test_the_key_round_trips_through_tmx(api: AsyncApi) -> None:
     await approve_all(api, (await session(api, FIRST))[0])
     tmx = (await api.client.get("/api/memory/export?format=tmx&srclang=en")).text
@@ -112,13 +125,12 @@ def test_an_exact_match_scores_101_only_for_the_same_key() -> None:
     assert exact_score(plain, None) == exact_score(plain, "menu.open") == 100
 
 
-def test_a_unit_has_the_key_of_its_one_string() -> None:
-    def seg(index: int, key: str | None) -> Segment:
-        return Segment(index, index * 10, index * 10 + 5, False, SegmentContext(key=key) if key else None)
-
-    assert string_key([seg(1, "a"), seg(2, "a")]) == "a"
-    assert string_key([seg(1, "a"), seg(2, "b")]) is None
-    assert string_key([seg(1, None)]) is None
+def test_a_unit_has_the_key_of_its_one_string_and_a_document_s_block_none() -> None:
+    a, b = SegmentContext(key="a"), SegmentContext(key="b")
+    assert string_key([a, a]) == "a"
+    assert string_key([a, b]) is None and string_key([None]) is None and string_key([a, None]) is None
+    assert string_key([SegmentContext(key="html/body/p", document=True)]) is None
+    assert SegmentContext.load(SegmentContext(key="12", document=True).dump()).document
 
 
 def test_the_memory_s_calls_say_their_match() -> None:

@@ -42,7 +42,7 @@ from ..copilot import (
 )
 from ..effects import Correction, UnitWrite
 from ..segment import segment_names
-from ..tm import TmMatch
+from ..tm import TmMatch, string_key
 from .base import (
     APPROVED,
     MAX_UNIT_CHARS,
@@ -214,7 +214,7 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
         ),
         plural=plural,
     )
-    return with_findings(request, call.batch, rating=args.rating)
+    return with_findings(request, call.batch, rating=args.rating, key=string_key(located.contexts))
 
 
 async def with_references(

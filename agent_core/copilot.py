@@ -76,8 +76,8 @@ class Reference(_Strict):
 
 
 class EntryContext(_Strict):
-    """What a resource file says about a unit's string: its key, the developer's note and where the
-    program uses it (PO `#:` references)."""
+    """What a resource file says about a unit's string: its key, the developer's note, where the
+    program uses it (PO `#:` references), its locked codes and the format's flags on it."""
 
     key: str
     note: str | None = None
@@ -86,6 +86,8 @@ class EntryContext(_Strict):
     """The string's locked codes (placeholders, directives, markup; `langfacts.codes`), each distinct one
     once in source order: a translation keeps each as often as the source holds it, so clients find
     their occurrences in the source and the text and show them as atomic chips."""
+    flags: tuple[str, ...] = ()
+    """The format's flags on the string (PO `#,` flags such as `c-format`, `fuzzy`), for the reviewer."""
 
 
 class PluralInfo(_Strict):

@@ -19,13 +19,11 @@ from .copilot import Verdict
 from .document import FileState, Spans, add_spans
 from .errors import InvalidRequestError
 from .mqm import MqmIssue
+from .review_modes import ReviewMode, ReviewStage
 from .tm import TmEntry
 
 UnitStatus = Literal["approve", "refined", "revised", "verbatim"]
 UnitOrigin = Literal["model", "memory", "verbatim", "human"]
-ReviewStage = Literal["translated", "reviewed"]
-"""Where a unit stands in a session with a second review: `translated` (a translator approved or edited
-it, or the routing approved it) until a reviewer approves or edits it, then `reviewed`."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -197,8 +195,9 @@ class SessionSnapshot:
     """The BCP 47 tag of the language the session translates into, when it was given."""
     auto_approve: int | None = None
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
-    second_review: bool = False
-    """True when a unit the session's steps write awaits a reviewer (`UnitWrite.stage` `translated`)."""
+    review: ReviewMode = "single"
+    """How the session reviews: with `double` or `pretranslate`, a unit its steps write awaits a reviewer
+    (`UnitWrite.stage` `translated`)."""
     auto_sample: float = 0.0
     """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
     qa_profile: str | None = None
@@ -208,6 +207,11 @@ class SessionSnapshot:
     """Who held the session's claim when it was read (a project's member driving it), if anyone."""
     held_until: str | None = None
     """Until when (ISO 8601, UTC), with `held_by`."""
+
+    @property
+    def second_review(self) -> bool:
+        """True when a unit the session's steps write awaits a reviewer (`double` or `pretranslate`)."""
+        return self.review != "single"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -248,8 +252,8 @@ class StepEffects:
     """The session's model, as `source_language`."""
     auto_approve: int | None = None
     """The session's auto-approval threshold, as `source_language`."""
-    second_review: bool = False
-    """Whether the session reviews twice, as `source_language`."""
+    review: ReviewMode = "single"
+    """How the session reviews, as `source_language`."""
     auto_sample: float = 0.0
     """The session's auto-approval sample, as `source_language`."""
     qa_profile: str | None = None

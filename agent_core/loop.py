@@ -411,6 +411,8 @@ AUTO_APPROVE_KEY = "autoApprove"
 which is stored with the message and never sent to the model)."""
 AUTO_SAMPLE_KEY = "autoSample"
 """Beside it, the share of the approvals that share went to a person instead (absent: none)."""
+PRETRANSLATE_KEY = "pretranslate"
+"""Beside it, true when the batch was proposed in a pre-translation (every proposal written without a card)."""
 
 
 def _term_key(entry: GlossaryEntry) -> str:
@@ -423,6 +425,8 @@ def _stamped(response: ModelResponse, routing: Routing) -> ModelResponse:
     stamp: dict[str, object] = {AUTO_APPROVE_KEY: routing.threshold}
     if routing.sample:
         stamp[AUTO_SAMPLE_KEY] = routing.sample
+    if routing.pretranslate:
+        stamp[PRETRANSLATE_KEY] = True
     return replace(response, metadata={**(response.metadata or {}), **stamp})
 
 
@@ -436,6 +440,7 @@ def _routing_of(response: ModelResponse, default: Routing) -> Routing:
     return Routing(
         threshold=threshold if isinstance(threshold, int) else None,
         sample=float(sample) if isinstance(sample, (int, float)) else 0.0,
+        pretranslate=metadata.get(PRETRANSLATE_KEY) is True,
     )
 
 

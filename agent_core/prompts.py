@@ -118,12 +118,13 @@ def state_note(
         if f.complete:
             lines.append(f"- {name} {f.name}: complete. (Revise changes a written unit.)")
             continue
-        lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         pieces = next_texts.get(f.file_id, [])
+        if not pieces or len(files) > 1:
+            lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         for shown in pieces:
             block = f'<next-text file="{name}" start="{shown.start}">{shown.marked}</next-text>'
             blocks.append(block if shown.more else f"{block}\n(Nothing untranslated follows it in {name}.)")
-    parts = ["\n".join(lines)]
+    parts = ["\n".join(lines)] if len(lines) > 1 else []
     if outcomes:
         parts.append(outcomes)
     if memory.strip():

@@ -504,7 +504,7 @@ class AgentRuntime:
             files=snapshot.files,
             memory=loaded.memory.for_languages(languages),
             languages=languages,
-            routing=Routing(snapshot.auto_approve, snapshot.auto_sample),
+            routing=Routing(snapshot.auto_approve, snapshot.auto_sample, snapshot.review == "pretranslate"),
             qa_profile=stored_profile(snapshot.qa_profile),
             target_language=snapshot.target_language or language_tag(languages),
         )

@@ -6,7 +6,7 @@ A segment is a span `[start, end)` of the file's text with no whitespace at its 
 written at upload, never proposed.
 
 A segment of a resource file (PO, JSON, Android, …) carries its entry's context (`SegmentContext`: the
-key, the developer's note, the locked codes, a plural entry's source forms). It is stored with the
+key, the developer's note, the locked codes, a plural entry's source forms, the format's flags). It is stored with the
 segment, in the chunk the segment begins in, so the step that shows or checks a segment has it from the
 read it makes anyway: no round trip of its own, and only the shown chunks' bytes.
 """
@@ -32,7 +32,8 @@ MAX_NOTE_CHARS = 500
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SegmentContext:
     """What a resource file says about a segment's entry: its key, the developer's note, the locked
-    codes its text holds (in order, with repeats) and, for a plural entry, the source's forms."""
+    codes its text holds (in order, with repeats), for a plural entry the source's forms, and where
+    the program uses it and the format's flags on it."""
 
     key: str
     note: str | None = None
@@ -44,6 +45,8 @@ class SegmentContext:
     """The variable a plural depends on, where the format names it."""
     refs: tuple[str, ...] = ()
     """Where the program uses the string (PO `#:` references), each cut to MAX_KEY_CHARS."""
+    flags: tuple[str, ...] = ()
+    """The format's flags on the entry (PO `#,` flags such as `c-format`, `fuzzy`), for the reviewer."""
     document: bool = False
     """True for a document's block (an HTML or DOCX paragraph, a subtitle cue): its key is its place in
     the document, not a string's name, so it makes no translation-memory context match."""
@@ -61,6 +64,8 @@ class SegmentContext:
             out["a"] = self.argument[:MAX_KEY_CHARS]
         if self.refs:
             out["r"] = [ref[:MAX_KEY_CHARS] for ref in self.refs]
+        if self.flags:
+            out["f"] = list(self.flags)
         if self.document:
             out["d"] = 1
         return out
@@ -70,7 +75,7 @@ class SegmentContext:
         """A stored context read back."""
         forms = raw.get("p")
         codes = raw.get("c")
-        note, argument, refs = raw.get("n"), raw.get("a"), raw.get("r")
+        note, argument, refs, flags = raw.get("n"), raw.get("a"), raw.get("r"), raw.get("f")
         return cls(
             key=str(raw["k"]),
             note=str(note) if note is not None else None,
@@ -78,6 +83,7 @@ class SegmentContext:
             plural=tuple((str(f[0]), str(f[1])) for f in forms) if isinstance(forms, list) else (),
             argument=str(argument) if argument is not None else None,
             refs=tuple(str(r) for r in refs) if isinstance(refs, list) else (),
+            flags=tuple(str(f) for f in flags) if isinstance(flags, list) else (),
             document=bool(raw.get("d")),
         )
 

@@ -131,6 +131,17 @@ class XliffSegment:
     """False under `translate="no"` (such segments are kept as they are)."""
     codes: tuple[InlineCode, ...] = ()
     notes: tuple[Note, ...] = ()
+    max_length: int | None = None
+    """The most characters its target may have, where the document states it in characters (1.2's
+    `maxwidth` with `size-unit="char"`, 2.0's `slr:sizeRestriction` under the `xliff:codepoints` profile)."""
+
+    def note_text(self) -> str | None:
+        """The unit's notes, and the length limit the document states in Android's words (`[CHAR LIMIT=n]`),
+        which QA profiles read as the string's own limit and the model and the reviewer read in the note."""
+        notes = [n.text for n in self.notes]
+        if self.max_length is not None:
+            notes.append(f"[CHAR LIMIT={self.max_length}]")
+        return "\n".join(notes) or None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

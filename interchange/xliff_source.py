@@ -181,7 +181,34 @@ def _segment(item: Located, per_unit: _PerUnit) -> XliffSegment:
         translatable=item.translatable,
         codes=tuple(c.public(data) for c in codes),
         notes=notes,
+        max_length=_max_length(item),
     )
+
+
+_SLR = "{urn:oasis:names:tc:xliff:sizerestriction:2.0}"
+
+
+def _max_length(item: Located) -> int | None:
+    """The target's length limit in characters, where the document states one (else None): 1.2's
+    `maxwidth` when `size-unit` is `char` (its default, `pixel`, is no count of characters); 2.0's
+    `slr:sizeRestriction` on the segment or its unit when the file's `slr:profiles` names the
+    `xliff:codepoints` profile, the one standard profile that counts characters."""
+    if item.version == "1.2":
+        if item.unit.get("size-unit") != "char":
+            return None
+        return _positive(item.unit.get("maxwidth"))
+    profiles = next((p for p in item.file if isinstance(p.tag, str) and p.tag == f"{_SLR}profiles"), None)
+    if profiles is None or profiles.get("generalProfile") != "xliff:codepoints":
+        return None
+    segment = item.source.getparent()
+    for holder in (segment, item.unit):
+        if holder is not None and (found := _positive(holder.get(f"{_SLR}sizeRestriction"))) is not None:
+            return found
+    return None
+
+
+def _positive(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() and 0 < int(value) <= 1_000_000 else None
 
 
 def _notes(unit: etree._Element, version: inline.Version) -> tuple[Note, ...]:

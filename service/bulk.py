@@ -122,13 +122,13 @@ class BulkApproval:
         """The review step: the translated units the filter shows, QA-clean, written `reviewed` by `by`."""
         view = await self.workbench.view(owner, sid, fid)
         token = view.snapshot.token
-        if not view.snapshot.second_review:
+        check_if_match(if_match, token.version)
+        shown = _translated_shown(view, body)
+        if not view.snapshot.second_review and not shown:
             raise InvalidRequestError(
                 'This session reviews once: approve its proposals without "step": "review" (a manager may set '
                 '"review": "double" on it).'
             )
-        check_if_match(if_match, token.version)
-        shown = _translated_shown(view, body)
         languages = session_languages(view.snapshot)
         glossary = (await self.workbench.memory.recall(owner)).for_languages(languages).glossary
 

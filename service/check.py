@@ -138,7 +138,8 @@ def _read_pairs(name: str, data: bytes) -> tuple[list[Pair], Languages]:
         if name.lower().endswith(TMX_SUFFIXES):
             return [Pair(key=p.source, source=p.source, target=p.target) for p in parse_tmx(text)], (None, None)
         document = parse_xliff(text)
-        pairs = [Pair(key=s.key, source=s.source, target=s.target) for s in document.translatable_segments()]
+        segments = document.translatable_segments()
+        pairs = [Pair(key=s.key, source=s.source, target=s.target, note=s.note_text()) for s in segments]
         return pairs, (document.source_language, document.target_language)
     fmt, resource = _resource(name, data)
     categories = _categories(fmt.name, resource.target_language, data) if resource.target_language else ()

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_core.review_modes import ReviewMode
 from storage.projects import ProjectRecord
 
 from .schemas import AutoApproveBody, PostEdit, Progress
@@ -22,7 +23,7 @@ class ProjectCreate(BaseModel):
     name: str = Field(min_length=1, max_length=200)
     sourceLanguage: str | None = Field(default=None, max_length=64)
     """The source language of the project's sessions when they do not give one (BCP 47 or a name)."""
-    review: Literal["single", "double"] = "single"
+    review: ReviewMode = "single"
     autoApprove: AutoApproveBody | None = None
     """The auto-approval the project's sessions start with when they do not give one."""
     qaProfile: str | dict[str, Any] | None = None
@@ -36,7 +37,7 @@ class ProjectPatch(BaseModel):
 
     name: str | None = Field(default=None, min_length=1, max_length=200)
     sourceLanguage: str | None = Field(default=None, max_length=64)
-    review: Literal["single", "double"] | None = None
+    review: ReviewMode | None = None
     autoApprove: AutoApproveBody | None = None
     qaProfile: str | dict[str, Any] | None = None
 
@@ -65,7 +66,7 @@ class ProjectView(BaseModel):
     id: str
     name: str
     sourceLanguage: str | None
-    review: Literal["single", "double"]
+    review: ReviewMode
     autoApprove: AutoApproveBody | None
     qaProfile: str | dict[str, Any] | None = None
     members: list[MemberView]
@@ -100,7 +101,7 @@ class ProjectSession(BaseModel):
     messageCount: int
     createdAt: str
     updatedAt: str
-    review: Literal["single", "double"] = "single"
+    review: ReviewMode = "single"
     heldBy: str | None = None
     """The member who drives it now (service.claims), null when nobody does."""
     until: str | None = None

@@ -91,7 +91,7 @@ class ProjectService:
         if "name" in given and (body.name is None or not body.name.strip()):
             raise InvalidRequestError("A project needs a name that is not blank.")
         if "review" in given and body.review is None:
-            raise InvalidRequestError('"review" is "single" or "double", never null.')
+            raise InvalidRequestError('"review" is "single", "double" or "pretranslate", never null.')
         source = language_tag(body.sourceLanguage) if "sourceLanguage" in given else None
         profile = kept_profile(body.qaProfile) if "qaProfile" in given else None
 
@@ -187,7 +187,7 @@ class ProjectService:
                     messageCount=record.message_count,
                     createdAt=record.created_at,
                     updatedAt=record.updated_at,
-                    review="double" if record.second_review else "single",
+                    review=record.review,
                     heldBy=claim.by if claim is not None else None,
                     until=claim.until if claim is not None else None,
                 )

@@ -12,16 +12,19 @@ has nothing new to learn from it.
 
 from __future__ import annotations
 
-from agent_core.effects import ReviewStage, UnitWrite
+from agent_core.effects import UnitWrite
+from agent_core.review_modes import ReviewStage
 
 from .access import ForbiddenError
 
 
 def revision_stage(unit: UnitWrite, person: str | None, *, reviewer: bool, second_review: bool) -> ReviewStage | None:
     """The stage a revision of `unit` by `person` (None: the session's owner) leaves it at, or
-    ForbiddenError when a translator may not change it (`reviewer`: the caller may review)."""
+    ForbiddenError when a translator may not change it (`reviewer`: the caller may review). In a session
+    that reviews once now, a unit still `translated` (written while it pre-translated or reviewed twice)
+    is its owner's to review."""
     if not second_review:
-        return None
+        return "reviewed" if unit.stage == "translated" else None
     if reviewer:
         return "reviewed"
     if unit.stage == "reviewed":

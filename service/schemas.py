@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 
 from agent_core.copilot import CopilotRequest, CopilotResponse, EntryContext
 from agent_core.mqm import MqmIssue
+from agent_core.review_modes import ReviewMode
 from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
 
 MAX_USER_INPUT = 20_000
@@ -220,9 +221,11 @@ class SessionSettings(BaseModel):
     """Approve QA-clean proposals at or above an estimate without a review; null (or absent on POST): off."""
     project: str | None = Field(default=None, max_length=64)
     """POST only: the project the session belongs to (its managers create it); absent: the caller's own."""
-    review: Literal["single", "double"] | None = None
-    """A project's session only: `double` sends what its translators decide to a reviewer (absent on
-    POST: the project's setting); a personal session reviews once."""
+    review: ReviewMode | None = None
+    """`double` (a project's session only) sends what its translators decide to a reviewer;
+    `pretranslate` has the model propose the whole file first, each proposal written `translated`
+    without a card, for a person to review from the segment list (absent on POST: the project's
+    setting, else `single`)."""
     qaProfile: str | dict[str, Any] | None = None
     """The QA profile its files are checked with (API.md "QA profiles": a built-in's name or an object);
     null (or absent on POST): each file its kind's, or the project's."""
@@ -340,7 +343,7 @@ class SessionView(BaseModel):
     """The session's routing (`{"minEstimate"}`), null when off."""
     project: str | None = None
     """The project the session belongs to (API.md "Projects and teams"), null for the creator's own."""
-    review: Literal["single", "double"] = "single"
+    review: ReviewMode = "single"
     """`double`: what its translators decide is `translated` until a reviewer approves or edits it."""
     qaProfile: str | dict[str, Any] | None = None
     """The QA profile the session chose (a name or an object), null when its files get their kinds'."""

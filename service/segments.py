@@ -42,12 +42,14 @@ def segment_status(unit: UnitWrite) -> SegmentStatus:
 
 
 def entry_context(segment: StoredSegment) -> EntryContext | None:
-    """A stored segment's key, developer's note and locked codes, as the API shows them (a resource
-    file's or a marked-up document's; else None)."""
+    """A stored segment's key, developer's note, refs, locked codes and flags, as the API shows them (a
+    resource file's or a marked-up document's; else None)."""
     found = segment.context
     if found is None:
         return None
-    return EntryContext(key=found.key, note=found.note, refs=found.refs, codes=tuple(dict.fromkeys(found.codes)))
+    return EntryContext(
+        key=found.key, note=found.note, refs=found.refs, codes=tuple(dict.fromkeys(found.codes)), flags=found.flags
+    )
 
 
 def written_segment(unit: UnitWrite, source: str, segment_id: str) -> Segment:

@@ -19,6 +19,7 @@ from agent_core.effects import Budget, StepEffects, StepToken, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError, NotFoundError, UnavailableError
 from agent_core.ids import is_id, new_id
 from agent_core.qa_profiles import profile_json
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment
 from langfacts import bcp47
 from storage.interface import CHUNK_CHARS, Storage
@@ -156,7 +157,7 @@ class SessionService:
             model=model,
             auto_approve=auto,
             auto_sample=sample,
-            second_review=review == "double",
+            review=review or "single",
             qa_profile=profile,
         )
         if task is not None:
@@ -191,18 +192,18 @@ class SessionService:
             auto_sample=(settings.autoApprove.sample if settings.autoApprove else 0.0)
             if "autoApprove" in given
             else ...,
-            second_review=self._second_review(record, settings) if "review" in given else ...,
+            review=self._review(record, settings) if "review" in given else ...,
             qa_profile=kept_profile(settings.qaProfile) if "qaProfile" in given else ...,
         )
 
     @staticmethod
-    def _second_review(record: SessionRecord, settings: SessionSettings) -> bool:
-        """What a PATCH's `review` sets: a project's session only, never null."""
+    def _review(record: SessionRecord, settings: SessionSettings) -> ReviewMode:
+        """What a PATCH's `review` sets: never null; `double` for a project's session only."""
         if settings.review is None:
-            raise InvalidRequestError('"review" is "single" or "double", never null.')
+            raise InvalidRequestError('"review" is "single", "double" or "pretranslate", never null.')
         if settings.review == "double" and project_of(record.owner) is None:
             raise InvalidRequestError(DOUBLE_ALONE)
-        return settings.review == "double"
+        return settings.review
 
     def _budget(self, body: BudgetBody | None, model: str | None) -> Budget | None:
         """The budget a body gives; a dollar budget for a model without a price is 422."""

@@ -199,7 +199,7 @@ class StepService:
             if record.auto_approve is not None
             else None,
             project=project_of(record.owner),
-            review="double" if record.second_review else "single",
+            review=record.review,
             qaProfile=json.loads(record.qa_profile) if record.qa_profile else None,
             heldBy=claim.by if claim is not None else None,
             until=claim.until if claim is not None else None,

@@ -166,6 +166,7 @@ def _context(entry: Entry, codes: tuple[str, ...]) -> SegmentContext:
         plural=forms,
         argument=entry.plural_argument,
         refs=entry.refs,
+        flags=entry.flags,
         document=entry.document,
     )
 

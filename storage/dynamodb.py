@@ -51,7 +51,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from types import EllipsisType
-from typing import Any
+from typing import Any, cast
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
@@ -66,6 +66,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment
 
 from . import dynamodb_items as di
@@ -300,7 +301,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
-        second_review: bool | EllipsisType = ...,
+        review: ReviewMode | EllipsisType = ...,
         auto_sample: float | EllipsisType = ...,
         qa_profile: str | EllipsisType | None = ...,
     ) -> SessionRecord:
@@ -314,7 +315,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             ("budget", stored),
             ("model", model),
             ("autoApprove", auto),
-            ("review", second_review if second_review is ... else ("double" if second_review else None)),
+            ("review", review if review is ... else (review if review != "single" else None)),
             ("autoSample", auto_sample if auto_sample is ... else (repr(auto_sample) if auto_sample else None)),
             ("qaProfile", qa_profile),
         )
@@ -664,7 +665,7 @@ def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
             ("budget", budget),
         )
         auto = str(effects.auto_approve) if effects.auto_approve is not None else None
-        review = "double" if effects.second_review else None
+        review = effects.review if effects.review != "single" else None
         sample = repr(effects.auto_sample) if effects.auto_sample else None
         routing = (("autoApprove", auto), ("review", review), ("autoSample", sample), ("qaProfile", effects.qa_profile))
         for attr, setting in (*settings, ("model", effects.model), *routing):
@@ -722,7 +723,7 @@ def _record(item: Item) -> SessionRecord:
         model=item.get("model", {}).get("S"),
         hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
         auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
-        second_review="review" in item,
+        review=cast(ReviewMode, item["review"]["S"]) if "review" in item else "single",
         auto_sample=float(item["autoSample"]["S"]) if "autoSample" in item else 0.0,
         qa_profile=item.get("qaProfile", {}).get("S"),
         claim=SessionClaim(by=item["claimBy"]["S"], until=item["claimUntil"]["S"]) if "claimBy" in item else None,

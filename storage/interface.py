@@ -33,6 +33,7 @@ from agent_core.effects import (
     UnitWrite,
     Verdict,
 )
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment, dump_segments
 from agent_core.tm import TmEntry, normalize, source_hash
 
@@ -137,7 +138,7 @@ class SessionStorageInterface(ABC):
             telemetry=record.telemetry,
             target_language=record.target_language,
             auto_approve=record.auto_approve,
-            second_review=record.second_review,
+            review=record.review,
             auto_sample=record.auto_sample,
             qa_profile=record.qa_profile,
             held_by=record.claim.by if record.claim is not None else None,
@@ -213,7 +214,7 @@ class SessionStorageInterface(ABC):
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
-        second_review: bool | EllipsisType = ...,
+        review: ReviewMode | EllipsisType = ...,
         auto_sample: float | EllipsisType = ...,
         qa_profile: str | EllipsisType | None = ...,
     ) -> SessionRecord:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from agent_core.review_modes import ReviewMode
+
 from .errors import ConflictError, InvalidRequestError
 
 Role = Literal["manager", "reviewer", "translator"]
@@ -54,7 +56,7 @@ class ProjectRecord:
     name: str
     source_language: str | None
     """The source language its sessions default to (BCP 47), if set."""
-    review: Literal["single", "double"]
+    review: ReviewMode
     """How many review steps a unit goes through."""
     auto_approve: int | None
     """The estimate at or above which its sessions approve a QA-clean proposal without review (None: off)."""

@@ -13,6 +13,7 @@ from typing import Generic, Literal, TypeVar
 
 from agent_core.effects import Budget, Correction, Telemetry, UnitWrite
 from agent_core.errors import ConflictError, InvalidRequestError
+from agent_core.review_modes import ReviewMode
 from agent_core.tm import TmEntry
 
 SCHEMA_VERSION = 2
@@ -52,8 +53,8 @@ class SessionRecord:
     """The configured model the session translates with (None: the default)."""
     auto_approve: int | None = None
     """The estimate at or above which a QA-clean proposal is approved without a review (None: off)."""
-    second_review: bool = False
-    """True when the units its steps write await a reviewer (a project's `"review": "double"`)."""
+    review: ReviewMode = "single"
+    """How the session reviews (`agent_core.effects.ReviewMode`)."""
     auto_sample: float = 0.0
     """The share of the proposals `auto_approve` would approve that go to a person anyway (0 to 1)."""
     qa_profile: str | None = None
@@ -63,6 +64,11 @@ class SessionRecord:
     claim: SessionClaim | None = None
     """Who drives the session (a project's member) and until when (`claim_session`); unlike `hold`,
     a commit leaves it as it is."""
+
+    @property
+    def second_review(self) -> bool:
+        """True when a unit the session's steps write awaits a reviewer (`double` or `pretranslate`)."""
+        return self.review != "single"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import replace
 from types import EllipsisType
-from typing import Any
+from typing import Any, get_args
 
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
@@ -30,6 +30,7 @@ from agent_core.effects import (
     Verdict,
 )
 from agent_core.errors import InvalidRequestError
+from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment, load_segments
 
 from .codec import dump_issue, dump_message, dump_verdict, load_messages, load_verdict
@@ -67,6 +68,10 @@ _REVISIONS = (
     "WHERE session_id = ? AND file_id = ? ORDER BY seq"
 )
 
+REVIEW_MODES: tuple[ReviewMode, ...] = get_args(ReviewMode)
+"""The session's `review`, stored in its `second_review` column as an index (0 `single`, 1 `double`, 2
+`pretranslate`)."""
+
 
 class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStorage, Storage):
     """Sessions and memory in one SQLite file (WAL), one connection behind a lock, safe across processes."""
@@ -92,7 +97,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
         budget: Budget | EllipsisType | None = ...,
         model: str | EllipsisType | None = ...,
         auto_approve: int | EllipsisType | None = ...,
-        second_review: bool | EllipsisType = ...,
+        review: ReviewMode | EllipsisType = ...,
         auto_sample: float | EllipsisType = ...,
         qa_profile: str | EllipsisType | None = ...,
     ) -> SessionRecord:
@@ -104,7 +109,7 @@ class SQLiteStorage(SQLiteMemoryStorage, SQLiteProjectStorage, SQLiteCommentStor
             "budget": stored,
             "model": model,
             "auto_approve": auto_approve,
-            "second_review": second_review if second_review is ... else int(second_review),
+            "second_review": review if review is ... else REVIEW_MODES.index(review),
             "auto_sample": auto_sample,
             "qa_profile": qa_profile,
         }
@@ -546,7 +551,7 @@ def _session(row: dict[str, Any]) -> SessionRecord:
         model=row["model"],
         hold=SessionHold.loads(row["hold"]) if row["hold"] else None,
         auto_approve=row["auto_approve"],
-        second_review=bool(row["second_review"]),
+        review=REVIEW_MODES[row["second_review"]],
         auto_sample=row["auto_sample"],
         qa_profile=row["qa_profile"],
         claim=SessionClaim.loads(row["claim"]) if row["claim"] else None,
@@ -558,4 +563,4 @@ def _settings(effects: StepEffects) -> tuple[str | int | float | None, ...]:
     second review."""
     budget = effects.budget.dumps() if effects.budget else None
     settings = (effects.source_language, effects.target_language, budget, effects.model, effects.auto_approve)
-    return (*settings, int(effects.second_review), effects.auto_sample, effects.qa_profile)
+    return (*settings, REVIEW_MODES.index(effects.review), effects.auto_sample, effects.qa_profile)

@@ -358,6 +358,18 @@ class ApiClient:
         path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments"
         return SegmentPage.model_validate((await self._request("GET", path, params=params)).json())
 
+    async def string_context(self, session_id: str, file_id: str, segment_id: str) -> dict[str, Any] | None:
+        """A segment's context for strings (API.md "Context for strings") as JSON, or None where the
+        server has no such segment (404)."""
+        path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments/{quote(segment_id)}/context"
+        try:
+            found: dict[str, Any] = (await self._request("GET", path)).json()
+        except ApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return found
+
     async def revise(self, session_id: str, file_id: str, start: int, text: str) -> RevisedSegment:
         """Give the written unit at `start` this text (a reviewer's PUT of the text as it is approves it)."""
         path = f"/api/sessions/{quote(session_id)}/files/{quote(file_id)}/segments/{start}"

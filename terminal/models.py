@@ -28,10 +28,22 @@ class QaWarning(_Answer):
 
 
 class EntryContext(_Answer):
-    """A resource string's key and the developer's note."""
+    """A resource string's (or a marked-up unit's) key, the developer's note, where the program uses it,
+    its flags and its locked codes (docs/api.md "context")."""
 
     key: str
     note: str | None = None
+    refs: tuple[str, ...] = ()
+    """The source references (a PO entry's `#:`, `src/main.c:42`)."""
+    flags: tuple[str, ...] = ()
+    """A PO entry's `#,` flags (`c-format`), where the server keeps them."""
+    codes: tuple[str, ...] = ()
+    """The source's locked codes, each distinct one once in source order."""
+
+    @field_validator("refs", "flags", "codes", mode="before")
+    @classmethod
+    def _none_as_empty(cls, value: Any) -> Any:
+        return () if value is None else value
 
 
 class PluralInfo(_Answer):
@@ -56,6 +68,8 @@ class CopilotRequest(_Answer):
     match: int | None = None
     context: EntryContext | None = None
     plural: PluralInfo | None = None
+    segments: tuple[str, ...] = ()
+    """The ids of the segments the unit covers, in order (the first names it for its string's context)."""
 
     @field_validator("translate_string", mode="before")
     @classmethod

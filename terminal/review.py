@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Label, ProgressBar, RichLog, Static
 
 from .api import ApiClient, ApiError, Turn
 from .batch import Batch, batch_of
+from .editor_context import string_context
+from .editor_screens import ContextScreen
 from .keeping import Job, keep_on_quit, restore_drafts
-from .models import FileInfo, Step
+from .models import CopilotRequest, FileInfo, Step
 from .review_keys import BatchReview
 from .stream import Delta, FormingAnswer
 from .styles import CSS
@@ -29,6 +32,8 @@ class ReviewApp(BatchReview):
 
     CSS = CSS
     TITLE = "translation-agent"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("i", "context", "Context")]
+    """`i` for the string's context (the web UI's `c` is its concordance)."""
 
     def __init__(self, client: ApiClient, job: Job) -> None:
         super().__init__()
@@ -212,6 +217,20 @@ class ReviewApp(BatchReview):
             self._set_busy(True, "Saving your verdicts…")
             self.farewell = await keep_on_quit(self.client, self.job, self.cards, sending=sending)
         self.exit()
+
+    def action_context(self) -> None:
+        """Show the current card's string in its context (the server's, where it has the route)."""
+        if (card := self._card()) is not None:
+            self.run_worker(self._show_context(card.request), group="context")
+
+    async def _show_context(self, request: CopilotRequest) -> None:
+        found = None
+        if request.segments and request.file_id:
+            try:
+                found = await string_context(self.client, self.session_id, request.file_id, request.segments[0])
+            except ApiError as exc:
+                self.notify(f"No context: {exc}", severity="warning")
+        await self.push_screen(ContextScreen(request, found))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """A message to the agent, when it waits for one."""

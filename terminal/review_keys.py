@@ -15,7 +15,7 @@ from .batch import Batch
 from .models import ToolRef, Verdict
 from .widgets import MARKS, Card, ConfirmScreen, EditScreen, FormsEditScreen, RejectScreen
 
-CARD_ACTIONS = frozenset({"approve", "edit", "reject", "move", "approve_all"})
+CARD_ACTIONS = frozenset({"approve", "edit", "reject", "move", "approve_all", "context"})
 """The keys that act on a card: shown in the footer only while there is a batch to review."""
 
 
@@ -140,10 +140,11 @@ class BatchReview(App[None]):
         decided = card.decision
         text = decided.translated_string if decided is not None and decided.translated_string else None
         current = text or card.request.translate_string
+        codes = card.request.context.codes if card.request.context else ()
         screen: EditScreen | FormsEditScreen = (
             FormsEditScreen(card.request, current)
             if card.request.plural
-            else EditScreen(card.request.src_string, current)
+            else EditScreen(card.request.src_string, current, codes=codes)
         )
 
         def done(result: str | None) -> None:

@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from .api import ApiClient, ApiError
+from .codes import styled
 from .second_review_models import RevisedSegment, Segment
 from .second_review_queue import approve_all_shown, translated_queue
 from .styles import CSS
@@ -184,10 +185,11 @@ class SecondReviewApp(App[None]):
         if unit.context is not None:
             lines.append(f"{unit.context.key}" + (f" · {unit.context.note}" if unit.context.note else ""), "dim")
             lines.append("\n")
+        codes = unit.context.codes if unit.context is not None else ()
         lines.append("Source  ", "italic dim")
-        lines.append(unit.source.strip("\n"))
+        lines.append(styled(unit.source.strip("\n"), codes))
         lines.append("\nTarget  ", "italic dim")
-        lines.append((unit.target or "").strip("\n"), "bold")
+        lines.append(styled((unit.target or "").strip("\n"), codes, style="bold"))
         trail = " → ".join(f"{e.action} by {e.by or 'the routing'}" for e in unit.history or ())
         lines.append(f"\n{unit.id} · {trail or 'no trail'}", "dim")
         if unit.comments:
@@ -213,7 +215,8 @@ class SecondReviewApp(App[None]):
             return
         text = unit.target or ""
         if "\n" in text:
-            self.push_screen(EditScreen(unit.source, text), lambda edited: self._edited(unit, edited))
+            codes = unit.context.codes if unit.context is not None else ()
+            self.push_screen(EditScreen(unit.source, text, codes=codes), lambda edited: self._edited(unit, edited))
             return
         self._open("edit", text, f"The new translation of {unit.id} (Enter sends, Esc cancels)")
 

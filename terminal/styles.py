@@ -32,10 +32,14 @@ CSS = """
 .card.-approve .decision { color: $success; }
 .card.-reject .decision { color: $error; }
 
-EditScreen, RejectScreen, ConfirmScreen, FormsEditScreen { align: center middle; }
+EditScreen, RejectScreen, ConfirmScreen, FormsEditScreen, ContextScreen { align: center middle; }
 .box { width: 80%; max-width: 100; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
 .box .source { color: $text-muted; margin-bottom: 1; }
 .box TextArea { height: 10; }
 .box TextArea.form { height: 4; }
 .card .context { height: auto; color: $text-muted; }
+.box .codes { height: auto; }
+.box .note { height: auto; color: $warning; }
+ContextScreen .box { max-height: 90%; }
+ContextScreen VerticalScroll { height: auto; max-height: 30; }
 """

@@ -150,3 +150,50 @@ def test_a_profile_file_that_is_not_a_profile_stops_the_check(
         (tmp_path / "qa.json").write_text(content, encoding="utf-8")
         assert main(["check", str(srt), "--qa-profile", str(tmp_path / "qa.json")]) == 2
         assert words in capsys.readouterr().err.lower()
+
+
+XLIFF12 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="1.2" xmlns="urn:oasis:names:tc:xliff:document:1.2">
+  <file original="app" source-language="en" target-language="fr" datatype="plaintext">
+    <body>
+      <trans-unit id="save" maxwidth="8" size-unit="char">
+        <source>Save</source><target>Enregistrer</target>
+      </trans-unit>
+      <trans-unit id="open" maxwidth="8" size-unit="pixel">
+        <source>Open</source><target>Ouvrir le fichier</target>
+      </trans-unit>
+      <trans-unit id="quit" maxwidth="8" size-unit="char">
+        <source>Quit</source><target>Quitter</target>
+      </trans-unit>
+    </body>
+  </file>
+</xliff>
+"""
+XLIFF20 = """<?xml version="1.0" encoding="UTF-8"?>
+<xliff version="2.0" xmlns="urn:oasis:names:tc:xliff:document:2.0"
+       xmlns:slr="urn:oasis:names:tc:xliff:sizerestriction:2.0" srcLang="en" trgLang="fr">
+  <file id="f1">
+    <slr:profiles generalProfile="xliff:codepoints"/>
+    <unit id="save" slr:sizeRestriction="8">
+      <segment><source>Save</source><target>Enregistrer</target></segment>
+    </unit>
+    <unit id="quit">
+      <segment slr:sizeRestriction="8"><source>Quit</source><target>Quitter</target></segment>
+    </unit>
+  </file>
+</xliff>
+"""
+
+
+@pytest.mark.parametrize("document", [XLIFF12, XLIFF20], ids=["1.2", "2.0"])
+def test_an_xliff_stated_length_in_characters_is_the_string_s_limit(
+    document: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "app.xlf"
+    path.write_text(document, encoding="utf-8")
+    _, report = run(capsys, str(path))
+    limits = [
+        (f["key"], f["code"], f["message"]) for r in report["files"] for f in r["findings"] if f["code"] == "max_length"
+    ]
+    assert len(limits) == 1, "only the character limit counts: a width in pixels is no count of characters"
+    assert limits[0][0].split("/")[1] == "save" and "11" in limits[0][2] and "8" in limits[0][2]

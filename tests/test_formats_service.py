@@ -71,9 +71,9 @@ def test_upload_by_name_stores_the_strings_with_their_context(client: TestClient
     assert "Mailbox" not in source and source.split("\n\n")[0] == "Inbox"
     segments = client.get(f"/api/sessions/{sid}/files/{fid}/segments").json()["segments"]
     assert [s["context"] for s in segments] == [
-        {"key": "inbox_title", "note": "The title of the inbox screen", "refs": [], "codes": []},
-        {"key": "new_messages", "note": None, "refs": [], "codes": ["%d"]},
-        {"key": "greeting", "note": None, "refs": [], "codes": ["%1$s", "%2$d"]},
+        {"key": "inbox_title", "note": "The title of the inbox screen", "refs": [], "codes": [], "flags": []},
+        {"key": "new_messages", "note": None, "refs": [], "codes": ["%d"], "flags": []},
+        {"key": "greeting", "note": None, "refs": [], "codes": ["%1$s", "%2$d"], "flags": []},
     ]  # the locked codes, for clients to show as chips
     xliff = client.get(f"/api/sessions/{sid}/files/{fid}/export", params={"format": "xliff2"}).text
     assert '<note category="key">inbox_title</note>' in xliff

@@ -265,7 +265,9 @@ def test_android_strings_in_a_dtd_comment_are_no_strings_and_descriptions_are_no
     sid = _session(api_of)
     fid = _uploaded(api_of, sid, "strings.xml", ANDROID)
     segments = _segments(api_of, sid, fid)
-    assert [s["context"] for s in segments] == [{"key": "real", "note": "Shown on the home screen", "refs": []}]
+    assert [s["context"] for s in segments] == [
+        {"key": "real", "note": "Shown on the home screen", "refs": [], "codes": [], "flags": []}
+    ]
     write_units(api_of.services, sid, fid, [("Real text", "Prawdziwy tekst", "approve")])
     data, _ = _original(api_of, sid, fid)
     root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, load_dtd=False))
@@ -300,8 +302,14 @@ def test_a_translated_po_template_downloads_as_a_po_with_readable_keys_and_refer
     fid = _uploaded(api_of, sid, "messages.pot", POT)
     segments = _segments(api_of, sid, fid)
     assert [s["context"] for s in segments] == [
-        {"key": "menu | Open", "note": "the menu entry", "refs": ["src/menu.c:12", "src/toolbar.c:40"]},
-        {"key": "Quit", "note": None, "refs": ["src/main.c:7"]},
+        {
+            "key": "menu | Open",
+            "note": "the menu entry",
+            "refs": ["src/menu.c:12", "src/toolbar.c:40"],
+            "codes": [],
+            "flags": [],
+        },
+        {"key": "Quit", "note": None, "refs": ["src/main.c:7"], "codes": [], "flags": []},
     ]
     write_units(api_of.services, sid, fid, [("Open", "Otwórz", "approve")])
     for answer in (

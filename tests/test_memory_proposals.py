@@ -226,7 +226,7 @@ async def test_input_sent_while_reviews_are_pending_is_queued_and_reaches_the_ne
     request = script.seen[-1][-1]
     assert isinstance(request, ModelRequest)
     said = [p.content for p in request.parts if isinstance(p, UserPromptPart)]
-    assert "Use the formal register." in said and "Progress so far" in said[-1], (
+    assert "Use the formal register." in said and "<next-text" in said[-1], (
         "the queued input reaches the request that follows the batch, before its note"
     )
     assert (await api.call("GET", f"/api/sessions/{sid}"))["queuedInputs"] == []

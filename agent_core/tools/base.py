@@ -101,10 +101,13 @@ def memory_match(call_id: str) -> int | None:
 class Routing:
     """A session's auto-approval: proposals whose estimate reaches `threshold` with QA clean are written
     without a review (None: every proposal is reviewed), except a share `sample` (0 to 1) of them, chosen
-    by the unit (`sampled`), which goes to a person anyway so that the rule can be measured."""
+    by the unit (`sampled`), which goes to a person anyway so that the rule can be measured. With
+    `pretranslate` every Translate proposal is written without a card, QA findings and all, for a
+    reviewer to decide later (the session reviews as `pretranslate`: the units are `translated`)."""
 
     threshold: int | None = None
     sample: float = 0.0
+    pretranslate: bool = False
 
 
 @dataclass(slots=True)

@@ -68,7 +68,9 @@ def forbidden_refusal(request: CopilotRequest) -> str | None:
 def auto_approvable(request: CopilotRequest, batch: BatchState) -> bool:
     """True when the session's routing would approve the proposal without a review: a threshold is set,
     the estimate reaches it and QA found nothing that blocks it (`agent_core.qa_unit.blocks`; `sampled`
-    may still send it to a person)."""
+    may still send it to a person). In a pre-translation every Translate proposal is."""
+    if batch.routing.pretranslate:
+        return request.tool.name == "Translate"
     threshold = batch.routing.threshold
     return (
         threshold is not None
@@ -83,7 +85,7 @@ def sampled(request: CopilotRequest, batch: BatchState) -> bool:
     """True when the routing's sample sends this auto-approvable proposal to a person: a draw fixed by the
     unit (its file, place and text), so that every step that rebuilds the card draws the same."""
     share = batch.routing.sample
-    if share <= 0:
+    if share <= 0 or batch.routing.pretranslate:
         return False
     key = f"{request.file_id}:{request.start}:{request.proposal_text}".encode()
     draw = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2**64

@@ -208,6 +208,7 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
                 note=first.note,
                 refs=first.refs,
                 codes=tuple(dict.fromkeys(unit_codes(located.contexts, located.source))),
+                flags=first.flags,
             )
             if first
             else None

@@ -22,6 +22,7 @@ from service.schemas import (
     UnitList,
     UploadedFile,
 )
+from service.string_context_schemas import StringContext
 
 from ..deps import ActingDep, CallerDep, OwnerDep, ServicesDep, TimeLeftDep
 
@@ -151,6 +152,19 @@ async def list_segments(
     found = await services.workbench().segments(owner, session_id, file_id, query)
     response.headers["ETag"] = f'"{found.version}"'
     return found
+
+
+@router.get("/api/sessions/{session_id}/files/{file_id}/segments/{segment_id}/context")
+async def string_context(
+    session_id: str, file_id: str, segment_id: str, acting: ActingDep, caller: CallerDep, services: ServicesDep
+) -> StringContext:
+    """A string's key, note, refs, flags, codes and plural forms, its neighbours, and the same key written
+    in the owner's (or the project's) other sessions of a file with the same name."""
+    from service.string_context import StringContexts
+
+    return await StringContexts(services.storage, services.runtime, services.sessions).context(
+        acting, caller, session_id, file_id, segment_id[:40]
+    )
 
 
 @router.post("/api/sessions/{session_id}/files/{file_id}/approve", response_model=ApproveResult)

@@ -45,6 +45,8 @@ class Entry:
     `description`, `.strings` comments, xcstrings `comment`, Android's preceding XML comment)."""
     refs: tuple[str, ...] = ()
     """Where the program uses the string (PO `#:` references, `src/main.c:42`), for the reviewer."""
+    flags: tuple[str, ...] = ()
+    """The format's flags on the entry (PO `#,` flags: `c-format`, `fuzzy`, `no-wrap`, …), for the reviewer."""
     codes: tuple[str, ...] = ()
     """The locked codes of `source` (every form's, for a plural entry), literal, in order, with
     repeats: a translation keeps each exactly, as often, in any order."""

@@ -4,7 +4,8 @@ Reading: an entry's key is `msgctxt | msgid` when it has a context, else `msgid`
 joins them with a control character, which no screen shows; two messages whose keys are the same
 this way are refused like a repeated message); its note is the extracted comments (`#.`), then the
 translator comments (`# `), which in a file people translate together are notes for the next
-translator; its refs are the `#:` source references (`src/main.c:42`), at most MAX_REFS. Codes follow the entry's
+translator; its refs are the `#:` source references (`src/main.c:42`), at most MAX_REFS; its flags the
+`#,` flags (`c-format`, `fuzzy`, `range: 0..10`), at most MAX_FLAGS, each once. Codes follow the entry's
 flags (`c-format` printf, `python-format` `%(name)s` and printf, `python-brace-format` `{name}`, …);
 an entry with no format flag gets printf, strftime (`%Y`), `%(name)s` and `{name}` found, and HTML
 tags always count. A plural entry (`msgid_plural`) has `one` = msgid and `other` = msgid_plural (gettext's
@@ -131,6 +132,15 @@ def _refs(entry: Any) -> tuple[str, ...]:
     return tuple(f"{path}:{line}" if line else str(path) for path, line in entry.occurrences[:MAX_REFS])
 
 
+MAX_FLAGS = 10
+"""The most `#,` flags an entry carries; each is cut to MAX_FLAG_CHARS."""
+MAX_FLAG_CHARS = 60
+
+
+def _flags(entry: Any) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(f)[:MAX_FLAG_CHARS] for f in entry.flags if str(f).strip()))[:MAX_FLAGS]
+
+
 def _syntaxes(flags: list[str]) -> tuple[tuple[str, ...], bool]:
     """The code syntaxes of an entry's flags, and whether they were detected (no format flag)."""
     named = [_FLAG_SYNTAXES[f] for f in flags if f in _FLAG_SYNTAXES]
@@ -231,6 +241,7 @@ def _entry(entry: Any, categories: tuple[str, ...] | None) -> Entry:
         source=entry.msgid_plural or entry.msgid,
         note=_note(entry),
         refs=_refs(entry),
+        flags=_flags(entry),
         codes=_codes(entry, texts),
         plural=plural,
         target=_target(entry, categories),

@@ -38,7 +38,7 @@ class Xliff(FileFormat):
             Entry(
                 key=s.key,
                 source=s.source,
-                note="\n".join(n.text for n in s.notes) or None,
+                note=s.note_text(),
                 target=s.target,
             )
             for s in segments

@@ -10,6 +10,7 @@ import { setupAutoApprove } from "./autoapprove.js";
 import { approve, approveAll, focusCard, openMode, setupCards } from "./cards.js";
 import { relabelCards, remarkTerms } from "./cardview.js";
 import { StepClient } from "./client.js";
+import { openConcordance } from "./concordance.js";
 import { setupComments } from "./comments.js";
 import { $, trackHeight } from "./dom.js";
 import { setupHold } from "./hold.js";
@@ -81,7 +82,14 @@ function wireViews() {
     },
     approveShown,
   });
-  setupKeys({ approve, approveAll, edit: (i) => openMode(i, "edit"), reject: (i) => openMode(i, "reject"), focus: (i) => focusCard(i) });
+  setupKeys({
+    approve,
+    approveAll,
+    edit: (i) => openMode(i, "edit"),
+    reject: (i) => openMode(i, "reject"),
+    focus: (i) => focusCard(i),
+    concordance: (i) => state.batch[i]?.el && openConcordance(/** @type {HTMLElement} */ (state.batch[i].el)),
+  });
   setupMemory({ glossaryChanged: remarkTerms });
   setupComments({ changed: refreshSegments, showSegment: showThread });
   setupSessionTeam(() => state.segments.fileId && renderSegments()); // the role decides the review queue

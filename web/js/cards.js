@@ -12,8 +12,11 @@ import { state } from "./state.js";
 import { reveal } from "./reveal.js";
 import { setPhase, setStatus } from "./status.js";
 import { issueText, pickedIssue, setIssue } from "./mqm.js";
-import { asText, blankEdit, editedText, fillForms } from "./entries.js";
+import { asText, blankEdit, editedText, fillForms, sourceFor } from "./entries.js";
 import { buildCard } from "./cardview.js";
+import { askKeepCodes, codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
+import { editBalanceText } from "./chips.js";
+import { openConcordance } from "./concordance.js";
 
 /** @typedef {import("./types.js").CopilotRequest} CopilotRequest */
 
@@ -119,6 +122,17 @@ function onCardClick(card, target) {
 
 /** @param {HTMLElement} card @param {KeyboardEvent} e */
 function onCardKey(card, e) {
+  if (e.key === "F3" && !e.ctrlKey && !e.altKey && !e.metaKey) {
+    e.preventDefault();
+    openConcordance(card);
+    return;
+  }
+  // A box without codes: the copy-source key is the card's (a code-keeping box handles its own).
+  if (isCopySource(e) && !e.defaultPrevented && e.target instanceof HTMLTextAreaElement && e.target.closest(".card-editor")) {
+    e.preventDefault();
+    copySource(e.target, sourceFor(state.batch[Number(card.dataset.index)].req, e.target.dataset.category));
+    return;
+  }
   // The text box, or the MQM issue picker beside it: Ctrl+Enter saves, Esc cancels.
   if (!(e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement)) return;
   const i = Number(card.dataset.index);
@@ -139,6 +153,7 @@ function updateLiveDiff(i) {
   const item = state.batch[i];
   const card = /** @type {HTMLElement} */ (item.el);
   const text = editedText(card, item.req);
+  redrawCodeBoxes(card);
   renderDiff(/** @type {HTMLElement} */ (card.querySelector(".card-live-diff")), diffWords(item.req.translate_string, text));
   /** @type {HTMLElement} */ (card.querySelector(".diff-stats")).textContent = describeEdit(item.req.translate_string, text);
 }
@@ -277,6 +292,12 @@ async function commitEdit(i) {
       : "The translation cannot be empty. To drop this proposal, reject it instead.";
     err.hidden = false;
     return;
+  }
+  if (codesOff(card)) {
+    checking.add(item);
+    const ok = await askKeepCodes(card, editBalanceText(item.req, text));
+    checking.delete(item);
+    if (!ok || state.batch[i] !== item || item.mode !== "edit") return; // no, or the batch moved on meanwhile
   }
   const decision = editDecision(item.req, text, pickedIssue(card.querySelector(".card-editor .mqm-picker")));
   const others = state.batch.some((b, k) => k !== i && !b.decision);

@@ -4,9 +4,13 @@
 // entry's forms), the similar units remembered, and the hidden editor and rejection form. What its
 // buttons and keys do is the review's flow (cards.js), given to `buildCard`.
 
+import { chipPieces } from "./chips.js";
+import { codeBox, codeKeysHint } from "./chipedit.js";
 import { threadBox } from "./comments.js";
+import { concordanceBox } from "./concordance.js";
+import { contextBox } from "./strctx.js";
 import { autosize, h, kbd, num } from "./dom.js";
-import { contextLine, formsEditor, formsView, sourceFormsView, writtenFormsView } from "./entries.js";
+import { contextLine, formsEditor, formsView, sourceFor, sourceFormsView, writtenFormsView } from "./entries.js";
 import { glossaryPieces, isKeepTerm } from "./glossary.js";
 import { issuePicker } from "./mqm.js";
 import { warningText } from "./review.js";
@@ -145,19 +149,25 @@ export function buildCard(item, index, total, events) {
           : null,
         h("div", { class: "col-label card-proposal-label", text: revise ? "Proposed revision" : "Proposal" }),
         req.plural
-          ? formsView(req)
-          : h("div", { class: "card-text card-proposal", lang: state.lang, dir: "auto", text: req.translate_string }),
+          ? formsView(req, (text) => chipPieces(text, codesOf(req)))
+          : h("div", { class: "card-text card-proposal", lang: state.lang, dir: "auto" }, chipPieces(req.translate_string, codesOf(req))),
         h("div", { class: "card-text card-diff", lang: state.lang, dir: "auto", hidden: true }),
       ),
     ),
     references(req),
+    concordanceBox(),
+    req.context && req.file_id && req.segments?.length ? contextBox(req.file_id, req.segments[0], req.src_string) : null,
     h(
       "div",
       { class: "card-editor", hidden: true },
       h("label", { for: req.plural ? null : `${id}-edit`, text: "Your translation" }),
-      req.plural
-        ? formsEditor(id, req)
-        : h("textarea", { id: `${id}-edit`, class: "edit-text", lang: state.lang, dir: "auto", spellcheck: "true" }),
+      lockCodes(
+        req,
+        req.plural
+          ? formsEditor(id, req)
+          : h("textarea", { id: `${id}-edit`, class: "edit-text", lang: state.lang, dir: "auto", spellcheck: "true" }),
+      ),
+      codesOf(req).length ? codeKeysHint() : null,
       h("div", { class: "col-label" }, "Changes against the proposal: ", h("span", { class: "diff-stats" })),
       h("div", { class: "card-text card-live-diff", lang: state.lang, dir: "auto" }),
       h("p", { class: "field-error", role: "alert", hidden: true }),
@@ -237,10 +247,31 @@ function commentButton(req) {
 }
 
 /** The source with the glossary's terms marked, the preferred translation as a tooltip. @param {string} text */
-function sourcePieces(text) {
+function termPieces(text) {
   return glossaryPieces(text, state.glossary).map((p) =>
     p.term ? h("mark", { class: "term", title: termTitle(p.term), text: p.text }) : p.text,
   );
+}
+
+/** A card's locked codes (its source's), none for a plain document's unit. @param {CopilotRequest} req @returns {string[]} */
+const codesOf = (req) => req.context?.codes || [];
+
+/**
+ * `editor` (a text box, or a plural entry's form boxes) with each box keeping the card's codes whole.
+ * @param {CopilotRequest} req @param {HTMLElement} editor
+ */
+function lockCodes(req, editor) {
+  const codes = codesOf(req);
+  if (!codes.length) return editor;
+  const boxes = editor instanceof HTMLTextAreaElement ? [editor] : /** @type {HTMLTextAreaElement[]} */ ([...editor.querySelectorAll("textarea")]);
+  const wrapped = boxes.map((box) => {
+    const place = box.parentNode ? document.createComment("") : null;
+    if (place) box.replaceWith(place);
+    const wrap = codeBox(box, { codes, source: () => sourceFor(req, box.dataset.category) });
+    place?.replaceWith(wrap);
+    return wrap;
+  });
+  return editor instanceof HTMLTextAreaElement ? wrapped[0] : editor;
 }
 
 /** A marked term's tooltip: its translation, or that it is kept as it is. @param {import("./glossary.js").Term} t */
@@ -258,7 +289,9 @@ export function remarkTerms() {
 
 /** A card's source: a plural entry's forms, or its text, each with the glossary's terms marked. @param {CopilotRequest} req */
 function sourceView(req) {
-  return sourceFormsView(req, sourcePieces) || h("div", { class: "card-text card-source" }, sourcePieces(req.src_string));
+  /** @param {string} text */
+  const pieces = (text) => chipPieces(text, codesOf(req), termPieces);
+  return sourceFormsView(req, pieces) || h("div", { class: "card-text card-source" }, pieces(req.src_string));
 }
 
 /** Similar units from the translation memory, collapsed: score, the old source's differences, its translation. @param {CopilotRequest} req */

@@ -80,8 +80,12 @@ export function contextLine(req) {
   );
 }
 
-/** A plural proposal's forms, one row per category (the source's form beside it). @param {CopilotRequest} req */
-export function formsView(req) {
+/**
+ * A plural proposal's forms, one row per category (the source's form beside it), each form's text as
+ * `pieces` gives it (its codes as chips).
+ * @param {CopilotRequest} req @param {(text: string) => (string | Node)[]} [pieces]
+ */
+export function formsView(req, pieces = (text) => [text]) {
   const forms = req.forms || formsOf(req.translate_string) || {};
   const source = req.plural?.source || {};
   return h(
@@ -89,7 +93,7 @@ export function formsView(req) {
     { class: "card-text card-proposal card-forms", lang: state.lang, dir: "auto" },
     (req.plural?.categories || Object.keys(forms)).flatMap((c) => [
       h("dt", { text: c, title: source[c] ? `Source (${c}): ${source[c]}` : null }),
-      h("dd", { text: forms[c] ?? "" }),
+      h("dd", {}, pieces(forms[c] ?? "")),
     ]),
   );
 }
@@ -108,6 +112,14 @@ export function sourceFormsView(req, pieces = (text) => [text]) {
     { class: "card-text card-source card-forms" },
     categories.flatMap((c) => [h("dt", { text: c }), h("dd", {}, pieces(source[c]))]),
   );
+}
+
+/**
+ * The source a box of `req`'s editor is written from: a plural form's (its category's, else `other`),
+ * or the whole source. @param {CopilotRequest} req @param {string} [category]
+ */
+export function sourceFor(req, category) {
+  return (category && (req.plural?.source?.[category] ?? req.plural?.source?.other)) || req.src_string;
 }
 
 /** One labelled text box per plural category, for `id`'s editor. @param {string} id @param {CopilotRequest} req */

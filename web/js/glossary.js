@@ -3,14 +3,14 @@
 // where their terms occur (case-insensitive, whole words), and terms to keep ("Clippy → Clippy") in
 // the cards' warnings, without the DOM.
 
+import { coversLanguage } from "./memorylang.js";
+
 /** @typedef {{source: string, target: string, languages?: string, kind?: string}} Term */
 /** @typedef {{text: string, term: Term | null}} Piece */
 
-/** Whether an entry for `languages` ("auto>french") applies to a session into `language` ("French"). @param {string | undefined} languages @param {string | null} language */
+/** Whether an entry for `languages` ("auto>french", "auto>fr") applies to a session into `language` ("French", "fr"). @param {string | undefined} languages @param {string | null} language */
 export function appliesTo(languages, language) {
-  const entry = ((languages || "auto>*").split(">")[1] || "*").trim().toLowerCase();
-  const wanted = (language || "unknown").trim().toLowerCase();
-  return entry === "*" || entry === "unknown" || wanted === "unknown" || entry === wanted;
+  return coversLanguage(languages, language);
 }
 
 const WORD = /[\p{L}\p{N}_]/u;

@@ -339,6 +339,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     releaseClaim: (id) => request("DELETE", `${s(id)}/claim`),
     /** A segment's thread, oldest first. @param {string} id @param {string} fileId @param {string} segmentId @returns {Promise<Comment[]>} */
     thread: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`),
+    /** A string's neighbours in its file and its key in other languages (docs/api.md "Context for strings"). @param {string} id @param {string} fileId @param {string} segmentId */
+    stringContext: (id, fileId, segmentId) => request("GET", `${f(id, fileId)}/segments/${enc(segmentId)}/context`),
     /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} text @returns {Promise<Comment>} */
     postComment: (id, fileId, segmentId, text) => request("POST", `${f(id, fileId)}/segments/${enc(segmentId)}/comments`, { body: { text } }),
     /** @param {string} id @param {string} fileId @param {string} segmentId @param {string} commentId @param {boolean} resolved @returns {Promise<Comment>} */
@@ -347,8 +349,14 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     /** The session's threads by file; `open`: only those with a comment not resolved. @param {string} id @param {boolean} [open] */
     threads: (id, open = false) => request("GET", `${s(id)}/comments${query({ open: open ? "true" : null })}`),
     // The memory: the caller's own, or with `project` the project's (the same routes under its path).
-    /** @param {string | null} [project] */
-    memory: (project) => request("GET", mem(project)),
+    /** The glossary and style notes; with `language` only those for it. @param {string | null} [project] @param {string | null} [language] */
+    memory: (project, language) => request("GET", `${mem(project)}${query({ language })}`),
+    /** A page of the translation memory for `language`. @param {{language: string, q?: string, cursor?: string | null, limit?: number}} params @param {string | null} [project] */
+    tm: (params, project) => request("GET", `${mem(project)}/tm${query(params)}`),
+    /** @param {string} entryId @param {string} target @param {string | null} [project] */
+    updateTm: (entryId, target, project) => request("PUT", `${mem(project)}/tm/${enc(entryId)}`, { body: { target } }),
+    /** @param {string} entryId @param {string | null} [project] */
+    deleteTm: (entryId, project) => request("DELETE", `${mem(project)}/tm/${enc(entryId)}`),
     /** @param {{source: string, target: string, kind?: string, languages?: string}} entry @param {string | null} [project] */
     addGlossary: (entry, project) => request("POST", `${mem(project)}/glossary`, { body: entry }),
     /** @param {string} entryId @param {{source?: string, target?: string, kind?: string, text?: string, languages?: string}} body @param {string | null} [project] */
@@ -357,6 +365,8 @@ export function createApi({ base, fetch, authorize = async () => null, onSignedO
     deleteMemory: (entryId, project) => request("DELETE", `${mem(project)}/${enc(entryId)}`),
     /** @param {string} format @param {string} content @param {string | null} [project] @returns {Promise<ImportResult>} */
     importMemory: (format, content, project) => request("POST", `${mem(project)}/import`, { body: { format, content } }),
+    /** The memory's entries and glossary terms holding `q`, for one target language (a word or phrase search). @param {string} q @param {string} language @param {string | null} [project] */
+    concordance: (q, language, project) => request("GET", `${mem(project)}/concordance${query({ q, language })}`),
     /** @param {string} format @param {string | null} [project] */
     memoryExportPath: (format, project) => `${mem(project)}/export${query({ format })}`,
   };

@@ -1,13 +1,13 @@
 // @ts-check
 // The review shortcuts: A approve, E edit, R reject, J/K next/previous, Shift+A approve all,
-// / search the segments. Keys typed into a field, a dialog or the segment list are not shortcuts.
+// C concordance, / search the segments. Keys typed into a field, a dialog or the segment list are not shortcuts.
 
 import { $ } from "./dom.js";
 import { state } from "./state.js";
 
 /**
  * What the keys do to the batch's cards (given by `setupKeys`).
- * @typedef {{approve: (i: number) => void, approveAll: () => void, edit: (i: number) => void, reject: (i: number) => void, focus: (i: number) => void}} KeyActions
+ * @typedef {{approve: (i: number) => void, approveAll: () => void, edit: (i: number) => void, reject: (i: number) => void, focus: (i: number) => void, concordance: (i: number) => void}} KeyActions
  */
 
 /** Listen to the page's keys. @param {KeyActions} actions */
@@ -16,7 +16,7 @@ export function setupKeys(actions) {
 }
 
 /** @param {KeyboardEvent} e @param {KeyActions} actions */
-function onKeydown(e, { approve, approveAll, edit, reject, focus }) {
+function onKeydown(e, { approve, approveAll, edit, reject, focus, concordance }) {
   if (e.defaultPrevented || e.isComposing) return;
   if (document.querySelector("dialog[open]")) return;
   const t = /** @type {HTMLElement | null} */ (e.target);
@@ -42,6 +42,7 @@ function onKeydown(e, { approve, approveAll, edit, reject, focus }) {
   else if (key === "r") reject(i);
   else if (key === "j") focus(i + 1);
   else if (key === "k") focus(i - 1);
+  else if (key === "c" || key === "F3") concordance(i);
   else handled = false;
   if (handled) e.preventDefault();
 }

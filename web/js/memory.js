@@ -1,19 +1,19 @@
 // @ts-check
 // The memory panel: what the agent learned about this reviewer (glossary, style notes), or in a
-// project's session what it learned for the project (its members share it), adding and deleting
-// entries, and importing TMX, CSV or TBX files.
+// project's session what it learned for the project (its members share it), for one target language
+// (the session's by default) or all; adding and deleting entries, importing TMX, CSV or TBX files,
+// searching the memory (memoryconcordance.js) and browsing its translation memory (tmbrowse.js).
 
 import { api } from "./api.js";
 import { $, h, num, store } from "./dom.js";
-import { appliesTo } from "./glossary.js";
+import { clearSearch, search, setupConcordance } from "./memoryconcordance.js";
+import { chosenLanguage, enterFilter, noteLanguages, oneLanguage, sessionLanguage, setupFilter, tagOf, textLang } from "./memoryfilter.js";
+import { ALL, filterByLanguage, languageFromTitle, languageKey, pairTarget } from "./memorylang.js";
 import { languagesLabel, originLabel } from "./memorytext.js";
 import { state } from "./state.js";
+import { refreshTm, setupTm } from "./tmbrowse.js";
 
-/** The target language named in "Translate x into French.". @param {string | null} title */
-export function languageFromTitle(title) {
-  const m = /\binto (.+?)\.(?:\s|$)/.exec(title || "");
-  return m ? m[1] : null;
-}
+export { languageFromTitle };
 
 /** @param {string} text */
 function showError(text) {
@@ -26,18 +26,32 @@ let glossaryChanged = () => {};
 
 let memoryToken = 0;
 
+/** Show the memory for the language chosen, and search it again for what the box holds. */
+function languageChanged() {
+  refreshMemory();
+  if (/** @type {HTMLInputElement} */ ($("memory-search-q")).value.trim()) search();
+}
+
 export async function refreshMemory() {
   if (state.view !== "session") return;
+  if (enterFilter()) {
+    // Another session: its own language, no search, the whole translation memory.
+    /** @type {HTMLInputElement} */ ($("memory-search-q")).value = "";
+    /** @type {HTMLInputElement} */ ($("memory-tm-q")).value = "";
+    clearSearch();
+  }
   const token = ++memoryToken;
+  const language = chosenLanguage();
   try {
-    const data = await api.memory(state.team.project);
+    const data = await api.memory(state.team.project, language === ALL ? null : language);
     if (token !== memoryToken) return;
     $("memory-error").hidden = true;
-    renderMemory(data);
+    renderMemory(data, language);
   } catch (err) {
     if (token !== memoryToken) return;
     showError(`The memory could not be loaded: ${/** @type {Error} */ (err).message}`);
   }
+  refreshTm();
 }
 
 /** @type {Record<string, string>} how the list names a glossary entry's kind (a preferred one goes unsaid) */
@@ -134,13 +148,20 @@ function openEditor(item, entry, label) {
   });
 }
 
-/** @param {{glossary?: any[], styleNotes?: any[]}} data */
-function renderMemory(data) {
-  const glossary = data.glossary || [];
-  const notes = data.styleNotes || [];
-  const language = languageFromTitle(state.title);
-  state.glossary = glossary.filter((e) => appliesTo(e.languages, language));
-  glossaryChanged();
+/**
+ * Show the entries for `language` (a server that does not filter yet sends all: they are filtered
+ * here too). The cards' glossary is the session's language's, whatever the panel shows.
+ * @param {{glossary?: any[], styleNotes?: any[]}} data @param {string} language one language, or ALL
+ */
+function renderMemory(data, language) {
+  noteLanguages([...(data.glossary || []), ...(data.styleNotes || [])]);
+  const glossary = filterByLanguage(data.glossary || [], language);
+  const notes = filterByLanguage(data.styleNotes || [], language);
+  const session = sessionLanguage();
+  if (language === ALL || !session || languageKey(language) === languageKey(session)) {
+    state.glossary = filterByLanguage(data.glossary || [], session);
+    glossaryChanged();
+  }
   $("memory-glossary").replaceChildren(
     ...glossary.map((e) =>
       memoryItem(e, `the term “${e.source}”`, [
@@ -148,7 +169,7 @@ function renderMemory(data) {
         e.kind === "forbidden"
           ? h("span", { class: "memory-arrow", "aria-label": "never translated as", text: " ≠ " })
           : h("span", { class: "memory-arrow", "aria-label": "translated as", text: " → " }),
-        h("span", { class: "memory-target", lang: state.lang, text: e.target }),
+        h("span", { class: "memory-target", lang: tagOf(pairTarget(e.languages)), text: e.target }),
       ]),
     ),
   );
@@ -222,6 +243,10 @@ export function setupMemory({ glossaryChanged: onGlossary }) {
   const panel = $("memory");
   panel.open = store.get("memoryOpen", true) !== false;
   panel.addEventListener("toggle", () => store.set("memoryOpen", panel.open));
+  const where = { language: oneLanguage, lang: textLang, project: () => state.team.project };
+  setupConcordance(where);
+  setupTm(where);
+  setupFilter({ changed: languageChanged });
   $("memory-import").addEventListener("submit", (/** @type {Event} */ e) => {
     e.preventDefault();
     importFile();
@@ -238,8 +263,10 @@ export function setupMemory({ glossaryChanged: onGlossary }) {
     const kind = /** @type {HTMLSelectElement} */ ($("memory-kind")).value || "preferred";
     /** @type {{source: string, target: string, kind: string, languages?: string}} */
     const entry = { source, target, kind };
-    const language = languageFromTitle(state.title);
-    if (language) entry.languages = `auto>${language}`;
+    // The session's own language as its task names it ("auto>french", its pair), another as chosen.
+    const language = oneLanguage();
+    const session = languageKey(language) === languageKey(sessionLanguage()) ? languageFromTitle(state.title) : null;
+    if (language) entry.languages = `auto>${session || language}`;
     $("memory-add-button").disabled = true;
     try {
       await api.addGlossary(entry, state.team.project);

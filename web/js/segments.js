@@ -11,7 +11,10 @@ import { state } from "./state.js";
 import { setStatus } from "./status.js";
 import { excerpt, lineExcerpt } from "./text.js";
 import { issuePicker, issueText, pickedIssue } from "./mqm.js";
-import { keyText, listedTarget } from "./entries.js";
+import { contextLine, formsOf, keyText, listedTarget } from "./entries.js";
+import { contextBox } from "./strctx.js";
+import { askKeepCodes, codeBox, codeKeysHint, codesOff, copySource, isCopySource, redrawCodeBoxes } from "./chipedit.js";
+import { balanceText, chipPieces } from "./chips.js";
 import { commentToggle, loadOpenThreads, threadBox } from "./comments.js";
 import { reviewQueue, reviewsUnit } from "./teams.js";
 
@@ -99,6 +102,7 @@ export function renderSegments() {
   const rows = list.map((seg, n) => row(seg, n, all.indexOf(seg) + 1));
   if (!rows.length) rows.push(h("li", { class: "seg-empty hint", text: all.length ? "No segment matches." : "No segments yet." }));
   $("seglist").replaceChildren(...rows);
+  if (editing != null) redrawCodeBoxes($("seglist")); // a revision box drawn again: its chips and codes line too
   highlightBatch();
 }
 
@@ -243,12 +247,20 @@ function editor(seg) {
   const reason = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "seg-reason", placeholder: "Why (optional; the memory learns from it)", "aria-label": "Reason" }));
   const error = h("p", { class: "field-error", role: "alert", hidden: true });
   const picker = issuePicker(`seg-${seg.start}`);
-  const save = () => saveRevision(seg, ta.value, reason.value.trim(), error, pickedIssue(picker));
+  const codes = seg.context?.codes || [];
+  // A plural entry's forms are edited as their JSON text: its codes are not locked here.
+  const locked = codes.length > 0 && !formsOf(seg.target || "");
+  const save = async () => {
+    if (locked && codesOff(box) && !(await askKeepCodes(box, balanceText(seg.source, ta.value, codes)))) return;
+    saveRevision(seg, ta.value, reason.value.trim(), error, pickedIssue(picker));
+  };
   const box = h(
     "div",
     { class: "seg-editor" },
-    h("div", { class: "seg-editor-source", text: seg.source }),
-    ta,
+    seg.context ? contextLine(/** @type {import("./types.js").CopilotRequest} */ ({ context: seg.context })) : null,
+    h("div", { class: "seg-editor-source" }, locked ? chipPieces(seg.source, codes) : seg.source),
+    locked ? codeBox(ta, { codes, source: () => seg.source }) : ta,
+    locked ? codeKeysHint() : null,
     reason,
     picker,
     error,
@@ -259,8 +271,14 @@ function editor(seg) {
       h("button", { type: "button", class: "button button-secondary button-small", onclick: () => closeEditor(seg.start) }, "Cancel ", h("kbd", { text: "Esc" })),
     ),
   );
+  if (seg.context && seg.id && state.activeFileId) box.append(contextBox(state.activeFileId, seg.id, seg.source));
   box.addEventListener("keydown", (e) => {
     e.stopPropagation();
+    if (isCopySource(e) && !e.defaultPrevented && e.target === ta) {
+      e.preventDefault();
+      copySource(ta, seg.source);
+      return;
+    }
     if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       save();

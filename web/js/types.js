@@ -20,7 +20,7 @@
  * @property {GlossaryHit[]} [glossary] the glossary's entries whose term the source has
  * @property {number | null} [estimate] the quality estimate, 0–100
  * @property {string[]} [estimateReasons] what lowered it
- * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
+ * @property {{key: string, note?: string | null, refs?: string[], flags?: string[], codes?: string[] | null} | null} [context] a resource string's key, note, `#:` references, flags and locked codes
  * @property {{categories: string[], source?: Record<string, string>} | null} [plural] a plural entry's target categories
  * @property {Record<string, string>} [forms] a plural proposal's forms (the cards' own copy; translate_string is their JSON)
  * @property {boolean} [sampled] the routing would have approved it; its sample sent it to a person
@@ -97,7 +97,7 @@
  * @property {HistoryEvent[] | null} [history] a written unit's audit trail, oldest first
  * @property {number | null} [estimate] the quality estimate of its proposal
  * @property {boolean} [auto] approved by the session's routing, without a card
- * @property {{key: string, note?: string | null} | null} [context] a resource string's key and note
+ * @property {{key: string, note?: string | null, refs?: string[], flags?: string[], codes?: string[] | null} | null} [context] a resource string's key, note, `#:` references, flags and locked codes
  * @property {number} [comments] how many comments the thread of the segment `id` holds
  * @property {number} [openComments] how many of them are not resolved
  * @typedef {{action: string, by: string, at: string, origin: string | null, estimate?: number | null, issue?: MqmIssue | null}} HistoryEvent

@@ -265,9 +265,13 @@ class TranslationMemory:
 
     async def pair_entries(self, owner: str, key: str) -> list[TmEntry]:
         """The owner's entries for the language key `key` (`*>fr`), from the pair's replica."""
+        return [e for _, e in await self.pair_items(owner, key)]
+
+    async def pair_items(self, owner: str, key: str) -> list[tuple[str, TmEntry]]:
+        """`pair_entries`, each with its source hash."""
         replica = await self._current(owner, key)
         with replica.lock:
-            return list(replica.entries.values())
+            return list(replica.entries.items())
 
     def rewrite(self, owner: str, pair: str, hashed: str, target: str) -> TmEntry:
         """Give the pair's entry of the source hash `hashed` a new target, or delete it (a blank target:

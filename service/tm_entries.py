@@ -50,9 +50,10 @@ def entry_view(entry: TmEntry) -> TmEntryView:
     )
 
 
-def _order(entry: TmEntry) -> tuple[int, str]:
-    """Where an entry stands in a page: its write's number, then its source hash (the later first)."""
-    return entry.written, source_hash(normalize(entry.source), entry.languages)
+def _order(item: tuple[str, TmEntry]) -> tuple[int, str]:
+    """Where an entry (with its source hash) stands in a page: its write's number, then its hash (the
+    later first)."""
+    return item[1].written, item[0]
 
 
 class TmEntries:
@@ -79,8 +80,8 @@ class TmEntries:
         tag = language_tag(language)
         if tag is None:
             raise InvalidRequestError("language names the target language (a BCP 47 tag or a name).")
-        entries = await self.tm.pair_entries(owner, tm_languages(tag))
-        return await blocking(_page, entries, q.strip().casefold(), after, limit)
+        items = await self.tm.pair_items(owner, tm_languages(tag))
+        return await blocking(_page, items, q.strip().casefold(), after, limit)
 
     async def edit(self, owner: str, entry_id: str, target: str) -> TmEntryView:
         """Give the entry a new target (it becomes `revised`, changed now); 404 for an unknown id."""
@@ -93,18 +94,20 @@ class TmEntries:
         await blocking(self.tm.rewrite, owner, pair, hashed, "")
 
 
-def _page(entries: list[TmEntry], q: str, after: tuple[int, str] | None, limit: int) -> TmPage:
-    """One page of `entries` (see `TmEntries.page`), with the cursor of the next (None: the last)."""
+def _page(items: list[tuple[str, TmEntry]], q: str, after: tuple[int, str] | None, limit: int) -> TmPage:
+    """One page of the entries (with their source hashes; see `TmEntries.page`), with the cursor of the
+    next (None: the last)."""
     shown = (
-        e
-        for e in entries
-        if (not q or q in e.source.casefold() or q in e.target.casefold()) and (after is None or _order(e) < after)
+        item
+        for item in items
+        if (after is None or _order(item) < after)
+        and (not q or q in item[1].source.casefold() or q in item[1].target.casefold())
     )
     found = heapq.nlargest(limit + 1, shown, key=_order)
     more = len(found) > limit
     found = found[:limit]
     cursor = "{}.{}".format(*_order(found[-1])) if more else None
-    return TmPage(entries=[entry_view(e) for e in found], nextCursor=cursor)
+    return TmPage(entries=[entry_view(e) for _, e in found], nextCursor=cursor)
 
 
 def _parse(entry_id: str) -> tuple[str, str]:

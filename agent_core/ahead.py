@@ -15,7 +15,8 @@ from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort, untranslated_segments
 from .prompts import NextText, context_label
 from .segment import Segment, segment_names
-from .tools.base import MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
+from .tm import CONTEXT_MATCH, exact_score, string_key
+from .tools.base import CONTEXT_CALL_PREFIX, MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
 
 MEMORY_MODEL = "translation-memory"
 """The model name of the responses the translation memory makes (no model request)."""
@@ -154,7 +155,9 @@ async def memory_proposals(
     batch_chars: int = BATCH_CHARS,
 ) -> ModelResponse | None:
     """Translate calls for the next units the translation memory holds exactly, each one segment or
-    several consecutive ones joined, with a target that is not blank (none: ask the model)."""
+    several consecutive ones joined, with a target that is not blank (none: ask the model); a unit of
+    one string whose entry was written from a string of the same key is a context match (its call
+    named so: `match` 101 on its card)."""
     for f in files:
         gap = f.next_gap()
         if gap is None:
@@ -181,7 +184,9 @@ async def memory_proposals(
                 "segments": [s.id for s in found[k : last + 1]],
                 "translate_string": hits[source].target,
             }
-            calls.append(ToolCallPart("Translate", args, tool_call_id=f"{MEMORY_CALL_PREFIX}{new_id('t')[2:18]}"))
+            score = exact_score(hits[source], string_key(s.context for s in found[k : last + 1]))
+            prefix = CONTEXT_CALL_PREFIX if score == CONTEXT_MATCH else MEMORY_CALL_PREFIX
+            calls.append(ToolCallPart("Translate", args, tool_call_id=f"{prefix}{new_id('t')[2:18]}"))
             k = last + 1
         if not calls:
             return None

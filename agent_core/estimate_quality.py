@@ -8,8 +8,10 @@ share off, so what lowered it can be said in a few words (`reasons`, the largest
 - the glossary: a preferred translation missing or a term to keep changed, 15 each; a forbidden
   translation used, 40 each;
 - the translation memory: a proposal the memory made from an identical source the owner approved
-  (`origin` memory, `match` 100) loses nothing; any other (a model's) loses 10, as nobody has
-  confirmed that text yet;
+  (`origin` memory, `match` 100 or 101) loses nothing, but a resource string's 100 (the entry was
+  written from a string of another key, or of none: the same words may mean something else there)
+  loses 5, so a routing threshold of 100 approves only the context matches (101) of strings; any other
+  proposal (a model's) loses 10, as nobody has confirmed that text yet;
 - the length: the target's length over the source's, against the language pair's usual ratio
   (`length_norm`); outside half to twice the norm (a wide tolerance: the ratio varies a lot from one
   sentence to the next), 20. Sources under 20 characters are not judged by length;
@@ -32,6 +34,8 @@ QA_PENALTY = 15
 GLOSSARY_PENALTY = 15
 FORBIDDEN_PENALTY = 40
 UNCONFIRMED_PENALTY = 10
+OTHER_KEY_PENALTY = 5
+"""A resource string's exact match that is not a context match: below a clean 100, above a clean model's 90."""
 LENGTH_PENALTY = 20
 LENGTH_TOLERANCE = 2.0
 """A target from 1/2 to 2 times the usual length for its source is not judged."""
@@ -81,11 +85,13 @@ def estimate_quality(
     glossary: Sequence[GlossaryHit] = (),
     origin: str = "model",
     match: int | None = None,
+    key: str | None = None,
     rating: int | None = None,
     languages: str = "auto>unknown",
 ) -> QualityEstimate:
     """The estimate of `target` as the translation of `source`, from its QA warning codes, its glossary
-    hits, where it came from (`origin`, `match`), the model's `rating` and the pair `languages`."""
+    hits, where it came from (`origin`, `match`), the key of its string (`key`; None: a document's
+    text), the model's `rating` and the pair `languages`."""
     lowered: list[tuple[int, str]] = []
     for code in warnings:
         if code not in _GLOSSARY_CODES:
@@ -97,7 +103,9 @@ def estimate_quality(
             lowered.append((GLOSSARY_PENALTY, f"«{_short(hit.term)}» not kept"))
         elif hit.kind == "preferred" and not hit.found:
             lowered.append((GLOSSARY_PENALTY, f"«{_short(hit.expected)}» missing"))
-    from_memory = origin == "memory" and match == 100
+    from_memory = origin == "memory" and match in (100, 101)
+    if from_memory and match == 100 and key is not None:
+        lowered.append((OTHER_KEY_PENALTY, "100% match from another key"))
     if not from_memory:
         lowered.append((UNCONFIRMED_PENALTY, "no translation-memory match"))
         if (length := _length_finding(source, target, languages)) is not None:

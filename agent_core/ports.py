@@ -142,10 +142,16 @@ class TranslationMemoryPort(Protocol):
         ...
 
     async def admit(
-        self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]
+        self,
+        owner: str,
+        languages: str,
+        pairs: Sequence[tuple[str, str, TmOrigin]],
+        *,
+        keys: Sequence[str | None] = (),
     ) -> tuple[list[TmEntry], int]:
-        """Reviewed units as entries for a step to commit: those the owner's memory has room for, and how
-        many of them it does not hold yet."""
+        """Reviewed units as entries for a step to commit (`keys[k]`: the key of the k-th unit's string,
+        None for a document's text): those the owner's memory has room for, and how many of them it does
+        not hold yet."""
         ...
 
     def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:

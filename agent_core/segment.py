@@ -47,6 +47,9 @@ class SegmentContext:
     """Where the program uses the string (PO `#:` references), each cut to MAX_KEY_CHARS."""
     flags: tuple[str, ...] = ()
     """The format's flags on the entry (PO `#,` flags such as `c-format`, `fuzzy`), for the reviewer."""
+    document: bool = False
+    """True for a document's block (an HTML or DOCX paragraph, a subtitle cue): its key is its place in
+    the document, not a string's name, so it makes no translation-memory context match."""
 
     def dump(self) -> dict[str, object]:
         """The context as stored (short names; empty fields left out)."""
@@ -63,6 +66,8 @@ class SegmentContext:
             out["r"] = [ref[:MAX_KEY_CHARS] for ref in self.refs]
         if self.flags:
             out["f"] = list(self.flags)
+        if self.document:
+            out["d"] = 1
         return out
 
     @classmethod
@@ -79,6 +84,7 @@ class SegmentContext:
             argument=str(argument) if argument is not None else None,
             refs=tuple(str(r) for r in refs) if isinstance(refs, list) else (),
             flags=tuple(str(f) for f in flags) if isinstance(flags, list) else (),
+            document=bool(raw.get("d")),
         )
 
 

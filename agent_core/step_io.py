@@ -21,7 +21,7 @@ from .effects import Correction, UnitWrite
 from .memory import Lessons
 from .ports import FileReader, SessionStore, TranslationMemoryPort
 from .segment import Segment
-from .tm import TmEntry, TmMatch, TmOrigin
+from .tm import TmEntry, TmMatch, TmOrigin, string_key
 
 
 @dataclass(kw_only=True)
@@ -80,11 +80,13 @@ class PortsStepIO:
             self._similar.update(await self.lookups.similar_many(self.owner, self.languages, wanted))
 
     async def admit(self, units: Sequence[UnitWrite]) -> tuple[Sequence[TmEntry], int]:
-        """The units, with their sources read from the file, as entries the owner's memory has room for."""
+        """The units, with their sources read from the file and the keys of their strings (a resource
+        file's), as entries the owner's memory has room for."""
         if self.tm is None or not units:
             return [], 0
         pairs = [(await self.reader.read_text(u.file_id, u.start, u.end), u.text, _origin(u.status)) for u in units]
-        return await self.tm.admit(self.owner, self.languages, pairs)
+        keys = [string_key(s.context for s in await self.reader.segments(u.file_id, u.start, u.end)) for u in units]
+        return await self.tm.admit(self.owner, self.languages, pairs, keys=keys)
 
     @property
     def distils(self) -> bool:

@@ -6,7 +6,8 @@ Every approved, refined or revised unit is kept as a `TmEntry`, found two ways (
   words; for text without spaces, character pairs), so a fuzzy lookup ranks the entries that share
   a key with the new text instead of scanning the memory.
 `fuzzy_matches` ranks the candidates; `word_diff` shows the reviewer how an old source differs from
-the new one.
+the new one. An entry keeps the key of the string it was written from, so an exact match for a unit
+of the same key is a context match (`exact_score`: CONTEXT_MATCH, 101, above a plain 100).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final, Literal
@@ -22,21 +23,28 @@ from typing import Final, Literal
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import Indel
 
+from .segment import SegmentContext
+
 __all__ = [
+    "CONTEXT_MATCH",
     "DEFAULT_THRESHOLD",
     "DiffPart",
     "TmEntry",
     "TmMatch",
     "candidate_keys",
     "diff_tokens",
+    "exact_score",
     "fuzzy_matches",
     "normalize",
     "source_hash",
+    "string_key",
     "word_diff",
 ]
 
 DEFAULT_THRESHOLD: Final = 75.0
 """The lowest similarity (0–100) a fuzzy match needs."""
+CONTEXT_MATCH: Final = 101
+"""The score of an exact match whose entry was written from a string of the same key as the unit's."""
 DEFAULT_KEYS: Final = 4
 MAX_CANDIDATES: Final = 500
 """Fuzzy matching ranks at most this many candidates (storage reads a bounded list anyway)."""
@@ -63,6 +71,15 @@ class TmEntry:
     written: int = field(default=0, compare=False)
     """The number of the owner's write that stored it (0 until stored; storage's `tm_changes`): of two
     entries for one source, the later written wins, whatever their `updated_at`."""
+    key: str | None = None
+    """The key of the resource string it was written from (None: a document's text, or not known): a
+    unit of the same source and key is a context match (`CONTEXT_MATCH`)."""
+
+    @property
+    def deleted(self) -> bool:
+        """True for a tombstone: the write that deleted the source's entry (its target blank, which no
+        entry has: a blank target is never stored)."""
+        return not self.target.strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +104,19 @@ class TmMatch:
 def normalize(source: str) -> str:
     """`source` in NFC with every run of whitespace one space, stripped: what an exact match compares."""
     return " ".join(unicodedata.normalize("NFC", source).split())
+
+
+def exact_score(entry: TmEntry, key: str | None) -> int:
+    """The score of `entry` as an exact match for a unit of the string `key`: CONTEXT_MATCH when both
+    have the same key, else 100 (a document's unit has none, so it never has a context match)."""
+    return CONTEXT_MATCH if key is not None and entry.key == key else 100
+
+
+def string_key(contexts: Iterable[SegmentContext | None]) -> str | None:
+    """The key of the one resource string that segments of these contexts are of (None: a document's
+    text, a document's block, whose key is a place, or several strings): what a context match compares."""
+    keys = {None if c is None or c.document else c.key for c in contexts}
+    return keys.pop() if len(keys) == 1 else None
 
 
 def source_hash(normalized: str, languages: str) -> str:

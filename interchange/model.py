@@ -68,6 +68,8 @@ class TmPair:
     changed: datetime | None = None
     codes: tuple[InlineCode, ...] = ()
     """As BilingualSegment.codes: written as TMX inline elements when given."""
+    key: str | None = None
+    """The key of the resource string it was written from (TMX: the `<tu>`'s `<prop type="x-context">`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,7 +4,9 @@ Reading takes every `<tu>`: its source variant is the one in the header's (or th
 (compared by primary subtag when no variant matches exactly; `*all*` means the first variant), and
 each other variant makes one pair. Inline markup in `<seg>` is reduced to text: `<hi>` and `<sub>`
 keep their text, the native codes of `<bpt>`, `<ept>`, `<ph>`, `<it>`, `<ut>` are dropped. TMX 1.1's
-`lang` attribute is read like `xml:lang`.
+`lang` attribute is read like `xml:lang`. A `<tu>`'s `<prop type="x-context">` is the key of the
+string the pair was written from (the string-id convention of loctool and others; Trados's `x-Context`,
+a pair of segment hashes, is another property and not read).
 
 Writing: a pair of an XLIFF source carries its inline codes, written as `<bpt>`/`<ept>`/`<ph>`/`<it>`
 (`inline_out.py`); a pair whose target's placeholders do not fit them is left out (a memory should
@@ -30,6 +32,8 @@ from .model import Exported, TmPair
 TOOL = "translation-agent"
 _DATE = "%Y%m%dT%H%M%SZ"
 _CODES = frozenset({"bpt", "ept", "ph", "it", "ut"})
+CONTEXT_PROP = "x-context"
+"""The `<prop>` type of a pair's string key."""
 
 
 def export_tmx(units: Sequence[TmPair], *, srclang: str) -> Exported:
@@ -69,6 +73,8 @@ def _tu(pair: TmPair, srclang: str) -> etree._Element | None:
         tu.set("creationdate", _format(pair.created))
     if pair.changed is not None:
         tu.set("changedate", _format(pair.changed))
+    if pair.key is not None:
+        etree.SubElement(tu, "prop", attrib={"type": CONTEXT_PROP}).text = clean(pair.key)
     for lang, text in ((pair.srclang, pair.source), (pair.tgtlang, pair.target)):
         seg = etree.SubElement(etree.SubElement(tu, "tuv", attrib={XML_LANG: clean(lang)}), "seg")
         if not pair.codes:
@@ -106,9 +112,11 @@ def _pairs(tu: etree._Element, srclang: str) -> list[TmPair]:
         return []
     source = _source_index(variants, srclang)
     created, changed = _parse_date(tu.get("creationdate")), _parse_date(tu.get("changedate"))
+    props = (p for p in tu if local(p.tag) == "prop" and p.get("type") == CONTEXT_PROP)
+    key = next((text for p in props if (text := (p.text or "").strip())), None)
     src_lang, src_text = variants[source]
     return [
-        TmPair(source=src_text, target=seg, srclang=src_lang, tgtlang=lang, created=created, changed=changed)
+        TmPair(source=src_text, target=seg, srclang=src_lang, tgtlang=lang, created=created, changed=changed, key=key)
         for index, (lang, seg) in enumerate(variants)
         if index != source and seg
     ]

@@ -35,8 +35,9 @@ _PROJECT_ID = re.compile(r"^p_[0-9a-f]{32}$")
 Action = Literal["read", "comment", "drive", "review", "memory", "manage"]
 """What a caller wants to do: read (see the project, its sessions, its memory); comment (write on a
 segment's thread, set a comment's resolved mark); drive (steps,
-verdicts, revisions, bulk approval); review (a second review step); memory (change the glossary and
-style notes); manage (settings, members, sessions' settings and files, jobs, memory imports)."""
+verdicts, revisions, bulk approval); review (a second review step); memory (change the glossary,
+style notes and translation-memory entries); manage (settings, members, sessions' settings and files, jobs,
+memory imports)."""
 
 ALLOWED: dict[Action, tuple[Role, ...]] = {
     "read": ("manager", "reviewer", "translator"),
@@ -53,7 +54,7 @@ _WHAT: dict[Action, str] = {
     "comment": "comment on segments",
     "drive": "work on this session",
     "review": "review units",
-    "memory": "change the project's glossary or style notes",
+    "memory": "change the project's glossary, style notes or translation-memory entries",
     "manage": "change the project's settings, members, sessions or memory imports",
 }
 
@@ -189,6 +190,8 @@ PROJECT_ROUTES: dict[tuple[str, str], Action] = {
     ("POST", "/api/projects/{project_id}/memory/style-notes"): "memory",
     ("PUT", "/api/projects/{project_id}/memory/{entry_id}"): "memory",
     ("DELETE", "/api/projects/{project_id}/memory/{entry_id}"): "memory",
+    ("PUT", "/api/projects/{project_id}/memory/tm/{entry_id}"): "memory",
+    ("DELETE", "/api/projects/{project_id}/memory/tm/{entry_id}"): "memory",
     ("POST", "/api/projects/{project_id}/memory/import"): "manage",
 }
 """What each project route that acts as the project's owner asks to do; other GETs are `read`, the rest `manage`."""

@@ -8,9 +8,10 @@ The analysis (API.md `GET …/files/{fileId}/analysis`) counts segments, words a
 total; every segment then falls in exactly one of: `locked` (kept verbatim), a `repetition` (its
 source, whitespace-normalised, occurs in an earlier segment of the file and has no exact match in
 the memory), or a match band of the owner's translation memory for the target language (the best
-score: 100, 95–99, 85–94, 75–84, 50–74, none). The estimate is what the rest of the job will cost:
-the segments not yet translated that the memory cannot propose itself (not a 100% match, not a
-repetition; all of them when the step proposes nothing from memory, `TRANSLATION_MEMORY=off`),
+score: 101, a context match: the exact match's entry was written from a string of the segment's own
+key; 100, 95–99, 85–94, 75–84, 50–74, none). The estimate is what the rest of the job will cost: the
+segments not yet translated that the memory cannot propose itself (not an exact match, 100 or 101, not
+a repetition; all of them when the step proposes nothing from memory, `TRANSLATION_MEMORY=off`),
 priced for the session's model (`service.pricing`).
 """
 
@@ -26,7 +27,7 @@ from agent_core.effects import UnitWrite
 from agent_core.estimate import Asked, JobEstimate, estimate_job
 from agent_core.prompts import context_label
 from agent_core.segmentation import Segment, count_words
-from agent_core.tm import normalize
+from agent_core.tm import CONTEXT_MATCH, TmEntry, exact_score, normalize, string_key
 
 from .offload import off_loop
 from .schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
@@ -45,6 +46,7 @@ METERED_REQUESTS, METERED_CHARS = 3, 500
 """The session's own rate replaces the loop's model once it has made this many model requests for
 this many characters of model-translated units."""
 BANDS: tuple[tuple[str, float], ...] = (
+    ("101", float(CONTEXT_MATCH)),
     ("100", 100.0),
     ("95-99", 95.0),
     ("85-94", 85.0),
@@ -99,12 +101,14 @@ class Analyses:
         counted = [_Counted(s, content[s.start : s.end], count_words(content[s.start : s.end])) for s in segments]
         target = target or record.target_language
         open_ = [c for c in counted if not c.segment.locked]
-        scores = await self._scores(owner, target, [c.source for c in open_]) if target else {}
+        scores, exact = await self._scores(owner, target, [c.source for c in open_]) if target else ({}, {})
         bands = {name: BandCount(segments=0, words=0) for name, _ in BANDS} | {"none": BandCount(segments=0, words=0)}
         seen: set[str] = set()
         repetitions, asked = 0, list[Asked]()  # what the model will be asked, in order
         for c in open_:
             key, score = normalize(c.source), scores.get(c.source, 0.0)
+            if c.source in exact:
+                score = float(exact_score(exact[c.source], string_key([c.segment.context])))
             repeated = key in seen
             seen.add(key)
             if not written(c.segment, state.covered) and ((score < 100.0 and not repeated) or not self.proposals):
@@ -125,7 +129,9 @@ class Analyses:
         report = None
         if threshold is not None:
             units = self.sessions.units(record.session_id, state)
-            report = auto_report(threshold, bands["100"], units, content)
+            exact_bands = (bands["101"], bands["100"])
+            memory = BandCount(segments=sum(b.segments for b in exact_bands), words=sum(b.words for b in exact_bands))
+            report = auto_report(threshold, memory, units, content)
         return Analysis(
             autoApprove=report,
             segments=len(segments),
@@ -167,16 +173,19 @@ class Analyses:
         )
         return job, "metered"
 
-    async def _scores(self, owner: str, target: str, sources: Sequence[str]) -> dict[str, float]:
-        """Each source's best match in the owner's memory for `target` (100 for an exact one)."""
+    async def _scores(
+        self, owner: str, target: str, sources: Sequence[str]
+    ) -> tuple[dict[str, float], dict[str, TmEntry]]:
+        """Each source's best match in the owner's memory for `target` (100 for an exact one), and the
+        entries of the exact ones (whose keys make a segment's context match)."""
         languages = tm_languages(target)
         unique = list(dict.fromkeys(sources))
-        exact = await self.tm.exact(owner, languages, unique)
-        scores = {s: 100.0 for s, entry in exact.items() if entry.target.strip()}
+        exact = {s: e for s, e in (await self.tm.exact(owner, languages, unique)).items() if e.target.strip()}
+        scores = dict.fromkeys(exact, 100.0)
         rest = [s for s in unique if s not in scores]
         similar = await self.tm.similar_many(owner, languages, rest, limit=1, threshold=BANDS[-1][1]) if rest else {}
         scores |= {s: min(found[0].score, 99.0) for s, found in similar.items() if found}
-        return scores
+        return scores, exact
 
 
 def auto_report(threshold: int, exact: BandCount, units: Sequence[UnitWrite], content: str) -> AutoApproveReport:

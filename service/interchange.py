@@ -22,6 +22,7 @@ from datetime import datetime
 from agent_core.errors import InvalidRequestError
 from agent_core.languages import ANY, normalize_languages
 from agent_core.memory import GlossaryKind, glossary_kind
+from agent_core.segment import MAX_KEY_CHARS
 from interchange import (
     GlossaryTerm,
     InterchangeError,
@@ -77,6 +78,7 @@ class MemoryInterchange:
                     srclang=source,
                     tgtlang=_tm_target(e.languages),
                     changed=_moment(e.updated_at),
+                    key=e.key,
                 )
                 for e in self.tm.entries(owner)
             ]
@@ -128,7 +130,9 @@ class MemoryInterchange:
                 continue
             languages = "unknown" if pair.tgtlang.casefold() in ("und", "*all*") else pair.tgtlang
             moment = pair.changed or pair.created
-            record = record_of(pair.source, pair.target, languages, "imported", moment.isoformat() if moment else "")
+            stamp = moment.isoformat() if moment else ""
+            key = pair.key[:MAX_KEY_CHARS] if pair.key else None  # as a segment's key is kept
+            record = record_of(pair.source, pair.target, languages, "imported", stamp, key=key)
             skipped += record.source_hash in records  # the same source twice: the later one wins
             records[record.source_hash] = record
         # One put (the backend writes it in rounds): it reads what the memory holds once, not per batch.

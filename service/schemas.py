@@ -118,8 +118,8 @@ class AutoApproveReport(BaseModel):
 
     minEstimate: int
     memory: BandCount
-    """Segments the memory holds exactly (the `100` band): at most these are approved without a card
-    (one whose remembered text QA warns on still gets one)."""
+    """Segments the memory holds exactly (the `101` and `100` bands): at most these are approved without
+    a card (one whose remembered text QA warns on still gets one)."""
     written: BandCount
     """The file's units written from the model's proposals so far."""
     atOrAbove: BandCount
@@ -142,7 +142,8 @@ class Analysis(BaseModel):
     repetitions: int
     """Segments whose source occurs in an earlier segment of the file (and not in the memory)."""
     bands: dict[str, BandCount]
-    """Translation-memory matches of the other segments: `100`, `95-99`, `85-94`, `75-84`, `50-74`, `none`."""
+    """Translation-memory matches of the other segments: `101` (a context match: the same source and
+    string key), `100`, `95-99`, `85-94`, `75-84`, `50-74`, `none`."""
     targetLanguage: str | None
     """The language the leverage was looked up for (`?to=`, else the session's); null: none known, all `none`."""
     estimate: AnalysisEstimate

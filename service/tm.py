@@ -16,7 +16,8 @@ owner's memory shows the latest write number of the pair this process last used 
 (`observed_pair`, `observe`, from service.memory); the step's `refresh` then reads nothing if that
 number is `seq + pending` (every write since is this process's own, already applied), else the
 changes since `seq` in one storage read; the owner's other replicas are read again at their next use.
-Of two entries for one source the later write wins, whatever their `updated_at` (a TMX date is data).
+Of two entries for one source the later write wins, whatever their `updated_at` (a TMX date is data);
+a deletion is such a write, of the entry's tombstone (`TmEntry.deleted`), which drops it from a replica.
 A cold replica reads its pair's entries once; a put (`record`, an import) drops the replicas of the
 pairs it wrote, each read whole at its next use.
 """
@@ -61,11 +62,13 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def record_of(source: str, target: str, languages: str, origin: TmOrigin, updated_at: str = "") -> TmRecord:
-    """A memory entry with its key."""
-    key = tm_languages(languages)
+def record_of(
+    source: str, target: str, languages: str, origin: TmOrigin, updated_at: str = "", *, key: str | None = None
+) -> TmRecord:
+    """A memory entry with its storage key (`key`: the string's own key in its file, if any)."""
+    pair = tm_languages(languages)
     return tm_record(
-        TmEntry(source=source, target=target, languages=key, origin=origin, updated_at=updated_at or _now())
+        TmEntry(source=source, target=target, languages=pair, origin=origin, updated_at=updated_at or _now(), key=key)
     )
 
 
@@ -111,13 +114,18 @@ class _Replica:
         return any(self.entries.get(source_hash(normalize(e.source), e.languages)) == e for e in entries)
 
     def apply(self, entries: Iterable[TmEntry]) -> None:
+        """Hold the entries (the later write of a source wins); a tombstone drops its source's entry."""
         for e in entries:
-            if not e.target.strip():
-                continue  # never stored (storage.interface.storable_tm)
             h = source_hash(normalize(e.source), e.languages)
             old = self.entries.get(h)
             if old is not None and old.written > e.written:
                 continue  # the later write wins, whatever the entries' dates
+            if e.deleted:
+                if old is not None:
+                    del self.entries[h]
+                    for k in candidate_keys(e.source, e.languages):
+                        self.keys.get(k, set()).discard(h)
+                continue
             self.entries[h] = e
             if old is None:
                 for k in candidate_keys(e.source, e.languages):
@@ -131,6 +139,11 @@ class _Replica:
             newest = heapq.nlargest(per_key, hashes, key=lambda h: self.entries[h].updated_at)
             found |= {h: self.entries[h] for h in newest if h not in found}
         return list(found.values())
+
+
+def _changes(held: TmEntry, new: TmEntry) -> bool:
+    """Whether writing `new` over `held` (the same source) changes what a lookup finds."""
+    return held.target != new.target or (held.key is None and new.key is not None)
 
 
 class TranslationMemory:
@@ -154,21 +167,30 @@ class TranslationMemory:
         return counts
 
     async def admit(
-        self, owner: str, languages: str, pairs: Sequence[tuple[str, str, TmOrigin]]
+        self,
+        owner: str,
+        languages: str,
+        pairs: Sequence[tuple[str, str, TmOrigin]],
+        *,
+        keys: Sequence[str | None] = (),
     ) -> tuple[list[TmEntry], int]:
         """The units as entries (the last of equal sources wins) that the owner's pair has room for and
         that change the memory, by the pair's replica (read first only if cold), and how many of them
-        are new to it. A unit whose remembered translation was kept as it is (a memory proposal
-        approved) is not written again. The cap is the replica's view: what other processes added
-        since its last read is not counted yet."""
-        key = tm_languages(languages)
-        records = (record_of(s, t, key, o) for s, t, o in pairs if t.strip())  # a blank target: never kept
+        are new to it; `keys[k]`, the key of the string the k-th unit was written from (none: a
+        document's). A unit whose remembered translation was kept as it is (a memory proposal approved)
+        is not written again, unless it brings a key the entry lacks. The cap is the replica's view:
+        what other processes added since its last read is not counted yet."""
+        pair = tm_languages(languages)
+        named = [*keys, *([None] * (len(pairs) - len(keys)))]
+        records = (  # a blank target: never kept
+            record_of(s, t, pair, o, key=k) for (s, t, o), k in zip(pairs, named, strict=False) if t.strip()
+        )
         latest = {r.source_hash: r.entry for r in records}
-        replica = await self._current(owner, key, float("inf"))
+        replica = await self._current(owner, pair, float("inf"))
         with replica.lock:
             held, room = replica.entries, MAX_TM_ENTRIES - len(replica.entries)
             new = set([h for h in latest if h not in held][: max(room, 0)])
-            kept = [e for h, e in latest.items() if h in new or (h in held and held[h].target != e.target)]
+            kept = [e for h, e in latest.items() if h in new or (h in held and _changes(held[h], e))]
         return kept, len(new)
 
     def kept(self, owner: str, entries: Sequence[TmEntry]) -> None:
@@ -243,9 +265,21 @@ class TranslationMemory:
 
     async def pair_entries(self, owner: str, key: str) -> list[TmEntry]:
         """The owner's entries for the language key `key` (`*>fr`), from the pair's replica."""
+        return [e for _, e in await self.pair_items(owner, key)]
+
+    async def pair_items(self, owner: str, key: str) -> list[tuple[str, TmEntry]]:
+        """`pair_entries`, each with its source hash."""
         replica = await self._current(owner, key)
         with replica.lock:
-            return list(replica.entries.values())
+            return list(replica.entries.items())
+
+    def rewrite(self, owner: str, pair: str, hashed: str, target: str) -> TmEntry:
+        """Give the pair's entry of the source hash `hashed` a new target, or delete it (a blank target:
+        its tombstone), as the pair's next write, which this process's replica of the pair applies at
+        once (storage's `rewrite_tm`); the entry written. NotFoundError when the pair has no such entry."""
+        entry = self.storage.rewrite_tm(owner, pair, hashed, target=target, updated_at=_now())
+        self.kept(owner, [entry])
+        return entry
 
     async def _current(self, owner: str, pair: str, fresh: float = FRESH) -> _Replica:
         """The pair's replica, read again first (in a worker thread) if it is older than `fresh`

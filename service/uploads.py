@@ -167,6 +167,7 @@ def _context(entry: Entry, codes: tuple[str, ...]) -> SegmentContext:
         argument=entry.plural_argument,
         refs=entry.refs,
         flags=entry.flags,
+        document=entry.document,
     )
 
 

@@ -24,6 +24,7 @@ from agent_core.qa import text_warnings
 from agent_core.qa_profiles import stored_profile
 from agent_core.segment import Segment as StoredSegment
 from agent_core.segment import SegmentContext
+from agent_core.tm import string_key
 from agent_core.tools.entries import edit_warnings
 from langfacts import bcp47
 from storage.interface import Storage
@@ -212,12 +213,13 @@ class Workbench:
         segment_id = at[0].id if at else "s1"
         languages = session_languages(snapshot)
         contexts = await self._contexts(sid, state.file_id, unit.start, unit.end - unit.start)
+        keys = [string_key(contexts)]  # the string's, for a context match later
         warnings = await self._checked(owner, snapshot, contexts, source, body.translated_string, file_name=state.name)
         if body.translated_string == unit.text and (stage != "reviewed" or unit.stage == "reviewed"):
             return _revised(written_segment(unit, source, segment_id), warnings, token.version)  # nothing changes
         if body.translated_string == unit.text:  # a reviewer's approval: the memory has nothing new to learn
             approved = replace(unit, by=person, stage="reviewed", auto=False)
-            remembered, added = await self.tm.admit(owner, languages, [(source, unit.text, "approved")])
+            remembered, added = await self.tm.admit(owner, languages, [(source, unit.text, "approved")], keys=keys)
             effects = StepEffects(revisions=[approved], memory=remembered, memory_added=added)
             await self.commit_revisions(token, effects, [unit], if_match)
             self.tm.kept(owner, remembered)
@@ -237,7 +239,9 @@ class Workbench:
             by=person,
         )
         # The revised unit goes to the translation memory in the revision's own commit.
-        remembered, added = await self.tm.admit(owner, languages, [(source, body.translated_string, "revised")])
+        remembered, added = await self.tm.admit(
+            owner, languages, [(source, body.translated_string, "revised")], keys=keys
+        )
         effects = StepEffects(revisions=[revised], corrections=[correction], memory=remembered, memory_added=added)
         await self.commit_revisions(token, effects, [unit], if_match)
         self.tm.kept(owner, remembered)

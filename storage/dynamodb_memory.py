@@ -8,6 +8,7 @@ partition `O#<owner>`, and the translation memory in one partition per language 
                                                        pair's first write only)
     T#<owner>#<pair>  HEAD                             the pair's head: its latest write number, its count
     T#<owner>#<pair>  E#<source hash>                  an entry, with the number of the write that stored it
+                                                       (a tombstone, `gone`, once deleted: it counts no more)
     T#<owner>#<pair>  L#<write:012>                    what that write stored (compressed), kept LOG_SECONDS
 
 Every write of a pair (a step's entries in its commit, a put's part for the pair or a part of that)
@@ -28,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_core.effects import Correction
-from agent_core.tm import TmEntry
+from agent_core.tm import TmEntry, TmOrigin
 
 from . import dynamodb_items as di
 from .codec import dump_issue, load_issue
@@ -230,7 +231,8 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
             chunk = hashes[k : k + PUT_CHUNK]
             for _ in range(WRITE_ROUNDS):
                 keys = [_head_key(owner, pair), *({"pk": pk, "sk": s(f"E#{h}")} for h in chunk)]
-                found = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=("sk", "seq", "tmCount"))}
+                read = self._batch_get(keys, attributes=("sk", "seq", "tmCount", "gone"))
+                found = {i["sk"]["S"]: i for i in read if "gone" not in i}  # a tombstone holds no place
                 head = found.get("HEAD", {})
                 room = max_entries - num(head, "tmCount")
                 admitted: list[str] = []
@@ -277,6 +279,33 @@ class DynamoDBMemoryStorage(DynamoDBTable, MemoryStorageInterface):
         items = self._query(pk, "begins_with(sk, :e)", {":e": s("E#")})
         return TmChanges([_stored(i) for i in items], num(head or {}, "seq"))
 
+    def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
+        """The head and the entry (one BatchGetItem), then the entry's new version or tombstone as the
+        pair's next write (one TransactWriteItems over that head, a tombstone taking one off its count:
+        a race lost is read again)."""
+        target = target if target.strip() else ""  # blank: the tombstone, as every backend stores it
+        pk = s(_tm_pk(owner, pair))
+        for _ in range(WRITE_ROUNDS):
+            keys = [_head_key(owner, pair), {"pk": pk, "sk": s(f"E#{source_hash}")}]
+            found = {i["sk"]["S"]: i for i in self._batch_get(keys, attributes=("sk", "seq", "packed", "gone"))}
+            item = found.get(f"E#{source_hash}")
+            if item is None or "gone" in item:
+                raise NotFoundError("No such translation-memory entry.")
+            held = _stored(item)
+            origin: TmOrigin = "revised" if target.strip() else held.origin
+            entry = replace(held, target=target, origin=origin, updated_at=updated_at)
+            seq = num(found.get("HEAD", {}), "seq")
+            record = TmRecord(entry=entry, source_hash=source_hash)
+            write = _tm_write(owner, pair, [record], -1 if entry.deleted else 0, seq, 1)
+            try:
+                with di.storable():
+                    self._transact(list(write.actions), retries=4)
+            except di.Refused:
+                continue
+            self._heads[owner, pair] = seq + 1
+            return replace(entry, written=seq + 1)
+        raise ConflictError("The translation memory kept changing meanwhile; try again.")
+
     def tm_pairs(self, owner: str) -> list[str]:
         """The owner's pairs item (TM#P), one GetItem."""
         item = self._get(_pairs_key(owner)) or {}
@@ -301,12 +330,13 @@ def _tm_write(owner: str, pair: str, records: Sequence[TmRecord], added: int, se
             **({":seq": n(seq)} if seq else {}),
         },
     }
-    rows = [
-        [r.source_hash, *(getattr(r.entry, f) for f in _TM_FIELDS[:-1]), r.entry.updated_at or now] for r in records
-    ]
+    rows = [_row(r, now) for r in records]
     expires = n(int(time.time()) + LOG_SECONDS)
     log = {"pk": pk, "sk": s(f"L#{number:012d}"), "packed": di.packed(rows), "expiresAt": expires}
-    entries = [{"pk": pk, "sk": s(f"E#{h}"), "packed": di.packed(row), "written": n(number)} for h, *row in rows]
+    entries = [
+        {"pk": pk, "sk": s(f"E#{h}"), "packed": di.packed(row), "written": n(number), **({} if row[1] else _GONE)}
+        for h, *row in rows
+    ]
     for item in (log, *entries):
         di.check_size(item, "A translation-memory entry")
     first: tuple[Item, ...] = ()
@@ -322,16 +352,32 @@ def _tm_write(owner: str, pair: str, records: Sequence[TmRecord], added: int, se
 
 
 _TM_FIELDS = ("source", "target", "languages", "origin", "updated_at")
+"""An entry's packed row: these, then its key when it has one (a row of 5 has none)."""
+_GONE: Item = {"gone": n(1)}
+"""The mark of a tombstone's entry item (what a put reads to know the place is free)."""
 _CORRECTION_FIELDS = ("file_id", "status", "source", "proposal", "final", "reason")
 _ENTRY_FIELDS = ("entry_id", "kind", "source", "text", "languages", "origin", "created_at", "updated_at", "term_kind")
 
 
+def _row(record: TmRecord, now: str) -> list[Any]:
+    """A record as its log row: its hash, `_TM_FIELDS` (the time of the write for an entry without one),
+    then its key when it has one."""
+    e = record.entry
+    key = [] if e.key is None else [e.key]
+    return [record.source_hash, e.source, e.target, e.languages, e.origin, e.updated_at or now, *key]
+
+
+def _entry(row: list[Any], written: int = 0) -> TmEntry:
+    fields = dict(zip(_TM_FIELDS, row[: len(_TM_FIELDS)], strict=True))
+    return TmEntry(**fields, key=row[len(_TM_FIELDS)] if len(row) > len(_TM_FIELDS) else None, written=written)
+
+
 def _logged(row: list[Any]) -> TmRecord:
-    return TmRecord(entry=TmEntry(**dict(zip(_TM_FIELDS, row[1:], strict=True))), source_hash=row[0])
+    return TmRecord(entry=_entry(row[1:]), source_hash=row[0])
 
 
 def _stored(i: Item) -> TmEntry:
-    return TmEntry(**dict(zip(_TM_FIELDS, di.unpacked(i), strict=True)), written=num(i, "written"))
+    return _entry(di.unpacked(i), num(i, "written"))
 
 
 def correction_rows(corrections: Iterable[Correction]) -> list[list[Any]]:

@@ -383,7 +383,8 @@ class MemoryStorageInterface(ABC):
     def tm_changes(self, owner: str, pair: str, *, since: int | None) -> TmChanges:
         """The owner's entries of the language pair `pair` (`*>fr`) written after write number `since`
         (None: all of them, as a cold replica reads them), in no set order, and the number of the latest
-        write the read covers. Nothing of another pair is read.
+        write the read covers; a deleted entry is read as its tombstone (`rewrite_tm`). Nothing of
+        another pair is read.
 
         Each language pair of an owner's translation memory is its own numbered write log: every write
         of it (a step's entries, a put's part for the pair) is numbered 1, 2, … in the order it
@@ -392,12 +393,21 @@ class MemoryStorageInterface(ABC):
         numbered at most the returned `seq` wrote is in it."""
 
     @abstractmethod
+    def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
+        """Give the pair's entry of `source_hash` a new target (its origin then `revised`), or delete it
+        for a blank `target`, as the pair's next write; the entry written. A deletion stores the entry's
+        tombstone (its target blank, `TmEntry.deleted`, numbered like any write, so every replica
+        reading the pair's changes drops the entry) and frees its place under the pair's cap.
+        NotFoundError when the pair holds no such entry (or only its tombstone)."""
+
+    @abstractmethod
     def tm_pairs(self, owner: str) -> list[str]:
         """The language pairs the owner's translation memory has written, sorted (one small read)."""
 
     def tm_entries(self, owner: str) -> list[TmEntry]:
-        """Every entry of every pair of the owner's translation memory (an export), pair by pair."""
-        return [e for pair in self.tm_pairs(owner) for e in self.tm_changes(owner, pair, since=None).entries]
+        """Every entry of every pair of the owner's translation memory (an export), pair by pair; no tombstone."""
+        found = (e for pair in self.tm_pairs(owner) for e in self.tm_changes(owner, pair, since=None).entries)
+        return [e for e in found if not e.deleted]
 
 
 class Storage(SessionStorageInterface, MemoryStorageInterface, JobStore, ProjectStore, CommentStore, ABC):

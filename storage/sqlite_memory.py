@@ -89,12 +89,32 @@ class SQLiteMemoryStorage(SQLiteDatabase):
         """The pair's entries written after write `since` (the `tm_entries_by_write` index) and the
         pair's latest write number, in one read transaction."""
         sql = (
-            "SELECT source, target, languages, origin, updated_at, written FROM tm_entries "
+            "SELECT source, target, languages, origin, updated_at, written, key FROM tm_entries "
             "WHERE owner = ? AND languages = ? AND written > ?"
         )
         with self._transaction(write=False) as db:  # every write is numbered from 1: since None is since 0
             seq = tm_seq(db, owner, pair)
             return TmChanges([TmEntry(**r) for r in db.execute(sql, (owner, pair, since or 0))], seq)
+
+    def rewrite_tm(self, owner: str, pair: str, source_hash: str, *, target: str, updated_at: str) -> TmEntry:
+        """The entry's new version (or tombstone) as the pair's next write, in one write transaction."""
+        target = target if target.strip() else ""  # blank: the tombstone, as every backend stores it
+        with self._transaction(write=True) as db:
+            sql = (
+                "SELECT source, target, languages, origin, updated_at, written, key FROM tm_entries "
+                "WHERE owner = ? AND languages = ? AND source_hash = ? AND target != ''"
+            )
+            row = db.execute(sql, (owner, pair, source_hash)).fetchone()
+            if row is None:
+                raise NotFoundError("No such translation-memory entry.")
+            head = next_tm_write(db, owner, pair)
+            origin = "revised" if target.strip() else row["origin"]
+            sql = (
+                "UPDATE tm_entries SET target = ?, origin = ?, updated_at = ?, written = ? "
+                "WHERE owner = ? AND languages = ? AND source_hash = ?"
+            )
+            db.execute(sql, (target, origin, updated_at, head, owner, pair, source_hash))
+            return TmEntry(**{**row, "target": target, "origin": origin, "updated_at": updated_at, "written": head})
 
     def tm_pairs(self, owner: str) -> list[str]:
         """The pairs with a head (`tm_heads`), sorted."""
@@ -109,6 +129,15 @@ def tm_seq(db: sqlite3.Connection, owner: str, pair: str) -> int:
     return int(row["seq"]) if row is not None else 0
 
 
+def next_tm_write(db: sqlite3.Connection, owner: str, pair: str) -> int:
+    """Take the number of the pair's next write (inside the caller's write transaction)."""
+    sql = (
+        "INSERT INTO tm_heads (owner, languages, seq) VALUES (?, ?, 1) "
+        "ON CONFLICT (owner, languages) DO UPDATE SET seq = seq + 1 RETURNING seq"
+    )
+    return int(db.execute(sql, (owner, pair)).fetchone()["seq"])
+
+
 def put_tm_rows(
     db: sqlite3.Connection, owner: str, pair: str, records: Sequence[TmRecord], cap: int
 ) -> tuple[int, int, int]:
@@ -116,21 +145,17 @@ def put_tm_rows(
     next write (the count is exact under its lock): one count, one lookup of the hashes, one multi-row
     upsert. The write is numbered even if it stores nothing, so a replica that counts its own writes
     (service.tm) counts true."""
-    head = db.execute(
-        "INSERT INTO tm_heads (owner, languages, seq) VALUES (?, ?, 1) "
-        "ON CONFLICT (owner, languages) DO UPDATE SET seq = seq + 1 RETURNING seq",
-        (owner, pair),
-    ).fetchone()["seq"]
+    head = next_tm_write(db, owner, pair)
     latest = {r.source_hash: r for r in records}  # the last of equal hashes wins
     hashes = list(latest)
-    sql = "SELECT count(*) AS n FROM tm_entries WHERE owner = ? AND languages = ?"
+    sql = "SELECT count(*) AS n FROM tm_entries WHERE owner = ? AND languages = ? AND target != ''"
     count = db.execute(sql, (owner, pair)).fetchone()["n"]
     known: set[str] = set()
     for k in range(0, len(hashes), ROWS_PER_STATEMENT):
         chunk = hashes[k : k + ROWS_PER_STATEMENT]
         sql = (
             "SELECT source_hash FROM tm_entries WHERE owner = ? AND languages = ? "
-            f"AND source_hash IN ({', '.join('?' for _ in chunk)})"
+            f"AND target != '' AND source_hash IN ({', '.join('?' for _ in chunk)})"
         )
         known |= {r["source_hash"] for r in db.execute(sql, [owner, pair, *chunk])}
     room = max(cap - count, 0)
@@ -141,18 +166,18 @@ def put_tm_rows(
             room -= h not in known
     now = datetime.now(UTC).isoformat(timespec="milliseconds")
     rows = [
-        (owner, pair, h, e.source, e.target, e.origin, e.updated_at or now, head)
+        (owner, pair, h, e.source, e.target, e.origin, e.updated_at or now, head, e.key)
         for h in hashes
         if h in admitted
         for e in [latest[h].entry]
     ]
     insert_rows(
         db,
-        "INSERT INTO tm_entries (owner, languages, source_hash, source, target, origin, updated_at, written)",
+        "INSERT INTO tm_entries (owner, languages, source_hash, source, target, origin, updated_at, written, key)",
         rows,
         " ON CONFLICT (owner, languages, source_hash) DO UPDATE SET source = excluded.source, "
         "target = excluded.target, origin = excluded.origin, updated_at = excluded.updated_at, "
-        "written = excluded.written",
+        "written = excluded.written, key = excluded.key",
     )
     return _counts(records, admitted, known)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-LAYOUT_VERSION = 18
+LAYOUT_VERSION = 19
 """The table layout `storage.sqlite` writes, kept in `PRAGMA user_version`."""
 
 _SESSION = "REFERENCES sessions ON DELETE CASCADE"
@@ -18,11 +18,12 @@ _IDEMPOTENCY = (
 # every session. The translation memory is kept by language pair (`languages`, `*>fr`): each pair holds
 # one entry per source hash, each with the number of the pair's write that stored it (`tm_heads` holds
 # each pair's latest, and is the list of the owner's pairs), read by number by the replica of that pair
-# that serves lookups (service.tm).
+# that serves lookups (service.tm). `key`: the key of the string an entry was written from (NULL: none);
+# a row whose target is blank is a tombstone (the write that deleted the source's entry).
 _TM = (
     """CREATE TABLE tm_entries (owner TEXT NOT NULL, languages TEXT NOT NULL, source_hash TEXT NOT NULL,
     source TEXT NOT NULL, target TEXT NOT NULL, origin TEXT NOT NULL, updated_at TEXT NOT NULL,
-    written INTEGER NOT NULL, PRIMARY KEY (owner, languages, source_hash))""",
+    written INTEGER NOT NULL, key TEXT, PRIMARY KEY (owner, languages, source_hash))""",
     "CREATE INDEX tm_entries_by_write ON tm_entries (owner, languages, written)",
     """CREATE TABLE tm_heads (owner TEXT NOT NULL, languages TEXT NOT NULL, seq INTEGER NOT NULL,
     PRIMARY KEY (owner, languages))""",

@@ -30,6 +30,8 @@ MAX_CALLS_PER_RESPONSE = 40
 """The most tool calls of one model response that are executed (the rest are answered to call again)."""
 MEMORY_CALL_PREFIX = "memory_"
 """Tool calls the translation memory made (no model request): their proposals say `origin: "memory"`."""
+CONTEXT_CALL_PREFIX = f"{MEMORY_CALL_PREFIX}context_"
+"""The translation memory's calls whose entry was written from a string of the unit's own key (`match` 101)."""
 
 
 def codes_refusal(state: FileState, source: str, text: str) -> str | None:
@@ -85,6 +87,14 @@ def file_named(batch: BatchState, name: str) -> FileState | ToolResult:
 def is_memory_call(call_id: str) -> bool:
     """True for a call the translation memory made, not the model (agent_core.ahead names them)."""
     return call_id.startswith(MEMORY_CALL_PREFIX)
+
+
+def memory_match(call_id: str) -> int | None:
+    """The match a call's proposal is: 101 for the memory's context match, 100 for its other exact
+    matches (agent_core.ahead names their calls), None for the model's."""
+    if call_id.startswith(CONTEXT_CALL_PREFIX):
+        return 101
+    return 100 if is_memory_call(call_id) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,13 @@ from ..qa_unit import blocks, unit_findings
 from .base import BatchState
 
 
-def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | None = None) -> CopilotRequest:
+def with_findings(
+    request: CopilotRequest, batch: BatchState, *, rating: int | None = None, key: str | None = None
+) -> CopilotRequest:
     """`request` with its QA warnings (then its file's QA profile's findings, which leave the estimate as
-    it is), its glossary hits (the session pair's entries) and its estimate; a plural entry's forms are
-    checked by their own rules (`agent_core.plural`), so it gets none of these."""
+    it is), its glossary hits (the session pair's entries) and its estimate (`key`: the key of the
+    unit's resource string, `agent_core.tm.string_key`); a plural entry's forms are checked by their
+    own rules (`agent_core.plural`), so it gets none of these."""
     source, text = request.src_string, request.translate_string
     if not isinstance(text, str):
         return request
@@ -38,6 +41,7 @@ def with_findings(request: CopilotRequest, batch: BatchState, *, rating: int | N
         glossary=hits,
         origin=request.origin,
         match=request.match,
+        key=key,
         rating=rating,
         languages=batch.languages,
     )

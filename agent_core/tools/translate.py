@@ -42,7 +42,7 @@ from ..copilot import (
 )
 from ..effects import Correction, UnitWrite
 from ..segment import segment_names
-from ..tm import TmMatch
+from ..tm import TmMatch, string_key
 from .base import (
     APPROVED,
     MAX_UNIT_CHARS,
@@ -50,6 +50,7 @@ from .base import (
     ToolOutcome,
     ToolResult,
     is_memory_call,
+    memory_match,
     parse_args,
     refuse,
 )
@@ -200,7 +201,7 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
         end=located.end,
         segments=located.segments,
         origin="memory" if from_memory else "model",
-        match=100 if from_memory else None,
+        match=memory_match(call.call_id),
         context=(
             EntryContext(
                 key=first.key,
@@ -214,7 +215,7 @@ def _card(call: ToolCall, args: TranslateArgs, located: Located) -> CopilotReque
         ),
         plural=plural,
     )
-    return with_findings(request, call.batch, rating=args.rating)
+    return with_findings(request, call.batch, rating=args.rating, key=string_key(located.contexts))
 
 
 async def with_references(

@@ -1,6 +1,9 @@
 """The owner's memory over HTTP: see it, add glossary entries and style notes, delete entries.
 
-    GET    /api/memory                 glossary entries, style notes, the latest corrections
+    GET    /api/memory                 glossary entries, style notes, the latest corrections (?language=)
+    GET    /api/memory/tm?language=    a page of the translation memory's entries for one target language
+    PUT    /api/memory/tm/{id}         {target} → 200 the entry (now `revised`)
+    DELETE /api/memory/tm/{id}         204; 404 when the caller has no such entry
     POST   /api/memory/glossary        {source, target, kind?, languages?}  → 201 the entry
     POST   /api/memory/style-notes     {text, languages?}            → 201 the note
     PUT    /api/memory/{entryId}       {source?, target?, kind?, text?, languages?} → 200 the entry (now `user`)
@@ -20,10 +23,11 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 
 from agent_core.errors import NotFoundError
 from agent_core.ids import is_id
-from agent_core.languages import ANY, normalize_languages
+from agent_core.languages import ANY, languages_match, normalize_languages
 from agent_core.text import check_filled, check_text
 from service.concordance_schemas import ConcordanceResult
 from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
+from service.tm_schemas import TmEditBody, TmEntryView, TmPage
 
 from ..deps import OwnerDep, ServicesDep
 
@@ -74,10 +78,20 @@ class StyleNoteBody(_Body):
 
 
 @router.get("/api/memory")
-def get_memory(owner: OwnerDep, services: ServicesDep) -> MemoryView:
-    """The caller's glossary and style notes (most recently changed first) and latest corrections."""
+def get_memory(
+    owner: OwnerDep,
+    services: ServicesDep,
+    language: Annotated[str | None, Query(max_length=64, description="only this target language's")] = None,
+) -> MemoryView:
+    """The caller's glossary and style notes (most recently changed first; with `language`, those for
+    that target language: their pair's target is it, or any) and latest corrections."""
+    from service.sessions import language_tag
+
+    tag = language_tag(language)
     memory = services.memory
     entries = sorted(memory.entries(owner), key=lambda e: (e.updated_at, e.entry_id), reverse=True)
+    if tag is not None:
+        entries = [e for e in entries if languages_match(e.languages, f"auto>{tag}")]
     return MemoryView(
         glossary=[glossary_view(e) for e in entries if e.kind == "glossary"],
         styleNotes=[style_note_view(e) for e in entries if e.kind == "style"],
@@ -97,6 +111,38 @@ async def concordance(
     from service.concordance import Concordance
 
     return await Concordance(services.tm, services.memory).search(owner, q, language, limit=limit)
+
+
+@router.get("/api/memory/tm")
+async def list_tm(
+    owner: OwnerDep,
+    services: ServicesDep,
+    language: Annotated[str, Query(max_length=64)],
+    q: Annotated[str, Query(max_length=200)] = "",
+    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query()] = 50,
+) -> TmPage:
+    """A page of the caller's translation memory for the target `language`, most recently changed first."""
+    from service.tm_entries import TmEntries
+
+    return await TmEntries(services.tm).page(owner, language, q=q, cursor=cursor, limit=limit)
+
+
+@router.put("/api/memory/tm/{entry_id}")
+async def edit_tm(entry_id: str, body: TmEditBody, owner: OwnerDep, services: ServicesDep) -> TmEntryView:
+    """Give one of the caller's translation-memory entries a new target."""
+    from service.tm_entries import TmEntries
+
+    return await TmEntries(services.tm).edit(owner, entry_id, body.target)
+
+
+@router.delete("/api/memory/tm/{entry_id}", status_code=204, response_class=Response)
+async def delete_tm(entry_id: str, owner: OwnerDep, services: ServicesDep) -> Response:
+    """Delete one of the caller's translation-memory entries."""
+    from service.tm_entries import TmEntries
+
+    await TmEntries(services.tm).delete(owner, entry_id)
+    return Response(status_code=204)
 
 
 @router.post("/api/memory/glossary", status_code=201)

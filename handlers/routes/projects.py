@@ -114,6 +114,16 @@ router.add_api_route(
 )
 router.add_api_route(f"{_MEMORY}/import", memory.import_memory, methods=["POST"], dependencies=_AS_PROJECT)
 router.add_api_route(f"{_MEMORY}/concordance", memory.concordance, methods=["GET"], dependencies=_AS_PROJECT)
+router.add_api_route(f"{_MEMORY}/tm", memory.list_tm, methods=["GET"], dependencies=_AS_PROJECT)
+router.add_api_route(f"{_MEMORY}/tm/{{entry_id}}", memory.edit_tm, methods=["PUT"], dependencies=_AS_PROJECT)
+router.add_api_route(
+    f"{_MEMORY}/tm/{{entry_id}}",
+    memory.delete_tm,
+    methods=["DELETE"],
+    status_code=204,
+    response_class=Response,
+    dependencies=_AS_PROJECT,
+)
 router.add_api_route(f"{_MEMORY}/{{entry_id}}", memory.update_memory_entry, methods=["PUT"], dependencies=_AS_PROJECT)
 router.add_api_route(
     f"{_MEMORY}/{{entry_id}}",

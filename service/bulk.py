@@ -34,7 +34,7 @@ from agent_core.qa import text_warnings
 from agent_core.qa_profiles import stored_profile
 from agent_core.qa_unit import blocks
 from agent_core.runtime import StepInput
-from agent_core.tm import TmOrigin
+from agent_core.tm import TmOrigin, string_key
 from storage import deadline
 
 from .access import ForbiddenError
@@ -42,7 +42,7 @@ from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .qa_profiles import blocked_units
 from .schemas import ApproveBody, ApproveResult
-from .segments import SegmentQuery, key_finder, parse_statuses
+from .segments import SegmentQuery, contexts_finder, key_finder, parse_statuses
 from .steps import StepService
 from .views import step_response
 from .workbench import FileView, Workbench, check_if_match, session_languages, target_tag
@@ -153,7 +153,9 @@ class BulkApproval:
         person = by if by != token.owner else None
         approved = [replace(u, by=person, stage="reviewed", auto=False) for u in chosen]
         pairs: list[tuple[str, str, TmOrigin]] = [(view.source[u.start : u.end], u.text, "approved") for u in chosen]
-        remembered, added = await self.workbench.tm.admit(owner, languages, pairs)  # a routing's unit is a person's now
+        contexts = contexts_finder(view.stored)
+        keys = [string_key(contexts(u.start, u.end)) for u in chosen]  # each string's, for a context match
+        remembered, added = await self.workbench.tm.admit(owner, languages, pairs, keys=keys)  # a person's now
         effects = StepEffects(revisions=approved, memory=remembered, memory_added=added)
         await self.workbench.commit_revisions(token, effects, chosen, if_match)
         self.workbench.tm.kept(owner, remembered)

@@ -21,6 +21,7 @@ from agent_core.copilot import CopilotRequest, EntryContext
 from agent_core.effects import UnitWrite
 from agent_core.errors import InvalidRequestError
 from agent_core.segment import Segment as StoredSegment
+from agent_core.segment import SegmentContext
 from storage.comments import ThreadCount
 
 from .schemas import Segment, SegmentStatus
@@ -250,6 +251,21 @@ def key_finder(stored: Sequence[StoredSegment]) -> Callable[[int], str | None]:
         return found.key if found is not None else None
 
     return key
+
+
+def contexts_finder(stored: Sequence[StoredSegment]) -> Callable[[int, int], list[SegmentContext | None]]:
+    """The contexts of the stored segments a span of the file `[start, end)` lies in, in order."""
+    starts = [s.start for s in stored]
+
+    def contexts(start: int, end: int) -> list[SegmentContext | None]:
+        k = max(bisect.bisect_right(starts, start) - 1, 0)
+        found: list[SegmentContext | None] = []
+        while k < len(stored) and (stored[k].start < end or not found):
+            found.append(stored[k].context)
+            k += 1
+        return found
+
+    return contexts
 
 
 def encode_cursor(start: int, *, prefix: str = _CURSOR_PREFIX) -> str:

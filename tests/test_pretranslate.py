@@ -135,3 +135,25 @@ async def test_plural_entries_are_pretranslated_too(team: Team) -> None:
     approved = await team.alice.ok("POST", f"{path}/approve", {"step": "review", "filter": {"key": "greet"}})
     assert approved["approved"] + approved["skipped"] == 1, "approve all shown: what the key prefix shows"
     assert [s["status"] for s in await segments(team, sid, fid)] == ["translated", "translated", "reviewed"]
+
+
+async def test_what_the_review_step_passes_is_remembered_with_its_key(team: Team) -> None:
+    """A pre-translation approved by the review step enters the memory with each string's key: the same
+    file in a later session is proposed from memory as context matches (101)."""
+    from tests.test_formats_service import STRINGS
+
+    sid = (await team.alice.ok("POST", "/api/sessions", {"targetLanguage": "pl", "review": "pretranslate"}))["id"]
+    fid = (await team.alice.ok("POST", f"/api/sessions/{sid}/files", {"name": "strings.xml", "content": STRINGS}))[
+        "fileId"
+    ]
+    first = await team.alice.ok("POST", "/api/next", {"sessionId": sid, "userInput": "Translate into Polish."})
+    await until_user(team.alice, sid, first["agentResponse"])
+    await team.alice.ok("POST", f"/api/sessions/{sid}/files/{fid}/approve", {"step": "review"})
+
+    again = (await team.alice.ok("POST", "/api/sessions", {"targetLanguage": "pl"}))["id"]
+    await team.alice.ok("POST", f"/api/sessions/{again}/files", {"name": "strings.xml", "content": STRINGS})
+    step = await team.alice.ok("POST", "/api/next", {"sessionId": again, "userInput": "Translate into Polish."})
+    cards = (await until_user(team.alice, again, step["agentResponse"]))["copilotRequests"]
+    assert cards and all(c["origin"] == "memory" and c["match"] == 101 for c in cards), [
+        (c["origin"], c["match"]) for c in cards
+    ]

@@ -3,19 +3,16 @@
 the German ones), the concordance search with its matches marked and its keys, and the translation
 memory browsed by language, paged, edited in place and deleted after a confirmation.
 
-The translation memory's routes (`GET/PUT/DELETE …/memory/tm`) are answered by `TmStub` through
-Playwright's routing while the server has none: `STUB_TM_ROUTES` is the one switch to the real ones.
-The same entries are imported as TMX into the real memory either way (the concordance reads them).
+The entries are imported as TMX into the real memory; the panel browses, edits and deletes them
+through the server's routes (`GET/PUT/DELETE …/memory/tm`), and what it did is read back from them.
 Screenshots go to test-artifacts/screenshots/."""
 
 from __future__ import annotations
 
 import json
-import re
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 from xml.sax.saxutils import escape
 
@@ -26,10 +23,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     Page = Route = Any  # type: ignore[misc,assignment]
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, free_port, get_json, running_service
-
-STUB_TM_ROUTES = True
-"""Answer `…/memory/tm` in the browser (TmStub) instead of the server: False once the server has the routes."""
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, free_port, get_json, running_service
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
@@ -69,70 +63,6 @@ def _send(url: str, body: dict[str, Any] | None = None, method: str = "POST") ->
         return json.loads(raw) if raw else None
 
 
-class TmStub:
-    """The TM routes of the brief's contract, answered in the page: one language's entries (compared by
-    primary subtag or English name), newest first, `q` a case-insensitive substring, paged by an offset
-    cursor; PUT changes `target`; DELETE removes; an unknown id is 404. It records what was asked."""
-
-    def __init__(self) -> None:
-        self.names = {"fr": "french", "de": "german"}
-        start = datetime(2026, 12, 1, tzinfo=UTC)
-        self.entries: list[dict[str, Any]] = [
-            {
-                "id": f"tm_{i:04d}",
-                "source": s,
-                "target": t,
-                "language": "fr",
-                "key": "settings.open" if s.startswith("Open") else None,
-                "origin": "imported",
-                "updatedAt": (start + timedelta(minutes=i)).isoformat().replace("+00:00", "Z"),
-            }
-            for i, (s, t) in enumerate(PAIRS)
-        ]
-        self.calls: list[tuple[str, str]] = []
-
-    def _language(self, value: str) -> str:
-        value = value.strip().lower()
-        return self.names.get(value.split("-")[0], value)
-
-    def handle(self, route: Route) -> None:
-        request = route.request
-        url = urllib.parse.urlsplit(request.url)
-        self.calls.append((request.method, url.path + (f"?{url.query}" if url.query else "")))
-        match = re.search(r"/memory/tm(?:/([^/?]+))?$", url.path)
-        assert match, url.path
-        entry_id = match.group(1)
-        if request.method == "GET" and entry_id is None:
-            params = dict(urllib.parse.parse_qsl(url.query))
-            if "language" not in params:
-                route.fulfill(status=422, json={"error": "language is required"})
-                return
-            wanted, q = self._language(params["language"]), params.get("q", "").lower()
-            found = [
-                e
-                for e in sorted(self.entries, key=lambda e: e["updatedAt"], reverse=True)
-                if self._language(e["language"]) == wanted and (q in e["source"].lower() or q in e["target"].lower())
-            ]
-            start, limit = int(params.get("cursor") or 0), int(params.get("limit") or 50)
-            more = start + limit < len(found)
-            route.fulfill(
-                json={"entries": found[start : start + limit], "nextCursor": str(start + limit) if more else None}
-            )
-            return
-        entry = next((e for e in self.entries if e["id"] == entry_id), None)
-        if entry is None:
-            route.fulfill(status=404, json={"error": "No such entry."})
-        elif request.method == "PUT":
-            entry["target"] = json.loads(request.post_data or "{}")["target"]
-            entry["updatedAt"] = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-            route.fulfill(json=entry)
-        elif request.method == "DELETE":
-            self.entries.remove(entry)
-            route.fulfill(status=204, body="")
-        else:
-            route.fulfill(status=405, json={"error": "Method not allowed."})
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with running_service(tmp_path_factory.mktemp("memory"), free_port()) as base:
@@ -150,12 +80,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture
-def page(server: str) -> Iterator[Page]:
-    with chromium_page() as page:
-        yield page
-
-
 def _panel_texts(page: Page, list_id: str) -> list[str]:
     return [t.split("\n")[0] for t in page.locator(f"#{list_id} .memory-item .memory-text").all_inner_texts()]
 
@@ -166,9 +90,6 @@ def _tm_sources(page: Page) -> list[str]:
 
 def test_the_memory_panel_filters_searches_and_manages_the_translation_memory(server: str, page: Page) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    stub = TmStub()
-    if STUB_TM_ROUTES:
-        page.route(re.compile(r".*/api/(projects/[^/]+/)?memory/tm(/[^/?]+)?(\?.*)?$"), stub.handle)
     page.set_viewport_size({"width": 1280, "height": 1800})  # the whole panel in one screenshot
     page.goto(server)
     page.wait_for_selector("body[data-phase=home]")
@@ -258,10 +179,6 @@ def test_the_memory_panel_filters_searches_and_manages_the_translation_memory(se
         "the focus goes to the first new entry"
     )
     assert not any("Öffnen" in t for t in page.locator("#memory-tm .tm-target").all_inner_texts())
-    if STUB_TM_ROUTES:
-        gets = [path for method, path in stub.calls if method == "GET"]
-        assert gets[0].endswith("/api/memory/tm?language=fr&limit=50"), gets
-        assert "cursor=50" in gets[1], gets
 
     # Filter by text, edit in place: Esc cancels, Enter saves.
     page.fill("#memory-tm-q", "settings")
@@ -285,8 +202,8 @@ def test_the_memory_panel_filters_searches_and_manages_the_translation_memory(se
     box.press("Enter")
     page.wait_for_selector("#memory-tm .tm-item .tm-target:text-is('Ouvrez les paramètres du gadget.')")
     assert page.inner_text("#memory-tm-status").startswith("Saved: “Open the widget settings.”")
-    if STUB_TM_ROUTES:
-        assert stub.entries[-3]["target"] == "Ouvrez les paramètres du gadget."
+    edited = get_json(f"{server}api/memory/tm?language=fr&q=widget%20settings")["entries"]
+    assert [e["target"] for e in edited] == ["Ouvrez les paramètres du gadget."], "the server has the edit"
 
     # Delete: the line asks first and says it cannot be undone; Esc keeps the entry, Delete removes it.
     page.fill("#memory-tm-q", "window")
@@ -308,22 +225,14 @@ def test_the_memory_panel_filters_searches_and_manages_the_translation_memory(se
     assert page.inner_text("#memory-tm-empty") == "No entry into French holds “window”."
     assert page.inner_text("#memory-tm-status") == "Deleted: “Close the window.” → “Fermez la fenêtre.”"
     memory.screenshot(path=str(SHOTS / "memory-tm-deleted.png"))
-    if STUB_TM_ROUTES:
-        assert not [e for e in stub.entries if e["source"] == "Close the window."]
-        assert ("DELETE", "/api/memory/tm/tm_0058") in stub.calls
-    else:
-        found = get_json(f"{server}api/memory/concordance?q=window&language=fr")
-        assert not [m for m in found["memory"] if m["source"] == "Close the window."]
+    found = get_json(f"{server}api/memory/concordance?q=window&language=fr")
+    assert not [m for m in found["memory"] if m["source"] == "Close the window."], "deleted on the server"
 
     # Another language: the list is read again for it.
     page.fill("#memory-tm-q", "")
     page.select_option("#memory-language", label="German")
     page.wait_for_function("() => document.querySelector('#memory-tm-count').innerText.startsWith('(German: ')")
-    if STUB_TM_ROUTES:
-        empty = page.locator("#memory-tm-empty")
-        assert empty.is_visible() and "No translation memory into German yet" in empty.inner_text()
-    else:
-        assert _tm_sources(page) == ["Open the widget settings."]
+    assert _tm_sources(page) == ["Open the widget settings."], "German's own entry, not the French ones"
     memory.screenshot(path=str(SHOTS / "memory-panel-german.png"))
 
 
@@ -334,9 +243,6 @@ def test_a_project_sessions_memory_panel_uses_the_projects_memory(server: str, p
     pid = project["id"]
     _send(f"{server}api/projects/{pid}/memory/glossary", {"source": "widget", "target": "bidule", "languages": "fr"})
     _send(f"{server}api/projects/{pid}/memory/import", {"format": "tmx", "content": _tmx()})
-    stub = TmStub()
-    if STUB_TM_ROUTES:
-        page.route(re.compile(r".*/api/(projects/[^/]+/)?memory/tm(/[^/?]+)?(\?.*)?$"), stub.handle)
     page.set_viewport_size({"width": 1280, "height": 1800})
     page.goto(server)
     page.wait_for_selector("body[data-phase=home]")
@@ -370,12 +276,7 @@ def test_a_project_sessions_memory_panel_uses_the_projects_memory(server: str, p
     page.wait_for_selector("#memory-tm .tm-target:text-is('Le projet le dit ainsi.')")
     assert page.inner_text("#memory-tm-status").startswith(f"Saved: “{source}”")
     page.locator("#memory").screenshot(path=str(SHOTS / "memory-project.png"))
-    if STUB_TM_ROUTES:
-        paths = [path for _, path in stub.calls]
-        assert paths and all(p.startswith(f"/api/projects/{pid}/memory/tm") for p in paths), paths
-        assert [m for m, _ in stub.calls] == ["GET", "PUT"]
-    else:
-        page_of_tm = get_json(f"{server}api/projects/{pid}/memory/tm?language=fr&q=projet")
-        assert [e["target"] for e in page_of_tm["entries"]] == ["Le projet le dit ainsi."]
-        own = get_json(f"{server}api/memory/tm?language=fr&q=projet")
-        assert own["entries"] == [], "the caller's own memory is not the project's"
+    page_of_tm = get_json(f"{server}api/projects/{pid}/memory/tm?language=fr&q=projet")
+    assert [e["target"] for e in page_of_tm["entries"]] == ["Le projet le dit ainsi."]
+    own = get_json(f"{server}api/memory/tm?language=fr&q=projet")
+    assert own["entries"] == [], "the caller's own memory is not the project's"

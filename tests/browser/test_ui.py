@@ -741,7 +741,8 @@ def test_analyze_shows_the_counts_and_the_estimate_and_start_reuses_its_upload(s
     summary = page.inner_text("#analysis-summary")
     assert "segments" in summary and "words" in summary
     rows = page.eval_on_selector_all("#analysis-rows tr", "rows => rows.map(r => r.cells[0].textContent)")
-    assert rows[:3] == ["Kept as is (code, URLs)", "Repetitions", "100% match"] and rows[-1] == "No match"
+    assert rows[:4] == ["Kept as is (code, URLs)", "Repetitions", "Context match (101%)", "100% match"]
+    assert rows[-1] == "No match"
     assert "Estimate with pseudo:" in page.inner_text("#analysis-estimate")
     page.locator("#start-analysis").screenshot(path=str(SHOTS / "analysis.png"))
     page.click("#start")

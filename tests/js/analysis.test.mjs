@@ -10,7 +10,7 @@ const analysis = {
   chars: 900,
   locked: 2,
   repetitions: 1,
-  bands: { 100: { segments: 3, words: 30 }, "95-99": { segments: 0, words: 0 }, none: { segments: 6, words: 90 } },
+  bands: { 101: { segments: 1, words: 4 }, 100: { segments: 3, words: 30 }, "95-99": { segments: 0, words: 0 }, none: { segments: 6, words: 90 } },
   targetLanguage: "fr",
   estimate: { modelRequests: 1, inputTokens: 2400, outputTokens: 650, usd: 0.0101, model: "openai:gpt-4.1" },
 };
@@ -20,10 +20,11 @@ test("the totals, a row per category in the usual order, and the estimate", () =
   assert.equal(view.summary, "12 segments, 140 words, 900 characters.");
   assert.deepEqual(
     view.rows.map((r) => r[0]),
-    ["Kept as is (code, URLs)", "Repetitions", "100% match", "95–99%", "85–94%", "75–84%", "50–74%", "No match"],
+    ["Kept as is (code, URLs)", "Repetitions", "Context match (101%)", "100% match", "95–99%", "85–94%", "75–84%", "50–74%", "No match"],
   );
-  assert.deepEqual(view.rows[2], ["100% match", "3", "30"]);
-  assert.deepEqual(view.rows[4], ["85–94%", "0", "0"]); // a band the answer leaves out counts nothing
+  assert.deepEqual(view.rows[2], ["Context match (101%)", "1", "4"], "the context matches above the plain ones");
+  assert.deepEqual(view.rows[3], ["100% match", "3", "30"]);
+  assert.deepEqual(view.rows[5], ["85–94%", "0", "0"]); // a band the answer leaves out counts nothing
   assert.equal(view.estimate, "Estimate with openai:gpt-4.1: 1 model request, 2,400 input and 650 output tokens, about $0.0101.");
 });
 

@@ -6,14 +6,16 @@ const num = new Intl.NumberFormat();
 /** @typedef {{modelRequests: number, inputTokens: number, outputTokens: number, usd: number | null, model: string}} Estimate */
 /** @typedef {{segments: number, words: number, chars: number, locked: number, repetitions: number, bands: Record<string, Band>, targetLanguage: string | null, estimate: Estimate}} Analysis */
 
-const BAND_LABELS = /** @type {Record<string, string>} */ ({
-  100: "100% match",
-  "95-99": "95–99%",
-  "85-94": "85–94%",
-  "75-84": "75–84%",
-  "50-74": "50–74%",
-  none: "No match",
-});
+/** The bands, best first (a list: an object would put its number-like keys "100", "101" in ascending order). */
+const BAND_LABELS = /** @type {[string, string][]} */ ([
+  ["101", "Context match (101%)"],
+  ["100", "100% match"],
+  ["95-99", "95–99%"],
+  ["85-94", "85–94%"],
+  ["75-84", "75–84%"],
+  ["50-74", "50–74%"],
+  ["none", "No match"],
+]);
 
 /**
  * What the panel shows, DOM-free: a summary line, the category rows and the estimate line.
@@ -26,7 +28,7 @@ export function analysisView(a) {
     ["Kept as is (code, URLs)", num.format(a.locked), ""],
     ["Repetitions", num.format(a.repetitions), ""],
   ];
-  for (const [band, label] of Object.entries(BAND_LABELS)) {
+  for (const [band, label] of BAND_LABELS) {
     const found = a.bands[band] ?? { segments: 0, words: 0 };
     rows.push([label, num.format(found.segments), num.format(found.words)]);
   }

@@ -25,6 +25,8 @@ class QaWarning(_Answer):
 
     code: str = ""
     message: str = ""
+    level: str = "warning"
+    """`error`: a QA profile's check at that level (the unit stays out of approving all)."""
 
 
 class EntryContext(_Answer):

@@ -26,6 +26,7 @@ CSS = """
 .card .side { width: 1fr; height: auto; padding-right: 1; }
 .card .caption { color: $text-muted; text-style: italic; }
 .card .warning { color: $warning; }
+.card .warning.-error { color: $error; text-style: bold; }
 .card .current { color: $text-muted; }
 .card .decision { height: auto; color: $text-muted; display: none; }
 .card.-approve .decision, .card.-refined .decision, .card.-reject .decision { display: block; }

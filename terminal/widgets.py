@@ -59,7 +59,9 @@ class Card(Vertical):
         if self.request.current_string is not None:
             yield Static(Text(f"Now written: {self.request.current_string}"), classes="current")
         for warning in self.request.warnings:
-            yield Static(Text(f"⚠ {warning.message or warning.code}"), classes="warning")
+            error = warning.level == "error"
+            shown = Text(f"{'✖ Error' if error else '⚠'} {warning.message or warning.code}")
+            yield Static(shown, classes="warning -error" if error else "warning")
         yield Static("", classes="decision")
 
     def decide(self, verdict: Verdict | None, *, stored: bool = False) -> None:

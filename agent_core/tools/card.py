@@ -15,10 +15,11 @@ from .base import BatchState
 def with_findings(
     request: CopilotRequest, batch: BatchState, *, rating: int | None = None, key: str | None = None
 ) -> CopilotRequest:
-    """`request` with its QA warnings (then its file's QA profile's findings, which leave the estimate as
-    it is), its glossary hits (the session pair's entries) and its estimate (`key`: the key of the
-    unit's resource string, `agent_core.tm.string_key`); a plural entry's forms are checked by their
-    own rules (`agent_core.plural`), so it gets none of these."""
+    """`request` with its QA warnings (then its file's QA profile's findings, of which those at the
+    `error` level lower the estimate as a QA warning does, so that the riskiest sort first), its
+    glossary hits (the session pair's entries) and its estimate (`key`: the key of the unit's resource
+    string, `agent_core.tm.string_key`); a plural entry's forms are checked by their own rules
+    (`agent_core.plural`), so it gets none of these."""
     source, text = request.src_string, request.translate_string
     if not isinstance(text, str):
         return request
@@ -37,7 +38,7 @@ def with_findings(
     quality = estimate_quality(
         source,
         text,
-        warnings=[w.code for w in checks],
+        warnings=[w.code for w in checks] + [f.code for f in profiled if f.level == "error"],
         glossary=hits,
         origin=request.origin,
         match=request.match,

@@ -92,6 +92,7 @@ export function buildCard(item, index, total, events) {
   const { req } = item;
   const id = `card-${index}`;
   const warnings = item.warnings.map(warningText);
+  const levels = item.warnings.map((w) => (typeof w === "string" ? "warning" : w.level || "warning"));
   const revise = req.tool.name === "Revise";
   const card = h(
     "article",
@@ -126,7 +127,9 @@ export function buildCard(item, index, total, events) {
       h("span", { class: "card-verdict", id: `${id}-verdict` }),
     ),
     contextLine(req),
-    warnings.length ? h("ul", { class: "card-warnings", "aria-label": "Warnings" }, warnings.map((w) => h("li", { text: w }))) : null,
+    warnings.length
+      ? h("ul", { class: "card-warnings", "aria-label": "Warnings" }, warnings.map((w, i) => (levels[i] === "error" ? h("li", { class: "qa-error" }, h("strong", { text: "Error: " }), w) : h("li", { text: w }))))
+      : null,
     glossaryHits(req),
     h("ul", { class: "card-edit-warnings", "aria-label": "Warnings on your text", "aria-live": "polite", hidden: true }),
     h(

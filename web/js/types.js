@@ -3,7 +3,7 @@
 
 /**
  * @typedef {{name: string, callId: string}} ToolRef
- * @typedef {string | {code?: string, message: string}} Warning
+ * @typedef {string | {code?: string, message: string, level?: "warning" | "error"}} Warning
  * @typedef {object} CopilotRequest
  * @property {ToolRef} tool
  * @property {string} [file_id]

@@ -30,7 +30,7 @@ from agent_core.segmentation import Segment, count_words
 from agent_core.tm import CONTEXT_MATCH, TmEntry, exact_score, normalize, string_key
 
 from .offload import off_loop
-from .schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
+from .report_schemas import Analysis, AnalysisEstimate, AutoApproveReport, BandCount
 from .sessions import pick_file
 from .tm import tm_languages
 

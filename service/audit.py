@@ -28,7 +28,8 @@ from agent_core.effects import Correction, UnitWrite
 from agent_core.review_modes import ReviewMode
 from storage.records import ReviewLog
 
-from .schemas import HistoryEvent, PostEdit, RoutingRule
+from .report_schemas import PostEdit
+from .segment_schemas import HistoryEvent, RoutingRule
 
 Action = Literal["approved", "refined", "rejected", "revised", "verbatim", "reviewed"]
 _FIRST: dict[str, Action] = {"approve": "approved", "refined": "refined", "verbatim": "verbatim", "revised": "revised"}

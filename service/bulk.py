@@ -41,7 +41,7 @@ from .access import ForbiddenError
 from .blocking import blocking
 from .idempotency import IdempotencyKey, replay
 from .qa_profiles import blocked_units
-from .schemas import ApproveBody, ApproveResult
+from .segment_schemas import ApproveBody, ApproveResult
 from .segments import SegmentQuery, contexts_finder, key_finder, parse_statuses
 from .steps import StepService
 from .views import step_response

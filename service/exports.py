@@ -50,7 +50,7 @@ from storage.comments import CommentRecord
 from .blocking import blocking
 from .export_original import format_original, markdown_original
 from .originals import Original, unpack_original
-from .schemas import Segment
+from .segment_schemas import Segment
 from .segments import WRITTEN_STATUSES, fill_with_source
 from .sessions import language_tag
 from .workbench import FileView, Workbench, target_tag

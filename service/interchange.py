@@ -38,7 +38,7 @@ from langfacts import bcp47
 from storage.interface import TmRecord
 
 from .memory import OwnerMemory, kind_of
-from .schemas import ImportResult, MemoryImportBody
+from .memory_schemas import ImportResult, MemoryImportBody
 from .tm import TranslationMemory, record_of
 
 MEMORY_FORMATS = ("tmx", "csv", "tbx")

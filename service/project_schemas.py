@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_core.review_modes import ReviewMode
 from storage.projects import ProjectRecord
 
-from .schemas import AutoApproveBody, PostEdit, Progress
+from .report_schemas import PostEdit
+from .schemas import AutoApproveBody, Progress
 
 ROLE = Literal["manager", "reviewer", "translator"]
 

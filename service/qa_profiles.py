@@ -12,7 +12,7 @@ from agent_core.qa_profiles import QaProfile, profile_for
 from agent_core.qa_unit import unit_findings
 from agent_core.segment import Segment, SegmentContext
 
-from .schemas import QaWarningView
+from .segment_schemas import QaWarningView
 
 
 def profile_warnings(

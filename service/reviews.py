@@ -32,7 +32,7 @@ from interchange.csv_cells import write_csv
 from storage.records import ReviewLog
 
 from .audit import Edited, current_units, edited_units, histories, post_edit
-from .schemas import PostEditReport, Scorecard, ScorecardRow
+from .report_schemas import PostEditReport, Scorecard, ScorecardRow
 from .sessions import SessionService, pick_file
 
 DEFAULT_THRESHOLD = 95.0

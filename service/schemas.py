@@ -1,4 +1,6 @@
-"""The API's bodies (API.md): requests (unknown fields rejected) and responses, as pydantic models.
+"""The API's bodies (API.md) for steps, sessions and files: requests (unknown fields rejected) and
+responses, as pydantic models; a file's segments, its reports and the memory have theirs beside it
+(`segment_schemas`, `report_schemas`, `memory_schemas`).
 
 They are the one shape of each body: the routes declare them (so `/api/openapi.json` describes
 every body), the step's idempotent answer is a `StepResponse` serialised once, and clients (the
@@ -11,19 +13,20 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from agent_core.copilot import CopilotRequest, CopilotResponse, EntryContext
-from agent_core.mqm import MqmIssue
+from agent_core.copilot import CopilotRequest, CopilotResponse
 from agent_core.review_modes import ReviewMode
-from agent_core.text import Filled, Name, Text, Unicode, check_filled, check_text
+from agent_core.text import Name, Unicode, check_filled
 
 MAX_USER_INPUT = 20_000
 
 
-class _Body(BaseModel):
+class Body(BaseModel):
+    """A request's body: a field the API does not name is refused (422), never ignored."""
+
     model_config = ConfigDict(extra="forbid")
 
 
-class NextRequest(_Body):
+class NextRequest(Body):
     """`POST /api/next`: advance a session by one step."""
 
     sessionId: str | None = Field(default=None, max_length=64)
@@ -42,7 +45,7 @@ class NextRequest(_Body):
         return self
 
 
-class FileUpload(_Body):
+class FileUpload(Body):
     """`POST /api/sessions/{id}/files`: a document to translate."""
 
     name: Name = Field(min_length=1, max_length=255)
@@ -88,67 +91,6 @@ class UploadedFile(BaseModel):
     chars: int
     segments: int
     """How many segments the file was cut into at upload (they never change)."""
-
-
-class BandCount(BaseModel):
-    """Segments and their words in one category of an analysis."""
-
-    segments: int
-    words: int
-
-
-class AnalysisEstimate(BaseModel):
-    """What the rest of the job is expected to cost with the configured model."""
-
-    modelRequests: int
-    inputTokens: int
-    outputTokens: int
-    usd: float | None
-    """The cost at the model's price (`service.pricing`); null for a model without a known price."""
-    model: str
-    """The model priced: `provider:model`, or `pseudo`."""
-    basis: Literal["loop", "metered"]
-    """`loop`: from how the loop asks (a model that translates each screen at once); `metered`: at
-    the rate the session's own model requests have cost so far, per character they translated."""
-
-
-class AutoApproveReport(BaseModel):
-    """What an auto-approval threshold does to a file: before the job for the translation memory's
-    exact matches, after the fact for the model's proposals (their estimate is known once made)."""
-
-    minEstimate: int
-    memory: BandCount
-    """Segments the memory holds exactly (the `101` and `100` bands): at most these are approved without
-    a card (one whose remembered text QA warns on still gets one)."""
-    written: BandCount
-    """The file's units written from the model's proposals so far."""
-    atOrAbove: BandCount
-    """Of those, the ones whose proposal's estimate reached the threshold (what it would have approved,
-    QA permitting)."""
-    edited: int
-    """Of `atOrAbove`, how many the reviewer edited or revised: what the threshold would have let through."""
-    auto: int
-    """Units of the file the session's routing did approve without a card."""
-
-
-class Analysis(BaseModel):
-    """`GET …/files/{fileId}/analysis`: counts, translation-memory leverage and the cost estimate."""
-
-    segments: int
-    words: int
-    chars: int
-    locked: int
-    """Segments kept verbatim (code, front matter, HTML, URLs): no model request, no review."""
-    repetitions: int
-    """Segments whose source occurs in an earlier segment of the file (and not in the memory)."""
-    bands: dict[str, BandCount]
-    """Translation-memory matches of the other segments: `101` (a context match: the same source and
-    string key), `100`, `95-99`, `85-94`, `75-84`, `50-74`, `none`."""
-    targetLanguage: str | None
-    """The language the leverage was looked up for (`?to=`, else the session's); null: none known, all `none`."""
-    estimate: AnalysisEstimate
-    autoApprove: AutoApproveReport | None = None
-    """For `?minEstimate=`, else the session's `autoApprove` threshold; null when neither is set."""
 
 
 class AgentResponse(BaseModel):
@@ -358,323 +300,3 @@ class MessagesPage(BaseModel):
 
     messages: list[dict[str, Any]]
     nextCursor: str | None
-
-
-class Unit(BaseModel):
-    """A written unit: where it lies in the source, and its final text."""
-
-    start: int
-    end: int
-    text: str
-    status: str
-    callId: str
-
-
-class UnitList(BaseModel):
-    """`GET …/files/{fileId}/units`: the written units in source order."""
-
-    units: list[Unit]
-
-
-class GlossaryEntryView(BaseModel):
-    """A glossary entry of the caller's memory."""
-
-    id: str
-    source: str
-    target: str
-    languages: str
-    createdAt: str
-    updatedAt: str
-    origin: str
-    """`user` (added by hand) or `learned` (distilled from corrections)."""
-    kind: Literal["preferred", "forbidden", "keep"] = "preferred"
-    """`preferred` (use `target`), `forbidden` (never use `target`), `keep` (the term is not translated)."""
-
-
-class StyleNoteView(BaseModel):
-    """A style note of the caller's memory."""
-
-    id: str
-    text: str
-    languages: str
-    createdAt: str
-    updatedAt: str
-    origin: str
-
-
-class CorrectionView(BaseModel):
-    """A recorded edit or rejection."""
-
-    sessionId: str
-    fileId: str
-    status: str
-    source: str
-    proposal: str
-    final: str | None
-    reason: str | None
-    createdAt: str
-    issue: MqmIssue | None = None
-    """The MQM issue the reviewer named with it, if any."""
-
-
-class MemoryView(BaseModel):
-    """`GET /api/memory`: the caller's glossary, style notes and latest corrections."""
-
-    glossary: list[GlossaryEntryView]
-    styleNotes: list[StyleNoteView]
-    corrections: list[CorrectionView]
-
-
-# -- the workbench: segments, revisions, QA (API.md "Files") ---------------------------------------
-
-SegmentStatus = Literal[
-    "untranslated", "pending", "approved", "refined", "revised", "verbatim", "translated", "reviewed"
-]
-MAX_SEGMENT_TEXT = 5_000
-"""The longest text a revision or a QA check takes (as a verdict's `translated_string`)."""
-
-
-class RoutingRule(BaseModel):
-    """The session's routing rule that acted instead of a person: `autoApprove` (API.md "Auto-approval"),
-    or `pretranslate` (the model's pre-translation, written for a reviewer: "Pre-translate, then review")."""
-
-    rule: Literal["autoApprove", "pretranslate"] = "autoApprove"
-
-
-class HistoryEvent(BaseModel):
-    """One event of a written unit's audit trail: who did what when, with which text and why."""
-
-    action: Literal["approved", "refined", "rejected", "revised", "verbatim", "reviewed"]
-    """`approved` or `refined` (the unit's first write, from a proposal), `verbatim` (written as it is at
-    upload), `rejected` (a proposal for this text was rejected), `revised` (changed after it was written),
-    `reviewed` (a reviewer approved it as it was, in a session with a second review)."""
-    by: str | None
-    """The person (`sub`) who did it: the session's owner, the one caller who may review its units; null
-    when a routing rule did (`rule`)."""
-    rule: RoutingRule | None = None
-    """The routing rule that approved the proposal without a review, else null."""
-    text: str | None = None
-    """The text the event wrote (approved, refined, verbatim, revised) or refused (rejected)."""
-    proposal: str | None = None
-    """The text the reviewer changed: the proposal of a `refined`, the text before a `revised`; else null."""
-    reason: str | None = None
-    """The reviewer's reason given with it (a rejection's, an edit's), else null."""
-    at: str
-    """When it was committed (ISO 8601, UTC)."""
-    origin: str | None
-    """Who proposed the text the action was on: `model`, `memory`, `human` (a revision typed by the
-    reviewer), `verbatim`; null for a rejection (the proposal is not kept)."""
-    estimate: int | None = None
-    """The quality estimate of the proposal (0-100) when one was made, else null."""
-    issue: MqmIssue | None = None
-    """The MQM issue the reviewer named with it, if any."""
-
-
-class Segment(BaseModel):
-    """A piece of a file in source order: a written unit, a pending proposal or an untranslated span."""
-
-    id: str
-    """The id of the segment (found at upload, stable) the piece begins in: `s1`, `s2`, …"""
-    start: int
-    end: int
-    source: str
-    target: str | None
-    """The unit's text, the proposal (pending), or null (untranslated)."""
-    status: SegmentStatus
-    origin: str | None
-    """Who wrote the text: `model`, `memory`, `verbatim`, `human` (a revision); null when untranslated."""
-    updatedAt: str | None
-    context: EntryContext | None = None
-    """The key and the developer's note of the segment's string, in a resource file (else null)."""
-    history: list[HistoryEvent] | None = None
-    """A written unit's audit trail, oldest first (`service.audit`); null for a piece that is not written."""
-    estimate: int | None = None
-    """The quality estimate (0–100) of the proposal (pending) or of the proposal the unit was written from."""
-    auto: bool = False
-    """True for a unit the session's routing approved without a review (`autoApprove`)."""
-    comments: int = 0
-    """How many comments the thread of the segment `id` holds (docs/api.md "Comments on segments")."""
-    openComments: int = 0
-    """How many of them are not resolved."""
-
-
-class ApproveFilter(BaseModel):
-    """What "approve all shown" approves: the pending proposals the segment list's filter shows."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    status: str | None = Field(default=None, max_length=200)
-    q: str | None = Field(default=None, max_length=500)
-    minEstimate: int | None = Field(default=None, ge=0, le=100, strict=True)
-    key: str | None = Field(default=None, max_length=200)
-    """Only strings whose key starts with this, as the segment list's `key`."""
-
-
-class ApproveBody(BaseModel):
-    """`POST …/files/{fileId}/approve`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    filter: ApproveFilter = Field(default_factory=ApproveFilter)
-    step: Literal["translate", "review"] = "translate"
-    """`review`: a reviewer approves the `translated` units the filter shows (a session with a second
-    review); else the pending proposals."""
-
-
-class ApproveResult(BaseModel):
-    """What a bulk approval did, and the step it made (absent when nothing was approved)."""
-
-    approved: int
-    skipped: int
-    """Proposals (or, for the review step, translated units) the filter shows that were left as they
-    were: QA warned on them."""
-    remaining: int = 0
-    """The review step: translated units the filter shows, QA-clean, left for another request (at most
-    MAX_REVIEWED are approved at once)."""
-    sessionId: str | None = None
-    agentResponse: AgentResponse | None = None
-    progress: list[FileSummary] | None = None
-
-
-class SegmentPage(BaseModel):
-    """`GET …/segments`: a page of the file's segments in source order."""
-
-    segments: list[Segment]
-    nextCursor: str | None
-    version: int
-    """The session's version: send it as `If-Match` with a revision to make it conditional."""
-
-
-class QaWarningView(BaseModel):
-    """A QA finding on a text: a stable code, words for the reviewer and its level (API.md "QA profiles")."""
-
-    code: str
-    message: str
-    level: Literal["warning", "error"] = "warning"
-    """`error`: a QA profile check at that level (it keeps the unit out of a bulk approval)."""
-
-
-class RevisedSegment(Segment):
-    """`PUT …/segments/{start}`: the revised segment and the QA findings on the new text."""
-
-    warnings: list[QaWarningView]
-    version: int
-    """The session's version after the revision."""
-
-
-class ReviseBody(_Body):
-    """`PUT …/segments/{start}`: the human's new text for a written unit."""
-
-    translated_string: Filled = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
-    reason: Annotated[str, Field(max_length=MAX_SEGMENT_TEXT), AfterValidator(check_text)] | None = None
-    issue: MqmIssue | None = None
-    """Optional: the MQM issue the written text had (category and severity), counted in the scorecard."""
-
-
-class QaBody(_Body):
-    """`POST …/qa`: a source and a text to check before sending it."""
-
-    source: Text = Field(min_length=1, max_length=MAX_SEGMENT_TEXT)
-    translated_string: Text = Field(max_length=MAX_SEGMENT_TEXT)
-    start: int | None = Field(default=None, ge=0)
-    """Where the unit begins in the file (a copilot request's `start`): a resource string's locked
-    codes and plural forms are checked too."""
-
-
-class QaResult(BaseModel):
-    """`POST …/qa`: what the checks found (empty when nothing)."""
-
-    warnings: list[QaWarningView]
-
-
-# -- memory interchange (API.md "Memory interchange") ----------------------------------------------
-
-MAX_IMPORT_CHARS = 5_000_000
-
-
-class MemoryImportBody(_Body):
-    """`POST /api/memory/import`: a TMX translation memory or a CSV/TBX glossary."""
-
-    format: Literal["tmx", "csv", "tbx"]
-    content: Unicode = Field(min_length=1, max_length=MAX_IMPORT_CHARS)
-    languages: Annotated[str, Field(max_length=100), AfterValidator(check_text)] | None = None
-    """For glossary terms whose file names no target language: `auto>french` or `french`; absent: any pair."""
-
-
-class ImportResult(BaseModel):
-    """`POST /api/memory/import`: how many entries were added, updated, or left out."""
-
-    added: int
-    updated: int
-    skipped: int
-
-
-# -- review quality: post-edit distance, scorecards, the audit trail (API.md "Jobs, scorecards") ----
-
-
-class PostEdit(BaseModel):
-    """How far the reviewer's final texts are from the proposals (sacrebleu, offline)."""
-
-    units: int
-    """Written units that came from a proposal (the model's or the memory's; not text kept verbatim)."""
-    unchanged: int
-    """Of those, the ones whose final text is the proposal (approved as proposed, never revised)."""
-    edited: int
-    """Of those, the ones whose final text differs from the proposal (refined or revised)."""
-    chrF: float | None
-    """chrF of the proposals against the final texts, 0-100 (100: nothing edited); null without units."""
-    ter: float | None
-    """TER (the human-targeted edit rate, HTER) of the proposals against the final texts, in percent of the
-    final texts' words (0: nothing edited); null without units."""
-
-
-class PostEditReport(BaseModel):
-    """The post-edit distance of one file and of its whole session."""
-
-    file: PostEdit
-    session: PostEdit
-
-
-class AnalysisWithPostEdit(Analysis):
-    """`GET …/analysis` with the post-edit distance so far."""
-
-    postEdit: PostEditReport
-
-
-class ScorecardRow(BaseModel):
-    """The issues of one MQM error type, by severity."""
-
-    category: str
-    dimension: str
-    """The MQM Core dimension of the category."""
-    minor: int
-    major: int
-    critical: int
-    penalty: int
-    """Penalty points: minor x 1 + major x 5 + critical x 25."""
-
-
-class Scorecard(BaseModel):
-    """`GET …/scorecard`: the file's MQM issues by category and severity, its MQM score and the verdict."""
-
-    fileId: str
-    name: str
-    words: int
-    """The evaluation word count: the source words of the written units that came from a proposal."""
-    issues: list[ScorecardRow]
-    """One row per MQM Core error type, in MQM's order (zeros included)."""
-    totals: dict[str, int]
-    """Issues by severity, `minor`, `major`, `critical`."""
-    penalty: int
-    """The absolute penalty total (APT): the sum of the issues' severity multipliers."""
-    penaltyPer1000Words: float | None
-    """The overall normed penalty total: APT / words x 1,000 (null when no words were evaluated)."""
-    score: float | None
-    """The MQM overall quality score (raw scoring model): 100 x (1 - APT / words); null without words."""
-    threshold: float
-    """The score a file must reach to pass."""
-    passed: bool
-    """`score >= threshold` (with no words evaluated: no issue recorded)."""
-    result: Literal["pass", "fail"]
-    """`passed` in words."""
-    postEdit: PostEdit

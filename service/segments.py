@@ -24,7 +24,7 @@ from agent_core.segment import Segment as StoredSegment
 from agent_core.segment import SegmentContext
 from storage.comments import ThreadCount
 
-from .schemas import Segment, SegmentStatus
+from .segment_schemas import Segment, SegmentStatus
 
 STATUS_NAMES: tuple[SegmentStatus, ...] = (
     *("untranslated", "pending", "approved", "refined", "revised", "verbatim", "translated", "reviewed"),

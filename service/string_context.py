@@ -33,7 +33,7 @@ from storage.records import SessionRecord
 from .access import may
 from .blocking import blocking
 from .owners import Acting
-from .schemas import Segment
+from .segment_schemas import Segment
 from .segments import entry_context, segment_status
 from .sessions import SessionService, file_id, pick_file, session_id
 from .string_context_schemas import Neighbour, OtherLanguage, StringContext

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from .schemas import SegmentStatus
+from .segment_schemas import SegmentStatus
 
 
 class Neighbour(BaseModel):

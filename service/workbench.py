@@ -34,7 +34,7 @@ from .blocking import blocking
 from .memory import OwnerMemory
 from .qa_profiles import profile_warnings
 from .review_step import revision_stage
-from .schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
+from .segment_schemas import QaWarningView, ReviseBody, RevisedSegment, Segment, SegmentPage
 from .segments import WRITTEN_STATUSES, SegmentQuery, build_segments, select, with_comment_counts, written_segment
 from .sessions import SessionService, file_id, session_id
 from .tm import TranslationMemory

@@ -7,12 +7,11 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Header, Query, Response
 
-from service.schemas import (
-    AnalysisWithPostEdit,
+from service.report_schemas import AnalysisWithPostEdit
+from service.schemas import FileDetail, FileUpload, UploadedFile
+from service.segment_schemas import (
     ApproveBody,
     ApproveResult,
-    FileDetail,
-    FileUpload,
     QaBody,
     QaResult,
     ReviseBody,
@@ -20,7 +19,6 @@ from service.schemas import (
     SegmentPage,
     Unit,
     UnitList,
-    UploadedFile,
 )
 from service.string_context_schemas import StringContext
 

@@ -26,7 +26,14 @@ from agent_core.ids import is_id
 from agent_core.languages import ANY, languages_match, normalize_languages
 from agent_core.text import check_filled, check_text
 from service.concordance_schemas import ConcordanceResult
-from service.schemas import CorrectionView, GlossaryEntryView, ImportResult, MemoryImportBody, MemoryView, StyleNoteView
+from service.memory_schemas import (
+    CorrectionView,
+    GlossaryEntryView,
+    ImportResult,
+    MemoryImportBody,
+    MemoryView,
+    StyleNoteView,
+)
 from service.tm_schemas import TmEditBody, TmEntryView, TmPage
 
 from ..deps import OwnerDep, ServicesDep

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
-from service.schemas import Scorecard
+from service.report_schemas import Scorecard
 
 from ..deps import OwnerDep, ServicesDep
 from .files import content_disposition

@@ -5,8 +5,8 @@ Layout of a session's partition `S#<session>` (template.yaml declares the table 
     META                         the one mutable item: version, owner, times, counters (messageCount,
                                  hiddenMessages, responseCount), userInputs, queuedInputs, settings
                                  (sourceLanguage, targetLanguage, budget, model, autoApprove,
-                                 autoSample, qaProfile, review: "double" when the units await a
-                                 second review), telemetry,
+                                 autoSample, qaProfile, review: "double" or "pretranslate" when
+                                 the units await a reviewer), telemetry,
                                  the files and their coverage, and the latest two model responses'
                                  indexes (latestResponse, previousResponse) with how many verdict records
                                  each has (latestRecords, previousRecords)
@@ -37,13 +37,14 @@ that outlasts a few short pauses is refused as the conflict it is. A step's load
 and the latest messages beside one of the latest verdict records (in parallel); its commit is one
 TransactWriteItems conditional on META's version, which also writes the owner's corrections and
 translation memory (storage.dynamodb_memory). The `by-owner` index (gsi1pk = O#<owner>,
-gsi1sk = <updatedAt>#<session>) lists an owner's sessions, newest first.
+gsi1sk = <updatedAt>#<session>) lists an owner's sessions, newest first. META as a value (its key, a
+step's write, the record it reads as) is storage.dynamodb_meta's; the written-once items' values
+(messages' indexes, verdict records, unit rows) are storage.dynamodb_records'.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import threading
 import time
@@ -51,9 +52,9 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from types import EllipsisType
-from typing import Any, cast
+from typing import Any
 
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage
 
 from agent_core.document import FileState
 from agent_core.effects import (
@@ -70,26 +71,18 @@ from agent_core.review_modes import ReviewMode
 from agent_core.segment import Segment
 
 from . import dynamodb_items as di
-from .codec import dump_message, dump_verdict, load_messages, load_verdict
+from .codec import dump_message, dump_verdict, load_messages
 from .dynamodb_comments import DynamoDBCommentStorage
 from .dynamodb_items import Item, n, num, s
 from .dynamodb_memory import DynamoDBMemoryStorage, correction_of, correction_rows
+from .dynamodb_meta import IS_NEW, TELEMETRY, meta_key, meta_write, session_pk, session_record
 from .dynamodb_projects import DynamoDBProjectStorage
+from .dynamodb_records import item_kind, merged_verdicts, message_index, unit_rows, unit_writes, verdict_record
 from .dynamodb_table import INDEX, dynamodb_client, errors, parallel
 from .errors import ConflictError, InvalidCursorError, NotFoundError
 from .interface import FileChunk, Storage, StoredSession, chunk_segments, chunks
 from .records import JobRecord, Page, ReviewLog, SessionClaim, SessionHold, SessionRecord
 
-TELEMETRY = {
-    "steps": "steps",
-    "model_requests": "modelRequests",
-    "input_tokens": "inputTokens",
-    "output_tokens": "outputTokens",
-    "model_ms": "modelMs",
-    "cached_tokens": "cachedTokens",
-    "cost_micro_usd": "costMicroUsd",
-}
-"""Telemetry's fields and their attributes in META."""
 VERDICT_READ = 4
 """Verdict records a load reads beside META (the latest two responses rarely have more)."""
 NEWER = 4
@@ -106,20 +99,10 @@ class Torn(Exception):
 
 
 # Conditions, each named for why it is there:
-# A new session must not overwrite an existing one (two "create" steps racing on one id).
-IS_NEW = "attribute_not_exists(pk)"
 # History is append-only: a unit item is never overwritten (a replayed step fails whole).
 NOT_WRITTEN = "attribute_not_exists(sk)"
 # An Idempotency-Key's answer is written once; an expired one (TTL not yet swept) may be replaced.
 KEY_FREE = "attribute_not_exists(pk) OR expiresAt <= :now"
-
-
-def _pk(session_id: str) -> str:
-    return f"S#{session_id}"
-
-
-def _meta_key(session_id: str) -> Item:
-    return {"pk": s(_pk(session_id)), "sk": s("META")}
 
 
 class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, DynamoDBCommentStorage, Storage):
@@ -155,7 +138,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
 
     def get_session(self, session_id: str) -> SessionRecord:
         """The session's record (one consistent GetItem of META)."""
-        return _record(self._meta(session_id))
+        return session_record(self._meta(session_id))
 
     def _load(self, session_id: str, *, window: int) -> StoredSession:
         """META with the latest `window` messages (one Query, newest first) beside the latest verdict
@@ -174,7 +157,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                 time.sleep(pause)
 
     def _read(self, session_id: str, *, window: int) -> StoredSession:
-        pk = _pk(session_id)
+        pk = session_pk(session_id)
         newest: dict[str, Any] = {"ScanIndexForward": False}
         verdict_records = (pk, "begins_with(sk, :r)", {":r": s("R#")})
         created, held = self._held.get(session_id, ("", {}))
@@ -187,15 +170,15 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         )
         if not items or items[0]["sk"]["S"] != "META":
             raise NotFoundError(f"No session {session_id}.")
-        meta, record = items[0], _record(items[0])
+        meta, record = items[0], session_record(items[0])
         count = record.message_count
         first = max(0, count - window)
         held = held if created == record.created_at else {}
         data = {k: held[k] for k in range(first, count) if k in held}
-        data |= {_index(i): di.unpacked(i)["m"] for i in items[1:] if first <= _index(i) < count}
+        data |= {message_index(i): di.unpacked(i)["m"] for i in items[1:] if first <= message_index(i) < count}
         if missing := [k for k in range(first, count) if k not in data]:  # committed elsewhere: just those
             bounds = {":a": s(f"M#{missing[0]:010d}"), ":b": s(f"M#{missing[-1]:010d}")}
-            data |= {_index(i): di.unpacked(i)["m"] for i in self._query(pk, "sk BETWEEN :a AND :b", bounds)}
+            data |= {message_index(i): di.unpacked(i)["m"] for i in self._query(pk, "sk BETWEEN :a AND :b", bounds)}
         latest, previous = (
             (num(meta, "latestResponse", -1), num(meta, "latestRecords")),
             (num(meta, "previousResponse", -1), num(meta, "previousRecords")),
@@ -203,16 +186,16 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         wanted = {r: c for r, c in (latest, previous) if r >= 0 and c > 0}
         kept: list[Item] = []
         for i in self._read_on(records, more_records, *verdict_records, **newest, Limit=VERDICT_READ) if wanted else ():
-            if _record_of(i)[0] < min(wanted):
+            if verdict_record(i)[0] < min(wanted):
                 break
-            if _record_of(i)[0] in wanted and _record_of(i)[1] < record.version:
+            if verdict_record(i)[0] in wanted and verdict_record(i)[1] < record.version:
                 kept.append(i)
             if len(kept) == sum(wanted.values()):
                 break
         if len(data) != count - first or len(kept) != sum(wanted.values()):
             raise Torn
         self._hold(session_id, record.created_at, data)
-        verdicts = {r: _merged([i for i in kept if _record_of(i)[0] == r]) for r in wanted}
+        verdicts = {r: merged_verdicts([i for i in kept if verdict_record(i)[0] == r]) for r in wanted}
         return StoredSession(
             record=record,
             messages=load_messages([data[k] for k in range(first, count)]),
@@ -237,7 +220,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                     raise NotFoundError(f"No file {file_id} in this session.")
             now = di.now_iso()
             dumped = {token.message_count + k: dump_message(m) for k, m in enumerate(effects.messages)}
-            actions = [_meta_write(token, effects, now), *self._history(token, effects, dumped, now)]
+            actions = [meta_write(token, effects, now), *self._history(token, effects, dumped, now)]
             if effects.corrections:
                 actions.append(
                     self.corrections_put(token.owner, token.session_id, token.version, effects.corrections, now)
@@ -268,7 +251,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
 
     def _history(self, token: StepToken, effects: StepEffects, messages: dict[int, str], now: str) -> list[Item]:
         """The immutable items of the step: messages, its verdict record, units, revisions."""
-        pk, version = s(_pk(token.session_id)), token.version
+        pk, version = s(session_pk(token.session_id)), token.version
         found = [di.put({"pk": pk, "sk": s(f"M#{k:010d}"), "packed": di.packed({"m": m})}) for k, m in messages.items()]
         if effects.verdicts:
             dumped = {v.tool.call_id: dump_verdict(v) for v in effects.verdicts}
@@ -278,7 +261,9 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             written = sorted((u for u in effects.units if u.file_id == file_id), key=lambda u: u.start)
             sk = f"U#{file_id}#{written[0].start:010d}"
             found.append(
-                di.put({"pk": pk, "sk": s(sk), "packed": di.packed(_units(written)), "writtenAt": s(now)}, NOT_WRITTEN)
+                di.put(
+                    {"pk": pk, "sk": s(sk), "packed": di.packed(unit_rows(written)), "writtenAt": s(now)}, NOT_WRITTEN
+                )
             )
         for file_id in dict.fromkeys(c.file_id for c in effects.corrections):
             rows = correction_rows(c for c in effects.corrections if c.file_id == file_id)
@@ -287,7 +272,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         for file_id in dict.fromkeys(u.file_id for u in effects.revisions):
             revised = [u for u in effects.revisions if u.file_id == file_id]
             sk = f"U#{file_id}#R#{version:010d}"
-            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(_units(revised)), "writtenAt": s(now)}))
+            found.append(di.put({"pk": pk, "sk": s(sk), "packed": di.packed(unit_rows(revised)), "writtenAt": s(now)}))
         for item in found:
             di.check_size(item["Put"]["Item"], "A record of this step")
         return found
@@ -329,7 +314,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                 values[f":{name}"] = s(value)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
         reply = self._update_meta(session_id, expression, values, names, ReturnValues="ALL_NEW")
-        return _record(reply["Attributes"])
+        return session_record(reply["Attributes"])
 
     def hold_session(self, session_id: str, hold: SessionHold) -> None:
         """One UpdateItem of META's `hold` alone (its version left as it is)."""
@@ -349,7 +334,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                 with errors():
                     self.client.update_item(
                         TableName=self.table,
-                        Key=_meta_key(session_id),
+                        Key=meta_key(session_id),
                         UpdateExpression="SET #by = :by, #until = :until",
                         ConditionExpression=free,
                         ExpressionAttributeNames=names,
@@ -357,7 +342,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                     )
                 return claim
             except di.Refused:
-                held = _record(self._meta(session_id)).claim
+                held = session_record(self._meta(session_id)).claim
                 if held is not None and held.by != claim.by and held.until > now:
                     return held
         raise ConflictError("The session's claim changed concurrently; try again.")
@@ -371,7 +356,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             with errors():
                 self.client.update_item(
                     TableName=self.table,
-                    Key=_meta_key(session_id),
+                    Key=meta_key(session_id),
                     UpdateExpression="REMOVE #by, #until",
                     ConditionExpression=f"attribute_exists(pk) AND {held}",
                     ExpressionAttributeNames=names,
@@ -398,7 +383,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
                 with errors():
                     reply: Item = self.client.update_item(
                         TableName=self.table,
-                        Key=_meta_key(session_id),
+                        Key=meta_key(session_id),
                         UpdateExpression=expression,
                         ExpressionAttributeNames=names,
                         ExpressionAttributeValues=values,
@@ -447,20 +432,20 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             updated_at, _, session_id = key.rpartition("#")
             if not updated_at or not session_id:
                 raise InvalidCursorError("Invalid cursor.")
-            args["ExclusiveStartKey"] = _meta_key(session_id) | {"gsi1pk": s(f"O#{owner}"), "gsi1sk": s(key)}
+            args["ExclusiveStartKey"] = meta_key(session_id) | {"gsi1pk": s(f"O#{owner}"), "gsi1sk": s(key)}
         with errors():
             page = self.client.query(TableName=self.table, **args)
-        records = [_record(i) for i in page["Items"]][: max(limit, 0)]
+        records = [session_record(i) for i in page["Items"]][: max(limit, 0)]
         after = page.get("LastEvaluatedKey")
         next_cursor = di.encode_cursor({"k": after["gsi1sk"]["S"]}) if after and records else None
         return Page(records, next_cursor)
 
     def delete_session(self, session_id: str) -> None:
         """Delete META first (the session is gone at once), then every other item and its kept answers."""
-        pk = _pk(session_id)
+        pk = session_pk(session_id)
         keys = list(self._query(pk, "sk >= :a", {":a": s(" ")}, ProjectionExpression="pk, sk"))
         with errors():
-            self.client.delete_item(TableName=self.table, Key=_meta_key(session_id))
+            self.client.delete_item(TableName=self.table, Key=meta_key(session_id))
         answers = [
             {"pk": s(f"I#{k['sk']['S'][2:]}"), "sk": s("IDEMPOTENCY")} for k in keys if k["sk"]["S"].startswith("A#")
         ]
@@ -471,13 +456,13 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         """The session's messages, oldest first, a page at a time (its cursor: the last index)."""
         after = di.decode_cursor(cursor, {"m": int})["m"] if cursor else -1
         values = {":a": s(f"M#{after + 1:010d}"), ":b": s("M#9999999999")}
-        items, _ = self._query_page(_pk(session_id), "sk BETWEEN :a AND :b", values, Limit=max(limit, 0) + 1)
+        items, _ = self._query_page(session_pk(session_id), "sk BETWEEN :a AND :b", values, Limit=max(limit, 0) + 1)
         if not items:
             self._meta(session_id)  # NotFoundError for a missing session
         shown = items[: max(limit, 0)]
         messages = load_messages([di.unpacked(i)["m"] for i in shown])
         following = len(items) > len(shown)
-        return Page(messages, di.encode_cursor({"m": _index(shown[-1])}) if following and shown else None)
+        return Page(messages, di.encode_cursor({"m": message_index(shown[-1])}) if following and shown else None)
 
     def list_verdicts(self, session_id: str, *, cursor: str | None, limit: int) -> Page[Verdict]:
         """All the session's verdicts by response, then call id (a replaced one: its latest), a page at
@@ -485,16 +470,18 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         tells a missing session."""
         start = di.decode_cursor(cursor, {"r": int, "c": str}) if cursor else {"r": 0, "c": ""}
         first = "META" if cursor is None else f"R#{start['r']:010d}"  # META sorts just before the records
-        found = self._query(_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(first), ":b": s("R$")})
+        found = self._query(session_pk(session_id), "sk BETWEEN :a AND :b", {":a": s(first), ":b": s("R$")})
         if cursor is None and next(found, {"sk": s("")})["sk"]["S"] != "META":
             raise NotFoundError(f"No session {session_id}.")
         records = (i for i in found if i["sk"]["S"].startswith("R#"))
         listed: list[tuple[int, str, Verdict]] = []
         group: list[Item] = []
         for item in itertools.chain(records, [None]):
-            if group and (item is None or _record_of(item)[0] != _record_of(group[0])[0]):
-                r = _record_of(group[0])[0]
-                listed += [(r, c, v) for c, v in sorted(_merged(group).items()) if (r, c) > (start["r"], start["c"])]
+            if group and (item is None or verdict_record(item)[0] != verdict_record(group[0])[0]):
+                r = verdict_record(group[0])[0]
+                listed += [
+                    (r, c, v) for c, v in sorted(merged_verdicts(group).items()) if (r, c) > (start["r"], start["c"])
+                ]
                 group = []
                 if len(listed) > limit:
                     break
@@ -543,7 +530,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             with errors():
                 self.client.update_item(
                     TableName=self.table,
-                    Key=_meta_key(session_id),
+                    Key=meta_key(session_id),
                     UpdateExpression="SET files.#f = :file ADD fileCount :one",
                     ConditionExpression="attribute_exists(pk) AND attribute_not_exists(files.#f) AND fileCount < :max",
                     ExpressionAttributeNames={"#f": file.file_id},
@@ -559,7 +546,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
     def read_original(self, session_id: str, file_id: str) -> str | None:
         """The document the file was taken from (its D# chunks, one Query), or None."""
         self._file(session_id, file_id)
-        found = self._query(_pk(session_id), "begins_with(sk, :d)", {":d": s(f"D#{file_id}#")})
+        found = self._query(session_pk(session_id), "begins_with(sk, :d)", {":d": s(f"D#{file_id}#")})
         parts = [i["text"]["S"] for i in found]
         return "".join(parts) if parts else None
 
@@ -567,7 +554,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
         """META's entry of the file and the chunks, in one BatchGetItem (their segments only if asked)."""
         keys = [di.chunk_key(session_id, file_id, k) for k in numbers]
         attributes = ("sk", "text", *(("segments",) if segments else ()), "files")
-        found = {i["sk"]["S"]: i for i in self._batch_get([_meta_key(session_id), *keys], attributes=attributes)}
+        found = {i["sk"]["S"]: i for i in self._batch_get([meta_key(session_id), *keys], attributes=attributes)}
         meta = found.get("META")
         if meta is None:
             raise NotFoundError(f"No session {session_id}.")
@@ -577,18 +564,18 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
 
     def review_log(self, session_id: str, file_id: str) -> ReviewLog:
         """The file's unit items, revisions and corrections (the same one Query as `list_units`)."""
-        items = list(self._query(_pk(session_id), "begins_with(sk, :u)", {":u": s(f"U#{file_id}#")}))
+        items = list(self._query(session_pk(session_id), "begins_with(sk, :u)", {":u": s(f"U#{file_id}#")}))
         if not items:
             self._file(session_id, file_id)
         first: dict[int, UnitWrite] = {}
         writes: list[UnitWrite] = []
-        for unit in _writes(file_id, items):
+        for unit in unit_writes(file_id, items):
             held = first.get(unit.start)
             if held is None:
                 first[unit.start] = unit
             else:
                 writes.append(replace(unit, end=held.end, cover_end=held.cover_end))
-        logged = sorted((i for i in items if _kind(i) == "K"), key=lambda i: i["sk"]["S"])
+        logged = sorted((i for i in items if item_kind(i) == "K"), key=lambda i: i["sk"]["S"])
         corrections = [
             correction_of(row, session_id=session_id, created_at=i["writtenAt"]["S"])
             for i in logged
@@ -615,7 +602,7 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
     # -- reads --------------------------------------------------------------------------------
 
     def _meta(self, session_id: str) -> Item:
-        item = self._get(_meta_key(session_id))
+        item = self._get(meta_key(session_id))
         if item is None:
             raise NotFoundError(f"No session {session_id}.")
         return item
@@ -626,191 +613,16 @@ class DynamoDBSessionStorage(DynamoDBMemoryStorage, DynamoDBProjectStorage, Dyna
             raise NotFoundError(f"No file {file_id} in this session.")
 
 
-# -- META ----------------------------------------------------------------------------------------
-
-
-def _meta_write(token: StepToken, effects: StepEffects, now: str) -> Item:
-    """The step's write of META: one Update, conditional on the version loaded (a new session's: on
-    there being none), whose counters count from nothing for a new session."""
-    sid, version = token.session_id, token.version
-    responses = [token.message_count + k for k, m in enumerate(effects.messages) if isinstance(m, ModelResponse)]
-    names: dict[str, str] = {}
-    values: Item = {":zero": n(0), ":none": n(-1), ":d": n(1 if effects.verdicts else 0)}
-    sets: list[str] = []
-
-    def put(attr: str, value: Item, expression: str = "") -> None:
-        names[f"#{attr}"], values[f":{attr}"] = attr, value
-        sets.append(f"#{attr} = {expression or ':' + attr}")
-
-    def add(attr: str, amount: int) -> None:
-        put(attr, n(amount), f"if_not_exists(#{attr}, :zero) + :{attr}")
-
-    put("version", n(version + 1))
-    put("updatedAt", s(now))
-    put("gsi1sk", s(f"{now}#{sid}"))
-    add("messageCount", len(effects.messages))
-    add("hiddenMessages", effects.hidden_messages)
-    add("responseCount", len({v.tool.call_id for v in effects.verdicts} - token.verdict_ids))
-    for field, attr in TELEMETRY.items():
-        add(attr, getattr(effects.telemetry, field))
-    if version == 0:
-        for attr, value in (("gsi1pk", f"O#{token.owner}"), ("owner", token.owner), ("createdAt", token.created_at)):
-            put(attr, s(value))
-        put("files", {"M": {}})
-        put("fileCount", n(0))
-        budget = effects.budget.dumps() if effects.budget else None
-        settings = (
-            ("sourceLanguage", effects.source_language),
-            ("targetLanguage", effects.target_language),
-            ("budget", budget),
-        )
-        auto = str(effects.auto_approve) if effects.auto_approve is not None else None
-        review = effects.review if effects.review != "single" else None
-        sample = repr(effects.auto_sample) if effects.auto_sample else None
-        routing = (("autoApprove", auto), ("review", review), ("autoSample", sample), ("qaProfile", effects.qa_profile))
-        for attr, setting in (*settings, ("model", effects.model), *routing):
-            if setting:
-                put(attr, s(setting))
-    if version == 0 or effects.user_inputs is not None:
-        put("userInputs", s(di.meta_json(list(effects.user_inputs or ()))))
-    if version == 0 or effects.queued_inputs is not None:
-        put("queuedInputs", s(di.meta_json(list(effects.queued_inputs or ()))))
-    if responses:  # the latest response: the one before it becomes the previous, with this step's record
-        one = len(responses) == 1
-        put(
-            "previousResponse",
-            n(responses[-2]) if not one else n(-1),
-            "if_not_exists(#latestResponse, :none)" if one else "",
-        )
-        put("previousRecords", n(0), "if_not_exists(#latestRecords, :zero) + :d" if one else "")
-        put("latestResponse", n(responses[-1]))
-        put("latestRecords", n(0))
-    elif effects.verdicts:
-        put("latestRecords", n(1), "if_not_exists(#latestRecords, :zero) + :d")
-    for k, (file_id, covered) in enumerate(effects.coverage.items()):
-        names[f"#f{k}"], values[f":c{k}"] = file_id, s(di.meta_json(covered))
-        names["#files"] = "files"
-        sets.append(f"#files.#f{k}.covered = :c{k}")
-    if version > 0:
-        values[":expected"] = n(version)
-    names["#hold"] = "hold"  # a commit ends whatever held the session
-    update: Item = {
-        "Key": _meta_key(sid),
-        "UpdateExpression": "SET " + ", ".join(sets) + " REMOVE #hold",
-        "ConditionExpression": IS_NEW if version == 0 else "#version = :expected",
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
-    return {"Update": update}
-
-
-def _record(item: Item) -> SessionRecord:
-    return SessionRecord(
-        session_id=item["pk"]["S"][2:],
-        owner=item["owner"]["S"],
-        created_at=item["createdAt"]["S"],
-        updated_at=item["updatedAt"]["S"],
-        version=num(item, "version"),
-        message_count=num(item, "messageCount"),
-        hidden_messages=num(item, "hiddenMessages"),
-        copilot_response_count=num(item, "responseCount"),
-        user_inputs=tuple(json.loads(item["userInputs"]["S"])),
-        queued_inputs=tuple(json.loads(item["queuedInputs"]["S"])),
-        telemetry=Telemetry(**{field: num(item, attr) for field, attr in TELEMETRY.items()}),
-        source_language=item.get("sourceLanguage", {}).get("S"),
-        target_language=item.get("targetLanguage", {}).get("S"),
-        budget=Budget.loads(item["budget"]["S"]) if "budget" in item else None,
-        model=item.get("model", {}).get("S"),
-        hold=SessionHold.loads(item["hold"]["S"]) if "hold" in item else None,
-        auto_approve=int(item["autoApprove"]["S"]) if "autoApprove" in item else None,
-        review=cast(ReviewMode, item["review"]["S"]) if "review" in item else "single",
-        auto_sample=float(item["autoSample"]["S"]) if "autoSample" in item else 0.0,
-        qa_profile=item.get("qaProfile", {}).get("S"),
-        claim=SessionClaim(by=item["claimBy"]["S"], until=item["claimUntil"]["S"]) if "claimBy" in item else None,
-    )
-
-
-# -- immutable items -------------------------------------------------------------------------------
-
-
-def _index(item: Item) -> int:
-    """A message item's index."""
-    return int(item["sk"]["S"][2:])
-
-
-def _record_of(item: Item) -> tuple[int, int]:
-    """A verdict record's response index and the version its commit was over."""
-    _, response, version = item["sk"]["S"].split("#")
-    return int(response), int(version)
-
-
-def _merged(records: Sequence[Item]) -> dict[str, Verdict]:
-    """The verdicts of one response's records, the later commit's replacing the earlier's, by call id."""
-    dumped: dict[str, str] = {}
-    for item in sorted(records, key=_record_of):
-        dumped |= di.unpacked(item)
-    return {call_id: load_verdict(dumped[call_id]) for call_id in sorted(dumped)}
-
-
-def _kind(item: Item) -> str:
-    """`U` for a unit item, `R` for a revision item, `K` for a correction item (`U#<file>#…`)."""
-    parts = item["sk"]["S"].split("#")
-    return parts[2] if len(parts) > 3 else "U"
-
-
-def _writes(file_id: str, items: Sequence[Item]) -> list[UnitWrite]:
-    """The unit writes of a file's `U#` items as a Query returns them (unit items, then revisions by version)."""
-    return [
-        _unit(file_id, u, item["writtenAt"]["S"]) for item in items if _kind(item) != "K" for u in di.unpacked(item)
-    ]
-
-
-def _units(units: Sequence[UnitWrite]) -> list[list[Any]]:
-    """Units as packed rows: the place, text, call, status and origin, then the estimate, the auto mark,
-    the person, the review stage and the sample mark, each only up to the last that is set (verbatim
-    units have none of them, an owner's own units no person, a session reviewed once no stage)."""
-    rows: list[list[Any]] = []
-    for u in units:
-        row: list[Any] = [u.start, u.end, u.cover_end, u.text, u.call_id, u.status, u.origin]
-        marks: list[Any] = [u.estimate, int(u.auto), u.by, u.stage, int(u.sampled)]
-        while marks and marks[-1] == _UNMARKED[len(marks) - 1]:
-            marks.pop()
-        rows.append(row + marks)
-    return rows
-
-
-_UNMARKED: tuple[Any, ...] = (None, 0, None, None, 0)
-"""A packed row's optional fields when not set: estimate, auto, person, stage, sample."""
-
-
-def _unit(file_id: str, u: list[Any], at: str) -> UnitWrite:
-    start, end, cover_end, written, call_id, status, origin, *rest = u
-    fields = {"start": start, "end": end, "cover_end": cover_end, "text": written, "call_id": call_id}
-    estimate = rest[0] if rest else None
-    auto = len(rest) > 1 and bool(rest[1])
-    by = rest[2] if len(rest) > 2 else None
-    stage = rest[3] if len(rest) > 3 else None
-    sampled = len(rest) > 4 and bool(rest[4])
-    return UnitWrite(
-        file_id=file_id,
-        status=status,
-        origin=origin,
-        updated_at=at,
-        estimate=estimate,
-        auto=auto,
-        by=by,
-        stage=stage,
-        sampled=sampled,
-        **fields,
-    )
-
-
 def _answer_puts(session_id: str | None, answer: StoredAnswer) -> list[Item]:
     """The answer's Put (conditional: KEY_FREE) and, for a session's request, its marker."""
     item = di.answer_item(answer)
     actions = [di.put(item, KEY_FREE)]
     actions[0]["Put"]["ExpressionAttributeValues"] = {":now": n(int(time.time()))}
     if session_id is not None:
-        marker = {"pk": s(_pk(session_id)), "sk": s(f"A#{item['pk']['S'][2:]}"), "expiresAt": n(answer.expires_at)}
+        marker = {
+            "pk": s(session_pk(session_id)),
+            "sk": s(f"A#{item['pk']['S'][2:]}"),
+            "expiresAt": n(answer.expires_at),
+        }
         actions.append(di.put(marker))
     return actions

@@ -1,6 +1,6 @@
 """DynamoDB item values for the backend: typed attributes, compressed text, sizes, keys and cursors.
 
-Private to storage.dynamodb and storage.dynamodb_memory (which own the layout); nothing here calls
+Private to the DynamoDB backend's modules (storage.dynamodb and its siblings, which own the layout); nothing here calls
 DynamoDB. Sizes are counted as DynamoDB counts them (attribute names plus UTF-8 or binary values), so
 an oversized record is refused before a call is made.
 """

@@ -128,8 +128,8 @@ function row(seg, n, position) {
     },
     h("span", { class: "seg-num", text: number }),
     h("span", { class: "seg-badge", text: STATUS_LABEL[seg.status] || seg.status }),
-    h("span", { class: "seg-src", title: seg.context?.key != null ? keyText(seg.context.key) : null, text: shorten(seg.source) }),
-    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto", text: seg.target ? shorten(listedTarget(seg)) : "" }),
+    h("span", { class: "seg-src", title: seg.context?.key != null ? keyText(seg.context.key) : null }, chipPieces(shorten(seg.source), seg.context?.codes)),
+    h("span", { class: "seg-tgt", lang: state.lang, dir: "auto" }, seg.target ? chipPieces(shorten(listedTarget(seg)), seg.context?.codes) : ""),
     h(
       "span",
       { class: "seg-meta" },

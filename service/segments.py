@@ -242,17 +242,6 @@ def _key(segment: Segment) -> str | None:
     return segment.context.key if segment.context is not None else None
 
 
-def key_finder(stored: Sequence[StoredSegment]) -> Callable[[int], str | None]:
-    """The key of the string a position of the file lies in (its stored segment's context), or None."""
-    starts = [s.start for s in stored]
-
-    def key(position: int) -> str | None:
-        found = stored[max(bisect.bisect_right(starts, position) - 1, 0)].context if stored else None
-        return found.key if found is not None else None
-
-    return key
-
-
 def contexts_finder(stored: Sequence[StoredSegment]) -> Callable[[int, int], list[SegmentContext | None]]:
     """The contexts of the stored segments a span of the file `[start, end)` lies in, in order."""
     starts = [s.start for s in stored]
@@ -266,6 +255,17 @@ def contexts_finder(stored: Sequence[StoredSegment]) -> Callable[[int, int], lis
         return found
 
     return contexts
+
+
+def key_finder(stored: Sequence[StoredSegment]) -> Callable[[int], str | None]:
+    """The key of the string a position of the file lies in (its stored segment's context), or None."""
+    contexts = contexts_finder(stored)
+
+    def key(position: int) -> str | None:
+        found = next(iter(contexts(position, position + 1)), None)
+        return found.key if found is not None else None
+
+    return key
 
 
 def encode_cursor(start: int, *, prefix: str = _CURSOR_PREFIX) -> str:

@@ -12,13 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from terminal.api import ApiClient
 from terminal.local import LOCAL_URL, connect, local_app
 from terminal.second_review import SecondReviewApp
 from terminal.widgets import EditScreen
+from tests.terminal.test_terminal_review import settle
 from tests.test_projects_api import Person
 
 DOC = "Hello world.\n\nA second sentence.\n\nA third one here.\n\nThe fourth and last line.\n"
@@ -92,19 +92,6 @@ async def member(local_env: Path, tmp_path: Path) -> AsyncIterator[Any]:
     yield client
     for one in made:
         await one.aclose()
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Wait until the app's API calls are done and the screen is drawn."""
-    app = pilot.app
-    assert isinstance(app, SecondReviewApp)
-    for _ in range(500):
-        await pilot.pause()
-        if not app.busy and not any(w.is_running for w in app.workers):
-            await pilot.pause()
-            return
-        await app.workers.wait_for_complete()
-    raise AssertionError("the app stayed busy")
 
 
 def status(app: SecondReviewApp) -> str:

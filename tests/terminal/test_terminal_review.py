@@ -11,6 +11,7 @@ from textual.widgets import RichLog
 from terminal.api import ApiClient
 from terminal.local import connect
 from terminal.review import Job, ReviewApp
+from terminal.second_review import SecondReviewApp
 from terminal.widgets import Card, ConfirmScreen, EditScreen, RejectScreen
 
 DOC = """# Release notes
@@ -27,9 +28,10 @@ SIZE = (110, 40)
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Wait until the app's API calls are done and the screen is drawn."""
+    """Wait until the app's API calls are done and the screen is drawn (the review screen's or the
+    second review's: each says `busy` while a call is out)."""
     app = pilot.app
-    assert isinstance(app, ReviewApp)
+    assert isinstance(app, ReviewApp | SecondReviewApp)
     for _ in range(500):
         await pilot.pause()
         if not app.busy and not any(w.is_running for w in app.workers):

@@ -5,6 +5,7 @@ model request).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -24,10 +25,12 @@ BATCH_CHARS = 3_000
 """How much of the next untranslated text the model is shown and asked to cover in one batch (a screen)."""
 BATCH_SEGMENTS = MAX_CALLS_PER_RESPONSE
 """The most segments a screen shows: a response proposing one unit a segment covers them all."""
-MIN_SCREEN_SEGMENTS = 4
+MIN_SCREEN_SEGMENTS = 2
 """The fewest segments a screen shows a model that covered fewer than half its last one."""
 OTHER_FILE_CHARS = 300
 """How much of each further unfinished file's next text the state note shows."""
+BLANK_LINE = re.compile(r"\n[ \t]*\n")
+"""What ends a paragraph between two segments."""
 
 
 def screen_segments(messages: Sequence[ModelMessage], files: Sequence[FileState]) -> int:
@@ -117,8 +120,11 @@ async def _screen(
             taken.append(s)
         if not taken:
             break
+        read = await reader.read_text(f.file_id, start, found[-1].end)
+        if len(taken) == count < len(found):
+            taken += _rest_of_paragraph(read, start, taken, found[len(taken) :], room)
         end = taken[-1].end
-        text = await reader.read_text(f.file_id, start, end)
+        text = read[: end - start]
         marks = tuple((s.start - start, s.id) for s in taken)
         shown = (
             (s, context_label(s.context, target_language, text[s.start - start : s.end - start]))
@@ -143,6 +149,25 @@ async def _screen(
             labels=pieces[-1].labels,
         )
     return pieces
+
+
+def _rest_of_paragraph(
+    text: str, start: int, taken: Sequence[Segment], after: Sequence[Segment], room: int
+) -> list[Segment]:
+    """The segments of `after` that finish the paragraph the screen begins with, when all of `taken`
+    is in it, while that paragraph stays within a unit's length and the screen within `room` (`text`
+    begins at `start`): a short screen does not cut its first paragraph, so its model can propose
+    that paragraph as one unit."""
+    pieces = [taken[0], *taken[1:], *after]
+    out: list[Segment] = []
+    for k, s in enumerate(pieces[1:], start=1):
+        if BLANK_LINE.search(text[pieces[k - 1].end - start : s.start - start]):
+            return out if k > len(taken) else []
+        if k >= len(taken):
+            if s.end - taken[0].start > MAX_UNIT_CHARS or s.end - start > room:
+                return out
+            out.append(s)
+    return out
 
 
 async def memory_proposals(

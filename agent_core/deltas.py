@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic_ai.messages import ModelResponsePart, TextPart, ToolCallPart
 from pydantic_core import from_json
 
-from .tools.units import UNIT_ID
+from .tools.units import UNIT_ID, listed_units
 
 MIN_INTERVAL = 0.05
 """Deltas are sent at most this often (20 a second): a fast model must not flood a slow client."""
@@ -87,8 +87,8 @@ def _proposals(parts: Sequence[ModelResponsePart]) -> list[Proposal]:
         if part.tool_name != "Translate":
             continue
         args = _partial_args(part.args if isinstance(part.args, str) else part.args_as_json_str())
-        units = args.get("units")
-        if isinstance(units, list):  # a multi-unit call: a proposal a unit, named as the loop names its call
+        units = listed_units(args.get("units"))
+        if units is not None:  # a multi-unit call: a proposal a unit, named as the loop names its call
             named = [(f"{call_id}{UNIT_ID}{k}", u) for k, u in enumerate(units, start=1) if isinstance(u, dict)]
         else:
             named = [(call_id, args)]

@@ -38,9 +38,9 @@ from .ahead import BATCH_CHARS, BATCH_SEGMENTS
 __all__ = ["Asked", "JobEstimate", "estimate_job", "estimate_tokens", "pieces", "text_tokens"]
 
 PREFIX_TOKENS: Final = 1_100
-"""What every request starts with: the tool definitions (731 o200k tokens), the system prompt with
-one file listed and the user's task (1,028 tokens the requests share), and the messages' framing
-(1,099–1,167 measured on first requests, their short note and screen's escapes included)."""
+"""What every request starts with: the tool definitions (714 o200k tokens), the system prompt with
+one file listed and the user's task (1,025 tokens the requests share), and the messages' framing
+and escapes (fitted with the other constants to the metered runs)."""
 NOTE_TOKENS: Final = 600
 """A request's progress note beside its screen, from the third request on: the file's progress
 line, what became of the latest answer (a line an edited, rejected or refused unit), what the
@@ -62,13 +62,13 @@ is about 1.2 tokens a token before quoting)."""
 OUTPUT_TOKENS_PER_TOKEN: Final = 1.6
 """The most a response writes per token of the state note it answers (its screen with the marks and
 context lines): the budget's reservation for one request, an upper bound (0.8–1.0 measured)."""
-OUTPUT_TOKENS_PER_CALL: Final = 13
-"""A unit's framing in the output: its segment ids and keys in the call's `units`
-(`{"segments": "s12", "translation": "…"}, `: 12 written with spaces as the bench's model does; a
-subtitle cue's or a document unit's several ids a few more)."""
+OUTPUT_TOKENS_PER_CALL: Final = 6
+"""A unit's framing in the output: its segment ids as its key in the call's `units` (`"s12": "…", `:
+6 written with spaces as the bench's model does; a subtitle cue's or a document unit's several ids
+a few more)."""
 OUTPUT_TOKENS_PER_REQUEST: Final = 15
 """Output that does not grow with the text: the response's own framing and the call's
-(`Translate`, `{"file_id": "f1", "units": [`)."""
+(`Translate`, `{"file_id": "f1", "units": {`)."""
 DOCUMENT_UNIT_CHARS: Final = 100
 """How many characters of a document a unit covers on average (its paragraphs' sentences
 joined, at most 300; headings and list items are short): 95–100 measured on a changelog."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from .effects import Correction
@@ -112,44 +112,36 @@ def occurs(term: str, text: str) -> bool:
 
 
 @dataclass
-class _Lines:
-    budget: int
-    lines: list[str] = field(default_factory=list)
-    used: int = 0
+class _Budget:
+    """What is left of the characters the rendered memory may take; spent once a line does not fit."""
 
-    def add(self, line: str) -> bool:
-        if self.used + len(line) > self.budget:
-            return False
-        self.lines.append(line)
-        self.used += len(line) + 1
-        return True
+    left: int
+    spent: bool = False
 
-    def section(self, title: str, lines: Sequence[str]) -> bool:
-        """Add a titled section with as many of `lines` as fit; False once the budget is spent."""
-        if not lines:
-            return True
-        if not self.add(title):
-            return False
-        return all(self.add(line) for line in lines)
+    def section(self, title: str, lines: Sequence[str]) -> list[str]:
+        """A titled section with as many of `lines` as fit (none once the budget is spent)."""
+        kept: list[str] = []
+        for line in [title, *lines] if lines else []:
+            if self.spent or len(line) > self.left:
+                self.spent = True
+                break
+            kept.append(line)
+            self.left -= len(line) + 1
+        return kept if len(kept) > 1 else []
 
 
 def render_memory(memory: Memory, *, text: str = "", budget: int = MEMORY_BUDGET) -> str:
-    """The memory for the system prompt, within `budget` characters.
-
-    Glossary entries whose source term occurs in `text` (the next untranslated text) come first,
-    then style notes, then the most recent corrections, newest first.
-    """
-    out = _Lines(budget)
+    """The memory for the state note, within `budget` characters: style notes, the most recent
+    corrections (newest first), then the glossary entries whose source term occurs in `text` (the
+    next untranslated text). The budget goes to the glossary first, then the notes, then the
+    corrections; the sections are written from the most lasting to the one that changes with every
+    screen, so consecutive requests share more of their prefix."""
+    out = _Budget(budget)
     relevant = [e for e in memory.glossary if occurs(e.source, text)]
-    glossary = [_glossary_line(e) for e in relevant]
-    notes = [f"- {_cut(n.text, 300)}" for n in memory.style_notes]
-    corrections = [_correction_line(c) for c in memory.corrections]
-    _ = (
-        out.section("Glossary (translate these terms this way):", glossary)
-        and out.section("Style:", notes)
-        and out.section("Recent corrections:", corrections)
-    )
-    return "\n".join(out.lines)
+    glossary = out.section("Glossary:", [_glossary_line(e) for e in relevant])
+    notes = out.section("Style:", [f"- {_cut(n.text, 300)}" for n in memory.style_notes])
+    corrections = out.section("Recent corrections:", [_correction_line(c) for c in memory.corrections])
+    return "\n".join([*notes, *corrections, *glossary])
 
 
 def _glossary_line(e: GlossaryEntry) -> str:
@@ -163,9 +155,9 @@ def _glossary_line(e: GlossaryEntry) -> str:
 def _correction_line(c: Correction) -> str:
     if c.status == "refined":
         old, new = changed_part(c.proposal, c.final or "")
-        line = f"- You proposed «{_cut(old)}»; the reviewer changed it to «{_cut(new)}»"
+        line = f"- «{_cut(old)}» → «{_cut(new)}»"
     else:
-        line = f"- The reviewer rejected «{_cut(c.proposal)}» for «{_cut(c.source)}»"
+        line = f"- rejected «{_cut(c.proposal)}» for «{_cut(c.source)}»"
     if c.reason:
         line += f" (reason: {_cut(c.reason)})"
     return line

@@ -22,8 +22,9 @@ you propose with `Translate`.
 
 - Follow the user's requirements: target language, tone, terminology, instructions.
 - Each request ends with a note: progress, what became of your latest answer, what the reviewer
-  taught you, and the next untranslated text (a screen) in <next-text file="…" start="…"> blocks,
-  as in the file; the text between two blocks is already written.
+  taught you (apply it; a correction reads «your text» → «theirs»), and the next untranslated
+  text (a screen) in <next-text file="…"> blocks, as in the file; the text between two blocks is
+  already written.
 - Answer with one `Translate` call whose units cover the whole screen, in order.
 - Keep Markdown, code, URLs, numbers and placeholders; translate the prose (code comments only if
   the user asks).
@@ -107,8 +108,10 @@ def state_note(
     references: Sequence[tuple[str, str, float]] = (),
     outcomes: str = "",
 ) -> str:
-    """The step's state: progress, what became of the latest answer's units (`outcomes`), the
-    reviewer's memory, similar remembered units, each file's next text."""
+    """The step's state, its most lasting parts first: the reviewer's memory, similar remembered
+    units, what became of the latest answer's units (`outcomes`), progress, each file's next text.
+    Consecutive requests then share a longer prefix, the part a provider's prompt cache serves (the
+    memory changes only with a correction, the rest with every answer)."""
     if not files:
         return ""
     lines = ["Progress so far:"]
@@ -122,15 +125,15 @@ def state_note(
         if not pieces or len(files) > 1:
             lines.append(f"- {name} {f.name}: {f.translated_chars} of {f.chars} characters translated.")
         for shown in pieces:
-            block = f'<next-text file="{name}" start="{shown.start}">{shown.marked}</next-text>'
+            block = f'<next-text file="{name}">{shown.marked}</next-text>'
             blocks.append(block if shown.more else f"{block}\n(Nothing untranslated follows it in {name}.)")
-    parts = ["\n".join(lines)] if len(lines) > 1 else []
+    parts = [memory.strip()] if memory.strip() else []
+    if references:
+        found = ["Reference translations from this reviewer's memory (similar sources; adapt them, keep the terms):"]
+        found += [f"- ({score:.0f}%) «{source}» → «{target}»" for source, target, score in references]
+        parts.append("\n".join(found))
     if outcomes:
         parts.append(outcomes)
-    if memory.strip():
-        parts.append("What this reviewer has taught you (apply it):\n" + memory.strip())
-    if references:
-        lines = ["Reference translations from this reviewer's memory (similar sources; adapt them, keep the terms):"]
-        lines += [f"- ({score:.0f}%) «{source}» → «{target}»" for source, target, score in references]
+    if len(lines) > 1:
         parts.append("\n".join(lines))
     return "\n\n".join([*parts, *blocks])

@@ -38,7 +38,7 @@ from .pseudo_text import code_ranges, pseudo_translate, unit_spans
 from .tools.base import result_status
 
 _FILE_LINE = re.compile(r"^- (f\d+): ", re.MULTILINE)
-_NEXT_TEXT = re.compile(r'<next-text file="(f\d+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+_NEXT_TEXT = re.compile(r'<next-text file="(f\d+)">(.*?)</next-text>', re.DOTALL)
 _MARK = re.compile(r"(?:⟪([^⟫\n]*)⟫\n)?【(s\d+)】")
 _LOCKED = re.compile(r"(?:^| \| )locked: (.*?)(?= \| |$)")
 _PLURAL = re.compile(r"(?:^| \| )plural: forms ([a-z, ]+); source (\{.*\})$")
@@ -101,25 +101,27 @@ def _takes_units(params: ModelRequestParameters) -> bool:
 
 
 def _as_units(parts: list[TextPart | ToolCallPart]) -> list[TextPart | ToolCallPart]:
-    """The Translate calls of one file, consecutive, as one call that carries their units (the shape
-    the tool asks for: `units`, each unit's `segments` one string and its `translation`)."""
+    """The Translate calls of one file that name segments, consecutive, as one call that carries their
+    units (the shape the tool asks for: `units`, each unit's translation by its segment ids); a unit
+    given by its source (text read without ids) stays a call of its own, `src_string` and `translation`."""
     out: list[TextPart | ToolCallPart] = []
     for part in parts:
         if not (isinstance(part, ToolCallPart) and part.tool_name == "Translate"):
             out.append(part)
             continue
         args = part.args_as_dict()
-        unit = {k: v for k, v in args.items() if k not in ("file_id", "segments", "translate_string")}
-        if args.get("segments"):
-            unit = {"segments": " ".join(args["segments"]), **unit}
-        unit["translation"] = args["translate_string"]
+        file_id, text = args["file_id"], args["translate_string"]
+        if not args.get("segments"):
+            out.append(replace(part, args={"file_id": file_id, "src_string": args["src_string"], "translation": text}))
+            continue
+        names = " ".join(args["segments"])
         previous = out[-1] if out else None
         if isinstance(previous, ToolCallPart) and previous.tool_name == "Translate":
             merged = previous.args_as_dict()
-            if merged["file_id"] == args["file_id"]:
-                out[-1] = replace(previous, args={**merged, "units": [*merged["units"], unit]})
+            if merged["file_id"] == file_id and "units" in merged:
+                out[-1] = replace(previous, args={**merged, "units": {**merged["units"], names: text}})
                 continue
-        out.append(replace(part, args={"file_id": args["file_id"], "units": [unit]}))
+        out.append(replace(part, args={"file_id": file_id, "units": {names: text}}))
     return out
 
 
@@ -168,14 +170,15 @@ def _next_texts(message: ModelMessage) -> list[dict[str, Any]]:
         return []
     for part in message.parts:
         if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-            found = [_unmarked(m[1], int(m[2]), m[3]) for m in _NEXT_TEXT.finditer(part.content)]
+            found = [_unmarked(m[1], m[2]) for m in _NEXT_TEXT.finditer(part.content)]
             if found:
                 return [b for b in found if b["file_id"] == found[0]["file_id"]]
     return []
 
 
-def _unmarked(file_id: str, start: int, marked: str) -> dict[str, Any]:
-    """A next-text block as a Read result would show it, with where each segment begins in its text."""
+def _unmarked(file_id: str, marked: str) -> dict[str, Any]:
+    """A next-text block as a Read result would show it, with where each segment begins in its text
+    (a block names its segments, not its offset in the file: its `start` is 0)."""
     text, marks, position = [], [], 0
     labels: dict[str, str] = {}
     for m in _MARK.finditer(marked):
@@ -185,7 +188,7 @@ def _unmarked(file_id: str, start: int, marked: str) -> dict[str, Any]:
             labels[m[2]] = m[1]
         position = m.end()
     text.append(marked[position:])
-    return {"file_id": file_id, "start": start, "text": "".join(text), "more": False, "marks": marks, "labels": labels}
+    return {"file_id": file_id, "start": 0, "text": "".join(text), "more": False, "marks": marks, "labels": labels}
 
 
 def _entry_translation(unit: str, label: str | None, *, variant: int) -> str | dict[str, str]:

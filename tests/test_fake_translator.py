@@ -21,18 +21,18 @@ def body(*messages: dict[str, Any]) -> dict[str, Any]:
 
 
 def calls(reply: Reply) -> list[tuple[str, dict[str, Any]]]:
-    """The reply's calls, a multi-unit Translate call read as a call a unit (as the loop stores it)."""
+    """The reply's calls, a multi-unit Translate call read as a call a unit (as the loop stores it),
+    each unit's text as `translate_string`."""
     out: list[tuple[str, dict[str, Any]]] = []
     for c in reply.tool_calls:
         args = json.loads(c.arguments)
-        if c.name != "Translate" or "units" not in args:
+        if c.name != "Translate":
             out.append((c.name, args))
             continue
-        for unit in args["units"]:
-            one = {"file_id": args["file_id"], **unit}
-            one["translate_string"] = one.pop("translation")
-            if isinstance(one.get("segments"), str):
-                one["segments"] = one["segments"].split()
+        units = [{"segments": k.split(), "translation": v} for k, v in args.pop("units", {}).items()] or [{}]
+        for unit in units:
+            one = {**args, **unit}
+            one["translate_string"] = one.pop("translation", one.get("translate_string"))
             out.append(("Translate", one))
     return out
 
@@ -80,7 +80,7 @@ def test_after_approved_units_it_reads_again_and_after_a_reject_it_proposes_agai
 
 
 def test_it_translates_a_next_text_block_and_stops_when_progress_says_complete() -> None:
-    block = '<next-text file="f_1" start="120">Alpha beta.\n\nGamma.</next-text>'
+    block = '<next-text file="f_1">Alpha beta.\n\nGamma.</next-text>'
     reply = TranslatorPolicy()(body({"role": "user", "content": f"Progress so far:\n{block}"}))
     assert [a["src_string"] for _, a in calls(reply)] == ["Alpha beta.", "Gamma."]
     done = TranslatorPolicy()(body({"role": "user", "content": "Progress so far:\n- f_1 doc.md: complete."}))

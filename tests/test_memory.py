@@ -119,7 +119,7 @@ async def test_a_refinement_teaches_later_sessions_of_the_same_owner_only() -> N
 
     same_owner = await told(new_session(h, "alice", "Open the tool settings.\n"))
     assert "«tool» → «outil»" in same_owner
-    assert same_owner.index("Glossary") < same_owner.index("Recent corrections")
+    assert same_owner.index("Recent corrections") < same_owner.index("Glossary"), "the lasting part first"
     other_owner = await told(new_session(h, "bob", "Open the tool settings.\n"))
     assert "outil" not in other_owner
     other_language = await told(new_session(h, "alice", "Open the tool settings.\n"), "Translate doc.md into German.")
@@ -414,7 +414,7 @@ async def test_a_full_memory_evicts_the_stalest_learned_entry_and_refuses_hand_a
 # -- what the prompt shows -------------------------------------------------------------------------------------
 
 
-def test_the_prompt_shows_relevant_terms_then_notes_then_corrections_within_the_budget() -> None:
+def test_the_prompt_shows_notes_corrections_and_relevant_terms_and_spends_its_budget_on_terms_first() -> None:
     memory = Memory(
         glossary=(
             GlossaryEntry(source="exporter", target="exportateur"),
@@ -424,21 +424,18 @@ def test_the_prompt_shows_relevant_terms_then_notes_then_corrections_within_the_
         style_notes=(StyleNote(text="Use vous."),),
         corrections=tuple(
             Correction(file_id="f", status="refined", source="s", proposal=f"p{i}", final=f"f{i}", reason=None)
-            for i in range(50)
+            for i in range(200)
         ),
     )
     text = render_memory(memory, text="Open the Tool\nbox now; the toolkit is elsewhere.")
     assert len(text) <= 2_000
     lines = text.splitlines()
-    assert lines[:5] == [
-        "Glossary (translate these terms this way):",
-        "- «tool» → «outil»",
-        "- «tool box» → «boîte à outils»",
-        "Style:",
-        "- Use vous.",
-    ]
-    assert lines[5] == "Recent corrections:" and "p0" in lines[6] and "p49" not in text
+    assert lines[:3] == ["Style:", "- Use vous.", "Recent corrections:"]
+    assert "p0" in lines[3] and "p199" not in text, "the newest corrections, as many as fit"
+    assert lines[-3:] == ["Glossary:", "- «tool» → «outil»", "- «tool box» → «boîte à outils»"]
     assert "exporter" not in text
+    tight = render_memory(memory, text="the tool box", budget=60).splitlines()
+    assert tight == ["Glossary:", "- «tool» → «outil»", "- «tool box» → «boîte à outils»"], "terms first"
     assert render_memory(Memory(), text="anything") == ""
 
 

@@ -78,8 +78,7 @@ async def test_the_model_is_shown_the_next_text_and_the_prefix_stays_the_same() 
     await step(h, copilot_responses=[Approve(tool=ref("c1"), status="approve")])
     first, second = h.script.seen[-2], h.script.seen[-1]
     state = second[-1].parts[-1].content  # type: ignore[union-attr]
-    rest = DOC[len("# Title") :].lstrip()
-    assert f'<next-text file="f1" start="{DOC.index(rest)}">' in state, "the file's handle, not its id"
+    assert '<next-text file="f1">' in state, "the file's handle, not its id"
     assert "【s2】First paragraph.\n\n【s3】# Title" in state, "the next segments travel with the request, marked"
     assert first[0].parts[0].content == second[0].parts[0].content, "the system prompt is byte-identical"  # type: ignore[union-attr]
     assert h.script.infos[-2].function_tools == h.script.infos[-1].function_tools
@@ -95,8 +94,8 @@ async def test_a_screen_runs_across_code_kept_as_is_and_one_batch_covers_both_si
         translate(fid, "After the code.", "Après.", call_id="c2"),
     )
     state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
-    assert '<next-text file="f1" start="0">【s1】Intro text.</next-text>' in state
-    assert f'<next-text file="f1" start="{doc.index("After")}">【s3】After the code.</next-text>' in state
+    assert '<next-text file="f1">【s1】Intro text.</next-text>' in state
+    assert '<next-text file="f1">【s3】After the code.</next-text>' in state
     assert "make install" not in state, "text already written is not shown again"
     assert [r.src_string for r in result.copilot_requests] == ["Intro text.", "After the code."]  # type: ignore[attr-defined]
 
@@ -117,14 +116,13 @@ async def test_a_rejected_unit_is_shown_again_with_the_text_after_it() -> None:
     ]
     await step(h, copilot_responses=verdicts)
     state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
-    hole, rest = DOC.index("First"), DOC.index("Second")
-    assert f'<next-text file="f1" start="{hole}">【s2】First paragraph.</next-text>' in state
-    assert f'<next-text file="f1" start="{rest}">【s4】Second paragraph.</next-text>' in state, "one request for both"
+    assert '<next-text file="f1">【s2】First paragraph.</next-text>' in state
+    assert '<next-text file="f1">【s4】Second paragraph.</next-text>' in state, "one request for both"
 
 
 async def test_a_model_that_covers_little_of_its_screen_is_shown_less_and_more_once_it_covers_it() -> None:
     h = harness()
-    doc = "".join(f"Sentence number {n}. " for n in range(1, 61)).strip() + "\n"
+    doc = "\n\n".join(f"Sentence number {n}." for n in range(1, 61)) + "\n"
     h.add_file(doc)
 
     def marks() -> list[str]:
@@ -135,14 +133,41 @@ async def test_a_model_that_covers_little_of_its_screen_is_shown_less_and_more_o
     assert len(marks()) == 40, "the first screen is whole: 40 segments"
     h.script.replies.append(calls(translate_ids("f1", ["s2", "s3"], "Phrases 2 et 3.", call_id="b")))
     await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")])
-    assert len(marks()) == 4, "one segment covered: the next screen shows four"
+    assert len(marks()) == 2, "one segment covered: the next screen shows two"
     h.script.replies.append(
         calls(*(translate_ids("f1", [f"s{n}"], f"Phrase {n}.", call_id=f"c{n}") for n in range(4, 8)))
     )
     await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
-    assert len(marks()) == 4, "two covered: four again"
+    assert len(marks()) == 4, "two covered, all it was shown: twice as many"
     await step(h, copilot_responses=[Approve(tool=ref(f"c{n}"), status="approve") for n in range(4, 8)])
-    assert len(marks()) == 8, "four covered, all it was shown: twice as many"
+    assert len(marks()) == 8, "four covered: twice as many again"
+
+
+async def test_a_short_screen_shows_its_first_paragraph_whole_within_a_unit() -> None:
+    h = harness()
+    first = " ".join(f"Short sentence {n}." for n in range(1, 7))  # s1-s6, 113 characters
+    long = [f"A longer sentence number {n} of the second paragraph." for n in range(8, 20)]  # s8-s19
+    doc = f"{first}\n\nNext paragraph.\n\n{' '.join(long)}\n\nLast paragraph.\n"
+    h.add_file(doc)
+
+    def marks() -> list[str]:
+        state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
+        return ["s" + m.split("】")[0].lstrip("s") for m in state.split("【")[1:]]
+
+    await propose(h, translate_ids("f1", ["s1"], "Phrase 1.", call_id="a"))
+    h.script.replies.append(calls(translate_ids("f1", ["s2"], "Phrase 2.", call_id="b")))
+    await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")])
+    assert marks() == ["s2", "s3", "s4", "s5", "s6"], "two segments, then the rest of their paragraph"
+    h.script.replies.append(calls(translate_ids("f1", ["s3", "s4", "s5", "s6"], "Phrases.", call_id="c")))
+    await step(h, copilot_responses=[Approve(tool=ref("b"), status="approve")])
+    assert marks() == ["s3", "s4", "s5", "s6"], "the paragraph's end ends the screen"
+    h.script.replies.append(calls(translate_ids("f1", ["s7"], "Paragraphe.", call_id="d")))
+    await step(h, copilot_responses=[Approve(tool=ref("c"), status="approve")])
+    h.script.replies.append(calls(translate_ids("f1", ["s8"], "Longue.", call_id="e")))
+    await step(h, copilot_responses=[Approve(tool=ref("d"), status="approve")])
+    fits = max(k for k in range(1, len(long) + 1) if len(" ".join(long[:k])) <= 300)
+    assert marks() == [f"s{n}" for n in range(8, 8 + fits)], "a paragraph longer than a unit: what one unit holds"
+    assert 2 < fits < len(long)
 
 
 @pytest.mark.parametrize(

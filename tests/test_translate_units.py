@@ -49,6 +49,12 @@ def test_a_multi_unit_call_is_a_call_a_unit_and_anything_else_stays_as_it_came()
     assert with_unit_calls(response) is response, "one-unit calls, empty units and other tools are left alone"
     mixed = with_unit_calls(ModelResponse(parts=[call, one]))
     assert [c.tool_call_id for c in mixed.tool_calls] == ["c1-u1", "c1-u2", "c2"]
+    by_ids = ToolCallPart("Translate", {"file_id": "f1", "units": {"s2 s3": "Deux.", "s1": "Un."}}, "c4")
+    assert [(c.tool_call_id, c.args) for c in unit_calls(by_ids) or []] == [
+        ("c4-u1", {"file_id": "f1", "segments": "s2 s3", "translate_string": "Deux."}),
+        ("c4-u2", {"file_id": "f1", "segments": "s1", "translate_string": "Un."}),
+    ], "an object of units is read in its order (the tool then checks each position)"
+    assert unit_calls(ToolCallPart("Translate", {"file_id": "f1", "units": {}}, "c5")) is None
 
 
 async def test_each_unit_is_its_own_card_and_verdict_and_a_bad_unit_is_refused_alone() -> None:
@@ -56,11 +62,17 @@ async def test_each_unit_is_its_own_card_and_verdict_and_a_bad_unit_is_refused_a
     h.add_file(DOC)
     h.script.replies.append(
         calls(
-            units_call(
-                "c1",
-                {"segments": "s1", "translation": "# Titre"},
-                {"segments": "s2 s3", "translation": "Premier paragraphe. Deuxième phrase."},
-                {"segments": "s9", "translation": "Hors de l'écran."},  # skips s4: refused alone
+            ToolCallPart(
+                "Translate",
+                {
+                    "file_id": "f1",
+                    "units": {
+                        "s1": "# Titre",
+                        "s2 s3": "Premier paragraphe. Deuxième phrase.",
+                        "s9": "Hors de l'écran.",  # skips s4: refused alone
+                    },
+                },
+                tool_call_id="c1",
             )
         )
     )
@@ -88,7 +100,7 @@ async def test_each_unit_is_its_own_card_and_verdict_and_a_bad_unit_is_refused_a
     sent = h.script.seen[-1]
     assert not any(isinstance(p, ToolCallPart | ToolReturnPart) for m in sent for p in m.parts)
     note = str(sent[-1].parts[-1].content)
-    assert "Your latest answer: 2 of 3 units written (1 edited by the reviewer):" in note
+    assert "Your latest answer (its other units were written as proposed):" in note
     changed = "«Premier paragraphe. Deuxième phrase.» → «Premier paragraphe. Seconde phrase.»"
     assert f"- s2 s3: edited, {changed}" in note
     assert "- s9: refused by the tool: A unit begins at the next untranslated segment" in note
@@ -114,26 +126,28 @@ async def test_a_rejected_unit_comes_back_with_its_reason_and_one_call_a_unit_st
         ],
     )
     note = str(h.script.seen[-1][-1].parts[-1].content)
-    assert "Your latest answer: 1 of 2 units written (0 edited by the reviewer):" in note
+    assert "Your latest answer (its other units were written as proposed):" in note
     assert "- s2 s3: rejected by the reviewer: Too terse. Translate it again." in note
     assert "【s2】First paragraph." in note
-    assert "The reviewer rejected «Premier. Deuxième.»" not in note, "said once, in the outcome"
+    assert "rejected «Premier. Deuxième.»" not in note, "said once, in the outcome"
 
 
-async def test_units_that_are_not_a_list_of_objects_are_refused_with_the_shape_to_send() -> None:
+async def test_units_that_cannot_be_read_are_refused_with_the_shape_to_send() -> None:
     h = harness()
     h.add_file(DOC)
     h.script.replies.append(
         calls(
             ToolCallPart("Translate", {"file_id": "f1", "units": "s1: # Titre"}, tool_call_id="c1"),
             units_call("c2", "not an object", {"segments": "s1"}),
+            ToolCallPart("Translate", {"file_id": "f1", "units": {"s1": 5}}, tool_call_id="c3"),
         )
     )
     result = await step(h, user_input="Translate into French")
     assert result.copilot_requests == []  # type: ignore[attr-defined]
     answered = returns(h)
-    assert "units, a list of objects" in answered["c1"].content["reason"]  # type: ignore[index]
-    for unit in ("c2-u1", "c2-u2"):
+    shape = 'an object of translations by segment ids such as {"s12 s13"'
+    assert shape in answered["c1"].content["reason"]  # type: ignore[index]
+    for unit in ("c2-u1", "c2-u2", "c3-u1"):
         reason = answered[unit].content["reason"]  # type: ignore[index]
         assert reason.startswith(NOT_REVIEWED + "Invalid arguments") and "translation" in reason
     assert h.translation() == ""
@@ -142,11 +156,11 @@ async def test_units_that_are_not_a_list_of_objects_are_refused_with_the_shape_t
 def test_a_streamed_multi_unit_call_shows_a_proposal_a_unit_by_the_ids_its_cards_get() -> None:
     from agent_core.deltas import DeltaTracker
 
-    forming = '{"file_id": "f1", "units": [{"segments": "s1", "translation": "# Titre"}, {"segments": "s2", "transl'
+    forming = '{"file_id": "f1", "units": {"s1": "# Titre", "s2'
     tracker = DeltaTracker(interval=0)
     deltas = tracker.changes([ToolCallPart("Translate", forming, tool_call_id="c1")])
     assert [(d.proposal.callId, d.proposal.translate_string) for d in deltas if d.proposal] == [("c1-u1", "# Titre")]
-    done = forming + 'ation": "Premier"}]}'
+    done = forming + '": "Premier"}}'
     later = tracker.changes([ToolCallPart("Translate", done, tool_call_id="c1")])
     assert [(d.proposal.callId, d.proposal.translate_string) for d in later if d.proposal] == [("c1-u2", "Premier")]
     stored = with_unit_calls(ModelResponse(parts=[ToolCallPart("Translate", done, tool_call_id="c1")]))
@@ -160,7 +174,7 @@ def test_the_outcome_is_told_once_a_text_answer_later_has_none() -> None:
     rejected = ToolReturnPart("Translate", {"translated_string": "", "status": "reject", "reason": "No."}, "c1")
     history = [ModelResponse(parts=[call]), ModelRequest(parts=[rejected])]
     told = latest_outcomes(history)
-    assert told.section == "Your latest answer: 0 of 1 units written (0 edited by the reviewer):\n" + (
+    assert told.section == "Your latest answer (its other units were written as proposed):\n" + (
         "- s2: rejected by the reviewer: No. Translate it again."
     )
     assert told.shown == {"Deux."}
@@ -183,12 +197,12 @@ async def test_the_pseudo_model_answers_a_screen_with_one_call_of_its_units() ->
 
     note = (
         "Progress so far:\n- f1 doc.md: 0 of 61 characters translated.\n\n"
-        '<next-text file="f1" start="0">【s1】# Title\n\n【s2】First paragraph. 【s3】Second sentence.</next-text>'
+        '<next-text file="f1">【s1】# Title\n\n【s2】First paragraph. 【s3】Second sentence.</next-text>'
     )
     request = ModelRequest(parts=[SystemPromptPart("Rules.\n\n- f1: 'doc.md', 61 characters"), UserPromptPart(note)])
     response = await PseudoModel().request([request], None, ModelRequestParameters())
     [call] = response.tool_calls
     assert call.tool_name == "Translate" and call.args_as_dict()["file_id"] == "f1"
     units = call.args_as_dict()["units"]
-    assert [u["segments"] for u in units] == ["s1", "s2 s3"] and all(u["translation"] for u in units)
+    assert list(units) == ["s1", "s2 s3"] and all(units.values())
     assert [c.args_as_dict()["segments"] for c in with_unit_calls(response).tool_calls] == ["s1", "s2 s3"]

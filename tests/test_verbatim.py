@@ -173,7 +173,7 @@ async def propose(text: str, window: int) -> list[tuple[int, str, str]]:
         for args in calls:
             unit = args["src_string"]
             assert text.startswith(unit, position)
-            out.append((position, unit, args["translate_string"]))
+            out.append((position, unit, args.get("translate_string", args.get("translation"))))
             position += len(unit)
             position += len(text[position:]) - len(text[position:].lstrip())
     return out

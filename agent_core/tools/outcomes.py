@@ -1,8 +1,8 @@
 """What became of the units of the model's latest answer, for the state note.
 
 The model is not sent its decided Translate calls again (`agent_core.context`): when any of the
-latest answer's units was edited or not written, the note says, in a few lines, how many were
-written and, for each such unit, its segments and what happened (the reviewer's change, or the
+latest answer's units was edited or not written, the note says, in a few lines, for each such
+unit, its segments and what happened (the reviewer's change, or the
 reason it must be translated again); an answer written as proposed needs no line (the progress says
 so). A unit that was not written is the start of the next screen.
 """
@@ -45,22 +45,18 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
         for p in m.parts
         if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
     }
-    written = edited = total = 0
     lines: list[tuple[str, str | None]] = []  # each line, and the text it shows
     for call in _model_calls(response):
         part = returns.get(call.tool_call_id)
         if part is None or part.outcome == "failed":  # a call that failed stays in the window, with its return
             continue
-        total += 1
         status = result_status(part.content)
         if status == "approve" and not (isinstance(part.content, dict) and "translated_string" in part.content):
-            written += 1
             continue
         args = _args(call)
         name = _named(args)
         proposal = args.get("translate_string", args.get("translation"))
         if status in ("approve", "refined") and isinstance(part.content, dict):
-            written, edited = written + 1, edited + 1
             final = str(part.content.get("translated_string", ""))
             old, new = changed_part(proposal, final) if isinstance(proposal, str) else ("", final)
             lines.append((f"- {name}: edited, «{snippet(old, 160)}» → «{snippet(new, 160)}»", final))
@@ -69,8 +65,9 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
     if not lines:  # all written as proposed: the progress says so
         return Outcomes()
     more = len(lines) - MAX_LINES
-    listed = [line for line, _ in lines[:MAX_LINES]] + ([f"- and {more} more"] if more > 0 else [])
-    head = f"Your latest answer: {written} of {total} units written ({edited} edited by the reviewer):"
+    listed = [line for line, _ in lines[:MAX_LINES]]
+    listed += [f"- and {more} more, edited or not written"] if more > 0 else []
+    head = "Your latest answer (its other units were written as proposed):"
     shown = frozenset(text for _, text in lines[:MAX_LINES] if text is not None)
     return Outcomes("\n".join([head, *listed]), shown)
 

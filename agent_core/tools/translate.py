@@ -61,40 +61,31 @@ from .position import Located, locate
 DESCRIPTION = f"""\
 Propose translations of the next units of a file, in order; a person reviews each.
 
-- `units`: from the screen's first untranslated segment on, each right after the previous. A unit is
-  one segment or several consecutive ones of a paragraph, at most {MAX_UNIT_CHARS} characters joined;
-  `segments` names them by the ids the screen marks ("s12" or "s12 s13"; 【s12】 begins s12);
-  `translation` translates exactly them, without the marks or a string's context line ⟪…⟫. Never
-  send the source.
-- Text read with `Read` has no ids: give `src_string`, copied exactly from `start` on, instead.
-- Keep a string's locked codes exactly. A plural entry is a unit of its own: its `translation` is an
-  object with a form for each category its line names ({{"one": "…", "other": "…"}})."""
+- `units`: the screen's units in order, from its first untranslated segment on, each right after the
+  previous: {{"s12 s13": "…", "s14": "…"}}. A unit is one segment or several consecutive ones of a
+  paragraph, at most {MAX_UNIT_CHARS} characters joined. Its key names them by the ids the screen
+  marks (【s12】 begins s12); its value translates exactly them, without the marks or a string's
+  context line ⟪…⟫. Never send the source.
+- Text read with `Read` has no ids: send a call a unit, its `src_string` copied exactly from `start`
+  on and its `translation`.
+- Keep a string's locked codes exactly. A plural entry is a unit of its own: its value is an object
+  with a form for each category its line names ({{"one": "…", "other": "…"}})."""
 
+_TRANSLATION = {"anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]}
 SCHEMA = {
     "type": "object",
     "properties": {
         "file_id": {"type": "string"},
-        "units": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "segments": {"type": "string"},
-                    "translation": {
-                        "anyOf": [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}}]
-                    },
-                    "src_string": {"type": "string"},
-                    "rating": {"type": "integer", "description": "your confidence, 0-100 (optional)"},
-                },
-                "required": ["translation"],
-            },
-        },
+        "units": {"type": "object", "additionalProperties": _TRANSLATION},
+        "src_string": {"type": "string"},
+        "translation": {"type": "string"},
     },
-    "required": ["file_id", "units"],
+    "required": ["file_id"],
 }
-"""What the model sees of Translate's arguments: a file and its units (`agent_core.tools.units`), the
-shape written out small. A call of one unit at the top level (`segments`, `translate_string`) is
-still read as before."""
+"""What the model sees of Translate's arguments: a file and its units by segment ids
+(`agent_core.tools.units`), or one unit given by its source; the shape written out small. A unit
+given at the top level by `segments` and `translate_string`, and `units` as a list of objects
+(`{"segments": …, "translation": …}`), are read too."""
 
 
 class TranslateArgs(BaseModel):
@@ -137,8 +128,8 @@ class TranslateArgs(BaseModel):
 
 
 UNITS_REFUSAL = (
-    'Invalid arguments (units): give file_id and units, a list of objects such as {"segments": "s12 s13", '
-    '"translation": "…"}.'
+    "Invalid arguments (units): give file_id and units, an object of translations by segment ids such as "
+    '{"s12 s13": "…", "s14": "…"}.'
 )
 
 
@@ -158,7 +149,7 @@ class TranslateTool:
         """Validate the unit; answer a copilot request, or the result once reviewed."""
         if "units" in call.args:  # a multi-unit call whose units could not be read as calls of their own
             return refuse(UNITS_REFUSAL)
-        args = parse_args(TranslateArgs, call, "file_id and units, each with segments and translation")
+        args = parse_args(TranslateArgs, call, 'file_id and units, translations by segment ids: {"s12 s13": "…"}')
         if isinstance(args, ToolResult):
             return args
         located = await locate(call.batch, args)

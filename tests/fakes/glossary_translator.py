@@ -1,7 +1,7 @@
 """A scripted translator that follows the instructions it is shown, for measuring what the memory teaches.
 
 It is a pydantic-ai `FunctionModel` function. Each request, it reads only what the agent put in the
-request: the screen of untranslated text (`<next-text file=… start=…>` with each segment's `【s12】`
+request: the screen of untranslated text (`<next-text file=…>` with each segment's `【s12】`
 mark), the glossary section of the state note (`- «term» → «target»` lines under "Glossary"), and what
 became of its latest proposals (the note's outcome lines, `- …: edited, «proposal» → «text»`, once
 their calls are decided; a `Translate` result still in the request too). It then:
@@ -37,7 +37,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-NEXT_TEXT = re.compile(r'<next-text file="([^"]+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+NEXT_TEXT = re.compile(r'<next-text file="([^"]+)">(.*?)</next-text>', re.DOTALL)
 MARK = re.compile(r"【(s\d+)】")
 GLOSSARY_LINE = re.compile(r"^- «(.+?)» → «(.+?)»$", re.MULTILINE)
 EDITED = re.compile(r"^- [^\n]*: edited, «(.*)» → «(.*)»$", re.MULTILINE)
@@ -110,7 +110,7 @@ def _screen(request: ModelRequest) -> list[tuple[str, str, str]]:
         if not isinstance(part, UserPromptPart) or not isinstance(part.content, str):
             continue
         for block in NEXT_TEXT.finditer(part.content):
-            pieces = MARK.split(block.group(3))  # text, id, text, id, text, ...
+            pieces = MARK.split(block.group(2))  # text, id, text, id, text, ...
             for k in range(1, len(pieces) - 1, 2):
                 text = pieces[k + 1].strip()
                 if text:

@@ -3,7 +3,7 @@
 It reads the request (system prompt, messages, tool returns) and finds the untranslated text it has
 been shown: the latest `Read` return (its JSON `file_id`, `start`, `text`) or a block of the form
 
-    <next-text file="f_XXXX" start="1234">【s1】verbatim text, 【s2】each segment's id marked…</next-text>
+    <next-text file="f_XXXX">【s1】verbatim text, 【s2】each segment's id marked…</next-text>
 
 anywhere in a system or user message (a note's several blocks of one file are one screen, in
 order). It leaves out what its own later `Translate` calls already covered (those the tool returns
@@ -32,7 +32,7 @@ from tests.fakes.openai_server import Reply, ToolCallSpec, UsageSpec
 from tests.fakes.tokens import common_prefix, encode, prompt_tokens
 
 MAX_UNIT = 300
-NEXT_TEXT = re.compile(r'<next-text file="([^"]+)" start="(\d+)">(.*?)</next-text>', re.DOTALL)
+NEXT_TEXT = re.compile(r'<next-text file="([^"]+)">(.*?)</next-text>', re.DOTALL)
 BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 COMPLETE = re.compile(r"^- (f[\w-]+) .*: complete\.", re.MULTILINE)
 INCOMPLETE = re.compile(r"^- (f[\w-]+) .*: \d+ of \d+ characters translated", re.MULTILINE)
@@ -72,6 +72,7 @@ class Shown:
 
     file_id: str
     start: int
+    """A Read's offset in the file; a next-text block's place in its note (a block names no offset)."""
     text: str
     position: int
     whole: bool
@@ -153,8 +154,8 @@ def shown_texts(msgs: list[Msg]) -> list[Shown]:
         elif m.role in ("system", "user"):
             position = len(msgs) if m.role == "system" else index
             for match in NEXT_TEXT.finditer(m.text):
-                text, marks = unmarked(match[3])
-                found.append(Shown(match[1], int(match[2]), text, position, True, marks))
+                text, marks = unmarked(match[2])
+                found.append(Shown(match[1], match.start(), text, position, True, marks))
     return found
 
 
@@ -194,6 +195,8 @@ def _unit_calls(calls: tuple[tuple[str, str, str], ...]) -> list[tuple[str, str,
     for call_id, name, arguments in calls:
         args = _json(arguments) or {}
         units = args.get("units") if name == "Translate" else None
+        if isinstance(units, dict):  # translations by segment ids, in order
+            units = [{"segments": names, "translation": text} for names, text in units.items()]
         if not isinstance(units, list):
             out.append((call_id, name, arguments))
             continue
@@ -432,7 +435,8 @@ class TranslatorPolicy:
         return Reply(tool_calls=(ToolCallSpec("Read", json.dumps(args), self._call_id()),))
 
     def _translate(self, file_id: str, found: list[tuple[list[str] | None, str]]) -> list[ToolCallSpec]:
-        """The units as one Translate call (`units`), or as a call each (`call_per_unit`)."""
+        """The units as one Translate call (`units`: translations by segment ids), or as a call each
+        (`call_per_unit`, and a unit given by its source: text read without ids)."""
         units: list[dict[str, Any]] = []
         for names, src in found[: self.max_units]:
             src = LABEL.sub("", src).rstrip() if LABEL.search(src) else src
@@ -447,8 +451,8 @@ class TranslatorPolicy:
             else:
                 named = {"segments": " ".join(names)} if names else {"src_string": src}
                 units.append({**named, "translation": translation})
-        if not self.call_per_unit:
-            args = {"file_id": file_id, "units": units}
+        if not self.call_per_unit and all("segments" in u for u in units):
+            args = {"file_id": file_id, "units": {u["segments"]: u["translation"] for u in units}}
             return [ToolCallSpec("Translate", json.dumps(args, ensure_ascii=False), self._call_id())]
         return [
             ToolCallSpec("Translate", json.dumps({"file_id": file_id, **u}, ensure_ascii=False), self._call_id())

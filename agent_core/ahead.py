@@ -5,7 +5,6 @@ model request).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ from .document import FileState, add_span, file_handle, find_file, first_gap
 from .ids import new_id
 from .ports import FileReader, TranslationMemoryPort, untranslated_segments
 from .prompts import NextText, context_label
-from .segment import Segment, segment_names
+from .segment import BLANK_LINE, Segment, segment_names
 from .tm import CONTEXT_MATCH, exact_score, string_key
 from .tools.base import CONTEXT_CALL_PREFIX, MAX_CALLS_PER_RESPONSE, MAX_UNIT_CHARS, MEMORY_CALL_PREFIX
 
@@ -29,8 +28,6 @@ MIN_SCREEN_SEGMENTS = 2
 """The fewest segments a screen shows a model that covered fewer than half its last one."""
 OTHER_FILE_CHARS = 300
 """How much of each further unfinished file's next text the state note shows."""
-BLANK_LINE = re.compile(r"\n[ \t]*\n")
-"""What ends a paragraph between two segments."""
 
 
 def screen_segments(messages: Sequence[ModelMessage], files: Sequence[FileState]) -> int:
@@ -86,6 +83,8 @@ async def next_texts(
     characters and `segments` segments (at least one): text already written between them (a code
     block kept as it is, units written after a rejected one) does not end it, so one request covers
     what a reviewer sees on one screen, and a rejected unit is translated again with the text after it.
+    A short screen (fewer than BATCH_SEGMENTS segments asked) goes on to the end of the paragraph it
+    begins with, within a unit's length, so its model can propose that paragraph as one unit.
     A resource string's segment comes with its context line (`target_language`: the language whose
     plural categories a plural entry's forms are, None while it is not known)."""
     shown: dict[str, list[NextText]] = {}
@@ -96,6 +95,7 @@ async def next_texts(
             f,
             batch_chars if screen else OTHER_FILE_CHARS,
             spans=segments if screen else 1,
+            paragraph=screen and segments < BATCH_SEGMENTS,
             target_language=target_language,
         )
         if pieces:
@@ -104,10 +104,17 @@ async def next_texts(
 
 
 async def _screen(
-    reader: FileReader, f: FileState, chars: int, *, spans: int, target_language: str | None = None
+    reader: FileReader,
+    f: FileState,
+    chars: int,
+    *,
+    spans: int,
+    paragraph: bool = False,
+    target_language: str | None = None,
 ) -> list[NextText]:
     """Whole segments of the file's untranslated spans, up to `chars` characters and `spans` segments
-    (the last piece's `more`: whether untranslated text follows it)."""
+    (`paragraph`: and the rest of the first paragraph, `_rest_of_paragraph`; the last piece's `more`:
+    whether untranslated text follows it)."""
     pieces: list[NextText] = []
     covered, room, count = f.covered, chars, spans
     while room > 0 and count > 0 and (gap := first_gap(covered, f.chars)) is not None:
@@ -120,9 +127,11 @@ async def _screen(
             taken.append(s)
         if not taken:
             break
-        read = await reader.read_text(f.file_id, start, found[-1].end)
-        if len(taken) == count < len(found):
-            taken += _rest_of_paragraph(read, start, taken, found[len(taken) :], room)
+        extend = paragraph and not pieces and len(taken) == count < len(found)
+        read = await reader.read_text(f.file_id, start, (found if extend else taken)[-1].end)
+        if extend:
+            rest = _rest_of_paragraph(read, start, taken, found[len(taken) :], room)
+            taken += rest[: BATCH_SEGMENTS - len(taken)]
         end = taken[-1].end
         text = read[: end - start]
         marks = tuple((s.start - start, s.id) for s in taken)

@@ -21,6 +21,8 @@ from typing import Final
 
 _ID: Final = re.compile(r"\s*s?(\d{1,9})\s*", re.IGNORECASE)
 _SEPARATOR: Final = re.compile(r"[\s,;]+")
+BLANK_LINE: Final = re.compile(r"\n[ \t\r]*\n")
+"""What ends a paragraph: a line of only whitespace (CRLF files too)."""
 
 
 MAX_KEY_CHARS = 200

@@ -32,7 +32,7 @@ from langfacts.codes import PROSE
 from langfacts.codes import pattern as code_pattern
 
 from .markdown_structure import non_prose_spans
-from .segment import Segment
+from .segment import BLANK_LINE, Segment
 from .tools.base import MAX_UNIT_CHARS
 from .verbatim import verbatim_spans
 
@@ -48,7 +48,6 @@ _ITEM_START: Final = re.compile(r"[ \t]{0,3}(?:#{1,6}(?:[ \t\r]|$)|[-*+][ \t]|\d
 _HEADING: Final = re.compile(r"[ \t]{0,3}#{1,6}(?:[ \t\r]|$)")
 _MARKER: Final = re.compile(r"[ \t]*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d{1,9}[.)][ \t]+|>[ \t]?)*")
 _CLAUSE_END: Final = re.compile(r"[,;:，；：、—–](?=\s|$)|[，；：、]")
-_BLANK_LINE: Final = re.compile(r"\n[ \t\r]*\n")  # CRLF too
 _LETTER: Final = re.compile(r"[^\W\d_]")
 _INNER_END: Final = re.compile(r"[.!?…][\"'’”)\]]*\s|[。！？](?=.)")
 _WHOLE: Final = re.compile(
@@ -105,7 +104,7 @@ def _segment_text(text: str, language: str) -> tuple[Segment, ...]:
 
 def _prose(text: str, start: int, end: int, language: str) -> Iterator[tuple[int, int]]:
     """The segments of the prose in `text[start:end]`: blocks, items, then sentences, then the cap."""
-    items = [item for block in _split(text, start, end, _BLANK_LINE) for item in _items(text, *block)]
+    items = [item for block in _split(text, start, end, BLANK_LINE) for item in _items(text, *block)]
     cuts = _sentence_starts(text, items, language)
     for k, (item_start, item_end) in enumerate(items):
         pieces: list[tuple[int, int]] = []

@@ -170,6 +170,29 @@ async def test_a_short_screen_shows_its_first_paragraph_whole_within_a_unit() ->
     assert 2 < fits < len(long)
 
 
+async def test_a_short_screen_finds_paragraphs_in_crlf_text_and_leaves_other_files_a_glimpse() -> None:
+    h = harness()
+    h.add_file("One. Two. Three. Four.\r\n\r\nFive. Six. Seven.\r\n\r\nEight.\r\n")
+    h.add_file("Other first. Other second.\n", name="other.md")
+
+    def blocks() -> list[list[str]]:
+        state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
+        return [[m.split("】")[0] for m in block.split("【")[1:]] for block in state.split("<next-text")[1:]]
+
+    await propose(h, translate_ids("f1", ["s1"], "Un.", call_id="a"))
+    h.script.replies.append(calls(translate_ids("f1", ["s2"], "Deux.", call_id="b")))
+    await step(h, copilot_responses=[Approve(tool=ref("a"), status="approve")])
+    assert blocks() == [["s2", "s3", "s4"], ["s1"]], "the paragraph ends at a CRLF blank line; f2 shows one segment"
+
+
+async def test_a_whole_screen_is_never_more_than_its_segments() -> None:
+    h = harness()
+    h.add_file("".join(f"- item {n}\n" for n in range(1, 61)))  # one paragraph of 60 short segments
+    await propose(h, translate_ids("f1", ["s1"], "- élément 1", call_id="a"))
+    state = h.script.seen[-1][-1].parts[-1].content  # type: ignore[union-attr]
+    assert state.count("【") == 40, "a model's answer holds at most 40 calls: a screen shows at most 40 segments"
+
+
 @pytest.mark.parametrize(
     ("src", "expected"),
     [

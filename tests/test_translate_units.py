@@ -140,6 +140,7 @@ async def test_units_that_cannot_be_read_are_refused_with_the_shape_to_send() ->
             ToolCallPart("Translate", {"file_id": "f1", "units": "s1: # Titre"}, tool_call_id="c1"),
             units_call("c2", "not an object", {"segments": "s1"}),
             ToolCallPart("Translate", {"file_id": "f1", "units": {"s1": 5}}, tool_call_id="c3"),
+            ToolCallPart("Translate", {"file_id": "f1", "units": {"segments": "s1", "translation": "x"}}, "c4"),
         )
     )
     result = await step(h, user_input="Translate into French")
@@ -147,6 +148,7 @@ async def test_units_that_cannot_be_read_are_refused_with_the_shape_to_send() ->
     answered = returns(h)
     shape = 'an object of translations by segment ids such as {"s12 s13"'
     assert shape in answered["c1"].content["reason"]  # type: ignore[index]
+    assert shape in answered["c4"].content["reason"], "one unit's arguments without their list"  # type: ignore[index]
     for unit in ("c2-u1", "c2-u2", "c3-u1"):
         reason = answered[unit].content["reason"]  # type: ignore[index]
         assert reason.startswith(NOT_REVIEWED + "Invalid arguments") and "translation" in reason
@@ -178,6 +180,12 @@ def test_the_outcome_is_told_once_a_text_answer_later_has_none() -> None:
         "- s2: rejected by the reviewer: No. Translate it again."
     )
     assert told.shown == {"Deux."}
+    broken = ToolCallPart("Translate", "{not json", "c2")
+    failed = ToolReturnPart("Translate", "Invalid JSON.", "c2", outcome="failed")
+    with_failed = [ModelResponse(parts=[call, broken]), ModelRequest(parts=[rejected, failed])]
+    assert latest_outcomes(with_failed).section.startswith(
+        "Your latest answer (its other units were written as proposed, but for the calls that failed):\n"
+    )
     memory = ToolCallPart("Translate", {"file_id": "f1", "segments": ["s3"], "translate_string": "Trois."}, "memory_1")
     after_memory = [
         *history,

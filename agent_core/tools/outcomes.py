@@ -46,9 +46,11 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
         if isinstance(p, ToolReturnPart) and p.tool_name == "Translate"
     }
     lines: list[tuple[str, str | None]] = []  # each line, and the text it shows
+    failed = False
     for call in _model_calls(response):
         part = returns.get(call.tool_call_id)
         if part is None or part.outcome == "failed":  # a call that failed stays in the window, with its return
+            failed = True
             continue
         status = result_status(part.content)
         if status == "approve" and not (isinstance(part.content, dict) and "translated_string" in part.content):
@@ -68,6 +70,8 @@ def latest_outcomes(messages: Sequence[ModelMessage]) -> Outcomes:
     listed = [line for line, _ in lines[:MAX_LINES]]
     listed += [f"- and {more} more, edited or not written"] if more > 0 else []
     head = "Your latest answer (its other units were written as proposed):"
+    if failed:
+        head = "Your latest answer (its other units were written as proposed, but for the calls that failed):"
     shown = frozenset(text for _, text in lines[:MAX_LINES] if text is not None)
     return Outcomes("\n".join([head, *listed]), shown)
 

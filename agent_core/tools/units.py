@@ -20,6 +20,8 @@ from pydantic_ai.messages import ModelResponse, ModelResponsePart, ToolCallPart
 
 UNIT_ID = "-u"
 """What joins a multi-unit call's id and a unit's number in the id of the unit's own call."""
+UNIT_KEYS = frozenset({"segments", "translation", "translate_string", "src_string", "file_id", "rating"})
+"""The names of a unit's arguments: an object of units that holds one is a unit sent without its list."""
 
 
 def unit_calls(part: ToolCallPart) -> list[ToolCallPart] | None:
@@ -43,8 +45,11 @@ def unit_calls(part: ToolCallPart) -> list[ToolCallPart] | None:
 
 def listed_units(units: object) -> list[object] | None:
     """A call's `units` as a list, each unit as a one-unit call's arguments would name it: an object
-    of translations by segment ids read in its order; None when it is neither an object nor a list."""
+    of translations by segment ids read in the order it came in; None when it is neither an object
+    nor a list, or is one unit's arguments (`{"segments": …, "translation": …}`), which a list holds."""
     if isinstance(units, dict):
+        if UNIT_KEYS & units.keys():
+            return None
         return [{"segments": names, "translation": text} for names, text in units.items()]
     return units if isinstance(units, list) else None
 

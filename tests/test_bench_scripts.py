@@ -101,3 +101,11 @@ def test_project_cost_compares_a_project_session_with_a_personal_one() -> None:
     assert set(rows) == {"step, warm process", "step, new process", "session view"}
     personal, project = (int(cell.split()[0]) for cell in rows["step, warm process"].split("|")[2:4])
     assert project == personal + 1, "a project's step reads its record beside the session; a fresh claim costs nothing"
+
+
+def test_cache_floor_completes_and_the_agent_as_it_is_keeps_its_prefix_cached() -> None:
+    out = run("bench/cache_floor.py", "--size", "4000")
+    served = next(line for line in out.splitlines() if line.startswith("| requests the cache served"))
+    as_it_is, cut, late = (int(cell.strip().rstrip("%")) for cell in served.split("|")[2:5])
+    assert as_it_is == 100, "every request after the first shares 1,024 tokens with the one before"
+    assert late <= cut < as_it_is

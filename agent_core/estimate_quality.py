@@ -15,8 +15,8 @@ share off, so what lowered it can be said in a few words (`reasons`, the largest
 - the length: the target's length over the source's, against the language pair's usual ratio
   (`length_norm`); outside half to twice the norm (a wide tolerance: the ratio varies a lot from one
   sentence to the next), 20. Sources under 20 characters are not judged by length;
-- the model's own rating (Translate's optional `rating`, 0–100), when it gave one: half of what it
-  is below 100.
+- the model's own rating (`rating`, 0–100, which Translate reads but no longer asks for), when it
+  gave one: half of what it is below 100.
 
 The result is clamped to 0–100. Weights are deliberate round numbers, not fitted: the estimate sorts
 units by risk and gates auto-approval (`autoApprove`), it does not claim a probability.

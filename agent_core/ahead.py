@@ -6,6 +6,7 @@ model request).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import pairwise
 from typing import Any
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
@@ -167,15 +168,19 @@ def _rest_of_paragraph(
     is in it, while that paragraph stays within a unit's length and the screen within `room` (`text`
     begins at `start`): a short screen does not cut its first paragraph, so its model can propose
     that paragraph as one unit."""
-    pieces = [taken[0], *taken[1:], *after]
+
+    def one_paragraph(a: Segment, b: Segment) -> bool:
+        return not BLANK_LINE.search(text[a.end - start : b.start - start])
+
+    if not all(one_paragraph(a, b) for a, b in pairwise(taken)):
+        return []
     out: list[Segment] = []
-    for k, s in enumerate(pieces[1:], start=1):
-        if BLANK_LINE.search(text[pieces[k - 1].end - start : s.start - start]):
-            return out if k > len(taken) else []
-        if k >= len(taken):
-            if s.end - taken[0].start > MAX_UNIT_CHARS or s.end - start > room:
-                return out
-            out.append(s)
+    last = taken[-1]
+    for s in after:
+        if not one_paragraph(last, s) or s.end - taken[0].start > MAX_UNIT_CHARS or s.end - start > room:
+            break
+        out.append(s)
+        last = s
     return out
 
 

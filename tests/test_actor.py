@@ -11,23 +11,19 @@ from typing import Any
 
 import pytest
 
-from agent_core.models import resolve_model
 from service.access import LOCAL_USER
 from storage import dynamodb_items as di
 from storage.dynamodb import DynamoDBSessionStorage
 from storage.sqlite import SQLiteStorage
-from tests.helpers import services_for
 from tests.lambda_calls import Call, lambda_caller, ok
-from tests.test_projects_api import Person, Team, backend, until_reviews
+from tests.test_projects_api import Person, Team, until_reviews
 
 DOC = "Hello world.\n\nA second sentence.\n\nA third one here.\n"
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
-    return made
+    return await Team.formed(request, tmp_path)
 
 
 async def until_user(person: Person, sid: str, agent: dict[str, Any]) -> dict[str, Any]:

@@ -9,21 +9,17 @@ from typing import Any
 
 import pytest
 
-from agent_core.models import resolve_model
 from service.access import LOCAL_USER, project_owner
 from storage import comments
 from storage.comments import MAX_COMMENT_CHARS
-from tests.helpers import services_for
-from tests.test_projects_api import Person, Team, backend
+from tests.test_projects_api import Person, Team
 
 DOC = "Hello world. How are you?\n\nA second paragraph.\n"
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
-    return made
+    return await Team.formed(request, tmp_path)
 
 
 def thread_path(sid: str, fid: str, segment: str = "s1") -> str:

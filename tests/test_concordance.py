@@ -8,17 +8,13 @@ from typing import Any
 
 import pytest
 
-from agent_core.models import resolve_model
-from tests.helpers import services_for
 from tests.test_interchange_api import TMX
-from tests.test_projects_api import Team, backend
+from tests.test_projects_api import Team
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
-    return made
+    return await Team.formed(request, tmp_path)
 
 
 async def test_a_word_is_found_in_the_memory_and_the_glossary_of_its_language(team: Team) -> None:

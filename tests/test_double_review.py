@@ -10,19 +10,16 @@ from typing import Any
 
 import pytest
 
-from agent_core.models import resolve_model
 from agent_core.runtime import StepInput
-from tests.helpers import services_for
 from tests.test_actor import until_user
-from tests.test_projects_api import Team, backend, until_reviews
+from tests.test_projects_api import Team, until_reviews
 
 DOC = "Hello world.\n\nA second sentence.\n\nA third one here.\n"
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
+    made = await Team.formed(request, tmp_path)
     await made.alice.ok("PATCH", made.path, {"review": "double"})
     return made
 

@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_core.models import resolve_model
-from tests.helpers import services_for
 from tests.test_actor import until_user
-from tests.test_projects_api import Team, backend
+from tests.test_projects_api import Team
 
 DOC = "".join(f"Paragraph {n} says that the build number {n} passed every check on time.\n\n" for n in range(1, 61))
 
@@ -25,7 +23,7 @@ def paragraphs(first: int, end: int) -> str:
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    return Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
+    return Team.on(request, tmp_path)
 
 
 async def segments(team: Team, sid: str, fid: str, query: str = "") -> list[dict[str, Any]]:

@@ -51,6 +51,18 @@ class Team:
         )
         self.pid = ""
 
+    @classmethod
+    def on(cls, request: pytest.FixtureRequest, tmp_path: Any) -> Team:
+        """A team on the backend a fixture's param names (`sqlite` or `dynamodb`), its project not made yet."""
+        return cls(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
+
+    @classmethod
+    async def formed(cls, request: pytest.FixtureRequest, tmp_path: Any) -> Team:
+        """A team on the backend a fixture's param names, its project made and its members in it."""
+        made = cls.on(request, tmp_path)
+        await made.form()
+        return made
+
     async def form(self) -> None:
         created = await self.alice.ok("POST", "/api/projects", {"name": "Docs", "sourceLanguage": "en"})
         self.pid = created["id"]
@@ -77,9 +89,7 @@ class Team:
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
-    return made
+    return await Team.formed(request, tmp_path)
 
 
 async def until_reviews(person: Person, sid: str, **body: Any) -> list[dict[str, Any]]:

@@ -9,18 +9,15 @@ from typing import Any
 
 import pytest
 
-from agent_core.models import resolve_model
-from tests.helpers import services_for
 from tests.test_actor import until_user
-from tests.test_projects_api import Team, backend
+from tests.test_projects_api import Team
 
 DOC = "\n\n".join(f"Sentence number {n} of the guide." for n in range(1, 25)) + "\n"
 
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
+    made = await Team.formed(request, tmp_path)
     await made.alice.ok("PATCH", made.path, {"autoApprove": {"minEstimate": 0, "sample": 0.5}})
     return made
 

@@ -150,3 +150,17 @@ def get_json(url: str) -> Any:
     """GET `url` and decode its JSON body."""
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.load(response)
+
+
+def start_translation(page: Page, server: str, text: str, name: str, language: str = "French") -> str:
+    """Start translating `text`, a file named `name`, into `language` from the home page; the session's
+    id once the first batch of cards shows."""
+    page.goto(server)
+    page.wait_for_selector("body[data-phase=home]")
+    page.fill("#doc-text", text)
+    page.fill("#doc-name", name)
+    page.fill("#target-lang", language)
+    page.click("#start")
+    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    session_id: str = page.evaluate("() => location.hash.slice(1)")
+    return session_id

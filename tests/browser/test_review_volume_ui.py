@@ -16,7 +16,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     Page = Any  # type: ignore[misc,assignment]
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json, start_translation
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
@@ -48,14 +48,7 @@ def test_estimates_glossary_hits_the_estimate_filter_and_approve_all_shown(serve
     ):
         _send(f"{server}api/memory/glossary", entry)
 
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", DOC)
-    page.fill("#doc-name", "settings.md")
-    page.fill("#target-lang", "French")
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
-    sid: str = page.evaluate("() => location.hash.slice(1)")
+    sid = start_translation(page, server, DOC, "settings.md")
 
     # The cards: each with its estimate; a term of the glossary shows whether the proposal follows it.
     widget = page.locator("#cards .card:has(.card-source:text('Open the widget'))")

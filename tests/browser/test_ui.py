@@ -34,6 +34,7 @@ from tests.browser.launcher import (
     free_port,
     get_json,
     running_service,
+    start_translation,
 )
 
 GUIDE = ROOT / "tests" / "data" / "guide.md"
@@ -592,18 +593,6 @@ FIRST = "## Fixed\n\nOne.\n\nInstall the widget on your computer before the firs
 LATER = "## Fixed\n\nTwo.\n\nInstall the widget on your laptop before the first run.\n"
 
 
-def _start(page: Page, server: str, text: str, name: str) -> str:
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", text)
-    page.fill("#doc-name", name)
-    page.fill("#target-lang", "French")
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
-    session_id: str = page.evaluate("() => location.hash.slice(1)")
-    return session_id
-
-
 def _approve_until_done(page: Page) -> None:
     while page.evaluate("() => document.body.dataset.phase") == "review":
         ids = [c["callId"] for c in _cards(page)]
@@ -622,7 +611,7 @@ def test_memory_cards_glossary_terms_and_editing_an_entry(server: str, page: Pag
     SHOTS.mkdir(parents=True, exist_ok=True)
     glossary = {"source": "widget", "target": "gadget", "languages": "auto>french"}
     entry = _post_json(f"{server}api/memory/glossary", glossary)
-    _start(page, server, FIRST, "first.md")
+    start_translation(page, server, FIRST, "first.md")
     assert page.locator("#cards .card .badge-memory").count() == 0, "nothing is remembered yet"
     # The glossary's term is marked in the source, the preferred translation as its tooltip.
     term = page.locator("#cards .card .card-source mark.term").first
@@ -630,7 +619,7 @@ def test_memory_cards_glossary_terms_and_editing_an_entry(server: str, page: Pag
     assert term.inner_text() == "widget" and term.get_attribute("title") == "Glossary: widget → gadget"
     _approve_until_done(page)
 
-    _start(page, server, LATER, "later.md")
+    start_translation(page, server, LATER, "later.md")
     remembered = page.locator("#cards .card:has(.badge-memory)").first
     assert remembered.locator(".badge-memory").inner_text() == "From memory 100%"
     assert remembered.locator(".card-source").inner_text() == "## Fixed"
@@ -676,7 +665,7 @@ def test_qa_on_an_edit_queued_input_and_a_revision_after_the_end(server: str, pa
     batch goes; after the end a written segment is revised with the keyboard and the download has the new text."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     keys = page.keyboard
-    session_id = _start(page, server, "Call `compile` before you ship.\n\nThe end is near.\n", "qa.md")
+    session_id = start_translation(page, server, "Call `compile` before you ship.\n\nThe end is near.\n", "qa.md")
 
     # A message typed while reviews are pending is queued.
     page.fill("#composer-text", "Keep the tone formal.")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, start_translation
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -41,13 +41,7 @@ def _sample(name: str) -> str:
 
 
 def _start(page: Page, server: str, path: Path | str, text: str, language: str = "French") -> None:
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", text)
-    page.fill("#doc-name", str(path))
-    page.fill("#target-lang", language)
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    start_translation(page, server, text, str(path), language)
 
 
 def _open_card(page: Page, selector: str) -> Locator:

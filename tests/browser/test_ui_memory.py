@@ -23,7 +23,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     Page = Route = Any  # type: ignore[misc,assignment]
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, free_port, get_json, running_service
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, free_port, get_json, running_service, start_translation
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
@@ -91,13 +91,7 @@ def _tm_sources(page: Page) -> list[str]:
 def test_the_memory_panel_filters_searches_and_manages_the_translation_memory(server: str, page: Page) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1280, "height": 1800})  # the whole panel in one screenshot
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", DOC)
-    page.fill("#doc-name", "settings.md")
-    page.fill("#target-lang", "French")
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    start_translation(page, server, DOC, "settings.md")
     cards = page.locator("#cards .card").count()
 
     # The filter: the session's language by default, French and every-language entries only.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, start_translation
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -32,13 +32,7 @@ STRINGS = """<?xml version="1.0" encoding="utf-8"?>
 
 
 def _start(page: Page, server: str, name: str, text: str) -> None:
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", text)
-    page.fill("#doc-name", name)
-    page.fill("#target-lang", "French")
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
+    start_translation(page, server, text, name)
 
 
 def test_a_string_over_its_stated_limit_is_an_error_on_its_card(server: str, page: Page) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from lxml import etree
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, chromium_page, start_translation
 
 SHOTS = ROOT / "test-artifacts" / "screenshots"
 pytestmark = [*REQUIRES_BROWSER, pytest.mark.slow]
@@ -45,13 +45,7 @@ EDITED_FEW = '<xliff:g id="count">%d</xliff:g> nowe wiadomości'
 def test_key_note_and_plural_forms_on_the_card(server: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     with chromium_page() as page:
-        page.goto(server)
-        page.wait_for_selector("body[data-phase=home]")
-        page.fill("#doc-text", STRINGS)
-        page.fill("#doc-name", "strings.xml")
-        page.fill("#target-lang", "Polish")
-        page.click("#start")
-        page.wait_for_selector("body[data-phase=review] #cards .card.current")
+        start_translation(page, server, STRINGS, "strings.xml", "Polish")
         cards = page.locator("#cards .card")
         sources = cards.locator(".card-source").all_text_contents()
         assert "Mailbox" not in sources  # translatable="false": never proposed

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json
+from tests.browser.launcher import REQUIRES_BROWSER, ROOT, get_json, start_translation
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -44,14 +44,7 @@ def _review_to_the_end(page: Page) -> None:
 
 def test_issues_on_cards_a_units_history_and_the_scorecard(server: str, page: Page) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", DOC)
-    page.fill("#doc-name", "notes.md")
-    page.fill("#target-lang", "French")
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
-    session_id: str = page.evaluate("() => location.hash.slice(1)")
+    session_id = start_translation(page, server, DOC, "notes.md")
     assert page.locator("#cards .card").count() >= 3
 
     # The first card: edited, with a Terminology issue (major).

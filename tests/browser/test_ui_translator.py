@@ -19,6 +19,7 @@ from tests.browser.launcher import (
     ROOT,
     SMALL_SCREENS,
     get_json,
+    start_translation,
 )
 
 if TYPE_CHECKING:
@@ -64,19 +65,6 @@ NO_SIDEWAYS_SCROLL = "(id) => { const p = document.getElementById(id); return p.
 SERVICE_ENV = SMALL_SCREENS
 
 
-def _start(page: Page, server: str, text: str, name: str) -> str:
-    """Start a translation of `text` into French; the session id once the first batch shows."""
-    page.goto(server)
-    page.wait_for_selector("body[data-phase=home]")
-    page.fill("#doc-text", text)
-    page.fill("#doc-name", name)
-    page.fill("#target-lang", "French")
-    page.click("#start")
-    page.wait_for_selector("body[data-phase=review] #cards .card.current")
-    session_id: str = page.evaluate("() => location.hash.slice(1)")
-    return session_id
-
-
 def _call_ids(page: Page) -> list[str]:
     ids: list[str] = page.evaluate("() => [...document.querySelectorAll('#cards .card')].map(c => c.dataset.callId)")
     return ids
@@ -99,7 +87,7 @@ def test_the_current_card_is_below_the_sticky_header_after_every_batch(server: s
     shows whole below the sticky review header (it used to land under it once the review had scrolled)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1280, "height": 620})
-    _start(page, server, GUIDE.read_text(encoding="utf-8"), "guide.md")
+    start_translation(page, server, GUIDE.read_text(encoding="utf-8"), "guide.md")
     seen: list[str] = []
     batches = scrolled = 0
     while page.evaluate("() => document.body.dataset.phase") == "review":
@@ -137,7 +125,7 @@ def test_long_table_lines_stay_inside_their_pane(server: str, page: Page) -> Non
     """Side by side, an aligned table's long lines (runs of spaces, a long word) wrap inside the source pane
     and the translation pane: no text and no highlight reaches past a pane's content box."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    _start(page, server, TABLE, "options.md")
+    start_translation(page, server, TABLE, "options.md")
     page.click("#tab-both")
     page.wait_for_selector("#source-pane .seg-pending")
     assert page.evaluate(OUTSIDE_PANE, "source-pane") <= 0.5, "the source's table spills out of its pane"
@@ -158,7 +146,7 @@ def test_a_style_note_from_a_rejection_says_it_was_learned_from_a_review(server:
     """A rejection whose reason states a rule becomes a style note labelled "learned from your reviews", not
     "from your edits": no edit was made."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    _start(page, server, "# Notes\n\nRun the tool every day.\n\nThe end.\n", "notes.md")
+    start_translation(page, server, "# Notes\n\nRun the tool every day.\n\nThe end.\n", "notes.md")
     page.focus("#cards .card.current")
     page.keyboard.press("r")
     page.wait_for_selector(".card.current .reason-text:focus")
@@ -184,7 +172,7 @@ def test_a_term_to_keep_is_named_as_such_and_a_kept_one_draws_no_warning(server:
     keep = {"source": "Clippy", "target": "Clippy", "languages": "auto>french"}
     entry = _post_json(f"{server}api/memory/glossary", keep)
     try:
-        _start(page, server, "# Lints\n\nRun Clippy before every commit.\n", "lints.md")
+        start_translation(page, server, "# Lints\n\nRun Clippy before every commit.\n", "lints.md")
         card = page.locator("#cards .card:has(.card-source:has-text('Clippy'))")
         warnings = card.locator(".card-warnings").inner_text()
         assert "keep «Clippy» as it is" in warnings and "should be translated" not in warnings, warnings
@@ -213,7 +201,7 @@ def test_the_segment_count_is_right_before_any_review_and_stable_after(server: s
     translated and 3 kept as is (it said "3 of 15 written"), and as batches are reviewed the translated
     count only grows, the kept count stays, and no total of units is claimed that later drifts."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    _start(page, server, GUIDE.read_text(encoding="utf-8"), "guide.md")
+    start_translation(page, server, GUIDE.read_text(encoding="utf-8"), "guide.md")
     page.wait_for_selector("#seglist .seg[data-status=pending]")
     first = _progress(page)
     assert first.startswith("0 units translated · 3 kept as is (code, URLs) · "), first
@@ -250,7 +238,7 @@ def test_the_source_language_is_shown_and_changed_from_the_top_bar(server: str, 
     with Enter; what is not a tag is refused before it is sent."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     doc = "# Notes\n\nRun the tool every day, and read what it tells you before you change anything.\n"
-    session_id = _start(page, server, doc, "lang.md")
+    session_id = start_translation(page, server, doc, "lang.md")
     assert get_json(f"{server}api/sessions/{session_id}")["sourceLanguage"] == "en"
     field = page.locator("#source-lang")
     page.wait_for_function("() => document.querySelector('#source-lang').value === 'English (en)'")

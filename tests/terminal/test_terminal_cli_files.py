@@ -15,7 +15,7 @@ import terminal.cli
 from terminal.cli import main
 from terminal.review import ReviewApp
 from tests.terminal.test_terminal_cli import _translate_all
-from tests.terminal.test_terminal_review import DOC, SIZE, settle
+from tests.terminal.test_terminal_review import DOC, SIZE, approve_every_batch, settle
 
 Script = Callable[[Pilot[None]], Awaitable[None]]
 
@@ -39,14 +39,7 @@ async def quit_at_once(pilot: Pilot[None]) -> None:
 
 async def approve_everything(pilot: Pilot[None]) -> None:
     """Shift+A on every batch until the document is complete, then quit."""
-    app = pilot.app
-    assert isinstance(app, ReviewApp)
-    for _ in range(10):
-        if app.complete:
-            break
-        await pilot.press("A")
-        await settle(pilot)
-    assert app.complete
+    await approve_every_batch(pilot)
     await pilot.press("q")
 
 

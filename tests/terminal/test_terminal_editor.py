@@ -21,7 +21,7 @@ from terminal.editor_screens import ContextScreen, EditScreen, FormsEditScreen
 from terminal.local import LOCAL_URL, local_app
 from terminal.review import Job, ReviewApp
 from terminal.widgets import Card
-from tests.terminal.test_terminal_review import SIZE, settle
+from tests.terminal.test_terminal_review import SIZE, approve_every_batch, settle
 
 XLIFF = '<xliff:g id="name" example="Ann">%1$s</xliff:g>'
 STRINGS = f"""<?xml version="1.0" encoding="utf-8"?>
@@ -123,12 +123,7 @@ async def test_codes_kept_whole_restored_and_the_source_copied_in_a_real_android
         assert boxes[1].text == "%d nouveaux messages <b>%s</b>"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        for _ in range(10):
-            if app.complete:
-                break
-            await pilot.press("A")
-            await settle(pilot)
-        assert app.complete
+        await approve_every_batch(pilot)
         await pilot.press("q")
     written = job.output.read_text(encoding="utf-8")
     etree.fromstring(written.encode())  # well-formed: the tags the edit kept are the file's markup

@@ -11,7 +11,7 @@ from terminal.api import ApiClient, ApiError
 from terminal.local_state import LocalState
 from terminal.review import Job, ReviewApp
 from terminal.widgets import EditScreen, RejectScreen
-from tests.terminal.test_terminal_review import SIZE, settle, start
+from tests.terminal.test_terminal_review import SIZE, approve_every_batch, settle, start
 
 EDIT = " (revu)"
 REASON = "too formal"
@@ -153,12 +153,8 @@ async def test_keys_that_cannot_act_are_not_offered(local_client: ApiClient, tmp
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.check_action("approve", ()) and app.check_action("send", ())
-        for _ in range(10):
-            if app.complete:
-                break
-            await pilot.press("A")
-            await settle(pilot)
-        assert app.complete and not app.cards
+        await approve_every_batch(pilot)
+        assert not app.cards
         for action in ("approve", "edit", "reject", "move", "approve_all", "send"):
             assert not app.check_action(action, ()), action
         footer = {b.binding.action for b in app.active_bindings.values() if b.enabled}

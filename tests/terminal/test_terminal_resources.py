@@ -12,7 +12,7 @@ from textual.widgets import Static, TextArea
 from terminal.api import ApiClient
 from terminal.review import Job, ReviewApp
 from terminal.widgets import FormsEditScreen
-from tests.terminal.test_terminal_review import SIZE, settle
+from tests.terminal.test_terminal_review import SIZE, approve_every_batch, settle
 
 STRINGS = """<?xml version="1.0" encoding="utf-8"?>
 <resources>
@@ -49,12 +49,7 @@ async def test_key_note_and_plural_forms_in_the_terminal(local_client: ApiClient
         boxes[1].text = "%d nowe wiadomości"
         await pilot.press("ctrl+s")
         await settle(pilot)
-        for _ in range(10):
-            if app.complete:
-                break
-            await pilot.press("A")
-            await settle(pilot)
-        assert app.complete
+        await approve_every_batch(pilot)
         await pilot.press("q")
     written = etree.fromstring(output.read_bytes())
     items = {i.get("quantity"): i.text for i in written.find("plurals")}

@@ -41,6 +41,18 @@ async def settle(pilot: Pilot[None]) -> None:
     raise AssertionError("the app stayed busy")
 
 
+async def approve_every_batch(pilot: Pilot[None]) -> None:
+    """Shift+A on every batch until the document is complete (the review screen's)."""
+    app = pilot.app
+    assert isinstance(app, ReviewApp)
+    for _ in range(10):
+        if app.complete:
+            break
+        await pilot.press("A")
+        await settle(pilot)
+    assert app.complete
+
+
 def shown(app: ReviewApp) -> list[str]:
     """The call ids of the cards on screen."""
     return [card.request.tool.callId for card in app.query(Card)]
@@ -101,12 +113,8 @@ async def resume_and_finish(client: ApiClient, job: Job) -> ReviewApp:
         assert shown(app) == pending
         restored = await client.session(job.session_id)
         assert restored.messageCount == before.messageCount  # the resume itself asked the model nothing
-        for _ in range(10):
-            if app.complete:
-                break
-            await pilot.press("A")
-            await settle(pilot)
-        assert app.complete and not app.cards
+        await approve_every_batch(pilot)
+        assert not app.cards
         assert "Translation complete" in str(app.query_one("#status").render())
     return app
 

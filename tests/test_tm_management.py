@@ -5,6 +5,7 @@ nothing stored, a project's under its path by role, and the glossary and style n
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -142,9 +143,7 @@ async def test_the_memory_view_shows_one_target_language_s_glossary_and_notes(ap
 
 @pytest.fixture(params=["sqlite", "dynamodb"])
 async def team(request: pytest.FixtureRequest, tmp_path: Any) -> Team:
-    made = Team(services_for(backend(request.param, request, tmp_path), model=resolve_model("pseudo")))
-    await made.form()
-    return made
+    return await Team.formed(request, tmp_path)
 
 
 async def test_a_project_s_memory_is_listed_by_members_and_changed_by_reviewers_and_managers(team: Team) -> None:
@@ -187,3 +186,27 @@ def test_a_deletion_frees_its_place_under_the_pair_s_cap_and_an_edit_takes_none(
     assert storage.put_tm(owner, records[:1], max_entries=2) == (0, 0, 1), "an edit takes no place"
     blank = storage.rewrite_tm(owner, "*>fr", records[1].source_hash, target=" \n", updated_at=stamp)
     assert blank.deleted and blank.target == "" and [e.source for e in storage.tm_entries(owner)] == ["Text 2."]
+
+
+@pytest.mark.slow
+def test_a_page_grows_linearly_with_the_pair_s_entries() -> None:
+    from service.tm_entries import TmEntries
+    from storage.sqlite import SQLiteStorage
+    from tests.growth import cpu_seconds
+
+    sizes = (2_500, 10_000)  # a pair holds at most MAX_TM_ENTRIES (20,000): the bound of any page's work
+    pages = {}
+    for n in sizes:
+        services = services_for(SQLiteStorage(":memory:"))
+        lines = ((f"Line {k} of the guide.", f"Ligne {k} du guide.") for k in range(n))
+        services.tm.record(OWNER, [record_of(source, target, "auto>fr", "approved") for source, target in lines])
+        entries = TmEntries(services.tm)
+        first = asyncio.run(entries.page(OWNER, "fr", q="guide", limit=200))  # warms the pair's replica
+        assert len(first.entries) == 200 and first.nextCursor
+        pages[n] = (entries, first.nextCursor)
+    best = dict.fromkeys(sizes, float("inf"))
+    for _ in range(3):  # interleaved: a busy machine slows both alike
+        for n, (entries, cursor) in pages.items():
+            page = entries.page(OWNER, "fr", q="Guide", cursor=cursor)
+            best[n] = min(best[n], cpu_seconds(lambda page=page: asyncio.run(page), runs=1))
+    assert best[10_000] / best[2_500] < 7.0, best  # linear work is about 4x
